@@ -1,0 +1,10 @@
+// tsc compiles TypeScript only; the migrations are plain SQL read at run time from beside the code.
+import { cpSync } from 'node:fs';
+
+cpSync(
+  new URL('../src/db/migrations/', import.meta.url),
+  new URL('../dist/db/migrations/', import.meta.url),
+  {
+    recursive: true,
+  },
+);

@@ -1,0 +1,81 @@
+import type { FastifyInstance } from 'fastify';
+import Type from 'typebox';
+import { defineRoute } from '../http/route.js';
+import { NullableTimestamp, Timestamp, UsdString } from '../http/schemas.js';
+import { MAX_ACTIVE_KEYS } from '../keys/keys.js';
+import { PermissionName } from '../keys/schemas.js';
+import { formatUsd } from '../lib/money.js';
+import { PRICES } from '../pricing.js';
+import { getAccount } from './accounts.js';
+
+const Pricing = Type.Object(
+  Object.fromEntries(Object.keys(PRICES).map((name) => [name, UsdString])) as Record<
+    keyof typeof PRICES,
+    typeof UsdString
+  >,
+  { description: 'What each operation costs, in USD' },
+);
+
+const AccountResponse = Type.Object({
+  id: Type.String(),
+  mode: Type.Union([Type.Literal('live'), Type.Literal('sandbox')], {
+    description: 'sandbox accounts use simulated providers and play money',
+  }),
+  status: Type.Union([Type.Literal('active'), Type.Literal('suspended')]),
+  walletAddress: Type.Union([Type.String(), Type.Null()], { description: 'Connected Solana wallet' }),
+  balanceUsd: UsdString,
+  currency: Type.Literal('USD'),
+  webhookSecret: Type.String({
+    description: 'Secret (whsec_…) that signs this account’s webhook callbacks; keep it server-side',
+  }),
+  createdAt: Timestamp,
+  apiKey: Type.Object(
+    {
+      id: Type.String(),
+      permissions: Type.Array(PermissionName),
+      expiresAt: NullableTimestamp,
+    },
+    { description: 'The key that made this request' },
+  ),
+  pricing: Pricing,
+  limits: Type.Object({
+    maxActiveKeys: Type.Integer(),
+  }),
+});
+
+export function accountRoutes(app: FastifyInstance): void {
+  const { db } = app.services;
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/account',
+    operationId: 'getAccount',
+    summary: 'The account of the calling key: balance, mode, status, pricing',
+    tags: ['account'],
+    permission: 'account',
+    response: AccountResponse,
+    handler: async ({ principal }) => {
+      const account = await getAccount(db, principal.accountId);
+      return {
+        id: account.id,
+        mode: account.mode,
+        status: account.status,
+        walletAddress: account.walletAddress,
+        balanceUsd: formatUsd(account.balanceMicros),
+        currency: 'USD' as const,
+        webhookSecret: account.webhookSecret,
+        createdAt: account.createdAt.toISOString(),
+        apiKey: {
+          id: principal.keyId,
+          permissions: [...principal.permissions],
+          expiresAt: principal.expiresAt?.toISOString() ?? null,
+        },
+        pricing: Object.fromEntries(Object.entries(PRICES).map(([k, v]) => [k, formatUsd(v)])) as Record<
+          keyof typeof PRICES,
+          string
+        >,
+        limits: { maxActiveKeys: MAX_ACTIVE_KEYS },
+      };
+    },
+  });
+}

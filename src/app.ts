@@ -1,0 +1,80 @@
+import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { accountRoutes } from './accounts/routes.js';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import { healthRoutes } from './health/routes.js';
+import { registerErrorHandling } from './http/errors.js';
+import { registerOpenApi } from './http/openapi.js';
+import { RequestLog } from './http/request-log.js';
+import type { Services } from './http/services.js';
+import { Authenticator, type KeyVerification } from './keys/authenticate.js';
+import { keyRoutes } from './keys/routes.js';
+import { VerificationCache } from './keys/verification-cache.js';
+import { type Biller, directBiller } from './ledger/biller.js';
+import type { Clock } from './lib/clock.js';
+import { newId } from './lib/ids.js';
+import { VERSION } from './version.js';
+
+export interface AppOptions {
+  config: Config;
+  db: Database;
+  clock: Clock;
+  /** The process logger; none means no logs (tests). */
+  logger?: Logger;
+  biller?: Biller;
+  /** Routes to add before the app is sealed (tests use it for probe routes). */
+  extraRoutes?: (app: FastifyInstance) => void;
+}
+
+/** The composition root of the HTTP API: every port is chosen here and nowhere else. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config, db, clock } = options;
+  const app: FastifyInstance = Fastify({
+    ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
+    logController: new RequestLog(),
+    genReqId: () => newId('req'),
+    requestIdHeader: false,
+    bodyLimit: config.bodyLimitBytes,
+    requestTimeout: config.requestTimeoutMs,
+    keepAliveTimeout: config.keepAliveTimeoutMs,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+
+  const cache = new VerificationCache<KeyVerification | null>(config.authCache);
+  const services: Services = {
+    config,
+    db,
+    clock,
+    authenticator: new Authenticator(db, clock, cache),
+    biller: options.biller ?? directBiller(db),
+  };
+  app.decorate('services', services);
+  app.decorateRequest('principal', undefined);
+
+  // A body-less POST (rotate, cancel) sent with Content-Type: application/json is still valid.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
+    return parseJson(request, body as string, done);
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  registerErrorHandling(app);
+  await registerOpenApi(app, VERSION);
+
+  healthRoutes(app);
+  accountRoutes(app);
+  keyRoutes(app);
+  options.extraRoutes?.(app);
+
+  cache.startSync(db, app.log);
+  app.addHook('onClose', async () => cache.stopSync());
+  return app;
+}

@@ -1,0 +1,115 @@
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config.js';
+import { MigrationError, migrate } from '../db/migrate.js';
+import { openDatabase } from '../db/open.js';
+import { DataDirInUseError } from '../db/pglite.js';
+import { AppError } from '../errors.js';
+import { runService } from '../server.js';
+import { accountsCommand, keysCommand, ledgerCommand, migrateCommand } from './commands.js';
+import { createOutput, UsageError } from './output.js';
+
+const USAGE = `Usage: sibyl <command> [options]
+
+  start                                   API and worker in one process (default)
+  serve                                   API only
+  work                                    background worker only
+  migrate                                 apply database migrations
+  accounts create [--mode live|sandbox] [--wallet ADDR]
+  accounts show ACCOUNT_ID
+  accounts credit ACCOUNT_ID USD --reference REF [--memo TEXT]
+  accounts suspend ACCOUNT_ID | accounts activate ACCOUNT_ID
+  keys create ACCOUNT_ID [--name NAME] [--permissions a,b] [--expires-at ISO]
+  ledger reconcile                        check every ledger invariant
+
+  --json    print exactly one JSON object on stdout
+
+Environment: DATABASE_URL (unset: embedded database in SIBYL_DATA_DIR, default ./data),
+PORT, HOST, LOG_LEVEL and the rest in docs/operations.md.`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+      mode: { type: 'string' },
+      wallet: { type: 'string' },
+      reference: { type: 'string' },
+      memo: { type: 'string' },
+      name: { type: 'string' },
+      permissions: { type: 'string' },
+      'expires-at': { type: 'string' },
+    },
+  });
+  const out = createOutput(values.json === true);
+  const [command = 'start', action = '', ...rest] = positionals;
+  if (values.help || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+
+  const config = loadConfig();
+  if (command === 'start' || command === 'serve' || command === 'work') {
+    await runService(config, { serve: command !== 'work', work: command !== 'serve' });
+    return -1; // keeps running until a signal
+  }
+
+  const { db } = await openDatabase({ ...config, dbPoolSize: 2 });
+  try {
+    const args = { positionals: rest, options: values };
+    switch (command) {
+      case 'migrate':
+        await migrateCommand(db, out);
+        return 0;
+      case 'accounts':
+        await migrate(db);
+        await accountsCommand(db, out, action, args);
+        return 0;
+      case 'keys':
+        await migrate(db);
+        await keysCommand(db, out, action, args);
+        return 0;
+      case 'ledger':
+        await migrate(db);
+        return (await ledgerCommand(db, out, action)) ? 0 : 1;
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } finally {
+    await db.close();
+  }
+}
+
+function report(err: unknown, json: boolean): number {
+  const known =
+    err instanceof AppError ||
+    err instanceof UsageError ||
+    err instanceof ConfigError ||
+    err instanceof MigrationError ||
+    err instanceof DataDirInUseError ||
+    (err instanceof TypeError && (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS'));
+  const message = err instanceof Error ? err.message : String(err);
+  const code = err instanceof AppError ? err.code : err instanceof UsageError ? 'USAGE' : 'ERROR';
+  if (json) {
+    process.stdout.write(
+      `${JSON.stringify({ error: message, code, ...(err instanceof AppError && err.details ? { details: err.details } : {}) })}\n`,
+    );
+  } else {
+    process.stderr.write(`sibyl: ${message}\n`);
+    if (err instanceof UsageError) process.stderr.write(`\n${USAGE}\n`);
+    if (!known && err instanceof Error && err.stack) process.stderr.write(`${err.stack}\n`);
+  }
+  return err instanceof UsageError ? 2 : 1;
+}
+
+const argv = process.argv.slice(2);
+main(argv).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.exitCode = report(err, argv.includes('--json'));
+  },
+);

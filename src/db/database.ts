@@ -1,0 +1,66 @@
+/**
+ * The one database interface. Two implementations: `pg` (PostgreSQL 15+) and PGlite (embedded).
+ * Both return `int8` as `bigint`, `timestamptz` as `Date`, arrays as arrays, so code above this
+ * line never knows which one it talks to.
+ */
+export interface Statement {
+  /** When set, PostgreSQL prepares the statement once per connection under this name. */
+  readonly name?: string;
+  readonly text: string;
+}
+
+export type Sql = string | Statement;
+
+export type Row = Record<string, unknown>;
+
+export interface Queryable {
+  query<R = Row>(sql: Sql, params?: readonly unknown[]): Promise<R[]>;
+  /** Runs a multi-statement script without parameters (migrations). */
+  exec(script: string): Promise<void>;
+}
+
+export interface Database extends Queryable {
+  readonly kind: 'postgres' | 'pglite';
+  /** Runs `fn` in one transaction; commits when it resolves, rolls back when it throws. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** A prepared-statement declaration; keep the name unique across the codebase. */
+export function statement(name: string, text: string): Statement {
+  return { name, text };
+}
+
+export function sqlText(sql: Sql): string {
+  return typeof sql === 'string' ? sql : sql.text;
+}
+
+interface PgErrorLike {
+  code?: unknown;
+  constraint?: unknown;
+  message?: unknown;
+}
+
+/** SQLSTATE 23505; when `constraint` is given, only a violation of that unique index. */
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as PgErrorLike;
+  if (e.code !== '23505') return false;
+  if (constraint === undefined) return true;
+  // PGlite does not always fill `constraint`; its message names the index.
+  return (
+    e.constraint === constraint || (typeof e.message === 'string' && e.message.includes(`"${constraint}"`))
+  );
+}
+
+/** SQLSTATE 23514: a CHECK constraint refused the write. */
+export function isCheckViolation(err: unknown, constraint?: string): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const e = err as PgErrorLike;
+  if (e.code !== '23514') return false;
+  return (
+    constraint === undefined ||
+    e.constraint === constraint ||
+    (typeof e.message === 'string' && e.message.includes(`"${constraint}"`))
+  );
+}

@@ -1,0 +1,106 @@
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PGlite, types } from '@electric-sql/pglite';
+import type { Database, Queryable, Row, Sql } from './database.js';
+import { sqlText } from './database.js';
+
+class PgliteQueryable implements Queryable {
+  constructor(private readonly target: Pick<PGlite, 'query' | 'exec'>) {}
+
+  async query<R = Row>(sql: Sql, params?: readonly unknown[]): Promise<R[]> {
+    const result = await this.target.query<R>(sqlText(sql), params as unknown[]);
+    return result.rows;
+  }
+
+  async exec(script: string): Promise<void> {
+    await this.target.exec(script);
+  }
+}
+
+export class DataDirInUseError extends Error {
+  override name = 'DataDirInUseError';
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * PGlite has no inter-process locking: two processes on one data directory would corrupt it. A
+ * lock file with the owner's pid keeps a second process (say, the CLI while the server runs) out.
+ */
+function lockDataDir(dataDir: string): () => void {
+  mkdirSync(dataDir, { recursive: true });
+  const lockPath = join(dataDir, 'sibyl.lock');
+  try {
+    writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    const owner = Number(readFileSync(lockPath, 'utf8').trim());
+    if (Number.isInteger(owner) && owner !== process.pid && isRunning(owner)) {
+      throw new DataDirInUseError(
+        `The embedded database in ${dataDir} is in use by process ${owner}. Stop it first, ` +
+          'or run Sibyl on PostgreSQL (DATABASE_URL) to share one database between processes.',
+      );
+    }
+    writeFileSync(lockPath, String(process.pid));
+  }
+  return () => rmSync(lockPath, { force: true });
+}
+
+/**
+ * Embedded PostgreSQL (PGlite, PostgreSQL 18 in WebAssembly) in a data directory. One connection,
+ * queries serialised; it does not fsync, so it survives a process crash but not a machine crash.
+ */
+export class PgliteDatabase implements Database {
+  readonly kind = 'pglite' as const;
+  private readonly root: PgliteQueryable;
+
+  private constructor(
+    private readonly pglite: PGlite,
+    private readonly unlock: () => void,
+  ) {
+    this.root = new PgliteQueryable(pglite);
+  }
+
+  /** Opens (or creates) the database in `dataDir`; `undefined` keeps it in memory. */
+  static async open(dataDir: string | undefined): Promise<{ db: PgliteDatabase; created: boolean }> {
+    const created = dataDir === undefined || !existsSync(join(dataDir, 'PG_VERSION'));
+    const unlock = dataDir === undefined ? () => {} : lockDataDir(dataDir);
+    try {
+      const pglite = await PGlite.create({
+        ...(dataDir === undefined ? {} : { dataDir }),
+        parsers: { [types.INT8]: (value: string) => BigInt(value) },
+      });
+      return { db: new PgliteDatabase(pglite, unlock), created };
+    } catch (err) {
+      unlock();
+      throw err;
+    }
+  }
+
+  query<R = Row>(sql: Sql, params?: readonly unknown[]): Promise<R[]> {
+    return this.root.query<R>(sql, params);
+  }
+
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.pglite.transaction((tx) => fn(new PgliteQueryable(tx)));
+  }
+
+  exec(script: string): Promise<void> {
+    return this.root.exec(script);
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.pglite.close();
+    } finally {
+      this.unlock();
+    }
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * The one closed error vocabulary of the service. Domain code throws `AppError` with a code from
+ * this list; the HTTP edge maps the code to its status through `ERROR_STATUS` (DESIGN.md §5).
+ */
+export const ERROR_STATUS = {
+  VALIDATION_ERROR: 400,
+  INVALID_SYMBOL: 400,
+  INVALID_TIMESTAMP: 400,
+  TIMESTAMP_IN_PAST: 400,
+  BATCH_LIMIT_EXCEEDED: 400,
+  INVALID_API_KEY: 401,
+  API_KEY_EXPIRED: 401,
+  API_KEY_REVOKED: 401,
+  ACCOUNT_NOT_FOUND: 401,
+  INSUFFICIENT_BALANCE: 402,
+  PERMISSION_DENIED: 403,
+  IP_NOT_ALLOWED: 403,
+  ORIGIN_NOT_ALLOWED: 403,
+  ACCOUNT_SUSPENDED: 403,
+  NOT_FOUND: 404,
+  SYMBOL_NOT_FOUND: 404,
+  JOB_NOT_FOUND: 404,
+  JOB_CANNOT_CANCEL: 409,
+  KEY_ROTATION_IN_PROGRESS: 409,
+  MAX_KEYS_EXCEEDED: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  RATE_LIMIT_EXCEEDED: 429,
+  QUOTA_EXCEEDED: 429,
+  INTERNAL_ERROR: 500,
+  PRICE_UNAVAILABLE: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+/** Extra top-level fields some codes add to the error body (spec §7). */
+export interface ErrorExtras {
+  symbol?: string;
+  maxSymbols?: number;
+}
+
+export interface ValidationProblem {
+  /** Where the problem is, e.g. `body.permissions[2]` or `query.interval`. */
+  path: string;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: Record<string, unknown> | undefined;
+  readonly extras: ErrorExtras | undefined;
+  /** Response headers that belong to this error (e.g. `Retry-After`). */
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: {
+      details?: Record<string, unknown>;
+      extras?: ErrorExtras;
+      headers?: Record<string, string>;
+    } = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.details = options.details;
+    this.extras = options.extras;
+    this.headers = options.headers;
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export function validationError(problems: ValidationProblem[], message?: string): AppError {
+  const summary = message ?? problems.map((p) => `${p.path}: ${p.message}`).join('; ');
+  return new AppError('VALIDATION_ERROR', summary || 'Request validation failed', { details: { problems } });
+}
+
+export function notFound(what: string): AppError {
+  return new AppError('NOT_FOUND', `${what} not found`);
+}

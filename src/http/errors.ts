@@ -1,0 +1,120 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, type ValidationProblem, validationError } from '../errors.js';
+
+interface SchemaError {
+  instancePath?: string;
+  keyword?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+const CONTEXT_NAMES: Record<string, string> = {
+  querystring: 'query',
+  params: 'path',
+  body: 'body',
+  headers: 'header',
+};
+
+function joinPath(context: string, pointer: string, extra?: string): string {
+  const parts = pointer
+    .split('/')
+    .filter(Boolean)
+    .map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`));
+  if (extra) parts.push(`.${extra}`);
+  return `${context}${parts.join('')}`;
+}
+
+/** One problem per schema error, named by where it is (`body.permissions[1]`). */
+export function schemaProblems(context: string, errors: SchemaError[]): ValidationProblem[] {
+  const where = CONTEXT_NAMES[context] ?? context;
+  const problems: ValidationProblem[] = [];
+  for (const e of errors) {
+    const pointer = e.instancePath ?? '';
+    const params = e.params ?? {};
+    const listed = (key: string): string[] => {
+      const v = params[key];
+      return Array.isArray(v) ? v.map(String) : typeof v === 'string' ? [v] : [];
+    };
+    if (e.keyword === 'required') {
+      const missing = [...listed('requiredProperties'), ...listed('missingProperty')];
+      for (const name of missing)
+        problems.push({ path: joinPath(where, pointer, name), message: 'is required' });
+      if (missing.length > 0) continue;
+    }
+    if (e.keyword === 'additionalProperties') {
+      const extra = [...listed('additionalProperties'), ...listed('additionalProperty')];
+      for (const name of extra)
+        problems.push({ path: joinPath(where, pointer, name), message: 'is not a known field' });
+      if (extra.length > 0) continue;
+    }
+    // TypeBox reports each unknown field twice; the additionalProperties entry names it better.
+    if (e.keyword === 'boolean' && e.message === 'schema is false') continue;
+    if (e.keyword === 'type' && pointer === '' && context === 'body' && params.type === 'object') {
+      problems.push({ path: 'body', message: 'must be a JSON object' });
+      continue;
+    }
+    // anyOf/union failures repeat the branch errors already listed; keep the specific ones.
+    if ((e.keyword === 'anyOf' || e.keyword === 'oneOf') && errors.length > 1) continue;
+    problems.push({ path: joinPath(where, pointer) || where, message: e.message ?? 'is invalid' });
+  }
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const key = `${p.path}\u0000${p.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** Turns anything thrown while handling a request into a member of the error vocabulary. */
+export function toAppError(error: FastifyError | AppError | Error): AppError {
+  if (error instanceof AppError) return error;
+  const e = error as FastifyError & { validation?: SchemaError[]; validationContext?: string };
+  if (e.validation) return validationError(schemaProblems(e.validationContext ?? 'body', e.validation));
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than this service accepts');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return validationError([{ path: 'header.content-type', message: 'must be application/json' }]);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return validationError([{ path: 'body', message: 'is empty but Content-Type is application/json' }]);
+    default:
+      break;
+  }
+  if (e instanceof SyntaxError || e.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return validationError([{ path: 'body', message: 'is not valid JSON' }], 'Malformed JSON body');
+  }
+  const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
+  if (status === 413)
+    return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than this service accepts');
+  if (status >= 400 && status < 500)
+    return validationError([{ path: 'request', message: 'is malformed' }], 'Bad request');
+  return new AppError('INTERNAL_ERROR', 'Internal server error; retry later');
+}
+
+export function errorBody(error: AppError, requestId: string): Record<string, unknown> {
+  return {
+    error: error.message,
+    code: error.code,
+    ...(error.details ? { details: error.details } : {}),
+    requestId,
+    ...(error.extras ?? {}),
+  };
+}
+
+export function registerErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
+    const appError = toAppError(error);
+    if (appError.status >= 500) {
+      // The cause goes to the log only; the body says nothing internal.
+      request.log.error({ err: error }, 'request failed');
+    }
+    if (appError.headers) reply.headers(appError.headers);
+    return reply.code(appError.status).send(errorBody(appError, request.id));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const error = new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`);
+    return reply.code(404).send(errorBody(error, request.id));
+  });
+}

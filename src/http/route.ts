@@ -1,0 +1,145 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import Type, { type Static, type TObject, type TSchema } from 'typebox';
+import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.js';
+import { type Principal, requirePermission } from '../keys/authenticate.js';
+import type { Permission } from '../keys/permissions.js';
+import { formatUsd } from '../lib/money.js';
+import { BillingProperties, errorBodySchema } from './schemas.js';
+
+export interface RouteInput<P extends TSchema, Q extends TSchema, B extends TSchema> {
+  params: Static<P>;
+  query: Static<Q>;
+  body: Static<B>;
+  principal: Principal;
+  requestId: string;
+}
+
+/**
+ * The whole contract of one API route: method, path, schemas, the permission it needs, its price,
+ * and the error codes it can answer besides the common ones. The handler calls a domain function
+ * and returns the result; authentication, validation, billing, the `requestId` field and the
+ * OpenAPI description all follow from this one declaration.
+ */
+export interface RouteSpec<P extends TSchema, Q extends TSchema, B extends TSchema, R extends TObject> {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  url: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  permission: Permission;
+  /** Micro-USD charged when the handler succeeds; absent for free routes. */
+  price?: bigint | ((input: RouteInput<P, Q, B>) => bigint);
+  params?: P;
+  querystring?: Q;
+  body?: B;
+  response: R;
+  errors?: ErrorCode[];
+  handler: (input: RouteInput<P, Q, B>, request: FastifyRequest, reply: FastifyReply) => Promise<Static<R>>;
+}
+
+/** Codes every authenticated route can answer, before its own. */
+const AUTH_ERRORS: ErrorCode[] = [
+  'INVALID_API_KEY',
+  'API_KEY_EXPIRED',
+  'API_KEY_REVOKED',
+  'ACCOUNT_NOT_FOUND',
+  'PERMISSION_DENIED',
+  'ACCOUNT_SUSPENDED',
+  'INTERNAL_ERROR',
+];
+
+export const API_PREFIX = '/api/v1';
+
+function errorResponses(codes: ErrorCode[]): Record<number, TObject> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of new Set(codes)) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<number, TObject> = {};
+  for (const [status, list] of byStatus) out[status] = errorBodySchema(`Error: ${list.join(', ')}`);
+  return out;
+}
+
+export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSchema, R extends TObject>(
+  app: FastifyInstance,
+  spec: RouteSpec<P, Q, B, R>,
+): void {
+  const priced = spec.price !== undefined;
+  const codes: ErrorCode[] = [...AUTH_ERRORS, ...(spec.errors ?? [])];
+  if (spec.params || spec.querystring || spec.body) codes.push('VALIDATION_ERROR');
+  if (spec.body) codes.push('PAYLOAD_TOO_LARGE');
+  if (priced) codes.push('INSUFFICIENT_BALANCE');
+
+  const success = Type.Object(
+    {
+      requestId: Type.String({ description: 'Unique id of this request (also in X-Request-Id)' }),
+      ...spec.response.properties,
+      ...(priced ? BillingProperties : {}),
+    },
+    {
+      description: (spec.response as { description?: string }).description ?? 'Success',
+      additionalProperties: false,
+    },
+  );
+
+  app.route({
+    method: spec.method,
+    url: API_PREFIX + spec.url,
+    schema: {
+      operationId: spec.operationId,
+      summary: spec.summary,
+      ...(spec.description ? { description: spec.description } : {}),
+      tags: spec.tags,
+      security: [{ bearerAuth: [] }],
+      ...(spec.params ? { params: spec.params } : {}),
+      ...(spec.querystring ? { querystring: spec.querystring } : {}),
+      ...(spec.body ? { body: spec.body } : {}),
+      response: { 200: success, ...errorResponses(codes) },
+    },
+    config: { permission: spec.permission, priced },
+    // Authentication runs before the body is parsed or validated: an unauthenticated caller
+    // learns nothing about the route's input rules and costs no parsing.
+    onRequest: async (request) => {
+      const principal = await app.services.authenticator.authenticate(request.headers.authorization);
+      requirePermission(principal, spec.permission);
+      request.principal = principal;
+    },
+    handler: async (request, reply) => {
+      const principal = request.principal as Principal;
+      const input: RouteInput<P, Q, B> = {
+        params: request.params as Static<P>,
+        query: request.query as Static<Q>,
+        body: request.body as Static<B>,
+        principal,
+        requestId: request.id,
+      };
+      const result = await spec.handler(input, request, reply);
+      if (spec.price === undefined) return { requestId: request.id, ...result };
+      const amount = typeof spec.price === 'function' ? spec.price(input) : spec.price;
+      const charge = await app.services.biller.charge({
+        accountId: principal.accountId,
+        amountMicros: amount,
+        operation: spec.operationId,
+        requestId: request.id,
+        keyId: principal.keyId,
+      });
+      if (!charge.ok) {
+        throw new AppError(
+          'INSUFFICIENT_BALANCE',
+          `The balance cannot pay for this request (${formatUsd(amount)} USD)`,
+          {
+            details: { costUsd: formatUsd(amount) },
+          },
+        );
+      }
+      return {
+        requestId: request.id,
+        ...result,
+        costUsd: formatUsd(amount),
+        remainingBalanceUsd: formatUsd(charge.balanceMicros),
+      };
+    },
+  });
+}

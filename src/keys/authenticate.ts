@@ -1,0 +1,129 @@
+import type { AccountMode, AccountStatus } from '../accounts/accounts.js';
+import type { Queryable } from '../db/database.js';
+import { AppError } from '../errors.js';
+import type { Clock } from '../lib/clock.js';
+import { type Cidr, parseCidr } from '../lib/ip.js';
+import { checkKeyFormat, hashKey } from './format.js';
+import type { Permission } from './permissions.js';
+import * as sql from './sql.js';
+import type { VerificationCache } from './verification-cache.js';
+
+/** What verifying a key needs to know, cached per key hash (time-dependent checks are not cached). */
+export interface KeyVerification {
+  keyId: string;
+  accountId: string;
+  /** Null when the key's account no longer exists. */
+  accountMode: AccountMode | null;
+  accountStatus: AccountStatus | null;
+  permissions: ReadonlySet<Permission>;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  allowedIps: readonly Cidr[];
+  ipRestrictionEnabled: boolean;
+  allowedOrigins: readonly string[];
+  originRestrictionEnabled: boolean;
+}
+
+/** The authenticated caller of a request. */
+export interface Principal {
+  keyId: string;
+  accountId: string;
+  mode: AccountMode;
+  permissions: ReadonlySet<Permission>;
+  expiresAt: Date | null;
+  verification: KeyVerification;
+}
+
+interface AuthRow {
+  id: string;
+  account_id: string;
+  permissions: Permission[];
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  allowed_ips: string[];
+  ip_restriction_enabled: boolean;
+  allowed_origins: string[];
+  origin_restriction_enabled: boolean;
+  account_mode: AccountMode | null;
+  account_status: AccountStatus | null;
+}
+
+function toVerification(row: AuthRow): KeyVerification {
+  return {
+    keyId: row.id,
+    accountId: row.account_id,
+    accountMode: row.account_mode,
+    accountStatus: row.account_status,
+    permissions: new Set(row.permissions),
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+    // Stored entries were canonicalised when the key was saved; anything unparsable matches nothing.
+    allowedIps: row.allowed_ips.flatMap((entry) => {
+      const parsed = parseCidr(entry);
+      return 'cidr' in parsed ? [parsed.cidr] : [];
+    }),
+    ipRestrictionEnabled: row.ip_restriction_enabled,
+    allowedOrigins: row.allowed_origins,
+    originRestrictionEnabled: row.origin_restriction_enabled,
+  };
+}
+
+const BEARER = /^Bearer +(\S+) *$/i;
+
+export class Authenticator {
+  constructor(
+    private readonly db: Queryable,
+    private readonly clock: Clock,
+    readonly cache: VerificationCache<KeyVerification | null>,
+  ) {}
+
+  /** Verifies `Authorization: Bearer <key>`; throws the matching AppError when it does not pass. */
+  async authenticate(authorization: string | undefined): Promise<Principal> {
+    if (!authorization) {
+      throw new AppError('INVALID_API_KEY', 'Missing API key: send the header Authorization: Bearer <key>');
+    }
+    const key = BEARER.exec(authorization)?.[1];
+    // Format and checksum first: garbage never reaches the cache or the database.
+    if (!key || checkKeyFormat(key) === null) {
+      throw new AppError('INVALID_API_KEY', 'Malformed API key');
+    }
+    const hash = hashKey(key);
+    const verification = await this.cache.get(hash.toString('base64'), async () => {
+      const [row] = await this.db.query<AuthRow>(sql.FIND_FOR_AUTH, [hash]);
+      return row
+        ? { value: toVerification(row), accountId: row.account_id }
+        : { value: null, accountId: null };
+    });
+    if (!verification) throw new AppError('INVALID_API_KEY', 'Unknown API key');
+    if (verification.revokedAt) throw new AppError('API_KEY_REVOKED', 'This API key was revoked');
+    const now = this.clock.now().getTime();
+    if (verification.expiresAt && verification.expiresAt.getTime() <= now) {
+      throw new AppError(
+        'API_KEY_EXPIRED',
+        `This API key expired at ${verification.expiresAt.toISOString()}`,
+      );
+    }
+    if (verification.accountMode === null) {
+      throw new AppError('ACCOUNT_NOT_FOUND', 'The account of this API key does not exist');
+    }
+    if (verification.accountStatus === 'suspended') {
+      throw new AppError('ACCOUNT_SUSPENDED', 'The account of this API key is suspended');
+    }
+    return {
+      keyId: verification.keyId,
+      accountId: verification.accountId,
+      mode: verification.accountMode,
+      permissions: verification.permissions,
+      expiresAt: verification.expiresAt,
+      verification,
+    };
+  }
+}
+
+export function requirePermission(principal: Principal, permission: Permission): void {
+  if (!principal.permissions.has(permission)) {
+    throw new AppError('PERMISSION_DENIED', `This API key lacks the "${permission}" permission`, {
+      details: { required: permission },
+    });
+  }
+}

@@ -1,0 +1,17 @@
+/** Permission names and what each one opens (DESIGN.md §4). */
+export const PERMISSIONS = [
+  'price',
+  'batch',
+  'historical',
+  'ai',
+  'schedule',
+  'markets',
+  'account',
+  'keys',
+] as const;
+
+export type Permission = (typeof PERMISSIONS)[number];
+
+export function isPermission(name: string): name is Permission {
+  return (PERMISSIONS as readonly string[]).includes(name);
+}

@@ -1,0 +1,137 @@
+import type { ValidationProblem } from '../errors.js';
+import { formatCidr, parseCidr } from '../lib/ip.js';
+import { parseIsoTimestamp } from '../lib/time.js';
+import type { Permission } from './permissions.js';
+
+export const MAX_ALLOW_LIST_ENTRIES = 100;
+
+/** The settings a caller may give a key, as they arrive (already schema-checked for types). */
+export interface KeySettingsInput {
+  name?: string | undefined;
+  permissions?: Permission[] | undefined;
+  expiresAt?: string | null | undefined;
+  allowedIps?: string[] | undefined;
+  ipRestrictionEnabled?: boolean | undefined;
+  allowedOrigins?: string[] | undefined;
+  originRestrictionEnabled?: boolean | undefined;
+}
+
+export interface KeyRestrictions {
+  allowedIps: string[];
+  ipRestrictionEnabled: boolean;
+  allowedOrigins: string[];
+  originRestrictionEnabled: boolean;
+}
+
+/** Canonical allow-list entries (`10.0.0.0/8`, `2001:db8::/32`); problems name each bad entry. */
+export function normaliseAllowedIps(
+  entries: string[],
+  problems: ValidationProblem[],
+  path: string,
+): string[] {
+  const out: string[] = [];
+  entries.forEach((entry, i) => {
+    const parsed = parseCidr(entry.trim());
+    if ('error' in parsed) problems.push({ path: `${path}[${i}]`, message: `"${entry}" ${parsed.error}` });
+    else out.push(formatCidr(parsed.cidr));
+  });
+  return [...new Set(out)];
+}
+
+/**
+ * An origin is `scheme://host[:port]` exactly as browsers send it; `https://*.example.com` allows
+ * any subdomain. Paths, queries, credentials and other schemes are refused.
+ */
+export function normaliseOrigin(entry: string): string | null {
+  const text = entry.trim();
+  const wildcard = /^(https?):\/\/\*\.(.+)$/i.exec(text);
+  const candidate = wildcard ? `${wildcard[1]}://${wildcard[2]}` : text;
+  let url: URL;
+  try {
+    url = new URL(candidate);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+  if (url.username || url.password || url.search || url.hash || url.pathname !== '/') return null;
+  if (!/^[a-z][a-z0-9+.-]*:\/\/[^/?#]+\/?$/i.test(candidate)) return null;
+  return wildcard ? `${url.protocol}//*.${url.host}` : url.origin;
+}
+
+export function normaliseAllowedOrigins(
+  entries: string[],
+  problems: ValidationProblem[],
+  path: string,
+): string[] {
+  const out: string[] = [];
+  entries.forEach((entry, i) => {
+    const origin = normaliseOrigin(entry);
+    if (origin === null) {
+      problems.push({
+        path: `${path}[${i}]`,
+        message: `"${entry}" is not an origin like https://app.example.com`,
+      });
+    } else {
+      out.push(origin);
+    }
+  });
+  return [...new Set(out)];
+}
+
+/**
+ * Allow lists and their switches. A switch left out follows its list (a list given means "enforce
+ * it"); a switch turned on over an empty list would lock every caller out, so it is refused.
+ */
+export function resolveRestrictions(
+  input: KeySettingsInput,
+  current: KeyRestrictions,
+  problems: ValidationProblem[],
+): KeyRestrictions {
+  const allowedIps =
+    input.allowedIps === undefined
+      ? current.allowedIps
+      : normaliseAllowedIps(input.allowedIps, problems, 'allowedIps');
+  const allowedOrigins =
+    input.allowedOrigins === undefined
+      ? current.allowedOrigins
+      : normaliseAllowedOrigins(input.allowedOrigins, problems, 'allowedOrigins');
+  const ipRestrictionEnabled =
+    input.ipRestrictionEnabled ??
+    (input.allowedIps === undefined ? current.ipRestrictionEnabled : allowedIps.length > 0);
+  const originRestrictionEnabled =
+    input.originRestrictionEnabled ??
+    (input.allowedOrigins === undefined ? current.originRestrictionEnabled : allowedOrigins.length > 0);
+  if (ipRestrictionEnabled && allowedIps.length === 0) {
+    problems.push({ path: 'ipRestrictionEnabled', message: 'needs at least one entry in allowedIps' });
+  }
+  if (originRestrictionEnabled && allowedOrigins.length === 0) {
+    problems.push({
+      path: 'originRestrictionEnabled',
+      message: 'needs at least one entry in allowedOrigins',
+    });
+  }
+  return { allowedIps, ipRestrictionEnabled, allowedOrigins, originRestrictionEnabled };
+}
+
+/** `expiresAt`: null/absent → none; otherwise strict ISO 8601 in the future. */
+export function resolveExpiry(
+  text: string | null | undefined,
+  now: Date,
+  problems: ValidationProblem[],
+): Date | null | undefined {
+  if (text === undefined) return undefined;
+  if (text === null) return null;
+  const parsed = parseIsoTimestamp(text);
+  if (!parsed) {
+    problems.push({
+      path: 'expiresAt',
+      message: 'must be an ISO 8601 timestamp with a zone, e.g. 2027-01-31T00:00:00Z',
+    });
+    return undefined;
+  }
+  if (parsed.getTime() <= now.getTime()) {
+    problems.push({ path: 'expiresAt', message: 'must be in the future' });
+    return undefined;
+  }
+  return parsed;
+}

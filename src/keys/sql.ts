@@ -1,0 +1,43 @@
+import { statement } from '../db/database.js';
+
+const KEY_COLUMNS = `id, account_id, key_prefix, name, permissions, expires_at, revoked_at, allowed_ips,
+  ip_restriction_enabled, allowed_origins, origin_restriction_enabled, rotated_to, rotated_from, created_at`;
+
+// The hot path of every authenticated request on a cache miss: one indexed lookup by hash.
+export const FIND_FOR_AUTH = statement(
+  'keys_find_for_auth',
+  `SELECT k.id, k.account_id, k.permissions, k.expires_at, k.revoked_at, k.allowed_ips,
+          k.ip_restriction_enabled, k.allowed_origins, k.origin_restriction_enabled,
+          a.mode AS account_mode, a.status AS account_status
+     FROM api_keys k LEFT JOIN accounts a ON a.id = k.account_id
+    WHERE k.key_hash = $1`,
+);
+
+// Serialises key creation per account so the active-key count cannot be raced past the maximum.
+export const LOCK_ACCOUNT = 'SELECT mode FROM accounts WHERE id = $1 FOR UPDATE';
+
+export const COUNT_ACTIVE = `
+  SELECT count(*) AS n FROM api_keys
+   WHERE account_id = $1 AND revoked_at IS NULL AND rotated_to IS NULL
+     AND (expires_at IS NULL OR expires_at > $2)`;
+
+export const INSERT_KEY = `
+  INSERT INTO api_keys (id, account_id, key_hash, key_prefix, name, permissions, expires_at, allowed_ips,
+                        ip_restriction_enabled, allowed_origins, origin_restriction_enabled, rotated_from, created_at)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+  RETURNING ${KEY_COLUMNS}`;
+
+export const SELECT_KEY_FOR_UPDATE = `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1 AND account_id = $2 FOR UPDATE`;
+
+export const MARK_ROTATED = `
+  UPDATE api_keys SET rotated_to = $2, expires_at = $3 WHERE id = $1
+  RETURNING ${KEY_COLUMNS}`;
+
+export const REVOKE_KEY = `
+  UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3) WHERE id = $1 AND account_id = $2
+  RETURNING ${KEY_COLUMNS}`;
+
+export const LIST_KEYS = `
+  SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = $1 ORDER BY created_at DESC, id`;
+
+export const RECORD_AUTH_CHANGE = 'INSERT INTO auth_changes (account_id) VALUES ($1)';

@@ -1,0 +1,127 @@
+import type { Queryable } from '../db/database.js';
+
+export interface CacheLogger {
+  warn(obj: object, msg: string): void;
+}
+
+interface Entry<V> {
+  value: V;
+  accountId: string | null;
+  storedAt: number;
+}
+
+const CHANGES_SINCE = `SELECT id, account_id FROM auth_changes WHERE created_at > $1 ORDER BY id`;
+const DB_NOW = 'SELECT clock_timestamp() AS now';
+
+/**
+ * Key verifications cached per key hash, so an authenticated request does not cost a database
+ * round trip. Correctness does not depend on it: entries live at most `ttlMs`, and every instance
+ * polls `auth_changes` every `syncMs` and drops the entries of any account that changed, so a
+ * revocation reaches every instance within about one poll interval. If polling fails the cache is
+ * emptied, so a database outage can never keep a revoked key alive.
+ */
+export class VerificationCache<V> {
+  private readonly entries = new Map<string, Entry<V>>();
+  private readonly inFlight = new Map<string, Promise<V>>();
+  private readonly seenChanges = new Map<string, number>();
+  private since: Date | null = null;
+  private timer: NodeJS.Timeout | undefined;
+  private syncing = false;
+
+  constructor(
+    private readonly options: { ttlMs: number; maxEntries: number; syncMs: number },
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The cached value, or `load()`'s, sharing one load among concurrent callers. */
+  async get(hash: string, load: () => Promise<{ value: V; accountId: string | null }>): Promise<V> {
+    const entry = this.entries.get(hash);
+    if (entry && this.now() - entry.storedAt < this.options.ttlMs) return entry.value;
+    const pending = this.inFlight.get(hash);
+    if (pending) return pending;
+    const promise = load().then(
+      ({ value, accountId }) => {
+        this.inFlight.delete(hash);
+        this.store(hash, { value, accountId, storedAt: this.now() });
+        return value;
+      },
+      (err: unknown) => {
+        this.inFlight.delete(hash);
+        throw err;
+      },
+    );
+    this.inFlight.set(hash, promise);
+    return promise;
+  }
+
+  private store(hash: string, entry: Entry<V>): void {
+    if (this.options.ttlMs === 0) return;
+    this.entries.delete(hash);
+    if (this.entries.size >= this.options.maxEntries) {
+      // Maps iterate in insertion order: the first key is the least recently stored.
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+    this.entries.set(hash, entry);
+  }
+
+  evictAccount(accountId: string): void {
+    for (const [hash, entry] of this.entries) {
+      if (entry.accountId === accountId) this.entries.delete(hash);
+    }
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /**
+   * One poll of the change feed. Rows are read over a trailing window rather than after the last
+   * id, because identity values are assigned before commit: a transaction that commits late can
+   * appear with a smaller id than one already seen.
+   */
+  async sync(db: Queryable, windowMs = 10_000): Promise<void> {
+    if (this.syncing) return;
+    this.syncing = true;
+    try {
+      const [row] = await db.query<{ now: Date }>(DB_NOW);
+      const dbNow = (row as { now: Date }).now;
+      const from = new Date((this.since ?? dbNow).getTime() - windowMs);
+      const changes = await db.query<{ id: bigint; account_id: string }>(CHANGES_SINCE, [from]);
+      for (const change of changes) {
+        const id = String(change.id);
+        if (this.seenChanges.has(id)) continue;
+        this.seenChanges.set(id, dbNow.getTime());
+        this.evictAccount(change.account_id);
+      }
+      for (const [id, seenAt] of this.seenChanges) {
+        if (seenAt < dbNow.getTime() - 3 * windowMs) this.seenChanges.delete(id);
+      }
+      this.since = dbNow;
+    } catch (err) {
+      this.clear();
+      throw err;
+    } finally {
+      this.syncing = false;
+    }
+  }
+
+  startSync(db: Queryable, logger: CacheLogger): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => {
+      this.sync(db).catch((err: unknown) => {
+        logger.warn({ err }, 'auth cache sync failed; cache emptied');
+      });
+    }, this.options.syncMs);
+    this.timer.unref();
+  }
+
+  stopSync(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}

@@ -1,0 +1,167 @@
+import { isUniqueViolation, type Queryable } from '../db/database.js';
+import { AppError } from '../errors.js';
+import * as sql from './sql.js';
+
+export type LedgerKind = 'deposit' | 'charge' | 'refund' | 'adjustment';
+
+export interface ChargeInput {
+  accountId: string;
+  amountMicros: bigint;
+  /** What was sold, e.g. `price.single`. */
+  operation: string;
+  requestId?: string | undefined;
+  keyId?: string | undefined;
+}
+
+export type ChargeOutcome =
+  | { ok: true; entryId: bigint; balanceMicros: bigint }
+  | { ok: false; reason: 'INSUFFICIENT_BALANCE' };
+
+interface EntryRow {
+  id: bigint;
+  balance_after_micros: bigint;
+}
+
+function assertPositive(amount: bigint, what: string): void {
+  if (amount <= 0n) throw new AppError('VALIDATION_ERROR', `${what} must be a positive amount`);
+}
+
+/** One guarded statement: succeeds only if the balance covers the amount. */
+export async function chargeAccount(db: Queryable, input: ChargeInput): Promise<ChargeOutcome> {
+  assertPositive(input.amountMicros, 'A charge');
+  const [row] = await db.query<EntryRow>(sql.CHARGE, [
+    input.accountId,
+    input.amountMicros,
+    input.operation,
+    input.requestId ?? null,
+    input.keyId ?? null,
+  ]);
+  if (!row) return { ok: false, reason: 'INSUFFICIENT_BALANCE' };
+  return { ok: true, entryId: row.id, balanceMicros: row.balance_after_micros };
+}
+
+export interface DepositInput {
+  accountId: string;
+  amountMicros: bigint;
+  /** External reference (e.g. a transaction signature); a deposit is credited once per reference. */
+  reference: string;
+  memo?: string | undefined;
+}
+
+export interface DepositOutcome {
+  entryId: bigint;
+  balanceMicros: bigint;
+  /** True when this reference had already been credited; nothing changed this time. */
+  duplicate: boolean;
+}
+
+export async function creditDeposit(db: Queryable, input: DepositInput): Promise<DepositOutcome> {
+  assertPositive(input.amountMicros, 'A deposit');
+  if (input.reference.trim() === '') throw new AppError('VALIDATION_ERROR', 'A deposit needs a reference');
+  try {
+    const [row] = await db.query<EntryRow>(sql.DEPOSIT, [
+      input.accountId,
+      input.amountMicros,
+      input.reference,
+      input.memo ?? null,
+    ]);
+    if (!row) throw new AppError('ACCOUNT_NOT_FOUND', `Account ${input.accountId} does not exist`);
+    return { entryId: row.id, balanceMicros: row.balance_after_micros, duplicate: false };
+  } catch (err) {
+    if (!isUniqueViolation(err, 'ledger_entries_deposit_reference')) throw err;
+  }
+  const [existing] = await db.query<{ id: bigint; account_id: string; amount_micros: bigint }>(
+    sql.FIND_DEPOSIT,
+    [input.reference],
+  );
+  if (!existing || existing.account_id !== input.accountId || existing.amount_micros !== input.amountMicros) {
+    throw new AppError(
+      'VALIDATION_ERROR',
+      `Reference ${input.reference} was already credited with a different account or amount`,
+      { details: { problems: [{ path: 'reference', message: 'already used for a different deposit' }] } },
+    );
+  }
+  return { entryId: existing.id, balanceMicros: await getBalance(db, input.accountId), duplicate: true };
+}
+
+export interface RefundOutcome {
+  entryId: bigint;
+  amountMicros: bigint;
+  balanceMicros: bigint;
+}
+
+export class AlreadyRefundedError extends Error {
+  override name = 'AlreadyRefundedError';
+}
+
+/**
+ * Gives back a whole charge, at most once (a unique index, not a check in code). Throws
+ * `AlreadyRefundedError` on the second attempt and NOT_FOUND when `chargeEntryId` is not a charge
+ * (of `accountId`, when given).
+ */
+export async function refundCharge(
+  db: Queryable,
+  input: { chargeEntryId: bigint; accountId?: string; memo?: string },
+): Promise<RefundOutcome> {
+  try {
+    const [row] = await db.query<{ id: bigint; amount_micros: bigint; balance_after_micros: bigint }>(
+      sql.REFUND,
+      [input.chargeEntryId, input.accountId ?? null, input.memo ?? null],
+    );
+    if (!row) throw new AppError('NOT_FOUND', `Charge ${input.chargeEntryId} not found`);
+    return { entryId: row.id, amountMicros: row.amount_micros, balanceMicros: row.balance_after_micros };
+  } catch (err) {
+    if (isUniqueViolation(err, 'ledger_entries_refund_once')) {
+      throw new AlreadyRefundedError(`Charge ${input.chargeEntryId} was already refunded`);
+    }
+    throw err;
+  }
+}
+
+/** Operator correction, signed; never takes the balance below zero. */
+export async function adjustBalance(
+  db: Queryable,
+  input: { accountId: string; amountMicros: bigint; memo: string },
+): Promise<{ entryId: bigint; balanceMicros: bigint }> {
+  if (input.amountMicros === 0n) throw new AppError('VALIDATION_ERROR', 'An adjustment cannot be zero');
+  const [row] = await db.query<EntryRow>(sql.ADJUST, [input.accountId, input.amountMicros, input.memo]);
+  if (row) return { entryId: row.id, balanceMicros: row.balance_after_micros };
+  const [exists] = await db.query(sql.ACCOUNT_EXISTS, [input.accountId]);
+  if (!exists) throw new AppError('ACCOUNT_NOT_FOUND', `Account ${input.accountId} does not exist`);
+  throw new AppError('INSUFFICIENT_BALANCE', 'The adjustment would take the balance below zero');
+}
+
+export async function getBalance(db: Queryable, accountId: string): Promise<bigint> {
+  const [row] = await db.query<{ balance_micros: bigint }>(sql.BALANCE, [accountId]);
+  if (!row) throw new AppError('ACCOUNT_NOT_FOUND', `Account ${accountId} does not exist`);
+  return row.balance_micros;
+}
+
+export interface ReconciliationReport {
+  ok: boolean;
+  /** Accounts whose balance is not the sum of their entries, or not their last running balance. */
+  balanceMismatches: { accountId: string; balanceMicros: bigint; ledgerTotalMicros: bigint }[];
+  /** Entries whose running balance does not follow from the previous one. */
+  brokenChainEntries: bigint[];
+  /** Refunds that exceed, or do not match, the charge they refer to. */
+  invalidRefunds: bigint[];
+}
+
+/** The ledger invariants I1, I2, I6 of reliability.md §1.5, checked from scratch. */
+export async function reconcileLedger(db: Queryable): Promise<ReconciliationReport> {
+  const balances = await db.query<{ account_id: string; balance_micros: bigint; ledger_total: bigint }>(
+    sql.RECONCILE_BALANCES,
+  );
+  const chain = await db.query<{ id: bigint }>(sql.RECONCILE_CHAIN);
+  const refunds = await db.query<{ id: bigint }>(sql.RECONCILE_REFUNDS);
+  return {
+    ok: balances.length === 0 && chain.length === 0 && refunds.length === 0,
+    balanceMismatches: balances.map((r) => ({
+      accountId: r.account_id,
+      balanceMicros: r.balance_micros,
+      ledgerTotalMicros: r.ledger_total,
+    })),
+    brokenChainEntries: chain.map((r) => r.id),
+    invalidRefunds: refunds.map((r) => r.id),
+  };
+}

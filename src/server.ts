@@ -1,0 +1,115 @@
+import type { FastifyInstance } from 'fastify';
+import { createSandboxStarter, SANDBOX_WELCOME_MICROS } from './accounts/sandbox.js';
+import { buildApp } from './app.js';
+import type { Config } from './config.js';
+import { migrate } from './db/migrate.js';
+import { openDatabase } from './db/open.js';
+import { systemClock } from './lib/clock.js';
+import { formatUsd } from './lib/money.js';
+import { createLogger } from './logger.js';
+import { createWorker } from './worker/worker.js';
+
+export interface Roles {
+  serve: boolean;
+  work: boolean;
+}
+
+function printSandboxWelcome(config: Config, accountId: string, key: string, balance: bigint): void {
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const base = config.publicBaseUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+  process.stdout.write(
+    [
+      '',
+      '  Sibyl is running on a new embedded database, with a sandbox account:',
+      '',
+      `    account   ${accountId}`,
+      `    balance   ${formatUsd(balance)} USD (play money)`,
+      `    API key   ${key}`,
+      '',
+      '  The key is shown this once. Try it:',
+      '',
+      `    curl -H "Authorization: Bearer ${key}" ${base}/api/v1/account`,
+      '',
+      `  API reference: ${base}/docs`,
+      '',
+      '',
+    ].join('\n'),
+  );
+}
+
+/**
+ * `sibyl start | serve | work`: opens the database, applies migrations (a failure stops the
+ * process), then runs the API, the worker, or both, until SIGTERM/SIGINT drains them.
+ */
+export async function runService(config: Config, roles: Roles): Promise<void> {
+  const logger = createLogger(config);
+  const { db, fresh } = await openDatabase(config);
+  let app: FastifyInstance | undefined;
+  let worker: ReturnType<typeof createWorker> | undefined;
+  try {
+    const applied = await migrate(db);
+    if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
+
+    let welcome: { accountId: string; key: string; balance: bigint } | undefined;
+    if (fresh && db.kind === 'pglite') {
+      const starter = await createSandboxStarter(db, systemClock);
+      welcome = { accountId: starter.account.id, key: starter.key.key, balance: SANDBOX_WELCOME_MICROS };
+    }
+
+    if (roles.serve) {
+      app = await buildApp({ config, db, clock: systemClock, logger });
+      await app.listen({ port: config.port, host: config.host });
+      logger.info({ port: config.port, host: config.host, database: db.kind }, 'API listening');
+    }
+    if (roles.work) {
+      worker = createWorker({ config, db, logger });
+      worker.start();
+      logger.info('worker started');
+    }
+    if (welcome) printSandboxWelcome(config, welcome.accountId, welcome.key, welcome.balance);
+  } catch (err) {
+    await app?.close().catch(() => {});
+    await db.close().catch(() => {});
+    throw err;
+  }
+
+  installShutdown(config, logger, async () => {
+    await worker?.stop();
+    await app?.close();
+    await db.close();
+  });
+}
+
+function installShutdown(
+  config: Config,
+  logger: ReturnType<typeof createLogger>,
+  close: () => Promise<void>,
+): void {
+  let closing = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (closing) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    closing = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      logger.error('graceful shutdown timed out; exiting');
+      process.exit(1);
+    }, config.shutdownGraceMs);
+    force.unref();
+    close().then(
+      () => {
+        logger.info('stopped');
+        logger.flush();
+        process.exit(0);
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'error during shutdown');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
+}

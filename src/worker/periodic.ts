@@ -1,0 +1,52 @@
+export interface TaskLogger {
+  info(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface PeriodicTask {
+  name: string;
+  intervalMs: number;
+  run(): Promise<void>;
+}
+
+/**
+ * Runs each task every `intervalMs`, never two runs of one task at once, and logs failures
+ * instead of dying on them. `stop()` waits for runs in progress to finish.
+ */
+export class PeriodicRunner {
+  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly running = new Set<Promise<void>>();
+  private stopped = false;
+
+  constructor(
+    private readonly tasks: PeriodicTask[],
+    private readonly logger: TaskLogger,
+  ) {}
+
+  start(): void {
+    for (const task of this.tasks) {
+      let busy = false;
+      const tick = () => {
+        if (busy || this.stopped) return;
+        busy = true;
+        const run = task
+          .run()
+          .catch((err: unknown) => this.logger.error({ err, task: task.name }, 'periodic task failed'))
+          .finally(() => {
+            busy = false;
+            this.running.delete(run);
+          });
+        this.running.add(run);
+      };
+      const timer = setInterval(tick, task.intervalMs);
+      timer.unref();
+      this.timers.push(timer);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers) clearInterval(timer);
+    await Promise.all(this.running);
+  }
+}

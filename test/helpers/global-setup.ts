@@ -1,0 +1,72 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { loadMigrations, migrate } from '../../src/db/migrate.js';
+import { PgliteDatabase } from '../../src/db/pglite.js';
+import { PostgresDatabase } from '../../src/db/postgres.js';
+
+/**
+ * Builds a migrated database template once per run; every test file then copies it. A fresh
+ * PGlite costs ~4 s to initialise, a copy ~0.3 s; on PostgreSQL, CREATE DATABASE … TEMPLATE is a
+ * file copy.
+ */
+export default async function setup(project: TestProject): Promise<void> {
+  const migrations = loadMigrations();
+  const hash = createHash('sha256')
+    .update(migrations.map((m) => m.checksum).join(','))
+    .digest('hex')
+    .slice(0, 12);
+
+  const cacheDir = join(process.cwd(), 'node_modules', '.cache', 'sibyl-test');
+  const templateDir = join(cacheDir, `pglite-${hash}`);
+  if (!existsSync(templateDir)) {
+    mkdirSync(cacheDir, { recursive: true });
+    const building = `${templateDir}.${process.pid}`;
+    rmSync(building, { recursive: true, force: true });
+    const { db } = await PgliteDatabase.open(building);
+    await migrate(db, migrations);
+    await db.close();
+    renameSync(building, templateDir);
+  }
+  project.provide('pgliteTemplate', templateDir);
+
+  const url = process.env.TEST_DATABASE_URL;
+  if (url) {
+    const templateName = `sibyl_template_${hash}`;
+    const admin = new PostgresDatabase(url, { poolSize: 1 });
+    try {
+      const [exists] = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [templateName]);
+      if (!exists) {
+        const building = `${templateName}_${process.pid}`;
+        await admin.exec(`DROP DATABASE IF EXISTS "${building}" WITH (FORCE)`);
+        await admin.exec(`CREATE DATABASE "${building}"`);
+        const target = new PostgresDatabase(withDatabase(url, building), { poolSize: 1 });
+        try {
+          await migrate(target, migrations);
+        } finally {
+          await target.close();
+        }
+        await admin.exec(`ALTER DATABASE "${building}" RENAME TO "${templateName}"`);
+      }
+    } finally {
+      await admin.close();
+    }
+    project.provide('postgresTemplate', templateName);
+  } else {
+    project.provide('postgresTemplate', '');
+  }
+}
+
+export function withDatabase(url: string, database: string): string {
+  const parsed = new URL(url);
+  parsed.pathname = `/${database}`;
+  return parsed.toString();
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    pgliteTemplate: string;
+    postgresTemplate: string;
+  }
+}
