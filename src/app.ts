@@ -53,8 +53,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     biller: options.biller ?? directBiller(db),
   };
   app.decorate('services', services);
+  app.decorate('apiRoutes', []);
   app.decorateRequest('principal', undefined);
 
+  // JSON only: a text/plain body is refused rather than validated as a string.
+  app.removeContentTypeParser('text/plain');
   // A body-less POST (rotate, cancel) sent with Content-Type: application/json is still valid.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {

@@ -30,6 +30,8 @@ export interface RouteSpec<P extends TSchema, Q extends TSchema, B extends TSche
   permission: Permission;
   /** Micro-USD charged when the handler succeeds; absent for free routes. */
   price?: bigint | ((input: RouteInput<P, Q, B>) => bigint);
+  /** How a computed price is made up, for the API reference (e.g. "0.05 + 0.01 per symbol"). */
+  priceNote?: string;
   params?: P;
   querystring?: Q;
   body?: B;
@@ -50,6 +52,22 @@ const AUTH_ERRORS: ErrorCode[] = [
 ];
 
 export const API_PREFIX = '/api/v1';
+
+/** What the app knows about each API route it serves, for introspection (tests, docs). */
+export interface ApiRouteInfo {
+  method: string;
+  url: string;
+  permission: Permission;
+  priced: boolean;
+}
+
+function accessNote(spec: { permission: Permission; price?: unknown; priceNote?: string }): string {
+  const price =
+    typeof spec.price === 'bigint'
+      ? `${formatUsd(spec.price)} USD`
+      : (spec.priceNote ?? (spec.price ? 'computed' : 'free'));
+  return `Permission: \`${spec.permission}\`. Price: ${price}.`;
+}
 
 function errorResponses(codes: ErrorCode[]): Record<number, TObject> {
   const byStatus = new Map<number, ErrorCode[]>();
@@ -84,13 +102,19 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
     },
   );
 
+  app.apiRoutes.push({
+    method: spec.method,
+    url: API_PREFIX + spec.url,
+    permission: spec.permission,
+    priced,
+  });
   app.route({
     method: spec.method,
     url: API_PREFIX + spec.url,
     schema: {
       operationId: spec.operationId,
       summary: spec.summary,
-      ...(spec.description ? { description: spec.description } : {}),
+      description: spec.description ? `${spec.description}\n\n${accessNote(spec)}` : accessNote(spec),
       tags: spec.tags,
       security: [{ bearerAuth: [] }],
       ...(spec.params ? { params: spec.params } : {}),

@@ -4,6 +4,7 @@ import type { Authenticator, Principal } from '../keys/authenticate.js';
 import type { Permission } from '../keys/permissions.js';
 import type { Biller } from '../ledger/biller.js';
 import type { Clock } from '../lib/clock.js';
+import type { ApiRouteInfo } from './route.js';
 
 /** What routes and hooks reach through `app.services`; built once at the composition root. */
 export interface Services {
@@ -17,6 +18,8 @@ export interface Services {
 declare module 'fastify' {
   interface FastifyInstance {
     services: Services;
+    /** Every route declared with defineRoute, in order. */
+    apiRoutes: ApiRouteInfo[];
   }
   interface FastifyContextConfig {
     /** API routes: the permission a key needs (absent on public routes). */

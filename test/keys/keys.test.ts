@@ -1,0 +1,278 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_ACTIVE_KEYS } from '../../src/keys/keys.js';
+import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
+
+let ctx: TestContext;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+function post(key: string, url: string, payload?: object) {
+  return ctx.request(key, { method: 'POST', url: `/api/v1${url}`, ...(payload ? { payload } : {}) });
+}
+function get(key: string, url: string) {
+  return ctx.request(key, { method: 'GET', url: `/api/v1${url}` });
+}
+
+describe('POST /keys', () => {
+  it('creates a key, shown once, that works at once', async () => {
+    const owner = await ctx.createAccount();
+    const response = await post(owner.key, '/keys', {
+      name: 'trading bot',
+      permissions: ['price', 'account'],
+    });
+    expect(response.statusCode).toBe(200);
+    const created = response.json();
+    expect(created).toEqual({
+      requestId: response.headers['x-request-id'],
+      id: expect.stringMatching(/^key_/),
+      keyPrefix: created.key.slice(0, 16),
+      name: 'trading bot',
+      permissions: ['price', 'account'],
+      isActive: true,
+      allowedIps: [],
+      ipRestrictionEnabled: false,
+      allowedOrigins: [],
+      originRestrictionEnabled: false,
+      createdAt: expect.any(String),
+      key: expect.stringMatching(/^pk_test_[0-9A-Za-z]{38}$/),
+    });
+    expect((await get(created.key, '/account')).statusCode).toBe(200);
+    // The new key has only what it was given.
+    expect((await get(created.key, '/keys')).json().code).toBe('PERMISSION_DENIED');
+    // Never listed with its secret.
+    const listed = (await get(owner.key, '/keys')).json();
+    expect(JSON.stringify(listed)).not.toContain(created.key);
+    expect(listed.keys.map((k: { id: string }) => k.id)).toContain(created.id);
+  });
+
+  it('issues pk_live_ keys for live accounts', async () => {
+    const owner = await ctx.createAccount({ mode: 'live' });
+    expect(owner.key.startsWith('pk_live_')).toBe(true);
+    const created = (await post(owner.key, '/keys', { name: 'live' })).json();
+    expect(created.key.startsWith('pk_live_')).toBe(true);
+  });
+
+  it("defaults permissions to the caller's and refuses more than the caller has", async () => {
+    const owner = await ctx.createAccount({ permissions: ['keys', 'price', 'account'] });
+    const defaulted = (await post(owner.key, '/keys', { name: 'copy' })).json();
+    expect(defaulted.permissions.sort()).toEqual(['account', 'keys', 'price']);
+    const wider = await post(owner.key, '/keys', { name: 'wider', permissions: ['price', 'markets', 'ai'] });
+    expect(wider.statusCode).toBe(403);
+    expect(wider.json()).toEqual({
+      error: 'A key cannot grant permissions its creator lacks: markets, ai',
+      code: 'PERMISSION_DENIED',
+      details: { permissions: ['markets', 'ai'] },
+      requestId: wider.headers['x-request-id'],
+    });
+  });
+
+  it('bounds the expiry by the caller’s and validates it', async () => {
+    const owner = await ctx.createAccount();
+    const inAnHour = new Date(ctx.clock.now().getTime() + 3_600_000).toISOString();
+    const limited = (await post(owner.key, '/keys', { name: 'limited', expiresAt: inAnHour })).json();
+    expect(limited.expiresAt).toBe(inAnHour);
+    const child = (await post(limited.key, '/keys', { name: 'child' })).json();
+    expect(child.expiresAt).toBe(inAnHour);
+    const tooLong = await post(limited.key, '/keys', {
+      name: 'longer',
+      expiresAt: new Date(ctx.clock.now().getTime() + 7_200_000).toISOString(),
+    });
+    expect(tooLong.json().details.problems).toEqual([
+      { path: 'expiresAt', message: 'cannot be later than the expiry of the key creating it' },
+    ]);
+    for (const expiresAt of ['tomorrow', '2020-01-01T00:00:00Z']) {
+      const bad = await post(owner.key, '/keys', { name: 'x', expiresAt });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json().details.problems[0].path).toBe('expiresAt');
+    }
+  });
+
+  it('validates names and allow lists, naming each bad entry', async () => {
+    const owner = await ctx.createAccount();
+    const response = await post(owner.key, '/keys', {
+      name: '   ',
+      allowedIps: ['10.0.0.0/8', '10.0.0.1/8', 'not-an-ip'],
+      allowedOrigins: ['https://app.example.com', 'ftp://x.example.com', 'https://x.com/path'],
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().details.problems).toEqual([
+      { path: 'name', message: 'must not be blank' },
+      { path: 'allowedIps[1]', message: '"10.0.0.1/8" has host bits set (did you mean 10.0.0.0/8?)' },
+      { path: 'allowedIps[2]', message: '"not-an-ip" is not an IPv4 or IPv6 address or CIDR range' },
+      {
+        path: 'allowedOrigins[1]',
+        message: '"ftp://x.example.com" is not an origin like https://app.example.com',
+      },
+      {
+        path: 'allowedOrigins[2]',
+        message: '"https://x.com/path" is not an origin like https://app.example.com',
+      },
+    ]);
+    const enabledEmpty = await post(owner.key, '/keys', { name: 'x', ipRestrictionEnabled: true });
+    expect(enabledEmpty.json().details.problems).toEqual([
+      { path: 'ipRestrictionEnabled', message: 'needs at least one entry in allowedIps' },
+    ]);
+    const ok = (
+      await post(owner.key, '/keys', {
+        name: 'restricted',
+        allowedIps: ['::ffff:192.168.0.0/112', '2001:DB8::/32'],
+        allowedOrigins: ['https://APP.example.com/', 'https://*.example.org'],
+      })
+    ).json();
+    expect(ok).toMatchObject({
+      allowedIps: ['192.168.0.0/16', '2001:db8::/32'],
+      ipRestrictionEnabled: true,
+      allowedOrigins: ['https://app.example.com', 'https://*.example.org'],
+      originRestrictionEnabled: true,
+    });
+  });
+
+  it(`allows at most ${MAX_ACTIVE_KEYS} active keys, even when created concurrently`, async () => {
+    const owner = await ctx.createAccount(); // holds 1 key
+    const responses = await Promise.all(
+      Array.from({ length: MAX_ACTIVE_KEYS + 5 }, (_, i) => post(owner.key, '/keys', { name: `k${i}` })),
+    );
+    const created = responses.filter((r) => r.statusCode === 200);
+    const refused = responses.filter((r) => r.statusCode === 409);
+    expect(created).toHaveLength(MAX_ACTIVE_KEYS - 1);
+    expect(refused).toHaveLength(6);
+    expect(refused[0]?.json()).toEqual({
+      error: `An account can hold at most ${MAX_ACTIVE_KEYS} active keys`,
+      code: 'MAX_KEYS_EXCEEDED',
+      details: { maxKeys: MAX_ACTIVE_KEYS },
+      requestId: refused[0]?.headers['x-request-id'],
+    });
+    // Revoking one frees a place.
+    const victim = created[0]?.json().id as string;
+    expect(
+      (await ctx.request(owner.key, { method: 'DELETE', url: `/api/v1/keys/${victim}` })).statusCode,
+    ).toBe(200);
+    expect((await post(owner.key, '/keys', { name: 'again' })).statusCode).toBe(200);
+  });
+});
+
+describe('DELETE /keys/:keyId', () => {
+  it('revokes at once, idempotently; other accounts’ keys are NOT_FOUND', async () => {
+    const owner = await ctx.createAccount();
+    const other = await ctx.createAccount();
+    const victim = (await post(owner.key, '/keys', { name: 'victim' })).json();
+    expect((await get(victim.key, '/account')).statusCode).toBe(200);
+
+    const foreign = await ctx.request(other.key, { method: 'DELETE', url: `/api/v1/keys/${victim.id}` });
+    expect(foreign.statusCode).toBe(404);
+    expect(foreign.json().code).toBe('NOT_FOUND');
+
+    const revoked = await ctx.request(owner.key, { method: 'DELETE', url: `/api/v1/keys/${victim.id}` });
+    expect(revoked.json()).toMatchObject({ id: victim.id, isActive: false, revokedAt: expect.any(String) });
+    const again = await ctx.request(owner.key, { method: 'DELETE', url: `/api/v1/keys/${victim.id}` });
+    expect(again.json().revokedAt).toBe(revoked.json().revokedAt);
+
+    const refused = await get(victim.key, '/account');
+    expect(refused.statusCode).toBe(401);
+    expect(refused.json().code).toBe('API_KEY_REVOKED');
+  });
+});
+
+describe('POST /keys/:keyId/rotate', () => {
+  let owner: TestAccount;
+
+  beforeAll(async () => {
+    owner = await ctx.createAccount();
+  });
+
+  it('issues a key with every setting; the old one works for exactly 60 more minutes', async () => {
+    const original = (
+      await post(owner.key, '/keys', {
+        name: 'rotating',
+        permissions: ['account', 'price'],
+        allowedIps: ['10.0.0.0/8'],
+        ipRestrictionEnabled: false,
+        allowedOrigins: ['https://app.example.com'],
+      })
+    ).json();
+    const rotatedAt = ctx.clock.now();
+    const response = await post(owner.key, `/keys/${original.id}/rotate`);
+    expect(response.statusCode).toBe(200);
+    const { newKey, oldKey } = response.json();
+    expect(newKey).toMatchObject({
+      name: 'rotating',
+      permissions: ['account', 'price'],
+      allowedIps: ['10.0.0.0/8'],
+      ipRestrictionEnabled: false,
+      allowedOrigins: ['https://app.example.com'],
+      originRestrictionEnabled: true,
+      rotatedFrom: original.id,
+      isActive: true,
+      key: expect.stringMatching(/^pk_test_/),
+    });
+    expect(newKey.key).not.toBe(original.key);
+    const graceEnd = new Date(rotatedAt.getTime() + 60 * 60_000);
+    expect(oldKey).toMatchObject({
+      id: original.id,
+      rotatedTo: newKey.id,
+      expiresAt: graceEnd.toISOString(),
+    });
+
+    ctx.clock.set(new Date(graceEnd.getTime() - 10_000)); // T+59:50
+    expect((await get(original.key, '/account')).statusCode).toBe(200);
+    expect((await get(newKey.key, '/account')).statusCode).toBe(200);
+    ctx.clock.set(graceEnd); // T+60:00 — the grace period is over
+    const expired = await get(original.key, '/account');
+    expect(expired.statusCode).toBe(401);
+    expect(expired.json().code).toBe('API_KEY_EXPIRED');
+    ctx.clock.set(new Date(graceEnd.getTime() + 10_000)); // T+60:10
+    expect((await get(original.key, '/account')).json().code).toBe('API_KEY_EXPIRED');
+    expect((await get(newKey.key, '/account')).statusCode).toBe(200);
+  });
+
+  it('a second rotation inside the grace period is KEY_ROTATION_IN_PROGRESS; concurrent rotations issue one key', async () => {
+    const original = (await post(owner.key, '/keys', { name: 'twice' })).json();
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => post(owner.key, `/keys/${original.id}/rotate`)),
+    );
+    expect(results.filter((r) => r.statusCode === 200)).toHaveLength(1);
+    const refused = results.filter((r) => r.statusCode === 409);
+    expect(refused).toHaveLength(4);
+    expect(refused[0]?.json()).toMatchObject({ code: 'KEY_ROTATION_IN_PROGRESS' });
+    // The new key can itself be rotated.
+    const newId = results.find((r) => r.statusCode === 200)?.json().newKey.id;
+    expect((await post(owner.key, `/keys/${newId}/rotate`)).statusCode).toBe(200);
+  });
+
+  it('keeps a shorter original expiry, refuses revoked keys, and hides other accounts’ keys', async () => {
+    const soon = new Date(ctx.clock.now().getTime() + 10 * 60_000).toISOString();
+    const short = (await post(owner.key, '/keys', { name: 'short', expiresAt: soon })).json();
+    const rotated = (await post(owner.key, `/keys/${short.id}/rotate`)).json();
+    expect(rotated.oldKey.expiresAt).toBe(soon);
+    expect(rotated.newKey.expiresAt).toBe(soon);
+
+    const revoked = (await post(owner.key, '/keys', { name: 'gone' })).json();
+    await ctx.request(owner.key, { method: 'DELETE', url: `/api/v1/keys/${revoked.id}` });
+    const refused = await post(owner.key, `/keys/${revoked.id}/rotate`);
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json().details.problems).toEqual([
+      { path: 'keyId', message: 'key is revoked and cannot be rotated' },
+    ]);
+
+    const stranger = await ctx.createAccount();
+    const foreign = await post(stranger.key, `/keys/${short.id}/rotate`);
+    expect(foreign.statusCode).toBe(404);
+    expect((await post(owner.key, '/keys/key_doesnotexist/rotate')).statusCode).toBe(404);
+  });
+
+  it('accepts an empty JSON body', async () => {
+    const target = (await post(owner.key, '/keys', { name: 'empty-body' })).json();
+    const response = await ctx.request(owner.key, {
+      method: 'POST',
+      url: `/api/v1/keys/${target.id}/rotate`,
+      headers: { 'content-type': 'application/json' },
+      payload: '',
+    });
+    expect(response.statusCode).toBe(200);
+  });
+});

@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setAccountStatus } from '../../src/accounts/accounts.js';
+import type { ApiRouteInfo } from '../../src/http/route.js';
+import { generateKey } from '../../src/keys/format.js';
+import { revokeKey } from '../../src/keys/keys.js';
+import { PERMISSIONS } from '../../src/keys/permissions.js';
+import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
+import { balanceOf } from '../helpers/ledger.js';
+import { probeRoutes } from '../helpers/probe-routes.js';
+
+/**
+ * The shared security cases, written once and run against every API route the app declares, so a
+ * new route is covered the moment it exists. None of them may cost anything.
+ */
+
+let ctx: TestContext;
+let routes: ApiRouteInfo[];
+let valid: TestAccount;
+let suspended: TestAccount;
+let expiredKey: string;
+let revokedKey: string;
+
+beforeAll(async () => {
+  ctx = await createTestContext({ extraRoutes: probeRoutes });
+  routes = ctx.app.apiRoutes;
+  valid = await ctx.createAccount({ balanceUsd: '5.00' });
+  suspended = await ctx.createAccount({ balanceUsd: '5.00' });
+  await setAccountStatus(ctx.database.db, suspended.accountId, 'suspended');
+  const soon = new Date(ctx.clock.now().getTime() + 60_000);
+  expiredKey = (await ctx.addKey(valid.accountId, PERMISSIONS, soon)).key;
+  const revoked = await ctx.addKey(valid.accountId);
+  await revokeKey(ctx.database.db, ctx.clock, valid.accountId, revoked.record.id);
+  revokedKey = revoked.key;
+  ctx.clock.advance(120_000);
+});
+
+afterAll(async () => {
+  await ctx.close();
+});
+
+function concrete(url: string): string {
+  return url.replace(/:(\w+)/g, 'probe_$1');
+}
+
+const unknownKey = generateKey('live').key;
+const badChecksum = (() => {
+  const k = generateKey('live').key;
+  return k.slice(0, -1) + (k.endsWith('A') ? 'B' : 'A');
+})();
+
+const cases: { name: string; auth: () => string | null; status: number; code: string }[] = [
+  { name: 'no key', auth: () => null, status: 401, code: 'INVALID_API_KEY' },
+  { name: 'not a bearer token', auth: () => 'Basic dXNlcjpwYXNz', status: 401, code: 'INVALID_API_KEY' },
+  { name: 'malformed key', auth: () => 'Bearer pk_live_short', status: 401, code: 'INVALID_API_KEY' },
+  { name: 'bad checksum', auth: () => `Bearer ${badChecksum}`, status: 401, code: 'INVALID_API_KEY' },
+  { name: 'unknown key', auth: () => `Bearer ${unknownKey}`, status: 401, code: 'INVALID_API_KEY' },
+  { name: 'expired key', auth: () => `Bearer ${expiredKey}`, status: 401, code: 'API_KEY_EXPIRED' },
+  { name: 'revoked key', auth: () => `Bearer ${revokedKey}`, status: 401, code: 'API_KEY_REVOKED' },
+  {
+    name: 'suspended account',
+    auth: () => `Bearer ${suspended.key}`,
+    status: 403,
+    code: 'ACCOUNT_SUSPENDED',
+  },
+];
+
+describe('every API route refuses bad credentials, for free', () => {
+  it('declares a meaningful set of routes', () => {
+    expect(routes.length).toBeGreaterThanOrEqual(5);
+    for (const route of routes) expect(PERMISSIONS).toContain(route.permission);
+  });
+
+  for (const c of cases) {
+    it(`${c.name} → ${c.status} ${c.code} on every route`, async () => {
+      const before = await balanceOf(ctx.database.db, valid.accountId);
+      for (const route of routes) {
+        const authorization = c.auth();
+        const response = await ctx.app.inject({
+          method: route.method as 'GET',
+          url: concrete(route.url),
+          headers: authorization ? { authorization, 'content-type': 'application/json' } : {},
+          ...(route.method === 'GET' || route.method === 'DELETE' ? {} : { payload: '{}' }),
+        });
+        expect({ route: `${route.method} ${route.url}`, status: response.statusCode }).toEqual({
+          route: `${route.method} ${route.url}`,
+          status: c.status,
+        });
+        const body = response.json();
+        expect(body).toEqual({
+          error: expect.any(String),
+          code: c.code,
+          requestId: response.headers['x-request-id'],
+        });
+      }
+      expect(await balanceOf(ctx.database.db, valid.accountId)).toBe(before);
+    });
+  }
+
+  it('a key without the route’s permission → 403 PERMISSION_DENIED on every route', async () => {
+    const before = await balanceOf(ctx.database.db, valid.accountId);
+    for (const route of routes) {
+      const others = PERMISSIONS.filter((p) => p !== route.permission);
+      const { key } = await ctx.addKey(valid.accountId, others);
+      const response = await ctx.app.inject({
+        method: route.method as 'GET',
+        url: concrete(route.url),
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(`${route.method} ${route.url} ${response.statusCode}`).toBe(`${route.method} ${route.url} 403`);
+      expect(response.json()).toEqual({
+        error: `This API key lacks the "${route.permission}" permission`,
+        code: 'PERMISSION_DENIED',
+        details: { required: route.permission },
+        requestId: response.headers['x-request-id'],
+      });
+      // Keep under the active-key cap.
+      await ctx.database.db.query('UPDATE api_keys SET revoked_at = now() WHERE key_prefix = $1', [
+        key.slice(0, 16),
+      ]);
+    }
+    expect(await balanceOf(ctx.database.db, valid.accountId)).toBe(before);
+  });
+});
