@@ -26,23 +26,31 @@ const USAGE = `Usage: sibyl <command> [options]
 Environment: DATABASE_URL (unset: embedded database in SIBYL_DATA_DIR, default ./data),
 PORT, HOST, LOG_LEVEL and the rest in docs/operations.md.`;
 
+function parse(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+        mode: { type: 'string' },
+        wallet: { type: 'string' },
+        reference: { type: 'string' },
+        memo: { type: 'string' },
+        name: { type: 'string' },
+        permissions: { type: 'string' },
+        'expires-at': { type: 'string' },
+      },
+    });
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    strict: true,
-    options: {
-      json: { type: 'boolean', default: false },
-      help: { type: 'boolean', short: 'h', default: false },
-      mode: { type: 'string' },
-      wallet: { type: 'string' },
-      reference: { type: 'string' },
-      memo: { type: 'string' },
-      name: { type: 'string' },
-      permissions: { type: 'string' },
-      'expires-at': { type: 'string' },
-    },
-  });
+  const { values, positionals } = parse(argv);
   const out = createOutput(values.json === true);
   const [command = 'start', action = '', ...rest] = positionals;
   if (values.help || command === 'help') {
@@ -88,8 +96,7 @@ function report(err: unknown, json: boolean): number {
     err instanceof UsageError ||
     err instanceof ConfigError ||
     err instanceof MigrationError ||
-    err instanceof DataDirInUseError ||
-    (err instanceof TypeError && (err as NodeJS.ErrnoException).code?.startsWith('ERR_PARSE_ARGS'));
+    err instanceof DataDirInUseError;
   const message = err instanceof Error ? err.message : String(err);
   const code = err instanceof AppError ? err.code : err instanceof UsageError ? 'USAGE' : 'ERROR';
   if (json) {

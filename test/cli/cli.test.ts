@@ -1,0 +1,89 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PgliteDatabase } from '../../src/db/pglite.js';
+import { checkKeyFormat } from '../../src/keys/format.js';
+import { databaseEnv, runCli } from '../helpers/cli.js';
+import { createTestDatabase, type TestDatabase, usingPostgres } from '../helpers/db.js';
+import { expectLedgerReconciles } from '../helpers/ledger.js';
+
+let database: TestDatabase;
+let env: Record<string, string>;
+
+function json(args: string[]) {
+  const result = runCli([...args, '--json'], env);
+  const lines = result.stdout.trim().split('\n');
+  expect(lines, result.stderr).toHaveLength(1); // exactly one JSON object on stdout
+  return { status: result.status, body: JSON.parse(lines[0] as string) };
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase({ poolSize: 2 });
+  env = databaseEnv(database.location);
+  // The embedded database admits one process at a time: hand it to the CLI.
+  if (!usingPostgres) await database.db.close();
+});
+
+afterAll(async () => {
+  if (!usingPostgres) {
+    const { db } = await PgliteDatabase.open(database.location);
+    await expectLedgerReconciles(db);
+    await db.close();
+  } else {
+    await expectLedgerReconciles(database.db);
+    await database.close();
+  }
+});
+
+describe('sibyl CLI', () => {
+  it('migrate reports an up-to-date database', () => {
+    expect(json(['migrate'])).toEqual({ status: 0, body: { applied: [] } });
+  });
+
+  it('creates an account, credits it idempotently, and issues a working key', () => {
+    const wallet = 'So11111111111111111111111111111111111111112';
+    const created = json(['accounts', 'create', '--mode', 'sandbox', '--wallet', wallet]);
+    expect(created.status).toBe(0);
+    expect(created.body).toMatchObject({
+      accountId: expect.stringMatching(/^acct_/),
+      mode: 'sandbox',
+      status: 'active',
+      walletAddress: wallet,
+      balanceUsd: '0.00',
+    });
+    const accountId = created.body.accountId as string;
+
+    const credit = json(['accounts', 'credit', accountId, '25.50', '--reference', 'tx-sig-1']);
+    expect(credit.body).toMatchObject({ amountUsd: '25.50', balanceUsd: '25.50', duplicate: false });
+    const again = json(['accounts', 'credit', accountId, '25.50', '--reference', 'tx-sig-1']);
+    expect(again.body).toMatchObject({ balanceUsd: '25.50', duplicate: true });
+
+    const key = json(['keys', 'create', accountId, '--name', 'ops', '--permissions', 'price,account']);
+    expect(key.status).toBe(0);
+    expect(key.body).toMatchObject({ id: expect.stringMatching(/^key_/), permissions: ['price', 'account'] });
+    expect(checkKeyFormat(key.body.key)).toBe('sandbox');
+
+    const shown = json(['accounts', 'show', accountId]);
+    expect(shown.body.balanceUsd).toBe('25.50');
+    expect(json(['ledger', 'reconcile']).body).toMatchObject({ ok: true });
+  });
+
+  it('reports errors as one JSON object and a non-zero exit', () => {
+    const missing = json(['keys', 'create', 'acct_missing']);
+    expect(missing).toEqual({
+      status: 1,
+      body: { error: 'Account acct_missing does not exist', code: 'ACCOUNT_NOT_FOUND' },
+    });
+    const badAmount = json(['accounts', 'credit', 'acct_x', '-5', '--reference', 'r']);
+    expect(badAmount.status).toBe(2);
+    expect(badAmount.body.code).toBe('USAGE');
+    const badWallet = json(['accounts', 'create', '--wallet', 'not-a-wallet']);
+    expect(badWallet.body.code).toBe('VALIDATION_ERROR');
+    const badPermissions = json(['keys', 'create', 'acct_x', '--permissions', 'price,root']);
+    expect(badPermissions.body.code).toBe('USAGE');
+  });
+
+  it('refuses a bad environment with a readable message', () => {
+    const result = runCli(['migrate'], { ...env, PORT: 'eighty' });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('Invalid configuration: PORT');
+  });
+});

@@ -1,0 +1,81 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BIN } from '../helpers/cli.js';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * The quick start, end to end: a fresh data directory, the real process, real HTTP. First start
+ * prints a sandbox key with 100.00 USD; that key works; SIGTERM stops the process cleanly; a second
+ * start on the same directory reuses it and prints no new key.
+ */
+describe('sibyl start on a brand-new embedded database', () => {
+  it('prints a working sandbox key, serves over HTTP, and shuts down on SIGTERM', async () => {
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'sibyl-e2e-')), 'data');
+    dirs.push(dataDir);
+    const port = await freePort();
+    const env = { PATH: process.env.PATH ?? '', SIBYL_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' };
+
+    const start = async (): Promise<{ child: ChildProcess; output: () => string }> => {
+      const child = spawn(process.execPath, [BIN, 'start'], { env });
+      let output = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+      });
+      child.stderr?.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+      });
+      const deadline = Date.now() + 45_000;
+      while (Date.now() < deadline) {
+        const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+          (r) => r.ok,
+          () => false,
+        );
+        if (ready) return { child, output: () => output };
+        if (child.exitCode !== null) throw new Error(`exited early: ${output}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`never became ready: ${output}`);
+    };
+    const stop = (child: ChildProcess) =>
+      new Promise<number | null>((resolve) => {
+        child.on('exit', (code) => resolve(code));
+        child.kill('SIGTERM');
+      });
+
+    const first = await start();
+    await new Promise((r) => setTimeout(r, 200));
+    const key = /API key\s+(pk_test_[0-9A-Za-z]{38})/.exec(first.output())?.[1];
+    expect(key, first.output()).toBeDefined();
+    expect(first.output()).toContain('100.00 USD');
+    expect(first.output()).toContain(`curl -H "Authorization: Bearer ${key}" http://127.0.0.1:${port}/api/v1/account`);
+
+    const account = await fetch(`http://127.0.0.1:${port}/api/v1/account`, { headers: { authorization: `Bearer ${key}` } });
+    expect(account.status).toBe(200);
+    expect(await account.json()).toMatchObject({ mode: 'sandbox', balanceUsd: '100.00' });
+    expect(await stop(first.child)).toBe(0);
+
+    const second = await start();
+    const again = await fetch(`http://127.0.0.1:${port}/api/v1/account`, { headers: { authorization: `Bearer ${key}` } });
+    expect(again.status).toBe(200);
+    expect(second.output()).not.toContain('API key');
+    expect(await stop(second.child)).toBe(0);
+  });
+});

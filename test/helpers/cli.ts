@@ -1,0 +1,25 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = fileURLToPath(new URL('../../bin/sibyl.js', import.meta.url));
+
+export interface CliResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built `sibyl` command as a user would, with only the given environment. */
+export function runCli(args: string[], env: Record<string, string>): CliResult {
+  const result = spawnSync(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'silent', ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** The environment pointing the CLI at a test database (PostgreSQL URL or PGlite directory). */
+export function databaseEnv(location: string): Record<string, string> {
+  return location.startsWith('postgres') ? { DATABASE_URL: location } : { SIBYL_DATA_DIR: location };
+}

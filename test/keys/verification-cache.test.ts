@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import type { Database, Queryable, Row, Sql } from '../../src/db/database.js';
+import { sqlText } from '../../src/db/database.js';
+import { createTestContext, type TestContext, testConfig } from '../helpers/context.js';
+
+/** Counts queries that look up keys, so "no database round trip" is measured, not assumed. */
+function countingDatabase(inner: Database): Database & { keyLookups: number } {
+  const counter = {
+    keyLookups: 0,
+    kind: inner.kind,
+    async query<R = Row>(sql: Sql, params?: readonly unknown[]): Promise<R[]> {
+      if (sqlText(sql).includes('FROM api_keys k LEFT JOIN accounts')) counter.keyLookups++;
+      return inner.query<R>(sql, params);
+    },
+    exec: (script: string) => inner.exec(script),
+    transaction: <T>(fn: (tx: Queryable) => Promise<T>) => inner.transaction(fn),
+    close: () => inner.close(),
+  };
+  return counter;
+}
+
+let ctx: TestContext;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+describe('key verification cache', () => {
+  it('verifies a key from the database once, then from memory; concurrent misses share one lookup', async () => {
+    const db = countingDatabase(ctx.database.db);
+    const app = await buildApp({ config: testConfig(), db, clock: ctx.clock });
+    await app.ready();
+    try {
+      const account = await ctx.createAccount();
+      const headers = { authorization: `Bearer ${account.key}` };
+      const first = await Promise.all(
+        Array.from({ length: 50 }, () => app.inject({ method: 'GET', url: '/api/v1/account', headers })),
+      );
+      expect(first.every((r) => r.statusCode === 200)).toBe(true);
+      expect(db.keyLookups).toBe(1);
+      for (let i = 0; i < 20; i++) await app.inject({ method: 'GET', url: '/api/v1/account', headers });
+      expect(db.keyLookups).toBe(1);
+      // Garbage never reaches the database.
+      await app.inject({ method: 'GET', url: '/api/v1/account', headers: { authorization: 'Bearer pk_live_x' } });
+      expect(db.keyLookups).toBe(1);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('a revocation on one instance reaches another instance at its next sync', async () => {
+    const other = await buildApp({
+      config: testConfig({ AUTH_CACHE_TTL_MS: '3600000' }),
+      db: ctx.database.db,
+      clock: ctx.clock,
+    });
+    await other.ready();
+    try {
+      const owner = await ctx.createAccount();
+      const victim = await ctx.addKey(owner.accountId);
+      const onOther = () =>
+        other.inject({ method: 'GET', url: '/api/v1/account', headers: { authorization: `Bearer ${victim.key}` } });
+      expect((await onOther()).statusCode).toBe(200); // now cached on `other` for an hour
+
+      const revoked = await ctx.request(owner.key, { method: 'DELETE', url: `/api/v1/keys/${victim.record.id}` });
+      expect(revoked.statusCode).toBe(200);
+      // `other` has not synced yet: its cache still holds the key (this is the window a sync closes).
+      expect((await onOther()).statusCode).toBe(200);
+      await other.services.authenticator.cache.sync(ctx.database.db);
+      const after = await onOther();
+      expect(after.statusCode).toBe(401);
+      expect(after.json().code).toBe('API_KEY_REVOKED');
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('a suspension reaches cached keys the same way, and reactivation too', async () => {
+    const { setAccountStatus } = await import('../../src/accounts/accounts.js');
+    const owner = await ctx.createAccount();
+    const call = () => ctx.request(owner.key, { method: 'GET', url: '/api/v1/account' });
+    expect((await call()).statusCode).toBe(200);
+    await setAccountStatus(ctx.database.db, owner.accountId, 'suspended');
+    await ctx.app.services.authenticator.cache.sync(ctx.database.db);
+    expect((await call()).json().code).toBe('ACCOUNT_SUSPENDED');
+    await setAccountStatus(ctx.database.db, owner.accountId, 'active');
+    await ctx.app.services.authenticator.cache.sync(ctx.database.db);
+    expect((await call()).statusCode).toBe(200);
+  });
+
+  it('empties itself when a sync fails, so an outage cannot keep a revoked key alive', async () => {
+    const owner = await ctx.createAccount();
+    await ctx.request(owner.key, { method: 'GET', url: '/api/v1/account' });
+    const cache = ctx.app.services.authenticator.cache;
+    expect(cache.size).toBeGreaterThan(0);
+    const broken: Queryable = {
+      query: async () => {
+        throw new Error('connection refused');
+      },
+      exec: async () => {},
+    };
+    await expect(cache.sync(broken)).rejects.toThrow('connection refused');
+    expect(cache.size).toBe(0);
+  });
+});
