@@ -23,7 +23,10 @@ async function emptyDatabase(connections = 1): Promise<Database[]> {
     const admin = new PostgresDatabase(url, { poolSize: 1 });
     await admin.exec(`CREATE DATABASE "${name}"`);
     await admin.close();
-    const dbs = Array.from({ length: connections }, () => new PostgresDatabase(withDatabase(url, name), { poolSize: 2 }));
+    const dbs = Array.from(
+      { length: connections },
+      () => new PostgresDatabase(withDatabase(url, name), { poolSize: 2 }),
+    );
     cleanups.push(async () => {
       for (const db of dbs) await db.close();
       const dropper = new PostgresDatabase(url, { poolSize: 1 });
@@ -39,7 +42,9 @@ async function emptyDatabase(connections = 1): Promise<Database[]> {
 
 function fakeMigrations(sqls: string[]): Migration[] {
   const dir = mkdtempSync(join(tmpdir(), 'sibyl-migrations-'));
-  sqls.forEach((sql, i) => writeFileSync(join(dir, `${String(i + 1).padStart(4, '0')}_step_${i + 1}.sql`), sql));
+  for (const [i, sql] of sqls.entries()) {
+    writeFileSync(join(dir, `${String(i + 1).padStart(4, '0')}_step_${i + 1}.sql`), sql);
+  }
   return loadMigrations(`${dir}/`);
 }
 
@@ -49,7 +54,9 @@ describe('migrations', () => {
     const all = loadMigrations();
     expect(await migrate(db, all)).toEqual(all.map((m) => m.version));
     expect(await migrate(db, all)).toEqual([]);
-    const rows = await db.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+    const rows = await db.query<{ version: number }>(
+      'SELECT version FROM schema_migrations ORDER BY version',
+    );
     expect(rows.map((r) => r.version)).toEqual(all.map((m) => m.version));
   });
 

@@ -11,7 +11,9 @@ function freePort(): Promise<number> {
     const server = createServer();
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -31,7 +33,12 @@ describe('sibyl start on a brand-new embedded database', () => {
     const dataDir = join(mkdtempSync(join(tmpdir(), 'sibyl-e2e-')), 'data');
     dirs.push(dataDir);
     const port = await freePort();
-    const env = { PATH: process.env.PATH ?? '', SIBYL_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' };
+    const env = {
+      PATH: process.env.PATH ?? '',
+      SIBYL_DATA_DIR: dataDir,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+    };
 
     const start = async (): Promise<{ child: ChildProcess; output: () => string }> => {
       const child = spawn(process.execPath, [BIN, 'start'], { env });
@@ -65,15 +72,21 @@ describe('sibyl start on a brand-new embedded database', () => {
     const key = /API key\s+(pk_test_[0-9A-Za-z]{38})/.exec(first.output())?.[1];
     expect(key, first.output()).toBeDefined();
     expect(first.output()).toContain('100.00 USD');
-    expect(first.output()).toContain(`curl -H "Authorization: Bearer ${key}" http://127.0.0.1:${port}/api/v1/account`);
+    expect(first.output()).toContain(
+      `curl -H "Authorization: Bearer ${key}" http://127.0.0.1:${port}/api/v1/account`,
+    );
 
-    const account = await fetch(`http://127.0.0.1:${port}/api/v1/account`, { headers: { authorization: `Bearer ${key}` } });
+    const account = await fetch(`http://127.0.0.1:${port}/api/v1/account`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(account.status).toBe(200);
     expect(await account.json()).toMatchObject({ mode: 'sandbox', balanceUsd: '100.00' });
     expect(await stop(first.child)).toBe(0);
 
     const second = await start();
-    const again = await fetch(`http://127.0.0.1:${port}/api/v1/account`, { headers: { authorization: `Bearer ${key}` } });
+    const again = await fetch(`http://127.0.0.1:${port}/api/v1/account`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(again.status).toBe(200);
     expect(second.output()).not.toContain('API key');
     expect(await stop(second.child)).toBe(0);

@@ -4,7 +4,10 @@ import { createTestContext, type TestContext } from '../helpers/context.js';
 let ctx: TestContext;
 let doc: {
   openapi: string;
-  paths: Record<string, Record<string, { security?: unknown; responses: Record<string, { description: string }> }>>;
+  paths: Record<
+    string,
+    Record<string, { security?: unknown; responses: Record<string, { description: string }> }>
+  >;
   components: { securitySchemes: Record<string, unknown> };
 };
 

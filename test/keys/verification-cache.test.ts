@@ -45,7 +45,11 @@ describe('key verification cache', () => {
       for (let i = 0; i < 20; i++) await app.inject({ method: 'GET', url: '/api/v1/account', headers });
       expect(db.keyLookups).toBe(1);
       // Garbage never reaches the database.
-      await app.inject({ method: 'GET', url: '/api/v1/account', headers: { authorization: 'Bearer pk_live_x' } });
+      await app.inject({
+        method: 'GET',
+        url: '/api/v1/account',
+        headers: { authorization: 'Bearer pk_live_x' },
+      });
       expect(db.keyLookups).toBe(1);
     } finally {
       await app.close();
@@ -63,10 +67,17 @@ describe('key verification cache', () => {
       const owner = await ctx.createAccount();
       const victim = await ctx.addKey(owner.accountId);
       const onOther = () =>
-        other.inject({ method: 'GET', url: '/api/v1/account', headers: { authorization: `Bearer ${victim.key}` } });
+        other.inject({
+          method: 'GET',
+          url: '/api/v1/account',
+          headers: { authorization: `Bearer ${victim.key}` },
+        });
       expect((await onOther()).statusCode).toBe(200); // now cached on `other` for an hour
 
-      const revoked = await ctx.request(owner.key, { method: 'DELETE', url: `/api/v1/keys/${victim.record.id}` });
+      const revoked = await ctx.request(owner.key, {
+        method: 'DELETE',
+        url: `/api/v1/keys/${victim.record.id}`,
+      });
       expect(revoked.statusCode).toBe(200);
       // `other` has not synced yet: its cache still holds the key (this is the window a sync closes).
       expect((await onOther()).statusCode).toBe(200);
