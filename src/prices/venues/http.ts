@@ -1,0 +1,105 @@
+import { type VenueName, VenueError } from '../types.js';
+
+const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+export interface VenueResponse {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON, or the raw text when the body is not JSON. */
+  body: unknown;
+  text: string;
+}
+
+export interface GetOptions {
+  venue: VenueName;
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+  headers?: Record<string, string>;
+  /** Non-2xx statuses the adapter wants to read itself (e.g. 404 = not listed). */
+  acceptStatuses?: number[];
+}
+
+function retryAfterMs(headers: Headers): number | undefined {
+  const value = headers.get('retry-after');
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+async function readCapped(response: Response, venue: VenueName): Promise<string> {
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw new VenueError(venue, 'bad_response', `response larger than ${MAX_BODY_BYTES} bytes`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * GET a venue URL with its own timeout, classifying every failure as a VenueError: timeouts,
+ * network errors, rate limits (429/418, with Retry-After), geo-blocks (451), other HTTP errors and
+ * unreadable bodies. One venue's failure never throws anything else.
+ */
+export async function venueGet(url: string, options: GetOptions): Promise<VenueResponse> {
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      signal,
+      redirect: 'error',
+      headers: { accept: 'application/json', 'user-agent': 'sibyl-price-service/1', ...options.headers },
+    });
+  } catch (err) {
+    if (timeout.aborted) throw new VenueError(options.venue, 'timeout', `no answer within ${options.timeoutMs} ms`);
+    if (options.signal?.aborted) throw new VenueError(options.venue, 'timeout', 'request cancelled');
+    throw new VenueError(options.venue, 'network', (err as Error).message);
+  }
+  let text: string;
+  try {
+    text = await readCapped(response, options.venue);
+  } catch (err) {
+    if (err instanceof VenueError) throw err;
+    if (timeout.aborted) throw new VenueError(options.venue, 'timeout', `no answer within ${options.timeoutMs} ms`);
+    throw new VenueError(options.venue, 'network', (err as Error).message);
+  }
+  const status = response.status;
+  if (status === 429 || status === 418) {
+    throw new VenueError(options.venue, 'rate_limited', `HTTP ${status}`, retryAfterMs(response.headers));
+  }
+  if (status === 451) throw new VenueError(options.venue, 'geo_blocked', 'HTTP 451: restricted location');
+  const accepted = status >= 200 && status < 300 ? true : (options.acceptStatuses ?? []).includes(status);
+  let body: unknown = text;
+  try {
+    body = text.length > 0 ? JSON.parse(text) : null;
+  } catch {
+    if (accepted && status >= 200 && status < 300) {
+      throw new VenueError(options.venue, 'bad_response', 'body is not JSON');
+    }
+  }
+  if (!accepted) throw new VenueError(options.venue, 'http_error', `HTTP ${status}`);
+  return { status, headers: response.headers, body, text };
+}
+
+/** Parses a decimal that venues send as a string (or a number); null when it is not a finite number. */
+export function toNumber(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value !== 'string' || value.trim() === '') return null;
+  const n = Number(value);
+  return Number.isFinite(n) ? n : null;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
