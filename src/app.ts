@@ -15,6 +15,10 @@ import { VerificationCache } from './keys/verification-cache.js';
 import { type Biller, directBiller } from './ledger/biller.js';
 import type { Clock } from './lib/clock.js';
 import { newId } from './lib/ids.js';
+import { createPriceService } from './prices/index.js';
+import { priceRoutes } from './prices/routes.js';
+import type { PriceVenue } from './prices/types.js';
+import { createLiveVenues } from './prices/venues/registry.js';
 import { VERSION } from './version.js';
 
 export interface AppOptions {
@@ -24,6 +28,8 @@ export interface AppOptions {
   /** The process logger; none means no logs (tests). */
   logger?: Logger;
   biller?: Biller;
+  /** Live price venues; default: the configured registry (tests hand in venues on local servers). */
+  liveVenues?: PriceVenue[];
   /** Routes to add before the app is sealed (tests use it for probe routes). */
   extraRoutes?: (app: FastifyInstance) => void;
 }
@@ -51,6 +57,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clock,
     authenticator: new Authenticator(db, clock, cache),
     biller: options.biller ?? directBiller(db),
+    prices: createPriceService(config, clock, options.liveVenues ?? createLiveVenues(config.prices).price),
   };
   app.decorate('services', services);
   app.decorate('apiRoutes', []);
@@ -75,6 +82,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   healthRoutes(app);
   accountRoutes(app);
   keyRoutes(app);
+  priceRoutes(app);
   options.extraRoutes?.(app);
 
   cache.startSync(db, app.log);

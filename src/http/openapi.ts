@@ -27,6 +27,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       tags: [
         { name: 'account', description: 'The calling account' },
         { name: 'keys', description: 'API key management' },
+        { name: 'prices', description: 'Volume-weighted token prices (docs/prices.md)' },
         { name: 'health', description: 'Liveness and readiness' },
       ],
     },

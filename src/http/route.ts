@@ -29,7 +29,7 @@ export interface RouteSpec<P extends TSchema, Q extends TSchema, B extends TSche
   tags: string[];
   permission: Permission;
   /** Micro-USD charged when the handler succeeds; absent for free routes. */
-  price?: bigint | ((input: RouteInput<P, Q, B>) => bigint);
+  price?: bigint | ((input: RouteInput<P, Q, B>, result: Static<R>) => bigint);
   /** How a computed price is made up, for the API reference (e.g. "0.05 + 0.01 per symbol"). */
   priceNote?: string;
   params?: P;
@@ -141,7 +141,7 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
       };
       const result = await spec.handler(input, request, reply);
       if (spec.price === undefined) return { requestId: request.id, ...result };
-      const amount = typeof spec.price === 'function' ? spec.price(input) : spec.price;
+      const amount = typeof spec.price === 'function' ? spec.price(input, result) : spec.price;
       const charge = await app.services.biller.charge({
         accountId: principal.accountId,
         amountMicros: amount,

@@ -4,6 +4,7 @@ import type { Authenticator, Principal } from '../keys/authenticate.js';
 import type { Permission } from '../keys/permissions.js';
 import type { Biller } from '../ledger/biller.js';
 import type { Clock } from '../lib/clock.js';
+import type { PriceService } from '../prices/service.js';
 import type { ApiRouteInfo } from './route.js';
 
 /** What routes and hooks reach through `app.services`; built once at the composition root. */
@@ -13,6 +14,7 @@ export interface Services {
   clock: Clock;
   authenticator: Authenticator;
   biller: Biller;
+  prices: PriceService;
 }
 
 declare module 'fastify' {

@@ -199,7 +199,10 @@ export function parseTarget(text: string): ParsedTarget {
     return { kind: 'target', target: { key: token ? token.symbol : trimmed, token, mint: trimmed } };
   }
   if (!SYMBOL_PATTERN.test(trimmed)) {
-    return { kind: 'invalid', reason: 'a symbol is 1-15 letters or digits; a mint is a base58 Solana address' };
+    return {
+      kind: 'invalid',
+      reason: 'a symbol is 1-15 letters or digits; a mint is a base58 Solana address',
+    };
   }
   const token = BY_SYMBOL.get(trimmed.toUpperCase());
   if (!token) return { kind: 'unknown-symbol' };

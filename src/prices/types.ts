@@ -1,6 +1,15 @@
 import type { PriceTarget } from './tokens.js';
 
-export const LIVE_VENUES = ['binance', 'coinbase', 'kraken', 'okx', 'coingecko', 'jupiter', 'dexscreener', 'pyth'] as const;
+export const LIVE_VENUES = [
+  'binance',
+  'coinbase',
+  'kraken',
+  'okx',
+  'coingecko',
+  'jupiter',
+  'dexscreener',
+  'pyth',
+] as const;
 export type LiveVenueName = (typeof LIVE_VENUES)[number];
 
 export const SANDBOX_VENUES = ['sandbox-alpha', 'sandbox-beta', 'sandbox-gamma'] as const;

@@ -58,7 +58,9 @@ export async function startFakeServer(handler: FakeHandler): Promise<FakeServer>
           'content-type': isText ? 'text/plain' : 'application/json',
           ...answer.headers,
         });
-        res.end(answer.body === undefined ? '' : isText ? (answer.body as string) : JSON.stringify(answer.body));
+        res.end(
+          answer.body === undefined ? '' : isText ? (answer.body as string) : JSON.stringify(answer.body),
+        );
       } catch (err) {
         res.writeHead(500, { 'content-type': 'text/plain' });
         res.end(`fake server handler failed: ${(err as Error).message}`);

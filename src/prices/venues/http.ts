@@ -1,4 +1,4 @@
-import { type VenueName, VenueError } from '../types.js';
+import { VenueError, type VenueName } from '../types.js';
 
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
@@ -62,7 +62,8 @@ export async function venueGet(url: string, options: GetOptions): Promise<VenueR
       headers: { accept: 'application/json', 'user-agent': 'sibyl-price-service/1', ...options.headers },
     });
   } catch (err) {
-    if (timeout.aborted) throw new VenueError(options.venue, 'timeout', `no answer within ${options.timeoutMs} ms`);
+    if (timeout.aborted)
+      throw new VenueError(options.venue, 'timeout', `no answer within ${options.timeoutMs} ms`);
     if (options.signal?.aborted) throw new VenueError(options.venue, 'timeout', 'request cancelled');
     throw new VenueError(options.venue, 'network', (err as Error).message);
   }
@@ -71,7 +72,8 @@ export async function venueGet(url: string, options: GetOptions): Promise<VenueR
     text = await readCapped(response, options.venue);
   } catch (err) {
     if (err instanceof VenueError) throw err;
-    if (timeout.aborted) throw new VenueError(options.venue, 'timeout', `no answer within ${options.timeoutMs} ms`);
+    if (timeout.aborted)
+      throw new VenueError(options.venue, 'timeout', `no answer within ${options.timeoutMs} ms`);
     throw new VenueError(options.venue, 'network', (err as Error).message);
   }
   const status = response.status;
@@ -102,4 +104,19 @@ export function toNumber(value: unknown): number | null {
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The checks every adapter applies to the fields it reads: a malformed answer becomes a
+ * `bad_response` VenueError naming the field, never a TypeError or a NaN price.
+ */
+export function fieldReaders(venue: VenueName) {
+  const badResponse = (message: string) => new VenueError(venue, 'bad_response', message);
+  const numberField = (value: unknown, what: string, min: 'positive' | 'non-negative'): number => {
+    const n = toNumber(value);
+    if (n === null) throw badResponse(`${what} is not a number`);
+    if (min === 'positive' ? n <= 0 : n < 0) throw badResponse(`${what} is out of range: ${n}`);
+    return n;
+  };
+  return { badResponse, numberField };
 }

@@ -1,0 +1,121 @@
+import type { Clock } from '../lib/clock.js';
+import type { PriceTarget } from './tokens.js';
+import { type PriceVenue, VenueError, type VenueFailure, type VenueName, type VenueQuote } from './types.js';
+
+export type VenueOutcome =
+  | { venue: VenueName; role: PriceVenue['role']; kind: 'quote'; quote: VenueQuote; receivedAt: Date }
+  | { venue: VenueName; role: PriceVenue['role']; kind: 'not_listed' }
+  | { venue: VenueName; role: PriceVenue['role']; kind: 'failed'; failure: VenueFailure; message: string }
+  | { venue: VenueName; role: PriceVenue['role']; kind: 'skipped'; reason: 'circuit_open'; retryAt: Date };
+
+export interface QuoteSourceOptions {
+  /** How long a quote (or a "not listed") is reused. */
+  ttlMs: number;
+  /** How long a failure is reused before the venue is asked again. */
+  errorTtlMs: number;
+  /** Consecutive failures after which a venue is skipped... */
+  breakerFailures: number;
+  /** ...for this long (or for as long as a rate limit's Retry-After asks). */
+  breakerCooldownMs: number;
+}
+
+interface CacheEntry {
+  outcome: VenueOutcome;
+  expiresAt: number;
+}
+
+interface Breaker {
+  failures: number;
+  openUntil: number;
+}
+
+/**
+ * Asks a set of venues about a token, all in parallel, each with its own timeout and no shared
+ * failure. Answers are cached briefly and coalesced: however many requests want SOL at once, each
+ * venue is asked at most once per refresh. A venue that keeps failing is skipped for a while (its
+ * circuit is open) and the outcome says so.
+ */
+export class QuoteSource {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly inFlight = new Map<string, Promise<VenueOutcome>>();
+  private readonly breakers = new Map<VenueName, Breaker>();
+
+  constructor(
+    readonly venues: readonly PriceVenue[],
+    private readonly options: QuoteSourceOptions,
+    private readonly clock: Clock,
+  ) {}
+
+  /** One outcome per venue that can price the target; empty when none can. */
+  outcomes(target: PriceTarget): Promise<VenueOutcome[]> {
+    return Promise.all(this.venues.filter((v) => v.canPrice(target)).map((v) => this.outcome(v, target)));
+  }
+
+  private outcome(venue: PriceVenue, target: PriceTarget): Promise<VenueOutcome> {
+    const key = `${venue.name}\u0000${target.key}`;
+    const now = this.clock.now().getTime();
+    const cached = this.cache.get(key);
+    if (cached && cached.expiresAt > now) return Promise.resolve(cached.outcome);
+    const pending = this.inFlight.get(key);
+    if (pending) return pending;
+    const breaker = this.breakers.get(venue.name);
+    if (breaker && breaker.openUntil > now) {
+      return Promise.resolve({
+        venue: venue.name,
+        role: venue.role,
+        kind: 'skipped',
+        reason: 'circuit_open',
+        retryAt: new Date(breaker.openUntil),
+      });
+    }
+    const call = this.ask(venue, target).then((outcome) => {
+      this.inFlight.delete(key);
+      this.record(venue.name, outcome);
+      const ttl = outcome.kind === 'failed' ? this.options.errorTtlMs : this.options.ttlMs;
+      this.cache.set(key, { outcome, expiresAt: this.clock.now().getTime() + ttl });
+      return outcome;
+    });
+    this.inFlight.set(key, call);
+    return call;
+  }
+
+  private async ask(venue: PriceVenue, target: PriceTarget): Promise<VenueOutcome> {
+    try {
+      // Each adapter applies its own timeout; this signal only exists to satisfy the port.
+      const quote = await venue.fetchQuote(target, new AbortController().signal);
+      if (quote === null) return { venue: venue.name, role: venue.role, kind: 'not_listed' };
+      return { venue: venue.name, role: venue.role, kind: 'quote', quote, receivedAt: this.clock.now() };
+    } catch (err) {
+      const failure: VenueFailure = err instanceof VenueError ? err.kind : 'upstream_error';
+      const message = err instanceof VenueError ? err.message : `${venue.name}: unexpected failure`;
+      const outcome: VenueOutcome = { venue: venue.name, role: venue.role, kind: 'failed', failure, message };
+      if (err instanceof VenueError && err.kind === 'rate_limited' && err.retryAfterMs) {
+        this.trip(venue.name, err.retryAfterMs);
+      }
+      return outcome;
+    }
+  }
+
+  private record(venue: VenueName, outcome: VenueOutcome): void {
+    const breaker = this.breakers.get(venue) ?? { failures: 0, openUntil: 0 };
+    if (outcome.kind === 'failed') {
+      breaker.failures += 1;
+      if (breaker.failures >= this.options.breakerFailures) {
+        breaker.openUntil = Math.max(
+          breaker.openUntil,
+          this.clock.now().getTime() + this.options.breakerCooldownMs,
+        );
+      }
+    } else {
+      breaker.failures = 0;
+      breaker.openUntil = 0;
+    }
+    this.breakers.set(venue, breaker);
+  }
+
+  private trip(venue: VenueName, forMs: number): void {
+    const breaker = this.breakers.get(venue) ?? { failures: 0, openUntil: 0 };
+    breaker.openUntil = Math.max(breaker.openUntil, this.clock.now().getTime() + forMs);
+    this.breakers.set(venue, breaker);
+  }
+}

@@ -1,0 +1,142 @@
+import { parseIsoTimestamp } from '../../lib/time.js';
+import type { PriceTarget } from '../tokens.js';
+import {
+  type Candle,
+  type CandleInterval,
+  type CandleVenue,
+  INTERVAL_MS,
+  type PriceVenue,
+  VenueError,
+  type VenueQuote,
+  type VenueSettings,
+} from '../types.js';
+import { fieldReaders, isRecord, type VenueResponse, venueGet } from './http.js';
+
+const VENUE = 'coinbase';
+const { badResponse, numberField } = fieldReaders(VENUE);
+/** Coinbase rejects a candles request spanning more than 300 buckets. */
+const CANDLES_PER_REQUEST = 300;
+
+/** Granularity in seconds. Coinbase has no 4h granularity (21600 is 6h), so 4h is not served. */
+const GRANULARITY_S: Partial<Record<CandleInterval, number>> = {
+  '1m': 60,
+  '5m': 300,
+  '15m': 900,
+  '1h': 3600,
+  '1d': 86400,
+};
+
+/** Coinbase answers an unknown product with 404 {"message":"NotFound"}; other 404s are failures. */
+function isNotFound(response: VenueResponse): boolean {
+  if (response.status !== 404) return false;
+  if (isRecord(response.body) && typeof response.body.message === 'string') return true;
+  throw new VenueError(VENUE, 'http_error', 'HTTP 404 without a Coinbase error body');
+}
+
+function parseTicker(body: unknown): VenueQuote {
+  if (!isRecord(body)) throw badResponse('ticker is not an object');
+  const price = numberField(body.price, 'price', 'positive');
+  // The ticker's volume is in the base asset over 24h.
+  const volume = numberField(body.volume, 'volume', 'non-negative');
+  const timestamp = typeof body.time === 'string' ? parseIsoTimestamp(body.time) : null;
+  if (!timestamp) throw badResponse('time is not an ISO timestamp');
+  return { price, volume24hUsd: volume * price, timestamp };
+}
+
+function parseCandle(row: unknown, stepMs: number, nowMs: number): Candle {
+  if (!Array.isArray(row) || row.length < 6) throw badResponse('candle is not an array of 6 fields');
+  const [time, low, high, open, close, volume] = row;
+  if (typeof time !== 'number' || !Number.isSafeInteger(time) || time <= 0) {
+    throw badResponse('candle time is not a unix timestamp');
+  }
+  const closePrice = numberField(close, 'candle close', 'positive');
+  const openMs = time * 1000;
+  return {
+    openTime: new Date(openMs),
+    open: numberField(open, 'candle open', 'positive'),
+    high: numberField(high, 'candle high', 'positive'),
+    low: numberField(low, 'candle low', 'positive'),
+    close: closePrice,
+    volumeUsd: numberField(volume, 'candle volume', 'non-negative') * closePrice,
+    closed: openMs + stepMs <= nowMs,
+  };
+}
+
+/**
+ * Coinbase Exchange (USD products). Quotes from the product ticker, candles in windows of 300
+ * buckets (the per-request cap). `now` decides which candle is still open.
+ */
+export function createCoinbaseVenue(
+  settings: VenueSettings,
+  now: () => number = Date.now,
+): PriceVenue & CandleVenue {
+  const get = (path: string, signal: AbortSignal, params?: Record<string, string>) =>
+    venueGet(`${settings.baseUrl}${path}${params ? `?${new URLSearchParams(params)}` : ''}`, {
+      venue: VENUE,
+      timeoutMs: settings.timeoutMs,
+      signal,
+      acceptStatuses: [404],
+    });
+
+  return {
+    name: VENUE,
+    role: 'market',
+
+    canPrice(target: PriceTarget): boolean {
+      return target.token?.markets.coinbase !== undefined;
+    },
+
+    async fetchQuote(target: PriceTarget, signal: AbortSignal): Promise<VenueQuote | null> {
+      const product = target.token?.markets.coinbase;
+      if (product === undefined) return null;
+      const response = await get(`/products/${encodeURIComponent(product)}/ticker`, signal);
+      if (isNotFound(response)) return null;
+      return parseTicker(response.body);
+    },
+
+    canServeCandles(target: PriceTarget, interval: CandleInterval): boolean {
+      return target.token?.markets.coinbase !== undefined && GRANULARITY_S[interval] !== undefined;
+    },
+
+    async fetchCandles(
+      target: PriceTarget,
+      interval: CandleInterval,
+      start: Date,
+      end: Date,
+      signal: AbortSignal,
+    ): Promise<Candle[] | null> {
+      const product = target.token?.markets.coinbase;
+      const granularity = GRANULARITY_S[interval];
+      // Without a granularity for the interval there is nothing Coinbase can answer, as if unlisted.
+      if (product === undefined || granularity === undefined) return null;
+      const step = INTERVAL_MS[interval];
+      const startMs = start.getTime();
+      const endMs = end.getTime();
+      const byOpenTime = new Map<number, Candle>();
+      // Buckets are aligned to the interval; one that opened before `start` is not wanted.
+      for (
+        let cursor = Math.ceil(startMs / step) * step;
+        cursor < endMs;
+        cursor += CANDLES_PER_REQUEST * step
+      ) {
+        const windowEnd = Math.min(cursor + CANDLES_PER_REQUEST * step, endMs);
+        const response = await get(`/products/${encodeURIComponent(product)}/candles`, signal, {
+          granularity: String(granularity),
+          start: new Date(cursor).toISOString(),
+          end: new Date(windowEnd).toISOString(),
+        });
+        if (isNotFound(response)) return null;
+        if (!Array.isArray(response.body)) throw badResponse('candles is not an array');
+        const nowMs = now();
+        for (const row of response.body) {
+          const candle = parseCandle(row, step, nowMs);
+          const openMs = candle.openTime.getTime();
+          // Coinbase's end is inclusive, so a window's last row repeats the next window's first.
+          if (openMs >= startMs && openMs < endMs) byOpenTime.set(openMs, candle);
+        }
+      }
+      // Coinbase sends newest first.
+      return [...byOpenTime.values()].sort((a, b) => a.openTime.getTime() - b.openTime.getTime());
+    },
+  };
+}
