@@ -5,6 +5,8 @@ import { accountRoutes } from './accounts/routes.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { healthRoutes } from './health/routes.js';
+import { historicalRoutes } from './historical/routes.js';
+import { HistoricalService } from './historical/service.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerOpenApi } from './http/openapi.js';
 import { RequestLog } from './http/request-log.js';
@@ -17,7 +19,7 @@ import type { Clock } from './lib/clock.js';
 import { newId } from './lib/ids.js';
 import { createPriceService } from './prices/index.js';
 import { priceRoutes } from './prices/routes.js';
-import type { PriceVenue } from './prices/types.js';
+import type { CandleVenue, PriceVenue } from './prices/types.js';
 import { createLiveVenues } from './prices/venues/registry.js';
 import { VERSION } from './version.js';
 
@@ -30,6 +32,8 @@ export interface AppOptions {
   biller?: Biller;
   /** Live price venues; default: the configured registry (tests hand in venues on local servers). */
   liveVenues?: PriceVenue[];
+  /** Live candle venues for historical prices; default: the configured registry. */
+  candleVenues?: CandleVenue[];
   /** Routes to add before the app is sealed (tests use it for probe routes). */
   extraRoutes?: (app: FastifyInstance) => void;
 }
@@ -51,13 +55,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(TypeBoxValidatorCompiler);
 
   const cache = new VerificationCache<KeyVerification | null>(config.authCache);
+  const registry = createLiveVenues(config.prices);
   const services: Services = {
     config,
     db,
     clock,
     authenticator: new Authenticator(db, clock, cache),
     biller: options.biller ?? directBiller(db),
-    prices: createPriceService(config, clock, options.liveVenues ?? createLiveVenues(config.prices).price),
+    prices: createPriceService(config, clock, options.liveVenues ?? registry.price),
+    historical: new HistoricalService(db, options.candleVenues ?? registry.candles, clock, {
+      outlierTolerance: config.prices.outlierTolerance,
+    }),
   };
   app.decorate('services', services);
   app.decorate('apiRoutes', []);
@@ -83,6 +91,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   accountRoutes(app);
   keyRoutes(app);
   priceRoutes(app);
+  historicalRoutes(app);
   options.extraRoutes?.(app);
 
   cache.startSync(db, app.log);

@@ -28,6 +28,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         { name: 'account', description: 'The calling account' },
         { name: 'keys', description: 'API key management' },
         { name: 'prices', description: 'Volume-weighted token prices (docs/prices.md)' },
+        { name: 'historical', description: 'Historical price series from venue candles (docs/prices.md)' },
         { name: 'health', description: 'Liveness and readiness' },
       ],
     },

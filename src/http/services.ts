@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
+import type { HistoricalService } from '../historical/service.js';
 import type { Authenticator, Principal } from '../keys/authenticate.js';
 import type { Permission } from '../keys/permissions.js';
 import type { Biller } from '../ledger/biller.js';
@@ -15,6 +16,7 @@ export interface Services {
   authenticator: Authenticator;
   biller: Biller;
   prices: PriceService;
+  historical: HistoricalService;
 }
 
 declare module 'fastify' {

@@ -20,7 +20,7 @@ function present(result: PriceResult, target: PriceTarget) {
 }
 
 /** How a request names the token in the answer: symbols upper-cased, mints as given. */
-function displayName(text: string): string {
+export function displayName(text: string): string {
   const trimmed = text.trim();
   return trimmed.length >= 32 ? trimmed : trimmed.toUpperCase();
 }
