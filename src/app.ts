@@ -7,6 +7,7 @@ import type { Database } from './db/database.js';
 import { healthRoutes } from './health/routes.js';
 import { historicalRoutes } from './historical/routes.js';
 import { HistoricalService } from './historical/service.js';
+import { registerCorsPreflight } from './http/cors.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerOpenApi } from './http/openapi.js';
 import { RequestLog } from './http/request-log.js';
@@ -17,6 +18,8 @@ import { VerificationCache } from './keys/verification-cache.js';
 import { type Biller, directBiller } from './ledger/biller.js';
 import type { Clock } from './lib/clock.js';
 import { newId } from './lib/ids.js';
+import { LocalRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
+import { RedisRateLimiter } from './limits/redis-rate-limiter.js';
 import { createPriceService } from './prices/index.js';
 import { priceRoutes } from './prices/routes.js';
 import type { CandleVenue, PriceVenue } from './prices/types.js';
@@ -30,6 +33,7 @@ export interface AppOptions {
   /** The process logger; none means no logs (tests). */
   logger?: Logger;
   biller?: Biller;
+  rateLimiter?: RateLimiter;
   /** Live price venues; default: the configured registry (tests hand in venues on local servers). */
   liveVenues?: PriceVenue[];
   /** Live candle venues for historical prices; default: the configured registry. */
@@ -62,6 +66,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clock,
     authenticator: new Authenticator(db, clock, cache),
     biller: options.biller ?? directBiller(db),
+    rateLimiter: options.rateLimiter ?? createRateLimiter(app, config),
     prices: createPriceService(config, clock, options.liveVenues ?? registry.price),
     historical: new HistoricalService(db, options.candleVenues ?? registry.candles, clock, {
       outlierTolerance: config.prices.outlierTolerance,
@@ -85,6 +90,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   registerErrorHandling(app);
+  registerCorsPreflight(app, config.access.corsMaxAgeSeconds);
   await registerOpenApi(app, VERSION);
 
   healthRoutes(app);
@@ -95,6 +101,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   options.extraRoutes?.(app);
 
   cache.startSync(db, app.log);
-  app.addHook('onClose', async () => cache.stopSync());
+  app.addHook('onClose', async () => {
+    cache.stopSync();
+    await services.rateLimiter.close();
+  });
   return app;
+}
+
+function createRateLimiter(app: FastifyInstance, config: Config): RateLimiter {
+  if (!config.access.redisUrl) return new LocalRateLimiter();
+  const limiter = new RedisRateLimiter(config.access.redisUrl, new LocalRateLimiter(), app.log);
+  app.addHook('onReady', async () => {
+    if (!(await limiter.waitUntilReady(2000)))
+      app.log.warn('Redis not reachable yet: rate limits are per instance');
+  });
+  return limiter;
 }

@@ -1,5 +1,6 @@
 import Type, { type Static } from 'typebox';
 import Value from 'typebox/value';
+import { type Cidr, parseCidr } from './lib/ip.js';
 import { LIVE_VENUES, type LiveVenueName, type VenueSettings } from './prices/types.js';
 
 /**
@@ -24,6 +25,13 @@ const Env = Type.Object({
   AUTH_CACHE_SYNC_MS: Type.Integer({ default: 1000, minimum: 100 }),
   AUTH_CACHE_MAX_ENTRIES: Type.Integer({ default: 10_000, minimum: 1 }),
   RECONCILE_INTERVAL_MS: Type.Integer({ default: 3_600_000, minimum: 1000 }),
+  TRUSTED_PROXIES: Type.String({ default: '' }),
+  REDIS_URL: Type.Optional(Type.String({ minLength: 1 })),
+  RATE_LIMIT_PER_SECOND: Type.Number({ default: 50, exclusiveMinimum: 0 }),
+  RATE_LIMIT_BURST: Type.Integer({ default: 100, minimum: 1 }),
+  RATE_LIMIT_MAX_PER_SECOND: Type.Number({ default: 500, exclusiveMinimum: 0 }),
+  RATE_LIMIT_MAX_BURST: Type.Integer({ default: 1000, minimum: 1 }),
+  CORS_MAX_AGE_SECONDS: Type.Integer({ default: 600, minimum: 0 }),
   PRICE_VENUES: Type.String({ default: LIVE_VENUES.join(',') }),
   PRICE_CACHE_TTL_MS: Type.Integer({ default: 2000, minimum: 0 }),
   PRICE_ERROR_CACHE_TTL_MS: Type.Integer({ default: 1000, minimum: 0 }),
@@ -62,7 +70,19 @@ export interface Config {
   dbPoolSize: number;
   authCache: { ttlMs: number; syncMs: number; maxEntries: number };
   reconcileIntervalMs: number;
+  access: AccessConfig;
   prices: PriceConfig;
+}
+
+export interface AccessConfig {
+  /** Proxies whose X-Forwarded-For is believed (CIDR ranges). */
+  trustedProxies: Cidr[];
+  redisUrl: string | undefined;
+  /** The rate limit of keys that set none. */
+  defaultRateLimit: { perSecond: number; burst: number };
+  /** The most a key may be given through the API. */
+  ceilings: { maxPerSecond: number; maxBurst: number };
+  corsMaxAgeSeconds: number;
 }
 
 export interface PriceConfig {
@@ -105,6 +125,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       `Invalid configuration: PRICE_VENUES names unknown venues (${unknownVenues.join(', ')}); known: ${LIVE_VENUES.join(', ')}`,
     );
   }
+  const trustedProxies: Cidr[] = [];
+  for (const entry of v.TRUSTED_PROXIES.split(',')
+    .map((e) => e.trim())
+    .filter(Boolean)) {
+    const parsed = parseCidr(entry);
+    if ('error' in parsed)
+      throw new ConfigError(`Invalid configuration: TRUSTED_PROXIES entry "${entry}" ${parsed.error}`);
+    trustedProxies.push(parsed.cidr);
+  }
   const timeoutMs = v.PRICE_VENUE_TIMEOUT_MS;
   const coingeckoBase =
     v.COINGECKO_BASE_URL ??
@@ -129,6 +158,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxEntries: v.AUTH_CACHE_MAX_ENTRIES,
     },
     reconcileIntervalMs: v.RECONCILE_INTERVAL_MS,
+    access: {
+      trustedProxies,
+      redisUrl: v.REDIS_URL,
+      defaultRateLimit: { perSecond: v.RATE_LIMIT_PER_SECOND, burst: v.RATE_LIMIT_BURST },
+      ceilings: { maxPerSecond: v.RATE_LIMIT_MAX_PER_SECOND, maxBurst: v.RATE_LIMIT_MAX_BURST },
+      corsMaxAgeSeconds: v.CORS_MAX_AGE_SECONDS,
+    },
     prices: {
       venues: [...new Set(venueNames)] as LiveVenueName[],
       cacheTtlMs: v.PRICE_CACHE_TTL_MS,

@@ -3,7 +3,10 @@ import Type, { type Static, type TObject, type TSchema } from 'typebox';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.js';
 import { type Principal, requirePermission } from '../keys/authenticate.js';
 import type { Permission } from '../keys/permissions.js';
+import { checkRestrictions } from '../keys/restrictions.js';
+import { clientAddress } from '../lib/client-ip.js';
 import { formatUsd } from '../lib/money.js';
+import { EXPOSED_HEADERS, quotaError, takeRateLimit } from '../limits/enforce.js';
 import { BillingProperties, errorBodySchema } from './schemas.js';
 
 export interface RouteInput<P extends TSchema, Q extends TSchema, B extends TSchema> {
@@ -47,7 +50,10 @@ const AUTH_ERRORS: ErrorCode[] = [
   'API_KEY_REVOKED',
   'ACCOUNT_NOT_FOUND',
   'PERMISSION_DENIED',
+  'IP_NOT_ALLOWED',
+  'ORIGIN_NOT_ALLOWED',
   'ACCOUNT_SUSPENDED',
+  'RATE_LIMIT_EXCEEDED',
   'INTERNAL_ERROR',
 ];
 
@@ -88,7 +94,7 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
   const codes: ErrorCode[] = [...AUTH_ERRORS, ...(spec.errors ?? [])];
   if (spec.params || spec.querystring || spec.body) codes.push('VALIDATION_ERROR');
   if (spec.body) codes.push('PAYLOAD_TOO_LARGE');
-  if (priced) codes.push('INSUFFICIENT_BALANCE');
+  if (priced) codes.push('INSUFFICIENT_BALANCE', 'QUOTA_EXCEEDED');
 
   const success = Type.Object(
     {
@@ -123,11 +129,32 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
       response: { 200: success, ...errorResponses(codes) },
     },
     config: { permission: spec.permission, priced },
-    // Authentication runs before the body is parsed or validated: an unauthenticated caller
-    // learns nothing about the route's input rules and costs no parsing.
-    onRequest: async (request) => {
-      const principal = await app.services.authenticator.authenticate(request.headers.authorization);
+    // Access checks run before the body is parsed or validated, cheapest first: an unauthenticated
+    // caller learns nothing about the route's input rules and costs no parsing.
+    onRequest: async (request, reply) => {
+      const { authenticator, config, rateLimiter, clock } = app.services;
+      const principal = await authenticator.authenticate(request.headers.authorization);
+      const client = clientAddress(
+        request.socket.remoteAddress,
+        request.headers['x-forwarded-for'],
+        config.access.trustedProxies,
+      );
+      const origin = request.headers.origin;
+      checkRestrictions(principal, client, origin);
+      if (origin !== undefined && principal.verification.originRestrictionEnabled) {
+        // Only keys that list their browser origins answer browsers (checkRestrictions vetted it).
+        reply.header('access-control-allow-origin', origin);
+        reply.header('access-control-expose-headers', EXPOSED_HEADERS);
+        reply.header('vary', 'Origin');
+      }
       requirePermission(principal, spec.permission);
+      await takeRateLimit(
+        rateLimiter,
+        principal,
+        config.access.defaultRateLimit,
+        clock.now().getTime(),
+        reply,
+      );
       request.principal = principal;
     },
     handler: async (request, reply) => {
@@ -142,13 +169,20 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
       const result = await spec.handler(input, request, reply);
       if (spec.price === undefined) return { requestId: request.id, ...result };
       const amount = typeof spec.price === 'function' ? spec.price(input, result) : spec.price;
+      const { verification } = principal;
+      const now = app.services.clock.now();
       const charge = await app.services.biller.charge({
         accountId: principal.accountId,
         amountMicros: amount,
         operation: spec.operationId,
         requestId: request.id,
         keyId: principal.keyId,
+        quota: verification.hasQuota
+          ? { lineageId: verification.lineageId, limits: verification.quotas, now }
+          : undefined,
       });
+      if (!charge.ok && charge.reason === 'QUOTA_EXCEEDED')
+        throw quotaError(charge, verification.quotas, now.getTime());
       if (!charge.ok) {
         throw new AppError(
           'INSUFFICIENT_BALANCE',

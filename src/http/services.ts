@@ -5,6 +5,7 @@ import type { Authenticator, Principal } from '../keys/authenticate.js';
 import type { Permission } from '../keys/permissions.js';
 import type { Biller } from '../ledger/biller.js';
 import type { Clock } from '../lib/clock.js';
+import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { PriceService } from '../prices/service.js';
 import type { ApiRouteInfo } from './route.js';
 
@@ -17,6 +18,7 @@ export interface Services {
   biller: Biller;
   prices: PriceService;
   historical: HistoricalService;
+  rateLimiter: RateLimiter;
 }
 
 declare module 'fastify' {

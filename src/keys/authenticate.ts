@@ -3,8 +3,11 @@ import type { Queryable } from '../db/database.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { type Cidr, parseCidr } from '../lib/ip.js';
+import { hasQuota, type QuotaLimits } from '../limits/quotas.js';
 import { checkKeyFormat, hashKey } from './format.js';
+import { type KeyRow, quotasOf } from './keys.js';
 import type { Permission } from './permissions.js';
+import type { RateLimitSetting } from './settings.js';
 import * as sql from './sql.js';
 import type { VerificationCache } from './verification-cache.js';
 
@@ -22,6 +25,11 @@ export interface KeyVerification {
   ipRestrictionEnabled: boolean;
   allowedOrigins: readonly string[];
   originRestrictionEnabled: boolean;
+  lineageId: string;
+  rateLimit: RateLimitSetting;
+  quotas: QuotaLimits;
+  /** Whether any quota is set (then charges go through the quota path). */
+  hasQuota: boolean;
 }
 
 /** The authenticated caller of a request. */
@@ -34,7 +42,17 @@ export interface Principal {
   verification: KeyVerification;
 }
 
-interface AuthRow {
+interface AuthRow
+  extends Pick<
+    KeyRow,
+    | 'lineage_id'
+    | 'rate_limit_per_second'
+    | 'rate_limit_burst'
+    | 'quota_daily_requests'
+    | 'quota_monthly_requests'
+    | 'quota_daily_spend_micros'
+    | 'quota_monthly_spend_micros'
+  > {
   id: string;
   account_id: string;
   permissions: Permission[];
@@ -65,6 +83,10 @@ function toVerification(row: AuthRow): KeyVerification {
     ipRestrictionEnabled: row.ip_restriction_enabled,
     allowedOrigins: row.allowed_origins,
     originRestrictionEnabled: row.origin_restriction_enabled,
+    lineageId: row.lineage_id,
+    rateLimit: { perSecond: row.rate_limit_per_second, burst: row.rate_limit_burst },
+    quotas: quotasOf(row),
+    hasQuota: hasQuota(quotasOf(row)),
   };
 }
 

@@ -3,9 +3,18 @@ import type { Database, Queryable } from '../db/database.js';
 import { AppError, type ValidationProblem, validationError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
+import { NO_QUOTAS, type QuotaLimits } from '../limits/quotas.js';
 import { generateKey } from './format.js';
 import type { Permission } from './permissions.js';
-import { type KeySettingsInput, resolveExpiry, resolveRestrictions } from './settings.js';
+import {
+  type KeySettingsInput,
+  type LimitCeilings,
+  type RateLimitSetting,
+  resolveExpiry,
+  resolveQuotas,
+  resolveRateLimit,
+  resolveRestrictions,
+} from './settings.js';
 import * as sql from './sql.js';
 
 /** Active keys an account may hold at once; keys in their rotation grace period do not count. */
@@ -27,9 +36,13 @@ export interface ApiKeyRecord {
   rotatedTo: string | null;
   rotatedFrom: string | null;
   createdAt: Date;
+  /** Shared by a key and the keys rotated from it: quotas follow the lineage. */
+  lineageId: string;
+  rateLimit: RateLimitSetting;
+  quotas: QuotaLimits;
 }
 
-interface KeyRow {
+export interface KeyRow {
   id: string;
   account_id: string;
   key_prefix: string;
@@ -44,6 +57,22 @@ interface KeyRow {
   rotated_to: string | null;
   rotated_from: string | null;
   created_at: Date;
+  lineage_id: string;
+  rate_limit_per_second: number | null;
+  rate_limit_burst: number | null;
+  quota_daily_requests: bigint | null;
+  quota_monthly_requests: bigint | null;
+  quota_daily_spend_micros: bigint | null;
+  quota_monthly_spend_micros: bigint | null;
+}
+
+export function quotasOf(row: Pick<KeyRow, `quota_${string}` & keyof KeyRow>): QuotaLimits {
+  return {
+    dailyRequests: row.quota_daily_requests,
+    monthlyRequests: row.quota_monthly_requests,
+    dailySpendMicros: row.quota_daily_spend_micros,
+    monthlySpendMicros: row.quota_monthly_spend_micros,
+  };
 }
 
 function toRecord(row: KeyRow): ApiKeyRecord {
@@ -62,6 +91,9 @@ function toRecord(row: KeyRow): ApiKeyRecord {
     rotatedTo: row.rotated_to,
     rotatedFrom: row.rotated_from,
     createdAt: row.created_at,
+    lineageId: row.lineage_id,
+    rateLimit: { perSecond: row.rate_limit_per_second, burst: row.rate_limit_burst },
+    quotas: quotasOf(row),
   };
 }
 
@@ -69,14 +101,23 @@ export function isKeyActive(key: ApiKeyRecord, now: Date): boolean {
   return key.revokedAt === null && (key.expiresAt === null || key.expiresAt.getTime() > now.getTime());
 }
 
-/** Who asks for a key: an API key of the account, or the operator (CLI), who is unbounded. */
+/** Who manages keys: an API key of the account, or the operator (CLI), who is unbounded. */
 export interface KeyActor {
   accountId: string;
-  /** The creator's permissions; a new key can have no more. */
+  /** The actor's permissions: a key it creates or changes can have no more. */
   permissions: readonly Permission[];
-  /** The creator's own expiry; a new key may not outlive it. */
+  /** The actor's own expiry: a key it creates or changes may not outlive it. */
   expiresAt: Date | null;
 }
+
+/** What the operator allows a key to be given through the API. */
+export interface KeyPolicy {
+  ceilings: LimitCeilings;
+}
+
+export const OPERATOR_POLICY: KeyPolicy = {
+  ceilings: { maxPerSecond: Number.MAX_SAFE_INTEGER, maxBurst: Number.MAX_SAFE_INTEGER },
+};
 
 export interface IssuedKey {
   record: ApiKeyRecord;
@@ -84,12 +125,17 @@ export interface IssuedKey {
   key: string;
 }
 
+type NewKeySettings = Omit<
+  ApiKeyRecord,
+  'id' | 'accountId' | 'keyPrefix' | 'revokedAt' | 'rotatedTo' | 'createdAt' | 'lineageId'
+> & { lineageId: string | null };
+
 async function insertKey(
   tx: Queryable,
   clock: Clock,
   mode: AccountMode,
   accountId: string,
-  settings: Omit<ApiKeyRecord, 'id' | 'accountId' | 'keyPrefix' | 'revokedAt' | 'rotatedTo' | 'createdAt'>,
+  settings: NewKeySettings,
 ): Promise<IssuedKey> {
   const generated = generateKey(mode);
   const [row] = await tx.query<KeyRow>(sql.INSERT_KEY, [
@@ -106,6 +152,13 @@ async function insertKey(
     settings.originRestrictionEnabled,
     settings.rotatedFrom,
     clock.now(),
+    settings.lineageId,
+    settings.rateLimit.perSecond,
+    settings.rateLimit.burst,
+    settings.quotas.dailyRequests,
+    settings.quotas.monthlyRequests,
+    settings.quotas.dailySpendMicros,
+    settings.quotas.monthlySpendMicros,
   ]);
   return { record: toRecord(row as KeyRow), key: generated.key };
 }
@@ -116,29 +169,65 @@ async function lockAccount(tx: Queryable, accountId: string): Promise<AccountMod
   return account.mode;
 }
 
+function beyondActor(actor: KeyActor, permissions: readonly Permission[]): Permission[] {
+  return permissions.filter((p) => !actor.permissions.includes(p));
+}
+
+function expiryProblem(actor: KeyActor, expiresAt: Date | null, problems: ValidationProblem[]): void {
+  if (actor.expiresAt && (expiresAt === null || expiresAt.getTime() > actor.expiresAt.getTime())) {
+    problems.push({
+      path: 'expiresAt',
+      message: 'cannot be later than the expiry of the key making the change',
+    });
+  }
+}
+
+/** A key may only manage keys that have no permission it lacks itself (or it could escalate). */
+async function lockManagedKey(tx: Queryable, actor: KeyActor, keyId: string): Promise<ApiKeyRecord> {
+  const [row] = await tx.query<KeyRow>(sql.SELECT_KEY_FOR_UPDATE, [keyId, actor.accountId]);
+  if (!row) throw new AppError('NOT_FOUND', `Key ${keyId} not found`);
+  const key = toRecord(row);
+  const beyond = beyondActor(actor, key.permissions);
+  if (beyond.length > 0) {
+    throw new AppError(
+      'PERMISSION_DENIED',
+      `This API key cannot manage a key with permissions it lacks: ${beyond.join(', ')}`,
+      {
+        details: { permissions: beyond },
+      },
+    );
+  }
+  return key;
+}
+
 export async function createKey(
   db: Database,
   clock: Clock,
   actor: KeyActor,
   input: KeySettingsInput & { name: string },
+  policy: KeyPolicy = OPERATOR_POLICY,
 ): Promise<IssuedKey> {
   const now = clock.now();
   const problems: ValidationProblem[] = [];
   const name = input.name.trim();
   if (name.length === 0) problems.push({ path: 'name', message: 'must not be blank' });
   const permissions = [...new Set(input.permissions ?? actor.permissions)];
-  const beyond = permissions.filter((p) => !actor.permissions.includes(p));
-  let expiresAt = resolveExpiry(input.expiresAt, now, problems) ?? actor.expiresAt;
-  if (actor.expiresAt && expiresAt && expiresAt.getTime() > actor.expiresAt.getTime()) {
-    problems.push({ path: 'expiresAt', message: 'cannot be later than the expiry of the key creating it' });
-    expiresAt = actor.expiresAt;
-  }
+  const expiresAt = resolveExpiry(input.expiresAt, now, problems) ?? actor.expiresAt;
+  expiryProblem(actor, expiresAt, problems);
   const restrictions = resolveRestrictions(
     input,
     { allowedIps: [], ipRestrictionEnabled: false, allowedOrigins: [], originRestrictionEnabled: false },
     problems,
   );
+  const rateLimit = resolveRateLimit(
+    input.rateLimit,
+    { perSecond: null, burst: null },
+    policy.ceilings,
+    problems,
+  );
+  const quotas = resolveQuotas(input.quotas, NO_QUOTAS, problems);
   if (problems.length > 0) throw validationError(problems);
+  const beyond = beyondActor(actor, permissions);
   if (beyond.length > 0) {
     throw new AppError(
       'PERMISSION_DENIED',
@@ -160,30 +249,91 @@ export async function createKey(
     return insertKey(tx, clock, mode, actor.accountId, {
       name,
       permissions,
-      expiresAt: expiresAt ?? null,
+      expiresAt,
       ...restrictions,
+      rateLimit,
+      quotas,
       rotatedFrom: null,
+      lineageId: null,
     });
   });
 }
 
+/** Changes any setting of a key but its secret; fields left out keep their value. */
+export async function updateKey(
+  db: Database,
+  clock: Clock,
+  actor: KeyActor,
+  keyId: string,
+  input: KeySettingsInput,
+  policy: KeyPolicy = OPERATOR_POLICY,
+): Promise<ApiKeyRecord> {
+  const now = clock.now();
+  return db.transaction(async (tx) => {
+    const key = await lockManagedKey(tx, actor, keyId);
+    if (key.revokedAt)
+      throw validationError([{ path: 'keyId', message: 'key is revoked and cannot be changed' }]);
+    const problems: ValidationProblem[] = [];
+    const name = input.name === undefined ? key.name : input.name.trim();
+    if (name.length === 0) problems.push({ path: 'name', message: 'must not be blank' });
+    const permissions = input.permissions === undefined ? key.permissions : [...new Set(input.permissions)];
+    const resolved = resolveExpiry(input.expiresAt, now, problems);
+    const expiresAt = resolved === undefined ? key.expiresAt : resolved;
+    if (input.expiresAt !== undefined) expiryProblem(actor, expiresAt, problems);
+    if (key.rotatedTo && input.expiresAt !== undefined) {
+      problems.push({ path: 'expiresAt', message: 'cannot change during a rotation grace period' });
+    }
+    const restrictions = resolveRestrictions(input, key, problems);
+    const rateLimit = resolveRateLimit(input.rateLimit, key.rateLimit, policy.ceilings, problems);
+    const quotas = resolveQuotas(input.quotas, key.quotas, problems);
+    if (problems.length > 0) throw validationError(problems);
+    const beyond = beyondActor(actor, permissions);
+    if (beyond.length > 0) {
+      throw new AppError(
+        'PERMISSION_DENIED',
+        `A key cannot grant permissions its creator lacks: ${beyond.join(', ')}`,
+        {
+          details: { permissions: beyond },
+        },
+      );
+    }
+    const [row] = await tx.query<KeyRow>(sql.UPDATE_KEY, [
+      keyId,
+      actor.accountId,
+      name,
+      permissions,
+      expiresAt,
+      restrictions.allowedIps,
+      restrictions.ipRestrictionEnabled,
+      restrictions.allowedOrigins,
+      restrictions.originRestrictionEnabled,
+      rateLimit.perSecond,
+      rateLimit.burst,
+      quotas.dailyRequests,
+      quotas.monthlyRequests,
+      quotas.dailySpendMicros,
+      quotas.monthlySpendMicros,
+    ]);
+    await tx.query(sql.RECORD_AUTH_CHANGE, [actor.accountId]);
+    return toRecord(row as KeyRow);
+  });
+}
+
 /**
- * Issues a new key with every setting of the old one; the old key stays valid for 60 more minutes
- * (or until its own expiry, if sooner). A key already rotated is in its grace period until then:
- * rotating it again is KEY_ROTATION_IN_PROGRESS.
+ * Issues a new key with every setting of the old one (quotas included: both share a lineage); the
+ * old key stays valid for 60 more minutes (or until its own expiry, if sooner). A key already
+ * rotated is in its grace period until then: rotating it again is KEY_ROTATION_IN_PROGRESS.
  */
 export async function rotateKey(
   db: Database,
   clock: Clock,
-  accountId: string,
+  actor: KeyActor,
   keyId: string,
 ): Promise<{ newKey: IssuedKey; oldKey: ApiKeyRecord }> {
   const now = clock.now();
   return db.transaction(async (tx) => {
-    const mode = await lockAccount(tx, accountId);
-    const [row] = await tx.query<KeyRow>(sql.SELECT_KEY_FOR_UPDATE, [keyId, accountId]);
-    if (!row) throw new AppError('NOT_FOUND', `Key ${keyId} not found`);
-    const old = toRecord(row);
+    const mode = await lockAccount(tx, actor.accountId);
+    const old = await lockManagedKey(tx, actor, keyId);
     if (old.revokedAt) {
       throw validationError([{ path: 'keyId', message: 'key is revoked and cannot be rotated' }]);
     }
@@ -199,7 +349,7 @@ export async function rotateKey(
     }
     if (expired) throw validationError([{ path: 'keyId', message: 'key has expired and cannot be rotated' }]);
 
-    const newKey = await insertKey(tx, clock, mode, accountId, {
+    const newKey = await insertKey(tx, clock, mode, actor.accountId, {
       name: old.name,
       permissions: old.permissions,
       expiresAt: old.expiresAt,
@@ -207,13 +357,16 @@ export async function rotateKey(
       ipRestrictionEnabled: old.ipRestrictionEnabled,
       allowedOrigins: old.allowedOrigins,
       originRestrictionEnabled: old.originRestrictionEnabled,
+      rateLimit: old.rateLimit,
+      quotas: old.quotas,
       rotatedFrom: old.id,
+      lineageId: old.lineageId,
     });
     const graceEnd = new Date(now.getTime() + ROTATION_GRACE_MS);
     const oldExpiry =
       old.expiresAt && old.expiresAt.getTime() < graceEnd.getTime() ? old.expiresAt : graceEnd;
     const [updated] = await tx.query<KeyRow>(sql.MARK_ROTATED, [old.id, newKey.record.id, oldExpiry]);
-    await tx.query(sql.RECORD_AUTH_CHANGE, [accountId]);
+    await tx.query(sql.RECORD_AUTH_CHANGE, [actor.accountId]);
     return { newKey, oldKey: toRecord(updated as KeyRow) };
   });
 }
@@ -222,14 +375,14 @@ export async function rotateKey(
 export async function revokeKey(
   db: Database,
   clock: Clock,
-  accountId: string,
+  actor: KeyActor,
   keyId: string,
 ): Promise<ApiKeyRecord> {
   return db.transaction(async (tx) => {
-    const [row] = await tx.query<KeyRow>(sql.REVOKE_KEY, [keyId, accountId, clock.now()]);
-    if (!row) throw new AppError('NOT_FOUND', `Key ${keyId} not found`);
-    await tx.query(sql.RECORD_AUTH_CHANGE, [accountId]);
-    return toRecord(row);
+    await lockManagedKey(tx, actor, keyId);
+    const [row] = await tx.query<KeyRow>(sql.REVOKE_KEY, [keyId, clock.now()]);
+    await tx.query(sql.RECORD_AUTH_CHANGE, [actor.accountId]);
+    return toRecord(row as KeyRow);
   });
 }
 

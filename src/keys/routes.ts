@@ -1,11 +1,51 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import { defineRoute } from '../http/route.js';
-import { createKey, listKeys, revokeKey, rotateKey } from './keys.js';
-import { ApiKey, ApiKeyWithSecret, CreateKeyBody, KeyIdParams, presentKey } from './schemas.js';
+import { hasQuota, readUsage } from '../limits/quotas.js';
+import type { Principal } from './authenticate.js';
+import {
+  type ApiKeyRecord,
+  createKey,
+  type KeyActor,
+  listKeys,
+  revokeKey,
+  rotateKey,
+  updateKey,
+} from './keys.js';
+import {
+  ApiKey,
+  ApiKeyWithSecret,
+  CreateKeyBody,
+  KeyIdParams,
+  presentKey,
+  UpdateKeyBody,
+} from './schemas.js';
+
+function actorOf(principal: Principal): KeyActor {
+  return {
+    accountId: principal.accountId,
+    permissions: [...principal.permissions],
+    expiresAt: principal.expiresAt,
+  };
+}
 
 export function keyRoutes(app: FastifyInstance): void {
-  const { db, clock, authenticator } = app.services;
+  const { db, clock, authenticator, config } = app.services;
+  const policy = { ceilings: config.access.ceilings };
+  const defaultRateLimit = config.access.defaultRateLimit;
+
+  /** Keys as answered, with current usage for those that have a quota. */
+  async function present(records: ApiKeyRecord[]) {
+    const now = clock.now();
+    const quota = records.filter((k) => hasQuota(k.quotas));
+    const usage = await readUsage(db, [...new Set(quota.map((k) => k.lineageId))], now);
+    return records.map((k) =>
+      presentKey(k, now, {
+        defaultRateLimit,
+        usage: hasQuota(k.quotas) ? usage.get(k.lineageId) : undefined,
+      }),
+    );
+  }
 
   defineRoute(app, {
     method: 'POST',
@@ -21,17 +61,8 @@ export function keyRoutes(app: FastifyInstance): void {
     response: ApiKeyWithSecret,
     errors: ['MAX_KEYS_EXCEEDED'],
     handler: async ({ body, principal }) => {
-      const issued = await createKey(
-        db,
-        clock,
-        {
-          accountId: principal.accountId,
-          permissions: [...principal.permissions],
-          expiresAt: principal.expiresAt,
-        },
-        body,
-      );
-      return { ...presentKey(issued.record, clock.now()), key: issued.key };
+      const issued = await createKey(db, clock, actorOf(principal), body, policy);
+      return { ...presentKey(issued.record, clock.now(), { defaultRateLimit }), key: issued.key };
     },
   });
 
@@ -39,14 +70,35 @@ export function keyRoutes(app: FastifyInstance): void {
     method: 'GET',
     url: '/keys',
     operationId: 'listKeys',
-    summary: "List the account's API keys (never their secrets)",
+    summary: "List the account's API keys (never their secrets), with quota usage",
     tags: ['keys'],
     permission: 'keys',
     response: Type.Object({ keys: Type.Array(ApiKey), total: Type.Integer() }),
     handler: async ({ principal }) => {
-      const now = clock.now();
-      const keys = (await listKeys(db, principal.accountId)).map((k) => presentKey(k, now));
+      const keys = await present(await listKeys(db, principal.accountId));
       return { keys, total: keys.length };
+    },
+  });
+
+  defineRoute(app, {
+    method: 'PATCH',
+    url: '/keys/:keyId',
+    operationId: 'updateKey',
+    summary: "Change a key's name, permissions, expiry, allow lists, rate limit or quotas",
+    description:
+      'Fields left out keep their value. Permissions and expiry are bounded by the calling key, which can only ' +
+      'change keys that have no permission it lacks. Takes effect on every instance within a second.',
+    tags: ['keys'],
+    permission: 'keys',
+    params: KeyIdParams,
+    body: UpdateKeyBody,
+    response: ApiKey,
+    errors: ['NOT_FOUND'],
+    handler: async ({ params, body, principal }) => {
+      const updated = await updateKey(db, clock, actorOf(principal), params.keyId, body, policy);
+      authenticator.cache.evictAccount(principal.accountId);
+      const [presented] = await present([updated]);
+      return presented as NonNullable<typeof presented>;
     },
   });
 
@@ -66,12 +118,12 @@ export function keyRoutes(app: FastifyInstance): void {
     }),
     errors: ['NOT_FOUND', 'KEY_ROTATION_IN_PROGRESS'],
     handler: async ({ params, principal }) => {
-      const { newKey, oldKey } = await rotateKey(db, clock, principal.accountId, params.keyId);
+      const { newKey, oldKey } = await rotateKey(db, clock, actorOf(principal), params.keyId);
       authenticator.cache.evictAccount(principal.accountId);
       const now = clock.now();
       return {
-        newKey: { ...presentKey(newKey.record, now), key: newKey.key },
-        oldKey: presentKey(oldKey, now),
+        newKey: { ...presentKey(newKey.record, now, { defaultRateLimit }), key: newKey.key },
+        oldKey: presentKey(oldKey, now, { defaultRateLimit }),
       };
     },
   });
@@ -87,9 +139,9 @@ export function keyRoutes(app: FastifyInstance): void {
     response: ApiKey,
     errors: ['NOT_FOUND'],
     handler: async ({ params, principal }) => {
-      const revoked = await revokeKey(db, clock, principal.accountId, params.keyId);
+      const revoked = await revokeKey(db, clock, actorOf(principal), params.keyId);
       authenticator.cache.evictAccount(principal.accountId);
-      return presentKey(revoked, clock.now());
+      return presentKey(revoked, clock.now(), { defaultRateLimit });
     },
   });
 }

@@ -1,10 +1,22 @@
 import Type from 'typebox';
-import { Timestamp } from '../http/schemas.js';
+import { Timestamp, UsdString } from '../http/schemas.js';
+import { formatUsd } from '../lib/money.js';
+import type { UsageNow } from '../limits/quotas.js';
+import type { RateLimitPolicy } from '../limits/rate-limiter.js';
 import { type ApiKeyRecord, isKeyActive } from './keys.js';
 import { PERMISSIONS } from './permissions.js';
 import { MAX_ALLOW_LIST_ENTRIES } from './settings.js';
 
 export const PermissionName = Type.Enum(PERMISSIONS, { description: `One of: ${PERMISSIONS.join(', ')}` });
+
+function UsagePeriod() {
+  return Type.Object({
+    periodStart: Type.String({ description: 'UTC date the period started' }),
+    resetsAt: Timestamp,
+    requests: Type.Integer(),
+    spendUsd: UsdString,
+  });
+}
 
 const keyProperties = {
   id: Type.String(),
@@ -21,6 +33,32 @@ const keyProperties = {
   rotatedTo: Type.Optional(Type.String({ description: 'Rotated keys: the id of the key that replaces it' })),
   rotatedFrom: Type.Optional(Type.String({ description: 'The id of the key this one replaced' })),
   createdAt: Timestamp,
+  rateLimit: Type.Object(
+    {
+      requestsPerSecond: Type.Number(),
+      burst: Type.Integer(),
+      isDefault: Type.Boolean({ description: 'True when the key uses the service default' }),
+    },
+    { description: 'The token bucket this key draws from: `burst` at once, then `requestsPerSecond`' },
+  ),
+  quotas: Type.Object(
+    {
+      dailyRequests: Type.Union([Type.Integer(), Type.Null()]),
+      monthlyRequests: Type.Union([Type.Integer(), Type.Null()]),
+      dailySpendUsd: Type.Union([UsdString, Type.Null()]),
+      monthlySpendUsd: Type.Union([UsdString, Type.Null()]),
+    },
+    {
+      description:
+        'Billed requests and spend per UTC day and month; null = unlimited. Shared with rotated keys.',
+    },
+  ),
+  usage: Type.Optional(
+    Type.Object(
+      { day: UsagePeriod(), month: UsagePeriod() },
+      { description: 'Current-period usage; present on keys with a quota (in list and update answers)' },
+    ),
+  ),
 };
 
 export const ApiKey = Type.Object(keyProperties, { additionalProperties: false });
@@ -38,6 +76,36 @@ const AllowedOrigins = Type.Array(Type.String({ maxLength: 255 }), {
   maxItems: MAX_ALLOW_LIST_ENTRIES,
   description: 'Browser origins such as https://app.example.com; https://*.example.com allows subdomains',
 });
+
+const RateLimitInput = Type.Union(
+  [
+    Type.Object(
+      {
+        requestsPerSecond: Type.Number({ exclusiveMinimum: 0 }),
+        burst: Type.Integer({ minimum: 1 }),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Null(),
+  ],
+  { description: "This key's token bucket; null returns it to the service default" },
+);
+
+const QuotaCount = Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 1e15 }), Type.Null()]));
+const QuotaSpend = Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()]));
+
+const QuotasInputSchema = Type.Object(
+  {
+    dailyRequests: QuotaCount,
+    monthlyRequests: QuotaCount,
+    dailySpendUsd: QuotaSpend,
+    monthlySpendUsd: QuotaSpend,
+  },
+  {
+    additionalProperties: false,
+    description: 'Each quota given replaces the current one; null removes it; one left out is kept',
+  },
+);
 
 export const CreateKeyBody = Type.Object(
   {
@@ -58,13 +126,46 @@ export const CreateKeyBody = Type.Object(
     originRestrictionEnabled: Type.Optional(
       Type.Boolean({ description: 'Defaults to true when allowedOrigins is given' }),
     ),
+    rateLimit: Type.Optional(RateLimitInput),
+    quotas: Type.Optional(QuotasInputSchema),
   },
   { additionalProperties: false },
 );
 
+export const UpdateKeyBody = Type.Object(
+  {
+    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    permissions: Type.Optional(Type.Array(PermissionName, { minItems: 1, maxItems: PERMISSIONS.length })),
+    expiresAt: Type.Optional(
+      Type.Union([Type.String({ maxLength: 64 }), Type.Null()], { description: 'null: never' }),
+    ),
+    allowedIps: Type.Optional(AllowedIps),
+    ipRestrictionEnabled: Type.Optional(Type.Boolean()),
+    allowedOrigins: Type.Optional(AllowedOrigins),
+    originRestrictionEnabled: Type.Optional(Type.Boolean()),
+    rateLimit: Type.Optional(RateLimitInput),
+    quotas: Type.Optional(QuotasInputSchema),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
 export const KeyIdParams = Type.Object({ keyId: Type.String({ minLength: 1, maxLength: 64 }) });
 
-export function presentKey(record: ApiKeyRecord, now: Date) {
+export interface PresentOptions {
+  defaultRateLimit: RateLimitPolicy;
+  usage?: UsageNow | undefined;
+}
+
+const countOrNull = (n: bigint | null) => (n === null ? null : Number(n));
+const usdOrNull = (n: bigint | null) => (n === null ? null : formatUsd(n));
+
+export function presentKey(record: ApiKeyRecord, now: Date, options: PresentOptions) {
+  const usagePeriod = (p: UsageNow['day']) => ({
+    periodStart: p.periodStart,
+    resetsAt: p.resetsAt.toISOString(),
+    requests: Number(p.requests),
+    spendUsd: formatUsd(p.spendMicros),
+  });
   return {
     id: record.id,
     keyPrefix: record.keyPrefix,
@@ -80,5 +181,19 @@ export function presentKey(record: ApiKeyRecord, now: Date) {
     ...(record.rotatedTo ? { rotatedTo: record.rotatedTo } : {}),
     ...(record.rotatedFrom ? { rotatedFrom: record.rotatedFrom } : {}),
     createdAt: record.createdAt.toISOString(),
+    rateLimit: {
+      requestsPerSecond: record.rateLimit.perSecond ?? options.defaultRateLimit.perSecond,
+      burst: record.rateLimit.burst ?? options.defaultRateLimit.burst,
+      isDefault: record.rateLimit.perSecond === null && record.rateLimit.burst === null,
+    },
+    quotas: {
+      dailyRequests: countOrNull(record.quotas.dailyRequests),
+      monthlyRequests: countOrNull(record.quotas.monthlyRequests),
+      dailySpendUsd: usdOrNull(record.quotas.dailySpendMicros),
+      monthlySpendUsd: usdOrNull(record.quotas.monthlySpendMicros),
+    },
+    ...(options.usage
+      ? { usage: { day: usagePeriod(options.usage.day), month: usagePeriod(options.usage.month) } }
+      : {}),
   };
 }

@@ -1,6 +1,8 @@
 import type { ValidationProblem } from '../errors.js';
 import { formatCidr, parseCidr } from '../lib/ip.js';
+import { parseUsd } from '../lib/money.js';
 import { parseIsoTimestamp } from '../lib/time.js';
+import type { QuotaLimits } from '../limits/quotas.js';
 import type { Permission } from './permissions.js';
 
 export const MAX_ALLOW_LIST_ENTRIES = 100;
@@ -14,6 +16,27 @@ export interface KeySettingsInput {
   ipRestrictionEnabled?: boolean | undefined;
   allowedOrigins?: string[] | undefined;
   originRestrictionEnabled?: boolean | undefined;
+  rateLimit?: { requestsPerSecond: number; burst: number } | null | undefined;
+  quotas?: QuotasInput | undefined;
+}
+
+export interface QuotasInput {
+  dailyRequests?: number | null | undefined;
+  monthlyRequests?: number | null | undefined;
+  dailySpendUsd?: string | null | undefined;
+  monthlySpendUsd?: string | null | undefined;
+}
+
+/** A key's own rate limit; nulls mean the service default. */
+export interface RateLimitSetting {
+  perSecond: number | null;
+  burst: number | null;
+}
+
+/** The most a key may be given through the API (operator configuration). */
+export interface LimitCeilings {
+  maxPerSecond: number;
+  maxBurst: number;
 }
 
 export interface KeyRestrictions {
@@ -134,4 +157,51 @@ export function resolveExpiry(
     return undefined;
   }
   return parsed;
+}
+
+export function resolveRateLimit(
+  input: KeySettingsInput['rateLimit'],
+  current: RateLimitSetting,
+  ceilings: LimitCeilings,
+  problems: ValidationProblem[],
+): RateLimitSetting {
+  if (input === undefined) return current;
+  if (input === null) return { perSecond: null, burst: null };
+  if (input.requestsPerSecond > ceilings.maxPerSecond) {
+    problems.push({
+      path: 'rateLimit.requestsPerSecond',
+      message: `must be at most ${ceilings.maxPerSecond}`,
+    });
+  }
+  if (input.burst > ceilings.maxBurst) {
+    problems.push({ path: 'rateLimit.burst', message: `must be at most ${ceilings.maxBurst}` });
+  }
+  return { perSecond: input.requestsPerSecond, burst: input.burst };
+}
+
+/** Each quota given replaces the current one; null removes it; one left out is kept. */
+export function resolveQuotas(
+  input: QuotasInput | undefined,
+  current: QuotaLimits,
+  problems: ValidationProblem[],
+): QuotaLimits {
+  if (input === undefined) return current;
+  const count = (value: number | null | undefined, kept: bigint | null) =>
+    value === undefined ? kept : value === null ? null : BigInt(value);
+  const spend = (value: string | null | undefined, kept: bigint | null, path: string) => {
+    if (value === undefined) return kept;
+    if (value === null) return null;
+    const micros = parseUsd(value);
+    if (micros === null) {
+      problems.push({ path, message: 'must be a USD amount such as "25.00" (at most 6 decimals)' });
+      return kept;
+    }
+    return micros;
+  };
+  return {
+    dailyRequests: count(input.dailyRequests, current.dailyRequests),
+    monthlyRequests: count(input.monthlyRequests, current.monthlyRequests),
+    dailySpendMicros: spend(input.dailySpendUsd, current.dailySpendMicros, 'quotas.dailySpendUsd'),
+    monthlySpendMicros: spend(input.monthlySpendUsd, current.monthlySpendMicros, 'quotas.monthlySpendUsd'),
+  };
 }

@@ -1,13 +1,17 @@
 import { statement } from '../db/database.js';
 
 const KEY_COLUMNS = `id, account_id, key_prefix, name, permissions, expires_at, revoked_at, allowed_ips,
-  ip_restriction_enabled, allowed_origins, origin_restriction_enabled, rotated_to, rotated_from, created_at`;
+  ip_restriction_enabled, allowed_origins, origin_restriction_enabled, rotated_to, rotated_from, created_at,
+  lineage_id, rate_limit_per_second, rate_limit_burst, quota_daily_requests, quota_monthly_requests,
+  quota_daily_spend_micros, quota_monthly_spend_micros`;
 
 // The hot path of every authenticated request on a cache miss: one indexed lookup by hash.
 export const FIND_FOR_AUTH = statement(
   'keys_find_for_auth',
   `SELECT k.id, k.account_id, k.permissions, k.expires_at, k.revoked_at, k.allowed_ips,
           k.ip_restriction_enabled, k.allowed_origins, k.origin_restriction_enabled,
+          k.lineage_id, k.rate_limit_per_second, k.rate_limit_burst, k.quota_daily_requests,
+          k.quota_monthly_requests, k.quota_daily_spend_micros, k.quota_monthly_spend_micros,
           a.mode AS account_mode, a.status AS account_status
      FROM api_keys k LEFT JOIN accounts a ON a.id = k.account_id
     WHERE k.key_hash = $1`,
@@ -23,8 +27,19 @@ export const COUNT_ACTIVE = `
 
 export const INSERT_KEY = `
   INSERT INTO api_keys (id, account_id, key_hash, key_prefix, name, permissions, expires_at, allowed_ips,
-                        ip_restriction_enabled, allowed_origins, origin_restriction_enabled, rotated_from, created_at)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)
+                        ip_restriction_enabled, allowed_origins, origin_restriction_enabled, rotated_from, created_at,
+                        lineage_id, rate_limit_per_second, rate_limit_burst, quota_daily_requests,
+                        quota_monthly_requests, quota_daily_spend_micros, quota_monthly_spend_micros)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, COALESCE($14, $1), $15, $16, $17, $18, $19, $20)
+  RETURNING ${KEY_COLUMNS}`;
+
+export const UPDATE_KEY = `
+  UPDATE api_keys
+     SET name = $3, permissions = $4, expires_at = $5, allowed_ips = $6, ip_restriction_enabled = $7,
+         allowed_origins = $8, origin_restriction_enabled = $9, rate_limit_per_second = $10, rate_limit_burst = $11,
+         quota_daily_requests = $12, quota_monthly_requests = $13, quota_daily_spend_micros = $14,
+         quota_monthly_spend_micros = $15
+   WHERE id = $1 AND account_id = $2
   RETURNING ${KEY_COLUMNS}`;
 
 export const SELECT_KEY_FOR_UPDATE = `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = $1 AND account_id = $2 FOR UPDATE`;
@@ -34,7 +49,7 @@ export const MARK_ROTATED = `
   RETURNING ${KEY_COLUMNS}`;
 
 export const REVOKE_KEY = `
-  UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $3) WHERE id = $1 AND account_id = $2
+  UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1
   RETURNING ${KEY_COLUMNS}`;
 
 export const LIST_KEYS = `

@@ -11,7 +11,14 @@ import { parseUsd } from '../../src/lib/money.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 
 export function testConfig(overrides: Record<string, string> = {}): Config {
-  return loadConfig({ LOG_LEVEL: 'silent', ...overrides });
+  // Most tests send bursts far above the default rate limit with a clock that stands still;
+  // the rate-limit tests set their own.
+  return loadConfig({
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_BURST: '1000000',
+    RATE_LIMIT_MAX_BURST: '1000000',
+    ...overrides,
+  });
 }
 
 export interface TestAccount {

@@ -39,6 +39,8 @@ describe('POST /keys', () => {
       allowedOrigins: [],
       originRestrictionEnabled: false,
       createdAt: expect.any(String),
+      rateLimit: { requestsPerSecond: 50, burst: 1_000_000, isDefault: true },
+      quotas: { dailyRequests: null, monthlyRequests: null, dailySpendUsd: null, monthlySpendUsd: null },
       key: expect.stringMatching(/^pk_test_[0-9A-Za-z]{38}$/),
     });
     expect((await get(created.key, '/account')).statusCode).toBe(200);
@@ -83,7 +85,7 @@ describe('POST /keys', () => {
       expiresAt: new Date(ctx.clock.now().getTime() + 7_200_000).toISOString(),
     });
     expect(tooLong.json().details.problems).toEqual([
-      { path: 'expiresAt', message: 'cannot be later than the expiry of the key creating it' },
+      { path: 'expiresAt', message: 'cannot be later than the expiry of the key making the change' },
     ]);
     for (const expiresAt of ['tomorrow', '2020-01-01T00:00:00Z']) {
       const bad = await post(owner.key, '/keys', { name: 'x', expiresAt });

@@ -29,7 +29,12 @@ beforeAll(async () => {
   const soon = new Date(ctx.clock.now().getTime() + 60_000);
   expiredKey = (await ctx.addKey(valid.accountId, PERMISSIONS, soon)).key;
   const revoked = await ctx.addKey(valid.accountId);
-  await revokeKey(ctx.database.db, ctx.clock, valid.accountId, revoked.record.id);
+  await revokeKey(
+    ctx.database.db,
+    ctx.clock,
+    { accountId: valid.accountId, permissions: PERMISSIONS, expiresAt: null },
+    revoked.record.id,
+  );
   revokedKey = revoked.key;
   ctx.clock.advance(120_000);
 });
