@@ -16,6 +16,7 @@ import { Authenticator, type KeyVerification } from './keys/authenticate.js';
 import { keyRoutes } from './keys/routes.js';
 import { VerificationCache } from './keys/verification-cache.js';
 import { type Biller, directBiller } from './ledger/biller.js';
+import { CoalescingBiller } from './ledger/coalescing-biller.js';
 import type { Clock } from './lib/clock.js';
 import { newId } from './lib/ids.js';
 import { LocalRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
@@ -65,7 +66,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     db,
     clock,
     authenticator: new Authenticator(db, clock, cache),
-    biller: options.biller ?? directBiller(db),
+    biller:
+      options.biller ??
+      (config.charges.batching ? new CoalescingBiller(db, config.charges) : directBiller(db)),
     rateLimiter: options.rateLimiter ?? createRateLimiter(app, config),
     prices: createPriceService(config, clock, options.liveVenues ?? registry.price),
     historical: new HistoricalService(db, options.candleVenues ?? registry.candles, clock, {

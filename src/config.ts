@@ -25,6 +25,9 @@ const Env = Type.Object({
   AUTH_CACHE_SYNC_MS: Type.Integer({ default: 1000, minimum: 100 }),
   AUTH_CACHE_MAX_ENTRIES: Type.Integer({ default: 10_000, minimum: 1 }),
   RECONCILE_INTERVAL_MS: Type.Integer({ default: 3_600_000, minimum: 1000 }),
+  CHARGE_BATCHING: Type.Boolean({ default: true }),
+  CHARGE_BATCH_MAX: Type.Integer({ default: 1000, minimum: 1, maximum: 10_000 }),
+  CHARGE_BATCH_IN_FLIGHT: Type.Integer({ default: 2, minimum: 1, maximum: 64 }),
   TRUSTED_PROXIES: Type.String({ default: '' }),
   REDIS_URL: Type.Optional(Type.String({ minLength: 1 })),
   RATE_LIMIT_PER_SECOND: Type.Number({ default: 50, exclusiveMinimum: 0 }),
@@ -72,6 +75,8 @@ export interface Config {
   reconcileIntervalMs: number;
   access: AccessConfig;
   prices: PriceConfig;
+  /** Charge coalescing (docs/performance.md); off = one statement per charge. */
+  charges: { batching: boolean; maxBatch: number; maxInFlight: number };
 }
 
 export interface AccessConfig {
@@ -158,6 +163,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxEntries: v.AUTH_CACHE_MAX_ENTRIES,
     },
     reconcileIntervalMs: v.RECONCILE_INTERVAL_MS,
+    charges: {
+      batching: v.CHARGE_BATCHING,
+      maxBatch: v.CHARGE_BATCH_MAX,
+      maxInFlight: v.CHARGE_BATCH_IN_FLIGHT,
+    },
     access: {
       trustedProxies,
       redisUrl: v.REDIS_URL,
