@@ -55,6 +55,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     requestTimeout: config.requestTimeoutMs,
     keepAliveTimeout: config.keepAliveTimeoutMs,
     return503OnClosing: true,
+    // An automatic HEAD twin of each GET would run the GET's handler — and bill it — for no body.
+    exposeHeadRoutes: false,
     forceCloseConnections: 'idle',
   });
   app.setValidatorCompiler(TypeBoxValidatorCompiler);

@@ -72,6 +72,12 @@ export function toAppError(error: FastifyError | AppError | Error): AppError {
   const e = error as FastifyError & { validation?: SchemaError[]; validationContext?: string };
   if (e.validation) return validationError(schemaProblems(e.validationContext ?? 'body', e.validation));
   switch (e.code) {
+    // PostgreSQL refuses NUL and other unstorable characters in text: the input was bad, not us.
+    case '22021':
+    case '22P05':
+      return validationError([
+        { path: 'request', message: 'contains characters that cannot be stored (such as NUL)' },
+      ]);
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('PAYLOAD_TOO_LARGE', 'The request body is larger than this service accepts');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':

@@ -4,6 +4,7 @@ import { AppError, type ValidationProblem, validationError } from '../errors.js'
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import { NO_QUOTAS, type QuotaLimits } from '../limits/quotas.js';
+import { type ActorBounds, type BoundedCandidate, hasBoundingQuota, looserThan } from './bounds.js';
 import { generateKey } from './format.js';
 import type { Permission } from './permissions.js';
 import {
@@ -108,16 +109,33 @@ export interface KeyActor {
   permissions: readonly Permission[];
   /** The actor's own expiry: a key it creates or changes may not outlive it. */
   expiresAt: Date | null;
+  /** An API key's own restrictions and limits; absent for the operator. */
+  bounds?: ActorBounds | undefined;
 }
 
 /** What the operator allows a key to be given through the API. */
 export interface KeyPolicy {
   ceilings: LimitCeilings;
+  /** The rate limit of keys that set none. */
+  defaultRateLimit: { perSecond: number; burst: number };
 }
 
 export const OPERATOR_POLICY: KeyPolicy = {
   ceilings: { maxPerSecond: Number.MAX_SAFE_INTEGER, maxBurst: Number.MAX_SAFE_INTEGER },
+  defaultRateLimit: { perSecond: Number.MAX_SAFE_INTEGER, burst: Number.MAX_SAFE_INTEGER },
 };
+
+function refuseLooser(actor: KeyActor, candidate: BoundedCandidate, policy: KeyPolicy): void {
+  if (!actor.bounds) return;
+  const looser = looserThan(actor.bounds, candidate, policy.defaultRateLimit);
+  if (looser.length > 0) {
+    throw new AppError(
+      'PERMISSION_DENIED',
+      `A key cannot give a key looser limits than its own: ${looser.join(', ')}`,
+      { details: { looser } },
+    );
+  }
+}
 
 export interface IssuedKey {
   record: ApiKeyRecord;
@@ -169,6 +187,16 @@ async function lockAccount(tx: Queryable, accountId: string): Promise<AccountMod
   return account.mode;
 }
 
+/** Call with the account row locked, so the count cannot be raced past the cap. */
+async function assertRoomForKey(tx: Queryable, accountId: string, now: Date): Promise<void> {
+  const [count] = await tx.query<{ n: bigint }>(sql.COUNT_ACTIVE, [accountId, now]);
+  if (Number(count?.n ?? 0) >= MAX_ACTIVE_KEYS) {
+    throw new AppError('MAX_KEYS_EXCEEDED', `An account can hold at most ${MAX_ACTIVE_KEYS} active keys`, {
+      details: { maxKeys: MAX_ACTIVE_KEYS },
+    });
+  }
+}
+
 function beyondActor(actor: KeyActor, permissions: readonly Permission[]): Permission[] {
   return permissions.filter((p) => !actor.permissions.includes(p));
 }
@@ -214,18 +242,25 @@ export async function createKey(
   const permissions = [...new Set(input.permissions ?? actor.permissions)];
   const expiresAt = resolveExpiry(input.expiresAt, now, problems) ?? actor.expiresAt;
   expiryProblem(actor, expiresAt, problems);
+  // A restricted creator's restrictions and limits are the new key's defaults, as its permissions are.
+  const bounds = actor.bounds;
   const restrictions = resolveRestrictions(
     input,
-    { allowedIps: [], ipRestrictionEnabled: false, allowedOrigins: [], originRestrictionEnabled: false },
+    {
+      allowedIps: bounds?.allowedIps ?? [],
+      ipRestrictionEnabled: Boolean(bounds?.allowedIps),
+      allowedOrigins: bounds?.allowedOrigins ?? [],
+      originRestrictionEnabled: Boolean(bounds?.allowedOrigins),
+    },
     problems,
   );
   const rateLimit = resolveRateLimit(
     input.rateLimit,
-    { perSecond: null, burst: null },
+    bounds?.ownRateLimit ?? { perSecond: null, burst: null },
     policy.ceilings,
     problems,
   );
-  const quotas = resolveQuotas(input.quotas, NO_QUOTAS, problems);
+  const quotas = resolveQuotas(input.quotas, bounds?.quotas ?? NO_QUOTAS, problems);
   if (problems.length > 0) throw validationError(problems);
   const beyond = beyondActor(actor, permissions);
   if (beyond.length > 0) {
@@ -237,15 +272,13 @@ export async function createKey(
       },
     );
   }
+  // A capped creator's keys draw on its own quota counters.
+  const lineageId = bounds && hasBoundingQuota(bounds) ? bounds.lineageId : null;
+  refuseLooser(actor, { ...restrictions, rateLimit, quotas, lineageId: lineageId ?? '' }, policy);
 
   return db.transaction(async (tx) => {
     const mode = await lockAccount(tx, actor.accountId);
-    const [count] = await tx.query<{ n: bigint }>(sql.COUNT_ACTIVE, [actor.accountId, now]);
-    if (Number(count?.n ?? 0) >= MAX_ACTIVE_KEYS) {
-      throw new AppError('MAX_KEYS_EXCEEDED', `An account can hold at most ${MAX_ACTIVE_KEYS} active keys`, {
-        details: { maxKeys: MAX_ACTIVE_KEYS },
-      });
-    }
+    await assertRoomForKey(tx, actor.accountId, now);
     return insertKey(tx, clock, mode, actor.accountId, {
       name,
       permissions,
@@ -254,7 +287,7 @@ export async function createKey(
       rateLimit,
       quotas,
       rotatedFrom: null,
-      lineageId: null,
+      lineageId,
     });
   });
 }
@@ -270,6 +303,8 @@ export async function updateKey(
 ): Promise<ApiKeyRecord> {
   const now = clock.now();
   return db.transaction(async (tx) => {
+    // Account first, as in createKey and rotateKey: one lock order, and a stable key count.
+    await lockAccount(tx, actor.accountId);
     const key = await lockManagedKey(tx, actor, keyId);
     if (key.revokedAt)
       throw validationError([{ path: 'keyId', message: 'key is revoked and cannot be changed' }]);
@@ -297,6 +332,10 @@ export async function updateKey(
         },
       );
     }
+    refuseLooser(actor, { ...restrictions, rateLimit, quotas, lineageId: key.lineageId }, policy);
+    // Bringing an expired key back to life makes it active again: it must fit under the cap.
+    const revived = !isKeyActive(key, now) && (expiresAt === null || expiresAt.getTime() > now.getTime());
+    if (revived) await assertRoomForKey(tx, actor.accountId, now);
     const [row] = await tx.query<KeyRow>(sql.UPDATE_KEY, [
       keyId,
       actor.accountId,
@@ -329,6 +368,7 @@ export async function rotateKey(
   clock: Clock,
   actor: KeyActor,
   keyId: string,
+  policy: KeyPolicy = OPERATOR_POLICY,
 ): Promise<{ newKey: IssuedKey; oldKey: ApiKeyRecord }> {
   const now = clock.now();
   return db.transaction(async (tx) => {
@@ -348,6 +388,15 @@ export async function rotateKey(
       );
     }
     if (expired) throw validationError([{ path: 'keyId', message: 'key has expired and cannot be rotated' }]);
+    // The new key gets the old one's settings and a secret the actor will hold: no looser than the actor.
+    refuseLooser(actor, old, policy);
+    const expiryProblems: ValidationProblem[] = [];
+    expiryProblem(actor, old.expiresAt, expiryProblems);
+    if (expiryProblems.length > 0) {
+      throw new AppError('PERMISSION_DENIED', 'A key cannot rotate a key that outlives it', {
+        details: { looser: ['expiresAt'] },
+      });
+    }
 
     const newKey = await insertKey(tx, clock, mode, actor.accountId, {
       name: old.name,

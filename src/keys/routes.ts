@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import { defineRoute } from '../http/route.js';
+import { formatCidr } from '../lib/ip.js';
 import { hasQuota, readUsage } from '../limits/quotas.js';
 import type { Principal } from './authenticate.js';
 import {
@@ -21,18 +22,31 @@ import {
   UpdateKeyBody,
 } from './schemas.js';
 
-function actorOf(principal: Principal): KeyActor {
+/** The calling key as a key manager: bounded by its permissions, expiry, restrictions and limits. */
+function actorOf(principal: Principal, defaults: { perSecond: number; burst: number }): KeyActor {
+  const v = principal.verification;
   return {
     accountId: principal.accountId,
     permissions: [...principal.permissions],
     expiresAt: principal.expiresAt,
+    bounds: {
+      lineageId: v.lineageId,
+      allowedIps: v.ipRestrictionEnabled ? v.allowedIps.map(formatCidr) : null,
+      allowedOrigins: v.originRestrictionEnabled ? [...v.allowedOrigins] : null,
+      rateLimit: {
+        perSecond: v.rateLimit.perSecond ?? defaults.perSecond,
+        burst: v.rateLimit.burst ?? defaults.burst,
+      },
+      ownRateLimit: v.rateLimit,
+      quotas: v.quotas,
+    },
   };
 }
 
 export function keyRoutes(app: FastifyInstance): void {
   const { db, clock, authenticator, config } = app.services;
-  const policy = { ceilings: config.access.ceilings };
   const defaultRateLimit = config.access.defaultRateLimit;
+  const policy = { ceilings: config.access.ceilings, defaultRateLimit };
 
   /** Keys as answered, with current usage for those that have a quota. */
   async function present(records: ApiKeyRecord[]) {
@@ -61,7 +75,7 @@ export function keyRoutes(app: FastifyInstance): void {
     response: ApiKeyWithSecret,
     errors: ['MAX_KEYS_EXCEEDED'],
     handler: async ({ body, principal }) => {
-      const issued = await createKey(db, clock, actorOf(principal), body, policy);
+      const issued = await createKey(db, clock, actorOf(principal, defaultRateLimit), body, policy);
       return { ...presentKey(issued.record, clock.now(), { defaultRateLimit }), key: issued.key };
     },
   });
@@ -95,7 +109,14 @@ export function keyRoutes(app: FastifyInstance): void {
     response: ApiKey,
     errors: ['NOT_FOUND'],
     handler: async ({ params, body, principal }) => {
-      const updated = await updateKey(db, clock, actorOf(principal), params.keyId, body, policy);
+      const updated = await updateKey(
+        db,
+        clock,
+        actorOf(principal, defaultRateLimit),
+        params.keyId,
+        body,
+        policy,
+      );
       authenticator.cache.evictAccount(principal.accountId);
       const [presented] = await present([updated]);
       return presented as NonNullable<typeof presented>;
@@ -118,7 +139,13 @@ export function keyRoutes(app: FastifyInstance): void {
     }),
     errors: ['NOT_FOUND', 'KEY_ROTATION_IN_PROGRESS'],
     handler: async ({ params, principal }) => {
-      const { newKey, oldKey } = await rotateKey(db, clock, actorOf(principal), params.keyId);
+      const { newKey, oldKey } = await rotateKey(
+        db,
+        clock,
+        actorOf(principal, defaultRateLimit),
+        params.keyId,
+        policy,
+      );
       authenticator.cache.evictAccount(principal.accountId);
       const now = clock.now();
       return {
@@ -139,7 +166,7 @@ export function keyRoutes(app: FastifyInstance): void {
     response: ApiKey,
     errors: ['NOT_FOUND'],
     handler: async ({ params, principal }) => {
-      const revoked = await revokeKey(db, clock, actorOf(principal), params.keyId);
+      const revoked = await revokeKey(db, clock, actorOf(principal, defaultRateLimit), params.keyId);
       authenticator.cache.evictAccount(principal.accountId);
       return presentKey(revoked, clock.now(), { defaultRateLimit });
     },

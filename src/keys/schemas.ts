@@ -77,11 +77,14 @@ const AllowedOrigins = Type.Array(Type.String({ maxLength: 255 }), {
   description: 'Browser origins such as https://app.example.com; https://*.example.com allows subdomains',
 });
 
+/** Printable text: control characters (NUL included) have no place in a name. */
+const KeyName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001f\\u007f]+$' });
+
 const RateLimitInput = Type.Union(
   [
     Type.Object(
       {
-        requestsPerSecond: Type.Number({ exclusiveMinimum: 0 }),
+        requestsPerSecond: Type.Number({ minimum: 0.001, description: 'At least 0.001 (one per 1,000 s)' }),
         burst: Type.Integer({ minimum: 1 }),
       },
       { additionalProperties: false },
@@ -109,7 +112,7 @@ const QuotasInputSchema = Type.Object(
 
 export const CreateKeyBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 100 }),
+    name: KeyName,
     permissions: Type.Optional(
       Type.Array(PermissionName, {
         minItems: 1,
@@ -134,7 +137,7 @@ export const CreateKeyBody = Type.Object(
 
 export const UpdateKeyBody = Type.Object(
   {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    name: Type.Optional(KeyName),
     permissions: Type.Optional(Type.Array(PermissionName, { minItems: 1, maxItems: PERMISSIONS.length })),
     expiresAt: Type.Optional(
       Type.Union([Type.String({ maxLength: 64 }), Type.Null()], { description: 'null: never' }),
@@ -149,7 +152,9 @@ export const UpdateKeyBody = Type.Object(
   { additionalProperties: false, minProperties: 1 },
 );
 
-export const KeyIdParams = Type.Object({ keyId: Type.String({ minLength: 1, maxLength: 64 }) });
+export const KeyIdParams = Type.Object({
+  keyId: Type.String({ pattern: '^[A-Za-z0-9_]{1,64}$', description: 'A key id, e.g. key_3kD9…' }),
+});
 
 export interface PresentOptions {
   defaultRateLimit: RateLimitPolicy;

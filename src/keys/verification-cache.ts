@@ -25,6 +25,8 @@ export class VerificationCache<V> {
   private readonly inFlight = new Map<string, Promise<V>>();
   private readonly seenChanges = new Map<string, number>();
   private since: Date | null = null;
+  /** Raised by every eviction: a load that started before one may hold pre-change data. */
+  private generation = 0;
   private timer: NodeJS.Timeout | undefined;
   private syncing = false;
 
@@ -39,14 +41,16 @@ export class VerificationCache<V> {
     if (entry && this.now() - entry.storedAt < this.options.ttlMs) return entry.value;
     const pending = this.inFlight.get(hash);
     if (pending) return pending;
+    const startedAt = this.generation;
     const promise = load().then(
       ({ value, accountId }) => {
-        this.inFlight.delete(hash);
-        this.store(hash, { value, accountId, storedAt: this.now() });
+        if (this.inFlight.get(hash) === promise) this.inFlight.delete(hash);
+        // Read before an eviction: answer this caller, but do not keep it.
+        if (this.generation === startedAt) this.store(hash, { value, accountId, storedAt: this.now() });
         return value;
       },
       (err: unknown) => {
-        this.inFlight.delete(hash);
+        if (this.inFlight.get(hash) === promise) this.inFlight.delete(hash);
         throw err;
       },
     );
@@ -66,12 +70,17 @@ export class VerificationCache<V> {
   }
 
   evictAccount(accountId: string): void {
+    this.generation++;
+    // Requests arriving from now on must not join a load that may have read pre-change data.
+    this.inFlight.clear();
     for (const [hash, entry] of this.entries) {
       if (entry.accountId === accountId) this.entries.delete(hash);
     }
   }
 
   clear(): void {
+    this.generation++;
+    this.inFlight.clear();
     this.entries.clear();
   }
 

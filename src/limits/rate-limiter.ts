@@ -8,6 +8,9 @@ export interface RateLimitPolicy {
   burst: number;
 }
 
+/** The slowest refill a bucket may have (one request per 1,000 s); anything lower is clamped. */
+export const MIN_PER_SECOND = 0.001;
+
 export interface RateLimitDecision {
   allowed: boolean;
   /** The bucket size (RateLimit-Limit). */
@@ -31,7 +34,7 @@ export function gcraStep(
   policy: RateLimitPolicy,
   nowMs: number,
 ): { decision: RateLimitDecision; newTat: number | null } {
-  const interval = 1000 / policy.perSecond;
+  const interval = 1000 / Math.max(policy.perSecond, MIN_PER_SECOND);
   const tat = Math.max(storedTat ?? nowMs, nowMs);
   const newTat = tat + interval;
   const allowAt = newTat - policy.burst * interval;

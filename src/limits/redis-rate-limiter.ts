@@ -1,5 +1,11 @@
 import { Redis } from 'ioredis';
-import type { LocalRateLimiter, RateLimitDecision, RateLimiter, RateLimitPolicy } from './rate-limiter.js';
+import {
+  type LocalRateLimiter,
+  MIN_PER_SECOND,
+  type RateLimitDecision,
+  type RateLimiter,
+  type RateLimitPolicy,
+} from './rate-limiter.js';
 
 // The same GCRA step as gcraStep(), atomically inside Redis so every API instance shares a bucket.
 // Returns integers (Redis truncates Lua numbers): allowed, remaining, resetMs, retryAfterMs.
@@ -64,7 +70,7 @@ export class RedisRateLimiter implements RateLimiter {
       const [allowed, remaining, resetMs, retryAfterMs] = await this.redis.sibylGcra(
         this.prefix + key,
         nowMs,
-        1000 / policy.perSecond,
+        1000 / Math.max(policy.perSecond, MIN_PER_SECOND),
         policy.burst,
       );
       return { allowed: allowed === 1, limit: policy.burst, remaining, resetMs, retryAfterMs };

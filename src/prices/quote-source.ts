@@ -19,6 +19,9 @@ export interface QuoteSourceOptions {
   breakerCooldownMs: number;
 }
 
+/** Entries kept at most: any well-formed mint is a new key, so the cache must not grow forever. */
+const MAX_CACHED = 10_000;
+
 interface CacheEntry {
   outcome: VenueOutcome;
   expiresAt: number;
@@ -72,6 +75,7 @@ export class QuoteSource {
       this.inFlight.delete(key);
       this.record(venue.name, outcome);
       const ttl = outcome.kind === 'failed' ? this.options.errorTtlMs : this.options.ttlMs;
+      if (this.cache.size >= MAX_CACHED) this.prune();
       this.cache.set(key, { outcome, expiresAt: this.clock.now().getTime() + ttl });
       return outcome;
     });
@@ -111,6 +115,20 @@ export class QuoteSource {
       breaker.openUntil = 0;
     }
     this.breakers.set(venue, breaker);
+  }
+
+  /** Drops expired entries, then the oldest ones if that was not enough. */
+  private prune(): void {
+    const now = this.clock.now().getTime();
+    for (const [key, entry] of this.cache) if (entry.expiresAt <= now) this.cache.delete(key);
+    for (const key of this.cache.keys()) {
+      if (this.cache.size < MAX_CACHED * 0.9) break;
+      this.cache.delete(key);
+    }
+  }
+
+  get cachedEntries(): number {
+    return this.cache.size;
   }
 
   private trip(venue: VenueName, forMs: number): void {

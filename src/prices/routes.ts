@@ -64,14 +64,14 @@ export function priceRoutes(app: FastifyInstance): void {
     description:
       'Duplicates (including a symbol and its mint) collapse into one item; items come back in request order. ' +
       'A well-formed symbol that cannot be priced is an item with `error`, not a failure of the batch; a malformed ' +
-      'one fails the whole request with INVALID_SYMBOL. Only items that were priced are charged; a batch in which ' +
-      'nothing could be priced is an error and costs nothing.',
+      'one fails the whole request with INVALID_SYMBOL. A batch in which nothing could be priced is an error and ' +
+      'costs nothing.',
     tags: ['prices'],
     permission: 'batch',
+    // DESIGN.md §3: 0.05 + 0.01 per distinct symbol requested (duplicates collapse first).
     price: (_input, result) =>
-      PRICES.priceBatchBase +
-      PRICES.priceBatchPerSymbol * BigInt(result.prices.filter((p) => !p.error).length),
-    priceNote: '0.05 + 0.01 per distinct symbol priced',
+      PRICES.priceBatchBase + PRICES.priceBatchPerSymbol * BigInt(result.prices.length),
+    priceNote: '0.05 + 0.01 per distinct symbol requested',
     body: BatchBody,
     response: BatchResult,
     errors: ['BATCH_LIMIT_EXCEEDED', 'INVALID_SYMBOL', 'SYMBOL_NOT_FOUND', 'PRICE_UNAVAILABLE'],

@@ -118,3 +118,18 @@ describe('key verification cache', () => {
     expect(cache.size).toBe(0);
   });
 });
+
+describe('key verification cache races', () => {
+  it('a lookup that read before an eviction is answered but not kept', async () => {
+    const { VerificationCache } = await import('../../src/keys/verification-cache.js');
+    const cache = new VerificationCache<string>({ ttlMs: 60_000, maxEntries: 10, syncMs: 1000 });
+    let release: (v: { value: string; accountId: string }) => void = () => {};
+    const stale = cache.get('h', () => new Promise((r) => (release = r)));
+    cache.evictAccount('acct_1'); // the revocation lands while the lookup is in flight
+    const joined = cache.get('h', async () => ({ value: 'fresh', accountId: 'acct_1' }));
+    release({ value: 'stale', accountId: 'acct_1' });
+    expect(await stale).toBe('stale');
+    expect(await joined).toBe('fresh'); // did not join the pre-eviction lookup
+    expect(await cache.get('h', async () => ({ value: 'reloaded', accountId: 'acct_1' }))).toBe('fresh');
+  });
+});

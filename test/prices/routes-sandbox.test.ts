@@ -132,7 +132,7 @@ describe('POST /price/batch (sandbox)', () => {
     expect(body.prices[2].vwapPrice).toBe(single.vwapPrice);
   });
 
-  it('an unknown symbol is an item that says so; only priced items are charged', async () => {
+  it('an unknown symbol is an item that says so; every distinct symbol requested is charged', async () => {
     const payer = await ctx.createAccount({ mode: 'sandbox', balanceUsd: '1.00' });
     const body = (await batch(['SOL', 'NOPE', UNKNOWN_MINT], payer.key)).json();
     expect(body.prices[1]).toEqual({
@@ -145,7 +145,7 @@ describe('POST /price/batch (sandbox)', () => {
       error: { code: 'SYMBOL_NOT_FOUND', message: 'Unknown symbol NOPE' },
     });
     expect(body.prices[2].error.code).toBe('SYMBOL_NOT_FOUND');
-    expect(body.costUsd).toBe('0.06');
+    expect(body.costUsd).toBe('0.08');
   });
 
   it('refuses more than 50 symbols with BATCH_LIMIT_EXCEEDED and maxSymbols, free', async () => {
