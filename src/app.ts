@@ -1,4 +1,3 @@
-import { TypeBoxValidatorCompiler } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { accountRoutes } from './accounts/routes.js';
@@ -10,15 +9,16 @@ import { HistoricalService } from './historical/service.js';
 import { registerCorsPreflight } from './http/cors.js';
 import { registerErrorHandling } from './http/errors.js';
 import { registerOpenApi } from './http/openapi.js';
-import { RequestLog } from './http/request-log.js';
+import { lazyChildLogger, RequestLog } from './http/request-log.js';
 import type { Services } from './http/services.js';
+import { validatorCompiler } from './http/validator.js';
 import { Authenticator, type KeyVerification } from './keys/authenticate.js';
 import { keyRoutes } from './keys/routes.js';
 import { VerificationCache } from './keys/verification-cache.js';
 import { type Biller, directBiller } from './ledger/biller.js';
 import { CoalescingBiller } from './ledger/coalescing-biller.js';
 import type { Clock } from './lib/clock.js';
-import { newId } from './lib/ids.js';
+import { requestIdGenerator } from './lib/ids.js';
 import { LocalRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
 import { RedisRateLimiter } from './limits/redis-rate-limiter.js';
 import { createPriceService } from './prices/index.js';
@@ -49,7 +49,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app: FastifyInstance = Fastify({
     ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
     logController: new RequestLog(),
-    genReqId: () => newId('req'),
+    childLoggerFactory: lazyChildLogger,
+    genReqId: requestIdGenerator(),
     requestIdHeader: false,
     bodyLimit: config.bodyLimitBytes,
     requestTimeout: config.requestTimeoutMs,
@@ -59,7 +60,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     exposeHeadRoutes: false,
     forceCloseConnections: 'idle',
   });
-  app.setValidatorCompiler(TypeBoxValidatorCompiler);
+  app.setValidatorCompiler(validatorCompiler);
 
   const cache = new VerificationCache<KeyVerification | null>(config.authCache);
   const registry = createLiveVenues(config.prices);
@@ -90,8 +91,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     return parseJson(request, body as string, done);
   });
 
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback style: an async hook costs a promise per request on every route.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
 
   registerErrorHandling(app);

@@ -27,7 +27,7 @@ const Env = Type.Object({
   RECONCILE_INTERVAL_MS: Type.Integer({ default: 3_600_000, minimum: 1000 }),
   CHARGE_BATCHING: Type.Boolean({ default: true }),
   CHARGE_BATCH_MAX: Type.Integer({ default: 1000, minimum: 1, maximum: 10_000 }),
-  CHARGE_BATCH_IN_FLIGHT: Type.Integer({ default: 2, minimum: 1, maximum: 64 }),
+  CHARGE_BATCH_IN_FLIGHT: Type.Integer({ default: 1, minimum: 1, maximum: 64 }),
   TRUSTED_PROXIES: Type.String({ default: '' }),
   REDIS_URL: Type.Optional(Type.String({ minLength: 1 })),
   RATE_LIMIT_PER_SECOND: Type.Number({ default: 50, minimum: 0.001 }),

@@ -1,4 +1,5 @@
-import { type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
+import type { Bindings, ChildLoggerOptions } from 'pino';
 
 /**
  * One structured line per request, written when it completes: method, URL, status, duration and
@@ -27,4 +28,42 @@ export class RequestLog extends LogController {
   // The error handler logs 5xx causes itself; 4xx are ordinary answers, already in the request line.
   override defaultErrorLog(): void {}
   override routeNotFound(): void {}
+}
+
+type LogMethod = (...args: unknown[]) => void;
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+
+/**
+ * Fastify gives every request a child logger bound to its request id. Creating one costs about as
+ * much as a small route; this defers it until something is actually logged at an enabled level, so
+ * requests that log nothing (LOG_LEVEL above info) pay nothing.
+ */
+export function lazyChildLogger(
+  parent: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions,
+): FastifyBaseLogger {
+  let child: FastifyBaseLogger | undefined;
+  const real = () => {
+    child ??= parent.child(bindings, options);
+    return child;
+  };
+  const probe = parent as unknown as { isLevelEnabled?: (level: string) => boolean };
+  const enabled = (level: string) => (probe.isLevelEnabled ? probe.isLevelEnabled(level) : true);
+  const lazy = {
+    get level() {
+      return parent.level;
+    },
+    set level(level: string) {
+      real().level = level;
+    },
+    silent: () => {},
+    child: (b: Bindings, o?: ChildLoggerOptions) => real().child(b, o),
+  } as Record<string, unknown>;
+  for (const level of LEVELS) {
+    lazy[level] = ((...args: unknown[]) => {
+      if (enabled(level)) (real()[level] as LogMethod)(...args);
+    }) as LogMethod;
+  }
+  return lazy as unknown as FastifyBaseLogger;
 }

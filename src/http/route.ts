@@ -134,13 +134,14 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
     onRequest: async (request, reply) => {
       const { authenticator, config, rateLimiter, clock } = app.services;
       const principal = await authenticator.authenticate(request.headers.authorization);
-      const client = clientAddress(
-        request.socket.remoteAddress,
-        request.headers['x-forwarded-for'],
-        config.access.trustedProxies,
-      );
+      const clientOf = () =>
+        clientAddress(
+          request.socket.remoteAddress,
+          request.headers['x-forwarded-for'],
+          config.access.trustedProxies,
+        );
       const origin = request.headers.origin;
-      checkRestrictions(principal, client, origin);
+      checkRestrictions(principal, clientOf, origin);
       if (origin !== undefined && principal.verification.originRestrictionEnabled) {
         // Only keys that list their browser origins answer browsers (checkRestrictions vetted it).
         reply.header('access-control-allow-origin', origin);

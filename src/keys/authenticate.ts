@@ -110,12 +110,13 @@ export class Authenticator {
       throw new AppError('INVALID_API_KEY', 'Malformed API key');
     }
     const hash = hashKey(key);
-    const verification = await this.cache.get(hash.toString('base64'), async () => {
+    const cached = this.cache.get(hash.toString('base64'), async () => {
       const [row] = await this.db.query<AuthRow>(sql.FIND_FOR_AUTH, [hash]);
       return row
         ? { value: toVerification(row), accountId: row.account_id }
         : { value: null, accountId: null };
     });
+    const verification = cached instanceof Promise ? await cached : cached;
     if (!verification) throw new AppError('INVALID_API_KEY', 'Unknown API key');
     if (verification.revokedAt) throw new AppError('API_KEY_REVOKED', 'This API key was revoked');
     const now = this.clock.now().getTime();

@@ -32,10 +32,12 @@ export function originAllowed(origin: string, allowed: readonly string[]): boole
  */
 export function checkRestrictions(
   principal: Principal,
-  client: IpAddress | null,
+  clientOf: () => IpAddress | null,
   origin: string | undefined,
 ): void {
   const v = principal.verification;
+  // The client address is only worked out for keys that need it: most keys have no IP list.
+  const client = v.ipRestrictionEnabled ? clientOf() : null;
   if (
     v.ipRestrictionEnabled &&
     (client === null || !v.allowedIps.some((cidr) => cidrContains(cidr, client)))

@@ -35,8 +35,11 @@ export class VerificationCache<V> {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The cached value, or `load()`'s, sharing one load among concurrent callers. */
-  async get(hash: string, load: () => Promise<{ value: V; accountId: string | null }>): Promise<V> {
+  /**
+   * The cached value (synchronously, on the hot path), or a promise of `load()`'s, sharing one load
+   * among concurrent callers.
+   */
+  get(hash: string, load: () => Promise<{ value: V; accountId: string | null }>): V | Promise<V> {
     const entry = this.entries.get(hash);
     if (entry && this.now() - entry.storedAt < this.options.ttlMs) return entry.value;
     const pending = this.inFlight.get(hash);

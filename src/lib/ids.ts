@@ -30,6 +30,20 @@ export function toBase62(value: number, width: number): string {
 export const BASE62_PATTERN = /^[0-9A-Za-z]+$/;
 
 /** Public identifiers: a readable type prefix and 22 random base62 characters (~131 bits). */
-export function newId(prefix: 'acct' | 'key' | 'req'): string {
+export function newId(prefix: 'acct' | 'key'): string {
   return `${prefix}_${randomBase62(22)}`;
+}
+
+/**
+ * Request ids: unique, not secret, and made on every request, so they cost a counter instead of
+ * random bytes. A random per-process prefix keeps ids from different processes (and restarts)
+ * apart; the counter keeps them apart within one.
+ */
+export function requestIdGenerator(): () => string {
+  const prefix = `req_${randomBase62(10)}`;
+  let counter = 0;
+  return () => {
+    counter++;
+    return prefix + toBase62(counter, 12);
+  };
 }

@@ -26,7 +26,8 @@ export async function takeRateLimit(
   nowMs: number,
   reply: FastifyReply,
 ): Promise<void> {
-  const decision = await limiter.take(principal.keyId, policyFor(principal, defaults), nowMs);
+  const taken = limiter.take(principal.keyId, policyFor(principal, defaults), nowMs);
+  const decision = taken instanceof Promise ? await taken : taken;
   reply.header('ratelimit-limit', String(decision.limit));
   reply.header('ratelimit-remaining', String(decision.remaining));
   reply.header('ratelimit-reset', String(Math.ceil(decision.resetMs / 1000)));

@@ -24,7 +24,8 @@ export interface RateLimitDecision {
 }
 
 export interface RateLimiter {
-  take(key: string, policy: RateLimitPolicy, nowMs: number): Promise<RateLimitDecision>;
+  /** Synchronous when the buckets are in process (the hot path needs no promise for it). */
+  take(key: string, policy: RateLimitPolicy, nowMs: number): RateLimitDecision | Promise<RateLimitDecision>;
   close(): Promise<void>;
 }
 
@@ -68,7 +69,7 @@ const PRUNE_AT = 100_000;
 export class LocalRateLimiter implements RateLimiter {
   private readonly tats = new Map<string, number>();
 
-  async take(key: string, policy: RateLimitPolicy, nowMs: number): Promise<RateLimitDecision> {
+  take(key: string, policy: RateLimitPolicy, nowMs: number): RateLimitDecision {
     return this.takeSync(key, policy, nowMs);
   }
 

@@ -50,8 +50,18 @@ export class QuoteSource {
   ) {}
 
   /** One outcome per venue that can price the target; empty when none can. */
-  outcomes(target: PriceTarget): Promise<VenueOutcome[]> {
-    return Promise.all(this.venues.filter((v) => v.canPrice(target)).map((v) => this.outcome(v, target)));
+  outcomes(target: PriceTarget): VenueOutcome[] | Promise<VenueOutcome[]> {
+    const venues = this.venues.filter((v) => v.canPrice(target));
+    // The common case on a busy token: every venue's answer is cached; no promise needed.
+    const now = this.clock.now().getTime();
+    const cached: VenueOutcome[] = [];
+    for (const venue of venues) {
+      const entry = this.cache.get(`${venue.name}\u0000${target.key}`);
+      if (!entry || entry.expiresAt <= now) break;
+      cached.push(entry.outcome);
+    }
+    if (cached.length === venues.length) return cached;
+    return Promise.all(venues.map((v) => this.outcome(v, target)));
   }
 
   private outcome(venue: PriceVenue, target: PriceTarget): Promise<VenueOutcome> {

@@ -44,7 +44,19 @@ function unavailable(outcome: VenueOutcome): UnavailableSource | null {
  * never. Throws SYMBOL_NOT_FOUND when no venue lists the token, PRICE_UNAVAILABLE when venues that
  * might have priced it all failed.
  */
+/** Aggregates reused while a token's quotes stay the same objects, for at most this long. */
+const MEMO_MS = 1000;
+const MEMO_MAX = 10_000;
+
 export class PriceService {
+  /**
+   * The last aggregate per (mode, token). Quotes come from a cache, so thousands of requests a
+   * second see the very same quote objects: aggregating them once per second instead of once per
+   * request is a measurable share of the hot path (docs/performance.md). The staleness verdicts can
+   * lag by at most MEMO_MS.
+   */
+  private readonly memo = new Map<string, { outcomes: VenueOutcome[]; at: number; result: PriceResult }>();
+
   constructor(
     private readonly sources: Record<AccountMode, QuoteSource>,
     readonly rules: AggregationRules,
@@ -52,7 +64,27 @@ export class PriceService {
   ) {}
 
   async price(target: PriceTarget, mode: AccountMode, requested: string): Promise<PriceResult> {
-    const outcomes = await this.sources[mode].outcomes(target);
+    const pending = this.sources[mode].outcomes(target);
+    const outcomes = pending instanceof Promise ? await pending : pending;
+    const memoKey = `${mode}\u0000${target.key}`;
+    const nowMs = this.clock.now().getTime();
+    const memo = this.memo.get(memoKey);
+    if (
+      memo &&
+      nowMs - memo.at >= 0 &&
+      nowMs - memo.at < MEMO_MS &&
+      memo.outcomes.length === outcomes.length &&
+      memo.outcomes.every((o, i) => o === outcomes[i])
+    ) {
+      return memo.result;
+    }
+    const result = this.compute(outcomes, requested);
+    if (this.memo.size >= MEMO_MAX) this.memo.clear();
+    this.memo.set(memoKey, { outcomes, at: nowMs, result });
+    return result;
+  }
+
+  private compute(outcomes: VenueOutcome[], requested: string): PriceResult {
     const observations: Observation[] = [];
     for (const o of outcomes) {
       if (o.kind !== 'quote') continue;

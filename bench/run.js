@@ -1,0 +1,399 @@
+// `npm run bench`: the real service against bare Fastify, side by side, with a ledger
+// reconciliation after every scenario. Writes a Markdown table to stdout and docs/performance.md.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { createAccount } from '../dist/accounts/accounts.js';
+import { migrate } from '../dist/db/migrate.js';
+import { PgliteDatabase } from '../dist/db/pglite.js';
+import { PostgresDatabase } from '../dist/db/postgres.js';
+import { createKey } from '../dist/keys/keys.js';
+import { PERMISSIONS } from '../dist/keys/permissions.js';
+import { creditDeposit, reconcileLedger } from '../dist/ledger/ledger.js';
+import { systemClock } from '../dist/lib/clock.js';
+import { median, randomMint, startProcess, stopProcess, usd, waitForHttp } from './lib.js';
+
+const ROOT = new URL('..', import.meta.url);
+const BIN = new URL('bin/sibyl.js', ROOT).pathname;
+const DB_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const DURATION = Number(process.env.BENCH_DURATION ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+const WRITE_DOCS = process.env.BENCH_WRITE_DOCS !== '0';
+const PORTS = { hello: 3901, pg: 3902, pglite: 3903, unbatched: 3904 };
+const CENT = 10_000n;
+const FUNDS = 10_000_000n * 1_000_000n; // 10,000,000 USD of play money per account
+const OPERATOR = { permissions: PERMISSIONS, expiresAt: null };
+
+const SERVICE_ENV = {
+  // Charge-coalescing settings can be varied from the command line to compare them.
+  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('CHARGE_'))),
+  LOG_LEVEL: 'warn',
+  HOST: '127.0.0.1',
+  // The benchmark measures billing, not the rate limiter refusing it.
+  RATE_LIMIT_PER_SECOND: '1000000000',
+  RATE_LIMIT_BURST: '1000000000',
+};
+
+function withDatabase(url, name) {
+  const u = new URL(url);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+async function fundedAccount(db, label) {
+  const account = await createAccount(db, systemClock, { mode: 'sandbox' });
+  await creditDeposit(db, {
+    accountId: account.id,
+    amountMicros: FUNDS,
+    reference: `bench-${label}-${account.id}`,
+  });
+  const { key } = await createKey(
+    db,
+    systemClock,
+    { accountId: account.id, ...OPERATOR },
+    { name: `bench ${label}` },
+  );
+  return { accountId: account.id, key };
+}
+
+const BATCH_SYMBOLS = [
+  ...['SOL', 'BTC', 'ETH', 'USDC', 'USDT', 'BONK', 'JUP', 'RAY', 'ORCA', 'PYTH'],
+  ...Array.from({ length: 40 }, randomMint),
+];
+
+function scenarios(pg, pglite) {
+  const hot = pg.hot;
+  const spread = pg.spread;
+  let next = 0;
+  return [
+    { id: 'hello', title: 'Bare Fastify hello-world', port: PORTS.hello, method: 'GET', path: '/' },
+    {
+      id: 'price-hot',
+      title: 'GET /api/v1/price/SOL, one hot account (PostgreSQL)',
+      port: PORTS.pg,
+      method: 'GET',
+      path: '/api/v1/price/SOL',
+      headers: { authorization: `Bearer ${hot.key}` },
+      price: CENT,
+      ledger: 'pg',
+      accounts: [hot.accountId],
+    },
+    {
+      id: 'price-hot-unbatched',
+      title: 'The same, one statement per charge (CHARGE_BATCHING=false)',
+      port: PORTS.unbatched,
+      method: 'GET',
+      path: '/api/v1/price/SOL',
+      headers: { authorization: `Bearer ${pg.unbatched.key}` },
+      price: CENT,
+      ledger: 'pg',
+      accounts: [pg.unbatched.accountId],
+    },
+    {
+      id: 'price-spread',
+      title: 'GET /api/v1/price/SOL, 100 accounts (PostgreSQL)',
+      port: PORTS.pg,
+      method: 'GET',
+      path: '/api/v1/price/SOL',
+      setupRequest: (req) => {
+        next = (next + 1) % spread.length;
+        req.headers = { ...req.headers, authorization: `Bearer ${spread[next].key}` };
+        return req;
+      },
+      price: CENT,
+      ledger: 'pg',
+      accounts: spread.map((a) => a.accountId),
+    },
+    {
+      id: 'batch',
+      title: 'POST /api/v1/price/batch, 50 symbols (PostgreSQL)',
+      port: PORTS.pg,
+      method: 'POST',
+      path: '/api/v1/price/batch',
+      headers: { authorization: `Bearer ${pg.batch.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ symbols: BATCH_SYMBOLS }),
+      // 0.05 + 0.01 per distinct symbol requested: 10 listed tokens and 40 unknown mints (items with an error).
+      price: 5n * CENT + 50n * CENT,
+      ledger: 'pg',
+      accounts: [pg.batch.accountId],
+    },
+    {
+      id: 'price-embedded',
+      title: 'GET /api/v1/price/SOL, one account (embedded PGlite)',
+      port: PORTS.pglite,
+      method: 'GET',
+      path: '/api/v1/price/SOL',
+      headers: { authorization: `Bearer ${pglite.key}` },
+      price: CENT,
+      ledger: 'api',
+      accounts: [pglite.accountId],
+      apiKey: pglite.key,
+    },
+  ];
+}
+
+/**
+ * Runs a fixed number of requests (sized from the warm-up's rate to last about DURATION seconds)
+ * rather than a fixed time: a timed run abandons the requests in flight when the clock stops, and
+ * those are charged without their answers being counted, which would spoil the reconciliation.
+ */
+async function load(s, limit) {
+  const request = {
+    method: s.method,
+    path: s.path,
+    headers: s.headers ?? {},
+    ...(s.body ? { body: s.body } : {}),
+  };
+  if (s.setupRequest) request.setupRequest = s.setupRequest;
+  const started = performance.now();
+  const result = await autocannon({
+    url: `http://127.0.0.1:${s.port}`,
+    connections: CONNECTIONS,
+    ...limit,
+    timeout: 30,
+    requests: [request],
+  });
+  // Completed answers over wall-clock time (autocannon's own average is over whole-second samples).
+  result.rps = (result['2xx'] + result.non2xx) / ((performance.now() - started) / 1000);
+  return result;
+}
+
+async function apiBalance(port, key) {
+  const r = await fetch(`http://127.0.0.1:${port}/api/v1/account`, {
+    headers: { authorization: `Bearer ${key}` },
+  });
+  const body = await r.json();
+  const [whole, frac = ''] = body.balanceUsd.split('.');
+  return BigInt(whole) * 1_000_000n + BigInt(frac.padEnd(6, '0'));
+}
+
+async function ledgerState(db, accounts) {
+  const [row] = await db.query(
+    `SELECT COALESCE(SUM(balance_micros), 0)::bigint AS balance, (SELECT COALESCE(MAX(id), 0) FROM ledger_entries) AS max_id
+       FROM accounts WHERE id = ANY($1::text[])`,
+    [accounts],
+  );
+  return row;
+}
+
+/** The reconciliation every scenario must pass: successes × price == balance drop == Σ ledger. */
+async function reconcile(s, result, before, after, db) {
+  const ok = BigInt(result['2xx']);
+  const drop = before.balance - after.balance;
+  const expected = ok * s.price;
+  const problems = [];
+  if (drop !== expected)
+    problems.push(`balance dropped ${usd(drop)} but ${ok} × ${usd(s.price)} = ${usd(expected)}`);
+  if (s.ledger === 'pg') {
+    const [row] = await db.query(
+      `SELECT count(*) AS n, COALESCE(-SUM(amount_micros), 0)::bigint AS total FROM ledger_entries
+        WHERE id > $1 AND kind = 'charge' AND account_id = ANY($2::text[])`,
+      [before.max_id, s.accounts],
+    );
+    if (BigInt(row.n) !== ok) problems.push(`${row.n} charge entries for ${ok} successful responses`);
+    if (row.total !== drop) problems.push(`ledger charges ${usd(row.total)} vs balance drop ${usd(drop)}`);
+  }
+  if (result.non2xx > 0 || result.errors > 0)
+    problems.push(`${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return problems;
+}
+
+/** Every answer's remainingBalanceUsd equals its ledger entry's running balance (checked, not timed). */
+async function checkRemainingBalances(s, db) {
+  const answers = [];
+  const worker = async () => {
+    for (let i = 0; i < 40; i++) {
+      const r = await fetch(`http://127.0.0.1:${s.port}${s.path}`, { headers: s.headers });
+      const body = await r.json();
+      answers.push({ requestId: body.requestId, cost: body.costUsd, remaining: body.remainingBalanceUsd });
+    }
+  };
+  await Promise.all(Array.from({ length: 50 }, worker));
+  const rows = await db.query(
+    'SELECT request_id, amount_micros, balance_after_micros FROM ledger_entries WHERE request_id = ANY($1::text[])',
+    [answers.map((a) => a.requestId)],
+  );
+  const byRequest = new Map(rows.map((r) => [r.request_id, r]));
+  const wrong = answers.filter((a) => {
+    const entry = byRequest.get(a.requestId);
+    return !entry || usd(-entry.amount_micros) !== a.cost || usd(entry.balance_after_micros) !== a.remaining;
+  });
+  return { checked: answers.length, wrong: wrong.length };
+}
+
+function versionOf(pkg) {
+  return JSON.parse(readFileSync(new URL(`node_modules/${pkg}/package.json`, ROOT), 'utf8')).version;
+}
+
+async function main() {
+  const benchDb = `sibyl_bench_${process.pid}`;
+  const admin = new PostgresDatabase(DB_URL, { poolSize: 1 });
+  await admin.exec(`CREATE DATABASE "${benchDb}"`);
+  const dbUrl = withDatabase(DB_URL, benchDb);
+  const db = new PostgresDatabase(dbUrl, { poolSize: 4 });
+  const dataDir = join(mkdtempSync(join(os.tmpdir(), 'sibyl-bench-')), 'data');
+  const children = [];
+  const failures = [];
+  try {
+    await migrate(db);
+    const [pgVersion] = await db.query('SHOW server_version');
+    const pg = {
+      hot: await fundedAccount(db, 'hot'),
+      spread: await Promise.all(Array.from({ length: 100 }, (_, i) => fundedAccount(db, `spread-${i}`))),
+      batch: await fundedAccount(db, 'batch'),
+      unbatched: await fundedAccount(db, 'unbatched'),
+    };
+    const embedded = (await PgliteDatabase.open(dataDir)).db;
+    await migrate(embedded);
+    const pglite = await fundedAccount(embedded, 'embedded');
+    await embedded.close();
+
+    const hello = startProcess('hello', [new URL('hello.js', import.meta.url).pathname], {
+      PORT: String(PORTS.hello),
+    });
+    const servePg = startProcess('sibyl (PostgreSQL)', [BIN, 'serve'], {
+      ...SERVICE_ENV,
+      PORT: String(PORTS.pg),
+      DATABASE_URL: dbUrl,
+    });
+    const servePglite = startProcess('sibyl (PGlite)', [BIN, 'serve'], {
+      ...SERVICE_ENV,
+      PORT: String(PORTS.pglite),
+      SIBYL_DATA_DIR: dataDir,
+    });
+    const serveUnbatched = startProcess('sibyl (PostgreSQL, unbatched)', [BIN, 'serve'], {
+      ...SERVICE_ENV,
+      CHARGE_BATCHING: 'false',
+      PORT: String(PORTS.unbatched),
+      DATABASE_URL: dbUrl,
+    });
+    children.push(hello, servePg, servePglite, serveUnbatched);
+    await waitForHttp(`http://127.0.0.1:${PORTS.unbatched}/readyz`, serveUnbatched);
+    await waitForHttp(`http://127.0.0.1:${PORTS.hello}/`, hello);
+    await waitForHttp(`http://127.0.0.1:${PORTS.pg}/readyz`, servePg);
+    await waitForHttp(`http://127.0.0.1:${PORTS.pglite}/readyz`, servePglite);
+
+    const list = scenarios(pg, pglite);
+    const runs = new Map(list.map((s) => [s.id, []]));
+    // Warm-up: JIT, caches and connection pools, unmeasured; it also sizes each measured run.
+    const amounts = new Map();
+    let embeddedSuccesses = 0n;
+    for (const s of list) {
+      const warm = await load(s, { amount: CONNECTIONS * 200 });
+      if (s.ledger === 'api') embeddedSuccesses += BigInt(warm['2xx']);
+      amounts.set(s.id, Math.max(CONNECTIONS * 20, Math.round(warm.rps * DURATION)));
+    }
+    for (let round = 1; round <= ROUNDS; round++) {
+      for (const s of list) {
+        const before =
+          s.ledger === 'pg'
+            ? await ledgerState(db, s.accounts)
+            : s.ledger === 'api'
+              ? { balance: await apiBalance(s.port, s.apiKey) }
+              : null;
+        const result = await load(s, { amount: amounts.get(s.id) });
+        process.stderr.write(
+          `round ${round} ${s.id}: ${Math.round(result.rps)} req/s, p99 ${result.latency.p99} ms\n`,
+        );
+        if (before) {
+          const after =
+            s.ledger === 'pg'
+              ? await ledgerState(db, s.accounts)
+              : { balance: await apiBalance(s.port, s.apiKey) };
+          const problems = await reconcile(s, result, before, after, db);
+          for (const p of problems) failures.push(`${s.id}, round ${round}: ${p}`);
+          if (s.ledger === 'api') embeddedSuccesses += BigInt(result['2xx']);
+        }
+        runs.get(s.id).push(result);
+      }
+    }
+    const remaining = await checkRemainingBalances(list[1], db);
+    if (remaining.wrong > 0)
+      failures.push(
+        `${remaining.wrong} of ${remaining.checked} remainingBalanceUsd values disagree with the ledger`,
+      );
+    const pgReport = await reconcileLedger(db);
+    if (!pgReport.ok)
+      failures.push(
+        `PostgreSQL ledger does not reconcile: ${JSON.stringify(pgReport, (_k, v) => (typeof v === 'bigint' ? String(v) : v))}`,
+      );
+
+    await stopProcess(servePglite);
+    const reopened = (await PgliteDatabase.open(dataDir)).db;
+    const [embeddedCharges] = await reopened.query(
+      `SELECT count(*) AS n FROM ledger_entries WHERE kind = 'charge'`,
+    );
+    const embeddedReport = await reconcileLedger(reopened);
+    await reopened.close();
+    if (!embeddedReport.ok) failures.push('embedded ledger does not reconcile');
+    if (BigInt(embeddedCharges.n) !== embeddedSuccesses) {
+      failures.push(
+        `embedded: ${embeddedCharges.n} charge entries for ${embeddedSuccesses} successful responses`,
+      );
+    }
+
+    const helloRps = runs.get('hello').map((r) => r.rps);
+    const rows = list.map((s) => {
+      const rs = runs.get(s.id);
+      const rps = median(rs.map((r) => r.rps));
+      const ratios = rs.map((r, i) => r.rps / helloRps[i]);
+      return {
+        s,
+        rps,
+        p50: median(rs.map((r) => r.latency.p50)),
+        p99: median(rs.map((r) => r.latency.p99)),
+        ratio: median(ratios),
+        ok: rs.reduce((n, r) => n + r['2xx'], 0),
+      };
+    });
+    const table = [
+      '| Scenario | req/s | p50 ms | p99 ms | × hello-world | 2xx (all rounds) | reconciled |',
+      '|---|---:|---:|---:|---:|---:|---|',
+      ...rows.map(
+        (r) =>
+          `| ${r.s.title} | ${Math.round(r.rps).toLocaleString('en-US')} | ${r.p50} | ${r.p99} | ${r.ratio.toFixed(2)} | ${r.ok.toLocaleString('en-US')} | ${r.s.price ? (failures.some((f) => f.startsWith(r.s.id)) ? 'NO' : 'yes') : '—'} |`,
+      ),
+    ].join('\n');
+    const hot = rows.find((r) => r.s.id === 'price-hot');
+    const spreadRow = rows.find((r) => r.s.id === 'price-spread');
+    const targets = [
+      `- Hot account at least 0.35 × hello-world: ${hot.ratio.toFixed(2)} → ${hot.ratio >= 0.35 ? 'met' : 'NOT met'}`,
+      `- Hot account p99 at most 25 ms: ${hot.p99} ms → ${hot.p99 <= 25 ? 'met' : 'NOT met'}`,
+      `- 100 accounts at least as fast as one: ${Math.round(spreadRow.rps)} vs ${Math.round(hot.rps)} req/s → ${spreadRow.rps >= hot.rps * 0.97 ? 'met' : 'NOT met'}`,
+      `- remainingBalanceUsd checked against the ledger for ${remaining.checked} hot-account answers: ${remaining.wrong} wrong`,
+    ].join('\n');
+    const cpus = os.cpus();
+    const meta = [
+      `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus.length} cores (${cpus[0]?.model.trim()}), ${Math.round(os.totalmem() / 2 ** 30)} GiB;`,
+      `Node.js ${process.version}, Fastify ${versionOf('fastify')}, PostgreSQL ${pgVersion.server_version}, PGlite ${versionOf('@electric-sql/pglite')}, autocannon ${versionOf('autocannon')}.`,
+      `${CONNECTIONS} connections; each scenario runs a fixed number of requests sized to last about ${DURATION} s, ${ROUNDS} rounds alternating the scenarios (medians shown; ratios taken within each round).`,
+      `The load generator, the servers and PostgreSQL share the machine's cores.`,
+      '',
+      `Command: \`npm run bench\` (BENCH_DURATION=${DURATION} BENCH_ROUNDS=${ROUNDS} BENCH_CONNECTIONS=${CONNECTIONS}).`,
+    ].join('\n');
+    const section = `${meta}\n\n${table}\n\n${targets}\n`;
+    process.stdout.write(`\n${section}\n`);
+    if (failures.length === 0 && WRITE_DOCS) {
+      const docPath = new URL('docs/performance.md', ROOT);
+      const doc = readFileSync(docPath, 'utf8');
+      const start = '<!-- bench:start -->';
+      const end = '<!-- bench:end -->';
+      const updated = `${doc.slice(0, doc.indexOf(start) + start.length)}\n${section}${doc.slice(doc.indexOf(end))}`;
+      writeFileSync(docPath, updated);
+    }
+  } finally {
+    for (const child of children) await stopProcess(child);
+    await db.close();
+    await admin.exec(`DROP DATABASE IF EXISTS "${benchDb}" WITH (FORCE)`);
+    await admin.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+  if (failures.length > 0) {
+    process.stderr.write(`\nRECONCILIATION FAILED:\n${failures.map((f) => `- ${f}`).join('\n')}\n`);
+    process.exit(1);
+  }
+}
+
+await main();
