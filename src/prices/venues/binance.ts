@@ -9,7 +9,7 @@ import {
   type VenueQuote,
   type VenueSettings,
 } from '../types.js';
-import { fieldReaders, isRecord, type VenueResponse, venueGet } from './http.js';
+import { fieldReaders, isRecord, type VenueResponse, venueGetter } from './http.js';
 
 const VENUE = 'binance';
 const { badResponse, numberField } = fieldReaders(VENUE);
@@ -74,13 +74,7 @@ export function createBinanceVenue(
   settings: VenueSettings,
   now: () => number = Date.now,
 ): PriceVenue & CandleVenue {
-  const get = (path: string, params: Record<string, string>, signal: AbortSignal) =>
-    venueGet(`${settings.baseUrl}${path}?${new URLSearchParams(params)}`, {
-      venue: VENUE,
-      timeoutMs: settings.timeoutMs,
-      signal,
-      acceptStatuses: [400],
-    });
+  const get = venueGetter(VENUE, settings, [400]);
 
   return {
     name: VENUE,

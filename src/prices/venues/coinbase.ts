@@ -10,7 +10,7 @@ import {
   type VenueQuote,
   type VenueSettings,
 } from '../types.js';
-import { fieldReaders, isRecord, type VenueResponse, venueGet } from './http.js';
+import { fieldReaders, isRecord, type VenueResponse, venueGetter } from './http.js';
 
 const VENUE = 'coinbase';
 const { badResponse, numberField } = fieldReaders(VENUE);
@@ -70,13 +70,7 @@ export function createCoinbaseVenue(
   settings: VenueSettings,
   now: () => number = Date.now,
 ): PriceVenue & CandleVenue {
-  const get = (path: string, signal: AbortSignal, params?: Record<string, string>) =>
-    venueGet(`${settings.baseUrl}${path}${params ? `?${new URLSearchParams(params)}` : ''}`, {
-      venue: VENUE,
-      timeoutMs: settings.timeoutMs,
-      signal,
-      acceptStatuses: [404],
-    });
+  const get = venueGetter(VENUE, settings, [404]);
 
   return {
     name: VENUE,
@@ -89,7 +83,7 @@ export function createCoinbaseVenue(
     async fetchQuote(target: PriceTarget, signal: AbortSignal): Promise<VenueQuote | null> {
       const product = target.token?.markets.coinbase;
       if (product === undefined) return null;
-      const response = await get(`/products/${encodeURIComponent(product)}/ticker`, signal);
+      const response = await get(`/products/${encodeURIComponent(product)}/ticker`, {}, signal);
       if (isNotFound(response)) return null;
       return parseTicker(response.body);
     },
@@ -120,11 +114,15 @@ export function createCoinbaseVenue(
         cursor += CANDLES_PER_REQUEST * step
       ) {
         const windowEnd = Math.min(cursor + CANDLES_PER_REQUEST * step, endMs);
-        const response = await get(`/products/${encodeURIComponent(product)}/candles`, signal, {
-          granularity: String(granularity),
-          start: new Date(cursor).toISOString(),
-          end: new Date(windowEnd).toISOString(),
-        });
+        const response = await get(
+          `/products/${encodeURIComponent(product)}/candles`,
+          {
+            granularity: String(granularity),
+            start: new Date(cursor).toISOString(),
+            end: new Date(windowEnd).toISOString(),
+          },
+          signal,
+        );
         if (isNotFound(response)) return null;
         if (!Array.isArray(response.body)) throw badResponse('candles is not an array');
         const nowMs = now();

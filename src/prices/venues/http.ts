@@ -1,4 +1,4 @@
-import { VenueError, type VenueName } from '../types.js';
+import { VenueError, type VenueName, type VenueSettings } from '../types.js';
 
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
@@ -119,4 +119,17 @@ export function fieldReaders(venue: VenueName) {
     return n;
   };
   return { badResponse, numberField };
+}
+
+/** GET `{baseUrl}{path}?{params}` on one venue, with its timeout and the statuses it reads itself. */
+export function venueGetter(venue: VenueName, settings: VenueSettings, acceptStatuses: number[] = []) {
+  return (path: string, params: Record<string, string>, signal: AbortSignal): Promise<VenueResponse> => {
+    const query = new URLSearchParams(params).toString();
+    return venueGet(`${settings.baseUrl}${path}${query ? `?${query}` : ''}`, {
+      venue,
+      timeoutMs: settings.timeoutMs,
+      signal,
+      acceptStatuses,
+    });
+  };
 }

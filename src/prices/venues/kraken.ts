@@ -8,7 +8,7 @@ import {
   type VenueQuote,
   type VenueSettings,
 } from '../types.js';
-import { fieldReaders, isRecord, venueGet } from './http.js';
+import { fieldReaders, isRecord, venueGetter } from './http.js';
 
 const VENUE = 'kraken';
 const { badResponse, numberField } = fieldReaders(VENUE);
@@ -89,12 +89,7 @@ function parseOhlc(row: unknown, closed: boolean): Candle {
  * buckets are simply missing from the answer.
  */
 export function createKrakenVenue(settings: VenueSettings): PriceVenue & CandleVenue {
-  const get = (path: string, params: Record<string, string>, signal: AbortSignal) =>
-    venueGet(`${settings.baseUrl}${path}?${new URLSearchParams(params)}`, {
-      venue: VENUE,
-      timeoutMs: settings.timeoutMs,
-      signal,
-    });
+  const get = venueGetter(VENUE, settings);
 
   return {
     name: VENUE,

@@ -8,7 +8,7 @@ import {
   type VenueQuote,
   type VenueSettings,
 } from '../types.js';
-import { fieldReaders, isRecord, toNumber, type VenueResponse, venueGet } from './http.js';
+import { fieldReaders, isRecord, toNumber, type VenueResponse, venueGetter } from './http.js';
 
 const VENUE = 'okx';
 const { badResponse, numberField } = fieldReaders(VENUE);
@@ -87,13 +87,7 @@ function parseCandle(row: unknown): Candle {
  * reaches the latest 1,440 buckets; older ones are missing from the answer.
  */
 export function createOkxVenue(settings: VenueSettings): PriceVenue & CandleVenue {
-  const get = (path: string, params: Record<string, string>, signal: AbortSignal) =>
-    venueGet(`${settings.baseUrl}${path}?${new URLSearchParams(params)}`, {
-      venue: VENUE,
-      timeoutMs: settings.timeoutMs,
-      signal,
-      acceptStatuses: [400],
-    });
+  const get = venueGetter(VENUE, settings, [400]);
 
   return {
     name: VENUE,
