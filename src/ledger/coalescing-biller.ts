@@ -37,8 +37,10 @@ export interface CoalescingStats {
  * transaction (chargeWithQuota).
  */
 export class CoalescingBiller implements Biller {
-  private readonly queue: Pending[] = [];
+  private queue: Pending[] = [];
   private inFlight = 0;
+  /** Accounts with a batch in flight: their rows are locked until it commits. */
+  private readonly busyAccounts = new Map<string, number>();
   readonly stats: CoalescingStats = { batches: 0, charges: 0, largestBatch: 0 };
 
   constructor(
@@ -55,11 +57,34 @@ export class CoalescingBiller implements Biller {
     });
   }
 
+  /**
+   * Starts batches while there is room. A batch takes only charges of accounts that no batch in
+   * flight holds: a second batch on a locked account would just wait for the lock (and split the
+   * first one's load), while batches on disjoint accounts run side by side on separate connections.
+   * Charges of a busy account keep their order and wait for the next batch.
+   */
   private pump(): void {
     while (this.inFlight < this.options.maxInFlight && this.queue.length > 0) {
-      const batch = this.queue.splice(0, this.options.maxBatch);
+      const batch: Pending[] = [];
+      const waiting: Pending[] = [];
+      for (const pending of this.queue) {
+        if (batch.length < this.options.maxBatch && !this.busyAccounts.has(pending.input.accountId)) {
+          batch.push(pending);
+        } else {
+          waiting.push(pending);
+        }
+      }
+      if (batch.length === 0) return;
+      this.queue = waiting;
+      const accounts = [...new Set(batch.map((p) => p.input.accountId))];
+      for (const id of accounts) this.busyAccounts.set(id, (this.busyAccounts.get(id) ?? 0) + 1);
       this.inFlight++;
       this.flush(batch).finally(() => {
+        for (const id of accounts) {
+          const left = (this.busyAccounts.get(id) ?? 1) - 1;
+          if (left > 0) this.busyAccounts.set(id, left);
+          else this.busyAccounts.delete(id);
+        }
         this.inFlight--;
         this.pump();
       });

@@ -113,3 +113,48 @@ describe('coalesced charges', () => {
     expect(await countEntries(db, a, 'charge')).toBe(0);
   });
 });
+
+describe('batches in flight', () => {
+  it('never sends two batches holding the same account at once; disjoint accounts go side by side', async () => {
+    const hot = await account(1000n * CENT);
+    const others = await Promise.all(Array.from({ length: 4 }, () => account(1000n * CENT)));
+    const inFlight = new Map<number, string[]>();
+    let overlaps = 0;
+    let maxParallel = 0;
+    let next = 0;
+    // A database that records which accounts each batch statement holds while it runs.
+    const watched = {
+      ...db,
+      kind: db.kind,
+      transaction: db.transaction.bind(db),
+      exec: db.exec.bind(db),
+      close: db.close.bind(db),
+      async query<R>(sql: Parameters<Database['query']>[0], params?: readonly unknown[]): Promise<R[]> {
+        const accounts = [...new Set((params?.[0] as string[]) ?? [])];
+        const id = next++;
+        for (const held of inFlight.values()) if (held.some((a) => accounts.includes(a))) overlaps++;
+        inFlight.set(id, accounts);
+        maxParallel = Math.max(maxParallel, inFlight.size);
+        try {
+          return await db.query<R>(sql, params);
+        } finally {
+          inFlight.delete(id);
+        }
+      },
+    } as Database;
+    const biller = new CoalescingBiller(watched, { maxBatch: 1000, maxInFlight: 4 });
+    const outcomes = await Promise.all(
+      Array.from({ length: 400 }, (_, i) =>
+        biller.charge({
+          accountId: i % 2 ? hot : (others[i % 4] as string),
+          amountMicros: CENT,
+          operation: 'test',
+        }),
+      ),
+    );
+    expect(outcomes.every((o) => o.ok)).toBe(true);
+    expect(overlaps).toBe(0);
+    expect(maxParallel).toBeGreaterThan(1);
+    await expectLedgerReconciles(db);
+  });
+});
