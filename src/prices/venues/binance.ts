@@ -9,6 +9,7 @@ import {
   type VenueQuote,
   type VenueSettings,
 } from '../types.js';
+import { CandleRange } from './candle-range.js';
 import { fieldReaders, isRecord, type VenueResponse, venueGetter } from './http.js';
 
 const VENUE = 'binance';
@@ -108,7 +109,7 @@ export function createBinanceVenue(
       const step = INTERVAL_MS[interval];
       const startMs = start.getTime();
       const endMs = end.getTime();
-      const byOpenTime = new Map<number, Candle>();
+      const range = new CandleRange(startMs, endMs);
       let cursor = startMs;
       while (cursor < endMs) {
         const response = await get(
@@ -129,15 +130,13 @@ export function createBinanceVenue(
         let lastOpen = Number.NEGATIVE_INFINITY;
         for (const row of response.body) {
           const candle = parseKline(row, nowMs);
-          const openMs = candle.openTime.getTime();
-          lastOpen = Math.max(lastOpen, openMs);
-          if (openMs >= startMs && openMs < endMs) byOpenTime.set(openMs, candle);
+          lastOpen = Math.max(lastOpen, range.add(candle));
         }
         // A short page is the last one; a full page that does not move forward would loop forever.
         if (response.body.length < KLINES_LIMIT || lastOpen + step <= cursor) break;
         cursor = lastOpen + step;
       }
-      return [...byOpenTime.values()].sort((a, b) => a.openTime.getTime() - b.openTime.getTime());
+      return range.oldestFirst();
     },
   };
 }

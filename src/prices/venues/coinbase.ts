@@ -10,6 +10,7 @@ import {
   type VenueQuote,
   type VenueSettings,
 } from '../types.js';
+import { CandleRange } from './candle-range.js';
 import { fieldReaders, isRecord, type VenueResponse, venueGetter } from './http.js';
 
 const VENUE = 'coinbase';
@@ -106,7 +107,7 @@ export function createCoinbaseVenue(
       const step = INTERVAL_MS[interval];
       const startMs = start.getTime();
       const endMs = end.getTime();
-      const byOpenTime = new Map<number, Candle>();
+      const range = new CandleRange(startMs, endMs);
       // Buckets are aligned to the interval; one that opened before `start` is not wanted.
       for (
         let cursor = Math.ceil(startMs / step) * step;
@@ -128,13 +129,12 @@ export function createCoinbaseVenue(
         const nowMs = now();
         for (const row of response.body) {
           const candle = parseCandle(row, step, nowMs);
-          const openMs = candle.openTime.getTime();
           // Coinbase's end is inclusive, so a window's last row repeats the next window's first.
-          if (openMs >= startMs && openMs < endMs) byOpenTime.set(openMs, candle);
+          range.add(candle);
         }
       }
       // Coinbase sends newest first.
-      return [...byOpenTime.values()].sort((a, b) => a.openTime.getTime() - b.openTime.getTime());
+      return range.oldestFirst();
     },
   };
 }

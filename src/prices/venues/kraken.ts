@@ -8,6 +8,7 @@ import {
   type VenueQuote,
   type VenueSettings,
 } from '../types.js';
+import { CandleRange } from './candle-range.js';
 import { fieldReaders, isRecord, venueGetter } from './http.js';
 
 const VENUE = 'kraken';
@@ -138,14 +139,13 @@ export function createKrakenVenue(settings: VenueSettings): PriceVenue & CandleV
       const rows = readResult(response.body);
       if (rows === null) return null;
       if (!Array.isArray(rows)) throw badResponse('OHLC entry is not an array');
-      const byOpenTime = new Map<number, Candle>();
+      const range = new CandleRange(startMs, endMs);
       rows.forEach((row, index) => {
         // The last row is the current, uncommitted bucket.
         const candle = parseOhlc(row, index < rows.length - 1);
-        const openMs = candle.openTime.getTime();
-        if (openMs >= startMs && openMs < endMs) byOpenTime.set(openMs, candle);
+        range.add(candle);
       });
-      return [...byOpenTime.values()].sort((a, b) => a.openTime.getTime() - b.openTime.getTime());
+      return range.oldestFirst();
     },
   };
 }

@@ -8,6 +8,7 @@ import {
   type VenueQuote,
   type VenueSettings,
 } from '../types.js';
+import { CandleRange } from './candle-range.js';
 import { fieldReaders, isRecord, toNumber, type VenueResponse, venueGetter } from './http.js';
 
 const VENUE = 'okx';
@@ -119,7 +120,7 @@ export function createOkxVenue(settings: VenueSettings): PriceVenue & CandleVenu
       if (instId === undefined) return null;
       const startMs = start.getTime();
       const endMs = end.getTime();
-      const byOpenTime = new Map<number, Candle>();
+      const range = new CandleRange(startMs, endMs);
       // `after` is exclusive, so the first page holds exactly the buckets that open before `end`.
       let after = endMs;
       while (after > startMs) {
@@ -134,15 +135,13 @@ export function createOkxVenue(settings: VenueSettings): PriceVenue & CandleVenu
         let oldest = after;
         for (const row of data) {
           const candle = parseCandle(row);
-          const openMs = candle.openTime.getTime();
-          oldest = Math.min(oldest, openMs);
-          if (openMs >= startMs && openMs < endMs) byOpenTime.set(openMs, candle);
+          oldest = Math.min(oldest, range.add(candle));
         }
         // A short page means OKX has nothing older; a page that does not move back would loop forever.
         if (data.length < CANDLES_LIMIT || oldest >= after) break;
         after = oldest;
       }
-      return [...byOpenTime.values()].sort((a, b) => a.openTime.getTime() - b.openTime.getTime());
+      return range.oldestFirst();
     },
   };
 }
