@@ -270,6 +270,45 @@ describe('the database itself enforces the invariants', () => {
     await expect(db.query('TRUNCATE ledger_entries CASCADE')).rejects.toThrow(/append-only/);
   });
 
+  it('refuses entries of unknown accounts and refunds of anything but a charge of the same account', async () => {
+    const a = await newAccount(USD);
+    const b = await newAccount(USD);
+    const charge = await chargeAccount(db, { accountId: a, amountMicros: CENT, operation: 'test' });
+    if (!charge.ok) throw new Error('the charge should succeed');
+    const [deposit] = await db.query<{ id: bigint }>(
+      `SELECT id FROM ledger_entries WHERE account_id = $1 AND kind = 'deposit'`,
+      [a],
+    );
+    const insert = (account: string, refundOf: bigint | null) =>
+      db.query(
+        `INSERT INTO ledger_entries (account_id, kind, amount_micros, balance_after_micros, refund_of, operation)
+         VALUES ($1, $2, $3, 1, $4, 'test')`,
+        [account, refundOf === null ? 'charge' : 'refund', refundOf === null ? -1 : 1, refundOf],
+      );
+    const violation = { code: '23503' };
+    await expect(insert('acct_unknown', null)).rejects.toMatchObject(violation);
+    await expect(insert(a, deposit?.id ?? 0n)).rejects.toMatchObject(violation); // not a charge
+    await expect(insert(b, charge.entryId)).rejects.toMatchObject(violation); // another account's charge
+    await expect(insert(a, 10n ** 15n)).rejects.toMatchObject(violation); // no such entry
+    // One bad row among good ones refuses the whole statement.
+    await expect(
+      db.query(
+        `INSERT INTO ledger_entries (account_id, kind, amount_micros, balance_after_micros, operation)
+         SELECT unnest($1::text[]), 'charge', -1, 1, 'test'`,
+        [[a, b, 'acct_unknown']],
+      ),
+    ).rejects.toMatchObject(violation);
+    expect(await countEntries(db, a, 'charge')).toBe(1);
+    expect(await countEntries(db, b, 'charge')).toBe(0);
+  });
+
+  it('never deletes an account, so no entry loses its account', async () => {
+    const id = await newAccount(CENT);
+    await expect(db.query('DELETE FROM accounts WHERE id = $1', [id])).rejects.toThrow(/never deleted/);
+    await expect(db.query('TRUNCATE accounts CASCADE')).rejects.toThrow(/never deleted|append-only/);
+    expect(await balanceOf(db, id)).toBe(CENT);
+  });
+
   it('reconciliation notices a balance changed behind the ledger’s back', async () => {
     const id = await newAccount(USD);
     await db.query('UPDATE accounts SET balance_micros = balance_micros + 1 WHERE id = $1', [id]);
