@@ -1,13 +1,8 @@
-import { type Database, statement } from '../db/database.js';
+import type { Database } from '../db/database.js';
 import { chargeWithQuota } from '../limits/quotas.js';
 import type { Biller, BillingOutcome, BillingRequest } from './biller.js';
 import type { ChargeInput, ChargeOutcome } from './ledger.js';
-
-// One round trip and one commit for the whole batch (migration 0004 explains the function).
-const CHARGE_BATCH = statement(
-  'ledger_charge_batch',
-  'SELECT item, entry_id, balance_after FROM ledger_charge_batch($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[])',
-);
+import * as sql from './sql.js';
 
 interface Pending {
   input: ChargeInput;
@@ -79,7 +74,7 @@ export class CoalescingBiller implements Biller {
       const accounts = [...new Set(batch.map((p) => p.input.accountId))];
       for (const id of accounts) this.busyAccounts.set(id, (this.busyAccounts.get(id) ?? 0) + 1);
       this.inFlight++;
-      this.flush(batch).finally(() => {
+      void this.flush(batch, () => {
         for (const id of accounts) {
           const left = (this.busyAccounts.get(id) ?? 1) - 1;
           if (left > 0) this.busyAccounts.set(id, left);
@@ -91,33 +86,91 @@ export class CoalescingBiller implements Biller {
     }
   }
 
-  private async flush(batch: Pending[]): Promise<void> {
+  /**
+   * Sends one batch: one statement charges every account that covers all of its items (nearly
+   * always all of them); items of an account that does not are then decided one by one, in order,
+   * by a second statement. `settled` runs as soon as the statements have committed (or failed),
+   * before any caller hears back: the next batch is then already on its way to the database while
+   * this one's responses are written.
+   */
+  private async flush(batch: Pending[], settled: () => void): Promise<void> {
     this.stats.batches++;
     this.stats.charges += batch.length;
     this.stats.largestBatch = Math.max(this.stats.largestBatch, batch.length);
+    const outcomes: ChargeOutcome[] = batch.map(() => REFUSED);
+    // Items whose statement failed: nothing of that statement was committed.
+    let failed: { items: Set<number>; err: unknown } | undefined;
     try {
-      const rows = await this.db.query<{ item: number; entry_id: bigint; balance_after: bigint }>(
-        CHARGE_BATCH,
-        [
-          batch.map((p) => p.input.accountId),
-          batch.map((p) => p.input.amountMicros),
-          batch.map((p) => p.input.operation),
-          batch.map((p) => p.input.requestId ?? null),
-          batch.map((p) => p.input.keyId ?? null),
-        ],
-      );
-      const charged = new Map(rows.map((r) => [Number(r.item), r]));
-      batch.forEach((pending, i) => {
-        const row = charged.get(i + 1);
-        pending.resolve(
-          row
-            ? { ok: true, entryId: row.entry_id, balanceMicros: row.balance_after }
-            : { ok: false, reason: 'INSUFFICIENT_BALANCE' },
-        );
-      });
+      const rows = await this.db.query<CoveredRow>(sql.CHARGE_COVERED, columns(batch));
+      const short = new Map<string, bigint>();
+      for (const row of rows) {
+        if (row.item === null) short.set(row.account_id, row.balance_after);
+        else outcomes[row.item - 1] = charged(row);
+      }
+      const each = short.size > 0 ? itemsWorthDeciding(batch, short) : [];
+      if (each.length > 0) {
+        try {
+          const eachRows = await this.db.query<EachRow>(
+            sql.CHARGE_EACH,
+            columns(each.map((i) => batch[i] as Pending)),
+          );
+          for (const row of eachRows) outcomes[each[row.item - 1] as number] = charged(row);
+        } catch (err) {
+          failed = { items: new Set(each), err };
+        }
+      }
     } catch (err) {
-      // Nothing was committed: every charge of the batch failed, and says so.
-      for (const pending of batch) pending.reject(err);
+      failed = { items: new Set(batch.keys()), err };
     }
+    settled();
+    batch.forEach((pending, i) => {
+      if (failed?.items.has(i)) pending.reject(failed.err);
+      else pending.resolve(outcomes[i] as ChargeOutcome);
+    });
   }
+}
+
+interface EachRow {
+  item: number;
+  entry_id: bigint;
+  balance_after: bigint;
+}
+
+type CoveredRow =
+  | { item: number; entry_id: bigint; balance_after: bigint; account_id: null }
+  | {
+      item: null;
+      entry_id: null;
+      /** The balance of an account that does not cover all of its items. */
+      balance_after: bigint;
+      account_id: string;
+    };
+
+const REFUSED: ChargeOutcome = { ok: false, reason: 'INSUFFICIENT_BALANCE' };
+
+function charged(row: EachRow): ChargeOutcome {
+  return { ok: true, entryId: row.entry_id, balanceMicros: row.balance_after };
+}
+
+function columns(batch: readonly Pending[]): unknown[] {
+  return [
+    batch.map((p) => p.input.accountId),
+    batch.map((p) => p.input.amountMicros),
+    batch.map((p) => p.input.operation),
+    batch.map((p) => p.input.requestId ?? null),
+    batch.map((p) => p.input.keyId ?? null),
+  ];
+}
+
+/**
+ * Positions of the items to decide one by one: those of the accounts short of their total whose
+ * balance covers at least one of their items (when none fits, every item is refused as it stands).
+ */
+function itemsWorthDeciding(batch: readonly Pending[], short: ReadonlyMap<string, bigint>): number[] {
+  const fitting = new Set<string>();
+  for (const { input } of batch) {
+    const balance = short.get(input.accountId);
+    if (balance !== undefined && input.amountMicros <= balance) fitting.add(input.accountId);
+  }
+  return [...batch.keys()].filter((i) => fitting.has((batch[i] as Pending).input.accountId));
 }

@@ -20,6 +20,59 @@ export const CHARGE = statement(
    RETURNING id, balance_after_micros`,
 );
 
+/**
+ * Charges in batches (the coalescing biller), first pass: one statement charges every item of each
+ * account whose balance covers all of its items in the batch, which under load is nearly always
+ * every account. Accounts are locked in id order (so batches from several instances cannot
+ * deadlock), entry ids are drawn in (account, arrival) order while the locks are held, so within an
+ * account they follow the running balance, and each changed balance is written once.
+ * Returns a row per charged item (`item` is its 1-based position) and, for each account that does
+ * not cover its items, one row with `item` NULL and the account's balance; the coalescing biller
+ * decides those items one by one with CHARGE_EACH.
+ */
+export const CHARGE_COVERED = statement(
+  'ledger_charge_covered',
+  `WITH items AS MATERIALIZED (
+     SELECT t.account_id, t.amount, t.operation, t.request_id, t.key_id, t.item::integer AS item
+       FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[])
+            WITH ORDINALITY AS t(account_id, amount, operation, request_id, key_id, item)
+   ), locked AS MATERIALIZED (
+     SELECT a.id, a.balance_micros FROM accounts a
+      WHERE a.id IN (SELECT account_id FROM items) ORDER BY a.id FOR UPDATE
+   ), totals AS MATERIALIZED (
+     SELECT l.id AS account_id, l.balance_micros AS balance, sum(i.amount)::bigint AS total
+       FROM locked l JOIN items i ON i.account_id = l.id
+      GROUP BY l.id, l.balance_micros
+   ), charged AS MATERIALIZED (
+     SELECT nextval('ledger_entries_id_seq') AS entry_id, c.*
+       FROM (SELECT i.*, (t.balance - sum(i.amount) OVER (PARTITION BY i.account_id ORDER BY i.item))::bigint AS balance_after
+               FROM items i JOIN totals t ON t.account_id = i.account_id
+              WHERE t.total <= t.balance
+              ORDER BY i.account_id, i.item) AS c
+   ), balances AS (
+     UPDATE accounts a SET balance_micros = t.balance - t.total
+       FROM totals t
+      WHERE a.id = t.account_id AND t.total <= t.balance
+   ), entries AS (
+     INSERT INTO ledger_entries (id, account_id, kind, amount_micros, balance_after_micros, operation, request_id, key_id)
+     OVERRIDING SYSTEM VALUE
+     SELECT entry_id, account_id, 'charge', -amount, balance_after, operation, request_id, key_id FROM charged
+   )
+   SELECT item, entry_id, balance_after, NULL::text AS account_id FROM charged
+   UNION ALL
+   SELECT NULL, NULL, balance, account_id FROM totals WHERE total > balance`,
+);
+
+/**
+ * Charges in batches, second pass (migration 0004): decides items one by one, in order, each
+ * against the balance left by the ones before it, exactly as one guarded statement per charge would.
+ * Returns a row per charged item.
+ */
+export const CHARGE_EACH = statement(
+  'ledger_charge_each',
+  'SELECT item, entry_id, balance_after FROM ledger_charge_batch($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[])',
+);
+
 // A repeated reference violates ledger_entries_deposit_reference, which aborts the whole statement,
 // balance update included.
 export const DEPOSIT = statement(

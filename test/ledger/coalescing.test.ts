@@ -112,6 +112,50 @@ describe('coalesced charges', () => {
     expect(await balanceOf(db, a)).toBe(2n * CENT);
     expect(await countEntries(db, a, 'charge')).toBe(0);
   });
+
+  it('when the one-by-one pass fails, the charges the first pass committed still succeed', async () => {
+    const first = await account(CENT);
+    const covered = await account(100n * CENT);
+    const short = await account(CENT);
+    const biller = new CoalescingBiller(db, { maxBatch: 10, maxInFlight: 1 });
+    const results = await Promise.allSettled([
+      biller.charge({ accountId: first, amountMicros: CENT, operation: 'test' }),
+      // The next three share a statement: `covered` is charged by the first pass; `short` cannot
+      // pay for both of its items, so they go to the second pass, which the bad item makes fail.
+      biller.charge({ accountId: covered, amountMicros: CENT, operation: 'test' }),
+      biller.charge({ accountId: short, amountMicros: CENT, operation: null as unknown as string }),
+      biller.charge({ accountId: short, amountMicros: CENT, operation: 'test' }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected']);
+    expect(results[1]).toMatchObject({ value: { ok: true, balanceMicros: 99n * CENT } });
+    expect(await balanceOf(db, covered)).toBe(99n * CENT);
+    expect(await balanceOf(db, short)).toBe(CENT);
+    expect(await countEntries(db, short, 'charge')).toBe(0);
+    await expectLedgerReconciles(db);
+  });
+
+  it('refuses at once, without a second statement, the items of an account that cannot pay any of them', async () => {
+    const first = await account(CENT);
+    const poor = await account(CENT);
+    const rich = await account(100n * CENT);
+    let statements = 0;
+    const counting = Object.assign(Object.create(db) as Database, {
+      query: (...args: Parameters<Database['query']>) => {
+        statements++;
+        return db.query(...args);
+      },
+    });
+    const biller = new CoalescingBiller(counting, { maxBatch: 10, maxInFlight: 1 });
+    const outcomes = await Promise.all([
+      biller.charge({ accountId: first, amountMicros: CENT, operation: 'test' }),
+      biller.charge({ accountId: poor, amountMicros: 2n * CENT, operation: 'test' }),
+      biller.charge({ accountId: rich, amountMicros: CENT, operation: 'test' }),
+      biller.charge({ accountId: poor, amountMicros: 3n * CENT, operation: 'test' }),
+    ]);
+    expect(outcomes.map((o) => o.ok)).toEqual([true, false, true, false]);
+    expect(statements).toBe(2);
+    expect(await balanceOf(db, poor)).toBe(CENT);
+  });
 });
 
 describe('batches in flight', () => {
