@@ -1,8 +1,11 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import type { Config } from './config.js';
 
 /** One pino logger for the process; request lines carry the request id, never a secret. */
-export function createLogger(config: Pick<Config, 'logLevel'>, destination: 1 | 2 = 1): Logger {
+export function createLogger(
+  config: Pick<Config, 'logLevel'>,
+  destination: 1 | 2 | DestinationStream = 1,
+): Logger {
   return pino(
     {
       level: config.logLevel,
@@ -12,6 +15,6 @@ export function createLogger(config: Pick<Config, 'logLevel'>, destination: 1 | 
         censor: '[redacted]',
       },
     },
-    pino.destination({ fd: destination, sync: false }),
+    typeof destination === 'number' ? pino.destination({ fd: destination, sync: false }) : destination,
   );
 }

@@ -13,6 +13,8 @@ export class RequestLog extends LogController {
     request: FastifyRequest,
     reply: FastifyReply,
   ): void {
+    // Above info no request line is logged: then not even the line is built.
+    if (!error && !levelEnabled(request.log, 'info')) return;
     const line = {
       method: request.method,
       url: request.url,
@@ -31,6 +33,11 @@ export class RequestLog extends LogController {
 }
 
 type LogMethod = (...args: unknown[]) => void;
+
+function levelEnabled(log: FastifyBaseLogger, level: string): boolean {
+  const probe = log as unknown as { isLevelEnabled?: (level: string) => boolean };
+  return probe.isLevelEnabled ? probe.isLevelEnabled(level) : true;
+}
 const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
 
 /**
@@ -48,8 +55,7 @@ export function lazyChildLogger(
     child ??= parent.child(bindings, options);
     return child;
   };
-  const probe = parent as unknown as { isLevelEnabled?: (level: string) => boolean };
-  const enabled = (level: string) => (probe.isLevelEnabled ? probe.isLevelEnabled(level) : true);
+  const enabled = (level: string) => levelEnabled(parent, level);
   const lazy = {
     get level() {
       return parent.level;
@@ -58,6 +64,7 @@ export function lazyChildLogger(
       real().level = level;
     },
     silent: () => {},
+    isLevelEnabled: enabled,
     child: (b: Bindings, o?: ChildLoggerOptions) => real().child(b, o),
   } as Record<string, unknown>;
   for (const level of LEVELS) {

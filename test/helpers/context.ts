@@ -1,4 +1,5 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import type { Logger } from 'pino';
 import { type AccountMode, createAccount } from '../../src/accounts/accounts.js';
 import { buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
@@ -51,6 +52,7 @@ export async function createTestContext(
     extraRoutes?: (app: FastifyInstance) => void;
     biller?: (db: TestDatabase['db']) => Biller;
     database?: TestDatabase;
+    logger?: Logger;
   } = {},
 ): Promise<TestContext> {
   const database = options.database ?? (await createTestDatabase());
@@ -62,6 +64,7 @@ export async function createTestContext(
     clock,
     ...(options.extraRoutes ? { extraRoutes: options.extraRoutes } : {}),
     ...(options.biller ? { biller: options.biller(database.db) } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
   });
   await app.ready();
   const db = database.db;
