@@ -1,6 +1,7 @@
 // Helpers of the benchmark runner: child processes, HTTP checks, base58, statistics.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 
 export function startProcess(name, args, env) {
   const child = spawn(process.execPath, args, {
@@ -68,4 +69,50 @@ export function usd(micros) {
   let frac = (abs % 1_000_000n).toString().padStart(6, '0');
   while (frac.length > 2 && frac.endsWith('0')) frac = frac.slice(0, -1);
   return `${neg ? '-' : ''}${abs / 1_000_000n}.${frac}`;
+}
+
+const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** CPU seconds (user + system) a process has used so far, from /proc; null where there is none. */
+export function processCpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+  } catch {
+    return null;
+  }
+}
+
+/** CPU seconds used so far by each PostgreSQL process on the machine (server, backends, WAL writer). */
+export function postgresCpuSeconds() {
+  let entries;
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return null;
+  }
+  const byPid = new Map();
+  for (const pid of entries) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'postgres') continue;
+    } catch {
+      continue;
+    }
+    const seconds = processCpuSeconds(pid);
+    if (seconds !== null) byPid.set(pid, seconds);
+  }
+  return byPid;
+}
+
+/**
+ * CPU seconds PostgreSQL used between two readings: what each process used since the first
+ * reading (all of it, for a process started since). A process that ended in between is missed.
+ */
+export function postgresCpuSince(before, after) {
+  if (before === null || after === null) return null;
+  let total = 0;
+  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
+  return total;
 }
