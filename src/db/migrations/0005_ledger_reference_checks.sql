@@ -1,5 +1,5 @@
 -- The ledger's references are checked once per statement instead of once per row
--- (docs/performance.md, "Where the time goes in PostgreSQL").
+-- (docs/performance.md, "What limits it").
 --
 -- A foreign key runs a trigger and a lookup for every inserted row: about 0.2 ms of a 24-charge
 -- batch statement, a quarter of its cost. One statement-level trigger checks the whole set of new
