@@ -170,7 +170,11 @@ async function load(s, limit, pid) {
     ...(s.body ? { body: s.body } : {}),
   };
   const requests = s.variants ? s.variants.map((v) => ({ ...request, ...v })) : [request];
-  const cpu = { service: processCpuSeconds(pid), postgres: postgresCpuSeconds(), load: process.cpuUsage() };
+  const cpu = {
+    service: processCpuSeconds(pid),
+    postgres: s.ledger === 'pg' ? postgresCpuSeconds() : null,
+    load: process.cpuUsage(),
+  };
   const started = performance.now();
   const result = await autocannon({
     url: `http://127.0.0.1:${s.port}`,
@@ -184,13 +188,13 @@ async function load(s, limit, pid) {
   result.rps = answered / ((performance.now() - started) / 1000);
   // CPU time per answered request, in microseconds, of the service process, of every PostgreSQL
   // process and of the load generator (this process): where the machine's two cores go.
-  const perRequest = (before, after) =>
-    before === null || after === null ? null : ((after - before) * 1e6) / answered;
+  const perRequest = (seconds) => (seconds === null ? null : (seconds * 1e6) / answered);
+  const serviceAfter = processCpuSeconds(pid);
   const loadCpu = process.cpuUsage(cpu.load);
   result.cpu = {
-    service: perRequest(cpu.service, processCpuSeconds(pid)),
-    postgres: s.ledger === 'pg' ? perRequest(0, postgresCpuSince(cpu.postgres, postgresCpuSeconds())) : null,
-    load: (loadCpu.user + loadCpu.system) / answered,
+    service: perRequest(cpu.service === null || serviceAfter === null ? null : serviceAfter - cpu.service),
+    postgres: perRequest(cpu.postgres && postgresCpuSince(cpu.postgres, postgresCpuSeconds())),
+    load: perRequest((loadCpu.user + loadCpu.system) / 1e6),
   };
   return result;
 }
