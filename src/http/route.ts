@@ -1,12 +1,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type, { type Static, type TObject, type TSchema } from 'typebox';
-import { AppError, ERROR_STATUS, type ErrorCode } from '../errors.js';
+import { type Context, createContext, type TxContext, withTransaction } from '../context.js';
+import { ERROR_STATUS, type ErrorCode } from '../errors.js';
 import { type Principal, requirePermission } from '../keys/authenticate.js';
 import type { Permission } from '../keys/permissions.js';
 import { checkRestrictions } from '../keys/restrictions.js';
+import { type Charged, ChargeRefusedError, type ChargeRequest, charge } from '../ledger/charge.js';
 import { clientAddress } from '../lib/client-ip.js';
+import type { Clock } from '../lib/clock.js';
 import { formatUsd } from '../lib/money.js';
-import { EXPOSED_HEADERS, quotaError, takeRateLimit } from '../limits/enforce.js';
+import { EXPOSED_HEADERS, takeRateLimit } from '../limits/enforce.js';
+import type { QuotaContext } from '../limits/quotas.js';
 import { BillingProperties, errorBodySchema } from './schemas.js';
 
 export interface RouteInput<P extends TSchema, Q extends TSchema, B extends TSchema> {
@@ -15,6 +19,18 @@ export interface RouteInput<P extends TSchema, Q extends TSchema, B extends TSch
   body: Static<B>;
   principal: Principal;
   requestId: string;
+  /** The request's domain context (no transaction yet). */
+  ctx: Context;
+  /**
+   * Runs `fn` in one transaction. On a route with `billing: 'transaction'`, `fn` charges the request
+   * with `tx.charge()` next to the rows the charge pays for: both commit, or neither does.
+   */
+  transaction<T>(fn: (tx: RouteTransaction) => Promise<T>): Promise<T>;
+}
+
+export interface RouteTransaction extends TxContext {
+  /** Charges this request (the route's price unless given) in this transaction; at most once. */
+  charge(amountMicros?: bigint): Promise<Charged>;
 }
 
 /**
@@ -33,6 +49,13 @@ export interface RouteSpec<P extends TSchema, Q extends TSchema, B extends TSche
   permission: Permission;
   /** Micro-USD charged when the handler succeeds; absent for free routes. */
   price?: bigint | ((input: RouteInput<P, Q, B>, result: Static<R>) => bigint);
+  /**
+   * When a priced route charges. `after` (default): once the handler has returned, coalesced with
+   * other requests' charges into batch statements — for routes whose success writes nothing else.
+   * `transaction`: the handler charges with `tx.charge()` inside `input.transaction`, in the same
+   * transaction as the rows it creates (jobs, AI requests, outbox rows); it must charge exactly once.
+   */
+  billing?: 'after' | 'transaction';
   /** How a computed price is made up, for the API reference (e.g. "0.05 + 0.01 per symbol"). */
   priceNote?: string;
   params?: P;
@@ -91,6 +114,7 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
   spec: RouteSpec<P, Q, B, R>,
 ): void {
   const priced = spec.price !== undefined;
+  const inTransaction = spec.billing === 'transaction';
   const codes: ErrorCode[] = [...AUTH_ERRORS, ...(spec.errors ?? [])];
   if (spec.params || spec.querystring || spec.body) codes.push('VALIDATION_ERROR');
   if (spec.body) codes.push('PAYLOAD_TOO_LARGE');
@@ -160,45 +184,78 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
     },
     handler: async (request, reply) => {
       const principal = request.principal as Principal;
+      const { db, clock, biller } = app.services;
+      const ctx = createContext(db, clock, { principal, requestId: request.id });
+      let charged: Charged | undefined;
+      const chargeIn = async (tx: TxContext, amountMicros?: bigint): Promise<Charged> => {
+        const amount = amountMicros ?? (typeof spec.price === 'bigint' ? spec.price : undefined);
+        if (!inTransaction || amount === undefined || charged) {
+          throw new Error(`${spec.operationId}: charge() needs billing 'transaction', a price, and one call`);
+        }
+        charged = await charge(tx.tx, chargeRequest(principal, amount, spec.operationId, request.id, clock));
+        return charged;
+      };
       const input: RouteInput<P, Q, B> = {
         params: request.params as Static<P>,
         query: request.query as Static<Q>,
         body: request.body as Static<B>,
         principal,
         requestId: request.id,
+        ctx,
+        transaction: async (fn) => {
+          try {
+            return await withTransaction(ctx, (tx) =>
+              fn({ ...tx, charge: (amountMicros) => chargeIn(tx, amountMicros) }),
+            );
+          } catch (err) {
+            charged = undefined; // rolled back with everything else
+            throw err;
+          }
+        },
       };
       const result = await spec.handler(input, request, reply);
       if (spec.price === undefined) return { requestId: request.id, ...result };
-      const amount = typeof spec.price === 'function' ? spec.price(input, result) : spec.price;
-      const { verification } = principal;
-      const now = app.services.clock.now();
-      const charge = await app.services.biller.charge({
-        accountId: principal.accountId,
-        amountMicros: amount,
-        operation: spec.operationId,
-        requestId: request.id,
-        keyId: principal.keyId,
-        quota: verification.hasQuota
-          ? { lineageId: verification.lineageId, limits: verification.quotas, now }
-          : undefined,
-      });
-      if (!charge.ok && charge.reason === 'QUOTA_EXCEEDED')
-        throw quotaError(charge, verification.quotas, now.getTime());
-      if (!charge.ok) {
-        throw new AppError(
-          'INSUFFICIENT_BALANCE',
-          `The balance cannot pay for this request (${formatUsd(amount)} USD)`,
-          {
-            details: { costUsd: formatUsd(amount) },
-          },
-        );
+      if (inTransaction) {
+        if (!charged) throw new Error(`${spec.operationId} succeeded without charging`);
+        return billed(request.id, result, charged.amountMicros, charged.balanceMicros);
       }
-      return {
-        requestId: request.id,
-        ...result,
-        costUsd: formatUsd(amount),
-        remainingBalanceUsd: formatUsd(charge.balanceMicros),
-      };
+      const amount = typeof spec.price === 'function' ? spec.price(input, result) : spec.price;
+      const outcome = await biller.charge(chargeRequest(principal, amount, spec.operationId, request.id, clock));
+      if (!outcome.ok) throw new ChargeRefusedError(outcome, amount, quotaOf(principal, clock));
+      return billed(request.id, result, amount, outcome.balanceMicros);
     },
   });
+}
+
+function billed<T extends object>(requestId: string, result: T, amountMicros: bigint, balanceMicros: bigint) {
+  return {
+    requestId,
+    ...result,
+    costUsd: formatUsd(amountMicros),
+    remainingBalanceUsd: formatUsd(balanceMicros),
+  };
+}
+
+function quotaOf(principal: Principal, clock: Clock): QuotaContext | undefined {
+  const { verification } = principal;
+  return verification.hasQuota
+    ? { lineageId: verification.lineageId, limits: verification.quotas, now: clock.now() }
+    : undefined;
+}
+
+function chargeRequest(
+  principal: Principal,
+  amountMicros: bigint,
+  operation: string,
+  requestId: string,
+  clock: Clock,
+): ChargeRequest {
+  return {
+    accountId: principal.accountId,
+    amountMicros,
+    operation,
+    requestId,
+    keyId: principal.keyId,
+    quota: quotaOf(principal, clock),
+  };
 }

@@ -1,22 +1,21 @@
 import type { Database } from '../db/database.js';
-import { chargeWithQuota, type QuotaContext, type QuotaRefusal } from '../limits/quotas.js';
-import { type ChargeInput, type ChargeOutcome, chargeAccount } from './ledger.js';
+import { type ChargeRefusal, type ChargeRequest, chargeAlone } from './charge.js';
+import { type ChargeOutcome, chargeAccount } from './ledger.js';
 
-export interface BillingRequest extends ChargeInput {
-  /** Set when the key has quotas: the charge then also counts against them, atomically. */
-  quota?: QuotaContext | undefined;
-}
+export type BillingOutcome = ChargeOutcome | ChargeRefusal;
 
-export type BillingOutcome = ChargeOutcome | QuotaRefusal;
-
-/** How the HTTP edge charges a successful request. One port, so the strategy can change. */
+/**
+ * How the HTTP edge charges a successful request of a route billed after its handler (one port, so
+ * the strategy can change). Routes whose charge must commit with rows of their own charge inside
+ * their transaction instead (`charge` in ./charge.ts).
+ */
 export interface Biller {
-  charge(input: BillingRequest): Promise<BillingOutcome>;
+  charge(input: ChargeRequest): Promise<BillingOutcome>;
 }
 
 /** One guarded statement per charge; a quota'd key's charge is one transaction with its counters. */
 export function directBiller(db: Database): Biller {
   return {
-    charge: (input) => (input.quota ? chargeWithQuota(db, input, input.quota) : chargeAccount(db, input)),
+    charge: (input) => (input.quota ? chargeAlone(db, input) : chargeAccount(db, input)),
   };
 }

@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.js';
-import { chargeWithQuota } from '../limits/quotas.js';
-import type { Biller, BillingOutcome, BillingRequest } from './biller.js';
+import type { Biller, BillingOutcome } from './biller.js';
+import { type ChargeRequest, chargeAlone } from './charge.js';
 import type { ChargeInput, ChargeOutcome } from './ledger.js';
 import * as sql from './sql.js';
 
@@ -29,7 +29,7 @@ export interface CoalescingStats {
  * balance, and each caller's promise resolves only after the batch committed, so no response is
  * sent for a charge that lives only in memory. Under light load a batch holds one charge and adds
  * no delay; under heavy load one commit carries hundreds. Charges against quotas keep their own
- * transaction (chargeWithQuota).
+ * transaction (chargeAlone).
  */
 export class CoalescingBiller implements Biller {
   private queue: Pending[] = [];
@@ -43,8 +43,8 @@ export class CoalescingBiller implements Biller {
     private readonly options: CoalescingOptions,
   ) {}
 
-  charge(input: BillingRequest): Promise<BillingOutcome> {
-    if (input.quota) return chargeWithQuota(this.db, input, input.quota);
+  charge(input: ChargeRequest): Promise<BillingOutcome> {
+    if (input.quota) return chargeAlone(this.db, input);
     if (input.amountMicros <= 0n) return Promise.reject(new Error('A charge must be a positive amount'));
     return new Promise<ChargeOutcome>((resolve, reject) => {
       this.queue.push({ input, resolve, reject });

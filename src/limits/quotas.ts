@@ -1,5 +1,4 @@
-import type { Database, Queryable } from '../db/database.js';
-import { type ChargeInput, type ChargeOutcome, chargeAccount } from '../ledger/ledger.js';
+import type { Queryable } from '../db/database.js';
 
 /** Per-key quotas; null means unlimited. Spend caps are micro-USD. */
 export interface QuotaLimits {
@@ -75,59 +74,38 @@ export interface QuotaContext {
   now: Date;
 }
 
-class Refused extends Error {
-  constructor(readonly refusal: QuotaRefusal | { ok: false; reason: 'INSUFFICIENT_BALANCE' }) {
-    super(refusal.reason);
-  }
-}
-
 /**
- * A charge that also counts against the key's quotas: the day and month counters are raised by
- * guarded upserts and the balance debited by the guarded charge, all in one transaction, so either
- * all three happen or none does (a refused request never counts). Lock order is always day row,
- * month row, account row, so concurrent charges cannot deadlock.
+ * Counts one request of `amountMicros` against the key lineage's day and month counters, in the
+ * caller's transaction: guarded upserts, day row then month row (the one lock order of every charge,
+ * taken before the account row). Returns the refusal when a limit would be passed; the caller must
+ * then roll its transaction back, so a refused request never counts.
  */
-export async function chargeWithQuota(
-  db: Database,
-  input: ChargeInput,
+export async function countAgainstQuotas(
+  tx: Queryable,
   quota: QuotaContext,
-): Promise<ChargeOutcome | QuotaRefusal> {
+  amountMicros: bigint,
+): Promise<QuotaRefusal | null> {
   const periods = periodsAt(quota.now);
   const steps: [QuotaPeriod, bigint | null, bigint | null][] = [
     ['day', quota.limits.dailyRequests, quota.limits.dailySpendMicros],
     ['month', quota.limits.monthlyRequests, quota.limits.monthlySpendMicros],
   ];
-  try {
-    return await db.transaction(async (tx) => {
-      for (const [period, maxRequests, maxSpend] of steps) {
-        const start = periods[period].start;
-        const [row] = await tx.query(BUMP_USAGE, [
-          quota.lineageId,
-          period,
-          start,
-          input.amountMicros,
-          maxRequests,
-          maxSpend,
-        ]);
-        if (!row) {
-          const limit = await whichLimit(tx, quota.lineageId, period, start, maxRequests);
-          throw new Refused({
-            ok: false,
-            reason: 'QUOTA_EXCEEDED',
-            period,
-            limit,
-            resetsAt: periods[period].resetsAt,
-          });
-        }
-      }
-      const outcome = await chargeAccount(tx, input);
-      if (!outcome.ok) throw new Refused(outcome);
-      return outcome;
-    });
-  } catch (err) {
-    if (err instanceof Refused) return err.refusal;
-    throw err;
+  for (const [period, maxRequests, maxSpend] of steps) {
+    const start = periods[period].start;
+    const [row] = await tx.query(BUMP_USAGE, [
+      quota.lineageId,
+      period,
+      start,
+      amountMicros,
+      maxRequests,
+      maxSpend,
+    ]);
+    if (!row) {
+      const limit = await whichLimit(tx, quota.lineageId, period, start, maxRequests);
+      return { ok: false, reason: 'QUOTA_EXCEEDED', period, limit, resetsAt: periods[period].resetsAt };
+    }
   }
+  return null;
 }
 
 async function whichLimit(

@@ -31,3 +31,44 @@ export function probeRoutes(app: FastifyInstance): void {
     },
   });
 }
+
+/** The table the transactional probe writes to; created by the tests that call it. */
+export const PROBE_TABLE = 'CREATE TABLE IF NOT EXISTS probe_rows (request_id text PRIMARY KEY, account_id text NOT NULL)';
+
+/**
+ * A 0.01 route billed inside its own transaction, writing a row the charge pays for; it can fail
+ * after charging, to show that the charge and the row then both roll back.
+ */
+export function transactionalProbeRoutes(app: FastifyInstance): void {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/test/billed-in-transaction',
+    operationId: 'testBilledInTransaction',
+    summary: 'Test probe: a charge and a row in one transaction',
+    tags: ['test'],
+    permission: 'price',
+    price: cents(1),
+    billing: 'transaction',
+    body: Type.Object(
+      { outcome: Type.Optional(Type.Enum(['ok', 'fail-after-charge'])) },
+      { additionalProperties: false },
+    ),
+    response: Type.Object({ rows: Type.Integer() }),
+    errors: ['PRICE_UNAVAILABLE'],
+    handler: async ({ body, principal, requestId, transaction }) =>
+      transaction(async (tx) => {
+        await tx.tx.query('INSERT INTO probe_rows (request_id, account_id) VALUES ($1, $2)', [
+          requestId,
+          principal.accountId,
+        ]);
+        await tx.charge();
+        if (body?.outcome === 'fail-after-charge')
+          throw new AppError('PRICE_UNAVAILABLE', 'Failed after charging');
+        const [row] = await tx.tx.query<{ n: bigint }>(
+          'SELECT count(*) AS n FROM probe_rows WHERE account_id = $1',
+          [principal.accountId],
+        );
+        return { rows: Number(row?.n ?? 0) };
+      }),
+  });
+}

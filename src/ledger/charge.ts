@@ -1,0 +1,78 @@
+import type { Database, Queryable } from '../db/database.js';
+import { AppError } from '../errors.js';
+import { formatUsd } from '../lib/money.js';
+import { quotaError } from '../limits/enforce.js';
+import { countAgainstQuotas, type QuotaContext, type QuotaRefusal } from '../limits/quotas.js';
+import { type ChargeInput, chargeAccount } from './ledger.js';
+
+export interface ChargeRequest extends ChargeInput {
+  /** Set when the key has quotas: the charge then also counts against them, atomically. */
+  quota?: QuotaContext | undefined;
+}
+
+/** A charge that was made: its ledger entry and the balance it left. */
+export interface Charged {
+  ok: true;
+  entryId: bigint;
+  amountMicros: bigint;
+  balanceMicros: bigint;
+}
+
+export type ChargeRefusal = QuotaRefusal | { ok: false; reason: 'INSUFFICIENT_BALANCE' };
+
+/**
+ * A refused charge, as the error the HTTP edge answers (402 INSUFFICIENT_BALANCE or 429
+ * QUOTA_EXCEEDED). Thrown out of a transaction it rolls everything back, quota counters included.
+ */
+export class ChargeRefusedError extends AppError {
+  constructor(readonly refusal: ChargeRefusal, amountMicros: bigint, quota: QuotaContext | undefined) {
+    const error =
+      refusal.reason === 'QUOTA_EXCEEDED' && quota
+        ? quotaError(refusal, quota.limits, quota.now.getTime())
+        : insufficientBalance(amountMicros);
+    super(error.code, error.message, {
+      ...(error.details ? { details: error.details } : {}),
+      ...(error.headers ? { headers: error.headers } : {}),
+    });
+    this.name = 'ChargeRefusedError';
+  }
+}
+
+export function insufficientBalance(amountMicros: bigint): AppError {
+  return new AppError(
+    'INSUFFICIENT_BALANCE',
+    `The balance cannot pay for this request (${formatUsd(amountMicros)} USD)`,
+    { details: { costUsd: formatUsd(amountMicros) } },
+  );
+}
+
+/**
+ * Charges inside the caller's transaction: the key's quota counters (when it has quotas) and the
+ * guarded balance debit with its ledger entry, in that lock order. Throws ChargeRefusedError when
+ * a quota or the balance refuses; letting it propagate rolls the caller's transaction back, so the
+ * rows the charge would have paid for are never written either.
+ */
+export async function charge(tx: Queryable, request: ChargeRequest): Promise<Charged> {
+  if (request.quota) {
+    const refusal = await countAgainstQuotas(tx, request.quota, request.amountMicros);
+    if (refusal) throw new ChargeRefusedError(refusal, request.amountMicros, request.quota);
+  }
+  const outcome = await chargeAccount(tx, request);
+  if (!outcome.ok) throw new ChargeRefusedError(outcome, request.amountMicros, request.quota);
+  return {
+    ok: true,
+    entryId: outcome.entryId,
+    amountMicros: request.amountMicros,
+    balanceMicros: outcome.balanceMicros,
+  };
+}
+
+/** A charge in a transaction of its own, answering the refusal instead of throwing it. */
+export async function chargeAlone(db: Database, request: ChargeRequest): Promise<Charged | ChargeRefusal> {
+  try {
+    return await db.transaction((tx) => charge(tx, request));
+  } catch (err) {
+    if (err instanceof ChargeRefusedError) return err.refusal;
+    throw err;
+  }
+}
