@@ -18,3 +18,16 @@ export function createLogger(
     typeof destination === 'number' ? pino.destination({ fd: destination, sync: false }) : destination,
   );
 }
+
+/**
+ * What domain code and workers log through: structured fields first, then the message. A pino
+ * logger is one; tests hand in a recorder.
+ */
+export interface Log {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+/** A Log that writes nothing. */
+export const silentLog: Log = { info() {}, warn() {}, error() {} };

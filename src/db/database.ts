@@ -23,6 +23,13 @@ export interface Database extends Queryable {
   readonly kind: 'postgres' | 'pglite';
   /** Runs `fn` in one transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Calls `onNotify` for each NOTIFY on `channel` once the notifying transaction commits (send one
+   * with `SELECT pg_notify(channel, payload)` inside the transaction that makes the work). After a
+   * lost listening connection is restored it is called once with an empty payload, since
+   * notifications sent meanwhile are lost. Resolves once listening; the function it returns stops.
+   */
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 

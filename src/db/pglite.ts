@@ -96,6 +96,11 @@ export class PgliteDatabase implements Database {
     return this.root.exec(script);
   }
 
+  // One session: PGlite delivers a NOTIFY to its own listeners when the transaction commits.
+  async listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
+    return this.pglite.listen(channel, onNotify);
+  }
+
   async close(): Promise<void> {
     try {
       await this.pglite.close();

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Database, Queryable, Row, Sql } from './database.js';
+import { PgListener } from './pg-listener.js';
 
 const INT8_OID = 20;
 
@@ -35,6 +36,7 @@ export class PostgresDatabase implements Database {
   readonly kind = 'postgres' as const;
   private readonly pool: pg.Pool;
   private readonly root: PgQueryable;
+  private readonly listener: PgListener;
 
   constructor(url: string, options: { poolSize?: number; applicationName?: string } = {}) {
     this.pool = new pg.Pool({
@@ -48,6 +50,11 @@ export class PostgresDatabase implements Database {
     // An idle client that loses its connection must not crash the process; the pool replaces it.
     this.pool.on('error', () => {});
     this.root = new PgQueryable(this.pool);
+    this.listener = new PgListener({
+      connectionString: url,
+      application_name: `${options.applicationName ?? 'sibyl'}-listen`,
+      connectionTimeoutMillis: 10_000,
+    });
   }
 
   query<R = Row>(sql: Sql, params?: readonly unknown[]): Promise<R[]> {
@@ -79,7 +86,12 @@ export class PostgresDatabase implements Database {
     return this.root.exec(script);
   }
 
+  listen(channel: string, onNotify: (payload: string) => void): Promise<() => Promise<void>> {
+    return this.listener.listen(channel, onNotify);
+  }
+
   async close(): Promise<void> {
+    await this.listener.close();
     await this.pool.end();
   }
 }

@@ -15,6 +15,7 @@ function countingDatabase(inner: Database): Database & { keyLookups: number } {
     },
     exec: (script: string) => inner.exec(script),
     transaction: <T>(fn: (tx: Queryable) => Promise<T>) => inner.transaction(fn),
+    listen: (channel: string, onNotify: (payload: string) => void) => inner.listen(channel, onNotify),
     close: () => inner.close(),
   };
   return counter;

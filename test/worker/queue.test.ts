@@ -1,0 +1,210 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../../src/db/database.js';
+import { PostgresDatabase } from '../../src/db/postgres.js';
+import { type Clock, ManualClock, systemClock } from '../../src/lib/clock.js';
+import { randomBase62 } from '../../src/lib/ids.js';
+import { silentLog } from '../../src/logger.js';
+import { type QueueHandler, WorkQueue } from '../../src/worker/queue.js';
+import { createTestDatabase, type TestDatabase, usingPostgres } from '../helpers/db.js';
+
+/**
+ * The work-queue runner on a toy table shaped like every feature's: claimed with FOR UPDATE SKIP
+ * LOCKED and a lease, completed only by the holder of the lease, woken by NOTIFY.
+ */
+
+const TABLE = `
+  CREATE TABLE toy_work (
+    id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    due_at      timestamptz NOT NULL,
+    status      text NOT NULL DEFAULT 'pending',
+    lease_until timestamptz,
+    lease_token text,
+    attempts    integer NOT NULL DEFAULT 0,
+    done_by     text,
+    done_count  integer NOT NULL DEFAULT 0
+  )`;
+
+const CLAIM = `
+  UPDATE toy_work w SET status = 'running', lease_until = $1::timestamptz + interval '5 seconds',
+         lease_token = $3, attempts = w.attempts + 1
+   WHERE w.id IN (SELECT id FROM toy_work
+                   WHERE (status = 'pending' AND due_at <= $1) OR (status = 'running' AND lease_until <= $1)
+                   ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+  RETURNING w.id, w.lease_token`;
+
+const NEXT_DUE = `
+  SELECT min(CASE WHEN status = 'pending' THEN due_at ELSE lease_until END) AS next
+    FROM toy_work WHERE status IN ('pending', 'running')`;
+
+interface Item {
+  id: bigint;
+  lease_token: string;
+}
+
+function toyQueue(
+  db: Database,
+  clock: Clock,
+  name: string,
+  work: (item: Item) => Promise<void> = async () => {},
+): { queue: WorkQueue<Item>; processed: bigint[] } {
+  const processed: bigint[] = [];
+  const handler: QueueHandler<Item> = {
+    name,
+    channel: 'toy_work',
+    concurrency: 8,
+    claim: (limit, now) => db.query<Item>(CLAIM, [now, limit, randomBase62(12)]),
+    async process(item) {
+      await work(item);
+      const done = await db.query(
+        `UPDATE toy_work SET status = 'done', done_by = $3, done_count = done_count + 1
+          WHERE id = $1 AND lease_token = $2 RETURNING id`,
+        [item.id, item.lease_token, name],
+      );
+      if (done.length === 1) processed.push(item.id);
+    },
+    async nextDueAt() {
+      const [row] = await db.query<{ next: Date | null }>(NEXT_DUE);
+      return row?.next ?? null;
+    },
+  };
+  // A safety-net sleep far longer than any test: only notifications and due times can wake a runner.
+  return { queue: new WorkQueue(handler, { db, clock, log: silentLog }, { maxSleepMs: 600_000 }), processed };
+}
+
+async function addWork(db: Database, dueAt: Date, count = 1): Promise<void> {
+  await db.transaction(async (tx) => {
+    await tx.query('INSERT INTO toy_work (due_at) SELECT $1 FROM generate_series(1, $2::int)', [dueAt, count]);
+    await tx.query(`SELECT pg_notify('toy_work', '')`);
+  });
+}
+
+async function until(condition: () => Promise<boolean>): Promise<void> {
+  while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+async function pendingCount(db: Database): Promise<number> {
+  const [row] = await db.query<{ n: bigint }>(`SELECT count(*) AS n FROM toy_work WHERE status <> 'done'`);
+  return Number(row?.n ?? 0);
+}
+
+let database: TestDatabase;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  await database.db.exec(TABLE);
+});
+afterAll(async () => {
+  await database.close();
+});
+
+describe('work queue', () => {
+  it('wakes on the notification of the transaction that adds work', async () => {
+    const db = database.db;
+    const { queue, processed } = toyQueue(db, systemClock, 'a');
+    await queue.start();
+    await addWork(db, new Date(Date.now() - 1000));
+    await until(async () => processed.length === 1);
+    await queue.stop();
+    expect(await pendingCount(db)).toBe(0);
+  });
+
+  it('sleeps until the next due time and never runs work early', async () => {
+    const db = database.db;
+    const seen: number[] = [];
+    const { queue, processed } = toyQueue(db, systemClock, 'b', async () => {
+      seen.push(Date.now());
+    });
+    await queue.start();
+    const due = new Date(Date.now() + 300);
+    await addWork(db, due);
+    await until(async () => processed.length === 1);
+    await queue.stop();
+    expect(seen[0]).toBeGreaterThanOrEqual(due.getTime());
+  });
+
+  it('a worker that lost its lease cannot complete the item; the next holder does, once', async () => {
+    const db = database.db;
+    await db.query(`UPDATE toy_work SET status = 'done'`);
+    const clock = new ManualClock(new Date());
+    await addWork(db, clock.now());
+    let release: () => void = () => {};
+    const stuck = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const first = toyQueue(db, clock, 'stuck', () => stuck);
+    const draining = first.queue.drain();
+    await until(async () => {
+      const [row] = await db.query<{ status: string }>(`SELECT status FROM toy_work WHERE status = 'running'`);
+      return row !== undefined;
+    });
+    const second = toyQueue(db, clock, 'second');
+    expect(await second.queue.drain()).toBe(0); // still leased
+    clock.advance(5001);
+    expect(await second.queue.drain()).toBe(1);
+    release();
+    await draining;
+    expect(first.processed).toEqual([]);
+    const rows = await db.query<{ done_by: string; done_count: number; attempts: number }>(
+      `SELECT done_by, done_count, attempts FROM toy_work WHERE done_by IS NOT NULL AND done_by IN ('stuck', 'second')`,
+    );
+    expect(rows).toEqual([{ done_by: 'second', done_count: 1, attempts: 2 }]);
+  });
+
+  it('two runners on separate connections share 300 items: each done exactly once', async () => {
+    const db = database.db;
+    await db.query(`UPDATE toy_work SET status = 'done'`);
+    // On PostgreSQL the second runner has its own pool and listening connection, as another process would.
+    const other: Database = usingPostgres ? new PostgresDatabase(database.location, { poolSize: 4 }) : db;
+    const a = toyQueue(db, systemClock, 'one');
+    const b = toyQueue(other, systemClock, 'two');
+    await a.queue.start();
+    await b.queue.start();
+    await addWork(db, new Date(Date.now() - 1000), 300);
+    await until(async () => (await pendingCount(db)) === 0);
+    await a.queue.stop();
+    await b.queue.stop();
+    if (other !== db) await other.close();
+    expect(a.processed.length + b.processed.length).toBe(300);
+    const [counts] = await db.query<{ over: bigint }>(
+      `SELECT count(*) FILTER (WHERE done_count <> 1) AS over FROM toy_work WHERE done_by IN ('one', 'two')`,
+    );
+    expect(counts?.over).toBe(0n);
+    expect(new Set([...a.processed, ...b.processed]).size).toBe(300);
+  });
+
+  it('stop() waits for the items in progress', async () => {
+    const db = database.db;
+    let finished = false;
+    const { queue } = toyQueue(db, systemClock, 'c', async () => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      finished = true;
+    });
+    await queue.start();
+    await addWork(db, new Date(Date.now() - 1000));
+    await until(async () => {
+      const [row] = await db.query(`SELECT 1 FROM toy_work WHERE status = 'running'`);
+      return row !== undefined;
+    });
+    await queue.stop();
+    expect(finished).toBe(true);
+  });
+
+  it.runIf(usingPostgres)(
+    'PostgreSQL: after its listening connection is killed, a runner reconnects and looks again',
+    async () => {
+      const db = database.db;
+      await db.query(`UPDATE toy_work SET status = 'done'`);
+      const { queue, processed } = toyQueue(db, systemClock, 'd');
+      await queue.start();
+      const killed = await db.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+          WHERE application_name = 'sibyl-listen' AND datname = current_database()`,
+      );
+      expect(killed.length).toBeGreaterThan(0);
+      // Work added while nobody listens: its notification is lost, the reconnection finds it.
+      await db.query('INSERT INTO toy_work (due_at) VALUES ($1)', [new Date(Date.now() - 1000)]);
+      await until(async () => processed.length === 1);
+      await queue.stop();
+    },
+  );
+});
