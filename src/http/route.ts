@@ -220,7 +220,9 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
         return billed(request.id, result, charged.amountMicros, charged.balanceMicros);
       }
       const amount = typeof spec.price === 'function' ? spec.price(input, result) : spec.price;
-      const outcome = await biller.charge(chargeRequest(principal, amount, spec.operationId, request.id, clock));
+      const outcome = await biller.charge(
+        chargeRequest(principal, amount, spec.operationId, request.id, clock),
+      );
       if (!outcome.ok) throw new ChargeRefusedError(outcome, amount, quotaOf(principal, clock));
       return billed(request.id, result, amount, outcome.balanceMicros);
     },

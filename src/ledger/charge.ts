@@ -25,7 +25,11 @@ export type ChargeRefusal = QuotaRefusal | { ok: false; reason: 'INSUFFICIENT_BA
  * QUOTA_EXCEEDED). Thrown out of a transaction it rolls everything back, quota counters included.
  */
 export class ChargeRefusedError extends AppError {
-  constructor(readonly refusal: ChargeRefusal, amountMicros: bigint, quota: QuotaContext | undefined) {
+  constructor(
+    readonly refusal: ChargeRefusal,
+    amountMicros: bigint,
+    quota: QuotaContext | undefined,
+  ) {
     const error =
       refusal.reason === 'QUOTA_EXCEEDED' && quota
         ? quotaError(refusal, quota.limits, quota.now.getTime())

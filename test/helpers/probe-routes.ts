@@ -33,7 +33,8 @@ export function probeRoutes(app: FastifyInstance): void {
 }
 
 /** The table the transactional probe writes to; created by the tests that call it. */
-export const PROBE_TABLE = 'CREATE TABLE IF NOT EXISTS probe_rows (request_id text PRIMARY KEY, account_id text NOT NULL)';
+export const PROBE_TABLE =
+  'CREATE TABLE IF NOT EXISTS probe_rows (request_id text PRIMARY KEY, account_id text NOT NULL)';
 
 /**
  * A 0.01 route billed inside its own transaction, writing a row the charge pays for; it can fail

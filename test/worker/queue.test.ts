@@ -73,7 +73,10 @@ function toyQueue(
 
 async function addWork(db: Database, dueAt: Date, count = 1): Promise<void> {
   await db.transaction(async (tx) => {
-    await tx.query('INSERT INTO toy_work (due_at) SELECT $1 FROM generate_series(1, $2::int)', [dueAt, count]);
+    await tx.query('INSERT INTO toy_work (due_at) SELECT $1 FROM generate_series(1, $2::int)', [
+      dueAt,
+      count,
+    ]);
     await tx.query(`SELECT pg_notify('toy_work', '')`);
   });
 }
@@ -134,7 +137,9 @@ describe('work queue', () => {
     const first = toyQueue(db, clock, 'stuck', () => stuck);
     const draining = first.queue.drain();
     await until(async () => {
-      const [row] = await db.query<{ status: string }>(`SELECT status FROM toy_work WHERE status = 'running'`);
+      const [row] = await db.query<{ status: string }>(
+        `SELECT status FROM toy_work WHERE status = 'running'`,
+      );
       return row !== undefined;
     });
     const second = toyQueue(db, clock, 'second');
