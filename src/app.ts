@@ -62,23 +62,23 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.setValidatorCompiler(validatorCompiler);
 
-  const cache = new VerificationCache<KeyVerification | null>(config.authCache);
-  const registry = createLiveVenues(config.prices);
-  const services: Services = {
+  const cache = new VerificationCache<KeyVerification | null>(config.authCache, clock);
+  const registry = createLiveVenues(config.prices, clock);
+  const authenticator = new Authenticator(db, clock, cache);
+  const prices = createPriceService(config.prices, clock, options.liveVenues ?? registry.price);
+  const historical = new HistoricalService(db, options.candleVenues ?? registry.candles, clock, {
+    outlierTolerance: config.prices.outlierTolerance,
+  });
+  const edge: Services = {
     config,
     db,
     clock,
-    authenticator: new Authenticator(db, clock, cache),
+    authenticator,
     biller:
-      options.biller ??
-      (config.charges.batching ? new CoalescingBiller(db, config.charges) : directBiller(db)),
+      options.biller ?? (config.ledger.batching ? new CoalescingBiller(db, config.ledger) : directBiller(db)),
     rateLimiter: options.rateLimiter ?? createRateLimiter(app, config),
-    prices: createPriceService(config, clock, options.liveVenues ?? registry.price),
-    historical: new HistoricalService(db, options.candleVenues ?? registry.candles, clock, {
-      outlierTolerance: config.prices.outlierTolerance,
-    }),
   };
-  app.decorate('services', services);
+  app.decorate('services', edge);
   app.decorate('apiRoutes', []);
   app.decorateRequest('principal', undefined);
 
@@ -101,24 +101,25 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerCorsPreflight(app, config.access.corsMaxAgeSeconds);
   await registerOpenApi(app, VERSION);
 
-  healthRoutes(app);
+  // Every feature's routes, with what each needs.
+  healthRoutes(app, { db });
   accountRoutes(app);
-  keyRoutes(app);
-  priceRoutes(app);
-  historicalRoutes(app);
+  keyRoutes(app, { authenticator, access: config.access });
+  priceRoutes(app, { prices });
+  historicalRoutes(app, { historical });
   options.extraRoutes?.(app);
 
   cache.startSync(db, app.log);
   app.addHook('onClose', async () => {
     cache.stopSync();
-    await services.rateLimiter.close();
+    await edge.rateLimiter.close();
   });
   return app;
 }
 
 function createRateLimiter(app: FastifyInstance, config: Config): RateLimiter {
-  if (!config.access.redisUrl) return new LocalRateLimiter();
-  const limiter = new RedisRateLimiter(config.access.redisUrl, new LocalRateLimiter(), app.log);
+  if (!config.redisUrl) return new LocalRateLimiter();
+  const limiter = new RedisRateLimiter(config.redisUrl, new LocalRateLimiter(), app.log);
   app.addHook('onReady', async () => {
     if (!(await limiter.waitUntilReady(2000)))
       app.log.warn('Redis not reachable yet: rate limits are per instance');

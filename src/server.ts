@@ -7,7 +7,7 @@ import { openDatabase } from './db/open.js';
 import { systemClock } from './lib/clock.js';
 import { formatUsd } from './lib/money.js';
 import { createLogger } from './logger.js';
-import { createWorker } from './worker/worker.js';
+import { createWorker, type Worker } from './worker/worker.js';
 
 export interface Roles {
   serve: boolean;
@@ -45,7 +45,7 @@ export async function runService(config: Config, roles: Roles): Promise<void> {
   const logger = createLogger(config);
   const { db, fresh } = await openDatabase(config);
   let app: FastifyInstance | undefined;
-  let worker: ReturnType<typeof createWorker> | undefined;
+  let worker: Worker | undefined;
   try {
     const applied = await migrate(db);
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
@@ -62,8 +62,8 @@ export async function runService(config: Config, roles: Roles): Promise<void> {
       logger.info({ port: config.port, host: config.host, database: db.kind }, 'API listening');
     }
     if (roles.work) {
-      worker = createWorker({ config, db, logger });
-      worker.start();
+      worker = createWorker({ config, db, clock: systemClock, log: logger });
+      await worker.start();
       logger.info('worker started');
     }
     if (welcome) printSandboxWelcome(config, welcome.accountId, welcome.key, welcome.balance);

@@ -44,8 +44,6 @@ const AccountResponse = Type.Object({
 });
 
 export function accountRoutes(app: FastifyInstance): void {
-  const { db } = app.services;
-
   defineRoute(app, {
     method: 'GET',
     url: '/account',
@@ -54,8 +52,8 @@ export function accountRoutes(app: FastifyInstance): void {
     tags: ['account'],
     permission: 'account',
     response: AccountResponse,
-    handler: async ({ principal }) => {
-      const account = await getAccount(db, principal.accountId);
+    handler: async ({ principal, ctx }) => {
+      const account = await getAccount(ctx.db, principal.accountId);
       return {
         id: account.id,
         mode: account.mode,

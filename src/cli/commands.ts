@@ -3,7 +3,7 @@ import type { Database } from '../db/database.js';
 import { migrate } from '../db/migrate.js';
 import { createKey } from '../keys/keys.js';
 import { isPermission, PERMISSIONS, type Permission } from '../keys/permissions.js';
-import { creditDeposit, reconcileLedger } from '../ledger/ledger.js';
+import { creditDeposit, reconcileLedger, reconciliationView } from '../ledger/ledger.js';
 import { systemClock } from '../lib/clock.js';
 import { formatUsd, parseUsd } from '../lib/money.js';
 import { type Output, UsageError } from './output.js';
@@ -161,16 +161,7 @@ export async function ledgerCommand(db: Database, out: Output, action: string): 
   if (action !== 'reconcile') throw new UsageError(`unknown ledger action "${action}"`);
   const report = await reconcileLedger(db);
   out.result(
-    {
-      ok: report.ok,
-      balanceMismatches: report.balanceMismatches.map((m) => ({
-        accountId: m.accountId,
-        balanceUsd: formatUsd(m.balanceMicros),
-        ledgerTotalUsd: formatUsd(m.ledgerTotalMicros),
-      })),
-      brokenChainEntries: report.brokenChainEntries.map(String),
-      invalidRefunds: report.invalidRefunds.map(String),
-    },
+    reconciliationView(report),
     report.ok ? 'Ledger reconciles' : 'LEDGER DOES NOT RECONCILE (run with --json for the details)',
   );
   return report.ok;

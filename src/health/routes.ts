@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
+import type { Database } from '../db/database.js';
 
 const Health = Type.Object({ status: Type.String() });
 
 /** Liveness and readiness for load balancers and orchestrators: unauthenticated and free. */
-export function healthRoutes(app: FastifyInstance): void {
+export function healthRoutes(app: FastifyInstance, deps: { db: Database }): void {
   app.get(
     '/healthz',
     {
@@ -30,7 +31,7 @@ export function healthRoutes(app: FastifyInstance): void {
     },
     async (request, reply) => {
       try {
-        await app.services.db.query('SELECT 1');
+        await deps.db.query('SELECT 1');
         return { status: 'ready' };
       } catch (err) {
         request.log.warn({ err }, 'readiness check failed');

@@ -10,6 +10,7 @@ import { parseTarget } from '../prices/tokens.js';
 import { CANDLE_INTERVALS, type CandleInterval } from '../prices/types.js';
 import { PRICES } from '../pricing.js';
 import { MAX_DATA_POINTS, resolveRange } from './buckets.js';
+import type { HistoricalService } from './service.js';
 
 const DEFAULT_INTERVAL: CandleInterval = '1h';
 
@@ -55,8 +56,8 @@ const HistoricalResult = Type.Object(
   { additionalProperties: false },
 );
 
-export function historicalRoutes(app: FastifyInstance): void {
-  const { historical, clock } = app.services;
+export function historicalRoutes(app: FastifyInstance, deps: { historical: HistoricalService }): void {
+  const { historical } = deps;
 
   defineRoute(app, {
     method: 'GET',
@@ -74,7 +75,7 @@ export function historicalRoutes(app: FastifyInstance): void {
     querystring: HistoricalQuery,
     response: HistoricalResult,
     errors: ['INVALID_SYMBOL', 'INVALID_TIMESTAMP', 'SYMBOL_NOT_FOUND', 'PRICE_UNAVAILABLE'],
-    handler: async ({ params, query, principal }) => {
+    handler: async ({ params, query, principal, ctx }) => {
       const requested = params.symbol;
       const parsed = parseTarget(requested);
       const symbol = displayName(requested);
@@ -96,7 +97,7 @@ export function historicalRoutes(app: FastifyInstance): void {
       }
       // The validator does not apply schema defaults.
       const interval = query.interval ?? DEFAULT_INTERVAL;
-      const range = resolveRange(start, end, interval, clock.now());
+      const range = resolveRange(start, end, interval, ctx.clock.now());
       if (parsed.kind === 'unknown-symbol') {
         throw new AppError('SYMBOL_NOT_FOUND', `Unknown symbol ${symbol}`, { extras: { symbol } });
       }

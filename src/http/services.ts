@@ -1,23 +1,23 @@
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
-import type { HistoricalService } from '../historical/service.js';
 import type { Authenticator, Principal } from '../keys/authenticate.js';
 import type { Permission } from '../keys/permissions.js';
 import type { Biller } from '../ledger/biller.js';
 import type { Clock } from '../lib/clock.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
-import type { PriceService } from '../prices/service.js';
 import type { ApiRouteInfo } from './route.js';
 
-/** What routes and hooks reach through `app.services`; built once at the composition root. */
+/**
+ * What the HTTP edge (defineRoute's hooks) reaches through `app.services`: authentication, limits,
+ * billing, and the context every handler gets. Features receive their own dependencies explicitly
+ * when app.ts registers their routes.
+ */
 export interface Services {
   config: Config;
   db: Database;
   clock: Clock;
   authenticator: Authenticator;
   biller: Biller;
-  prices: PriceService;
-  historical: HistoricalService;
   rateLimiter: RateLimiter;
 }
 

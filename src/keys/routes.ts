@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import { defineRoute } from '../http/route.js';
 import { formatCidr } from '../lib/ip.js';
+import type { AccessConfig } from '../limits/config.js';
 import { hasQuota, readUsage } from '../limits/quotas.js';
-import type { Principal } from './authenticate.js';
+import type { Authenticator, Principal } from './authenticate.js';
 import {
   type ApiKeyRecord,
   createKey,
@@ -43,10 +44,14 @@ function actorOf(principal: Principal, defaults: { perSecond: number; burst: num
   };
 }
 
-export function keyRoutes(app: FastifyInstance): void {
-  const { db, clock, authenticator, config } = app.services;
-  const defaultRateLimit = config.access.defaultRateLimit;
-  const policy = { ceilings: config.access.ceilings, defaultRateLimit };
+export function keyRoutes(
+  app: FastifyInstance,
+  deps: { authenticator: Authenticator; access: AccessConfig },
+): void {
+  const { db, clock } = app.services;
+  const { authenticator, access } = deps;
+  const defaultRateLimit = access.defaultRateLimit;
+  const policy = { ceilings: access.ceilings, defaultRateLimit };
 
   /** Keys as answered, with current usage for those that have a quota. */
   async function present(records: ApiKeyRecord[]) {

@@ -1,8 +1,6 @@
 import type { Queryable } from '../db/database.js';
-
-export interface CacheLogger {
-  warn(obj: object, msg: string): void;
-}
+import { type Clock, systemClock } from '../lib/clock.js';
+import type { Log } from '../logger.js';
 
 interface Entry<V> {
   value: V;
@@ -32,8 +30,12 @@ export class VerificationCache<V> {
 
   constructor(
     private readonly options: { ttlMs: number; maxEntries: number; syncMs: number },
-    private readonly now: () => number = Date.now,
+    private readonly clock: Clock = systemClock,
   ) {}
+
+  private now(): number {
+    return this.clock.now().getTime();
+  }
 
   /**
    * The cached value (synchronously, on the hot path), or a promise of `load()`'s, sharing one load
@@ -122,7 +124,7 @@ export class VerificationCache<V> {
     }
   }
 
-  startSync(db: Queryable, logger: CacheLogger): void {
+  startSync(db: Queryable, logger: Pick<Log, 'warn'>): void {
     if (this.timer) return;
     this.timer = setInterval(() => {
       this.sync(db).catch((err: unknown) => {

@@ -1,5 +1,6 @@
 import { isUniqueViolation, type Queryable } from '../db/database.js';
 import { AppError } from '../errors.js';
+import { formatUsd } from '../lib/money.js';
 import * as sql from './sql.js';
 
 export type LedgerKind = 'deposit' | 'charge' | 'refund' | 'adjustment';
@@ -147,7 +148,11 @@ export interface ReconciliationReport {
   invalidRefunds: bigint[];
 }
 
-/** The ledger invariants I1, I2, I6 of reliability.md §1.5, checked from scratch. */
+/**
+ * The ledger's invariants, checked from scratch: every balance equals the sum of its account's
+ * entries and its last running balance; running balances chain entry to entry; no refund exceeds,
+ * or gives back anything but, a charge of the same account.
+ */
 export async function reconcileLedger(db: Queryable): Promise<ReconciliationReport> {
   const balances = await db.query<{ account_id: string; balance_micros: bigint; ledger_total: bigint }>(
     sql.RECONCILE_BALANCES,
@@ -163,5 +168,19 @@ export async function reconcileLedger(db: Queryable): Promise<ReconciliationRepo
     })),
     brokenChainEntries: chain.map((r) => r.id),
     invalidRefunds: refunds.map((r) => r.id),
+  };
+}
+
+/** A report as operators read it (CLI, worker log): amounts in USD, ids as strings. */
+export function reconciliationView(report: ReconciliationReport) {
+  return {
+    ok: report.ok,
+    balanceMismatches: report.balanceMismatches.map((m) => ({
+      accountId: m.accountId,
+      balanceUsd: formatUsd(m.balanceMicros),
+      ledgerTotalUsd: formatUsd(m.ledgerTotalMicros),
+    })),
+    brokenChainEntries: report.brokenChainEntries.map(String),
+    invalidRefunds: report.invalidRefunds.map(String),
   };
 }

@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import type { Log } from '../logger.js';
 import {
   type LocalRateLimiter,
   MIN_PER_SECOND,
@@ -25,10 +26,6 @@ redis.call('SET', KEYS[1], tostring(newTat), 'PX', math.ceil(newTat - now) + 100
 return {1, math.floor((now - allowAt) / interval + 1e-9), math.ceil(newTat - now), 0}
 `;
 
-export interface LimiterLogger {
-  warn(obj: object, msg: string): void;
-}
-
 type GcraRedis = Redis & {
   sibylGcra(
     key: string,
@@ -50,7 +47,7 @@ export class RedisRateLimiter implements RateLimiter {
   constructor(
     url: string,
     private readonly fallback: LocalRateLimiter,
-    private readonly logger: LimiterLogger,
+    private readonly logger: Pick<Log, 'warn'>,
     private readonly prefix = 'sibyl:rl:',
   ) {
     const redis = new Redis(url, {

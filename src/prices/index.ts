@@ -1,13 +1,12 @@
-import type { Config } from '../config.js';
 import type { Clock } from '../lib/clock.js';
+import type { PriceConfig } from './config.js';
 import { QuoteSource } from './quote-source.js';
 import { createSandboxVenues } from './sandbox/venues.js';
 import { PriceService } from './service.js';
 import type { PriceVenue } from './types.js';
 
 /** Wires the price service: live venues for live accounts, the simulated ones for sandbox. */
-export function createPriceService(config: Config, clock: Clock, liveVenues: PriceVenue[]): PriceService {
-  const p = config.prices;
+export function createPriceService(p: PriceConfig, clock: Clock, liveVenues: PriceVenue[]): PriceService {
   const options = {
     ttlMs: p.cacheTtlMs,
     errorTtlMs: p.errorCacheTtlMs,

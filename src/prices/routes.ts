@@ -4,7 +4,7 @@ import { AppError } from '../errors.js';
 import { defineRoute } from '../http/route.js';
 import { PRICES } from '../pricing.js';
 import { BatchBody, BatchResult, MAX_BATCH_SYMBOLS, SinglePriceResult } from './schemas.js';
-import type { PriceResult } from './service.js';
+import type { PriceResult, PriceService } from './service.js';
 import { type PriceTarget, parseTarget } from './tokens.js';
 
 function present(result: PriceResult, target: PriceTarget) {
@@ -25,8 +25,8 @@ export function displayName(text: string): string {
   return trimmed.length >= 32 ? trimmed : trimmed.toUpperCase();
 }
 
-export function priceRoutes(app: FastifyInstance): void {
-  const { prices, clock } = app.services;
+export function priceRoutes(app: FastifyInstance, deps: { prices: PriceService }): void {
+  const { prices } = deps;
 
   defineRoute(app, {
     method: 'GET',
@@ -39,7 +39,7 @@ export function priceRoutes(app: FastifyInstance): void {
     params: Type.Object({ symbolOrMint: Type.String({ description: 'e.g. SOL, or a mint address' }) }),
     response: SinglePriceResult,
     errors: ['INVALID_SYMBOL', 'SYMBOL_NOT_FOUND', 'PRICE_UNAVAILABLE'],
-    handler: async ({ params, principal }) => {
+    handler: async ({ params, principal, ctx }) => {
       const requested = params.symbolOrMint;
       const parsed = parseTarget(requested);
       const symbol = displayName(requested);
@@ -52,7 +52,11 @@ export function priceRoutes(app: FastifyInstance): void {
         throw new AppError('SYMBOL_NOT_FOUND', `Unknown symbol ${symbol}`, { extras: { symbol } });
       }
       const result = await prices.price(parsed.target, principal.mode, symbol);
-      return { symbol, ...present(result, parsed.target), resolutionTimestamp: clock.now().toISOString() };
+      return {
+        symbol,
+        ...present(result, parsed.target),
+        resolutionTimestamp: ctx.clock.now().toISOString(),
+      };
     },
   });
 
@@ -75,7 +79,7 @@ export function priceRoutes(app: FastifyInstance): void {
     body: BatchBody,
     response: BatchResult,
     errors: ['BATCH_LIMIT_EXCEEDED', 'INVALID_SYMBOL', 'SYMBOL_NOT_FOUND', 'PRICE_UNAVAILABLE'],
-    handler: async ({ body, principal }) => {
+    handler: async ({ body, principal, ctx }) => {
       if (body.symbols.length > MAX_BATCH_SYMBOLS) {
         throw new AppError(
           'BATCH_LIMIT_EXCEEDED',
@@ -138,7 +142,7 @@ export function priceRoutes(app: FastifyInstance): void {
           'No symbol in the batch could be priced right now; retry shortly',
         );
       }
-      return { resolutionTimestamp: clock.now().toISOString(), prices: items };
+      return { resolutionTimestamp: ctx.clock.now().toISOString(), prices: items };
     },
   });
 }

@@ -1,12 +1,11 @@
-export interface TaskLogger {
-  info(obj: object, msg: string): void;
-  error(obj: object, msg: string): void;
-}
+import type { Clock } from '../lib/clock.js';
+import type { Log } from '../logger.js';
 
 export interface PeriodicTask {
   name: string;
   intervalMs: number;
-  run(): Promise<void>;
+  /** `now` is the injected clock's time of this run. */
+  run(now: Date): Promise<void>;
 }
 
 /**
@@ -20,7 +19,7 @@ export class PeriodicRunner {
 
   constructor(
     private readonly tasks: PeriodicTask[],
-    private readonly logger: TaskLogger,
+    private readonly deps: { clock: Clock; log: Log },
   ) {}
 
   start(): void {
@@ -30,8 +29,8 @@ export class PeriodicRunner {
         if (busy || this.stopped) return;
         busy = true;
         const run = task
-          .run()
-          .catch((err: unknown) => this.logger.error({ err, task: task.name }, 'periodic task failed'))
+          .run(this.deps.clock.now())
+          .catch((err: unknown) => this.deps.log.error({ err, task: task.name }, 'periodic task failed'))
           .finally(() => {
             busy = false;
             this.running.delete(run);

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../../lib/clock.js';
 import type { PriceTarget } from '../tokens.js';
 import {
   type Candle,
@@ -69,13 +70,13 @@ function parseKline(row: unknown, nowMs: number): Candle {
 
 /**
  * Binance spot (USDT pairs). Quotes from the 24h ticker, candles from klines paged forward by open
- * time. `now` decides which candle is still open.
+ * time. The clock decides which candle is still open.
  */
 export function createBinanceVenue(
   settings: VenueSettings,
-  now: () => number = Date.now,
+  clock: Clock = systemClock,
 ): PriceVenue & CandleVenue {
-  const get = venueGetter(VENUE, settings, [400]);
+  const get = venueGetter(VENUE, settings, [400], clock);
 
   return {
     name: VENUE,
@@ -126,7 +127,7 @@ export function createBinanceVenue(
         );
         if (isInvalidSymbol(response)) return null;
         if (!Array.isArray(response.body)) throw badResponse('klines is not an array');
-        const nowMs = now();
+        const nowMs = clock.now().getTime();
         let lastOpen = Number.NEGATIVE_INFINITY;
         for (const row of response.body) {
           const candle = parseKline(row, nowMs);

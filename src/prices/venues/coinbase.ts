@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../../lib/clock.js';
 import { parseIsoTimestamp } from '../../lib/time.js';
 import type { PriceTarget } from '../tokens.js';
 import {
@@ -65,13 +66,13 @@ function parseCandle(row: unknown, stepMs: number, nowMs: number): Candle {
 
 /**
  * Coinbase Exchange (USD products). Quotes from the product ticker, candles in windows of 300
- * buckets (the per-request cap). `now` decides which candle is still open.
+ * buckets (the per-request cap). The clock decides which candle is still open.
  */
 export function createCoinbaseVenue(
   settings: VenueSettings,
-  now: () => number = Date.now,
+  clock: Clock = systemClock,
 ): PriceVenue & CandleVenue {
-  const get = venueGetter(VENUE, settings, [404]);
+  const get = venueGetter(VENUE, settings, [404], clock);
 
   return {
     name: VENUE,
@@ -126,7 +127,7 @@ export function createCoinbaseVenue(
         );
         if (isNotFound(response)) return null;
         if (!Array.isArray(response.body)) throw badResponse('candles is not an array');
-        const nowMs = now();
+        const nowMs = clock.now().getTime();
         for (const row of response.body) {
           const candle = parseCandle(row, step, nowMs);
           // Coinbase's end is inclusive, so a window's last row repeats the next window's first.

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../../lib/clock.js';
 import type { PriceTarget } from '../tokens.js';
 import {
   type Candle,
@@ -113,7 +114,7 @@ function toCandles(points: Point[], step: number, firstOpen: number, end: number
 
 export function createCoinGeckoVenue(
   settings: VenueSettings & { plan?: 'demo' | 'pro' },
-  now: () => number = Date.now,
+  clock: Clock = systemClock,
 ): PriceVenue & CandleVenue {
   const baseUrl = settings.baseUrl.replace(/\/+$/, '');
   const headers: Record<string, string> = {};
@@ -129,6 +130,7 @@ export function createCoinGeckoVenue(
       signal,
       headers,
       acceptStatuses: READ_STATUSES,
+      clock,
     });
     if (response.status >= 200 && response.status < 300) return { body: response.body };
     const error = readError(response.body);
@@ -196,7 +198,7 @@ export function createCoinGeckoVenue(
       const id = target.token?.markets.coingecko;
       if (!id || !SERVED_INTERVALS.has(interval)) return null;
       const step = INTERVAL_MS[interval];
-      const nowMs = now();
+      const nowMs = clock.now().getTime();
       const firstOpen = Math.ceil(start.getTime() / step) * step;
       // Fetch through the end of the last bucket so it is complete, but not past now.
       const fetchEnd = Math.min(Math.ceil(end.getTime() / step) * step, nowMs);

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../../lib/clock.js';
 import type { PriceTarget } from '../tokens.js';
 import { type PriceVenue, VenueError, type VenueQuote, type VenueSettings } from '../types.js';
 import { isRecord, toNumber, venueGet } from './http.js';
@@ -28,7 +29,7 @@ function readPair(pair: unknown, mint: string): KeptPair | null {
  * DexScreener: every on-chain pool of a mint. The price comes from the deepest pool where the token
  * is the base; the volume is the sum over all those pools, since trading is spread across them.
  */
-export function createDexScreenerVenue(settings: VenueSettings): PriceVenue {
+export function createDexScreenerVenue(settings: VenueSettings, clock: Clock = systemClock): PriceVenue {
   const baseUrl = settings.baseUrl.replace(/\/+$/, '');
 
   return {
@@ -46,6 +47,7 @@ export function createDexScreenerVenue(settings: VenueSettings): PriceVenue {
         venue: 'dexscreener',
         timeoutMs: settings.timeoutMs,
         signal,
+        clock,
       });
       if (!Array.isArray(response.body)) {
         throw new VenueError('dexscreener', 'bad_response', 'body is not an array of pairs');

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../../lib/clock.js';
 import { VenueError, type VenueName, type VenueSettings } from '../types.js';
 
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -17,15 +18,17 @@ export interface GetOptions {
   headers?: Record<string, string>;
   /** Non-2xx statuses the adapter wants to read itself (e.g. 404 = not listed). */
   acceptStatuses?: number[];
+  /** For Retry-After given as an HTTP date. */
+  clock?: Clock;
 }
 
-function retryAfterMs(headers: Headers): number | undefined {
+function retryAfterMs(headers: Headers, nowMs: number): number | undefined {
   const value = headers.get('retry-after');
   if (!value) return undefined;
   const seconds = Number(value);
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
 }
 
 async function readCapped(response: Response, venue: VenueName): Promise<string> {
@@ -78,7 +81,12 @@ export async function venueGet(url: string, options: GetOptions): Promise<VenueR
   }
   const status = response.status;
   if (status === 429 || status === 418) {
-    throw new VenueError(options.venue, 'rate_limited', `HTTP ${status}`, retryAfterMs(response.headers));
+    throw new VenueError(
+      options.venue,
+      'rate_limited',
+      `HTTP ${status}`,
+      retryAfterMs(response.headers, (options.clock ?? systemClock).now().getTime()),
+    );
   }
   if (status === 451) throw new VenueError(options.venue, 'geo_blocked', 'HTTP 451: restricted location');
   const accepted = status >= 200 && status < 300 ? true : (options.acceptStatuses ?? []).includes(status);
@@ -122,7 +130,12 @@ export function fieldReaders(venue: VenueName) {
 }
 
 /** GET `{baseUrl}{path}?{params}` on one venue, with its timeout and the statuses it reads itself. */
-export function venueGetter(venue: VenueName, settings: VenueSettings, acceptStatuses: number[] = []) {
+export function venueGetter(
+  venue: VenueName,
+  settings: VenueSettings,
+  acceptStatuses: number[] = [],
+  clock: Clock = systemClock,
+) {
   return (path: string, params: Record<string, string>, signal: AbortSignal): Promise<VenueResponse> => {
     const query = new URLSearchParams(params).toString();
     return venueGet(`${settings.baseUrl}${path}${query ? `?${query}` : ''}`, {
@@ -130,6 +143,7 @@ export function venueGetter(venue: VenueName, settings: VenueSettings, acceptSta
       timeoutMs: settings.timeoutMs,
       signal,
       acceptStatuses,
+      clock,
     });
   };
 }

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../../lib/clock.js';
 import type { PriceTarget } from '../tokens.js';
 import { type PriceVenue, VenueError, type VenueQuote, type VenueSettings } from '../types.js';
 import { isRecord, toNumber, venueGet } from './http.js';
@@ -6,7 +7,7 @@ import { isRecord, toNumber, venueGet } from './http.js';
  * Jupiter Price API v3: an aggregator's price by mint. It reports no volume and no wall-clock time
  * (only a slot), so it serves as a reference, not a market.
  */
-export function createJupiterVenue(settings: VenueSettings): PriceVenue {
+export function createJupiterVenue(settings: VenueSettings, clock: Clock = systemClock): PriceVenue {
   // The configured base already ends in /price/v3 (e.g. https://api.jup.ag/price/v3).
   const baseUrl = settings.baseUrl.replace(/\/+$/, '');
   const headers: Record<string, string> = settings.apiKey ? { 'x-api-key': settings.apiKey } : {};
@@ -27,6 +28,7 @@ export function createJupiterVenue(settings: VenueSettings): PriceVenue {
         timeoutMs: settings.timeoutMs,
         signal,
         headers,
+        clock,
       });
       const body = response.body;
       if (!isRecord(body))

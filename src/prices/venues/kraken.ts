@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../../lib/clock.js';
 import type { PriceTarget } from '../tokens.js';
 import {
   type Candle,
@@ -89,8 +90,11 @@ function parseOhlc(row: unknown, closed: boolean): Candle {
  * most recent buckets whatever `since` says, so one request is all there is to ask; older
  * buckets are simply missing from the answer.
  */
-export function createKrakenVenue(settings: VenueSettings): PriceVenue & CandleVenue {
-  const get = venueGetter(VENUE, settings);
+export function createKrakenVenue(
+  settings: VenueSettings,
+  clock: Clock = systemClock,
+): PriceVenue & CandleVenue {
+  const get = venueGetter(VENUE, settings, [], clock);
 
   return {
     name: VENUE,

@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../../lib/clock.js';
 import type { PriceTarget } from '../tokens.js';
 import {
   type Candle,
@@ -87,8 +88,11 @@ function parseCandle(row: unknown): Candle {
  * (`after` = records earlier than ts), since OKX answers newest first. The candles endpoint only
  * reaches the latest 1,440 buckets; older ones are missing from the answer.
  */
-export function createOkxVenue(settings: VenueSettings): PriceVenue & CandleVenue {
-  const get = venueGetter(VENUE, settings, [400]);
+export function createOkxVenue(
+  settings: VenueSettings,
+  clock: Clock = systemClock,
+): PriceVenue & CandleVenue {
+  const get = venueGetter(VENUE, settings, [400], clock);
 
   return {
     name: VENUE,

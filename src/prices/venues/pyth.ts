@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../../lib/clock.js';
 import type { PriceTarget } from '../tokens.js';
 import { type PriceVenue, VenueError, type VenueQuote, type VenueSettings } from '../types.js';
 import { fieldReaders, isRecord, venueGet } from './http.js';
@@ -36,7 +37,7 @@ function readPrice(entry: Record<string, unknown>): VenueQuote {
 }
 
 /** Pyth Hermes: the oracle's latest aggregate price. No volume, so a reference venue. */
-export function createPythVenue(settings: VenueSettings): PriceVenue {
+export function createPythVenue(settings: VenueSettings, clock: Clock = systemClock): PriceVenue {
   const baseUrl = settings.baseUrl.replace(/\/+$/, '');
 
   return {
@@ -56,6 +57,7 @@ export function createPythVenue(settings: VenueSettings): PriceVenue {
         timeoutMs: settings.timeoutMs,
         signal,
         acceptStatuses: [404],
+        clock,
       });
       if (response.status === 404) {
         // Hermes errors are plain text, not JSON.

@@ -1,4 +1,5 @@
-import type { PriceConfig } from '../../config.js';
+import type { Clock } from '../../lib/clock.js';
+import type { PriceConfig } from '../config.js';
 import type { CandleVenue, LiveVenueName, PriceVenue } from '../types.js';
 import { createBinanceVenue } from './binance.js';
 import { createCoinbaseVenue } from './coinbase.js';
@@ -12,8 +13,8 @@ import { createPythVenue } from './pyth.js';
 type Settings = PriceConfig['venueSettings'][LiveVenueName];
 
 interface Registration {
-  price: (settings: Settings) => PriceVenue;
-  candles: ((settings: Settings) => CandleVenue) | null;
+  price: (settings: Settings, clock: Clock) => PriceVenue;
+  candles: ((settings: Settings, clock: Clock) => CandleVenue) | null;
   /** Why the venue cannot run with these settings, if it cannot (e.g. a required API key). */
   unusable?: (settings: Settings) => string | null;
 }
@@ -45,7 +46,7 @@ export interface LiveVenues {
   disabled: { name: LiveVenueName; reason: string }[];
 }
 
-export function createLiveVenues(config: PriceConfig): LiveVenues {
+export function createLiveVenues(config: PriceConfig, clock: Clock): LiveVenues {
   const out: LiveVenues = { price: [], candles: [], disabled: [] };
   for (const name of config.venues) {
     const registration = REGISTRY[name];
@@ -55,8 +56,8 @@ export function createLiveVenues(config: PriceConfig): LiveVenues {
       out.disabled.push({ name, reason });
       continue;
     }
-    out.price.push(registration.price(settings));
-    if (registration.candles) out.candles.push(registration.candles(settings));
+    out.price.push(registration.price(settings, clock));
+    if (registration.candles) out.candles.push(registration.candles(settings, clock));
   }
   return out;
 }

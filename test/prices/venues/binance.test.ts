@@ -88,7 +88,7 @@ function answer(handler: FakeHandler): void {
 }
 
 function venue() {
-  return createBinanceVenue({ baseUrl: server.url, timeoutMs: 300 }, () => NOW);
+  return createBinanceVenue({ baseUrl: server.url, timeoutMs: 300 }, { now: () => new Date(NOW) });
 }
 
 beforeAll(async () => {

@@ -69,7 +69,7 @@ function answer(handler: FakeHandler): void {
 }
 
 function venue() {
-  return createCoinbaseVenue({ baseUrl: server.url, timeoutMs: 300 }, () => NOW);
+  return createCoinbaseVenue({ baseUrl: server.url, timeoutMs: 300 }, { now: () => new Date(NOW) });
 }
 
 beforeAll(async () => {

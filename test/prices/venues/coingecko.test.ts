@@ -258,7 +258,10 @@ describe('CoinGecko candles', () => {
         total_volumes: [[jan1 + 41_331, 14305769170.9498]],
       },
     }));
-    const venue = createCoinGeckoVenue({ baseUrl: server.url, timeoutMs: 300 }, () => jan1 + 9 * DAY);
+    const venue = createCoinGeckoVenue(
+      { baseUrl: server.url, timeoutMs: 300 },
+      { now: () => new Date(jan1 + 9 * DAY) },
+    );
 
     const candles = await venue.fetchCandles(
       target('SOL'),
@@ -302,7 +305,7 @@ describe('CoinGecko candles', () => {
       },
     }));
     const now = jan1 + 3 * HOUR + 1_800_000;
-    const venue = createCoinGeckoVenue({ baseUrl: server.url, timeoutMs: 300 }, () => now);
+    const venue = createCoinGeckoVenue({ baseUrl: server.url, timeoutMs: 300 }, { now: () => new Date(now) });
 
     const candles = await venue.fetchCandles(
       target('SOL'),
@@ -348,7 +351,10 @@ describe('CoinGecko candles', () => {
       for (let t = from; t <= to; t += HOUR) prices.push([t, (t - jan1) / HOUR]);
       return { body: { prices, market_caps: [], total_volumes: [] } };
     });
-    const venue = createCoinGeckoVenue({ baseUrl: server.url, timeoutMs: 300 }, () => Date.UTC(2025, 0, 1));
+    const venue = createCoinGeckoVenue(
+      { baseUrl: server.url, timeoutMs: 300 },
+      { now: () => new Date(Date.UTC(2025, 0, 1)) },
+    );
     const end = Date.UTC(2024, 6, 1);
 
     const candles = await venue.fetchCandles(target('BTC'), '1d', new Date(jan1), new Date(end), signal);
@@ -376,7 +382,10 @@ describe('CoinGecko candles', () => {
   });
 
   it('returns null for an unknown coin or an unserved interval, and bad_response for a broken chart', async () => {
-    const venue = createCoinGeckoVenue({ baseUrl: server.url, timeoutMs: 300 }, () => jan1 + DAY);
+    const venue = createCoinGeckoVenue(
+      { baseUrl: server.url, timeoutMs: 300 },
+      { now: () => new Date(jan1 + DAY) },
+    );
     const start = new Date(jan1);
     const end = new Date(jan1 + 4 * HOUR);
 

@@ -1,0 +1,35 @@
+import Type from 'typebox';
+import { type Cidr, parseCidr } from '../lib/ip.js';
+import { ConfigError, defineSettings, listSetting } from '../lib/settings.js';
+
+/** Who the client is behind proxies, rate limits, and browser access (docs/api.md). */
+export const accessSettings = defineSettings(
+  {
+    TRUSTED_PROXIES: Type.String({ default: '' }),
+    RATE_LIMIT_PER_SECOND: Type.Number({ default: 50, minimum: 0.001 }),
+    RATE_LIMIT_BURST: Type.Integer({ default: 100, minimum: 1 }),
+    RATE_LIMIT_MAX_PER_SECOND: Type.Number({ default: 500, minimum: 0.001 }),
+    RATE_LIMIT_MAX_BURST: Type.Integer({ default: 1000, minimum: 1 }),
+    CORS_MAX_AGE_SECONDS: Type.Integer({ default: 600, minimum: 0 }),
+  },
+  (v) => {
+    const trustedProxies: Cidr[] = [];
+    for (const entry of listSetting(v.TRUSTED_PROXIES)) {
+      const parsed = parseCidr(entry);
+      if ('error' in parsed)
+        throw new ConfigError(`Invalid configuration: TRUSTED_PROXIES entry "${entry}" ${parsed.error}`);
+      trustedProxies.push(parsed.cidr);
+    }
+    return {
+      /** Proxies whose X-Forwarded-For is believed (CIDR ranges). */
+      trustedProxies,
+      /** The rate limit of keys that set none. */
+      defaultRateLimit: { perSecond: v.RATE_LIMIT_PER_SECOND, burst: v.RATE_LIMIT_BURST },
+      /** The most a key may be given through the API. */
+      ceilings: { maxPerSecond: v.RATE_LIMIT_MAX_PER_SECOND, maxBurst: v.RATE_LIMIT_MAX_BURST },
+      corsMaxAgeSeconds: v.CORS_MAX_AGE_SECONDS,
+    };
+  },
+);
+
+export type AccessConfig = ReturnType<typeof accessSettings.parse>;
