@@ -1,16 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
+import { FEES } from '../fees.js';
 import { defineRoute } from '../http/route.js';
 import { NullableTimestamp, Timestamp, UsdString } from '../http/schemas.js';
 import { MAX_ACTIVE_KEYS } from '../keys/keys.js';
 import { PermissionName } from '../keys/schemas.js';
 import { formatUsd } from '../lib/money.js';
-import { PRICES } from '../pricing.js';
 import { getAccount } from './accounts.js';
 
 const Pricing = Type.Object(
-  Object.fromEntries(Object.keys(PRICES).map((name) => [name, UsdString])) as Record<
-    keyof typeof PRICES,
+  Object.fromEntries(Object.keys(FEES).map((name) => [name, UsdString])) as Record<
+    keyof typeof FEES,
     typeof UsdString
   >,
   { description: 'What each operation costs, in USD' },
@@ -68,8 +68,8 @@ export function accountRoutes(app: FastifyInstance): void {
           permissions: [...principal.permissions],
           expiresAt: principal.expiresAt?.toISOString() ?? null,
         },
-        pricing: Object.fromEntries(Object.entries(PRICES).map(([k, v]) => [k, formatUsd(v)])) as Record<
-          keyof typeof PRICES,
+        pricing: Object.fromEntries(Object.entries(FEES).map(([k, v]) => [k, formatUsd(v)])) as Record<
+          keyof typeof FEES,
           string
         >,
         limits: { maxActiveKeys: MAX_ACTIVE_KEYS },

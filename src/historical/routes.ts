@@ -1,14 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import { AppError, type ValidationProblem } from '../errors.js';
+import { FEES } from '../fees.js';
 import { defineRoute } from '../http/route.js';
 import { Timestamp } from '../http/schemas.js';
 import { parseIsoTimestamp } from '../lib/time.js';
-import { displayName } from '../prices/routes.js';
+import { invalidSymbol, readToken, unknownSymbol } from '../prices/requested.js';
 import { UnavailableSourceSchema } from '../prices/schemas.js';
-import { parseTarget } from '../prices/tokens.js';
 import { CANDLE_INTERVALS, type CandleInterval } from '../prices/types.js';
-import { PRICES } from '../pricing.js';
 import { MAX_DATA_POINTS, resolveRange } from './buckets.js';
 import type { HistoricalService } from './service.js';
 
@@ -70,20 +69,14 @@ export function historicalRoutes(app: FastifyInstance, deps: { historical: Histo
       'by volume; buckets no venue covers are omitted. Charged on success only, also for an empty series.',
     tags: ['historical'],
     permission: 'historical',
-    price: PRICES.historical,
+    price: FEES.historical,
     params: Type.Object({ symbol: Type.String({ description: 'e.g. SOL, or a mint address' }) }),
     querystring: HistoricalQuery,
     response: HistoricalResult,
     errors: ['INVALID_SYMBOL', 'INVALID_TIMESTAMP', 'SYMBOL_NOT_FOUND', 'PRICE_UNAVAILABLE'],
     handler: async ({ params, query, principal, ctx }) => {
-      const requested = params.symbol;
-      const parsed = parseTarget(requested);
-      const symbol = displayName(requested);
-      if (parsed.kind === 'invalid') {
-        throw new AppError('INVALID_SYMBOL', `"${requested.slice(0, 64)}" is not a symbol or mint address`, {
-          details: { problems: [{ path: 'path.symbol', message: parsed.reason }] },
-        });
-      }
+      const token = readToken(params.symbol);
+      if ('invalid' in token) throw invalidSymbol(params.symbol, 'path.symbol', token.invalid);
       const start = parseIsoTimestamp(query.startTime);
       const end = parseIsoTimestamp(query.endTime);
       const problems: ValidationProblem[] = [];
@@ -98,11 +91,10 @@ export function historicalRoutes(app: FastifyInstance, deps: { historical: Histo
       // The validator does not apply schema defaults.
       const interval = query.interval ?? DEFAULT_INTERVAL;
       const range = resolveRange(start, end, interval, ctx.clock.now());
-      if (parsed.kind === 'unknown-symbol') {
-        throw new AppError('SYMBOL_NOT_FOUND', `Unknown symbol ${symbol}`, { extras: { symbol } });
-      }
+      const { symbol, target } = token;
+      if (!target) throw unknownSymbol(symbol);
       const series = await historical.series({
-        target: parsed.target,
+        target,
         requested: symbol,
         range,
         mode: principal.mode,

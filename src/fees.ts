@@ -1,7 +1,10 @@
 import { cents } from './lib/money.js';
 
-/** Prices per operation in micro-USD (spec §1). The one table routes and GET /account read. */
-export const PRICES = {
+/**
+ * What each operation costs, in micro-USD (docs/api.md#pricing): the one fee table that routes and
+ * GET /account read. (The product also sells *prices*; this is what it charges for them.)
+ */
+export const FEES = {
   priceSingle: cents(1),
   priceBatchBase: cents(5),
   priceBatchPerSymbol: cents(1),
@@ -12,5 +15,3 @@ export const PRICES = {
   marketsList: cents(5),
   marketDetail: cents(2),
 } as const;
-
-export type PricedOperation = keyof typeof PRICES;
