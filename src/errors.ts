@@ -1,6 +1,6 @@
 /**
  * The one closed error vocabulary of the service. Domain code throws `AppError` with a code from
- * this list; the HTTP edge maps the code to its status through `ERROR_STATUS` (DESIGN.md §5).
+ * this list; the HTTP edge maps the code to its status through `ERROR_STATUS` (the table in docs/api.md#errors).
  */
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,
@@ -34,7 +34,7 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
 
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
-/** Extra top-level fields some codes add to the error body (spec §7). */
+/** Extra top-level fields some codes add to the error body (docs/api.md#errors). */
 export interface ErrorExtras {
   symbol?: string;
   maxSymbols?: number;

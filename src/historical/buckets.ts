@@ -48,7 +48,7 @@ export function countBuckets(startMs: number, endMs: number, interval: CandleInt
 
 /**
  * Checks a requested range and turns it into the buckets to serve. `start >= end` and a start at
- * or after now are refused; an end after now is clamped to now. The limits of spec §8 apply to the
+ * or after now are refused; an end after now is clamped to now. The limits of docs/prices.md#limits apply to the
  * range as asked (before clamping): end − start at most the interval's maximum, and at most
  * MAX_DATA_POINTS buckets. Violations throw VALIDATION_ERROR naming the limit in `details.limit`.
  */

@@ -1,6 +1,6 @@
 import Type, { type TObject, type TProperties } from 'typebox';
 
-/** Money on the wire (DESIGN.md §3). */
+/** Money on the wire (docs/api.md#money): a decimal string with 2 to 6 fraction digits. */
 export const UsdString = Type.String({
   pattern: '^-?\\d+\\.\\d{2,6}$',
   description: 'USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"',

@@ -4,7 +4,7 @@ import type { AccountMode } from '../accounts/accounts.js';
 import { BASE62_PATTERN, randomBase62, toBase62 } from '../lib/ids.js';
 
 /**
- * Key format (DESIGN.md §4): `pk_live_` or `pk_test_`, 32 random base62 characters (~190 bits),
+ * Key format (docs/api.md#api-keys): `pk_live_` or `pk_test_`, 32 random base62 characters (~190 bits),
  * then a 6-character base62 CRC32 of everything before it. The checksum lets us reject typos and
  * garbage without touching the database, and lets secret scanners recognise real keys.
  */

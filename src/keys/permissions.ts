@@ -1,4 +1,4 @@
-/** Permission names and what each one opens (DESIGN.md §4). */
+/** Permission names and what each one opens (docs/api.md#permissions). */
 export const PERMISSIONS = [
   'price',
   'batch',

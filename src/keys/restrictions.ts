@@ -28,7 +28,7 @@ export function originAllowed(origin: string, allowed: readonly string[]): boole
 
 /**
  * The key's IP and origin restrictions. The origin list guards against browser misuse only:
- * non-browser clients can send any Origin, so it is not authentication (reliability.md §4).
+ * non-browser clients can send any Origin, so it is not authentication (docs/api.md#restrictions).
  */
 export function checkRestrictions(
   principal: Principal,

@@ -3,7 +3,8 @@ import { statement } from '../db/database.js';
 /**
  * Every money movement is ONE statement: the guarded balance update and the ledger entry commit
  * together or not at all, and concurrent movements on one account serialise on its row lock, so
- * entry ids follow balance order within an account. Never read-then-write (reliability.md §1.4).
+ * entry ids follow balance order within an account. Never read-then-write: a check followed by a
+ * separate write lets two concurrent charges both pass the check.
  */
 
 // The WHERE clause is re-evaluated after a concurrent update commits (READ COMMITTED), so

@@ -1,6 +1,7 @@
 /**
  * Strict IP and CIDR parsing for allow lists and client addresses. Addresses become integers, so
- * matching never compares strings (reliability.md §3.3, §4): IPv4-mapped IPv6 (`::ffff:a.b.c.d`)
+ * matching never compares strings (alternative spellings such as `127.1` or `::ffff:7f00:1` have
+ * fooled string-based IP libraries): IPv4-mapped IPv6 (`::ffff:a.b.c.d`)
  * is normalised to IPv4, and the ambiguous legacy IPv4 forms (`127.1`, octal `017.0.0.1`, hex) are
  * refused rather than guessed at.
  */

@@ -1,6 +1,6 @@
 /**
  * Money is integer micro-USD (`bigint`) everywhere in code and storage. On the wire it is a decimal
- * string with 2 to 6 fraction digits (DESIGN.md §3): "0.01", "0.25", "12.345678".
+ * string with 2 to 6 fraction digits (docs/api.md#money): "0.01", "0.25", "12.345678".
  */
 export const MICROS_PER_USD = 1_000_000n;
 

@@ -94,7 +94,7 @@ export const BatchResult = Type.Object({
 
 export const BatchBody = Type.Object(
   {
-    // No maxItems here: more than 50 is BATCH_LIMIT_EXCEEDED (spec §4.2), not a schema error;
+    // No maxItems here: more than 50 is BATCH_LIMIT_EXCEEDED (docs/api.md#errors), not a schema error;
     // the body size limit bounds the array.
     symbols: Type.Array(Type.String(), {
       minItems: 1,

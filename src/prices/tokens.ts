@@ -25,7 +25,7 @@ export interface TokenInfo {
 }
 
 /**
- * The supported tokens (spec §2.2), their mainnet mints (providers.md §A10) and each venue's market
+ * The supported tokens (docs/prices.md#symbols-and-mints), their mainnet mints and each venue's market
  * name. Symbols are matched case-insensitively; a mint of a listed token prices as that token.
  */
 export const TOKENS: readonly TokenInfo[] = [

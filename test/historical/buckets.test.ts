@@ -108,7 +108,7 @@ describe('range checks', () => {
     ]);
   });
 
-  it('the spec §8 maximum ranges', () => {
+  it('the documented maximum ranges', () => {
     expect(MAX_RANGE_HOURS).toEqual({ '1m': 24, '5m': 168, '15m': 336, '1h': 720, '4h': 2160, '1d': 8760 });
     expect(MAX_DATA_POINTS).toBe(1000);
   });

@@ -2,7 +2,7 @@ import type { FakeRequest, FakeResponse } from '../helpers/fake-server.js';
 
 /**
  * Candle endpoints of Binance, OKX and Coinbase on one local server, answering in each venue's own
- * shape (providers.md §A1, §A2, §A4): Binance klines oldest first with string prices and the
+ * shape of the venues' public APIs: Binance klines oldest first with string prices and the
  * quote volume; OKX newest first, all strings, the current bucket unconfirmed; Coinbase newest
  * first, numbers, base volume, at most 300 buckets per request. Every venue serves history up to
  * the bucket holding `now`, which is still open. Prices and volumes are functions of (venue,

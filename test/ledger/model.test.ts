@@ -15,7 +15,7 @@ import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { balanceOf, expectLedgerReconciles } from '../helpers/ledger.js';
 
 /**
- * Model-based test of the ledger (reliability.md §1.6): random sequences of deposits (with reused
+ * Model-based test of the ledger: random sequences of deposits (with reused
  * references), charges, refunds (including repeats) and adjustments run against a pure model and
  * the real database; every reply and every balance must agree, and the ledger must reconcile.
  */

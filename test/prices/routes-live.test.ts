@@ -10,7 +10,7 @@ import { countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
 
 /**
  * Live pricing end to end: the configured registry builds real adapters pointed at one local server
- * that answers like Binance, Coinbase, Kraken and OKX (providers.md §A1–A4), so configuration,
+ * that answers like Binance, Coinbase, Kraken and OKX (their public wire formats), so configuration,
  * adapters, caching, coalescing, the circuit breaker, aggregation and billing are tested together.
  */
 

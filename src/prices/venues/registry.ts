@@ -29,7 +29,7 @@ const REGISTRY: { [K in LiveVenueName]: Registration } = {
   kraken: { price: createKrakenVenue, candles: createKrakenVenue },
   okx: { price: createOkxVenue, candles: createOkxVenue },
   coingecko: { price: createCoinGeckoVenue, candles: createCoinGeckoVenue },
-  // Jupiter's keyless host is gone (providers.md §A7): without a key the venue is left out.
+  // Jupiter's keyless host is gone (docs/prices.md#venues): without a key the venue is left out.
   jupiter: {
     price: createJupiterVenue,
     candles: null,

@@ -18,7 +18,7 @@ const MINUTE = 60_000;
 const BASE = Date.parse('2026-03-01T00:00:00Z');
 const NOW = BASE + 3 * 86_400_000 + 30 * MINUTE + 30_000;
 
-/** Binance's doc sample for /api/v3/ticker/24hr, symbol swapped (providers.md A1). */
+/** Binance's doc sample for /api/v3/ticker/24hr, symbol swapped. */
 const TICKER = {
   symbol: 'SOLUSDT',
   priceChange: '-94.99999800',

@@ -17,7 +17,7 @@ const BASE = Date.parse('2026-03-01T00:00:00Z');
 /** The fake clock: 40 days and 20 minutes after BASE. */
 const NOW = BASE + 960 * HOUR + 20 * 60_000;
 
-/** Shaped like the live capture in providers.md A2 (strings, nanosecond ISO time). */
+/** Shaped like a live Coinbase answer (strings, nanosecond ISO time). */
 const TICKER = {
   ask: '142.51',
   bid: '142.50',

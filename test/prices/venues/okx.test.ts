@@ -19,7 +19,7 @@ const BASE = Date.parse('2026-03-01T00:00:00Z');
 const NOW = BASE + 48 * HOUR + 30_000;
 const BAR_MS: Record<string, number> = { '1m': MINUTE, '1H': HOUR, '4H': 4 * HOUR, '1Dutc': 24 * HOUR };
 
-/** providers.md A4's ticker sample: every field a string, `ts` included. */
+/** OKX's documented ticker sample: every field a string, `ts` included. */
 const TICKER = {
   instType: 'SPOT',
   instId: 'SOL-USDT',
