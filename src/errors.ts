@@ -32,8 +32,6 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
-export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
-
 /** Extra top-level fields some codes add to the error body (docs/api.md#errors). */
 export interface ErrorExtras {
   symbol?: string;

@@ -60,14 +60,3 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   );
 }
 
-/** SQLSTATE 23514: a CHECK constraint refused the write. */
-export function isCheckViolation(err: unknown, constraint?: string): boolean {
-  if (typeof err !== 'object' || err === null) return false;
-  const e = err as PgErrorLike;
-  if (e.code !== '23514') return false;
-  return (
-    constraint === undefined ||
-    e.constraint === constraint ||
-    (typeof e.message === 'string' && e.message.includes(`"${constraint}"`))
-  );
-}

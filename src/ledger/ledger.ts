@@ -3,8 +3,6 @@ import { AppError } from '../errors.js';
 import { formatUsd } from '../lib/money.js';
 import * as sql from './sql.js';
 
-export type LedgerKind = 'deposit' | 'charge' | 'refund' | 'adjustment';
-
 export interface ChargeInput {
   accountId: string;
   amountMicros: bigint;

@@ -208,7 +208,3 @@ export function parseTarget(text: string): ParsedTarget {
   if (!token) return { kind: 'unknown-symbol' };
   return { kind: 'target', target: { key: token.symbol, token, mint: token.mint } };
 }
-
-export function findToken(symbol: string): TokenInfo | undefined {
-  return BY_SYMBOL.get(symbol.toUpperCase());
-}
