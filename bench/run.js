@@ -77,6 +77,8 @@ const BATCH_SYMBOLS = [
   ...Array.from({ length: 40 }, randomMint),
 ];
 
+let idempotencyKeys = 0;
+
 function scenarios(pg, pglite) {
   const hot = pg.hot;
   const spread = pg.spread;
@@ -142,6 +144,24 @@ function scenarios(pg, pglite) {
       proc: 'pg',
     },
     {
+      id: 'batch-idempotent',
+      title: 'The same, each request with its own Idempotency-Key',
+      port: PORTS.pg,
+      method: 'POST',
+      path: '/api/v1/price/batch',
+      headers: { authorization: `Bearer ${pg.batchKeyed.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ symbols: BATCH_SYMBOLS }),
+      // A fresh key per request: every one is a first request, charged and stored, none a replay.
+      setupRequest: (request) => ({
+        ...request,
+        headers: { ...request.headers, 'idempotency-key': `bench-${process.pid}-${++idempotencyKeys}` },
+      }),
+      price: 5n * CENT + 50n * CENT,
+      ledger: 'pg',
+      accounts: [pg.batchKeyed.accountId],
+      proc: 'pg',
+    },
+    {
       id: 'price-embedded',
       title: 'GET /api/v1/price/SOL, one account (embedded PGlite)',
       port: PORTS.pglite,
@@ -168,6 +188,7 @@ async function load(s, limit, pid) {
     path: s.path,
     headers: s.headers ?? {},
     ...(s.body ? { body: s.body } : {}),
+    ...(s.setupRequest ? { setupRequest: s.setupRequest } : {}),
   };
   const requests = s.variants ? s.variants.map((v) => ({ ...request, ...v })) : [request];
   const cpu = {
@@ -282,6 +303,7 @@ async function main() {
       hot: await fundedAccount(db, 'hot'),
       spread: await Promise.all(Array.from({ length: 100 }, (_, i) => fundedAccount(db, `spread-${i}`))),
       batch: await fundedAccount(db, 'batch'),
+      batchKeyed: await fundedAccount(db, 'batch-keyed'),
       unbatched: await fundedAccount(db, 'unbatched'),
     };
     const embedded = (await PgliteDatabase.open(dataDir)).db;
@@ -414,6 +436,8 @@ async function main() {
     ].join('\n');
     const hot = rows.find((r) => r.s.id === 'price-hot');
     const spreadRow = rows.find((r) => r.s.id === 'price-spread');
+    const batchRow = rows.find((r) => r.s.id === 'batch');
+    const keyedRow = rows.find((r) => r.s.id === 'batch-idempotent');
     const targets = [
       hot &&
         `- Hot account at least 0.35 × hello-world: ${hot.ratio.toFixed(2)} → ${hot.ratio >= 0.35 ? 'met' : 'NOT met'}`,
@@ -421,6 +445,9 @@ async function main() {
       hot &&
         spreadRow &&
         `- 100 accounts at least as fast as one: ${Math.round(spreadRow.rps)} vs ${Math.round(hot.rps)} req/s → ${spreadRow.rps >= hot.rps * 0.97 ? 'met' : 'NOT met'}`,
+      batchRow &&
+        keyedRow &&
+        `- Batch with an Idempotency-Key at least 0.9 × without: ${(keyedRow.rps / batchRow.rps).toFixed(2)} → ${keyedRow.rps >= batchRow.rps * 0.9 ? 'met' : 'NOT met'}`,
       hot &&
         `- remainingBalanceUsd checked against the ledger for ${remaining.checked} hot-account answers: ${remaining.wrong} wrong`,
     ]

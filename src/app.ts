@@ -12,6 +12,7 @@ import { registerOpenApi } from './http/openapi.js';
 import { lazyChildLogger, RequestLog } from './http/request-log.js';
 import type { Services } from './http/services.js';
 import { validatorCompiler } from './http/validator.js';
+import { KeyClaimer } from './idempotency/claims.js';
 import { Authenticator, type KeyVerification } from './keys/authenticate.js';
 import { keyRoutes } from './keys/routes.js';
 import { VerificationCache } from './keys/verification-cache.js';
@@ -76,6 +77,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     authenticator,
     biller:
       options.biller ?? (config.ledger.batching ? new CoalescingBiller(db, config.ledger) : directBiller(db)),
+    keyClaimer: new KeyClaimer(db, clock),
     rateLimiter: options.rateLimiter ?? createRateLimiter(app, config),
   };
   app.decorate('services', edge);

@@ -1,16 +1,15 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type, { type Static, type TObject, type TSchema } from 'typebox';
-import { type Context, createContext, type TxContext, withTransaction } from '../context.js';
+import type { Context, TxContext } from '../context.js';
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
 import { type Principal, requirePermission } from '../keys/authenticate.js';
 import type { Permission } from '../keys/permissions.js';
 import { checkRestrictions } from '../keys/restrictions.js';
-import { type Charged, ChargeRefusedError, type ChargeRequest, charge } from '../ledger/charge.js';
+import type { Charged } from '../ledger/charge.js';
 import { clientAddress } from '../lib/client-ip.js';
-import type { Clock } from '../lib/clock.js';
 import { formatUsd } from '../lib/money.js';
 import { EXPOSED_HEADERS, takeRateLimit } from '../limits/enforce.js';
-import type { QuotaContext } from '../limits/quotas.js';
+import { handleRoute } from './route-handler.js';
 import { BillingProperties, errorBodySchema } from './schemas.js';
 
 export interface RouteInput<P extends TSchema, Q extends TSchema, B extends TSchema> {
@@ -58,6 +57,13 @@ export interface RouteSpec<P extends TSchema, Q extends TSchema, B extends TSche
   billing?: 'after' | 'transaction';
   /** How a computed price is made up, for the API reference (e.g. "0.05 + 0.01 per symbol"). */
   priceNote?: string;
+  /**
+   * Accepts an `Idempotency-Key` header (docs/api.md#idempotency): the first success is stored with
+   * its charge and replayed to retries. For every POST that charges or creates something, never for
+   * answers that carry a secret. A handler that uses `input.transaction` must call it once and
+   * return its result (the stored answer is made inside that transaction).
+   */
+  idempotent?: boolean;
   params?: P;
   querystring?: Q;
   body?: B;
@@ -81,6 +87,19 @@ const AUTH_ERRORS: ErrorCode[] = [
 ];
 
 export const API_PREFIX = '/api/v1';
+
+const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[\\x20-\\x7e]+$',
+      description:
+        'Makes a retry safe: the first success is stored with its charge for 24 hours and replayed, ' +
+        'uncharged, to a retry with the same key and request (docs/api.md#idempotency)',
+    }),
+  ),
+});
 
 /** What the app knows about each API route it serves, for introspection (tests, docs). */
 export interface ApiRouteInfo {
@@ -114,11 +133,11 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
   spec: RouteSpec<P, Q, B, R>,
 ): void {
   const priced = spec.price !== undefined;
-  const inTransaction = spec.billing === 'transaction';
   const codes: ErrorCode[] = [...AUTH_ERRORS, ...(spec.errors ?? [])];
   if (spec.params || spec.querystring || spec.body) codes.push('VALIDATION_ERROR');
   if (spec.body) codes.push('PAYLOAD_TOO_LARGE');
   if (priced) codes.push('INSUFFICIENT_BALANCE', 'QUOTA_EXCEEDED');
+  if (spec.idempotent) codes.push('IDEMPOTENCY_KEY_IN_USE', 'IDEMPOTENCY_KEY_REUSED');
 
   const success = Type.Object(
     {
@@ -150,6 +169,7 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
       ...(spec.params ? { params: spec.params } : {}),
       ...(spec.querystring ? { querystring: spec.querystring } : {}),
       ...(spec.body ? { body: spec.body } : {}),
+      ...(spec.idempotent ? { headers: IdempotencyHeaders } : {}),
       response: { 200: success, ...errorResponses(codes) },
     },
     config: { permission: spec.permission, priced },
@@ -182,82 +202,6 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
       );
       request.principal = principal;
     },
-    handler: async (request, reply) => {
-      const principal = request.principal as Principal;
-      const { db, clock, biller } = app.services;
-      const ctx = createContext(db, clock, { principal, requestId: request.id });
-      let charged: Charged | undefined;
-      const chargeIn = async (tx: TxContext, amountMicros?: bigint): Promise<Charged> => {
-        const amount = amountMicros ?? (typeof spec.price === 'bigint' ? spec.price : undefined);
-        if (!inTransaction || amount === undefined || charged) {
-          throw new Error(`${spec.operationId}: charge() needs billing 'transaction', a price, and one call`);
-        }
-        charged = await charge(tx.tx, chargeRequest(principal, amount, spec.operationId, request.id, clock));
-        return charged;
-      };
-      const input: RouteInput<P, Q, B> = {
-        params: request.params as Static<P>,
-        query: request.query as Static<Q>,
-        body: request.body as Static<B>,
-        principal,
-        requestId: request.id,
-        ctx,
-        transaction: async (fn) => {
-          try {
-            return await withTransaction(ctx, (tx) =>
-              fn({ ...tx, charge: (amountMicros) => chargeIn(tx, amountMicros) }),
-            );
-          } catch (err) {
-            charged = undefined; // rolled back with everything else
-            throw err;
-          }
-        },
-      };
-      const result = await spec.handler(input, request, reply);
-      if (spec.price === undefined) return { requestId: request.id, ...result };
-      if (inTransaction) {
-        if (!charged) throw new Error(`${spec.operationId} succeeded without charging`);
-        return billed(request.id, result, charged.amountMicros, charged.balanceMicros);
-      }
-      const amount = typeof spec.price === 'function' ? spec.price(input, result) : spec.price;
-      const outcome = await biller.charge(
-        chargeRequest(principal, amount, spec.operationId, request.id, clock),
-      );
-      if (!outcome.ok) throw new ChargeRefusedError(outcome, amount, quotaOf(principal, clock));
-      return billed(request.id, result, amount, outcome.balanceMicros);
-    },
+    handler: (request, reply) => handleRoute(spec, app.services, request, reply),
   });
-}
-
-function billed<T extends object>(requestId: string, result: T, amountMicros: bigint, balanceMicros: bigint) {
-  return {
-    requestId,
-    ...result,
-    costUsd: formatUsd(amountMicros),
-    remainingBalanceUsd: formatUsd(balanceMicros),
-  };
-}
-
-function quotaOf(principal: Principal, clock: Clock): QuotaContext | undefined {
-  const { verification } = principal;
-  return verification.hasQuota
-    ? { lineageId: verification.lineageId, limits: verification.quotas, now: clock.now() }
-    : undefined;
-}
-
-function chargeRequest(
-  principal: Principal,
-  amountMicros: bigint,
-  operation: string,
-  requestId: string,
-  clock: Clock,
-): ChargeRequest {
-  return {
-    accountId: principal.accountId,
-    amountMicros,
-    operation,
-    requestId,
-    keyId: principal.keyId,
-    quota: quotaOf(principal, clock),
-  };
 }

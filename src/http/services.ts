@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
+import type { KeyClaimer } from '../idempotency/claims.js';
 import type { Authenticator, Principal } from '../keys/authenticate.js';
 import type { Permission } from '../keys/permissions.js';
 import type { Biller } from '../ledger/biller.js';
@@ -18,6 +19,7 @@ export interface Services {
   clock: Clock;
   authenticator: Authenticator;
   biller: Biller;
+  keyClaimer: KeyClaimer;
   rateLimiter: RateLimiter;
 }
 

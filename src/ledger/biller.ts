@@ -1,8 +1,8 @@
 import type { Database } from '../db/database.js';
-import { type ChargeRefusal, type ChargeRequest, chargeAlone } from './charge.js';
-import { type ChargeOutcome, chargeAccount } from './ledger.js';
+import { type Charged, type ChargeRefusal, type ChargeRequest, chargeAlone } from './charge.js';
+import { chargeAccount } from './ledger.js';
 
-export type BillingOutcome = ChargeOutcome | ChargeRefusal;
+export type BillingOutcome = Pick<Charged, 'ok' | 'entryId' | 'balanceMicros' | 'answer'> | ChargeRefusal;
 
 /**
  * How the HTTP edge charges a successful request of a route billed after its handler (one port, so
@@ -13,9 +13,12 @@ export interface Biller {
   charge(input: ChargeRequest): Promise<BillingOutcome>;
 }
 
-/** One guarded statement per charge; a quota'd key's charge is one transaction with its counters. */
+/**
+ * One guarded statement per charge; a charge with quota counters or an answer to store is one
+ * transaction with them.
+ */
 export function directBiller(db: Database): Biller {
   return {
-    charge: (input) => (input.quota ? chargeAlone(db, input) : chargeAccount(db, input)),
+    charge: (input) => (input.quota || input.answer ? chargeAlone(db, input) : chargeAccount(db, input)),
   };
 }

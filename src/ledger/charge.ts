@@ -1,5 +1,6 @@
 import type { Database, Queryable } from '../db/database.js';
 import { AppError } from '../errors.js';
+import { storeAnswer } from '../idempotency/idempotency.js';
 import { formatUsd } from '../lib/money.js';
 import { quotaError } from '../limits/enforce.js';
 import { countAgainstQuotas, type QuotaContext, type QuotaRefusal } from '../limits/quotas.js';
@@ -8,6 +9,17 @@ import { type ChargeInput, chargeAccount } from './ledger.js';
 export interface ChargeRequest extends ChargeInput {
   /** Set when the key has quotas: the charge then also counts against them, atomically. */
   quota?: QuotaContext | undefined;
+  /** An answer to store for replay (Idempotency-Key) in the same transaction as the charge. */
+  answer?: PendingAnswer | undefined;
+}
+
+/**
+ * The answer of a request with an Idempotency-Key, waiting for its charge: its bytes are complete
+ * but for the balance the charge leaves, so it is rendered once that is known.
+ */
+export interface PendingAnswer {
+  idempotencyKey: string;
+  render(balanceMicros: bigint): string;
 }
 
 /** A charge that was made: its ledger entry and the balance it left. */
@@ -16,6 +28,8 @@ export interface Charged {
   entryId: bigint;
   amountMicros: bigint;
   balanceMicros: bigint;
+  /** The stored answer's bytes, when the request carried one. */
+  answer?: string | undefined;
 }
 
 export type ChargeRefusal = QuotaRefusal | { ok: false; reason: 'INSUFFICIENT_BALANCE' };
@@ -63,11 +77,22 @@ export async function charge(tx: Queryable, request: ChargeRequest): Promise<Cha
   }
   const outcome = await chargeAccount(tx, request);
   if (!outcome.ok) throw new ChargeRefusedError(outcome, request.amountMicros, request.quota);
+  let answer: string | undefined;
+  if (request.answer) {
+    answer = request.answer.render(outcome.balanceMicros);
+    const owner = {
+      accountId: request.accountId,
+      key: request.answer.idempotencyKey,
+      requestId: request.requestId ?? '',
+    };
+    await storeAnswer(tx, owner, 200, answer);
+  }
   return {
     ok: true,
     entryId: outcome.entryId,
     amountMicros: request.amountMicros,
     balanceMicros: outcome.balanceMicros,
+    answer,
   };
 }
 

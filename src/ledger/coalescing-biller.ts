@@ -1,12 +1,12 @@
-import type { Database } from '../db/database.js';
+import type { Database, Queryable } from '../db/database.js';
+import { STORE_ANSWERS } from '../idempotency/sql.js';
 import type { Biller, BillingOutcome } from './biller.js';
 import { type ChargeRequest, chargeAlone } from './charge.js';
-import type { ChargeInput, ChargeOutcome } from './ledger.js';
 import * as sql from './sql.js';
 
 interface Pending {
-  input: ChargeInput;
-  resolve: (outcome: ChargeOutcome) => void;
+  input: ChargeRequest;
+  resolve: (outcome: BillingOutcome) => void;
   reject: (err: unknown) => void;
 }
 
@@ -46,7 +46,7 @@ export class CoalescingBiller implements Biller {
   charge(input: ChargeRequest): Promise<BillingOutcome> {
     if (input.quota) return chargeAlone(this.db, input);
     if (input.amountMicros <= 0n) return Promise.reject(new Error('A charge must be a positive amount'));
-    return new Promise<ChargeOutcome>((resolve, reject) => {
+    return new Promise<BillingOutcome>((resolve, reject) => {
       this.queue.push({ input, resolve, reject });
       this.pump();
     });
@@ -97,27 +97,18 @@ export class CoalescingBiller implements Biller {
     this.stats.batches++;
     this.stats.charges += batch.length;
     this.stats.largestBatch = Math.max(this.stats.largestBatch, batch.length);
-    const outcomes: ChargeOutcome[] = batch.map(() => REFUSED);
+    const outcomes: BillingOutcome[] = batch.map(() => REFUSED);
     // Items whose statement failed: nothing of that statement was committed.
     let failed: { items: Set<number>; err: unknown } | undefined;
     try {
-      const rows = await this.db.query<CoveredRow>(sql.CHARGE_COVERED, columns(batch));
-      const short = new Map<string, bigint>();
-      for (const row of rows) {
-        if (row.item === null) short.set(row.account_id, row.balance_after);
-        else outcomes[row.item - 1] = charged(row);
-      }
-      const each = short.size > 0 ? itemsWorthDeciding(batch, short) : [];
-      if (each.length > 0) {
-        try {
-          const eachRows = await this.db.query<EachRow>(
-            sql.CHARGE_EACH,
-            columns(each.map((i) => batch[i] as Pending)),
-          );
-          for (const row of eachRows) outcomes[each[row.item - 1] as number] = charged(row);
-        } catch (err) {
-          failed = { items: new Set(each), err };
-        }
+      if (batch.some((p) => p.input.answer)) {
+        // Answers stored for replay commit with their charges: the batch becomes one transaction.
+        await this.db.transaction(async (tx) => {
+          await this.decide(tx, batch, outcomes, true);
+          await storeAnswers(tx, batch, outcomes);
+        });
+      } else {
+        failed = await this.decide(this.db, batch, outcomes, false);
       }
     } catch (err) {
       failed = { items: new Set(batch.keys()), err };
@@ -125,9 +116,75 @@ export class CoalescingBiller implements Biller {
     settled();
     batch.forEach((pending, i) => {
       if (failed?.items.has(i)) pending.reject(failed.err);
-      else pending.resolve(outcomes[i] as ChargeOutcome);
+      else pending.resolve(outcomes[i] as BillingOutcome);
     });
   }
+
+  /**
+   * One statement charges every account that covers all of its items (nearly always all of them);
+   * items of an account that does not are then decided one by one, in order, by a second. Outside a
+   * transaction each statement commits on its own, so a failure of the second leaves the first's
+   * charges standing (returned as the failed items); inside one (`atomic`), any failure throws.
+   */
+  private async decide(
+    db: Queryable,
+    batch: Pending[],
+    outcomes: BillingOutcome[],
+    atomic: boolean,
+  ): Promise<{ items: Set<number>; err: unknown } | undefined> {
+    const rows = await db.query<CoveredRow>(sql.CHARGE_COVERED, columns(batch));
+    const short = new Map<string, bigint>();
+    for (const row of rows) {
+      if (row.item === null) short.set(row.account_id, row.balance_after);
+      else outcomes[row.item - 1] = charged(row);
+    }
+    const each = short.size > 0 ? itemsWorthDeciding(batch, short) : [];
+    if (each.length === 0) return undefined;
+    try {
+      const eachRows = await db.query<EachRow>(
+        sql.CHARGE_EACH,
+        columns(each.map((i) => batch[i] as Pending)),
+      );
+      for (const row of eachRows) outcomes[each[row.item - 1] as number] = charged(row);
+    } catch (err) {
+      if (atomic) throw err;
+      return { items: new Set(each), err };
+    }
+    return undefined;
+  }
+}
+
+/**
+ * Stores the answers of the charged items that carry one (Idempotency-Key), rendered with the
+ * balance each charge left, in the batch's transaction. An answer whose key changed hands (its
+ * request outlived the key's lock) is not stored; its charge stands and the request answers as usual.
+ */
+async function storeAnswers(tx: Queryable, batch: Pending[], outcomes: BillingOutcome[]): Promise<void> {
+  const rows: { accountId: string; key: string; requestId: string; body: string }[] = [];
+  batch.forEach((pending, i) => {
+    const outcome = outcomes[i] as BillingOutcome;
+    const answer = pending.input.answer;
+    if (!outcome.ok || !answer) return;
+    const body = answer.render(outcome.balanceMicros);
+    outcomes[i] = { ...outcome, answer: body };
+    rows.push({
+      accountId: pending.input.accountId,
+      key: answer.idempotencyKey,
+      requestId: pending.input.requestId ?? '',
+      body,
+    });
+  });
+  if (rows.length === 0) return;
+  await tx.query(STORE_ANSWERS, [
+    JSON.stringify(
+      rows.map((r) => ({
+        account_id: r.accountId,
+        idempotency_key: r.key,
+        request_id: r.requestId,
+        body: r.body,
+      })),
+    ),
+  ]);
 }
 
 interface EachRow {
@@ -146,9 +203,9 @@ type CoveredRow =
       account_id: string;
     };
 
-const REFUSED: ChargeOutcome = { ok: false, reason: 'INSUFFICIENT_BALANCE' };
+const REFUSED: BillingOutcome = { ok: false, reason: 'INSUFFICIENT_BALANCE' };
 
-function charged(row: EachRow): ChargeOutcome {
+function charged(row: EachRow): BillingOutcome {
   return { ok: true, entryId: row.entry_id, balanceMicros: row.balance_after };
 }
 

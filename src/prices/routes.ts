@@ -40,6 +40,7 @@ export function priceRoutes(app: FastifyInstance, deps: { prices: PriceService }
       'costs nothing.',
     tags: ['prices'],
     permission: 'batch',
+    idempotent: true,
     // 0.05 + 0.01 per distinct symbol requested, duplicates collapsed first (docs/api.md#pricing).
     price: (_input, result) => FEES.priceBatchBase + FEES.priceBatchPerSymbol * BigInt(result.prices.length),
     priceNote: '0.05 + 0.01 per distinct symbol requested',

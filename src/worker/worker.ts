@@ -1,5 +1,6 @@
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
+import { idempotencyTasks } from '../idempotency/tasks.js';
 import { keyTasks } from '../keys/tasks.js';
 import { ledgerTasks } from '../ledger/tasks.js';
 import type { Clock } from '../lib/clock.js';
@@ -27,7 +28,7 @@ export interface Worker {
 export function createWorker(deps: WorkerDeps): Worker {
   const { config, db, clock, log } = deps;
   const periodic = new PeriodicRunner(
-    [...ledgerTasks({ db, log, config: config.ledger }), ...keyTasks({ db })],
+    [...ledgerTasks({ db, log, config: config.ledger }), ...keyTasks({ db }), ...idempotencyTasks({ db })],
     { clock, log },
   );
   const queues: WorkQueue<unknown>[] = [];

@@ -17,6 +17,7 @@ export function probeRoutes(app: FastifyInstance): void {
     tags: ['test'],
     permission: 'price',
     price: cents(1),
+    idempotent: true,
     body: Type.Object(
       { outcome: Type.Optional(Type.Enum(['ok', 'unavailable', 'crash'])) },
       { additionalProperties: false },
@@ -50,6 +51,7 @@ export function transactionalProbeRoutes(app: FastifyInstance): void {
     permission: 'price',
     price: cents(1),
     billing: 'transaction',
+    idempotent: true,
     body: Type.Object(
       { outcome: Type.Optional(Type.Enum(['ok', 'fail-after-charge'])) },
       { additionalProperties: false },
