@@ -8,6 +8,7 @@ import { historicalRoutes } from './historical/routes.js';
 import { HistoricalService } from './historical/service.js';
 import { registerCorsPreflight } from './http/cors.js';
 import { registerErrorHandling } from './http/errors.js';
+import { InFlight } from './http/in-flight.js';
 import { registerOpenApi } from './http/openapi.js';
 import { lazyChildLogger, RequestLog } from './http/request-log.js';
 import type { Services } from './http/services.js';
@@ -82,6 +83,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   };
   app.decorate('services', edge);
   app.decorate('apiRoutes', []);
+  app.decorate('inFlight', new InFlight());
   app.decorateRequest('principal', undefined);
 
   // JSON only: a text/plain body is refused rather than validated as a string.
@@ -113,6 +115,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   cache.startSync(db, app.log);
   app.addHook('onClose', async () => {
+    await app.inFlight.idle();
     cache.stopSync();
     await edge.rateLimiter.close();
   });

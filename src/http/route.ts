@@ -202,6 +202,6 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
       );
       request.principal = principal;
     },
-    handler: (request, reply) => handleRoute(spec, app.services, request, reply),
+    handler: (request, reply) => app.inFlight.track(handleRoute(spec, app.services, request, reply)),
   });
 }

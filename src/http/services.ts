@@ -6,6 +6,7 @@ import type { Permission } from '../keys/permissions.js';
 import type { Biller } from '../ledger/biller.js';
 import type { Clock } from '../lib/clock.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
+import type { InFlight } from './in-flight.js';
 import type { ApiRouteInfo } from './route.js';
 
 /**
@@ -28,6 +29,8 @@ declare module 'fastify' {
     services: Services;
     /** Every route declared with defineRoute, in order. */
     apiRoutes: ApiRouteInfo[];
+    /** Route handlers still running (closing waits for them). */
+    inFlight: InFlight;
   }
   interface FastifyContextConfig {
     /** API routes: the permission a key needs (absent on public routes). */

@@ -1,5 +1,5 @@
 import type { Database, Queryable } from '../db/database.js';
-import { STORE_ANSWERS } from '../idempotency/sql.js';
+import { storeAnswersSql } from '../idempotency/sql.js';
 import type { Biller, BillingOutcome } from './biller.js';
 import { type ChargeRequest, chargeAlone } from './charge.js';
 import * as sql from './sql.js';
@@ -175,16 +175,10 @@ async function storeAnswers(tx: Queryable, batch: Pending[], outcomes: BillingOu
     });
   });
   if (rows.length === 0) return;
-  await tx.query(STORE_ANSWERS, [
-    JSON.stringify(
-      rows.map((r) => ({
-        account_id: r.accountId,
-        idempotency_key: r.key,
-        request_id: r.requestId,
-        body: r.body,
-      })),
-    ),
-  ]);
+  await tx.query(
+    storeAnswersSql(rows.length),
+    rows.flatMap((r) => [r.accountId, r.key, r.requestId, r.body]),
+  );
 }
 
 interface EachRow {
