@@ -14,6 +14,9 @@ import { lazyChildLogger, RequestLog } from './http/request-log.js';
 import type { Services } from './http/services.js';
 import { validatorCompiler } from './http/validator.js';
 import { KeyClaimer } from './idempotency/claims.js';
+import type { AiJobResolver, CallbackOutbox } from './jobs/ports.js';
+import { jobRoutes } from './jobs/routes.js';
+import { unwiredAi, unwiredOutbox } from './jobs/unwired.js';
 import { Authenticator, type KeyVerification } from './keys/authenticate.js';
 import { keyRoutes } from './keys/routes.js';
 import { VerificationCache } from './keys/verification-cache.js';
@@ -43,6 +46,9 @@ export interface AppOptions {
   candleVenues?: CandleVenue[];
   /** Routes to add before the app is sealed (tests use it for probe routes). */
   extraRoutes?: (app: FastifyInstance) => void;
+  /** Where job results go, and the AI resolution jobs run. */
+  outbox?: CallbackOutbox;
+  aiJobs?: AiJobResolver;
 }
 
 /** The composition root of the HTTP API: every port is chosen here and nowhere else. */
@@ -111,6 +117,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   keyRoutes(app, { authenticator, access: config.access });
   priceRoutes(app, { prices });
   historicalRoutes(app, { historical });
+  jobRoutes(app, { outbox: options.outbox ?? unwiredOutbox, ai: options.aiJobs ?? unwiredAi });
   options.extraRoutes?.(app);
 
   cache.startSync(db, app.log);

@@ -4,6 +4,7 @@ import { MigrationError, migrate } from '../db/migrate.js';
 import { openDatabase } from '../db/open.js';
 import { DataDirInUseError } from '../db/pglite.js';
 import { AppError } from '../errors.js';
+import { jobsCommand } from '../jobs/cli.js';
 import { runService } from '../server.js';
 import { accountsCommand, keysCommand, ledgerCommand, migrateCommand } from './commands.js';
 import { createOutput, UsageError } from './output.js';
@@ -20,6 +21,8 @@ const USAGE = `Usage: sibyl <command> [options]
   accounts suspend ACCOUNT_ID | accounts activate ACCOUNT_ID
   keys create ACCOUNT_ID [--name NAME] [--permissions a,b] [--expires-at ISO]
   ledger reconcile                        check every ledger invariant
+  jobs list [--status S] [--due]          scheduled jobs, newest first (--due: pending and due now)
+  jobs show JOB_ID                        one job with its request, result and delivery
 
   --json    print exactly one JSON object on stdout
 
@@ -42,6 +45,8 @@ function parse(argv: string[]) {
         name: { type: 'string' },
         permissions: { type: 'string' },
         'expires-at': { type: 'string' },
+        status: { type: 'string' },
+        due: { type: 'boolean', default: false },
       },
     });
   } catch (err) {
@@ -82,6 +87,10 @@ async function main(argv: string[]): Promise<number> {
       case 'ledger':
         await migrate(db);
         return (await ledgerCommand(db, out, action)) ? 0 : 1;
+      case 'jobs':
+        await migrate(db);
+        await jobsCommand(db, out, action, args);
+        return 0;
       default:
         throw new UsageError(`unknown command "${command}"`);
     }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Logger } from 'pino';
 import { type AccountMode, createAccount } from '../../src/accounts/accounts.js';
-import { buildApp } from '../../src/app.js';
+import { type AppOptions, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createKey, type IssuedKey } from '../../src/keys/keys.js';
 import { PERMISSIONS, type Permission } from '../../src/keys/permissions.js';
@@ -53,6 +53,8 @@ export async function createTestContext(
     biller?: (db: TestDatabase['db']) => Biller;
     database?: TestDatabase;
     logger?: Logger;
+    /** Anything else the app takes (ports such as the callback outbox). */
+    app?: Partial<AppOptions>;
   } = {},
 ): Promise<TestContext> {
   const database = options.database ?? (await createTestDatabase());
@@ -65,6 +67,7 @@ export async function createTestContext(
     ...(options.extraRoutes ? { extraRoutes: options.extraRoutes } : {}),
     ...(options.biller ? { biller: options.biller(database.db) } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
+    ...options.app,
   });
   await app.ready();
   const db = database.db;
