@@ -162,6 +162,22 @@ function scenarios(pg, pglite) {
       proc: 'pg',
     },
     {
+      id: 'schedule',
+      title: 'POST /api/v1/price/scheduled (a job and its charge in one transaction, PostgreSQL)',
+      port: PORTS.pg,
+      method: 'POST',
+      path: '/api/v1/price/scheduled',
+      headers: { authorization: `Bearer ${pg.scheduler.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        symbol: 'SOL',
+        scheduledFor: new Date(Date.now() + 300 * 86_400_000).toISOString(),
+      }),
+      price: 5n * CENT,
+      ledger: 'pg',
+      accounts: [pg.scheduler.accountId],
+      proc: 'pg',
+    },
+    {
       id: 'price-embedded',
       title: 'GET /api/v1/price/SOL, one account (embedded PGlite)',
       port: PORTS.pglite,
@@ -304,6 +320,7 @@ async function main() {
       spread: await Promise.all(Array.from({ length: 100 }, (_, i) => fundedAccount(db, `spread-${i}`))),
       batch: await fundedAccount(db, 'batch'),
       batchKeyed: await fundedAccount(db, 'batch-keyed'),
+      scheduler: await fundedAccount(db, 'scheduler'),
       unbatched: await fundedAccount(db, 'unbatched'),
     };
     const embedded = (await PgliteDatabase.open(dataDir)).db;

@@ -4,7 +4,7 @@ import { defineSettings } from '../lib/settings.js';
 /** The scheduled-job workers (docs/jobs.md). */
 export const jobSettings = defineSettings(
   {
-    JOB_CONCURRENCY: Type.Integer({ default: 32, minimum: 1, maximum: 1000 }),
+    JOB_CONCURRENCY: Type.Integer({ default: 100, minimum: 1, maximum: 1000 }),
     JOB_PRICE_LEASE_MS: Type.Integer({ default: 30_000, minimum: 1000 }),
     JOB_AI_LEASE_MS: Type.Integer({ default: 120_000, minimum: 1000 }),
   },
