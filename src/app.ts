@@ -21,6 +21,8 @@ import type { Clock } from './lib/clock.js';
 import { requestIdGenerator } from './lib/ids.js';
 import { LocalRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
 import { RedisRateLimiter } from './limits/redis-rate-limiter.js';
+import { marketAdminRoutes } from './markets/admin-route.js';
+import { marketRoutes } from './markets/routes.js';
 import { createPriceService } from './prices/index.js';
 import { priceRoutes } from './prices/routes.js';
 import type { CandleVenue, PriceVenue } from './prices/types.js';
@@ -106,6 +108,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   keyRoutes(app);
   priceRoutes(app);
   historicalRoutes(app);
+  marketRoutes(app);
+  marketAdminRoutes(app);
   options.extraRoutes?.(app);
 
   cache.startSync(db, app.log);

@@ -55,6 +55,9 @@ const Env = Type.Object({
   JUPITER_API_KEY: Type.Optional(Type.String({ minLength: 1 })),
   DEXSCREENER_BASE_URL: Type.String({ default: 'https://api.dexscreener.com' }),
   PYTH_BASE_URL: Type.String({ default: 'https://hermes.pyth.network' }),
+  ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
+  MARKETS_INGEST_BODY_LIMIT_BYTES: Type.Integer({ default: 16_777_216, minimum: 1024 }),
+  MARKETS_BOOK_DEPTH: Type.Integer({ default: 50, minimum: 1, maximum: 10_001 }),
 });
 
 type EnvValues = Static<typeof Env>;
@@ -77,6 +80,16 @@ export interface Config {
   prices: PriceConfig;
   /** Charge coalescing (docs/performance.md); off = one statement per charge. */
   charges: { batching: boolean; maxBatch: number; maxInFlight: number };
+  markets: MarketsConfig;
+}
+
+export interface MarketsConfig {
+  /** The operator's bearer token for POST /admin/markets/events; unset = the route does not exist. */
+  adminToken: string | undefined;
+  /** Largest NDJSON body the ingestion route accepts. */
+  ingestBodyLimitBytes: number;
+  /** Price levels shown per side of each orderbook (docs/markets.md). */
+  bookDepth: number;
 }
 
 export interface AccessConfig {
@@ -167,6 +180,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       batching: v.CHARGE_BATCHING,
       maxBatch: v.CHARGE_BATCH_MAX,
       maxInFlight: v.CHARGE_BATCH_IN_FLIGHT,
+    },
+    markets: {
+      adminToken: v.ADMIN_TOKEN,
+      ingestBodyLimitBytes: v.MARKETS_INGEST_BODY_LIMIT_BYTES,
+      bookDepth: v.MARKETS_BOOK_DEPTH,
     },
     access: {
       trustedProxies,
