@@ -292,19 +292,20 @@ export function parseEventLine(text: string, line: number): LineParse {
     eventId,
     problems,
   });
-  // PostgreSQL cannot store NUL in text; JSON can carry it escaped. Refuse it either way.
-  if (text.includes('\u0000') || /\\u0000/i.test(text))
-    return refuse([{ path: 'event', message: 'contains a NUL character' }]);
+  // PostgreSQL cannot store NUL in text; JSON can carry it raw (invalid JSON) or escaped.
+  const hasNul = text.includes('\u0000') || /\\u0000/i.test(text);
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return refuse([{ path: 'event', message: 'is not valid JSON' }]);
+    return refuse([{ path: 'event', message: hasNul ? 'contains a NUL character' : 'is not valid JSON' }]);
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value))
     return refuse([{ path: 'event', message: 'must be a JSON object' }]);
   const record = value as Record<string, unknown>;
-  const eventId = typeof record.id === 'string' && record.id.length <= 200 ? record.id : null;
+  const id = record.id;
+  const eventId = typeof id === 'string' && id.length <= 200 && !id.includes('\u0000') ? id : null;
+  if (hasNul) return refuse([{ path: 'event', message: 'contains a NUL character' }], eventId);
   const type = record.type;
   if (typeof type !== 'string' || !(type in SCHEMAS)) {
     return refuse([{ path: 'event.type', message: `must be one of: ${EVENT_TYPES.join(', ')}` }], eventId);

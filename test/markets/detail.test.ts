@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestText } from '../../src/markets/ingest.js';
+import type { MarketDetailBody } from '../../src/markets/schemas.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
 import { type Event, event, marketCreated, ndjson, wallet } from './events.js';
 
@@ -17,7 +18,7 @@ const T0 = NOW - 10 * DAY;
 
 let ctx: TestContext;
 let account: TestAccount;
-let body: Record<string, any>;
+let body: MarketDetailBody;
 
 const w = (name: string) => wallet(`detail-${name}`);
 const creator = w('creator');
@@ -130,7 +131,7 @@ afterAll(async () => {
   await ctx.close();
 });
 
-const usd = (sol: number) => Math.round(sol * body.solPriceUsd * 1e6) / 1e6;
+const usd = (sol: number) => Math.round(sol * (body.solPriceUsd as number) * 1e6) / 1e6;
 const level = (price: number, shares: string, amount: string, orders: number) => {
   const sol = Number(amount) / 1e9;
   return { price, shares, amount, orders, valueSol: sol, valueUsd: usd(sol) };
@@ -176,10 +177,8 @@ describe('market detail of the fixture market', () => {
 
   it('takes the mid, else the last price, else 1/n, normalised', () => {
     // Raw: A (4000 + 4500) ÷ 2 = 0.425; B last trade 0.25; C 1/3. Sum 1.0083333….
-    expect(body.outcomes.map((o: { lastPrice: number | null }) => o.lastPrice)).toEqual([4450, 2500, null]);
-    expect(body.outcomes.map((o: { probability: number }) => o.probability)).toEqual([
-      0.421488, 0.247934, 0.330579,
-    ]);
+    expect(body.outcomes.map((o) => o.lastPrice)).toEqual([4450, 2500, null]);
+    expect(body.outcomes.map((o) => o.probability)).toEqual([0.421488, 0.247934, 0.330579]);
   });
 
   it('sums positions with shares, per outcome and in all', () => {
