@@ -87,7 +87,7 @@ describe('sibyl start on a brand-new embedded database', () => {
       headers: { authorization: `Bearer ${key}` },
     });
     expect(markets.status).toBe(200);
-    const list = await markets.json();
+    const list = (await markets.json()) as { total: number; markets: unknown[] };
     expect(list.total).toBeGreaterThan(10);
     expect(list.markets[0]).toMatchObject({ status: 'OPEN', sandbox: true });
     expect(await stop(first.child)).toBe(0);
