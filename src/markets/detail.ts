@@ -47,11 +47,10 @@ export interface LevelRow {
 }
 
 export interface PositionRow {
-  outcome_index: number | null;
+  outcome_index: number;
   positions: number;
   shares: string;
   wagered: string;
-  holders: number;
 }
 
 export interface TradeRow {
@@ -61,9 +60,10 @@ export interface TradeRow {
   recent_volume: string;
 }
 
-export interface StakeRow {
+export interface CountRow {
   stakers: number;
   staked: string;
+  holders: number;
   bettors: number;
 }
 
@@ -79,7 +79,7 @@ export interface DetailRows {
   positions: PositionRow[];
   trades: TradeRow;
   lastPrices: { outcome_index: number; price: number | null }[];
-  stakes: StakeRow;
+  counts: CountRow;
   curators: CuratorRow[];
 }
 
@@ -171,7 +171,7 @@ export function assembleDetail(rows: DetailRows, prices: DetailPrices, now: Date
 
   const lastPrice = (index: number) => rows.lastPrices.find((r) => r.outcome_index === index)?.price ?? null;
   const probability = probabilities(best.map((b, index) => ({ ...b, lastPrice: lastPrice(index) })));
-  const positionsOf = (index: number | null) => rows.positions.find((r) => r.outcome_index === index);
+  const positionsOf = (index: number) => rows.positions.find((r) => r.outcome_index === index);
 
   const outcomes = m.outcome_labels.map((label, index) => {
     const p = positionsOf(index);
@@ -188,11 +188,12 @@ export function assembleDetail(rows: DetailRows, prices: DetailPrices, now: Date
     };
   });
 
-  const all = positionsOf(null);
-  const totalWagered = all?.wagered ?? '0';
-  const { trades, stakes } = rows;
+  const sum = (field: 'shares' | 'wagered') =>
+    rows.positions.reduce((total, p) => total + BigInt(p[field]), 0n).toString();
+  const totalWagered = sum('wagered');
+  const { trades, counts } = rows;
   const creator = creatorScore({ finalized: m.finalized, cancelled: m.cancelled });
-  const staked = BigInt(stakes.staked);
+  const staked = BigInt(counts.staked);
 
   return {
     id: m.id,
@@ -209,9 +210,9 @@ export function assembleDetail(rows: DetailRows, prices: DetailPrices, now: Date
     outcomes,
     orderbooks,
     positionStats: {
-      totalPositions: all?.positions ?? 0,
-      totalShares: all?.shares ?? '0',
-      uniqueHolders: all?.holders ?? 0,
+      totalPositions: rows.positions.reduce((n, p) => n + p.positions, 0),
+      totalShares: sum('shares'),
+      uniqueHolders: counts.holders,
       totalWagered,
       totalWageredSol: toSol(totalWagered),
       totalWageredUsd: usd(totalWagered),
@@ -224,9 +225,9 @@ export function assembleDetail(rows: DetailRows, prices: DetailPrices, now: Date
       })),
     },
     curatorStaking: {
-      totalStaked: stakes.staked,
-      totalStakedUsd: usd(stakes.staked),
-      stakerCount: stakes.stakers,
+      totalStaked: counts.staked,
+      totalStakedUsd: usd(counts.staked),
+      stakerCount: counts.stakers,
       estimatedApy: estimatedApy({
         totalVolumeLamports: BigInt(trades.volume),
         feeBps: m.fee_bps,
@@ -250,7 +251,7 @@ export function assembleDetail(rows: DetailRows, prices: DetailPrices, now: Date
       totalVolumeSol: toSol(trades.volume),
       totalVolumeUsd: usd(trades.volume),
       totalTrades: trades.trades,
-      totalBettors: stakes.bettors,
+      totalBettors: counts.bettors,
       last24hVolume: trades.recent_volume,
       last24hVolumeSol: toSol(trades.recent_volume),
       last24hVolumeUsd: usd(trades.recent_volume),
@@ -274,7 +275,7 @@ export function assembleDetail(rows: DetailRows, prices: DetailPrices, now: Date
     credibilityScore: marketCredibility({
       creatorScore: creator,
       totalStakedLamports: staked,
-      stakerCount: stakes.stakers,
+      stakerCount: counts.stakers,
     }),
     feeBps: m.fee_bps,
     solPriceUsd: prices.solUsd,

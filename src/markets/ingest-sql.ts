@@ -96,7 +96,8 @@ export const UPDATE_ORDERS = statement(
 
 /**
  * Trades are facts: a trade id is recorded once (a second event for it is refused by the caller).
- * The traders table gains the buyer and the seller in the same statement.
+ * The traders table gains the buyer and the seller, and the market's trade totals the new trades,
+ * in the same statement.
  */
 export const INSERT_TRADES = statement(
   'markets_insert_trades',
@@ -107,7 +108,12 @@ export const INSERT_TRADES = statement(
                    $8::timestamptz[])
             AS t (trade_id, market_id, outcome, price, shares, buyer, seller, at)
          ON CONFLICT (trade_id) DO NOTHING
-     RETURNING trade_id, market_id, buyer, seller
+     RETURNING trade_id, market_id, buyer, seller, shares, price
+   ), totals AS (
+     INSERT INTO market_trade_totals AS t (market_id, trades, notional)
+     SELECT market_id, count(*), sum(shares::numeric * price) FROM inserted GROUP BY market_id ORDER BY market_id
+         ON CONFLICT (market_id) DO UPDATE
+        SET trades = t.trades + excluded.trades, notional = t.notional + excluded.notional
    ), traders AS (
      INSERT INTO market_traders (market_id, wallet)
      SELECT market_id, buyer FROM inserted UNION SELECT market_id, seller FROM inserted

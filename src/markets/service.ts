@@ -7,12 +7,12 @@ import { parseTarget } from '../prices/tokens.js';
 import { DetailCache } from './cache.js';
 import {
   assembleDetail,
+  type CountRow,
   type CuratorRow,
   type DetailPrices,
   type LevelRow,
   type MarketRow,
   type PositionRow,
-  type StakeRow,
   type TradeRow,
 } from './detail.js';
 import type { MarketStatus } from './events.js';
@@ -78,12 +78,12 @@ export class MarketService {
     if (!market) return null;
     const id = market.id;
     const since = new Date(now.getTime() - DAY_MS);
-    const [levels, positions, trades, lastPrices, stakes, curators, prices] = await Promise.all([
+    const [levels, positions, trades, lastPrices, counts, curators, prices] = await Promise.all([
       db.query<LevelRow>(sql.BOOK, [id, bookDepth]),
       db.query<PositionRow>(sql.POSITIONS, [id]),
       db.query<TradeRow>(sql.TRADES, [id, since.toISOString()]),
       db.query<{ outcome_index: number; price: number | null }>(sql.LAST_PRICES, [id]),
-      db.query<StakeRow>(sql.STAKES_AND_BETTORS, [id]),
+      db.query<CountRow>(sql.COUNTS, [id]),
       db.query<CuratorRow>(sql.TOP_CURATORS, [id]),
       this.prices(market, now),
     ]);
@@ -93,7 +93,7 @@ export class MarketService {
       positions,
       trades: trades[0] as TradeRow,
       lastPrices,
-      stakes: stakes[0] as StakeRow,
+      counts: counts[0] as CountRow,
       curators,
     };
     return assembleDetail(rows, prices, now);
