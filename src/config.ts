@@ -57,7 +57,7 @@ const Env = Type.Object({
   PYTH_BASE_URL: Type.String({ default: 'https://hermes.pyth.network' }),
   ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
   MARKETS_INGEST_BODY_LIMIT_BYTES: Type.Integer({ default: 16_777_216, minimum: 1024 }),
-  MARKETS_BOOK_DEPTH: Type.Integer({ default: 50, minimum: 1, maximum: 10_001 }),
+  MARKETS_BOOK_DEPTH: Type.Integer({ default: 20, minimum: 1, maximum: 10_001 }),
 });
 
 type EnvValues = Static<typeof Env>;

@@ -4,7 +4,7 @@ import { AppError } from '../errors.js';
 import { defineRoute } from '../http/route.js';
 import { PRICES } from '../pricing.js';
 import { MARKET_STATUSES } from './events.js';
-import { MarketDetail, MarketList } from './schemas.js';
+import { MarketDetail, type MarketDetailBody, MarketList } from './schemas.js';
 import { MarketService } from './service.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
@@ -29,6 +29,31 @@ const ListQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** Cached details and their JSON, made once per cached detail (so at most once a minute per market). */
+const detailJson = new WeakMap<MarketDetailBody, string>();
+
+/**
+ * Serialises a detail answer from the detail's JSON, made once while the detail is cached, with
+ * the request's own requestId, costUsd and remainingBalanceUsd around it. Serialising a
+ * 20-30 KB detail on every request was most of the cached route's CPU (docs/performance.md,
+ * "Markets"). The detail object is built field by field to the response schema's type, so its
+ * JSON is what the schema serialiser would write; any other payload (an error body, should the
+ * charge fail) is serialised plainly.
+ */
+function detailSerializer(detail: MarketDetailBody) {
+  let inner = detailJson.get(detail);
+  if (inner === undefined) {
+    inner = JSON.stringify(detail).slice(1, -1);
+    detailJson.set(detail, inner);
+  }
+  const json = inner;
+  return (payload: Record<string, unknown>): string => {
+    if (payload.id !== detail.id || payload.computedAt !== detail.computedAt || !('costUsd' in payload))
+      return JSON.stringify(payload);
+    return `{"requestId":${JSON.stringify(payload.requestId)},${json},"costUsd":${JSON.stringify(payload.costUsd)},"remainingBalanceUsd":${JSON.stringify(payload.remainingBalanceUsd)}}`;
+  };
+}
 
 /** GET /markets and GET /markets/:id (docs/markets.md). */
 export function marketRoutes(app: FastifyInstance): void {
@@ -74,12 +99,14 @@ export function marketRoutes(app: FastifyInstance): void {
     }),
     response: MarketDetail,
     errors: ['NOT_FOUND'],
-    handler: async ({ params }) => {
+    handler: async ({ params }, _request, reply) => {
       const detail = await markets.detail(params.id);
       // A draft is not public yet: it is as unknown as a market that does not exist.
       if (!detail || detail.status === 'DRAFT') {
         throw new AppError('NOT_FOUND', `Market ${params.id.slice(0, 64)} not found`);
       }
+      // A custom serialiser leaves the content type to the route.
+      reply.type('application/json; charset=utf-8').serializer(detailSerializer(detail));
       return detail;
     },
   });

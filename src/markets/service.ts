@@ -37,8 +37,8 @@ interface ListRow {
   category: string;
   status: MarketStatus;
   resolution_type: MarketListBody['markets'][number]['resolutionType'];
-  created_at: Date;
-  closes_at: Date;
+  created_ms: number;
+  closes_ms: number;
   sandbox: boolean;
   outcome_labels: string[];
 }
@@ -156,8 +156,8 @@ export class MarketService {
         status: r.status,
         resolutionType: r.resolution_type,
         outcomes: r.outcome_labels.map((label, index) => ({ index, label })),
-        createdAt: r.created_at.toISOString(),
-        closesAt: r.closes_at.toISOString(),
+        createdAt: new Date(r.created_ms).toISOString(),
+        closesAt: new Date(r.closes_ms).toISOString(),
         sandbox: r.sandbox,
       }));
     return { markets, total: rows[0]?.total ?? 0, page, pageSize };

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestText } from '../../src/markets/ingest.js';
-import type { MarketDetailBody } from '../../src/markets/schemas.js';
+import { MarketDetail, type MarketDetailBody } from '../../src/markets/schemas.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
 import { type Event, event, marketCreated, ndjson, wallet } from './events.js';
 
@@ -18,7 +18,7 @@ const T0 = NOW - 10 * DAY;
 
 let ctx: TestContext;
 let account: TestAccount;
-let body: MarketDetailBody;
+let body: MarketDetailBody & { requestId: string };
 
 const w = (name: string) => wallet(`detail-${name}`);
 const creator = w('creator');
@@ -138,6 +138,22 @@ const level = (price: number, shares: string, amount: string, orders: number) =>
 };
 
 describe('market detail of the fixture market', () => {
+  it('answers exactly the fields of the response schema, with the request’s own id and cost', async () => {
+    const response = await ctx.request(account.key, { method: 'GET', url: '/api/v1/markets/fx' });
+    expect(response.headers['content-type']).toContain('application/json');
+    const again = response.json();
+    expect(Object.keys(again).sort()).toEqual(
+      ['requestId', ...Object.keys(MarketDetail.properties), 'costUsd', 'remainingBalanceUsd'].sort(),
+    );
+    expect(again.requestId).toBe(response.headers['x-request-id']);
+    expect(again.requestId).not.toBe(body.requestId);
+    expect(again).toMatchObject({
+      costUsd: '0.02',
+      remainingBalanceUsd: '0.96',
+      computedAt: body.computedAt,
+    });
+  });
+
   it('prices USD values with the sandbox feed’s SOL price at that moment', async () => {
     const price = await ctx.request(account.key, { method: 'GET', url: '/api/v1/price/SOL' });
     expect(body.solPriceUsd).toBe(price.json().vwapPrice);

@@ -64,6 +64,9 @@ CREATE TABLE markets (
 CREATE INDEX markets_list ON markets (created_at DESC, id) WHERE status <> 'DRAFT';
 CREATE INDEX markets_list_status ON markets (status, created_at DESC, id);
 CREATE INDEX markets_list_category ON markets (category, created_at DESC, id) WHERE status <> 'DRAFT';
+-- Both filters: the total is an index-only count (0.15 ms for 668 of 10,000 markets, where the
+-- category index and a status filter on the rows took 2.3 ms), the page an ordered range.
+CREATE INDEX markets_list_status_category ON markets (status, category, created_at DESC, id);
 -- The creator's reputation counts their markets by status.
 CREATE INDEX markets_creator ON markets (creator_wallet, status);
 
