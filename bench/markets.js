@@ -2,6 +2,7 @@
 // through the admin NDJSON route (which is also how the ingestion rate is measured), and the cold
 // computation of one market's detail.
 import { loadConfig } from '../dist/config.js';
+import { PostgresDatabase } from '../dist/db/postgres.js';
 import { systemClock } from '../dist/lib/clock.js';
 import { MarketService } from '../dist/markets/service.js';
 import { createPriceService } from '../dist/prices/index.js';
@@ -188,4 +189,102 @@ export async function coldDetail(db, runs = 20) {
   }
   const sorted = [...times].sort((a, b) => a - b);
   return { first: times[0], median: median(times), max: sorted[sorted.length - 1], runs };
+}
+
+const CENT = 10_000n;
+
+/** The market scenarios of bench/run.js, on the PostgreSQL service at `port`. */
+export function marketScenarios(pg, port) {
+  return [
+    {
+      id: 'market-detail',
+      title: `GET /api/v1/markets/:id, cached detail of a market with ${BIG.orders.toLocaleString('en-US')} open orders, ${BIG.trades.toLocaleString('en-US')} trades (PostgreSQL)`,
+      port,
+      method: 'GET',
+      path: `/api/v1/markets/${BIG_MARKET}`,
+      headers: { authorization: `Bearer ${pg.market.key}` },
+      price: 2n * CENT,
+      ledger: 'pg',
+      accounts: [pg.market.accountId],
+      proc: 'pg',
+    },
+    {
+      id: 'markets-list',
+      title: `GET /api/v1/markets of ${LIST_MARKETS.toLocaleString('en-US')}, status and category filters, page 3 of 50 (PostgreSQL)`,
+      port,
+      method: 'GET',
+      path: LIST_PATH,
+      headers: { authorization: `Bearer ${pg.list.key}` },
+      price: 5n * CENT,
+      ledger: 'pg',
+      accounts: [pg.list.accountId],
+      proc: 'pg',
+    },
+    {
+      id: 'markets-list-5',
+      title: 'The same list request, 5 connections (latency without 50 connections queueing)',
+      port,
+      method: 'GET',
+      path: LIST_PATH,
+      headers: { authorization: `Bearer ${pg.list.key}` },
+      connections: 5,
+      price: 5n * CENT,
+      ledger: 'pg',
+      accounts: [pg.list.accountId],
+      proc: 'pg',
+    },
+  ];
+}
+
+/** Loads the market data through the admin route, measuring ingestion and the cold detail. */
+export async function loadMarkets(db, dbUrl, port) {
+  const now = Date.now();
+  // The pool size the service runs with (DB_POOL_SIZE), so the detail's reads run side by side.
+  const detailDb = new PostgresDatabase(dbUrl, { poolSize: 10 });
+  const listIngest = await ingestOverHttp(port, listMarketEvents(now));
+  const bigIngest = await ingestOverHttp(port, bigMarketEvents(now));
+  process.stderr.write(
+    `ingested ${listIngest.events} list events at ${Math.round(listIngest.perSecond)}/s, ${bigIngest.events} big-market events at ${Math.round(bigIngest.perSecond)}/s\n`,
+  );
+  const coldAfterIngest = await coldDetail(detailDb, 10);
+  await db.exec(
+    'VACUUM ANALYZE markets, market_outcomes, market_orders, market_trades, market_trade_totals, market_traders, market_positions, market_stakes, market_events',
+  );
+  const cold = await coldDetail(detailDb, 20);
+  await detailDb.close();
+  process.stderr.write(
+    `cold detail: median ${cold.median.toFixed(1)} ms (${coldAfterIngest.median.toFixed(1)} ms before VACUUM)\n`,
+  );
+  return { listIngest, bigIngest, coldAfterIngest, cold };
+}
+
+/** The market goals: cold detail ≤ 100 ms, cached detail ≥ 0.9 × single price, list p99 ≤ 20 ms. */
+export function marketTargets(rows, runs, markets, connections) {
+  if (!markets) return [];
+  const ms = (v) => `${v.toFixed(1)} ms`;
+  const cpu = (r) =>
+    r
+      ? `CPU µs/request ${['service', 'postgres', 'load'].map((k) => (r.cpu[k] === null ? '—' : r.cpu[k].toFixed(0))).join(' · ')}`
+      : '';
+  const lines = [
+    `- Ingestion through POST /api/v1/admin/markets/events (NDJSON, 5,000 events a request, one request at a time): ${Math.round(markets.bigIngest.perSecond).toLocaleString('en-US')} events/s for the big market (orders, trades, positions, stakes; ${markets.bigIngest.events.toLocaleString('en-US')} events in ${markets.bigIngest.seconds.toFixed(1)} s), ${Math.round(markets.listIngest.perSecond).toLocaleString('en-US')} events/s for market creations and status changes (${markets.listIngest.events.toLocaleString('en-US')} events)`,
+    `- Cold detail of the big market (MarketService.computeDetail, ${markets.cold.runs} runs): median ${ms(markets.cold.median)}, max ${ms(markets.cold.max)}; right after ingestion, before VACUUM ANALYZE: median ${ms(markets.coldAfterIngest.median)}, first ${ms(markets.coldAfterIngest.first)} → ${markets.cold.median <= 100 ? 'met' : 'NOT met'} (goal ≤ 100 ms)`,
+  ];
+  const detail = rows.find((r) => r.s.id === 'market-detail');
+  const hot = rows.find((r) => r.s.id === 'price-hot');
+  if (detail && hot) {
+    const ratios = runs.get('market-detail').map((r, i) => r.rps / runs.get('price-hot')[i].rps);
+    const ratio = median(ratios);
+    lines.push(
+      `- Cached detail at least 0.9 × the single price (same round): ${ratio.toFixed(2)} (${Math.round(detail.rps)} vs ${Math.round(hot.rps)} req/s; detail ${cpu(detail)}, single price ${cpu(hot)}) → ${ratio >= 0.9 ? 'met' : 'NOT met'}`,
+    );
+  }
+  for (const id of ['markets-list', 'markets-list-5']) {
+    const row = rows.find((r) => r.s.id === id);
+    if (!row) continue;
+    lines.push(
+      `- List p99 at most 20 ms, ${row.s.connections ?? connections} connections: ${row.p99} ms at ${Math.round(row.rps)} req/s (${cpu(row)}) → ${row.p99 <= 20 ? 'met' : 'NOT met'}`,
+    );
+  }
+  return lines;
 }

@@ -23,17 +23,7 @@ import {
   usd,
   waitForHttp,
 } from './lib.js';
-import {
-  ADMIN_TOKEN,
-  BIG,
-  BIG_MARKET,
-  bigMarketEvents,
-  coldDetail,
-  ingestOverHttp,
-  LIST_MARKETS,
-  LIST_PATH,
-  listMarketEvents,
-} from './markets.js';
+import { ADMIN_TOKEN, loadMarkets, marketScenarios, marketTargets } from './markets.js';
 
 const ROOT = new URL('..', import.meta.url);
 const BIN = new URL('bin/sibyl.js', ROOT).pathname;
@@ -167,43 +157,7 @@ function scenarios(pg, pglite) {
       accounts: [pg.batch.accountId],
       proc: 'pg',
     },
-    {
-      id: 'market-detail',
-      title: `GET /api/v1/markets/:id, cached detail of a market with ${BIG.orders.toLocaleString('en-US')} open orders, ${BIG.trades.toLocaleString('en-US')} trades (PostgreSQL)`,
-      port: PORTS.pg,
-      method: 'GET',
-      path: `/api/v1/markets/${BIG_MARKET}`,
-      headers: { authorization: `Bearer ${pg.market.key}` },
-      price: 2n * CENT,
-      ledger: 'pg',
-      accounts: [pg.market.accountId],
-      proc: 'pg',
-    },
-    {
-      id: 'markets-list',
-      title: `GET /api/v1/markets of ${LIST_MARKETS.toLocaleString('en-US')}, status and category filters, page 3 of 50 (PostgreSQL)`,
-      port: PORTS.pg,
-      method: 'GET',
-      path: LIST_PATH,
-      headers: { authorization: `Bearer ${pg.list.key}` },
-      price: 5n * CENT,
-      ledger: 'pg',
-      accounts: [pg.list.accountId],
-      proc: 'pg',
-    },
-    {
-      id: 'markets-list-5',
-      title: 'The same list request, 5 connections (latency without 50 connections queueing)',
-      port: PORTS.pg,
-      method: 'GET',
-      path: LIST_PATH,
-      headers: { authorization: `Bearer ${pg.list.key}` },
-      connections: 5,
-      price: 5n * CENT,
-      ledger: 'pg',
-      accounts: [pg.list.accountId],
-      proc: 'pg',
-    },
+    ...marketScenarios(pg, PORTS.pg),
     {
       id: 'price-embedded',
       title: 'GET /api/v1/price/SOL, one account (embedded PGlite)',
@@ -385,7 +339,7 @@ async function main() {
     // Market data through the admin NDJSON route (which measures ingestion), then the cold detail
     // right after it and once autovacuum's work is done (VACUUM ANALYZE, run here so it is not left
     // to chance), which is the state the HTTP scenarios run in.
-    const markets = wantsMarkets ? await loadMarkets(db, dbUrl) : null;
+    const markets = wantsMarkets ? await loadMarkets(db, dbUrl, PORTS.pg) : null;
 
     const list = scenarios(pg, pglite);
     const pids = {
@@ -496,7 +450,7 @@ async function main() {
         `- 100 accounts at least as fast as one: ${Math.round(spreadRow.rps)} vs ${Math.round(hot.rps)} req/s → ${spreadRow.rps >= hot.rps * 0.97 ? 'met' : 'NOT met'}`,
       hot &&
         `- remainingBalanceUsd checked against the ledger for ${remaining.checked} hot-account answers: ${remaining.wrong} wrong`,
-      ...marketTargets(rows, runs, markets),
+      ...marketTargets(rows, runs, markets, CONNECTIONS),
     ]
       .filter(Boolean)
       .join('\n');
@@ -530,58 +484,6 @@ async function main() {
     process.stderr.write(`\nRECONCILIATION FAILED:\n${failures.map((f) => `- ${f}`).join('\n')}\n`);
     process.exit(1);
   }
-}
-
-async function loadMarkets(db, dbUrl) {
-  const now = Date.now();
-  // The pool size the service runs with (DB_POOL_SIZE), so the detail's reads run side by side.
-  const detailDb = new PostgresDatabase(dbUrl, { poolSize: 10 });
-  const listIngest = await ingestOverHttp(PORTS.pg, listMarketEvents(now));
-  const bigIngest = await ingestOverHttp(PORTS.pg, bigMarketEvents(now));
-  process.stderr.write(
-    `ingested ${listIngest.events} list events at ${Math.round(listIngest.perSecond)}/s, ${bigIngest.events} big-market events at ${Math.round(bigIngest.perSecond)}/s\n`,
-  );
-  const coldAfterIngest = await coldDetail(detailDb, 10);
-  await db.exec(
-    'VACUUM ANALYZE markets, market_outcomes, market_orders, market_trades, market_trade_totals, market_traders, market_positions, market_stakes, market_events',
-  );
-  const cold = await coldDetail(detailDb, 20);
-  await detailDb.close();
-  process.stderr.write(
-    `cold detail: median ${cold.median.toFixed(1)} ms (${coldAfterIngest.median.toFixed(1)} ms before VACUUM)\n`,
-  );
-  return { listIngest, bigIngest, coldAfterIngest, cold };
-}
-
-/** The market goals: cold detail ≤ 100 ms, cached detail ≥ 0.9 × single price, list p99 ≤ 20 ms. */
-function marketTargets(rows, runs, markets) {
-  if (!markets) return [];
-  const ms = (v) => `${v.toFixed(1)} ms`;
-  const cpu = (r) =>
-    r
-      ? `CPU µs/request ${['service', 'postgres', 'load'].map((k) => (r.cpu[k] === null ? '—' : r.cpu[k].toFixed(0))).join(' · ')}`
-      : '';
-  const lines = [
-    `- Ingestion through POST /api/v1/admin/markets/events (NDJSON, 5,000 events a request, one request at a time): ${Math.round(markets.bigIngest.perSecond).toLocaleString('en-US')} events/s for the big market (orders, trades, positions, stakes; ${markets.bigIngest.events.toLocaleString('en-US')} events in ${markets.bigIngest.seconds.toFixed(1)} s), ${Math.round(markets.listIngest.perSecond).toLocaleString('en-US')} events/s for market creations and status changes (${markets.listIngest.events.toLocaleString('en-US')} events)`,
-    `- Cold detail of the big market (MarketService.computeDetail, ${markets.cold.runs} runs): median ${ms(markets.cold.median)}, max ${ms(markets.cold.max)}; right after ingestion, before VACUUM ANALYZE: median ${ms(markets.coldAfterIngest.median)}, first ${ms(markets.coldAfterIngest.first)} → ${markets.cold.median <= 100 ? 'met' : 'NOT met'} (goal ≤ 100 ms)`,
-  ];
-  const detail = rows.find((r) => r.s.id === 'market-detail');
-  const hot = rows.find((r) => r.s.id === 'price-hot');
-  if (detail && hot) {
-    const ratios = runs.get('market-detail').map((r, i) => r.rps / runs.get('price-hot')[i].rps);
-    const ratio = median(ratios);
-    lines.push(
-      `- Cached detail at least 0.9 × the single price (same round): ${ratio.toFixed(2)} (${Math.round(detail.rps)} vs ${Math.round(hot.rps)} req/s; detail ${cpu(detail)}, single price ${cpu(hot)}) → ${ratio >= 0.9 ? 'met' : 'NOT met'}`,
-    );
-  }
-  for (const id of ['markets-list', 'markets-list-5']) {
-    const row = rows.find((r) => r.s.id === id);
-    if (!row) continue;
-    lines.push(
-      `- List p99 at most 20 ms, ${row.s.connections ?? CONNECTIONS} connections: ${row.p99} ms at ${Math.round(row.rps)} req/s (${cpu(row)}) → ${row.p99 <= 20 ? 'met' : 'NOT met'}`,
-    );
-  }
-  return lines;
 }
 
 await main();
