@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.js';
+import { parseTarget } from '../prices/tokens.js';
 import type { EventOf, EventType, MarketEvent, ParsedEvent } from './events.js';
 import type { LineOutcome, LineReason } from './ingest.js';
 import * as sql from './ingest-sql.js';
@@ -39,6 +40,12 @@ export function sameBody(
         reason: 'conflict',
         message: `event id ${again.event.id} was ingested ${where} with a different body`,
       };
+}
+
+/** A listed token by its symbol (so `sol` is stored as `SOL`); a mint as given. */
+function canonicalSymbol(text: string): string {
+  const parsed = parseTarget(text);
+  return parsed.kind === 'target' ? (parsed.target.token?.symbol ?? text.trim()) : text.trim();
 }
 
 /** Applies one chunk in one transaction; returns a verdict per event (null = applied). */
@@ -156,7 +163,7 @@ class ChunkWork {
       m.lockPeriodSeconds,
       m.creator.wallet,
       r.type,
-      r.type === 'PRICE_FEED' ? r.symbol?.trim() : null,
+      r.symbol === undefined ? null : canonicalSymbol(r.symbol),
       r.condition ?? null,
       r.targetPrice ?? null,
       r.tolerance ?? null,

@@ -70,6 +70,8 @@ export async function ingestLines(db: Database, lines: readonly string[]): Promi
 
   const firstById = new Map<string, ParsedEvent>();
   const valid: ParsedEvent[] = [];
+  // Repeats of a line earlier in the same body: skipped, unless that line turns out refused.
+  const repeats: { parsed: ParsedEvent; first: ParsedEvent }[] = [];
   lines.forEach((text, i) => {
     if (text.trim() === '') return;
     report.received++;
@@ -82,7 +84,9 @@ export async function ingestLines(db: Database, lines: readonly string[]): Promi
     const { parsed } = result;
     const first = firstById.get(parsed.event.id);
     if (first) {
-      note(parsed.line, parsed.event.id, sameBody(first, parsed));
+      const verdict = sameBody(first, parsed);
+      if (verdict.outcome === 'skipped') repeats.push({ parsed, first });
+      else note(parsed.line, parsed.event.id, verdict);
       return;
     }
     firstById.set(parsed.event.id, parsed);
@@ -90,14 +94,26 @@ export async function ingestLines(db: Database, lines: readonly string[]): Promi
   });
 
   valid.sort(byPhaseThenTime);
+  const refusedLines = new Map<number, NonNullable<Verdict>>();
   for (let i = 0; i < valid.length; i += CHUNK_SIZE) {
     const chunk = valid.slice(i, i + CHUNK_SIZE);
     const verdicts = await db.transaction((tx) => applyChunk(tx, chunk));
     chunk.forEach((parsed, j) => {
       const verdict = verdicts[j];
+      if (verdict?.outcome === 'refused') refusedLines.set(parsed.line, verdict);
       if (verdict) note(parsed.line, parsed.event.id, verdict);
       else report.applied++;
     });
+  }
+  for (const { parsed, first } of repeats) {
+    const refusal = refusedLines.get(first.line);
+    note(
+      parsed.line,
+      parsed.event.id,
+      refusal
+        ? { ...refusal, message: `as line ${first.line}: ${refusal.message}` }
+        : sameBody(first, parsed),
+    );
   }
   report.reports.sort((a, b) => a.line - b.line);
   return report;

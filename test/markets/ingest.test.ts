@@ -122,6 +122,30 @@ describe('idempotency', () => {
     ]);
   });
 
+  it('within one file: a repeat of a line that is refused is refused too', async () => {
+    const orphan = event('stake', '2026-03-02T00:00:00Z', {
+      marketId: 'nowhere',
+      wallet: wallet('d'),
+      amount: '7',
+    });
+    const report = await ingest(ndjson([orphan, orphan]));
+    expect(report).toMatchObject({ received: 2, applied: 0, skipped: 0, refused: 2 });
+    expect(report.reports.map((r) => [r.line, r.reason, r.message])).toEqual([
+      [1, 'unknown_market', 'market nowhere is not known (send its market.created first)'],
+      [2, 'unknown_market', 'as line 1: market nowhere is not known (send its market.created first)'],
+    ]);
+  });
+
+  it('stores a price feed’s listed symbol in its canonical form', async () => {
+    const feed = { type: 'PRICE_FEED', symbol: 'sol', condition: 'below', targetPrice: 120, tolerance: 0.5 };
+    await ingest(ndjson([marketCreated({ id: 'feed-lower', resolution: feed })]));
+    const [row] = await database.db.query<{ price_symbol: string }>(
+      'SELECT price_symbol FROM markets WHERE id = $1',
+      ['feed-lower'],
+    );
+    expect(row?.price_symbol).toBe('SOL');
+  });
+
   it('applies each event once when the same file is ingested concurrently', async () => {
     const events = [marketCreated({ id: 'race' })];
     for (let i = 0; i < 200; i++) {
