@@ -8,12 +8,17 @@ import { statement } from '../db/database.js';
  * the `(at, event id) <` guard then keeps whichever is newer, the stored row or the event.
  */
 
-/** Records the chunk's event ids; the ids returned are new, the others were seen before. */
+/**
+ * Records the chunk's event ids; the ids returned are new, the others were seen before. In id
+ * order, as every statement here takes its rows in key order: two ingestions that share events
+ * then wait for each other instead of deadlocking.
+ */
 export const RECORD_EVENTS = statement(
   'markets_record_events',
   `INSERT INTO market_events (id, type, body_sha256, at)
    SELECT e.id, e.type, decode(e.sha, 'hex'), e.at
      FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[]) AS e (id, type, sha, at)
+    ORDER BY e.id
        ON CONFLICT (id) DO NOTHING
    RETURNING id`,
 );

@@ -112,8 +112,14 @@ export async function resolveByAdmin(
   input: { market: string; outcome: string },
 ): Promise<AdminResolution> {
   return ctx.db.transaction(async (tx) => {
-    const [market] = await tx.query<{ id: string; status: MarketStatus; status_at: Date }>(
-      'SELECT id, status, status_at FROM markets WHERE id = $1 OR slug = $1 ORDER BY id = $1 DESC LIMIT 1 FOR UPDATE',
+    const [market] = await tx.query<{
+      id: string;
+      status: MarketStatus;
+      status_at: Date;
+      resolution_at: Date | null;
+    }>(
+      `SELECT id, status, status_at, resolution_at FROM markets
+        WHERE id = $1 OR slug = $1 ORDER BY id = $1 DESC LIMIT 1 FOR UPDATE`,
       [input.market],
     );
     if (!market) throw notFound(`Market ${input.market}`);
@@ -143,13 +149,12 @@ export async function resolveByAdmin(
       ]);
     }
     const now = toMicros(ctx.clock.now().toISOString());
-    if (!now || market.status_at.getTime() >= ctx.clock.now().getTime()) {
+    const latest = Math.max(market.status_at.getTime(), market.resolution_at?.getTime() ?? 0);
+    if (!now || latest >= ctx.clock.now().getTime()) {
       throw new AppError(
         'VALIDATION_ERROR',
-        `Market ${market.id} has a status change dated now or in the future`,
-        {
-          details: { statusAt: market.status_at.toISOString() },
-        },
+        `Market ${market.id} has a status change or resolution dated now or in the future`,
+        { details: { latestChangeAt: new Date(latest).toISOString() } },
       );
     }
     const eventId = `admin:${now.iso}`;
