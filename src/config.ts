@@ -4,6 +4,7 @@ import { authCacheSettings } from './keys/config.js';
 import { ledgerSettings } from './ledger/config.js';
 import { ConfigError, defineSettings } from './lib/settings.js';
 import { accessSettings } from './limits/config.js';
+import { marketSettings } from './markets/config.js';
 import { priceSettings } from './prices/config.js';
 
 export { ConfigError } from './lib/settings.js';
@@ -54,6 +55,7 @@ const Env = Type.Object({
   ...accessSettings.env,
   ...ledgerSettings.env,
   ...priceSettings.env,
+  ...marketSettings.env,
 });
 
 export function loadConfig(env: Record<string, string | undefined> = process.env) {
@@ -77,6 +79,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     access: accessSettings.parse(values),
     ledger: ledgerSettings.parse(values),
     prices: priceSettings.parse(values),
+    markets: marketSettings.parse(values),
   };
 }
 

@@ -4,6 +4,8 @@ import { MigrationError, migrate } from '../db/migrate.js';
 import { openDatabase } from '../db/open.js';
 import { DataDirInUseError } from '../db/pglite.js';
 import { AppError } from '../errors.js';
+import { systemClock } from '../lib/clock.js';
+import { marketsCommand } from '../markets/cli.js';
 import { runService } from '../server.js';
 import { accountsCommand, keysCommand, ledgerCommand, migrateCommand } from './commands.js';
 import { createOutput, UsageError } from './output.js';
@@ -20,6 +22,9 @@ const USAGE = `Usage: sibyl <command> [options]
   accounts suspend ACCOUNT_ID | accounts activate ACCOUNT_ID
   keys create ACCOUNT_ID [--name NAME] [--permissions a,b] [--expires-at ISO]
   ledger reconcile                        check every ledger invariant
+  markets ingest FILE.ndjson              apply platform market events (docs/markets.md)
+  markets demo [--seed N]                 load the sandbox demo markets
+  markets resolve MARKET_ID OUTCOME       finalize a market with the winning outcome (index or label)
 
   --json    print exactly one JSON object on stdout
 
@@ -42,6 +47,7 @@ function parse(argv: string[]) {
         name: { type: 'string' },
         permissions: { type: 'string' },
         'expires-at': { type: 'string' },
+        seed: { type: 'string' },
       },
     });
   } catch (err) {
@@ -82,6 +88,9 @@ async function main(argv: string[]): Promise<number> {
       case 'ledger':
         await migrate(db);
         return (await ledgerCommand(db, out, action)) ? 0 : 1;
+      case 'markets':
+        await migrate(db);
+        return (await marketsCommand({ db, clock: systemClock }, out, action, args)) ? 0 : 1;
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
