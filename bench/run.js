@@ -23,6 +23,7 @@ import {
   usd,
   waitForHttp,
 } from './lib.js';
+import { ADMIN_TOKEN, loadMarkets, marketScenarios, marketTargets } from './markets.js';
 
 const ROOT = new URL('..', import.meta.url);
 const BIN = new URL('bin/sibyl.js', ROOT).pathname;
@@ -35,20 +36,35 @@ const WRITE_DOCS = process.env.BENCH_WRITE_DOCS !== '0';
 // A comma-separated list of scenario ids to run (hello-world always runs); a partial run never
 // writes docs/performance.md.
 const ONLY = process.env.BENCH_SCENARIOS?.split(',').map((id) => id.trim());
-const PORTS = { hello: 3901, pg: 3902, pglite: 3903, unbatched: 3904 };
+// Another benchmark on the same machine needs other ports (a server that cannot bind would leave
+// the other run's server answering in its place).
+const PORT_BASE = Number(process.env.BENCH_PORT_BASE ?? 3901);
+const PORTS = { hello: PORT_BASE, pg: PORT_BASE + 1, pglite: PORT_BASE + 2, unbatched: PORT_BASE + 3 };
 const CENT = 10_000n;
 const FUNDS = 10_000_000n * 1_000_000n; // 10,000,000 USD of play money per account
 const OPERATOR = { permissions: PERMISSIONS, expiresAt: null };
 
 const SERVICE_ENV = {
-  // Charge-coalescing settings can be varied from the command line to compare them.
-  ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('CHARGE_'))),
+  // Charge-coalescing and market settings can be varied from the command line to compare them.
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => k.startsWith('CHARGE_') || k.startsWith('MARKETS_')),
+  ),
   LOG_LEVEL: 'warn',
   HOST: '127.0.0.1',
   // The benchmark measures billing, not the rate limiter refusing it.
   RATE_LIMIT_PER_SECOND: '1000000000',
   RATE_LIMIT_BURST: '1000000000',
+  ADMIN_TOKEN,
 };
+
+const MARKET_SCENARIOS = [
+  'market-detail',
+  'markets-list',
+  'markets-list-5',
+  'market-ingest',
+  'market-detail-cold',
+];
+const wantsMarkets = !ONLY || MARKET_SCENARIOS.some((id) => ONLY.includes(id));
 
 function withDatabase(url, name) {
   const u = new URL(url);
@@ -143,6 +159,7 @@ function scenarios(pg, pglite) {
       accounts: [pg.batch.accountId],
       proc: 'pg',
     },
+    ...marketScenarios(pg, PORTS.pg),
     {
       id: 'batch-idempotent',
       title: 'The same, each request with its own Idempotency-Key',
@@ -215,7 +232,7 @@ async function load(s, limit, pid) {
   const started = performance.now();
   const result = await autocannon({
     url: `http://127.0.0.1:${s.port}`,
-    connections: CONNECTIONS,
+    connections: s.connections ?? CONNECTIONS,
     ...limit,
     timeout: 30,
     requests,
@@ -322,6 +339,8 @@ async function main() {
       batchKeyed: await fundedAccount(db, 'batch-keyed'),
       scheduler: await fundedAccount(db, 'scheduler'),
       unbatched: await fundedAccount(db, 'unbatched'),
+      market: await fundedAccount(db, 'market'),
+      list: await fundedAccount(db, 'list'),
     };
     const embedded = (await PgliteDatabase.open(dataDir)).db;
     await migrate(embedded);
@@ -352,6 +371,14 @@ async function main() {
     await waitForHttp(`http://127.0.0.1:${PORTS.hello}/`, hello);
     await waitForHttp(`http://127.0.0.1:${PORTS.pg}/readyz`, servePg);
     await waitForHttp(`http://127.0.0.1:${PORTS.pglite}/readyz`, servePglite);
+    for (const child of children) {
+      if (child.exitCode !== null) throw new Error(`${child.name} exited (port in use?):\n${child.output()}`);
+    }
+
+    // Market data through the admin NDJSON route (which measures ingestion), then the cold detail
+    // right after it and once autovacuum's work is done (VACUUM ANALYZE, run here so it is not left
+    // to chance), which is the state the HTTP scenarios run in.
+    const markets = wantsMarkets ? await loadMarkets(db, dbUrl, PORTS.pg) : null;
 
     const list = scenarios(pg, pglite);
     const pids = {
@@ -467,6 +494,7 @@ async function main() {
         `- Batch with an Idempotency-Key at least 0.9 × without: ${(keyedRow.rps / batchRow.rps).toFixed(2)} → ${keyedRow.rps >= batchRow.rps * 0.9 ? 'met' : 'NOT met'}`,
       hot &&
         `- remainingBalanceUsd checked against the ledger for ${remaining.checked} hot-account answers: ${remaining.wrong} wrong`,
+      ...marketTargets(rows, runs, markets, CONNECTIONS),
     ]
       .filter(Boolean)
       .join('\n');

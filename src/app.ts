@@ -26,6 +26,8 @@ import type { Clock } from './lib/clock.js';
 import { requestIdGenerator } from './lib/ids.js';
 import { LocalRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
 import { RedisRateLimiter } from './limits/redis-rate-limiter.js';
+import { marketAdminRoutes } from './markets/admin-route.js';
+import { marketRoutes } from './markets/routes.js';
 import { createPriceService } from './prices/index.js';
 import { priceRoutes } from './prices/routes.js';
 import type { CandleVenue, PriceVenue } from './prices/types.js';
@@ -118,6 +120,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   priceRoutes(app, { prices });
   historicalRoutes(app, { historical });
   jobRoutes(app, { outbox: options.outbox ?? unwiredOutbox, ai: options.aiJobs ?? unwiredAi });
+  marketRoutes(app, { db, clock, prices, settings: config.markets });
+  marketAdminRoutes(app, { db, settings: config.markets });
   options.extraRoutes?.(app);
 
   cache.startSync(db, app.log);

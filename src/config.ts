@@ -5,6 +5,7 @@ import { authCacheSettings } from './keys/config.js';
 import { ledgerSettings } from './ledger/config.js';
 import { ConfigError, defineSettings } from './lib/settings.js';
 import { accessSettings } from './limits/config.js';
+import { marketSettings } from './markets/config.js';
 import { priceSettings } from './prices/config.js';
 
 export { ConfigError } from './lib/settings.js';
@@ -56,6 +57,7 @@ const Env = Type.Object({
   ...ledgerSettings.env,
   ...priceSettings.env,
   ...jobSettings.env,
+  ...marketSettings.env,
 });
 
 export function loadConfig(env: Record<string, string | undefined> = process.env) {
@@ -80,6 +82,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ledger: ledgerSettings.parse(values),
     prices: priceSettings.parse(values),
     jobs: jobSettings.parse(values),
+    markets: marketSettings.parse(values),
   };
 }
 

@@ -7,6 +7,7 @@ import { openDatabase } from './db/open.js';
 import { systemClock } from './lib/clock.js';
 import { formatUsd } from './lib/money.js';
 import { createLogger } from './logger.js';
+import { loadDemoMarkets } from './markets/demo.js';
 import { createWorker, type Worker } from './worker/worker.js';
 
 export interface Roles {
@@ -14,7 +15,11 @@ export interface Roles {
   work: boolean;
 }
 
-function printSandboxWelcome(config: Config, accountId: string, key: string, balance: bigint): void {
+function printSandboxWelcome(
+  config: Config,
+  welcome: { accountId: string; key: string; balance: bigint; demoMarkets: number },
+): void {
+  const { accountId, key, balance } = welcome;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const base = config.publicBaseUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
   process.stdout.write(
@@ -25,6 +30,8 @@ function printSandboxWelcome(config: Config, accountId: string, key: string, bal
       `    account   ${accountId}`,
       `    balance   ${formatUsd(balance)} USD (play money)`,
       `    API key   ${key}`,
+      '',
+      `  and ${welcome.demoMarkets} sandbox demo markets (GET /api/v1/markets).`,
       '',
       '  The key is shown this once. Try it:',
       '',
@@ -50,10 +57,16 @@ export async function runService(config: Config, roles: Roles): Promise<void> {
     const applied = await migrate(db);
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
 
-    let welcome: { accountId: string; key: string; balance: bigint } | undefined;
+    let welcome: { accountId: string; key: string; balance: bigint; demoMarkets: number } | undefined;
     if (fresh && db.kind === 'pglite') {
       const starter = await createSandboxStarter(db, systemClock);
-      welcome = { accountId: starter.account.id, key: starter.key.key, balance: SANDBOX_WELCOME_MICROS };
+      const demo = await loadDemoMarkets(db, systemClock);
+      welcome = {
+        accountId: starter.account.id,
+        key: starter.key.key,
+        balance: SANDBOX_WELCOME_MICROS,
+        demoMarkets: demo.markets,
+      };
     }
 
     if (roles.serve) {
@@ -66,7 +79,7 @@ export async function runService(config: Config, roles: Roles): Promise<void> {
       await worker.start();
       logger.info('worker started');
     }
-    if (welcome) printSandboxWelcome(config, welcome.accountId, welcome.key, welcome.balance);
+    if (welcome) printSandboxWelcome(config, welcome);
   } catch (err) {
     await app?.close().catch(() => {});
     await db.close().catch(() => {});

@@ -5,6 +5,8 @@ import { openDatabase } from '../db/open.js';
 import { DataDirInUseError } from '../db/pglite.js';
 import { AppError } from '../errors.js';
 import { jobsCommand } from '../jobs/cli.js';
+import { systemClock } from '../lib/clock.js';
+import { marketsCommand } from '../markets/cli.js';
 import { runService } from '../server.js';
 import { accountsCommand, keysCommand, ledgerCommand, migrateCommand } from './commands.js';
 import { createOutput, UsageError } from './output.js';
@@ -23,6 +25,9 @@ const USAGE = `Usage: sibyl <command> [options]
   ledger reconcile                        check every ledger invariant
   jobs list [--status S] [--due]          scheduled jobs, newest first (--due: pending and due now)
   jobs show JOB_ID                        one job with its request, result and delivery
+  markets ingest FILE.ndjson              apply platform market events (docs/markets.md)
+  markets demo [--seed N]                 load the sandbox demo markets
+  markets resolve MARKET_ID OUTCOME       finalize a market with the winning outcome (index or label)
 
   --json    print exactly one JSON object on stdout
 
@@ -47,6 +52,7 @@ function parse(argv: string[]) {
         'expires-at': { type: 'string' },
         status: { type: 'string' },
         due: { type: 'boolean', default: false },
+        seed: { type: 'string' },
       },
     });
   } catch (err) {
@@ -91,6 +97,9 @@ async function main(argv: string[]): Promise<number> {
         await migrate(db);
         await jobsCommand(db, out, action, args);
         return 0;
+      case 'markets':
+        await migrate(db);
+        return (await marketsCommand({ db, clock: systemClock }, out, action, args)) ? 0 : 1;
       default:
         throw new UsageError(`unknown command "${command}"`);
     }

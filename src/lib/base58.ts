@@ -40,3 +40,19 @@ export function isSolanaAddress(text: string): boolean {
   if (text.length < 32 || text.length > 44) return false;
   return decodeBase58(text)?.length === 32;
 }
+
+/** Encodes bytes as Bitcoin-alphabet base58 (the inverse of decodeBase58). */
+export function encodeBase58(bytes: Uint8Array): string {
+  let value = 0n;
+  for (const byte of bytes) value = (value << 8n) | BigInt(byte);
+  let out = '';
+  while (value > 0n) {
+    out = ALPHABET[Number(value % 58n)] + out;
+    value /= 58n;
+  }
+  for (const byte of bytes) {
+    if (byte !== 0) break;
+    out = `1${out}`;
+  }
+  return out;
+}

@@ -25,7 +25,7 @@ afterAll(() => {
 
 /**
  * The quick start, end to end: a fresh data directory, the real process, real HTTP. First start
- * prints a sandbox key with 100.00 USD; that key works; SIGTERM stops the process cleanly; a second
+ * prints a sandbox key with 100.00 USD and loads the demo markets; that key works; SIGTERM stops the process cleanly; a second
  * start on the same directory reuses it and prints no new key.
  */
 describe('sibyl start on a brand-new embedded database', () => {
@@ -81,6 +81,15 @@ describe('sibyl start on a brand-new embedded database', () => {
     });
     expect(account.status).toBe(200);
     expect(await account.json()).toMatchObject({ mode: 'sandbox', balanceUsd: '100.00' });
+    // The brand-new directory also got the sandbox demo markets.
+    expect(first.output()).toContain('sandbox demo markets');
+    const markets = await fetch(`http://127.0.0.1:${port}/api/v1/markets?status=OPEN&pageSize=5`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(markets.status).toBe(200);
+    const list = (await markets.json()) as { total: number; markets: unknown[] };
+    expect(list.total).toBeGreaterThan(10);
+    expect(list.markets[0]).toMatchObject({ status: 'OPEN', sandbox: true });
     expect(await stop(first.child)).toBe(0);
 
     const second = await start();

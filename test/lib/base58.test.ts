@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeBase58, isSolanaAddress } from '../../src/lib/base58.js';
+import { decodeBase58, encodeBase58, isSolanaAddress } from '../../src/lib/base58.js';
 
 describe('Solana addresses', () => {
   it.each([
@@ -24,6 +24,16 @@ describe('Solana addresses', () => {
 
   it('decodes leading ones as zero bytes', () => {
     expect(decodeBase58('1112')).toEqual(Uint8Array.from([0, 0, 0, 1]));
+  });
+
+  it('encodes what it decodes, leading zero bytes included', () => {
+    for (const address of [
+      'So11111111111111111111111111111111111111112',
+      '11111111111111111111111111111111',
+    ]) {
+      expect(encodeBase58(decodeBase58(address) as Uint8Array)).toBe(address);
+    }
+    expect(encodeBase58(Uint8Array.from([0, 0, 0, 1]))).toBe('1112');
   });
 });
 

@@ -1,0 +1,69 @@
+import type { Clock } from '../lib/clock.js';
+
+/** The market detail is computed at most once a minute per market (per API instance). */
+export const DETAIL_TTL_MS = 60_000;
+const MAX_ENTRIES = 10_000;
+
+interface Entry<V> {
+  value: V;
+  storedAt: number;
+}
+
+/**
+ * Market details by id, shared by every caller: an answer may be up to a minute old, which is
+ * what the API promises, and nothing else depends on it — a miss computes the detail from the
+ * database. Slugs are remembered as aliases of ids, so a detail asked for by either is one entry.
+ * Concurrent misses for one key share one computation. Time comes from the injected clock, so
+ * tests move it instead of waiting; a clock that moves backwards makes entries stale.
+ */
+export class DetailCache<V extends { id: string; slug: string }> {
+  private readonly entries = new Map<string, Entry<V>>();
+  private readonly slugs = new Map<string, string>();
+  private readonly inFlight = new Map<string, Promise<V | null>>();
+
+  constructor(
+    private readonly load: (idOrSlug: string) => Promise<V | null>,
+    private readonly clock: Clock,
+    private readonly ttlMs = DETAIL_TTL_MS,
+    private readonly maxEntries = MAX_ENTRIES,
+  ) {}
+
+  /** The detail, or null for an unknown market (not cached: a new market shows at once). */
+  get(idOrSlug: string): Promise<V | null> {
+    const now = this.clock.now().getTime();
+    const entry = this.entries.get(idOrSlug) ?? this.entries.get(this.slugs.get(idOrSlug) ?? '');
+    if (entry && now >= entry.storedAt && now - entry.storedAt < this.ttlMs)
+      return Promise.resolve(entry.value);
+    const pending = this.inFlight.get(idOrSlug);
+    if (pending) return pending;
+    const promise = this.load(idOrSlug).then(
+      (value) => {
+        this.inFlight.delete(idOrSlug);
+        if (value) this.store(value, now);
+        return value;
+      },
+      (err: unknown) => {
+        this.inFlight.delete(idOrSlug);
+        throw err;
+      },
+    );
+    this.inFlight.set(idOrSlug, promise);
+    return promise;
+  }
+
+  private store(value: V, storedAt: number): void {
+    this.entries.delete(value.id);
+    if (this.entries.size >= this.maxEntries) {
+      // Maps iterate in insertion order: the first key is the least recently stored.
+      const oldest = this.entries.keys().next().value;
+      if (oldest !== undefined) this.entries.delete(oldest);
+    }
+    this.entries.set(value.id, { value, storedAt });
+    if (this.slugs.size >= this.maxEntries) this.slugs.clear();
+    this.slugs.set(value.slug, value.id);
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+}

@@ -1,0 +1,76 @@
+import { readFile } from 'node:fs/promises';
+import type { Output } from '../cli/output.js';
+import { UsageError } from '../cli/output.js';
+import type { Database } from '../db/database.js';
+import type { Clock } from '../lib/clock.js';
+import { DEFAULT_DEMO_SEED, loadDemoMarkets } from './demo.js';
+import { type IngestReport, ingestText } from './ingest.js';
+import { resolveByAdmin } from './status.js';
+
+export interface MarketsCommandArgs {
+  positionals: string[];
+  options: Record<string, string | boolean | undefined>;
+}
+
+function summary(report: IngestReport): string {
+  const lines = [
+    `${report.received} events: ${report.applied} applied, ${report.skipped} skipped, ${report.refused} refused`,
+    ...report.reports.map(
+      (r) => `  line ${r.line}${r.eventId ? ` (${r.eventId})` : ''}: ${r.outcome}, ${r.reason}: ${r.message}`,
+    ),
+  ];
+  if (report.reportsTruncated) lines.push('  … more lines; run with --json for the counts');
+  return lines.join('\n');
+}
+
+/**
+ * `sibyl markets ingest FILE | demo [--seed N] | resolve MARKET_ID OUTCOME` (docs/markets.md).
+ * Returns false when the command did its work but something was refused (exit 1).
+ */
+export async function marketsCommand(
+  ctx: { db: Database; clock: Clock },
+  out: Output,
+  action: string,
+  args: MarketsCommandArgs,
+): Promise<boolean> {
+  switch (action) {
+    case 'ingest': {
+      const file = args.positionals[0];
+      if (!file) throw new UsageError('missing FILE.ndjson');
+      let text: string;
+      try {
+        text = await readFile(file, 'utf8');
+      } catch (err) {
+        throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      }
+      const report = await ingestText(ctx.db, text);
+      out.result({ file, ...report }, summary(report));
+      return report.refused === 0;
+    }
+    case 'demo': {
+      const seedText = args.options.seed;
+      const seed = typeof seedText === 'string' ? Number(seedText) : DEFAULT_DEMO_SEED;
+      if (!Number.isInteger(seed) || seed < 1 || seed > 1_000_000)
+        throw new UsageError('--seed must be an integer from 1 to 1000000');
+      const report = await loadDemoMarkets(ctx.db, ctx.clock, seed);
+      const human = report.alreadyLoaded
+        ? `The ${report.markets} demo markets of seed ${seed} are already loaded`
+        : `Loaded ${report.markets} sandbox demo markets (seed ${seed}): ${summary(report.ingestion as IngestReport)}`;
+      out.result({ ...report }, human);
+      return report.alreadyLoaded || report.ingestion?.refused === 0;
+    }
+    case 'resolve': {
+      const [market, outcome] = args.positionals;
+      if (!market || outcome === undefined)
+        throw new UsageError('usage: sibyl markets resolve MARKET_ID OUTCOME');
+      const resolved = await resolveByAdmin(ctx, { market, outcome });
+      out.result(
+        { ...resolved },
+        `Market ${resolved.marketId} is FINALIZED: outcome ${resolved.winningOutcomeIndex} (${resolved.winningOutcomeLabel})`,
+      );
+      return true;
+    }
+    default:
+      throw new UsageError(`unknown markets action "${action}"`);
+  }
+}

@@ -1,0 +1,21 @@
+import Type from 'typebox';
+import { defineSettings } from '../lib/settings.js';
+
+/** Market data: the operator's ingestion route and the detail's book depth (docs/markets.md). */
+export const marketSettings = defineSettings(
+  {
+    ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
+    MARKETS_INGEST_BODY_LIMIT_BYTES: Type.Integer({ default: 16_777_216, minimum: 1024 }),
+    MARKETS_BOOK_DEPTH: Type.Integer({ default: 20, minimum: 1, maximum: 10_001 }),
+  },
+  (v) => ({
+    /** The operator's bearer token for POST /admin/markets/events; unset = the route does not exist. */
+    adminToken: v.ADMIN_TOKEN,
+    /** Largest NDJSON body the admin route accepts. */
+    ingestBodyLimitBytes: v.MARKETS_INGEST_BODY_LIMIT_BYTES,
+    /** Price levels shown per side of each orderbook (docs/markets.md). */
+    bookDepth: v.MARKETS_BOOK_DEPTH,
+  }),
+);
+
+export type MarketsConfig = ReturnType<typeof marketSettings.parse>;

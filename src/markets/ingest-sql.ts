@@ -1,0 +1,151 @@
+import { statement } from '../db/database.js';
+
+/**
+ * Statements of ingestion. Each takes a whole chunk of events of one type as parallel arrays
+ * (amounts as text, cast here, so both drivers pass them the same way): one round trip per type per
+ * chunk instead of one per event. Rows that several events change are reduced in memory to the
+ * newest event per row first, because one INSERT … ON CONFLICT DO UPDATE may not touch a row twice;
+ * the `(at, event id) <` guard then keeps whichever is newer, the stored row or the event.
+ */
+
+/**
+ * Records the chunk's event ids; the ids returned are new, the others were seen before. In id
+ * order, as every statement here takes its rows in key order: two ingestions that share events
+ * then wait for each other instead of deadlocking.
+ */
+export const RECORD_EVENTS = statement(
+  'markets_record_events',
+  `INSERT INTO market_events (id, type, body_sha256, at)
+   SELECT e.id, e.type, decode(e.sha, 'hex'), e.at
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[]) AS e (id, type, sha, at)
+    ORDER BY e.id
+       ON CONFLICT (id) DO NOTHING
+   RETURNING id`,
+);
+
+export const SEEN_EVENTS = statement(
+  'markets_seen_events',
+  `SELECT id, encode(body_sha256, 'hex') AS sha FROM market_events WHERE id = ANY($1::text[])`,
+);
+
+/** Events refused after being recorded (an unknown reference, a conflict) are forgotten again. */
+export const FORGET_EVENTS = statement(
+  'markets_forget_events',
+  'DELETE FROM market_events WHERE id = ANY($1::text[])',
+);
+
+export const KNOWN_MARKETS = statement(
+  'markets_known',
+  'SELECT id, slug, outcome_count FROM markets WHERE id = ANY($1::text[]) OR slug = ANY($2::text[])',
+);
+
+export const KNOWN_ORDERS = statement(
+  'markets_known_orders',
+  'SELECT order_id, shares::text AS shares FROM market_orders WHERE order_id = ANY($1::text[])',
+);
+
+/** A creator must exist before their market (foreign key); the username is set after, if newer. */
+export const ENSURE_CREATOR = statement(
+  'markets_ensure_creator',
+  `INSERT INTO market_creators (wallet, username, username_at) VALUES ($1, $2, $3)
+       ON CONFLICT (wallet) DO NOTHING`,
+);
+
+export const UPDATE_CREATOR = statement(
+  'markets_update_creator',
+  `UPDATE market_creators SET username = $2, username_at = $3
+    WHERE wallet = $1 AND username_at < $3::timestamptz`,
+);
+
+/** A market is created once: its id and its slug are both unique, and neither conflict is an error. */
+export const INSERT_MARKET = statement(
+  'markets_insert_market',
+  `INSERT INTO markets (id, slug, title, description, category, image_url, market_type, outcome_count,
+                        closes_at, fee_bps, lock_period_seconds, creator_wallet, resolution_type,
+                        price_symbol, price_condition, price_target, price_tolerance, sandbox,
+                        status, status_at, status_event, created_at)
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
+           'OPEN', $19, $20, $19)
+       ON CONFLICT DO NOTHING
+   RETURNING id`,
+);
+
+export const INSERT_OUTCOMES = statement(
+  'markets_insert_outcomes',
+  `INSERT INTO market_outcomes (market_id, outcome_index, label)
+   SELECT $1, o.ordinality - 1, o.label FROM unnest($2::text[]) WITH ORDINALITY AS o (label, ordinality)`,
+);
+
+export const INSERT_ORDERS = statement(
+  'markets_insert_orders',
+  `INSERT INTO market_orders (order_id, market_id, outcome_index, wallet, side, price, shares, open_shares,
+                              state, placed_at, state_at, state_event)
+   SELECT o.order_id, o.market_id, o.outcome, o.wallet, o.side, o.price, o.shares::bigint, o.shares::bigint,
+          'open', o.at, o.at, o.event_id
+     FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::int[], $7::text[],
+                 $8::timestamptz[], $9::text[])
+          AS o (order_id, market_id, outcome, wallet, side, price, shares, at, event_id)
+       ON CONFLICT (order_id) DO NOTHING
+   RETURNING order_id`,
+);
+
+/** Fills and cancellations: what remains open, and the state that follows from it. */
+export const UPDATE_ORDERS = statement(
+  'markets_update_orders',
+  `UPDATE market_orders o
+      SET open_shares = u.open_shares::bigint, state = u.state, state_at = u.at, state_event = u.event_id
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[])
+          AS u (order_id, open_shares, state, at, event_id)
+    WHERE o.order_id = u.order_id AND (o.state_at, o.state_event) < (u.at, u.event_id)`,
+);
+
+/**
+ * Trades are facts: a trade id is recorded once (a second event for it is refused by the caller).
+ * The traders table gains the buyer and the seller, and the market's trade totals the new trades,
+ * in the same statement.
+ */
+export const INSERT_TRADES = statement(
+  'markets_insert_trades',
+  `WITH inserted AS (
+     INSERT INTO market_trades (trade_id, market_id, outcome_index, price, shares, buyer, seller, at)
+     SELECT t.trade_id, t.market_id, t.outcome, t.price, t.shares::bigint, t.buyer, t.seller, t.at
+       FROM unnest($1::text[], $2::text[], $3::int[], $4::int[], $5::text[], $6::text[], $7::text[],
+                   $8::timestamptz[])
+            AS t (trade_id, market_id, outcome, price, shares, buyer, seller, at)
+         ON CONFLICT (trade_id) DO NOTHING
+     RETURNING trade_id, market_id, buyer, seller, shares, price
+   ), totals AS (
+     INSERT INTO market_trade_totals AS t (market_id, trades, notional)
+     SELECT market_id, count(*), sum(shares::numeric * price) FROM inserted GROUP BY market_id ORDER BY market_id
+         ON CONFLICT (market_id) DO UPDATE
+        SET trades = t.trades + excluded.trades, notional = t.notional + excluded.notional
+   ), traders AS (
+     INSERT INTO market_traders (market_id, wallet)
+     SELECT market_id, buyer FROM inserted UNION SELECT market_id, seller FROM inserted
+     ORDER BY 1, 2
+         ON CONFLICT DO NOTHING
+   )
+   SELECT trade_id FROM inserted`,
+);
+
+export const UPSERT_POSITIONS = statement(
+  'markets_upsert_positions',
+  `INSERT INTO market_positions AS p (market_id, wallet, outcome_index, shares, wagered, at, event_id)
+   SELECT u.market_id, u.wallet, u.outcome, u.shares::bigint, u.wagered::bigint, u.at, u.event_id
+     FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::timestamptz[], $7::text[])
+          AS u (market_id, wallet, outcome, shares, wagered, at, event_id)
+       ON CONFLICT (market_id, wallet, outcome_index) DO UPDATE
+      SET shares = excluded.shares, wagered = excluded.wagered, at = excluded.at, event_id = excluded.event_id
+    WHERE (p.at, p.event_id) < (excluded.at, excluded.event_id)`,
+);
+
+export const UPSERT_STAKES = statement(
+  'markets_upsert_stakes',
+  `INSERT INTO market_stakes AS s (market_id, wallet, username, amount, at, event_id)
+   SELECT u.market_id, u.wallet, u.username, u.amount::bigint, u.at, u.event_id
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::timestamptz[], $6::text[])
+          AS u (market_id, wallet, username, amount, at, event_id)
+       ON CONFLICT (market_id, wallet) DO UPDATE
+      SET username = excluded.username, amount = excluded.amount, at = excluded.at, event_id = excluded.event_id
+    WHERE (s.at, s.event_id) < (excluded.at, excluded.event_id)`,
+);

@@ -1,0 +1,120 @@
+import type { FastifyInstance } from 'fastify';
+import Type from 'typebox';
+import type { Database } from '../db/database.js';
+import { AppError } from '../errors.js';
+import { FEES } from '../fees.js';
+import { defineRoute } from '../http/route.js';
+import type { Clock } from '../lib/clock.js';
+import type { PriceService } from '../prices/service.js';
+import type { MarketsConfig } from './config.js';
+import { MARKET_STATUSES } from './events.js';
+import { MarketDetail, type MarketDetailBody, MarketList } from './schemas.js';
+import { MarketService } from './service.js';
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 100;
+const LISTED_STATUSES = MARKET_STATUSES.filter((s) => s !== 'DRAFT');
+
+const ListQuery = Type.Object(
+  {
+    status: Type.Optional(
+      Type.Enum(LISTED_STATUSES, { description: `One of ${LISTED_STATUSES.join(', ')}; default: all` }),
+    ),
+    category: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        pattern: '^[^\\u0000-\\u001f\\u007f]+$',
+        description: 'Exact category (case-sensitive); default: all',
+      }),
+    ),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
+    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })),
+  },
+  { additionalProperties: false },
+);
+
+/** Cached details and their JSON, made once per cached detail (so at most once a minute per market). */
+const detailJson = new WeakMap<MarketDetailBody, string>();
+
+/**
+ * Serialises a detail answer from the detail's JSON, made once while the detail is cached, with
+ * the request's own requestId, costUsd and remainingBalanceUsd around it. Serialising a
+ * 20-30 KB detail on every request was most of the cached route's CPU (docs/performance.md,
+ * "Markets"). The detail object is built field by field to the response schema's type, so its
+ * JSON is what the schema serialiser would write; any other payload (an error body, should the
+ * charge fail) is serialised plainly.
+ */
+function detailSerializer(detail: MarketDetailBody) {
+  let inner = detailJson.get(detail);
+  if (inner === undefined) {
+    inner = JSON.stringify(detail).slice(1, -1);
+    detailJson.set(detail, inner);
+  }
+  const json = inner;
+  return (payload: Record<string, unknown>): string => {
+    if (payload.id !== detail.id || payload.computedAt !== detail.computedAt || !('costUsd' in payload))
+      return JSON.stringify(payload);
+    return `{"requestId":${JSON.stringify(payload.requestId)},${json},"costUsd":${JSON.stringify(payload.costUsd)},"remainingBalanceUsd":${JSON.stringify(payload.remainingBalanceUsd)}}`;
+  };
+}
+
+/** GET /markets and GET /markets/:id (docs/markets.md). */
+export function marketRoutes(
+  app: FastifyInstance,
+  deps: { db: Database; clock: Clock; prices: PriceService; settings: MarketsConfig },
+): void {
+  const { db, clock, prices, settings } = deps;
+  const markets = new MarketService({ db, clock, prices, bookDepth: settings.bookDepth });
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/markets',
+    operationId: 'listMarkets',
+    summary: 'Prediction markets, newest first, filtered by status and category',
+    description:
+      'DRAFT markets are never listed. Ordered by createdAt (newest first), then id; a page past the end ' +
+      'is an empty list with the total.',
+    tags: ['markets'],
+    permission: 'markets',
+    price: FEES.marketsList,
+    querystring: ListQuery,
+    response: MarketList,
+    handler: async ({ query }) =>
+      markets.list({
+        status: query.status,
+        category: query.category,
+        // The validator does not apply schema defaults.
+        page: query.page ?? 1,
+        pageSize: query.pageSize ?? DEFAULT_PAGE_SIZE,
+      }),
+  });
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/markets/:id',
+    operationId: 'getMarket',
+    summary: 'Extended detail of one market: outcomes, orderbooks, positions, staking, statistics',
+    description:
+      'By id or slug. Computed at most once a minute per market and shared by every caller (`computedAt` says ' +
+      'when); USD values use the SOL price of the market’s own mode (sandbox markets: the sandbox feed).',
+    tags: ['markets'],
+    permission: 'markets',
+    price: FEES.marketDetail,
+    params: Type.Object({
+      id: Type.String({ minLength: 1, maxLength: 200, description: 'Market id or slug' }),
+    }),
+    response: MarketDetail,
+    errors: ['NOT_FOUND'],
+    handler: async ({ params }, _request, reply) => {
+      const detail = await markets.detail(params.id);
+      // A draft is not public yet: it is as unknown as a market that does not exist.
+      if (!detail || detail.status === 'DRAFT') {
+        throw new AppError('NOT_FOUND', `Market ${params.id.slice(0, 64)} not found`);
+      }
+      // A custom serialiser leaves the content type to the route.
+      reply.type('application/json; charset=utf-8').serializer(detailSerializer(detail));
+      return detail;
+    },
+  });
+}

@@ -1,0 +1,165 @@
+import type { AccountMode } from '../accounts/accounts.js';
+import type { Database } from '../db/database.js';
+import { AppError } from '../errors.js';
+import type { Clock } from '../lib/clock.js';
+import type { PriceService } from '../prices/service.js';
+import { parseTarget } from '../prices/tokens.js';
+import { DetailCache } from './cache.js';
+import {
+  assembleDetail,
+  type CountRow,
+  type CuratorRow,
+  type DetailPrices,
+  type LevelRow,
+  type MarketRow,
+  type PositionRow,
+  type TradeRow,
+} from './detail.js';
+import type { MarketStatus } from './events.js';
+import type { AiPredictionBody, MarketDetailBody, MarketListBody, PriceFeedBody } from './schemas.js';
+import * as sql from './sql.js';
+
+const DAY_MS = 86_400_000;
+
+export interface ListFilter {
+  status?: Exclude<MarketStatus, 'DRAFT'> | undefined;
+  category?: string | undefined;
+  page: number;
+  pageSize: number;
+}
+
+interface ListRow {
+  total: number;
+  id: string | null;
+  slug: string;
+  title: string;
+  description: string;
+  category: string;
+  status: MarketStatus;
+  resolution_type: MarketListBody['markets'][number]['resolutionType'];
+  created_ms: number;
+  closes_ms: number;
+  sandbox: boolean;
+  outcome_labels: string[];
+}
+
+/**
+ * The latest AI consensus about a market, for `prediction.aiPrediction`. AI resolution of markets
+ * does not exist yet, so there is none; this is the one place to read it from once it does.
+ */
+export async function latestAiPrediction(_market: MarketRow): Promise<AiPredictionBody | null> {
+  return null;
+}
+
+/**
+ * Market list and detail (docs/markets.md). The detail is cached a minute per market and shared by
+ * every caller; its USD values and the price-feed VWAP come from the price service in the market's
+ * own mode (sandbox markets from the sandbox feed), whoever asks.
+ */
+export class MarketService {
+  private readonly cache: DetailCache<MarketDetailBody>;
+
+  constructor(
+    private readonly deps: { db: Database; clock: Clock; prices: PriceService; bookDepth: number },
+  ) {
+    this.cache = new DetailCache((idOrSlug) => this.computeDetail(idOrSlug), deps.clock);
+  }
+
+  /** The detail of a market by id or slug, at most a minute old; null when there is none. */
+  detail(idOrSlug: string): Promise<MarketDetailBody | null> {
+    return this.cache.get(idOrSlug);
+  }
+
+  /** The detail computed now from the database, bypassing the cache. */
+  async computeDetail(idOrSlug: string): Promise<MarketDetailBody | null> {
+    const { db, clock, bookDepth } = this.deps;
+    const now = clock.now();
+    const [market] = await db.query<MarketRow>(sql.MARKET, [idOrSlug]);
+    if (!market) return null;
+    const id = market.id;
+    const since = new Date(now.getTime() - DAY_MS);
+    const [levels, positions, trades, lastPrices, counts, curators, prices] = await Promise.all([
+      db.query<LevelRow>(sql.BOOK, [id, bookDepth]),
+      db.query<PositionRow>(sql.POSITIONS, [id]),
+      db.query<TradeRow>(sql.TRADES, [id, since.toISOString()]),
+      db.query<{ outcome_index: number; price: number | null }>(sql.LAST_PRICES, [id]),
+      db.query<CountRow>(sql.COUNTS, [id]),
+      db.query<CuratorRow>(sql.TOP_CURATORS, [id]),
+      this.prices(market, now),
+    ]);
+    const rows = {
+      market,
+      levels,
+      positions,
+      trades: trades[0] as TradeRow,
+      lastPrices,
+      counts: counts[0] as CountRow,
+      curators,
+    };
+    return assembleDetail(rows, prices, now);
+  }
+
+  private async prices(market: MarketRow, now: Date): Promise<DetailPrices> {
+    const mode: AccountMode = market.sandbox ? 'sandbox' : 'live';
+    const [sol, feed, aiPrediction] = await Promise.all([
+      this.vwap('SOL', mode),
+      market.price_symbol === null ? null : this.vwap(market.price_symbol, mode),
+      latestAiPrediction(market),
+    ]);
+    let priceFeed: PriceFeedBody | null = null;
+    if (market.resolution_type === 'PRICE_FEED' && market.price_symbol !== null) {
+      priceFeed = {
+        currentPrice: feed?.price ?? null,
+        isValid: feed?.isValid ?? false,
+        targetPrice: market.price_target ?? 0,
+        condition: market.price_condition ?? 'above',
+        symbol: market.price_symbol,
+        tolerance: market.price_tolerance ?? 0,
+        lastUpdated: feed ? now.toISOString() : null,
+      };
+    }
+    return { solUsd: sol?.price ?? null, priceFeed, aiPrediction };
+  }
+
+  /** A token's VWAP, or null when it cannot be priced now: a detail never fails for want of a price. */
+  private async vwap(symbol: string, mode: AccountMode): Promise<{ price: number; isValid: boolean } | null> {
+    const parsed = parseTarget(symbol);
+    if (parsed.kind !== 'target') return null;
+    try {
+      const result = await this.deps.prices.price(parsed.target, mode, symbol);
+      return { price: result.vwapPrice, isValid: result.isValid };
+    } catch (err) {
+      if (err instanceof AppError) return null; // SYMBOL_NOT_FOUND, PRICE_UNAVAILABLE
+      throw err;
+    }
+  }
+
+  async list(filter: ListFilter): Promise<MarketListBody> {
+    const { status, category, page, pageSize } = filter;
+    const paging = [pageSize, (page - 1) * pageSize];
+    const rows =
+      status !== undefined && category !== undefined
+        ? await this.deps.db.query<ListRow>(sql.LIST.statusAndCategory, [...paging, status, category])
+        : status !== undefined
+          ? await this.deps.db.query<ListRow>(sql.LIST.status, [...paging, status])
+          : category !== undefined
+            ? await this.deps.db.query<ListRow>(sql.LIST.category, [...paging, category])
+            : await this.deps.db.query<ListRow>(sql.LIST.all, paging);
+    const markets = rows
+      .filter((r) => r.id !== null)
+      .map((r) => ({
+        id: r.id as string,
+        slug: r.slug,
+        title: r.title,
+        description: r.description,
+        category: r.category,
+        status: r.status,
+        resolutionType: r.resolution_type,
+        outcomes: r.outcome_labels.map((label, index) => ({ index, label })),
+        createdAt: new Date(r.created_ms).toISOString(),
+        closesAt: new Date(r.closes_ms).toISOString(),
+        sandbox: r.sandbox,
+      }));
+    return { markets, total: rows[0]?.total ?? 0, page, pageSize };
+  }
+}

@@ -1,0 +1,175 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PgliteDatabase } from '../../src/db/pglite.js';
+import { DEMO_TEMPLATES } from '../../src/markets/demo-templates.js';
+import { databaseEnv, runCli } from '../helpers/cli.js';
+import { createTestDatabase, type TestDatabase, usingPostgres } from '../helpers/db.js';
+import { event, marketCreated, ndjson, wallet } from './events.js';
+
+let database: TestDatabase;
+let env: Record<string, string>;
+const dir = mkdtempSync(join(tmpdir(), 'sibyl-markets-cli-'));
+
+function json(args: string[]) {
+  const result = runCli([...args, '--json'], env);
+  const lines = result.stdout.trim().split('\n');
+  expect(lines, result.stderr).toHaveLength(1); // exactly one JSON object on stdout
+  return { status: result.status, body: JSON.parse(lines[0] as string) };
+}
+
+/** Runs a query on the test database (the embedded one is reopened while the CLI is not using it). */
+async function query<R>(sql: string, params: unknown[] = []): Promise<R[]> {
+  if (usingPostgres) return database.db.query<R>(sql, params);
+  const { db } = await PgliteDatabase.open(database.location);
+  try {
+    return await db.query<R>(sql, params);
+  } finally {
+    await db.close();
+  }
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase({ poolSize: 2 });
+  env = databaseEnv(database.location);
+  // The embedded database admits one process at a time: hand it to the CLI.
+  if (!usingPostgres) await database.db.close();
+});
+afterAll(async () => {
+  if (usingPostgres) await database.close();
+  else rmSync(database.location, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('sibyl markets', () => {
+  it('ingest FILE applies a file, reports bad lines by number, and exits 1 when any was refused', () => {
+    const file = join(dir, 'events.ndjson');
+    writeFileSync(
+      file,
+      `${ndjson([
+        marketCreated({ id: 'cli-m1', outcomes: ['Up', 'Down'] }, { id: 'cli-e1' }),
+        event(
+          'stake',
+          '2026-03-01T12:00:00Z',
+          { marketId: 'cli-m1', wallet: wallet('c'), amount: '5' },
+          'cli-e2',
+        ),
+      ])}not json\n`,
+    );
+    const first = json(['markets', 'ingest', file]);
+    expect(first).toEqual({
+      status: 1,
+      body: {
+        file,
+        received: 3,
+        applied: 2,
+        skipped: 0,
+        refused: 1,
+        reports: [
+          {
+            line: 3,
+            eventId: null,
+            outcome: 'refused',
+            reason: 'invalid',
+            message: 'event is not valid JSON',
+            problems: [{ path: 'event', message: 'is not valid JSON' }],
+          },
+        ],
+        reportsTruncated: false,
+      },
+    });
+    const good = join(dir, 'good.ndjson');
+    writeFileSync(
+      good,
+      ndjson([marketCreated({ id: 'cli-m1', outcomes: ['Up', 'Down'] }, { id: 'cli-e1' })]),
+    );
+    expect(json(['markets', 'ingest', good])).toMatchObject({ status: 0, body: { applied: 0, skipped: 1 } });
+    expect(json(['markets', 'ingest', join(dir, 'missing.ndjson')])).toMatchObject({
+      status: 2,
+      body: { code: 'USAGE' },
+    });
+  });
+
+  it('resolve MARKET_ID OUTCOME finalizes by index or label and records it', async () => {
+    const resolved = json(['markets', 'resolve', 'cli-m1', 'Down']);
+    expect(resolved).toEqual({
+      status: 0,
+      body: {
+        marketId: 'cli-m1',
+        status: 'FINALIZED',
+        winningOutcomeIndex: 1,
+        winningOutcomeLabel: 'Down',
+        resolvedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      },
+    });
+    const [row] = await query<{ status: string; winning_outcome_index: number; resolution_details: unknown }>(
+      'SELECT status, winning_outcome_index, resolution_details FROM markets WHERE id = $1',
+      ['cli-m1'],
+    );
+    expect(row).toEqual({
+      status: 'FINALIZED',
+      winning_outcome_index: 1,
+      resolution_details: {
+        resolvedBy: 'admin',
+        outcomeLabel: 'Down',
+        transitions: [
+          {
+            from: 'OPEN',
+            to: 'FINALIZED',
+            at: resolved.body.resolvedAt,
+            by: 'admin',
+            eventId: expect.stringMatching(/^admin:/),
+          },
+        ],
+      },
+    });
+    // Already final; an unknown market; an outcome the market does not have.
+    expect(json(['markets', 'resolve', 'cli-m1', '0']).body).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(json(['markets', 'resolve', 'nope', '0'])).toEqual({
+      status: 1,
+      body: { error: 'Market nope not found', code: 'NOT_FOUND' },
+    });
+    json(['markets', 'ingest', join(dir, 'events.ndjson')]);
+    const other = join(dir, 'other.ndjson');
+    writeFileSync(other, ndjson([marketCreated({ id: 'cli-m2' })]));
+    json(['markets', 'ingest', other]);
+    const badOutcome = json(['markets', 'resolve', 'cli-m2', '2']);
+    expect(badOutcome.body.code).toBe('VALIDATION_ERROR');
+    expect(badOutcome.body.details.problems[0].message).toContain('Yes, No');
+    expect(json(['markets', 'resolve', 'cli-m2', '0']).body).toMatchObject({ winningOutcomeLabel: 'Yes' });
+  });
+
+  it('demo loads a few dozen sandbox markets of every status and resolution type once', async () => {
+    const demo = json(['markets', 'demo']);
+    expect(demo.status).toBe(0);
+    expect(demo.body).toMatchObject({ seed: 1, markets: DEMO_TEMPLATES.length, alreadyLoaded: false });
+    expect(demo.body.ingestion).toMatchObject({ refused: 0, skipped: 0 });
+    expect(demo.body.ingestion.applied).toBeGreaterThan(1000);
+
+    const markets = await query<{ status: string; resolution_type: string; sandbox: boolean }>(
+      `SELECT status, resolution_type, sandbox FROM markets WHERE id LIKE 'demo-1-%'`,
+    );
+    expect(markets.length).toBeGreaterThanOrEqual(30);
+    expect(markets.every((m) => m.sandbox)).toBe(true);
+    expect(new Set(markets.map((m) => m.status))).toEqual(
+      new Set(['DRAFT', 'OPEN', 'CLOSED', 'RESOLVING', 'FINALIZED', 'CANCELLED']),
+    );
+    expect(new Set(markets.map((m) => m.resolution_type))).toEqual(
+      new Set(['PRICE_FEED', 'AI', 'ADMIN', 'MANUAL_VOTE']),
+    );
+    const [activity] = await query<Record<string, bigint>>(
+      `SELECT (SELECT count(*) FROM market_orders WHERE market_id LIKE 'demo-1-%' AND open_shares > 0) AS open_orders,
+              (SELECT count(*) FROM market_trades WHERE market_id LIKE 'demo-1-%') AS trades,
+              (SELECT count(*) FROM market_positions WHERE market_id LIKE 'demo-1-%') AS positions,
+              (SELECT count(*) FROM market_stakes WHERE market_id LIKE 'demo-1-%') AS stakes`,
+    );
+    for (const n of Object.values(activity ?? {})) expect(n).toBeGreaterThan(50n);
+
+    expect(json(['markets', 'demo'])).toMatchObject({
+      status: 0,
+      body: { alreadyLoaded: true, ingestion: null },
+    });
+    expect(json(['markets', 'demo', '--seed', 'x']).body.code).toBe('USAGE');
+  });
+});
