@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import Value from 'typebox/value';
+import { aiSettings } from './ai/config.js';
 import { authCacheSettings } from './keys/config.js';
 import { ledgerSettings } from './ledger/config.js';
 import { ConfigError, defineSettings } from './lib/settings.js';
@@ -54,6 +55,7 @@ const Env = Type.Object({
   ...accessSettings.env,
   ...ledgerSettings.env,
   ...priceSettings.env,
+  ...aiSettings.env,
 });
 
 export function loadConfig(env: Record<string, string | undefined> = process.env) {
@@ -77,6 +79,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     access: accessSettings.parse(values),
     ledger: ledgerSettings.parse(values),
     prices: priceSettings.parse(values),
+    ai: aiSettings.parse(values),
   };
 }
 

@@ -59,4 +59,3 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
     e.constraint === constraint || (typeof e.message === 'string' && e.message.includes(`"${constraint}"`))
   );
 }
-
