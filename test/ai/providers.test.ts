@@ -268,6 +268,39 @@ describe('provider specifics', () => {
     }
   });
 
+  it('redirects are never followed, and an unreachable provider is a network failure', async () => {
+    const target = await startFakeLlm('openai-compatible');
+    const redirecting = await startFakeLlm('openai-compatible');
+    redirecting.server.setHandler(() => ({
+      status: 307,
+      headers: { location: `${target.baseUrl}/chat/completions` },
+    }));
+    try {
+      for (const [baseUrl, kind] of [
+        [redirecting.baseUrl, 'network'],
+        ['http://127.0.0.1:9/v1', 'network'],
+      ] as const) {
+        const config = testConfig({
+          AI_MODEL_1_PROVIDER: 'openai-compatible',
+          AI_MODEL_1_ID: 'm',
+          AI_MODEL_1_BASE_URL: baseUrl,
+        });
+        const [model] = createLiveModels(config.ai.slots, new ManualClock()).models;
+        const vote = await askModel(model as ResolutionModel, 0, prompt, {
+          deadline: AbortSignal.timeout(5000),
+          deadlineAt: performance.now() + 5000,
+          retries: 0,
+        });
+        expect(vote.error?.kind).toBe(kind);
+      }
+      expect(redirecting.server.requests).toHaveLength(1);
+      expect(target.server.requests).toHaveLength(0);
+    } finally {
+      await target.close();
+      await redirecting.close();
+    }
+  });
+
   it('a slot is configured only with what its provider needs', () => {
     const config = testConfig({
       AI_MODEL_1_API_KEY: 'k1',

@@ -173,6 +173,9 @@ export function sdkModel(
         if (result.finishReason === 'length') {
           throw new ModelError('truncated', 'the answer was cut off by the output-token cap', { usage });
         }
+        if (result.finishReason === 'content-filter') {
+          throw new ModelError('refused', 'the provider refused to answer', { usage });
+        }
         let value: unknown;
         try {
           value = result.output;
