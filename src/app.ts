@@ -116,7 +116,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   keyRoutes(app, { authenticator, access: config.access });
   priceRoutes(app, { prices });
   historicalRoutes(app, { historical });
-  aiRoutes(app, { resolver, callbacks: options.callbacks, markets: options.markets ?? noMarkets });
+  aiRoutes(app, {
+    resolver,
+    callbacks: options.callbacks,
+    markets: options.markets ?? noMarkets,
+    maxConcurrentSubmits: config.ai.submitConcurrency,
+  });
   options.extraRoutes?.(app);
 
   cache.startSync(db, app.log);

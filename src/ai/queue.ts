@@ -49,7 +49,12 @@ function abandoned(position: number, model: string): Vote {
 export function aiQueueHandler(deps: AiQueueDeps): QueueHandler<Claimed> {
   const { db, clock, log, resolver, callbacks, config } = deps;
 
-  async function finish(request: Claimed): Promise<void> {
+  /**
+   * Finishes a request in one transaction that still holds its lease. `votes` are its answers as
+   * stored under this lease; null when some answer of ours was not stored (then the stored ones
+   * decide, read inside the transaction).
+   */
+  async function finish(request: Claimed, stored: Vote[] | null): Promise<void> {
     const ctx = createContext(db, clock, { requestId: request.id });
     await withTransaction(ctx, async (tx) => {
       const [held] = await tx.tx.query(sql.LOCK_IF_LEASED, [request.id, request.lease_token]);
@@ -57,11 +62,13 @@ export function aiQueueHandler(deps: AiQueueDeps): QueueHandler<Claimed> {
         log.warn({ aiRequestId: request.id }, 'AI request taken over by another worker; not finishing it');
         return;
       }
-      const stored = new Map((await loadVotes(tx.tx, request.id)).map((v) => [v.position, v]));
+      const byPosition = new Map(
+        (stored ?? (await loadVotes(tx.tx, request.id))).map((v) => [v.position, v]),
+      );
       const models = resolver.models(request.mode);
       const votes = Array.from(
         { length: MODEL_COUNT },
-        (_, p) => stored.get(p) ?? abandoned(p, models[p]?.name ?? 'unknown'),
+        (_, p) => byPosition.get(p) ?? abandoned(p, models[p]?.name ?? 'unknown'),
       );
       const consensus = decideConsensus(votes, request.outcomes, request.confidence_threshold);
       const now = clock.now();
@@ -139,26 +146,30 @@ export function aiQueueHandler(deps: AiQueueDeps): QueueHandler<Claimed> {
     },
     async process(request) {
       const lease = { id: request.id, leaseToken: request.lease_token };
-      const known = new Map((await loadVotes(db, request.id)).map((v) => [v.position, v]));
+      // Only a request claimed before can have stored answers.
+      const known = new Map(
+        request.attempts > 1 ? (await loadVotes(db, request.id)).map((v) => [v.position, v]) : [],
+      );
+      const votes = [...known.values()];
+      let allStored = true;
+      const store = async (vote: Vote) => {
+        if (await saveVote(db, lease, vote, clock.now())) votes.push(vote);
+        else allStored = false;
+      };
       if (request.attempts > config.maxAttempts) {
         // Its workers kept dying or failing: finish with what was answered, the rest abandoned.
         const models = resolver.models(request.mode);
         for (let p = 0; p < MODEL_COUNT; p++) {
-          if (!known.has(p))
-            await saveVote(db, lease, abandoned(p, models[p]?.name ?? 'unknown'), clock.now());
+          if (!known.has(p)) await store(abandoned(p, models[p]?.name ?? 'unknown'));
         }
       } else if (known.size < MODEL_COUNT) {
         await resolver.resolve(
           request.mode,
           { question: request.question, outcomes: request.outcomes, context: request.context },
-          {
-            confidenceThreshold: request.confidence_threshold,
-            known,
-            onVote: (vote) => saveVote(db, lease, vote, clock.now()),
-          },
+          { confidenceThreshold: request.confidence_threshold, known, onVote: store },
         );
       }
-      await finish(request);
+      await finish(request, allStored ? votes : null);
     },
     async nextDueAt() {
       const [row] = await db.query<{ next: Date | null }>(sql.NEXT_DUE);

@@ -148,7 +148,6 @@ export async function submitRequest(
     charged.balanceMicros,
     tx.clock.now(),
   ]);
-  await tx.tx.query(sql.NOTIFY);
   return { requestId, status: 'processing' };
 }
 
@@ -187,14 +186,17 @@ export async function loadVotes(db: Queryable, requestId: string): Promise<Vote[
   return rows.map(toVote);
 }
 
-/** Stores one model's answer while `leaseToken` still holds the request; the first answer per model wins. */
+/**
+ * Stores one model's answer while `leaseToken` still holds the request; the first answer per model
+ * wins. False when it was not stored (the lease was lost, or another answer was already there).
+ */
 export async function saveVote(
   db: Queryable,
   request: { id: string; leaseToken: string },
   vote: Vote,
   answeredAt: Date,
-): Promise<void> {
-  await db.query(sql.SAVE_VOTE, [
+): Promise<boolean> {
+  const stored = await db.query(sql.SAVE_VOTE, [
     request.id,
     request.leaseToken,
     vote.position,
@@ -209,6 +211,7 @@ export async function saveVote(
     vote.usage?.outputTokens ?? null,
     answeredAt,
   ]);
+  return stored.length === 1;
 }
 
 /** GET /ai/request/:id: the record of one of the account's requests; another account's is NOT_FOUND. */

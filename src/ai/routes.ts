@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import { FEES } from '../fees.js';
 import { defineRoute } from '../http/route.js';
+import { Semaphore } from '../lib/semaphore.js';
 import { getRecord, prepareSubmission, type SubmitDeps, submitRequest } from './requests.js';
 import { AiRecord, ResolveBody, SubmitResponse } from './schemas.js';
 
@@ -13,7 +14,12 @@ const RequestParams = Type.Object({
   }),
 });
 
-export function aiRoutes(app: FastifyInstance, deps: SubmitDeps): void {
+export function aiRoutes(app: FastifyInstance, deps: SubmitDeps & { maxConcurrentSubmits: number }): void {
+  // Submits on one account serialise on its balance row, and each waits holding a pooled
+  // connection: a burst of them would take every connection of the pool from the price routes'
+  // charges and from the worker (docs/ai.md#performance).
+  const submitting = new Semaphore(deps.maxConcurrentSubmits);
+
   defineRoute(app, {
     method: 'POST',
     url: '/ai/resolve',
@@ -33,7 +39,7 @@ export function aiRoutes(app: FastifyInstance, deps: SubmitDeps): void {
     errors: ['NOT_FOUND', 'AI_UNAVAILABLE'],
     handler: async ({ body, principal, ctx, transaction }) => {
       const submission = await prepareSubmission(ctx, deps, body, principal.mode);
-      return transaction((tx) => submitRequest(tx, submission, () => tx.charge()));
+      return submitting.run(() => transaction((tx) => submitRequest(tx, submission, () => tx.charge())));
     },
   });
 

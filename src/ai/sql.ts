@@ -3,13 +3,17 @@ import { statement } from '../db/database.js';
 /** The NOTIFY channel of AI requests: the submitting transaction wakes the workers with it. */
 export const AI_CHANNEL = 'ai_requests';
 
-export const NOTIFY = `SELECT pg_notify('${AI_CHANNEL}', '')`;
-
+// The request and the workers' wake-up in one statement: the NOTIFY is delivered when the
+// submitting transaction commits, so a worker never looks for a row that is not there yet.
 export const INSERT_REQUEST = statement(
   'ai_insert_request',
-  `INSERT INTO ai_requests (id, account_id, key_id, mode, question, outcomes, context, confidence_threshold,
-                            callback_url, market_id, charge_entry_id, cost_micros, balance_after_micros, created_at)
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+  `WITH inserted AS (
+     INSERT INTO ai_requests (id, account_id, key_id, mode, question, outcomes, context, confidence_threshold,
+                              callback_url, market_id, charge_entry_id, cost_micros, balance_after_micros, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+     RETURNING id
+   )
+   SELECT pg_notify('${AI_CHANNEL}', '') FROM inserted`,
 );
 
 const REQUEST_COLUMNS = `id, account_id, mode, status, question, outcomes, context, confidence_threshold, callback_url,
@@ -59,7 +63,8 @@ export const NEXT_DUE = statement(
 /**
  * Stores one model's answer, only while the caller still holds the lease, and only the first answer
  * per model: a worker that lost its lease cannot add answers, and a resumed resolution keeps the
- * answers it found.
+ * answers it found. FOR SHARE makes the lease check wait for, and then see, a concurrent claim that
+ * takes the request over. Returns a row when the answer was stored.
  */
 export const SAVE_VOTE = statement(
   'ai_save_vote',
@@ -67,8 +72,9 @@ export const SAVE_VOTE = statement(
                          error_kind, error_message, input_tokens, output_tokens, answered_at)
    SELECT $1::text, $3::smallint, $4::text, $5::integer, $6::double precision, $7::text, $8::integer,
           $9::text, $10::text, $11::integer, $12::integer, $13::timestamptz
-    WHERE EXISTS (SELECT 1 FROM ai_requests WHERE id = $1 AND lease_token = $2 AND status = 'PROCESSING')
-   ON CONFLICT (request_id, position) DO NOTHING`,
+    WHERE EXISTS (SELECT 1 FROM ai_requests WHERE id = $1 AND lease_token = $2 AND status = 'PROCESSING' FOR SHARE)
+   ON CONFLICT (request_id, position) DO NOTHING
+   RETURNING position`,
 );
 
 /**
