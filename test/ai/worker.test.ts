@@ -216,6 +216,36 @@ describe('finishing a request', () => {
     expect(await countEntries(ctx.database.db, account.accountId, 'refund')).toBe(1);
   });
 
+  it('provider keys never reach the logs or the record, even when a provider echoes them back', async () => {
+    const account = await ctx.createAccount({ mode: 'live', balanceUsd: '1.00' });
+    for (const fake of fakes) {
+      fake.setReply((request) => ({
+        error: 401,
+        message: `Incorrect API key provided: ${request.headers.authorization ?? request.headers['x-api-key'] ?? request.headers['x-goog-api-key']}`,
+      }));
+    }
+    const lines: string[] = [];
+    const log: Log = {
+      info: (obj, msg) => lines.push(`${JSON.stringify(obj)} ${msg}`),
+      warn: (obj, msg) => lines.push(`${JSON.stringify(obj)} ${msg}`),
+      error: (obj, msg) => lines.push(`${JSON.stringify(obj)} ${msg}`),
+    };
+    const requestId = (await submit(ctx, account.key, question())).json().requestId as string;
+    await testQueue(ctx, { log }).drain();
+    const record = (await poll(ctx, account.key, requestId)).json();
+    expect(record.status).toBe('FAILED');
+    expect(record.votes.map((v: { error: { message: string } }) => v.error.message)).toEqual([
+      'HTTP 401 (invalid_request_error)',
+      'HTTP 401 (authentication_error)',
+      'HTTP 401 (UNAUTHENTICATED)',
+      'HTTP 401 (invalid_request_error)',
+    ]);
+    expect(lines.length).toBeGreaterThan(0);
+    expect(`${JSON.stringify(record)}\n${lines.join('\n')}`).not.toContain('sk-test-secret-key');
+    for (const fake of fakes)
+      fake.setReply(() => ({ answer: { outcomeIndex: 0, confidence: 0.9, reasoning: 'r' } }));
+  });
+
   it('two workers draining 40 requests at once resolve each exactly once', async () => {
     const account = await ctx.createAccount({ balanceUsd: '20.00' });
     const contexts = ['', '[sandbox:votes=0,0,x,x]', '[sandbox:votes=?,?,?,1]', '[sandbox:delay=20]'];
