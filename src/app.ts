@@ -1,6 +1,10 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { accountRoutes } from './accounts/routes.js';
+import type { CallbackOutbox } from './ai/callback-port.js';
+import { type MarketSource, noMarkets } from './ai/market-port.js';
+import { createResolver } from './ai/resolver.js';
+import { aiRoutes } from './ai/routes.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { healthRoutes } from './health/routes.js';
@@ -43,6 +47,10 @@ export interface AppOptions {
   liveVenues?: PriceVenue[];
   /** Live candle venues for historical prices; default: the configured registry. */
   candleVenues?: CandleVenue[];
+  /** The webhook outbox that AI results' callbacks go through (their URLs are checked at submit). */
+  callbacks: CallbackOutbox;
+  /** Where `POST /ai/resolve { marketId }` finds markets; default: none yet (every id is unknown). */
+  markets?: MarketSource;
   /** Routes to add before the app is sealed (tests use it for probe routes). */
   extraRoutes?: (app: FastifyInstance) => void;
 }
@@ -73,6 +81,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const historical = new HistoricalService(db, options.candleVenues ?? registry.candles, clock, {
     outlierTolerance: config.prices.outlierTolerance,
   });
+  const resolver = createResolver(config.ai, clock);
   const edge: Services = {
     config,
     db,
@@ -108,13 +117,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerOpenApi(app, VERSION);
 
   // Every feature's routes, with what each needs.
-  healthRoutes(app, { db });
+  healthRoutes(app, { db, aiModels: resolver.liveStatus });
   accountRoutes(app);
   keyRoutes(app, { authenticator, access: config.access });
   priceRoutes(app, { prices });
   historicalRoutes(app, { historical });
   marketRoutes(app, { db, clock, prices, settings: config.markets });
   marketAdminRoutes(app, { db, settings: config.markets });
+  aiRoutes(app, {
+    resolver,
+    callbacks: options.callbacks,
+    markets: options.markets ?? noMarkets,
+    maxConcurrentSubmits: config.ai.submitConcurrency,
+  });
   options.extraRoutes?.(app);
 
   cache.startSync(db, app.log);

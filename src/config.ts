@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import Value from 'typebox/value';
+import { aiSettings } from './ai/config.js';
 import { authCacheSettings } from './keys/config.js';
 import { ledgerSettings } from './ledger/config.js';
 import { ConfigError, defineSettings } from './lib/settings.js';
@@ -56,6 +57,7 @@ const Env = Type.Object({
   ...ledgerSettings.env,
   ...priceSettings.env,
   ...marketSettings.env,
+  ...aiSettings.env,
 });
 
 export function loadConfig(env: Record<string, string | undefined> = process.env) {
@@ -80,6 +82,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ledger: ledgerSettings.parse(values),
     prices: priceSettings.parse(values),
     markets: marketSettings.parse(values),
+    ai: aiSettings.parse(values),
   };
 }
 

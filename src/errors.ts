@@ -30,6 +30,7 @@ export const ERROR_STATUS = {
   QUOTA_EXCEEDED: 429,
   INTERNAL_ERROR: 500,
   PRICE_UNAVAILABLE: 503,
+  AI_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -1,3 +1,6 @@
+import type { CallbackOutbox } from '../ai/callback-port.js';
+import { createAiQueue } from '../ai/queue.js';
+import { createResolver } from '../ai/resolver.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import { idempotencyTasks } from '../idempotency/tasks.js';
@@ -13,6 +16,8 @@ export interface WorkerDeps {
   db: Database;
   clock: Clock;
   log: Log;
+  /** The webhook outbox that results' callbacks are written to, in the result's transaction. */
+  callbacks: CallbackOutbox;
 }
 
 export interface Worker {
@@ -26,12 +31,15 @@ export interface Worker {
  * This file only lists them; each feature builds its own.
  */
 export function createWorker(deps: WorkerDeps): Worker {
-  const { config, db, clock, log } = deps;
+  const { config, db, clock, log, callbacks } = deps;
   const periodic = new PeriodicRunner(
     [...ledgerTasks({ db, log, config: config.ledger }), ...keyTasks({ db }), ...idempotencyTasks({ db })],
     { clock, log },
   );
-  const queues: WorkQueue<unknown>[] = [];
+  const resolver = createResolver(config.ai, clock);
+  const queues: Pick<WorkQueue<unknown>, 'start' | 'stop'>[] = [
+    createAiQueue({ db, clock, log, resolver, callbacks, config: config.ai }),
+  ];
   return {
     async start() {
       periodic.start();
