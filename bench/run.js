@@ -12,6 +12,7 @@ import { createKey } from '../dist/keys/keys.js';
 import { PERMISSIONS } from '../dist/keys/permissions.js';
 import { creditDeposit, reconcileLedger } from '../dist/ledger/ledger.js';
 import { systemClock } from '../dist/lib/clock.js';
+import { AI_SCENARIOS, runAiBench } from './ai.js';
 import {
   median,
   postgresCpuSeconds,
@@ -33,8 +34,9 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3);
 const WRITE_DOCS = process.env.BENCH_WRITE_DOCS !== '0';
-// A comma-separated list of scenario ids to run (hello-world always runs); a partial run never
-// writes docs/performance.md.
+// A comma-separated list of scenario ids to run (hello-world always runs with price scenarios); a
+// partial run never writes the price table of docs/performance.md. The AI scenarios (ai-wall,
+// ai-load) write their own section when both ran.
 const ONLY = process.env.BENCH_SCENARIOS?.split(',').map((id) => id.trim());
 // Another benchmark on the same machine needs other ports (a server that cannot bind would leave
 // the other run's server answering in its place).
@@ -530,4 +532,14 @@ async function main() {
   }
 }
 
-await main();
+// The AI scenarios (bench/ai.js) run after the price scenarios, or alone when only they are asked
+// for; they write their own section of docs/performance.md.
+const wantsPrices = !ONLY || ONLY.some((id) => !AI_SCENARIOS.includes(id));
+if (wantsPrices) await main();
+if (!ONLY || ONLY.some((id) => AI_SCENARIOS.includes(id))) {
+  const failures = await runAiBench({ dbUrl: DB_URL, only: ONLY, writeDocs: WRITE_DOCS });
+  if (failures.length > 0) {
+    process.stderr.write(`\nAI BENCH FAILED:\n${failures.map((f) => `- ${f}`).join('\n')}\n`);
+    process.exit(1);
+  }
+}

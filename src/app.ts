@@ -1,6 +1,10 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { accountRoutes } from './accounts/routes.js';
+import type { CallbackOutbox } from './ai/callback-port.js';
+import { type MarketSource, noMarkets } from './ai/market-port.js';
+import { createResolver } from './ai/resolver.js';
+import { aiRoutes } from './ai/routes.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { healthRoutes } from './health/routes.js';
@@ -14,9 +18,9 @@ import { lazyChildLogger, RequestLog } from './http/request-log.js';
 import type { Services } from './http/services.js';
 import { validatorCompiler } from './http/validator.js';
 import { KeyClaimer } from './idempotency/claims.js';
-import type { AiJobResolver, CallbackOutbox } from './jobs/ports.js';
+import { aiJobResolver } from './jobs/ai.js';
+import type { AiJobResolver } from './jobs/ports.js';
 import { jobRoutes } from './jobs/routes.js';
-import { unwiredAi, unwiredOutbox } from './jobs/unwired.js';
 import { Authenticator, type KeyVerification } from './keys/authenticate.js';
 import { keyRoutes } from './keys/routes.js';
 import { VerificationCache } from './keys/verification-cache.js';
@@ -46,10 +50,13 @@ export interface AppOptions {
   liveVenues?: PriceVenue[];
   /** Live candle venues for historical prices; default: the configured registry. */
   candleVenues?: CandleVenue[];
+  /** The webhook outbox that AI results' callbacks go through (their URLs are checked at submit). */
+  callbacks: CallbackOutbox;
+  /** Where `POST /ai/resolve { marketId }` finds markets; default: none yet (every id is unknown). */
+  markets?: MarketSource;
   /** Routes to add before the app is sealed (tests use it for probe routes). */
   extraRoutes?: (app: FastifyInstance) => void;
-  /** Where job results go, and the AI resolution jobs run. */
-  outbox?: CallbackOutbox;
+  /** The AI resolution scheduled AI jobs run; default: the configured models. */
   aiJobs?: AiJobResolver;
 }
 
@@ -79,6 +86,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const historical = new HistoricalService(db, options.candleVenues ?? registry.candles, clock, {
     outlierTolerance: config.prices.outlierTolerance,
   });
+  const resolver = createResolver(config.ai, clock);
   const edge: Services = {
     config,
     db,
@@ -114,14 +122,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerOpenApi(app, VERSION);
 
   // Every feature's routes, with what each needs.
-  healthRoutes(app, { db });
+  healthRoutes(app, { db, aiModels: resolver.liveStatus });
   accountRoutes(app);
   keyRoutes(app, { authenticator, access: config.access });
   priceRoutes(app, { prices });
   historicalRoutes(app, { historical });
-  jobRoutes(app, { outbox: options.outbox ?? unwiredOutbox, ai: options.aiJobs ?? unwiredAi });
+  jobRoutes(app, { callbacks: options.callbacks, ai: options.aiJobs ?? aiJobResolver(resolver) });
   marketRoutes(app, { db, clock, prices, settings: config.markets });
   marketAdminRoutes(app, { db, settings: config.markets });
+  aiRoutes(app, {
+    resolver,
+    callbacks: options.callbacks,
+    markets: options.markets ?? noMarkets,
+    maxConcurrentSubmits: config.ai.submitConcurrency,
+  });
   options.extraRoutes?.(app);
 
   cache.startSync(db, app.log);

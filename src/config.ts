@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import Value from 'typebox/value';
+import { aiSettings } from './ai/config.js';
 import { jobSettings } from './jobs/config.js';
 import { authCacheSettings } from './keys/config.js';
 import { ledgerSettings } from './ledger/config.js';
@@ -58,6 +59,7 @@ const Env = Type.Object({
   ...priceSettings.env,
   ...jobSettings.env,
   ...marketSettings.env,
+  ...aiSettings.env,
 });
 
 export function loadConfig(env: Record<string, string | undefined> = process.env) {
@@ -83,6 +85,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     prices: priceSettings.parse(values),
     jobs: jobSettings.parse(values),
     markets: marketSettings.parse(values),
+    ai: aiSettings.parse(values),
   };
 }
 

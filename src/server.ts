@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { createSandboxStarter, SANDBOX_WELCOME_MICROS } from './accounts/sandbox.js';
+import { type CallbackOutbox, unwiredCallbackOutbox } from './ai/callback-port.js';
+import { recordingCallbackOutbox } from './ai/recording-outbox.js';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { migrate } from './db/migrate.js';
@@ -45,6 +47,15 @@ function printSandboxWelcome(
 }
 
 /**
+ * The outbox AI results' callbacks go to. PLACEHOLDER: the webhook outbox replaces
+ * `unwiredCallbackOutbox` here when it is merged; AI_TEST_RECORD_CALLBACKS (tests only) records them
+ * in a table instead, so a real worker process can be tested end to end.
+ */
+function callbackOutbox(config: Config): CallbackOutbox {
+  return config.ai.testRecordCallbacks ? recordingCallbackOutbox : unwiredCallbackOutbox;
+}
+
+/**
  * `sibyl start | serve | work`: opens the database, applies migrations (a failure stops the
  * process), then runs the API, the worker, or both, until SIGTERM/SIGINT drains them.
  */
@@ -70,12 +81,18 @@ export async function runService(config: Config, roles: Roles): Promise<void> {
     }
 
     if (roles.serve) {
-      app = await buildApp({ config, db, clock: systemClock, logger });
+      app = await buildApp({ config, db, clock: systemClock, logger, callbacks: callbackOutbox(config) });
       await app.listen({ port: config.port, host: config.host });
       logger.info({ port: config.port, host: config.host, database: db.kind }, 'API listening');
     }
     if (roles.work) {
-      worker = createWorker({ config, db, clock: systemClock, log: logger });
+      worker = createWorker({
+        config,
+        db,
+        clock: systemClock,
+        log: logger,
+        callbacks: callbackOutbox(config),
+      });
       await worker.start();
       logger.info('worker started');
     }

@@ -1,11 +1,26 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
+import type { SlotStatus } from '../ai/providers/registry.js';
+import { AiReadiness } from '../ai/schemas.js';
 import type { Database } from '../db/database.js';
 
 const Health = Type.Object({ status: Type.String() });
+const Readiness = Type.Object({
+  status: Type.String(),
+  ai: AiReadiness,
+});
 
 /** Liveness and readiness for load balancers and orchestrators: unauthenticated and free. */
-export function healthRoutes(app: FastifyInstance, deps: { db: Database }): void {
+export function healthRoutes(
+  app: FastifyInstance,
+  deps: { db: Database; aiModels: readonly SlotStatus[] },
+): void {
+  // Which AI providers are configured, for operators; readiness itself is the database's.
+  const ai = {
+    live: deps.aiModels.every((m) => m.configured) ? ('available' as const) : ('unavailable' as const),
+    models: deps.aiModels.map((m) => ({ ...m })),
+  };
+
   app.get(
     '/healthz',
     {
@@ -24,18 +39,18 @@ export function healthRoutes(app: FastifyInstance, deps: { db: Database }): void
     {
       schema: {
         operationId: 'readyz',
-        summary: 'Readiness: the database answers',
+        summary: 'Readiness: the database answers; also which AI model slots are configured',
         tags: ['health'],
-        response: { 200: Health, 503: Health },
+        response: { 200: Readiness, 503: Readiness },
       },
     },
     async (request, reply) => {
       try {
         await deps.db.query('SELECT 1');
-        return { status: 'ready' };
+        return { status: 'ready', ai };
       } catch (err) {
         request.log.warn({ err }, 'readiness check failed');
-        return reply.code(503).send({ status: 'unavailable' });
+        return reply.code(503).send({ status: 'unavailable', ai });
       }
     },
   );

@@ -1,9 +1,10 @@
 import type { FastifyInstance } from 'fastify';
+import type { CallbackOutbox } from '../ai/callback-port.js';
 import { FEES } from '../fees.js';
 import { defineRoute } from '../http/route.js';
 import { formatUsd } from '../lib/money.js';
 import { cancelJob, findJob, type JobType, listJobs } from './jobs.js';
-import type { AiJobResolver, CallbackOutbox } from './ports.js';
+import type { AiJobResolver } from './ports.js';
 import { checkAiJob, checkPriceJob, createJob, presentJob } from './schedule.js';
 import {
   AiScheduleBody,
@@ -19,8 +20,11 @@ import {
 
 const SCHEDULE_ERRORS = ['INVALID_TIMESTAMP', 'TIMESTAMP_IN_PAST'] as const;
 
-export function jobRoutes(app: FastifyInstance, deps: { outbox: CallbackOutbox; ai: AiJobResolver }): void {
-  const { outbox, ai } = deps;
+export function jobRoutes(
+  app: FastifyInstance,
+  deps: { callbacks: CallbackOutbox; ai: AiJobResolver },
+): void {
+  const { callbacks, ai } = deps;
 
   defineRoute(app, {
     method: 'POST',
@@ -39,7 +43,7 @@ export function jobRoutes(app: FastifyInstance, deps: { outbox: CallbackOutbox; 
     response: JobCreated,
     errors: [...SCHEDULE_ERRORS, 'INVALID_SYMBOL', 'SYMBOL_NOT_FOUND'],
     handler: async ({ body, ctx, principal, transaction }) => {
-      const job = checkPriceJob(ctx, outbox, {
+      const job = checkPriceJob(ctx, callbacks, {
         symbol: body.symbol,
         at: body.resolutionTimestamp,
         atPath: 'body.resolutionTimestamp',
@@ -66,7 +70,7 @@ export function jobRoutes(app: FastifyInstance, deps: { outbox: CallbackOutbox; 
     response: JobCreated,
     errors: [...SCHEDULE_ERRORS, 'INVALID_SYMBOL', 'SYMBOL_NOT_FOUND'],
     handler: async ({ body, ctx, principal, transaction }) => {
-      const job = checkPriceJob(ctx, outbox, {
+      const job = checkPriceJob(ctx, callbacks, {
         symbol: body.symbol,
         at: body.scheduledFor,
         atPath: 'body.scheduledFor',
@@ -93,7 +97,7 @@ export function jobRoutes(app: FastifyInstance, deps: { outbox: CallbackOutbox; 
     response: JobCreated,
     errors: [...SCHEDULE_ERRORS, 'AI_UNAVAILABLE'],
     handler: async ({ body, ctx, principal, transaction }) => {
-      const job = checkAiJob(ctx, outbox, ai, principal.mode, { ...body, at: body.resolutionTimestamp });
+      const job = checkAiJob(ctx, callbacks, ai, principal.mode, { ...body, at: body.resolutionTimestamp });
       return transaction((tx) => createJob(tx, principal.accountId, principal.mode, job));
     },
   });
@@ -102,13 +106,13 @@ export function jobRoutes(app: FastifyInstance, deps: { outbox: CallbackOutbox; 
     ['/price', 'PRICE_RESOLUTION', 'Price'],
     ['/ai', 'AI_RESOLUTION', 'Ai'],
   ] as const) {
-    listAndCancel(app, outbox, prefix, type, tag);
+    listAndCancel(app, callbacks, prefix, type, tag);
   }
 }
 
 function listAndCancel(
   app: FastifyInstance,
-  outbox: CallbackOutbox,
+  callbacks: CallbackOutbox,
   prefix: '/price' | '/ai',
   type: JobType,
   tag: 'Price' | 'Ai',
@@ -149,7 +153,7 @@ function listAndCancel(
     errors: ['JOB_NOT_FOUND'],
     handler: async ({ params, ctx, principal }) => {
       const job = await findJob(ctx, principal.accountId, type, params.jobId);
-      const delivery = job.delivery_id ? await outbox.deliveryView(ctx.db, job.delivery_id) : null;
+      const delivery = job.delivery_id ? await callbacks.deliveryView(ctx.db, job.delivery_id) : null;
       return {
         ...presentJob(job, ctx.clock.now()),
         startedAt: job.started_at?.toISOString() ?? null,

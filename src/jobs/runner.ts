@@ -1,3 +1,4 @@
+import type { CallbackOutbox } from '../ai/callback-port.js';
 import { createContext, type TxContext, withTransaction } from '../context.js';
 import type { Database } from '../db/database.js';
 import { AppError } from '../errors.js';
@@ -11,7 +12,7 @@ import { requireToken } from '../prices/requested.js';
 import type { PriceService } from '../prices/service.js';
 import type { QueueHandler } from '../worker/queue.js';
 import { JOBS_CHANNEL, type JobRow } from './jobs.js';
-import type { AiJobInput, AiJobResolver, CallbackOutbox } from './ports.js';
+import type { AiJobInput, AiJobResolver } from './ports.js';
 import * as sql from './sql.js';
 
 export interface JobRunnerDeps {
@@ -20,7 +21,7 @@ export interface JobRunnerDeps {
   log: Log;
   prices: PriceService;
   ai: AiJobResolver;
-  outbox: CallbackOutbox;
+  callbacks: CallbackOutbox;
   settings: { concurrency: number; priceLeaseMs: number; aiLeaseMs: number };
 }
 
@@ -160,7 +161,7 @@ async function enqueueJobCallback(
         refundUsd: formatUsd(refundMicros),
         remainingBalanceUsd: formatUsd(balance),
       };
-  const deliveryId = await deps.outbox.enqueueCallback(tx, {
+  const deliveryId = await deps.callbacks.enqueueCallback(tx, {
     accountId: job.account_id,
     url: job.callback_url as string,
     type: job.job_type === 'AI_RESOLUTION' ? 'ai' : 'price',

@@ -1,9 +1,10 @@
 import type { AccountMode } from '../accounts/accounts.js';
+import type { CallbackOutbox } from '../ai/callback-port.js';
 import type { Context } from '../context.js';
 import type { ChargingContext } from '../ledger/charge.js';
 import { invalidSymbol, readToken, unknownSymbol } from '../prices/requested.js';
 import { canCancel, insertJob, type JobRow, type JobType, readScheduledFor } from './jobs.js';
-import type { AiJobInput, AiJobResolver, CallbackOutbox } from './ports.js';
+import type { AiJobInput, AiJobResolver } from './ports.js';
 
 /** What a schedule request says, checked before anything is charged. */
 export interface CheckedJob {
@@ -20,13 +21,13 @@ export interface CheckedJob {
  */
 export function checkPriceJob(
   ctx: Context,
-  outbox: CallbackOutbox,
+  callbacks: CallbackOutbox,
   input: { symbol: string; at: string; atPath: string; callbackUrl: string | undefined },
 ): CheckedJob {
   const scheduledFor = readScheduledFor(input.at, input.atPath, ctx.clock.now());
   const token = readToken(input.symbol);
   if ('invalid' in token) throw invalidSymbol(input.symbol, 'body.symbol', token.invalid);
-  if (input.callbackUrl !== undefined) outbox.validateCallbackUrl(input.callbackUrl, 'body.callbackUrl');
+  if (input.callbackUrl !== undefined) callbacks.validateCallbackUrl(input.callbackUrl, 'body.callbackUrl');
   if (!token.target) throw unknownSymbol(token.symbol);
   return {
     type: 'PRICE_RESOLUTION',
@@ -39,7 +40,7 @@ export function checkPriceJob(
 /** An AI resolution's input: the time, the question's limits, the callback URL, then availability. */
 export function checkAiJob(
   ctx: Context,
-  outbox: CallbackOutbox,
+  callbacks: CallbackOutbox,
   ai: AiJobResolver,
   mode: AccountMode,
   input: AiJobInput & { at: string; callbackUrl: string },
@@ -51,8 +52,8 @@ export function checkAiJob(
     ...(input.context !== undefined ? { context: input.context } : {}),
     ...(input.confidenceThreshold !== undefined ? { confidenceThreshold: input.confidenceThreshold } : {}),
   };
-  ai.validate(request);
-  outbox.validateCallbackUrl(input.callbackUrl, 'body.callbackUrl');
+  ai.validate(request, mode);
+  callbacks.validateCallbackUrl(input.callbackUrl, 'body.callbackUrl');
   ai.assertAvailable(mode);
   return {
     type: 'AI_RESOLUTION',

@@ -1,9 +1,12 @@
+import type { CallbackOutbox } from '../ai/callback-port.js';
+import { createAiQueue } from '../ai/queue.js';
+import { createResolver } from '../ai/resolver.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import { idempotencyTasks } from '../idempotency/tasks.js';
-import type { AiJobResolver, CallbackOutbox } from '../jobs/ports.js';
+import { aiJobResolver } from '../jobs/ai.js';
+import type { AiJobResolver } from '../jobs/ports.js';
 import { jobQueueHandler } from '../jobs/runner.js';
-import { unwiredAi, unwiredOutbox } from '../jobs/unwired.js';
 import { keyTasks } from '../keys/tasks.js';
 import { ledgerTasks } from '../ledger/tasks.js';
 import type { Clock } from '../lib/clock.js';
@@ -19,16 +22,20 @@ export interface WorkerDeps {
   db: Database;
   clock: Clock;
   log: Log;
-  /** Where job results go, and the AI resolution jobs run. */
-  outbox?: CallbackOutbox;
-  aiJobs?: AiJobResolver;
+  /** The webhook outbox that results' callbacks are written to, in the result's transaction. */
+  callbacks: CallbackOutbox;
   /** Live price venues; default: the configured registry. */
   liveVenues?: PriceVenue[];
+  /** The AI resolution scheduled AI jobs run; default: the configured models. */
+  aiJobs?: AiJobResolver;
 }
 
+/** A durable work queue as the worker runs it. */
+type Queue = Pick<WorkQueue<unknown>, 'name' | 'start' | 'stop' | 'drain'>;
+
 export interface Worker {
-  /** The durable work queues, by name (tests drain them by hand). */
-  queues: ReadonlyMap<string, WorkQueue<never>>;
+  /** The durable work queues, by name (tests drain them by hand with a manual clock). */
+  queues: ReadonlyMap<string, Queue>;
   start(): Promise<void>;
   /** Stops claiming work and waits for what is in progress. */
   stop(): Promise<void>;
@@ -39,32 +46,34 @@ export interface Worker {
  * This file only lists them; each feature builds its own.
  */
 export function createWorker(deps: WorkerDeps): Worker {
-  const { config, db, clock, log } = deps;
+  const { config, db, clock, log, callbacks } = deps;
   const periodic = new PeriodicRunner(
     [...ledgerTasks({ db, log, config: config.ledger }), ...keyTasks({ db }), ...idempotencyTasks({ db })],
     { clock, log },
   );
+  const resolver = createResolver(config.ai, clock);
   const prices = createPriceService(
     config.prices,
     clock,
     deps.liveVenues ?? createLiveVenues(config.prices, clock).price,
   );
-  const queues = [
+  const queues: Queue[] = [
+    createAiQueue({ db, clock, log, resolver, callbacks, config: config.ai }),
     new WorkQueue(
       jobQueueHandler({
         db,
         clock,
         log,
         prices,
-        outbox: deps.outbox ?? unwiredOutbox,
-        ai: deps.aiJobs ?? unwiredAi,
+        callbacks,
+        ai: deps.aiJobs ?? aiJobResolver(resolver),
         settings: config.jobs,
       }),
       { db, clock, log },
     ),
   ];
   return {
-    queues: new Map(queues.map((queue) => [queue.name, queue as unknown as WorkQueue<never>])),
+    queues: new Map(queues.map((queue) => [queue.name, queue])),
     async start() {
       periodic.start();
       for (const queue of queues) await queue.start();

@@ -1,6 +1,9 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Logger } from 'pino';
 import { type AccountMode, createAccount } from '../../src/accounts/accounts.js';
+import type { CallbackOutbox } from '../../src/ai/callback-port.js';
+import type { MarketSource } from '../../src/ai/market-port.js';
+import { recordingCallbackOutbox } from '../../src/ai/recording-outbox.js';
 import { type AppOptions, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createKey, type IssuedKey } from '../../src/keys/keys.js';
@@ -53,7 +56,10 @@ export async function createTestContext(
     biller?: (db: TestDatabase['db']) => Biller;
     database?: TestDatabase;
     logger?: Logger;
-    /** Anything else the app takes (ports such as the callback outbox). */
+    /** Default: the recording outbox (callbacks become rows of test_recorded_callbacks). */
+    callbacks?: CallbackOutbox;
+    markets?: MarketSource;
+    /** Anything else the app takes (other ports). */
     app?: Partial<AppOptions>;
   } = {},
 ): Promise<TestContext> {
@@ -64,6 +70,8 @@ export async function createTestContext(
     config,
     db: database.db,
     clock,
+    callbacks: options.callbacks ?? recordingCallbackOutbox,
+    ...(options.markets ? { markets: options.markets } : {}),
     ...(options.extraRoutes ? { extraRoutes: options.extraRoutes } : {}),
     ...(options.biller ? { biller: options.biller(database.db) } : {}),
     ...(options.logger ? { logger: options.logger } : {}),

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RECORDED_CALLBACKS_TABLE, recordingCallbackOutbox } from '../../src/ai/recording-outbox.js';
+import { createResolver } from '../../src/ai/resolver.js';
+import { aiJobResolver } from '../../src/jobs/ai.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { usingPostgres } from '../helpers/db.js';
 import { type FakeServer, startFakeServer } from '../helpers/fake-server.js';
-import { CALLBACK_TABLE, recordingOutbox, scriptedAi } from '../helpers/jobs.js';
 import { expectLedgerReconciles } from '../helpers/ledger.js';
 import { type ServiceProcess, startService } from '../helpers/process.js';
 
@@ -17,8 +19,8 @@ const workers: ServiceProcess[] = [];
 
 beforeAll(async () => {
   if (!usingPostgres) return;
-  ctx = await createTestContext({ app: { outbox: recordingOutbox(), aiJobs: scriptedAi() } });
-  await ctx.database.db.exec(CALLBACK_TABLE);
+  ctx = await createTestContext();
+  await ctx.database.db.exec(RECORDED_CALLBACKS_TABLE);
 });
 afterAll(async () => {
   for (const worker of workers) await worker.kill();
@@ -157,8 +159,8 @@ describe.runIf(usingPostgres)('a cancel racing the claim (PostgreSQL)', () => {
           jobQueueHandler({
             ...deps,
             prices: createPriceService(ctx.config.prices, workerClock, []),
-            outbox: recordingOutbox(),
-            ai: scriptedAi(),
+            callbacks: recordingCallbackOutbox,
+            ai: aiJobResolver(createResolver(ctx.config.ai, workerClock)),
           }),
           deps,
         );

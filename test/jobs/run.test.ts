@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RECORDED_CALLBACKS_TABLE, recordingCallbackOutbox } from '../../src/ai/recording-outbox.js';
+import { createResolver } from '../../src/ai/resolver.js';
+import { aiJobResolver } from '../../src/jobs/ai.js';
 import { jobQueueHandler, MAX_ATTEMPTS } from '../../src/jobs/runner.js';
 import { silentLog } from '../../src/logger.js';
 import { createPriceService } from '../../src/prices/index.js';
 import { WorkQueue } from '../../src/worker/queue.js';
 import { createWorker, type Worker } from '../../src/worker/worker.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
-import { CALLBACK_TABLE, callbacks, recordingOutbox, scriptedAi } from '../helpers/jobs.js';
+import { callbacks, crashingAi } from '../helpers/jobs.js';
 import { balanceOf, countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
 
 /**
@@ -18,20 +21,18 @@ let ctx: TestContext;
 let worker: Worker;
 const HOOK = 'https://hooks.example.com/sibyl';
 const UNKNOWN_MINT = '9n4nbM75f5Ui33ZbPYXn59EwSgE8CGsHtAeTH5YFeJ9E';
-const ai = scriptedAi();
-const outbox = recordingOutbox();
+const outbox = recordingCallbackOutbox;
 
 beforeAll(async () => {
-  ctx = await createTestContext({ app: { outbox, aiJobs: ai } });
-  await ctx.database.db.exec(CALLBACK_TABLE);
+  ctx = await createTestContext();
+  await ctx.database.db.exec(RECORDED_CALLBACKS_TABLE);
   ctx.clock.set('2026-11-22T12:00:00.000Z');
   worker = createWorker({
     config: ctx.config,
     db: ctx.database.db,
     clock: ctx.clock,
     log: silentLog,
-    outbox,
-    aiJobs: ai,
+    callbacks: outbox,
     liveVenues: [],
   });
 });
@@ -40,7 +41,7 @@ afterAll(async () => {
   await ctx.close();
 });
 
-const drain = () => (worker.queues.get('scheduled-jobs') as WorkQueue<never>).drain();
+const drain = () => worker.queues.get('scheduled-jobs')?.drain() ?? Promise.resolve(-1);
 const at = (ms: number) => new Date(ctx.clock.now().getTime() + ms).toISOString();
 
 async function schedule(account: TestAccount, url: string, payload: object): Promise<string> {
@@ -143,16 +144,31 @@ describe('running scheduled jobs', () => {
   it('AI jobs call back type ai with the resolution; a failed resolution is refunded', async () => {
     const account = await ctx.createAccount({ balanceUsd: '2.00' });
     const base = { outcomes: ['Yes', 'No'], resolutionTimestamp: at(1000), callbackUrl: HOOK };
-    const ok = await schedule(account, '/ai/schedule', { ...base, question: 'Will it rain?' });
+    const ok = await schedule(account, '/ai/schedule', {
+      ...base,
+      question: 'Will it rain?',
+      context: '[sandbox:votes=1,1,1,0]',
+    });
     const failed = await schedule(account, '/ai/schedule', {
       ...base,
       question: 'Will it snow?',
-      context: 'fail',
+      context: '[sandbox:votes=0,0,x,x]',
     });
     ctx.clock.advance(1000);
     expect(await drain()).toBe(2);
-    expect(await job(ok)).toMatchObject({ status: 'COMPLETED', result: { winningOutcomeIndex: 0 } });
-    expect(await job(failed)).toMatchObject({ status: 'FAILED', error: { code: 'AI_RESOLUTION_FAILED' } });
+    const done = await job(ok);
+    expect(done).toMatchObject({
+      status: 'COMPLETED',
+      result: {
+        winningOutcomeIndex: 1,
+        winningOutcomeLabel: 'No',
+        agreement: 0.75,
+        canDetermine: true,
+        modelsUsed: ['sandbox/alpha', 'sandbox/beta', 'sandbox/gamma', 'sandbox/delta'],
+      },
+    });
+    expect(done?.result?.votes).toHaveLength(4);
+    expect(await job(failed)).toMatchObject({ status: 'FAILED', error: { code: 'AI_UNAVAILABLE' } });
     const mine = (await callbacks(ctx.database.db)).filter((c) => c.account_id === account.accountId);
     // Both run at once: in either order.
     expect(mine.map((c) => [c.type, c.status, c.data.jobId]).sort()).toEqual([
@@ -185,8 +201,8 @@ describe('running scheduled jobs', () => {
       db: ctx.database.db,
       clock: ctx.clock,
       log: silentLog,
-      outbox,
-      ai,
+      callbacks: outbox,
+      ai: aiJobResolver(createResolver(ctx.config.ai, ctx.clock)),
       settings: ctx.config.jobs,
     };
     const stuck = new WorkQueue(jobQueueHandler({ ...deps, prices: slowPrices }), deps);
@@ -207,13 +223,21 @@ describe('running scheduled jobs', () => {
     const id = await schedule(account, '/ai/schedule', {
       question: 'Q?',
       outcomes: ['A', 'B'],
-      context: 'throw',
       resolutionTimestamp: at(1000),
       callbackUrl: HOOK,
     });
     ctx.clock.advance(1000);
+    const crashing = createWorker({
+      config: ctx.config,
+      db: ctx.database.db,
+      clock: ctx.clock,
+      log: silentLog,
+      callbacks: outbox,
+      liveVenues: [],
+      aiJobs: crashingAi(aiJobResolver(createResolver(ctx.config.ai, ctx.clock))),
+    });
     for (let run = 1; run <= MAX_ATTEMPTS; run++) {
-      await drain();
+      await crashing.queues.get('scheduled-jobs')?.drain();
       ctx.clock.advance(ctx.config.jobs.aiLeaseMs);
     }
     expect(await job(id)).toMatchObject({

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RECORDED_CALLBACKS_TABLE } from '../../src/ai/recording-outbox.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
-import { CALLBACK_TABLE, recordingOutbox, scriptedAi } from '../helpers/jobs.js';
 import { balanceOf, countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
 
 /**
@@ -13,10 +13,8 @@ let ctx: TestContext;
 const HOOK = 'https://hooks.example.com/sibyl';
 
 beforeAll(async () => {
-  ctx = await createTestContext({
-    app: { outbox: recordingOutbox(), aiJobs: scriptedAi({ available: false }) },
-  });
-  await ctx.database.db.exec(CALLBACK_TABLE);
+  ctx = await createTestContext();
+  await ctx.database.db.exec(RECORDED_CALLBACKS_TABLE);
   ctx.clock.set('2026-11-22T12:00:00.000Z');
 });
 afterAll(async () => {
@@ -183,6 +181,21 @@ describe('POST /ai/schedule', () => {
       code: 'VALIDATION_ERROR',
       details: { problems: [{ path: 'body.outcomes' }] },
     });
+    const repeated = await post(account, '/ai/schedule', { ...base, outcomes: ['Yes', ' yes '] });
+    expect(repeated.json()).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { problems: [{ path: 'body.outcomes[1]' }] },
+    });
+    const badDirective = await post(account, '/ai/schedule', {
+      ...base,
+      context: '[sandbox:votes=0,banana]',
+    });
+    expect(badDirective.json()).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { problems: [{ path: 'body.context' }] },
+    });
+    const longQuestion = await post(account, '/ai/schedule', { ...base, question: 'q'.repeat(1001) });
+    expect(longQuestion.json()).toMatchObject({ code: 'VALIDATION_ERROR' });
     const live = await ctx.createAccount({ mode: 'live', balanceUsd: '1.00' });
     const unavailable = await post(live, '/ai/schedule', base);
     expect(unavailable.statusCode).toBe(503);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordingCallbackOutbox } from '../../src/ai/recording-outbox.js';
 import { buildApp } from '../../src/app.js';
 import type { Database, Queryable, Row, Sql } from '../../src/db/database.js';
 import { sqlText } from '../../src/db/database.js';
@@ -33,7 +34,12 @@ afterAll(async () => {
 describe('key verification cache', () => {
   it('verifies a key from the database once, then from memory; concurrent misses share one lookup', async () => {
     const db = countingDatabase(ctx.database.db);
-    const app = await buildApp({ config: testConfig(), db, clock: ctx.clock });
+    const app = await buildApp({
+      config: testConfig(),
+      db,
+      clock: ctx.clock,
+      callbacks: recordingCallbackOutbox,
+    });
     await app.ready();
     try {
       const account = await ctx.createAccount();
@@ -62,6 +68,7 @@ describe('key verification cache', () => {
       config: testConfig({ AUTH_CACHE_TTL_MS: '3600000' }),
       db: ctx.database.db,
       clock: ctx.clock,
+      callbacks: recordingCallbackOutbox,
     });
     await other.ready();
     try {

@@ -1,5 +1,6 @@
 import { createConnection } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordingCallbackOutbox } from '../../src/ai/recording-outbox.js';
 import { buildApp } from '../../src/app.js';
 import { gcraStep, LocalRateLimiter } from '../../src/limits/rate-limiter.js';
 import { RedisRateLimiter } from '../../src/limits/redis-rate-limiter.js';
@@ -129,6 +130,7 @@ describe('rate limits shared through Redis', () => {
       config: testConfig({ RATE_LIMIT_PER_SECOND: '0.01', RATE_LIMIT_BURST: '20', REDIS_URL }),
       db: ctx.database.db,
       clock: ctx.clock,
+      callbacks: recordingCallbackOutbox,
     });
     await other.ready();
     try {

@@ -1,0 +1,66 @@
+import type { TxContext } from '../context.js';
+import type { Queryable } from '../db/database.js';
+import { validationError } from '../errors.js';
+
+/** Where a result's callback goes: the webhook outbox (docs/ai.md#callbacks). */
+export interface CallbackOutbox {
+  /** Throws VALIDATION_ERROR (naming `path`) for a URL the service will not call. */
+  validateCallbackUrl(url: string, path: string): void;
+  /**
+   * Writes the callback's outbox row in the caller's transaction, so that it commits with the
+   * result it reports or not at all. Returns the delivery id (the stable `webhook-id`).
+   */
+  enqueueCallback(
+    tx: TxContext,
+    input: {
+      accountId: string;
+      url: string;
+      type: 'ai' | 'price' | 'test';
+      status: 'completed' | 'failed';
+      requestId: string;
+      data: unknown;
+    },
+  ): Promise<string>;
+  /** A delivery as its account sees it: its state and attempts; null when unknown. */
+  deliveryView(db: Queryable, deliveryId: string): Promise<Record<string, unknown> | null>;
+}
+
+export const MAX_CALLBACK_URL_CHARS = 2048;
+
+/**
+ * The callback URL rules that need no network: HTTPS only, at most 2,048 characters, no
+ * user name or password, a host that parses. Which addresses the host may resolve to is decided
+ * when connecting, by the delivery worker, on the address actually connected to.
+ */
+export function validateHttpsCallbackUrl(url: string, path: string): void {
+  const problem = callbackUrlProblem(url);
+  if (problem) throw validationError([{ path, message: problem }]);
+}
+
+function callbackUrlProblem(url: string): string | null {
+  if (url.length > MAX_CALLBACK_URL_CHARS) return `must be at most ${MAX_CALLBACK_URL_CHARS} characters`;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'is not a valid URL';
+  }
+  if (parsed.protocol !== 'https:') return 'must be an https:// URL';
+  if (parsed.username !== '' || parsed.password !== '') return 'must not contain a user name or password';
+  if (parsed.hostname === '') return 'has no host';
+  return null;
+}
+
+/**
+ * PLACEHOLDER until the webhook outbox is wired in (the integrator replaces it in app.ts, server.ts
+ * and the worker): URL validation is the real one, but enqueueing throws, so a result whose
+ * callback cannot be written is never committed without it — its request stays unfinished and is
+ * retried after its lease.
+ */
+export const unwiredCallbackOutbox: CallbackOutbox = {
+  validateCallbackUrl: validateHttpsCallbackUrl,
+  enqueueCallback: async () => {
+    throw new Error('webhook outbox not wired');
+  },
+  deliveryView: async () => null,
+};

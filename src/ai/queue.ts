@@ -1,0 +1,183 @@
+import { createContext, withTransaction } from '../context.js';
+import type { Database } from '../db/database.js';
+import { refundCharge } from '../ledger/ledger.js';
+import type { Clock } from '../lib/clock.js';
+import { randomBase62 } from '../lib/ids.js';
+import { formatUsd } from '../lib/money.js';
+import type { Log } from '../logger.js';
+import { type QueueHandler, type QueueOptions, WorkQueue } from '../worker/queue.js';
+import type { CallbackOutbox } from './callback-port.js';
+import type { AiConfig } from './config.js';
+import { decideConsensus, MIN_VALID_ANSWERS } from './consensus.js';
+import { loadVotes, type RequestRow, saveVote } from './requests.js';
+import type { Resolver } from './resolver.js';
+import type { AiResultObject } from './schemas.js';
+import * as sql from './sql.js';
+import { MODEL_COUNT, type Vote } from './types.js';
+
+export interface AiQueueDeps {
+  db: Database;
+  clock: Clock;
+  log: Log;
+  resolver: Resolver;
+  callbacks: CallbackOutbox;
+  config: Pick<AiConfig, 'leaseMs' | 'maxAttempts' | 'concurrency'>;
+}
+
+/** A request claimed by this worker: its row as the claim returned it, lease token included. */
+type Claimed = RequestRow & { lease_token: string };
+
+function abandoned(position: number, model: string): Vote {
+  return {
+    position,
+    model,
+    outcomeIndex: null,
+    confidence: null,
+    reasoning: null,
+    latencyMs: 0,
+    error: { kind: 'abandoned', message: 'no answer after the request’s last attempt' },
+    usage: null,
+  };
+}
+
+/**
+ * The AI resolution work queue: claims PENDING requests (and PROCESSING ones whose lease expired),
+ * asks the models that have not answered yet, storing each answer as it arrives, then finishes the
+ * request in one transaction that still holds its lease: status, result, refund of a FAILED
+ * request and the callback's outbox row commit together, once.
+ */
+export function aiQueueHandler(deps: AiQueueDeps): QueueHandler<Claimed> {
+  const { db, clock, log, resolver, callbacks, config } = deps;
+
+  /**
+   * Finishes a request in one transaction that still holds its lease. `votes` are its answers as
+   * stored under this lease; null when some answer of ours was not stored (then the stored ones
+   * decide, read inside the transaction).
+   */
+  async function finish(request: Claimed, stored: Vote[] | null): Promise<void> {
+    const ctx = createContext(db, clock, { requestId: request.id });
+    await withTransaction(ctx, async (tx) => {
+      const [held] = await tx.tx.query(sql.LOCK_IF_LEASED, [request.id, request.lease_token]);
+      if (!held) {
+        log.warn({ aiRequestId: request.id }, 'AI request taken over by another worker; not finishing it');
+        return;
+      }
+      const byPosition = new Map(
+        (stored ?? (await loadVotes(tx.tx, request.id))).map((v) => [v.position, v]),
+      );
+      const models = resolver.models(request.mode);
+      const votes = Array.from(
+        { length: MODEL_COUNT },
+        (_, p) => byPosition.get(p) ?? abandoned(p, models[p]?.name ?? 'unknown'),
+      );
+      const consensus = decideConsensus(votes, request.outcomes, request.confidence_threshold);
+      const now = clock.now();
+      let result: AiResultObject | null = null;
+      let error: { code: string; message: string } | null = null;
+      let refundId: bigint | null = null;
+      if (consensus.status === 'COMPLETED') {
+        result = {
+          requestId: request.id,
+          question: request.question,
+          winningOutcomeIndex: consensus.winningOutcomeIndex,
+          winningOutcomeLabel: consensus.winningOutcomeLabel,
+          confidence: consensus.confidence,
+          agreement: consensus.agreement,
+          reasoning: consensus.reasoning,
+          modelsUsed: consensus.modelsUsed,
+          canDetermine: consensus.canDetermine,
+          costUsd: formatUsd(request.cost_micros),
+          remainingBalanceUsd: formatUsd(request.balance_after_micros),
+        };
+      } else {
+        const refund = await refundCharge(tx.tx, {
+          chargeEntryId: request.charge_entry_id,
+          accountId: request.account_id,
+          memo: `AI resolution ${request.id} failed`,
+        });
+        refundId = refund.entryId;
+        error = {
+          code: 'AI_UNAVAILABLE',
+          message:
+            `Only ${consensus.validAnswers} of ${MODEL_COUNT} models gave a valid answer ` +
+            `(${MIN_VALID_ANSWERS} are needed); the charge of ${formatUsd(refund.amountMicros)} USD was refunded`,
+        };
+      }
+      const deliveryId = request.callback_url
+        ? await callbacks.enqueueCallback(tx, {
+            accountId: request.account_id,
+            url: request.callback_url,
+            type: 'ai',
+            status: result ? 'completed' : 'failed',
+            requestId: request.id,
+            data: result ?? { error },
+          })
+        : null;
+      await tx.tx.query(sql.FINISH, [
+        request.id,
+        consensus.status,
+        result === null ? null : JSON.stringify(result),
+        error?.code ?? null,
+        error?.message ?? null,
+        refundId,
+        deliveryId,
+        now,
+      ]);
+      log.info(
+        {
+          aiRequestId: request.id,
+          status: consensus.status,
+          validAnswers: consensus.validAnswers,
+          canDetermine: consensus.canDetermine,
+          attempts: request.attempts,
+        },
+        'AI request finished',
+      );
+    });
+  }
+
+  return {
+    name: 'ai-resolution',
+    channel: sql.AI_CHANNEL,
+    concurrency: config.concurrency,
+    async claim(limit, now) {
+      const leaseUntil = new Date(now.getTime() + config.leaseMs);
+      return db.query<Claimed>(sql.CLAIM, [now, leaseUntil, limit, randomBase62(16)]);
+    },
+    async process(request) {
+      const lease = { id: request.id, leaseToken: request.lease_token };
+      // Only a request claimed before can have stored answers.
+      const known = new Map(
+        request.attempts > 1 ? (await loadVotes(db, request.id)).map((v) => [v.position, v]) : [],
+      );
+      const votes = [...known.values()];
+      let allStored = true;
+      const store = async (vote: Vote) => {
+        if (await saveVote(db, lease, vote, clock.now())) votes.push(vote);
+        else allStored = false;
+      };
+      if (request.attempts > config.maxAttempts) {
+        // Its workers kept dying or failing: finish with what was answered, the rest abandoned.
+        const models = resolver.models(request.mode);
+        for (let p = 0; p < MODEL_COUNT; p++) {
+          if (!known.has(p)) await store(abandoned(p, models[p]?.name ?? 'unknown'));
+        }
+      } else if (known.size < MODEL_COUNT) {
+        await resolver.resolve(
+          request.mode,
+          { question: request.question, outcomes: request.outcomes, context: request.context },
+          { confidenceThreshold: request.confidence_threshold, known, onVote: store },
+        );
+      }
+      await finish(request, allStored ? votes : null);
+    },
+    async nextDueAt() {
+      const [row] = await db.query<{ next: Date | null }>(sql.NEXT_DUE);
+      return row?.next ?? null;
+    },
+  };
+}
+
+export function createAiQueue(deps: AiQueueDeps, options?: QueueOptions): WorkQueue<Claimed> {
+  return new WorkQueue(aiQueueHandler(deps), deps, options);
+}

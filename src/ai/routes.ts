@@ -1,0 +1,64 @@
+import type { FastifyInstance } from 'fastify';
+import Type from 'typebox';
+import { FEES } from '../fees.js';
+import { defineRoute } from '../http/route.js';
+import { Semaphore } from '../lib/semaphore.js';
+import { getRecord, prepareSubmission, type SubmitDeps, submitRequest } from './requests.js';
+import { AiRecord, ResolveBody, SubmitResponse } from './schemas.js';
+
+const RequestParams = Type.Object({
+  requestId: Type.String({
+    minLength: 1,
+    maxLength: 100,
+    description: 'The requestId POST /ai/resolve answered',
+  }),
+});
+
+export function aiRoutes(app: FastifyInstance, deps: SubmitDeps & { maxConcurrentSubmits: number }): void {
+  // Submits on one account serialise on its balance row, and each waits holding a pooled
+  // connection: a burst of them would take every connection of the pool from the price routes'
+  // charges and from the worker (docs/ai.md#performance).
+  const submitting = new Semaphore(deps.maxConcurrentSubmits);
+
+  defineRoute(app, {
+    method: 'POST',
+    url: '/ai/resolve',
+    operationId: 'resolveWithAi',
+    summary: 'Ask four AI models to resolve a question; the result arrives by polling and by webhook',
+    description:
+      'Either `question`, `outcomes` (and optional `context`) with a `callbackUrl`, or a `marketId` whose ' +
+      'title, outcome labels and description are resolved (`callbackUrl` then optional). The request is ' +
+      'charged now; a resolution that FAILS (fewer than 3 of the 4 models gave a valid answer) is refunded. ' +
+      'See docs/ai.md for the consensus rule and the sandbox directives.',
+    tags: ['ai'],
+    permission: 'ai',
+    price: FEES.aiResolve,
+    billing: 'transaction',
+    body: ResolveBody,
+    response: SubmitResponse,
+    errors: ['NOT_FOUND', 'AI_UNAVAILABLE'],
+    handler: async ({ body, principal, ctx, transaction }) => {
+      const submission = await prepareSubmission(ctx, deps, body, principal.mode);
+      return submitting.run(() => transaction((tx) => submitRequest(tx, submission, () => tx.charge())));
+    },
+  });
+
+  for (const url of ['/ai/request/:requestId', '/ai/result/:requestId'] as const) {
+    const alias = url.startsWith('/ai/result');
+    defineRoute(app, {
+      method: 'GET',
+      url,
+      operationId: alias ? 'getAiResult' : 'getAiRequest',
+      summary: alias
+        ? 'Alias of GET /ai/request/:requestId'
+        : 'An AI resolution request: its status, its result once COMPLETED, and every model’s vote',
+      description: 'Free. Poll until `status` is COMPLETED or FAILED.',
+      tags: ['ai'],
+      permission: 'ai',
+      params: RequestParams,
+      response: AiRecord,
+      errors: ['NOT_FOUND'],
+      handler: async ({ params, principal, ctx }) => getRecord(ctx, principal.accountId, params.requestId),
+    });
+  }
+}

@@ -1,0 +1,125 @@
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ModelError, type ModelPrompt, type RawAnswer, type ResolutionModel } from './types.js';
+
+/** The four simulated models every sandbox resolution uses (and no live one ever does). */
+export const SANDBOX_MODELS = ['sandbox/alpha', 'sandbox/beta', 'sandbox/gamma', 'sandbox/delta'] as const;
+
+export const SANDBOX_CONFIDENCE = 0.9;
+export const SANDBOX_MAX_DELAY_MS = 30_000;
+
+/** One sandbox model's scripted answer: an outcome index, "cannot determine", or a failure. */
+export type SandboxVote = number | 'unknown' | 'fail';
+
+export interface SandboxDirectives {
+  votes?: SandboxVote[];
+  confidence?: number;
+  delayMs?: number;
+}
+
+const DIRECTIVE = /^\[sandbox:([a-z]+)=([^\]\s]*)\]/;
+const MARKER = '[sandbox:';
+
+function parseVotes(value: string): SandboxVote[] | string {
+  const entries = value.split(',');
+  if (entries.length !== SANDBOX_MODELS.length) return 'votes takes exactly 4 entries, e.g. 1,1,1,0';
+  const votes: SandboxVote[] = [];
+  for (const entry of entries) {
+    if (entry === '?') votes.push('unknown');
+    else if (entry === 'x') votes.push('fail');
+    else if (/^\d{1,3}$/.test(entry)) votes.push(Number(entry));
+    else return `votes entry "${entry.slice(0, 10)}" is not an outcome index, ? or x`;
+  }
+  return votes;
+}
+
+/**
+ * The `[sandbox:…]` directives in a context (docs/ai.md#sandbox), or the problems that make them
+ * unreadable. Anything that starts like a directive must be one.
+ */
+export function parseSandboxDirectives(context: string): {
+  directives: SandboxDirectives;
+  problems: string[];
+} {
+  const directives: SandboxDirectives = {};
+  const problems: string[] = [];
+  let from = 0;
+  for (;;) {
+    const at = context.indexOf(MARKER, from);
+    if (at === -1) break;
+    from = at + MARKER.length;
+    const match = DIRECTIVE.exec(context.slice(at, at + 200));
+    if (!match) {
+      problems.push('a [sandbox:…] directive is malformed; write [sandbox:name=value]');
+      continue;
+    }
+    const [, name, value = ''] = match;
+    const seen = (key: keyof SandboxDirectives) => {
+      if (directives[key] === undefined) return false;
+      problems.push(`[sandbox:${name}=…] is given twice`);
+      return true;
+    };
+    if (name === 'votes') {
+      if (seen('votes')) continue;
+      const votes = parseVotes(value);
+      if (typeof votes === 'string') problems.push(votes);
+      else directives.votes = votes;
+    } else if (name === 'confidence') {
+      if (seen('confidence')) continue;
+      const confidence = /^(0(\.\d+)?|1(\.0+)?)$/.test(value) ? Number(value) : Number.NaN;
+      if (Number.isNaN(confidence)) problems.push('confidence takes a number from 0 to 1, e.g. 0.6');
+      else directives.confidence = confidence;
+    } else if (name === 'delay') {
+      if (seen('delayMs')) continue;
+      const delay = /^\d{1,5}$/.test(value) ? Number(value) : Number.NaN;
+      if (Number.isNaN(delay) || delay > SANDBOX_MAX_DELAY_MS) {
+        problems.push(`delay takes whole milliseconds from 0 to ${SANDBOX_MAX_DELAY_MS}`);
+      } else directives.delayMs = delay;
+    } else {
+      problems.push(`unknown directive [sandbox:${name}=…]; known: votes, confidence, delay`);
+    }
+  }
+  return { directives, problems };
+}
+
+/** The outcome all four sandbox models choose without directives: a hash of the question. */
+export function sandboxOutcome(question: string, outcomeCount: number): number {
+  return createHash('sha256').update(question).digest().readUInt32BE(0) % outcomeCount;
+}
+
+function createSandboxModel(position: number, timeoutMs: number): ResolutionModel {
+  const name = SANDBOX_MODELS[position] as string;
+  return {
+    name,
+    timeoutMs,
+    async ask(prompt: ModelPrompt, signal: AbortSignal): Promise<RawAnswer> {
+      const { question, outcomes, context } = prompt.data;
+      const { directives } = parseSandboxDirectives(context);
+      if (directives.delayMs) await sleep(directives.delayMs, undefined, { signal });
+      const scripted = directives.votes?.[position];
+      if (scripted === 'fail') {
+        throw new ModelError('http_error', 'HTTP 503 (simulated by [sandbox:votes])');
+      }
+      const outcomeIndex =
+        scripted === 'unknown' ? null : (scripted ?? sandboxOutcome(question, outcomes.length));
+      const why =
+        scripted === undefined
+          ? 'the outcome chosen by a hash of the question'
+          : scripted === 'unknown'
+            ? 'cannot determine, as [sandbox:votes] asked'
+            : 'the outcome [sandbox:votes] asked for';
+      // Text, as a provider sends it: it goes through the same parse and schema check.
+      const text = JSON.stringify({
+        outcomeIndex,
+        confidence: directives.confidence ?? SANDBOX_CONFIDENCE,
+        reasoning: `Sandbox answer: ${why}.`,
+      });
+      return { value: JSON.parse(text), finishReason: 'stop', usage: { inputTokens: 0, outputTokens: 0 } };
+    },
+  };
+}
+
+/** The four sandbox models, deterministic and offline. */
+export function createSandboxModels(timeoutMs: number): ResolutionModel[] {
+  return SANDBOX_MODELS.map((_, position) => createSandboxModel(position, timeoutMs));
+}

@@ -1,0 +1,158 @@
+import Type, { type Static } from 'typebox';
+import { Timestamp, UsdString } from '../http/schemas.js';
+import { MAX_CALLBACK_URL_CHARS } from './callback-port.js';
+import { LIMITS } from './input.js';
+import { FAILURE_KINDS } from './types.js';
+
+export const ResolveBody = Type.Object(
+  {
+    question: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: LIMITS.questionMaxChars,
+        description: 'The question to resolve (required unless `marketId` is given)',
+      }),
+    ),
+    outcomes: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: LIMITS.outcomeMaxChars }), {
+        minItems: LIMITS.minOutcomes,
+        maxItems: LIMITS.maxOutcomes,
+        uniqueItems: true,
+        description: 'The possible outcomes, distinct; answers refer to them by zero-based index',
+      }),
+    ),
+    context: Type.Optional(
+      Type.String({
+        maxLength: LIMITS.contextMaxChars,
+        description:
+          'Additional context for the models; on sandbox accounts, `[sandbox:…]` directives steer the simulated models',
+      }),
+    ),
+    callbackUrl: Type.Optional(
+      Type.String({
+        maxLength: MAX_CALLBACK_URL_CHARS,
+        description:
+          'HTTPS URL that receives the signed result webhook (required unless `marketId` is given)',
+      }),
+    ),
+    confidenceThreshold: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description:
+          'Minimum mean confidence of the winning outcome’s voters for `canDetermine` (default 0.75)',
+      }),
+    ),
+    marketId: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description:
+          'Instead of question/outcomes/context: resolve this market (title, outcome labels, description)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export type ResolveBodyInput = Static<typeof ResolveBody>;
+
+export const SubmitResponse = Type.Object({
+  requestId: Type.String({ description: 'The AI request id to poll (GET /ai/request/:requestId)' }),
+  status: Type.Literal('processing'),
+});
+
+export const AiResult = Type.Object(
+  {
+    requestId: Type.String(),
+    question: Type.String({ description: 'The question resolved' }),
+    winningOutcomeIndex: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Zero-based index of the plurality outcome; null when no model voted for an outcome',
+    }),
+    winningOutcomeLabel: Type.Union([Type.String(), Type.Null()]),
+    confidence: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description: 'Mean confidence of the winner’s voters',
+    }),
+    agreement: Type.Number({ minimum: 0, maximum: 1, description: 'Votes for the winner ÷ 4' }),
+    reasoning: Type.String({ description: 'The winner’s voters’ reasoning, one line per model' }),
+    modelsUsed: Type.Array(Type.String(), { description: 'The four models asked, `<provider>/<model>`' }),
+    canDetermine: Type.Boolean({
+      description: 'At least 3 of 4 voted for the winner and their mean confidence reached the threshold',
+    }),
+    costUsd: UsdString,
+    remainingBalanceUsd: UsdString,
+  },
+  { additionalProperties: false },
+);
+
+export type AiResultObject = Static<typeof AiResult>;
+
+export const VoteSchema = Type.Object(
+  {
+    model: Type.String({ description: '`<provider>/<model>`' }),
+    outcomeIndex: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'The outcome this model chose; null for "cannot determine" or a failure',
+    }),
+    confidence: Type.Union([Type.Number(), Type.Null()]),
+    reasoning: Type.Union([Type.String(), Type.Null()]),
+    latencyMs: Type.Integer(),
+    error: Type.Union(
+      [
+        Type.Object({
+          kind: Type.Enum(FAILURE_KINDS),
+          message: Type.String(),
+        }),
+        Type.Null(),
+      ],
+      { description: 'Why this model gave no valid answer (it then counts as failing, never as a vote)' },
+    ),
+    usage: Type.Union([
+      Type.Object({
+        inputTokens: Type.Union([Type.Integer(), Type.Null()]),
+        outputTokens: Type.Union([Type.Integer(), Type.Null()]),
+      }),
+      Type.Null(),
+    ]),
+  },
+  { description: 'One model’s answer (extension)' },
+);
+
+export const AiRecord = Type.Object({
+  requestId: Type.String(),
+  status: Type.Union([
+    Type.Literal('PENDING'),
+    Type.Literal('PROCESSING'),
+    Type.Literal('COMPLETED'),
+    Type.Literal('FAILED'),
+  ]),
+  createdAt: Timestamp,
+  completedAt: Type.Optional(Timestamp),
+  result: Type.Optional(AiResult),
+  error: Type.Optional(
+    Type.Object(
+      { code: Type.String(), message: Type.String() },
+      { description: 'FAILED: why (fewer than 3 of the 4 models gave a valid answer)' },
+    ),
+  ),
+  refundUsd: Type.Optional(UsdString),
+  votes: Type.Array(VoteSchema, { description: 'The answers received so far, in slot order (extension)' }),
+});
+
+export type AiRecordObject = Static<typeof AiRecord>;
+
+/** The AI part of /readyz. */
+export const AiReadiness = Type.Object({
+  live: Type.Union([Type.Literal('available'), Type.Literal('unavailable')], {
+    description: 'Whether live accounts can resolve (all four model slots configured)',
+  }),
+  models: Type.Array(
+    Type.Object({
+      slot: Type.Integer(),
+      model: Type.String({ description: '`<provider>/<model>`' }),
+      configured: Type.Boolean(),
+      reason: Type.Optional(Type.String()),
+    }),
+  ),
+});

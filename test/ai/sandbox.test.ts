@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { resolveWithModels } from '../../src/ai/resolver.js';
+import { createSandboxModels, parseSandboxDirectives, sandboxOutcome } from '../../src/ai/sandbox.js';
+
+/** The sandbox models are deterministic, and the `[sandbox:…]` directives steer them (docs/ai.md#sandbox). */
+
+const question = (context: string) => ({
+  question: 'Will SOL close above 300 USD on 2026-12-31?',
+  outcomes: ['Yes', 'No', 'Unclear'],
+  context,
+});
+
+async function resolve(context: string, threshold = 0.75) {
+  return resolveWithModels(createSandboxModels(5000), question(context), {
+    confidenceThreshold: threshold,
+    deadlineMs: 5000,
+    retries: 0,
+  });
+}
+
+describe('sandbox directives', () => {
+  it.each([
+    ['', {}],
+    ['Some context without directives.', {}],
+    ['[sandbox:votes=1,1,1,0]', { votes: [1, 1, 1, 0] }],
+    [
+      '[sandbox:votes=0,?,x,2] [sandbox:confidence=0.6]',
+      { votes: [0, 'unknown', 'fail', 2], confidence: 0.6 },
+    ],
+    ['before [sandbox:delay=250] after', { delayMs: 250 }],
+    ['[sandbox:confidence=1]', { confidence: 1 }],
+    ['[sandbox:delay=30000]', { delayMs: 30000 }],
+  ])('%j', (context, directives) => {
+    expect(parseSandboxDirectives(context)).toEqual({ directives, problems: [] });
+  });
+
+  it.each([
+    ['[sandbox:votes=1,1,1]', 'votes takes exactly 4 entries, e.g. 1,1,1,0'],
+    ['[sandbox:votes=1,1,1,yes]', 'votes entry "yes" is not an outcome index, ? or x'],
+    ['[sandbox:confidence=1.5]', 'confidence takes a number from 0 to 1, e.g. 0.6'],
+    ['[sandbox:delay=30001]', 'delay takes whole milliseconds from 0 to 30000'],
+    ['[sandbox:delay=-1]', 'delay takes whole milliseconds from 0 to 30000'],
+    ['[sandbox:seed=4]', 'unknown directive [sandbox:seed=…]; known: votes, confidence, delay'],
+    ['[sandbox:votes 1,1,1,1]', 'a [sandbox:…] directive is malformed; write [sandbox:name=value]'],
+    ['[sandbox:delay=1][sandbox:delay=2]', '[sandbox:delay=…] is given twice'],
+  ])('%j is refused: %s', (context, problem) => {
+    expect(parseSandboxDirectives(context).problems).toEqual([problem]);
+  });
+});
+
+describe('sandbox models', () => {
+  it('without directives all four vote the hashed outcome with confidence 0.9', async () => {
+    const { votes, consensus } = await resolve('');
+    const expected = sandboxOutcome(question('').question, 3);
+    expect(votes.map((v) => [v.model, v.outcomeIndex, v.confidence])).toEqual([
+      ['sandbox/alpha', expected, 0.9],
+      ['sandbox/beta', expected, 0.9],
+      ['sandbox/gamma', expected, 0.9],
+      ['sandbox/delta', expected, 0.9],
+    ]);
+    expect(consensus).toMatchObject({
+      status: 'COMPLETED',
+      winningOutcomeIndex: expected,
+      canDetermine: true,
+    });
+    // Deterministic: the same question, the same answer.
+    expect((await resolve('')).consensus).toEqual(consensus);
+  });
+
+  it('[sandbox:votes=1,1,1,0] gives outcome 1, agreement 0.75, canDetermine true', async () => {
+    const { consensus } = await resolve('[sandbox:votes=1,1,1,0]');
+    expect(consensus).toMatchObject({
+      status: 'COMPLETED',
+      winningOutcomeIndex: 1,
+      winningOutcomeLabel: 'No',
+      agreement: 0.75,
+      confidence: 0.9,
+      canDetermine: true,
+      modelsUsed: ['sandbox/alpha', 'sandbox/beta', 'sandbox/gamma', 'sandbox/delta'],
+    });
+  });
+
+  it('[sandbox:votes=0,0,x,x] fails', async () => {
+    const { votes, consensus } = await resolve('[sandbox:votes=0,0,x,x]');
+    expect(consensus.status).toBe('FAILED');
+    expect(votes[2]?.error).toEqual({
+      kind: 'http_error',
+      message: 'HTTP 503 (simulated by [sandbox:votes])',
+    });
+  });
+
+  it('[sandbox:confidence=0.6] keeps 4/4 agreement below the default threshold', async () => {
+    const { consensus } = await resolve('[sandbox:votes=2,2,2,2][sandbox:confidence=0.6]');
+    expect(consensus).toMatchObject({
+      winningOutcomeIndex: 2,
+      agreement: 1,
+      confidence: 0.6,
+      canDetermine: false,
+    });
+  });
+
+  it('an index outside the outcomes is that model answering out of range: it fails, it is not a vote', async () => {
+    const { votes, consensus } = await resolve('[sandbox:votes=7,1,1,1]');
+    expect(votes[0]?.error).toEqual({ kind: 'invalid_answer', message: 'outcomeIndex 7 is outside 0..2' });
+    expect(consensus).toMatchObject({ status: 'COMPLETED', winningOutcomeIndex: 1, agreement: 0.75 });
+  });
+
+  it('[sandbox:delay] beyond the deadline times every model out', async () => {
+    const { votes, consensus } = await resolveWithModels(
+      createSandboxModels(5000),
+      question('[sandbox:delay=2000]'),
+      { confidenceThreshold: 0.75, deadlineMs: 100, retries: 0 },
+    );
+    expect(votes.map((v) => v.error?.kind)).toEqual(['timeout', 'timeout', 'timeout', 'timeout']);
+    expect(consensus.status).toBe('FAILED');
+  });
+});
