@@ -18,6 +18,9 @@ import { lazyChildLogger, RequestLog } from './http/request-log.js';
 import type { Services } from './http/services.js';
 import { validatorCompiler } from './http/validator.js';
 import { KeyClaimer } from './idempotency/claims.js';
+import { aiJobResolver } from './jobs/ai.js';
+import type { AiJobResolver } from './jobs/ports.js';
+import { jobRoutes } from './jobs/routes.js';
 import { Authenticator, type KeyVerification } from './keys/authenticate.js';
 import { keyRoutes } from './keys/routes.js';
 import { VerificationCache } from './keys/verification-cache.js';
@@ -53,6 +56,8 @@ export interface AppOptions {
   markets?: MarketSource;
   /** Routes to add before the app is sealed (tests use it for probe routes). */
   extraRoutes?: (app: FastifyInstance) => void;
+  /** The AI resolution scheduled AI jobs run; default: the configured models. */
+  aiJobs?: AiJobResolver;
 }
 
 /** The composition root of the HTTP API: every port is chosen here and nowhere else. */
@@ -122,6 +127,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   keyRoutes(app, { authenticator, access: config.access });
   priceRoutes(app, { prices });
   historicalRoutes(app, { historical });
+  jobRoutes(app, { callbacks: options.callbacks, ai: options.aiJobs ?? aiJobResolver(resolver) });
   marketRoutes(app, { db, clock, prices, settings: config.markets });
   marketAdminRoutes(app, { db, settings: config.markets });
   aiRoutes(app, {

@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import Value from 'typebox/value';
 import { aiSettings } from './ai/config.js';
+import { jobSettings } from './jobs/config.js';
 import { authCacheSettings } from './keys/config.js';
 import { ledgerSettings } from './ledger/config.js';
 import { ConfigError, defineSettings } from './lib/settings.js';
@@ -56,6 +57,7 @@ const Env = Type.Object({
   ...accessSettings.env,
   ...ledgerSettings.env,
   ...priceSettings.env,
+  ...jobSettings.env,
   ...marketSettings.env,
   ...aiSettings.env,
 });
@@ -81,6 +83,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     access: accessSettings.parse(values),
     ledger: ledgerSettings.parse(values),
     prices: priceSettings.parse(values),
+    jobs: jobSettings.parse(values),
     markets: marketSettings.parse(values),
     ai: aiSettings.parse(values),
   };

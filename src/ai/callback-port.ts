@@ -1,4 +1,5 @@
 import type { TxContext } from '../context.js';
+import type { Queryable } from '../db/database.js';
 import { validationError } from '../errors.js';
 
 /** Where a result's callback goes: the webhook outbox (docs/ai.md#callbacks). */
@@ -20,6 +21,8 @@ export interface CallbackOutbox {
       data: unknown;
     },
   ): Promise<string>;
+  /** A delivery as its account sees it: its state and attempts; null when unknown. */
+  deliveryView(db: Queryable, deliveryId: string): Promise<Record<string, unknown> | null>;
 }
 
 export const MAX_CALLBACK_URL_CHARS = 2048;
@@ -59,4 +62,5 @@ export const unwiredCallbackOutbox: CallbackOutbox = {
   enqueueCallback: async () => {
     throw new Error('webhook outbox not wired');
   },
+  deliveryView: async () => null,
 };

@@ -34,4 +34,8 @@ export const recordingCallbackOutbox: CallbackOutbox = {
     );
     return id;
   },
+  async deliveryView(db, deliveryId) {
+    const [row] = await db.query('SELECT id FROM test_recorded_callbacks WHERE id = $1', [deliveryId]);
+    return row ? { id: deliveryId, status: 'recorded' } : null;
+  },
 };

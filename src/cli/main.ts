@@ -4,6 +4,7 @@ import { MigrationError, migrate } from '../db/migrate.js';
 import { openDatabase } from '../db/open.js';
 import { DataDirInUseError } from '../db/pglite.js';
 import { AppError } from '../errors.js';
+import { jobsCommand } from '../jobs/cli.js';
 import { systemClock } from '../lib/clock.js';
 import { marketsCommand } from '../markets/cli.js';
 import { runService } from '../server.js';
@@ -22,6 +23,8 @@ const USAGE = `Usage: sibyl <command> [options]
   accounts suspend ACCOUNT_ID | accounts activate ACCOUNT_ID
   keys create ACCOUNT_ID [--name NAME] [--permissions a,b] [--expires-at ISO]
   ledger reconcile                        check every ledger invariant
+  jobs list [--status S] [--due]          scheduled jobs, newest first (--due: pending and due now)
+  jobs show JOB_ID                        one job with its request, result and delivery
   markets ingest FILE.ndjson              apply platform market events (docs/markets.md)
   markets demo [--seed N]                 load the sandbox demo markets
   markets resolve MARKET_ID OUTCOME       finalize a market with the winning outcome (index or label)
@@ -47,6 +50,8 @@ function parse(argv: string[]) {
         name: { type: 'string' },
         permissions: { type: 'string' },
         'expires-at': { type: 'string' },
+        status: { type: 'string' },
+        due: { type: 'boolean', default: false },
         seed: { type: 'string' },
       },
     });
@@ -88,6 +93,10 @@ async function main(argv: string[]): Promise<number> {
       case 'ledger':
         await migrate(db);
         return (await ledgerCommand(db, out, action)) ? 0 : 1;
+      case 'jobs':
+        await migrate(db);
+        await jobsCommand(db, out, action, args);
+        return 0;
       case 'markets':
         await migrate(db);
         return (await marketsCommand({ db, clock: systemClock }, out, action, args)) ? 0 : 1;

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type, { type Static, type TObject, type TSchema } from 'typebox';
-import type { Context, TxContext } from '../context.js';
+import type { Context } from '../context.js';
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
 import { type Principal, requirePermission } from '../keys/authenticate.js';
 import type { Permission } from '../keys/permissions.js';
 import { checkRestrictions } from '../keys/restrictions.js';
-import type { Charged } from '../ledger/charge.js';
+import type { ChargingContext } from '../ledger/charge.js';
 import { clientAddress } from '../lib/client-ip.js';
 import { formatUsd } from '../lib/money.js';
 import { EXPOSED_HEADERS, takeRateLimit } from '../limits/enforce.js';
@@ -27,10 +27,7 @@ export interface RouteInput<P extends TSchema, Q extends TSchema, B extends TSch
   transaction<T>(fn: (tx: RouteTransaction) => Promise<T>): Promise<T>;
 }
 
-export interface RouteTransaction extends TxContext {
-  /** Charges this request (the route's price unless given) in this transaction; at most once. */
-  charge(amountMicros?: bigint): Promise<Charged>;
-}
+export type RouteTransaction = ChargingContext;
 
 /**
  * The whole contract of one API route: method, path, schemas, the permission it needs, its price,

@@ -1,3 +1,4 @@
+import type { TxContext } from '../context.js';
 import type { Database, Queryable } from '../db/database.js';
 import { AppError } from '../errors.js';
 import { storeAnswer } from '../idempotency/idempotency.js';
@@ -30,6 +31,12 @@ export interface Charged {
   balanceMicros: bigint;
   /** The stored answer's bytes, when the request carried one. */
   answer?: string | undefined;
+}
+
+/** A transaction in which the request being served can be charged (once): see defineRoute. */
+export interface ChargingContext extends TxContext {
+  /** Charges the request (its route's price unless given) in this transaction. */
+  charge(amountMicros?: bigint): Promise<Charged>;
 }
 
 export type ChargeRefusal = QuotaRefusal | { ok: false; reason: 'INSUFFICIENT_BALANCE' };

@@ -30,7 +30,7 @@ export function toBase62(value: number, width: number): string {
 export const BASE62_PATTERN = /^[0-9A-Za-z]+$/;
 
 /** Public identifiers: a readable type prefix and 22 random base62 characters (~131 bits). */
-export function newId(prefix: 'acct' | 'key'): string {
+export function newId(prefix: 'acct' | 'key' | 'job'): string {
   return `${prefix}_${randomBase62(22)}`;
 }
 

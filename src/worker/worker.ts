@@ -4,12 +4,18 @@ import { createResolver } from '../ai/resolver.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import { idempotencyTasks } from '../idempotency/tasks.js';
+import { aiJobResolver } from '../jobs/ai.js';
+import type { AiJobResolver } from '../jobs/ports.js';
+import { jobQueueHandler } from '../jobs/runner.js';
 import { keyTasks } from '../keys/tasks.js';
 import { ledgerTasks } from '../ledger/tasks.js';
 import type { Clock } from '../lib/clock.js';
 import type { Log } from '../logger.js';
+import { createPriceService } from '../prices/index.js';
+import type { PriceVenue } from '../prices/types.js';
+import { createLiveVenues } from '../prices/venues/registry.js';
 import { PeriodicRunner } from './periodic.js';
-import type { WorkQueue } from './queue.js';
+import { WorkQueue } from './queue.js';
 
 export interface WorkerDeps {
   config: Config;
@@ -18,9 +24,18 @@ export interface WorkerDeps {
   log: Log;
   /** The webhook outbox that results' callbacks are written to, in the result's transaction. */
   callbacks: CallbackOutbox;
+  /** Live price venues; default: the configured registry. */
+  liveVenues?: PriceVenue[];
+  /** The AI resolution scheduled AI jobs run; default: the configured models. */
+  aiJobs?: AiJobResolver;
 }
 
+/** A durable work queue as the worker runs it. */
+type Queue = Pick<WorkQueue<unknown>, 'name' | 'start' | 'stop' | 'drain'>;
+
 export interface Worker {
+  /** The durable work queues, by name (tests drain them by hand with a manual clock). */
+  queues: ReadonlyMap<string, Queue>;
   start(): Promise<void>;
   /** Stops claiming work and waits for what is in progress. */
   stop(): Promise<void>;
@@ -37,10 +52,28 @@ export function createWorker(deps: WorkerDeps): Worker {
     { clock, log },
   );
   const resolver = createResolver(config.ai, clock);
-  const queues: Pick<WorkQueue<unknown>, 'start' | 'stop'>[] = [
+  const prices = createPriceService(
+    config.prices,
+    clock,
+    deps.liveVenues ?? createLiveVenues(config.prices, clock).price,
+  );
+  const queues: Queue[] = [
     createAiQueue({ db, clock, log, resolver, callbacks, config: config.ai }),
+    new WorkQueue(
+      jobQueueHandler({
+        db,
+        clock,
+        log,
+        prices,
+        callbacks,
+        ai: deps.aiJobs ?? aiJobResolver(resolver),
+        settings: config.jobs,
+      }),
+      { db, clock, log },
+    ),
   ];
   return {
+    queues: new Map(queues.map((queue) => [queue.name, queue])),
     async start() {
       periodic.start();
       for (const queue of queues) await queue.start();

@@ -4,7 +4,7 @@ import { type AccountMode, createAccount } from '../../src/accounts/accounts.js'
 import type { CallbackOutbox } from '../../src/ai/callback-port.js';
 import type { MarketSource } from '../../src/ai/market-port.js';
 import { recordingCallbackOutbox } from '../../src/ai/recording-outbox.js';
-import { buildApp } from '../../src/app.js';
+import { type AppOptions, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createKey, type IssuedKey } from '../../src/keys/keys.js';
 import { PERMISSIONS, type Permission } from '../../src/keys/permissions.js';
@@ -59,6 +59,8 @@ export async function createTestContext(
     /** Default: the recording outbox (callbacks become rows of test_recorded_callbacks). */
     callbacks?: CallbackOutbox;
     markets?: MarketSource;
+    /** Anything else the app takes (other ports). */
+    app?: Partial<AppOptions>;
   } = {},
 ): Promise<TestContext> {
   const database = options.database ?? (await createTestDatabase());
@@ -73,6 +75,7 @@ export async function createTestContext(
     ...(options.extraRoutes ? { extraRoutes: options.extraRoutes } : {}),
     ...(options.biller ? { biller: options.biller(database.db) } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
+    ...options.app,
   });
   await app.ready();
   const db = database.db;

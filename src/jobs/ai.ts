@@ -1,0 +1,55 @@
+import { BODY_PATHS, checkQuestion } from '../ai/input.js';
+import type { Resolver } from '../ai/resolver.js';
+import { validationError } from '../errors.js';
+import type { AiJobResolver } from './ports.js';
+
+/** The default consensus threshold (docs/ai.md). */
+const DEFAULT_THRESHOLD = 0.75;
+
+/**
+ * Scheduled AI jobs through the AI resolution engine: the same limits and models as
+ * POST /ai/resolve, the consensus without the request-row lifecycle (the job row is the record).
+ */
+export function aiJobResolver(resolver: Resolver): AiJobResolver {
+  return {
+    validate(input, mode) {
+      const problems = checkQuestion(
+        { question: input.question, outcomes: input.outcomes, context: input.context ?? '' },
+        { sandbox: mode === 'sandbox', paths: BODY_PATHS },
+      );
+      if (problems.length > 0) throw validationError(problems);
+    },
+    assertAvailable: (mode) => resolver.requireAvailable(mode),
+    async resolve(input, mode, requestId) {
+      const { votes, consensus } = await resolver.resolve(
+        mode,
+        { question: input.question, outcomes: input.outcomes, context: input.context ?? '' },
+        { confidenceThreshold: input.confidenceThreshold ?? DEFAULT_THRESHOLD },
+      );
+      if (consensus.status === 'FAILED') {
+        return {
+          ok: false,
+          error: {
+            code: 'AI_UNAVAILABLE',
+            message: `Only ${consensus.validAnswers} of ${votes.length} models gave a valid answer (3 are needed)`,
+          },
+        };
+      }
+      return {
+        ok: true,
+        result: {
+          requestId,
+          question: input.question,
+          winningOutcomeIndex: consensus.winningOutcomeIndex,
+          winningOutcomeLabel: consensus.winningOutcomeLabel,
+          confidence: consensus.confidence,
+          agreement: consensus.agreement,
+          reasoning: consensus.reasoning,
+          modelsUsed: consensus.modelsUsed,
+          canDetermine: consensus.canDetermine,
+          votes: votes.map(({ position: _position, ...vote }) => vote),
+        },
+      };
+    },
+  };
+}

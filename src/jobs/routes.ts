@@ -1,0 +1,194 @@
+import type { FastifyInstance } from 'fastify';
+import type { CallbackOutbox } from '../ai/callback-port.js';
+import { FEES } from '../fees.js';
+import { defineRoute } from '../http/route.js';
+import { formatUsd } from '../lib/money.js';
+import { cancelJob, findJob, type JobType, listJobs } from './jobs.js';
+import type { AiJobResolver } from './ports.js';
+import { checkAiJob, checkPriceJob, createJob, presentJob } from './schedule.js';
+import {
+  AiScheduleBody,
+  Cancellation,
+  JobCreated,
+  JobDetail,
+  JobIdParams,
+  JobList,
+  JobListQuery,
+  PriceScheduleBody,
+  PriceScheduledBody,
+} from './schemas.js';
+
+const SCHEDULE_ERRORS = ['INVALID_TIMESTAMP', 'TIMESTAMP_IN_PAST'] as const;
+
+export function jobRoutes(
+  app: FastifyInstance,
+  deps: { callbacks: CallbackOutbox; ai: AiJobResolver },
+): void {
+  const { callbacks, ai } = deps;
+
+  defineRoute(app, {
+    method: 'POST',
+    url: '/price/schedule',
+    operationId: 'schedulePriceCheck',
+    summary: 'Schedule a price check that calls back with the price at a future time',
+    description:
+      'The charge and the job commit together. Cancel at least 5 minutes before it is due for a full refund; ' +
+      'a job that cannot get a price fails and is refunded (docs/jobs.md).',
+    tags: ['jobs'],
+    permission: 'schedule',
+    price: FEES.priceSchedule,
+    billing: 'transaction',
+    idempotent: true,
+    body: PriceScheduleBody,
+    response: JobCreated,
+    errors: [...SCHEDULE_ERRORS, 'INVALID_SYMBOL', 'SYMBOL_NOT_FOUND'],
+    handler: async ({ body, ctx, principal, transaction }) => {
+      const job = checkPriceJob(ctx, callbacks, {
+        symbol: body.symbol,
+        at: body.resolutionTimestamp,
+        atPath: 'body.resolutionTimestamp',
+        callbackUrl: body.callbackUrl,
+      });
+      return transaction((tx) => createJob(tx, principal.accountId, principal.mode, job));
+    },
+  });
+
+  defineRoute(app, {
+    method: 'POST',
+    url: '/price/scheduled',
+    operationId: 'schedulePriceCheckAt',
+    summary: 'Schedule a price check (variant: scheduledFor, optional callbackUrl)',
+    description:
+      'The same operation as POST /price/schedule with the fields `scheduledFor` and an optional `callbackUrl`: ' +
+      'without one, the result is read with GET /price/scheduled/{jobId}.',
+    tags: ['jobs'],
+    permission: 'schedule',
+    price: FEES.priceSchedule,
+    billing: 'transaction',
+    idempotent: true,
+    body: PriceScheduledBody,
+    response: JobCreated,
+    errors: [...SCHEDULE_ERRORS, 'INVALID_SYMBOL', 'SYMBOL_NOT_FOUND'],
+    handler: async ({ body, ctx, principal, transaction }) => {
+      const job = checkPriceJob(ctx, callbacks, {
+        symbol: body.symbol,
+        at: body.scheduledFor,
+        atPath: 'body.scheduledFor',
+        callbackUrl: body.callbackUrl,
+      });
+      return transaction((tx) => createJob(tx, principal.accountId, principal.mode, job));
+    },
+  });
+
+  defineRoute(app, {
+    method: 'POST',
+    url: '/ai/schedule',
+    operationId: 'scheduleAiResolution',
+    summary: 'Schedule an AI resolution that calls back with the consensus at a future time',
+    description:
+      'The question, outcomes and context follow the limits of POST /ai/resolve (docs/ai.md). A resolution that ' +
+      'fails (fewer than 3 models answered) fails the job, which is refunded.',
+    tags: ['jobs'],
+    permission: 'schedule',
+    price: FEES.aiSchedule,
+    billing: 'transaction',
+    idempotent: true,
+    body: AiScheduleBody,
+    response: JobCreated,
+    errors: [...SCHEDULE_ERRORS, 'AI_UNAVAILABLE'],
+    handler: async ({ body, ctx, principal, transaction }) => {
+      const job = checkAiJob(ctx, callbacks, ai, principal.mode, { ...body, at: body.resolutionTimestamp });
+      return transaction((tx) => createJob(tx, principal.accountId, principal.mode, job));
+    },
+  });
+
+  for (const [prefix, type, tag] of [
+    ['/price', 'PRICE_RESOLUTION', 'Price'],
+    ['/ai', 'AI_RESOLUTION', 'Ai'],
+  ] as const) {
+    listAndCancel(app, callbacks, prefix, type, tag);
+  }
+}
+
+function listAndCancel(
+  app: FastifyInstance,
+  callbacks: CallbackOutbox,
+  prefix: '/price' | '/ai',
+  type: JobType,
+  tag: 'Price' | 'Ai',
+): void {
+  const what = type === 'PRICE_RESOLUTION' ? 'scheduled price checks' : 'scheduled AI resolutions';
+
+  defineRoute(app, {
+    method: 'GET',
+    url: `${prefix}/scheduled`,
+    operationId: `list${tag}Jobs`,
+    summary: `List the account's ${what}, newest first`,
+    tags: ['jobs'],
+    permission: 'schedule',
+    querystring: JobListQuery,
+    response: JobList,
+    handler: async ({ query, ctx, principal }) => {
+      const page = query.page ?? 1;
+      const pageSize = query.pageSize ?? 50;
+      const { jobs, total } = await listJobs(ctx, principal.accountId, type, {
+        status: query.status,
+        page,
+        pageSize,
+      });
+      const now = ctx.clock.now();
+      return { jobs: jobs.map((job) => presentJob(job, now)), total, page, pageSize };
+    },
+  });
+
+  defineRoute(app, {
+    method: 'GET',
+    url: `${prefix}/scheduled/:jobId`,
+    operationId: `get${tag}Job`,
+    summary: `One of the account's ${what}: what was asked, the result once done, the callback's delivery`,
+    tags: ['jobs'],
+    permission: 'schedule',
+    params: JobIdParams,
+    response: JobDetail,
+    errors: ['JOB_NOT_FOUND'],
+    handler: async ({ params, ctx, principal }) => {
+      const job = await findJob(ctx, principal.accountId, type, params.jobId);
+      const delivery = job.delivery_id ? await callbacks.deliveryView(ctx.db, job.delivery_id) : null;
+      return {
+        ...presentJob(job, ctx.clock.now()),
+        startedAt: job.started_at?.toISOString() ?? null,
+        finishedAt: job.finished_at?.toISOString() ?? null,
+        attempts: job.attempts,
+        request: job.request,
+        callbackUrl: job.callback_url,
+        costUsd: formatUsd(job.cost_micros),
+        result: job.result,
+        error: job.error,
+        delivery,
+      };
+    },
+  });
+
+  defineRoute(app, {
+    method: 'POST',
+    url: `${prefix}/scheduled/:jobId/cancel`,
+    operationId: `cancel${tag}Job`,
+    summary: `Cancel one of the ${what} (at least 5 minutes before it is due) for a full refund`,
+    tags: ['jobs'],
+    permission: 'schedule',
+    idempotent: true,
+    params: JobIdParams,
+    response: Cancellation,
+    errors: ['JOB_NOT_FOUND', 'JOB_CANNOT_CANCEL'],
+    handler: async ({ params, principal, transaction }) =>
+      transaction(async (tx) => {
+        const cancelled = await cancelJob(tx, principal.accountId, type, params.jobId);
+        return {
+          jobId: cancelled.job.id,
+          status: 'cancelled' as const,
+          refundUsd: formatUsd(cancelled.refundMicros),
+          remainingBalanceUsd: formatUsd(cancelled.balanceMicros),
+        };
+      }),
+  });
+}

@@ -1,0 +1,88 @@
+import type { AccountMode } from '../accounts/accounts.js';
+import type { CallbackOutbox } from '../ai/callback-port.js';
+import type { Context } from '../context.js';
+import type { ChargingContext } from '../ledger/charge.js';
+import { invalidSymbol, readToken, unknownSymbol } from '../prices/requested.js';
+import { canCancel, insertJob, type JobRow, type JobType, readScheduledFor } from './jobs.js';
+import type { AiJobInput, AiJobResolver } from './ports.js';
+
+/** What a schedule request says, checked before anything is charged. */
+export interface CheckedJob {
+  type: JobType;
+  scheduledFor: Date;
+  request: Record<string, unknown>;
+  callbackUrl: string | null;
+}
+
+/**
+ * A price check's input: the time (INVALID_TIMESTAMP, TIMESTAMP_IN_PAST, VALIDATION_ERROR beyond a
+ * year), the symbol (INVALID_SYMBOL when malformed), the callback URL (VALIDATION_ERROR), and only
+ * then an unknown symbol (404 SYMBOL_NOT_FOUND): input errors come first.
+ */
+export function checkPriceJob(
+  ctx: Context,
+  callbacks: CallbackOutbox,
+  input: { symbol: string; at: string; atPath: string; callbackUrl: string | undefined },
+): CheckedJob {
+  const scheduledFor = readScheduledFor(input.at, input.atPath, ctx.clock.now());
+  const token = readToken(input.symbol);
+  if ('invalid' in token) throw invalidSymbol(input.symbol, 'body.symbol', token.invalid);
+  if (input.callbackUrl !== undefined) callbacks.validateCallbackUrl(input.callbackUrl, 'body.callbackUrl');
+  if (!token.target) throw unknownSymbol(token.symbol);
+  return {
+    type: 'PRICE_RESOLUTION',
+    scheduledFor,
+    request: { symbol: token.symbol },
+    callbackUrl: input.callbackUrl ?? null,
+  };
+}
+
+/** An AI resolution's input: the time, the question's limits, the callback URL, then availability. */
+export function checkAiJob(
+  ctx: Context,
+  callbacks: CallbackOutbox,
+  ai: AiJobResolver,
+  mode: AccountMode,
+  input: AiJobInput & { at: string; callbackUrl: string },
+): CheckedJob {
+  const scheduledFor = readScheduledFor(input.at, 'body.resolutionTimestamp', ctx.clock.now());
+  const request: AiJobInput = {
+    question: input.question,
+    outcomes: input.outcomes,
+    ...(input.context !== undefined ? { context: input.context } : {}),
+    ...(input.confidenceThreshold !== undefined ? { confidenceThreshold: input.confidenceThreshold } : {}),
+  };
+  ai.validate(request, mode);
+  callbacks.validateCallbackUrl(input.callbackUrl, 'body.callbackUrl');
+  ai.assertAvailable(mode);
+  return {
+    type: 'AI_RESOLUTION',
+    scheduledFor,
+    request: request as unknown as Record<string, unknown>,
+    callbackUrl: input.callbackUrl,
+  };
+}
+
+/** Charges the job's price and writes the job, in one transaction. */
+export async function createJob(tx: ChargingContext, accountId: string, mode: AccountMode, job: CheckedJob) {
+  const charged = await tx.charge();
+  const row = await insertJob(tx, accountId, {
+    ...job,
+    mode,
+    chargeEntryId: charged.entryId,
+    costMicros: charged.amountMicros,
+  });
+  return presentJob(row, tx.clock.now());
+}
+
+/** A job as creation and list answers show it. */
+export function presentJob(job: JobRow, now: Date) {
+  return {
+    jobId: job.id,
+    jobType: job.job_type,
+    scheduledFor: job.scheduled_for.toISOString(),
+    status: job.status,
+    createdAt: job.created_at.toISOString(),
+    canCancel: canCancel(job, now),
+  };
+}

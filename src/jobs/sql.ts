@@ -1,0 +1,84 @@
+import { statement } from '../db/database.js';
+
+const COLUMNS = `id, account_id, job_type, status, scheduled_for, request, callback_url, mode, charge_entry_id,
+  cost_micros, request_id, key_id, result, error, delivery_id, attempts, lease_token, created_at, started_at, finished_at`;
+
+export const INSERT = statement(
+  'jobs_insert',
+  `INSERT INTO scheduled_jobs (id, account_id, job_type, status, scheduled_for, request, callback_url, mode,
+     charge_entry_id, cost_micros, request_id, key_id, created_at)
+   VALUES ($1, $2, $3, 'PENDING', $4, $5, $6, $7, $8, $9, $10, $11, $12)
+   RETURNING ${COLUMNS}`,
+);
+
+export const FIND = statement(
+  'jobs_find',
+  `SELECT ${COLUMNS} FROM scheduled_jobs WHERE id = $1 AND account_id = $2 AND job_type = $3`,
+);
+
+export const FIND_ANY = `SELECT ${COLUMNS} FROM scheduled_jobs WHERE id = $1`;
+
+export const LIST = statement(
+  'jobs_list',
+  `SELECT ${COLUMNS} FROM scheduled_jobs
+    WHERE account_id = $1 AND job_type = $2 AND ($3::text IS NULL OR status = $3)
+    ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`,
+);
+
+export const COUNT = statement(
+  'jobs_count',
+  `SELECT count(*) AS total FROM scheduled_jobs
+    WHERE account_id = $1 AND job_type = $2 AND ($3::text IS NULL OR status = $3)`,
+);
+
+/**
+ * Cancels a PENDING job at least five minutes before it is due ($4 = now + 5 minutes). The row lock
+ * it takes is the one a claiming worker takes: a cancel and a claim racing for one job serialise,
+ * and whichever comes second finds the status changed.
+ */
+export const CANCEL = statement(
+  'jobs_cancel',
+  `UPDATE scheduled_jobs SET status = 'CANCELLED', finished_at = $5
+    WHERE id = $1 AND account_id = $2 AND job_type = $3 AND status = 'PENDING' AND scheduled_for >= $4
+   RETURNING ${COLUMNS}`,
+);
+
+/**
+ * Claims due jobs: PENDING ones whose time has come and PROCESSING ones whose lease lapsed (their
+ * worker died). The lease is the job type's ($4 for price checks, $5 for AI resolutions, in ms).
+ */
+export const CLAIM = statement(
+  'jobs_claim',
+  `UPDATE scheduled_jobs j
+      SET status = 'PROCESSING', attempts = j.attempts + 1, lease_token = $3,
+          lease_until = $1::timestamptz + make_interval(secs => (CASE j.job_type WHEN 'AI_RESOLUTION' THEN $5 ELSE $4 END)::double precision / 1000),
+          started_at = coalesce(j.started_at, $1)
+    WHERE j.id IN (SELECT id FROM scheduled_jobs
+                    WHERE (status = 'PENDING' AND scheduled_for <= $1) OR (status = 'PROCESSING' AND lease_until <= $1)
+                    ORDER BY scheduled_for LIMIT $2 FOR UPDATE SKIP LOCKED)
+   RETURNING ${COLUMNS}`,
+);
+
+export const NEXT_DUE = statement(
+  'jobs_next_due',
+  `SELECT least((SELECT min(scheduled_for) FROM scheduled_jobs WHERE status = 'PENDING'),
+                (SELECT min(lease_until) FROM scheduled_jobs WHERE status = 'PROCESSING')) AS next`,
+);
+
+/** Finishes a job, only for the worker that still holds its lease. */
+export const FINISH = statement(
+  'jobs_finish',
+  `UPDATE scheduled_jobs
+      SET status = $3, result = $4, error = $5, finished_at = $6, lease_until = NULL, lease_token = NULL
+    WHERE id = $1 AND lease_token = $2 AND status = 'PROCESSING'
+   RETURNING ${COLUMNS}`,
+);
+
+export const SET_DELIVERY = statement(
+  'jobs_set_delivery',
+  'UPDATE scheduled_jobs SET delivery_id = $2 WHERE id = $1',
+);
+
+export const OPERATOR_LIST = `SELECT ${COLUMNS} FROM scheduled_jobs
+  WHERE ($1::text IS NULL OR status = $1) AND ($2::timestamptz IS NULL OR (status = 'PENDING' AND scheduled_for <= $2))
+  ORDER BY created_at DESC, id DESC LIMIT $3`;
