@@ -30,7 +30,7 @@ import type { Clock } from './lib/clock.js';
 import { requestIdGenerator } from './lib/ids.js';
 import { LocalRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
 import { RedisRateLimiter } from './limits/redis-rate-limiter.js';
-import { marketAdminRoutes } from './markets/admin-route.js';
+import { marketAdminRoutes } from './markets/admin-routes.js';
 import { marketRoutes } from './markets/routes.js';
 import { createPriceService } from './prices/index.js';
 import { priceRoutes } from './prices/routes.js';
