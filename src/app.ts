@@ -11,6 +11,14 @@ import { healthRoutes } from './health/routes.js';
 import { historicalRoutes } from './historical/routes.js';
 import { HistoricalService } from './historical/service.js';
 import { registerCorsPreflight } from './http/cors.js';
+import {
+  charsetRefusal,
+  clientErrorHandler,
+  frameworkErrors,
+  MAX_PARAM_LENGTH,
+  refuseWhileClosing,
+  serverTimeouts,
+} from './http/edge.js';
 import { registerErrorHandling } from './http/errors.js';
 import { InFlight } from './http/in-flight.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -28,6 +36,7 @@ import { type Biller, directBiller } from './ledger/biller.js';
 import { CoalescingBiller } from './ledger/coalescing-biller.js';
 import type { Clock } from './lib/clock.js';
 import { requestIdGenerator } from './lib/ids.js';
+import { AuthFailureLimiter } from './limits/auth-failures.js';
 import { LocalRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
 import { RedisRateLimiter } from './limits/redis-rate-limiter.js';
 import { marketAdminRoutes } from './markets/admin-routes.js';
@@ -63,16 +72,21 @@ export interface AppOptions {
 /** The composition root of the HTTP API: every port is chosen here and nowhere else. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, db, clock } = options;
+  const nextRequestId = requestIdGenerator();
   const app: FastifyInstance = Fastify({
     ...(options.logger ? { loggerInstance: options.logger as FastifyBaseLogger } : { logger: false }),
     logController: new RequestLog(),
     childLoggerFactory: lazyChildLogger,
-    genReqId: requestIdGenerator(),
+    genReqId: nextRequestId,
     requestIdHeader: false,
     bodyLimit: config.bodyLimitBytes,
-    requestTimeout: config.requestTimeoutMs,
+    ...serverTimeouts(config.requestTimeoutMs),
     keepAliveTimeout: config.keepAliveTimeoutMs,
-    return503OnClosing: true,
+    // Answers written before any route runs, in the one error body (src/http/edge.ts).
+    clientErrorHandler: clientErrorHandler(nextRequestId, config.requestTimeoutMs),
+    frameworkErrors: frameworkErrors(MAX_PARAM_LENGTH),
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    return503OnClosing: false,
     // An automatic HEAD twin of each GET would run the GET's handler — and bill it — for no body.
     exposeHeadRoutes: false,
     forceCloseConnections: 'idle',
@@ -87,6 +101,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     outlierTolerance: config.prices.outlierTolerance,
   });
   const resolver = createResolver(config.ai, clock);
+  const rateLimiter = options.rateLimiter ?? createRateLimiter(app, config);
   const edge: Services = {
     config,
     db,
@@ -95,7 +110,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     biller:
       options.biller ?? (config.ledger.batching ? new CoalescingBiller(db, config.ledger) : directBiller(db)),
     keyClaimer: new KeyClaimer(db, clock),
-    rateLimiter: options.rateLimiter ?? createRateLimiter(app, config),
+    rateLimiter,
+    authFailures: new AuthFailureLimiter(rateLimiter, config.access.authFailureLimit),
   };
   app.decorate('services', edge);
   app.decorate('apiRoutes', []);
@@ -107,6 +123,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // A body-less POST (rotate, cancel) sent with Content-Type: application/json is still valid.
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    const refusal = charsetRefusal(request.headers['content-type']);
+    if (refusal) return done(refusal, undefined);
     if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
     return parseJson(request, body as string, done);
   });
@@ -116,6 +134,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     done();
   });
+  refuseWhileClosing(app);
 
   registerErrorHandling(app);
   registerCorsPreflight(app, config.access.corsMaxAgeSeconds);

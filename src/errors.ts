@@ -24,16 +24,23 @@ export const ERROR_STATUS = {
   KEY_ROTATION_IN_PROGRESS: 409,
   MAX_KEYS_EXCEEDED: 409,
   IDEMPOTENCY_KEY_IN_USE: 409,
+  REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
+  URI_TOO_LONG: 414,
+  UNSUPPORTED_MEDIA_TYPE: 415,
   IDEMPOTENCY_KEY_REUSED: 422,
   RATE_LIMIT_EXCEEDED: 429,
   QUOTA_EXCEEDED: 429,
+  HEADERS_TOO_LARGE: 431,
   INTERNAL_ERROR: 500,
   PRICE_UNAVAILABLE: 503,
   AI_UNAVAILABLE: 503,
+  SERVICE_UNAVAILABLE: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
 /** Extra top-level fields some codes add to the error body (docs/api.md#errors). */
 export interface ErrorExtras {
@@ -88,4 +95,9 @@ export function validationError(problems: ValidationProblem[], message?: string)
 
 export function notFound(what: string): AppError {
   return new AppError('NOT_FOUND', `${what} not found`);
+}
+
+/** At most `max` characters of client input, for error messages: never echo a whole input back. */
+export function excerpt(text: string, max = 100): string {
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }

@@ -1,11 +1,17 @@
 import { type AccountMode, createAccount, getAccount, setAccountStatus } from '../accounts/accounts.js';
 import type { Database } from '../db/database.js';
 import { migrate } from '../db/migrate.js';
-import { createKey } from '../keys/keys.js';
+import { AppError } from '../errors.js';
+import { createKey, updateKey } from '../keys/management.js';
 import { isPermission, PERMISSIONS, type Permission } from '../keys/permissions.js';
+import type { KeyPolicy } from '../keys/policy.js';
+import { type ApiKeyRecord, findKeyAccountId } from '../keys/rows.js';
+import { presentKey } from '../keys/schemas.js';
+import type { KeySettingsInput } from '../keys/settings.js';
 import { creditDeposit, reconcileLedger, reconciliationView } from '../ledger/ledger.js';
 import { systemClock } from '../lib/clock.js';
 import { formatUsd, parseUsd } from '../lib/money.js';
+import { MIN_PER_SECOND } from '../limits/rate-limiter.js';
 import { type Output, UsageError } from './output.js';
 
 export interface CommandArgs {
@@ -116,45 +122,115 @@ export async function accountsCommand(
   }
 }
 
+/** What the operator may give a key: any rate limit up to the configured ceiling. */
+export type OperatorKeyPolicy = KeyPolicy;
+
+function permissionsOption(args: CommandArgs): Permission[] | undefined {
+  const permissionText = option(args, 'permissions');
+  if (permissionText === undefined) return undefined;
+  const names = permissionText
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  const unknown = names.filter((p) => !isPermission(p));
+  if (unknown.length > 0 || names.length === 0) {
+    throw new UsageError(`--permissions takes a comma-separated subset of: ${PERMISSIONS.join(', ')}`);
+  }
+  return names as Permission[];
+}
+
+/** `--rate-limit N --burst M` (both), `--rate-limit default`, or neither. */
+function rateLimitOption(args: CommandArgs): KeySettingsInput['rateLimit'] {
+  const rate = option(args, 'rate-limit');
+  const burst = option(args, 'burst');
+  if (rate === undefined && burst === undefined) return undefined;
+  if (rate === 'default' && burst === undefined) return null;
+  const requestsPerSecond = Number(rate);
+  const burstSize = Number(burst);
+  if (
+    rate === undefined ||
+    burst === undefined ||
+    !Number.isFinite(requestsPerSecond) ||
+    requestsPerSecond < MIN_PER_SECOND ||
+    !Number.isSafeInteger(burstSize) ||
+    burstSize < 1
+  ) {
+    throw new UsageError(
+      `--rate-limit (requests per second, at least ${MIN_PER_SECOND}) and --burst (a whole number, at least 1) go together; --rate-limit default restores the service default`,
+    );
+  }
+  return { requestsPerSecond, burst: burstSize };
+}
+
+function presentForOperator(record: ApiKeyRecord, policy: KeyPolicy) {
+  const { usage: _usage, ...key } = presentKey(record, systemClock.now(), {
+    defaultRateLimit: policy.defaultRateLimit,
+  });
+  return { ...key, accountId: record.accountId };
+}
+
+/**
+ * `keys create` and `keys update`: the operator is bounded by no key, only by the configured
+ * ceilings, so this is how a key gets a rate limit above the default.
+ */
 export async function keysCommand(
   db: Database,
   out: Output,
   action: string,
   args: CommandArgs,
+  policy: OperatorKeyPolicy,
 ): Promise<void> {
-  if (action !== 'create') throw new UsageError(`unknown keys action "${action}"`);
-  const accountId = required(args, 0, 'ACCOUNT_ID');
-  const permissionText = option(args, 'permissions');
-  let permissions: Permission[] | undefined;
-  if (permissionText !== undefined) {
-    const names = permissionText
-      .split(',')
-      .map((p) => p.trim())
-      .filter(Boolean);
-    const unknown = names.filter((p) => !isPermission(p));
-    if (unknown.length > 0 || names.length === 0) {
-      throw new UsageError(`--permissions takes a comma-separated subset of: ${PERMISSIONS.join(', ')}`);
+  switch (action) {
+    case 'create': {
+      const accountId = required(args, 0, 'ACCOUNT_ID');
+      const issued = await createKey(
+        db,
+        systemClock,
+        { accountId, permissions: PERMISSIONS, expiresAt: null },
+        {
+          name: option(args, 'name') ?? 'operator key',
+          permissions: permissionsOption(args),
+          expiresAt: option(args, 'expires-at'),
+          rateLimit: rateLimitOption(args),
+        },
+        policy,
+      );
+      out.result(
+        { ...presentForOperator(issued.record, policy), key: issued.key },
+        `Created key ${issued.record.id} for ${accountId} (shown once):\n${issued.key}`,
+      );
+      return;
     }
-    permissions = names as Permission[];
+    case 'update': {
+      const keyId = required(args, 0, 'KEY_ID');
+      const expiresText = option(args, 'expires-at');
+      const input: KeySettingsInput = {
+        name: option(args, 'name'),
+        permissions: permissionsOption(args),
+        expiresAt: expiresText === 'never' ? null : expiresText,
+        rateLimit: rateLimitOption(args),
+      };
+      if (Object.values(input).every((v) => v === undefined)) {
+        throw new UsageError(
+          'keys update needs at least one of --name, --permissions, --expires-at, --rate-limit',
+        );
+      }
+      const accountId = await findKeyAccountId(db, keyId);
+      if (accountId === null) throw new AppError('NOT_FOUND', `Key ${keyId} not found`);
+      const updated = await updateKey(
+        db,
+        systemClock,
+        { accountId, permissions: PERMISSIONS, expiresAt: null },
+        keyId,
+        input,
+        policy,
+      );
+      out.result(presentForOperator(updated, policy), `Updated key ${keyId} of ${accountId}`);
+      return;
+    }
+    default:
+      throw new UsageError(`unknown keys action "${action}"`);
   }
-  const issued = await createKey(
-    db,
-    systemClock,
-    { accountId, permissions: PERMISSIONS, expiresAt: null },
-    { name: option(args, 'name') ?? 'operator key', permissions, expiresAt: option(args, 'expires-at') },
-  );
-  out.result(
-    {
-      id: issued.record.id,
-      key: issued.key,
-      keyPrefix: issued.record.keyPrefix,
-      accountId,
-      name: issued.record.name,
-      permissions: issued.record.permissions,
-      expiresAt: issued.record.expiresAt?.toISOString() ?? null,
-    },
-    `Created key ${issued.record.id} for ${accountId} (shown once):\n${issued.key}`,
-  );
 }
 
 export async function ledgerCommand(db: Database, out: Output, action: string): Promise<boolean> {

@@ -22,6 +22,9 @@ const USAGE = `Usage: sibyl <command> [options]
   accounts credit ACCOUNT_ID USD --reference REF [--memo TEXT]
   accounts suspend ACCOUNT_ID | accounts activate ACCOUNT_ID
   keys create ACCOUNT_ID [--name NAME] [--permissions a,b] [--expires-at ISO]
+              [--rate-limit PER_SECOND --burst N]
+  keys update KEY_ID [--name NAME] [--permissions a,b] [--expires-at ISO|never]
+              [--rate-limit PER_SECOND --burst N | --rate-limit default]
   ledger reconcile                        check every ledger invariant
   jobs list [--status S] [--due]          scheduled jobs, newest first (--due: pending and due now)
   jobs show JOB_ID                        one job with its request, result and delivery
@@ -53,6 +56,8 @@ function parse(argv: string[]) {
         status: { type: 'string' },
         due: { type: 'boolean', default: false },
         seed: { type: 'string' },
+        'rate-limit': { type: 'string' },
+        burst: { type: 'string' },
       },
     });
   } catch (err) {
@@ -88,7 +93,10 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       case 'keys':
         await migrate(db);
-        await keysCommand(db, out, action, args);
+        await keysCommand(db, out, action, args, {
+          ceilings: config.access.ceilings,
+          defaultRateLimit: config.access.defaultRateLimit,
+        });
         return 0;
       case 'ledger':
         await migrate(db);

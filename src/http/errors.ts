@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type ValidationProblem, validationError } from '../errors.js';
+import { AppError, excerpt, type ValidationProblem, validationError } from '../errors.js';
 
 interface SchemaError {
   instancePath?: string;
@@ -120,7 +120,8 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    const error = new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}`);
+    const path = request.url.split('?')[0] ?? '';
+    const error = new AppError('NOT_FOUND', `No route ${request.method} ${excerpt(path)}`);
     return reply.code(404).send(errorBody(error, request.id));
   });
 }

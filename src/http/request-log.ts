@@ -1,9 +1,10 @@
 import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Bindings, ChildLoggerOptions } from 'pino';
+import { redactKeys } from '../keys/format.js';
 
 /**
- * One structured line per request, written when it completes: method, URL, status, duration and
- * the caller's account and key ids. Headers (and so API keys) are never logged.
+ * One structured line per request, written when it completes: method, URL path, status, duration
+ * and the caller's account and key ids. Headers, query strings and key-shaped text are never logged.
  */
 export class RequestLog extends LogController {
   override incomingRequest(): void {}
@@ -17,7 +18,7 @@ export class RequestLog extends LogController {
     if (!error && !levelEnabled(request.log, 'info')) return;
     const line = {
       method: request.method,
-      url: request.url,
+      url: loggedUrl(request.url),
       statusCode: reply.statusCode,
       ms: Math.round(reply.elapsedTime * 10) / 10,
       accountId: request.principal?.accountId,
@@ -30,6 +31,19 @@ export class RequestLog extends LogController {
   // The error handler logs 5xx causes itself; 4xx are ordinary answers, already in the request line.
   override defaultErrorLog(): void {}
   override routeNotFound(): void {}
+}
+
+/** Longest URL path a request line carries; the rest is cut. */
+const MAX_LOGGED_URL = 512;
+
+/**
+ * The path only: query strings carry whatever clients put in them (keys, among other things), and
+ * anything shaped like a key in the path is redacted.
+ */
+function loggedUrl(url: string): string {
+  const query = url.indexOf('?');
+  const path = query === -1 ? url : url.slice(0, query);
+  return redactKeys(path.length > MAX_LOGGED_URL ? `${path.slice(0, MAX_LOGGED_URL)}…` : path);
 }
 
 type LogMethod = (...args: unknown[]) => void;

@@ -9,6 +9,7 @@ import type { ChargingContext } from '../ledger/charge.js';
 import { clientAddress } from '../lib/client-ip.js';
 import { formatUsd } from '../lib/money.js';
 import { EXPOSED_HEADERS, takeRateLimit } from '../limits/enforce.js';
+import { authenticateRequest } from './access.js';
 import { handleRoute } from './route-handler.js';
 import { BillingProperties, errorBodySchema } from './schemas.js';
 
@@ -132,7 +133,7 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
   const priced = spec.price !== undefined;
   const codes: ErrorCode[] = [...AUTH_ERRORS, ...(spec.errors ?? [])];
   if (spec.params || spec.querystring || spec.body) codes.push('VALIDATION_ERROR');
-  if (spec.body) codes.push('PAYLOAD_TOO_LARGE');
+  if (spec.body) codes.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
   if (priced) codes.push('INSUFFICIENT_BALANCE', 'QUOTA_EXCEEDED');
   if (spec.idempotent) codes.push('IDEMPOTENCY_KEY_IN_USE', 'IDEMPOTENCY_KEY_REUSED');
 
@@ -173,30 +174,30 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
     // Access checks run before the body is parsed or validated, cheapest first: an unauthenticated
     // caller learns nothing about the route's input rules and costs no parsing.
     onRequest: async (request, reply) => {
-      const { authenticator, config, rateLimiter, clock } = app.services;
-      const principal = await authenticator.authenticate(request.headers.authorization);
+      const { config, rateLimiter, clock } = app.services;
+      const principal = await authenticateRequest(app.services, request);
       const clientOf = () =>
         clientAddress(
           request.socket.remoteAddress,
           request.headers['x-forwarded-for'],
           config.access.trustedProxies,
         );
-      const origin = request.headers.origin;
-      checkRestrictions(principal, clientOf, origin);
-      if (origin !== undefined && principal.verification.originRestrictionEnabled) {
-        // Only keys that list their browser origins answer browsers (checkRestrictions vetted it).
-        reply.header('access-control-allow-origin', origin);
+      const allowedOrigin = checkRestrictions(principal, clientOf, request.headers.origin);
+      if (allowedOrigin !== null) {
+        // Only keys that list their browser origins answer browsers, with the origin as listed.
+        reply.header('access-control-allow-origin', allowedOrigin);
         reply.header('access-control-expose-headers', EXPOSED_HEADERS);
         reply.header('vary', 'Origin');
       }
       requirePermission(principal, spec.permission);
-      await takeRateLimit(
+      const limit = await takeRateLimit(
         rateLimiter,
         principal,
         config.access.defaultRateLimit,
         clock.now().getTime(),
-        reply,
       );
+      reply.headers(limit.headers);
+      if (limit.refusal) throw limit.refusal;
       request.principal = principal;
     },
     handler: (request, reply) => app.inFlight.track(handleRoute(spec, app.services, request, reply)),

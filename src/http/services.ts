@@ -5,6 +5,7 @@ import type { Authenticator, Principal } from '../keys/authenticate.js';
 import type { Permission } from '../keys/permissions.js';
 import type { Biller } from '../ledger/biller.js';
 import type { Clock } from '../lib/clock.js';
+import type { AuthFailureLimiter } from '../limits/auth-failures.js';
 import type { RateLimiter } from '../limits/rate-limiter.js';
 import type { InFlight } from './in-flight.js';
 import type { ApiRouteInfo } from './route.js';
@@ -22,6 +23,8 @@ export interface Services {
   biller: Biller;
   keyClaimer: KeyClaimer;
   rateLimiter: RateLimiter;
+  /** Failed authentications per client address; its `counts` are for metrics. */
+  authFailures: AuthFailureLimiter;
 }
 
 declare module 'fastify' {

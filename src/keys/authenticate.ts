@@ -2,11 +2,11 @@ import type { AccountMode, AccountStatus } from '../accounts/accounts.js';
 import type { Queryable } from '../db/database.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
-import { type Cidr, parseCidr } from '../lib/ip.js';
+import { type Cidr, parseCidrList } from '../lib/ip.js';
 import { hasQuota, type QuotaLimits } from '../limits/quotas.js';
 import { checkKeyFormat, hashKey } from './format.js';
-import { type KeyRow, quotasOf } from './keys.js';
 import type { Permission } from './permissions.js';
+import { type KeyRow, quotasOf } from './rows.js';
 import type { RateLimitSetting } from './settings.js';
 import * as sql from './sql.js';
 import type { VerificationCache } from './verification-cache.js';
@@ -26,6 +26,8 @@ export interface KeyVerification {
   allowedOrigins: readonly string[];
   originRestrictionEnabled: boolean;
   lineageId: string;
+  /** The rate-limit bucket the key draws on (shared along its lineage; see rows.ts). */
+  rateLimitBucket: string;
   rateLimit: RateLimitSetting;
   quotas: QuotaLimits;
   /** Whether any quota is set (then charges go through the quota path). */
@@ -46,6 +48,7 @@ interface AuthRow
   extends Pick<
     KeyRow,
     | 'lineage_id'
+    | 'rate_limit_bucket'
     | 'rate_limit_per_second'
     | 'rate_limit_burst'
     | 'quota_daily_requests'
@@ -76,14 +79,12 @@ function toVerification(row: AuthRow): KeyVerification {
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,
     // Stored entries were canonicalised when the key was saved; anything unparsable matches nothing.
-    allowedIps: row.allowed_ips.flatMap((entry) => {
-      const parsed = parseCidr(entry);
-      return 'cidr' in parsed ? [parsed.cidr] : [];
-    }),
+    allowedIps: parseCidrList(row.allowed_ips).cidrs,
     ipRestrictionEnabled: row.ip_restriction_enabled,
     allowedOrigins: row.allowed_origins,
     originRestrictionEnabled: row.origin_restriction_enabled,
     lineageId: row.lineage_id,
+    rateLimitBucket: row.rate_limit_bucket,
     rateLimit: { perSecond: row.rate_limit_per_second, burst: row.rate_limit_burst },
     quotas: quotasOf(row),
     hasQuota: hasQuota(quotasOf(row)),
@@ -141,6 +142,13 @@ export class Authenticator {
       verification,
     };
   }
+}
+
+export function keyInUrlError(): AppError {
+  return new AppError(
+    'INVALID_API_KEY',
+    'API keys are not accepted in the URL, where logs and browser histories keep them: send the header Authorization: Bearer <key>, and replace this key, which has leaked',
+  );
 }
 
 export function requirePermission(principal: Principal, permission: Permission): void {

@@ -1,5 +1,7 @@
-import { type Cidr, cidrContains, parseCidr } from '../lib/ip.js';
+import { cidrWithin, parseCidrList } from '../lib/ip.js';
 import type { QuotaLimits } from '../limits/quotas.js';
+import type { RateLimitPolicy } from '../limits/rate-limiter.js';
+import { originEntryWithin } from './origins.js';
 import type { RateLimitSetting } from './settings.js';
 
 /**
@@ -9,12 +11,13 @@ import type { RateLimitSetting } from './settings.js';
  */
 export interface ActorBounds {
   lineageId: string;
+  rateLimitBucket: string;
   /** Null: the actor has no IP restriction. Canonical entries, as stored. */
   allowedIps: string[] | null;
   /** Null: the actor has no origin restriction. */
   allowedOrigins: string[] | null;
   /** Effective rate limit (its own, or the default). */
-  rateLimit: { perSecond: number; burst: number };
+  rateLimit: RateLimitPolicy;
   /** Its own setting, which keys it creates inherit. */
   ownRateLimit: RateLimitSetting;
   quotas: QuotaLimits;
@@ -22,31 +25,13 @@ export interface ActorBounds {
 
 export interface BoundedCandidate {
   lineageId: string;
+  rateLimitBucket: string;
   allowedIps: string[];
   ipRestrictionEnabled: boolean;
   allowedOrigins: string[];
   originRestrictionEnabled: boolean;
   rateLimit: RateLimitSetting;
   quotas: QuotaLimits;
-}
-
-function cidrWithin(inner: Cidr, outer: Cidr): boolean {
-  return (
-    inner.version === outer.version &&
-    outer.prefix <= inner.prefix &&
-    cidrContains(outer, { version: inner.version, value: inner.base })
-  );
-}
-
-function originWithin(origin: string, allowed: string[]): boolean {
-  if (allowed.includes(origin)) return true;
-  if (origin.includes('*')) return false;
-  return allowed.some((entry) => {
-    const wildcard = /^(https?:)\/\/\*\.(.+)$/.exec(entry);
-    if (!wildcard) return false;
-    const url = new URL(origin);
-    return url.protocol === wildcard[1] && url.host.endsWith(`.${wildcard[2]}`);
-  });
 }
 
 const QUOTA_FIELDS: [keyof QuotaLimits, string][] = [
@@ -60,29 +45,30 @@ export function hasBoundingQuota(bounds: ActorBounds): boolean {
   return QUOTA_FIELDS.some(([field]) => bounds.quotas[field] !== null);
 }
 
+/** Whether the actor has a rate limit of its own (rather than the service default). */
+export function hasOwnRateLimit(bounds: ActorBounds): boolean {
+  return bounds.ownRateLimit.perSecond !== null || bounds.ownRateLimit.burst !== null;
+}
+
 /** The settings of `candidate` that are looser than the actor's own; empty when none are. */
 export function looserThan(
   bounds: ActorBounds,
   candidate: BoundedCandidate,
-  defaults: { perSecond: number; burst: number },
+  defaults: RateLimitPolicy,
 ): string[] {
   const looser: string[] = [];
   if (bounds.allowedIps !== null) {
-    const outer = bounds.allowedIps.flatMap((entry) => {
-      const parsed = parseCidr(entry);
-      return 'cidr' in parsed ? [parsed.cidr] : [];
-    });
-    const within = candidate.allowedIps.every((entry) => {
-      const parsed = parseCidr(entry);
-      return 'cidr' in parsed && outer.some((o) => cidrWithin(parsed.cidr, o));
-    });
+    const outer = parseCidrList(bounds.allowedIps).cidrs;
+    const inner = parseCidrList(candidate.allowedIps);
+    const within =
+      inner.problems.length === 0 && inner.cidrs.every((cidr) => outer.some((o) => cidrWithin(cidr, o)));
     if (!candidate.ipRestrictionEnabled || !within) looser.push('allowedIps');
   }
   if (bounds.allowedOrigins !== null) {
     const outer = bounds.allowedOrigins;
     if (
       !candidate.originRestrictionEnabled ||
-      !candidate.allowedOrigins.every((o) => originWithin(o, outer))
+      !candidate.allowedOrigins.every((o) => originEntryWithin(o, outer))
     ) {
       looser.push('allowedOrigins');
     }
@@ -98,5 +84,9 @@ export function looserThan(
   }
   // Quotas are counted per lineage: a capped actor's keys must draw on its own counters.
   if (hasBoundingQuota(bounds) && candidate.lineageId !== bounds.lineageId) looser.push('quotas (lineage)');
+  // Likewise a rate-capped actor's keys must draw on its own bucket, or it could multiply its rate.
+  if (hasOwnRateLimit(bounds) && candidate.rateLimitBucket !== bounds.rateLimitBucket) {
+    looser.push('rateLimit (bucket)');
+  }
   return [...new Set(looser)];
 }

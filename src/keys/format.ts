@@ -53,3 +53,22 @@ export function checkKeyFormat(key: string): AccountMode | null {
   const body = key.slice(0, KEY_LENGTH - CHECKSUM_LENGTH);
   return checksum(body) === key.slice(KEY_LENGTH - CHECKSUM_LENGTH) ? mode : null;
 }
+
+// A key, or the start of one, as it may appear in a URL (the underscores percent-encoded or not).
+const KEY_IN_TEXT = /pk(?:_|%5f)(live|test)(?:_|%5f)[0-9a-z]*/gi;
+const KEY_START = /pk(?:_|%5f)(?:live|test)(?:_|%5f)/i;
+// Query parameters that clients commonly put keys in.
+const CREDENTIAL_PARAMETER = /[?&](?:api[_-]?key|access[_-]?token|token|key)=/i;
+
+/**
+ * Whether a request URL carries an API key (or a parameter meant for one). URLs end up in proxy
+ * logs, browser histories and Referer headers, so a key there has leaked, whatever else it carries.
+ */
+export function credentialInUrl(url: string): boolean {
+  return KEY_START.test(url) || (url.includes('?') && CREDENTIAL_PARAMETER.test(url));
+}
+
+/** `text` with anything shaped like a key replaced by its mode and `[redacted]`. */
+export function redactKeys(text: string): string {
+  return text.replace(KEY_IN_TEXT, (_match, mode: string) => `pk_${mode.toLowerCase()}_[redacted]`);
+}

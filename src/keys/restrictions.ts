@@ -1,40 +1,18 @@
-import { AppError } from '../errors.js';
+import { AppError, excerpt } from '../errors.js';
 import { cidrContains, formatIp, type IpAddress } from '../lib/ip.js';
 import type { Principal } from './authenticate.js';
+import { matchOrigin } from './origins.js';
 
 /**
- * Whether a browser origin (`scheme://host[:port]`) is on a key's list. Entries are stored
- * canonical (see settings.ts); `https://*.example.com` matches any subdomain, not the apex.
- */
-export function originAllowed(origin: string, allowed: readonly string[]): boolean {
-  let url: URL;
-  try {
-    url = new URL(origin);
-  } catch {
-    return false;
-  }
-  if (url.origin === 'null') return false;
-  const candidate = url.origin;
-  for (const entry of allowed) {
-    if (entry === candidate) return true;
-    const wildcard = /^(https?:)\/\/\*\.(.+)$/.exec(entry);
-    if (!wildcard) continue;
-    const [, scheme, hostAndPort] = wildcard;
-    if (url.protocol !== scheme) continue;
-    if (url.host.endsWith(`.${hostAndPort}`)) return true;
-  }
-  return false;
-}
-
-/**
- * The key's IP and origin restrictions. The origin list guards against browser misuse only:
+ * The key's IP and origin restrictions; answers the serialised origin to allow in CORS headers when
+ * the key has an origin list that admits the request's Origin (null otherwise). The origin list guards against browser misuse only:
  * non-browser clients can send any Origin, so it is not authentication (docs/api.md#restrictions).
  */
 export function checkRestrictions(
   principal: Principal,
   clientOf: () => IpAddress | null,
   origin: string | undefined,
-): void {
+): string | null {
   const v = principal.verification;
   // The client address is only worked out for keys that need it: most keys have no IP list.
   const client = v.ipRestrictionEnabled ? clientOf() : null;
@@ -50,13 +28,16 @@ export function checkRestrictions(
       },
     );
   }
-  if (v.originRestrictionEnabled && origin !== undefined && !originAllowed(origin, v.allowedOrigins)) {
+  if (!v.originRestrictionEnabled || origin === undefined) return null;
+  const allowed = matchOrigin(origin, v.allowedOrigins);
+  if (allowed === null) {
     throw new AppError(
       'ORIGIN_NOT_ALLOWED',
-      `This API key cannot be used from the origin ${origin.slice(0, 200)}`,
+      `This API key cannot be used from the origin ${excerpt(origin)}`,
       {
-        details: { origin: origin.slice(0, 200) },
+        details: { origin: excerpt(origin) },
       },
     );
   }
+  return allowed;
 }

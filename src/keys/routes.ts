@@ -4,16 +4,11 @@ import { defineRoute } from '../http/route.js';
 import { formatCidr } from '../lib/ip.js';
 import type { AccessConfig } from '../limits/config.js';
 import { hasQuota, readUsage } from '../limits/quotas.js';
+import type { RateLimitPolicy } from '../limits/rate-limiter.js';
 import type { Authenticator, Principal } from './authenticate.js';
-import {
-  type ApiKeyRecord,
-  createKey,
-  type KeyActor,
-  listKeys,
-  revokeKey,
-  rotateKey,
-  updateKey,
-} from './keys.js';
+import { createKey, revokeKey, rotateKey, updateKey } from './management.js';
+import type { KeyActor } from './policy.js';
+import { type ApiKeyRecord, listKeys } from './rows.js';
 import {
   ApiKey,
   ApiKeyWithSecret,
@@ -24,7 +19,7 @@ import {
 } from './schemas.js';
 
 /** The calling key as a key manager: bounded by its permissions, expiry, restrictions and limits. */
-function actorOf(principal: Principal, defaults: { perSecond: number; burst: number }): KeyActor {
+function actorOf(principal: Principal, defaults: RateLimitPolicy): KeyActor {
   const v = principal.verification;
   return {
     accountId: principal.accountId,
@@ -32,6 +27,7 @@ function actorOf(principal: Principal, defaults: { perSecond: number; burst: num
     expiresAt: principal.expiresAt,
     bounds: {
       lineageId: v.lineageId,
+      rateLimitBucket: v.rateLimitBucket,
       allowedIps: v.ipRestrictionEnabled ? v.allowedIps.map(formatCidr) : null,
       allowedOrigins: v.originRestrictionEnabled ? [...v.allowedOrigins] : null,
       rateLimit: {
@@ -133,6 +129,8 @@ export function keyRoutes(
     url: '/keys/:keyId/rotate',
     operationId: 'rotateKey',
     summary: 'Rotate a key: a new key with the same settings; the old one stays valid for 60 minutes',
+    description:
+      'The old key counts towards the 25 active keys until its grace period ends, so the account needs room for one more.',
     tags: ['keys'],
     permission: 'keys',
     params: KeyIdParams,
@@ -142,7 +140,7 @@ export function keyRoutes(
         description: 'The rotated key; its expiresAt marks the end of the grace period',
       }),
     }),
-    errors: ['NOT_FOUND', 'KEY_ROTATION_IN_PROGRESS'],
+    errors: ['NOT_FOUND', 'KEY_ROTATION_IN_PROGRESS', 'MAX_KEYS_EXCEEDED'],
     handler: async ({ params, principal }) => {
       const { newKey, oldKey } = await rotateKey(
         db,

@@ -3,8 +3,8 @@ import { Timestamp, UsdString } from '../http/schemas.js';
 import { formatUsd } from '../lib/money.js';
 import type { UsageNow } from '../limits/quotas.js';
 import type { RateLimitPolicy } from '../limits/rate-limiter.js';
-import { type ApiKeyRecord, isKeyActive } from './keys.js';
 import { PERMISSIONS } from './permissions.js';
+import { type ApiKeyRecord, isKeyActive } from './rows.js';
 import { MAX_ALLOW_LIST_ENTRIES } from './settings.js';
 
 export const PermissionName = Type.Enum(PERMISSIONS, { description: `One of: ${PERMISSIONS.join(', ')}` });

@@ -1,8 +1,10 @@
 import type { ValidationProblem } from '../errors.js';
-import { formatCidr, parseCidr } from '../lib/ip.js';
+import { formatCidr, parseCidrList } from '../lib/ip.js';
 import { parseUsd } from '../lib/money.js';
 import { parseIsoTimestamp } from '../lib/time.js';
 import type { QuotaLimits } from '../limits/quotas.js';
+import type { RateLimitPolicy } from '../limits/rate-limiter.js';
+import { normaliseOrigin } from './origins.js';
 import type { Permission } from './permissions.js';
 
 export const MAX_ALLOW_LIST_ENTRIES = 100;
@@ -28,10 +30,7 @@ export interface QuotasInput {
 }
 
 /** A key's own rate limit; nulls mean the service default. */
-export interface RateLimitSetting {
-  perSecond: number | null;
-  burst: number | null;
-}
+export type RateLimitSetting = { [K in keyof RateLimitPolicy]: RateLimitPolicy[K] | null };
 
 /** The most a key may be given through the API (operator configuration). */
 export interface LimitCeilings {
@@ -52,33 +51,11 @@ export function normaliseAllowedIps(
   problems: ValidationProblem[],
   path: string,
 ): string[] {
-  const out: string[] = [];
-  entries.forEach((entry, i) => {
-    const parsed = parseCidr(entry.trim());
-    if ('error' in parsed) problems.push({ path: `${path}[${i}]`, message: `"${entry}" ${parsed.error}` });
-    else out.push(formatCidr(parsed.cidr));
-  });
-  return [...new Set(out)];
-}
-
-/**
- * An origin is `scheme://host[:port]` exactly as browsers send it; `https://*.example.com` allows
- * any subdomain. Paths, queries, credentials and other schemes are refused.
- */
-export function normaliseOrigin(entry: string): string | null {
-  const text = entry.trim();
-  const wildcard = /^(https?):\/\/\*\.(.+)$/i.exec(text);
-  const candidate = wildcard ? `${wildcard[1]}://${wildcard[2]}` : text;
-  let url: URL;
-  try {
-    url = new URL(candidate);
-  } catch {
-    return null;
+  const parsed = parseCidrList(entries);
+  for (const p of parsed.problems) {
+    problems.push({ path: `${path}[${p.index}]`, message: `"${p.entry}" ${p.error}` });
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
-  if (url.username || url.password || url.search || url.hash || url.pathname !== '/') return null;
-  if (!/^[a-z][a-z0-9+.-]*:\/\/[^/?#]+\/?$/i.test(candidate)) return null;
-  return wildcard ? `${url.protocol}//*.${url.host}` : url.origin;
+  return [...new Set(parsed.cidrs.map(formatCidr))];
 }
 
 export function normaliseAllowedOrigins(
@@ -88,15 +65,10 @@ export function normaliseAllowedOrigins(
 ): string[] {
   const out: string[] = [];
   entries.forEach((entry, i) => {
-    const origin = normaliseOrigin(entry);
-    if (origin === null) {
-      problems.push({
-        path: `${path}[${i}]`,
-        message: `"${entry}" is not an origin like https://app.example.com`,
-      });
-    } else {
-      out.push(origin);
-    }
+    const normalised = normaliseOrigin(entry);
+    if ('error' in normalised)
+      problems.push({ path: `${path}[${i}]`, message: `"${entry}" ${normalised.error}` });
+    else out.push(normalised.origin);
   });
   return [...new Set(out)];
 }

@@ -2,15 +2,15 @@ import { statement } from '../db/database.js';
 
 const KEY_COLUMNS = `id, account_id, key_prefix, name, permissions, expires_at, revoked_at, allowed_ips,
   ip_restriction_enabled, allowed_origins, origin_restriction_enabled, rotated_to, rotated_from, created_at,
-  lineage_id, rate_limit_per_second, rate_limit_burst, quota_daily_requests, quota_monthly_requests,
-  quota_daily_spend_micros, quota_monthly_spend_micros`;
+  lineage_id, rate_limit_bucket, rate_limit_per_second, rate_limit_burst, quota_daily_requests,
+  quota_monthly_requests, quota_daily_spend_micros, quota_monthly_spend_micros`;
 
 // The hot path of every authenticated request on a cache miss: one indexed lookup by hash.
 export const FIND_FOR_AUTH = statement(
   'keys_find_for_auth',
   `SELECT k.id, k.account_id, k.permissions, k.expires_at, k.revoked_at, k.allowed_ips,
           k.ip_restriction_enabled, k.allowed_origins, k.origin_restriction_enabled,
-          k.lineage_id, k.rate_limit_per_second, k.rate_limit_burst, k.quota_daily_requests,
+          k.lineage_id, k.rate_limit_bucket, k.rate_limit_per_second, k.rate_limit_burst, k.quota_daily_requests,
           k.quota_monthly_requests, k.quota_daily_spend_micros, k.quota_monthly_spend_micros,
           a.mode AS account_mode, a.status AS account_status
      FROM api_keys k LEFT JOIN accounts a ON a.id = k.account_id
@@ -20,17 +20,20 @@ export const FIND_FOR_AUTH = statement(
 // Serialises key creation per account so the active-key count cannot be raced past the maximum.
 export const LOCK_ACCOUNT = 'SELECT mode FROM accounts WHERE id = $1 FOR UPDATE';
 
+// Every usable key counts, those in a rotation grace period included: otherwise a chain of
+// rotations would hold any number of usable keys.
 export const COUNT_ACTIVE = `
   SELECT count(*) AS n FROM api_keys
-   WHERE account_id = $1 AND revoked_at IS NULL AND rotated_to IS NULL
-     AND (expires_at IS NULL OR expires_at > $2)`;
+   WHERE account_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`;
 
 export const INSERT_KEY = `
   INSERT INTO api_keys (id, account_id, key_hash, key_prefix, name, permissions, expires_at, allowed_ips,
                         ip_restriction_enabled, allowed_origins, origin_restriction_enabled, rotated_from, created_at,
                         lineage_id, rate_limit_per_second, rate_limit_burst, quota_daily_requests,
-                        quota_monthly_requests, quota_daily_spend_micros, quota_monthly_spend_micros)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, COALESCE($14, $1), $15, $16, $17, $18, $19, $20)
+                        quota_monthly_requests, quota_daily_spend_micros, quota_monthly_spend_micros,
+                        rate_limit_bucket)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, COALESCE($14, $1), $15, $16, $17, $18, $19, $20,
+          COALESCE($21, $1))
   RETURNING ${KEY_COLUMNS}`;
 
 export const UPDATE_KEY = `
@@ -51,6 +54,8 @@ export const MARK_ROTATED = `
 export const REVOKE_KEY = `
   UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1
   RETURNING ${KEY_COLUMNS}`;
+
+export const FIND_KEY_ACCOUNT = 'SELECT account_id FROM api_keys WHERE id = $1';
 
 export const LIST_KEYS = `
   SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = $1 ORDER BY created_at DESC, id`;

@@ -116,6 +116,36 @@ export function parseCidr(text: string): { cidr: Cidr } | { error: string } {
   return { cidr: { version, base, prefix } };
 }
 
+export interface CidrListProblem {
+  index: number;
+  entry: string;
+  error: string;
+}
+
+/**
+ * The one parser of CIDR lists (allow lists, trusted proxies): every entry trimmed and parsed; the
+ * entries that do not parse are reported with their position, never silently widened.
+ */
+export function parseCidrList(entries: readonly string[]): { cidrs: Cidr[]; problems: CidrListProblem[] } {
+  const cidrs: Cidr[] = [];
+  const problems: CidrListProblem[] = [];
+  entries.forEach((entry, index) => {
+    const parsed = parseCidr(entry.trim());
+    if ('error' in parsed) problems.push({ index, entry, error: parsed.error });
+    else cidrs.push(parsed.cidr);
+  });
+  return { cidrs, problems };
+}
+
+/** Whether every address of `inner` is in `outer`. */
+export function cidrWithin(inner: Cidr, outer: Cidr): boolean {
+  return (
+    inner.version === outer.version &&
+    outer.prefix <= inner.prefix &&
+    cidrContains(outer, { version: inner.version, value: inner.base })
+  );
+}
+
 export function cidrContains(cidr: Cidr, ip: IpAddress): boolean {
   if (cidr.version !== ip.version) return false;
   const width = cidr.version === 4 ? 32 : 128;

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { type Cidr, parseCidr } from '../lib/ip.js';
+import { type Cidr, parseCidrList } from '../lib/ip.js';
 import { ConfigError, defineSettings, listSetting } from '../lib/settings.js';
 
 /** Who the client is behind proxies, rate limits, and browser access (docs/api.md). */
@@ -11,15 +11,15 @@ export const accessSettings = defineSettings(
     RATE_LIMIT_MAX_PER_SECOND: Type.Number({ default: 500, minimum: 0.001 }),
     RATE_LIMIT_MAX_BURST: Type.Integer({ default: 1000, minimum: 1 }),
     CORS_MAX_AGE_SECONDS: Type.Integer({ default: 600, minimum: 0 }),
+    AUTH_FAILURE_LIMIT_PER_SECOND: Type.Number({ default: 1, minimum: 0.001 }),
+    AUTH_FAILURE_LIMIT_BURST: Type.Integer({ default: 20, minimum: 1 }),
   },
   (v) => {
-    const trustedProxies: Cidr[] = [];
-    for (const entry of listSetting(v.TRUSTED_PROXIES)) {
-      const parsed = parseCidr(entry);
-      if ('error' in parsed)
-        throw new ConfigError(`Invalid configuration: TRUSTED_PROXIES entry "${entry}" ${parsed.error}`);
-      trustedProxies.push(parsed.cidr);
-    }
+    const proxies = parseCidrList(listSetting(v.TRUSTED_PROXIES));
+    const [bad] = proxies.problems;
+    if (bad)
+      throw new ConfigError(`Invalid configuration: TRUSTED_PROXIES entry "${bad.entry}" ${bad.error}`);
+    const trustedProxies: Cidr[] = proxies.cidrs;
     return {
       /** Proxies whose X-Forwarded-For is believed (CIDR ranges). */
       trustedProxies,
@@ -28,6 +28,8 @@ export const accessSettings = defineSettings(
       /** The most a key may be given through the API. */
       ceilings: { maxPerSecond: v.RATE_LIMIT_MAX_PER_SECOND, maxBurst: v.RATE_LIMIT_MAX_BURST },
       corsMaxAgeSeconds: v.CORS_MAX_AGE_SECONDS,
+      /** Failed authentications per client address: a bucket refilled at this rate. */
+      authFailureLimit: { perSecond: v.AUTH_FAILURE_LIMIT_PER_SECOND, burst: v.AUTH_FAILURE_LIMIT_BURST },
     };
   },
 );

@@ -1,4 +1,3 @@
-import type { FastifyReply } from 'fastify';
 import { AppError } from '../errors.js';
 import type { Principal } from '../keys/authenticate.js';
 import { formatUsd } from '../lib/money.js';
@@ -14,34 +13,43 @@ export function policyFor(principal: Principal, defaults: RateLimitPolicy): Rate
   return { perSecond: own.perSecond ?? defaults.perSecond, burst: own.burst ?? defaults.burst };
 }
 
+export interface RateLimitOutcome {
+  /** RateLimit-Limit/-Remaining/-Reset, for the answer whatever it turns out to be. */
+  headers: Record<string, string>;
+  /** 429 RATE_LIMIT_EXCEEDED (with Retry-After) when the bucket is empty; null when admitted. */
+  refusal: AppError | null;
+}
+
 /**
- * Takes one request from the key's bucket and writes the RateLimit-Limit/-Remaining/-Reset headers
- * (IETF draft-ietf-httpapi-ratelimit-headers, the three-field form of drafts ≤ 06) on the answer,
- * whatever it turns out to be; a refusal is 429 RATE_LIMIT_EXCEEDED with Retry-After.
+ * Takes one request from the key's bucket (which its children and rotation successors may share:
+ * each request is measured against the calling key's own policy). The headers follow the IETF
+ * draft-ietf-httpapi-ratelimit-headers (the three-field form of drafts ≤ 06); the HTTP edge sets
+ * them and throws the refusal, if any.
  */
 export async function takeRateLimit(
   limiter: RateLimiter,
   principal: Principal,
   defaults: RateLimitPolicy,
   nowMs: number,
-  reply: FastifyReply,
-): Promise<void> {
-  const taken = limiter.take(principal.keyId, policyFor(principal, defaults), nowMs);
+): Promise<RateLimitOutcome> {
+  const taken = limiter.take(principal.verification.rateLimitBucket, policyFor(principal, defaults), nowMs);
   const decision = taken instanceof Promise ? await taken : taken;
-  reply.header('ratelimit-limit', String(decision.limit));
-  reply.header('ratelimit-remaining', String(decision.remaining));
-  reply.header('ratelimit-reset', String(Math.ceil(decision.resetMs / 1000)));
-  if (!decision.allowed) {
-    const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-    throw new AppError(
-      'RATE_LIMIT_EXCEEDED',
-      `Rate limit of ${decision.limit} requests exceeded; retry in ${retryAfter} s`,
-      {
-        headers: { 'retry-after': String(retryAfter) },
-        details: { limit: decision.limit, retryAfterSeconds: retryAfter },
-      },
-    );
-  }
+  const headers = {
+    'ratelimit-limit': String(decision.limit),
+    'ratelimit-remaining': String(decision.remaining),
+    'ratelimit-reset': String(Math.ceil(decision.resetMs / 1000)),
+  };
+  if (decision.allowed) return { headers, refusal: null };
+  const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+  const refusal = new AppError(
+    'RATE_LIMIT_EXCEEDED',
+    `Rate limit of ${decision.limit} requests exceeded; retry in ${retryAfter} s`,
+    {
+      headers: { 'retry-after': String(retryAfter) },
+      details: { limit: decision.limit, retryAfterSeconds: retryAfter },
+    },
+  );
+  return { headers, refusal };
 }
 
 export function quotaError(refusal: QuotaRefusal, limits: QuotaLimits, nowMs: number): AppError {

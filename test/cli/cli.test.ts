@@ -66,6 +66,57 @@ describe('sibyl CLI', () => {
     expect(json(['ledger', 'reconcile']).body).toMatchObject({ ok: true });
   });
 
+  it('sets a key rate limit up to the operator ceiling, at creation and with keys update', () => {
+    const accountId = json(['accounts', 'create', '--mode', 'sandbox']).body.accountId as string;
+    const created = json(['keys', 'create', accountId, '--rate-limit', '400', '--burst', '900']);
+    expect(created.status).toBe(0);
+    expect(created.body.rateLimit).toEqual({ requestsPerSecond: 400, burst: 900, isDefault: false });
+    const keyId = created.body.id as string;
+
+    const updated = json([
+      'keys',
+      'update',
+      keyId,
+      '--rate-limit',
+      '500',
+      '--burst',
+      '1000',
+      '--name',
+      'fast',
+    ]);
+    expect(updated.status).toBe(0);
+    expect(updated.body).toMatchObject({
+      id: keyId,
+      name: 'fast',
+      rateLimit: { requestsPerSecond: 500, burst: 1000, isDefault: false },
+    });
+    const tooFast = json(['keys', 'update', keyId, '--rate-limit', '501', '--burst', '1000']);
+    expect(tooFast.status).toBe(1);
+    expect(tooFast.body).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { problems: [{ path: 'rateLimit.requestsPerSecond', message: 'must be at most 500' }] },
+    });
+    // The ceiling is the operator's configuration.
+    const raised = runCli(['keys', 'update', keyId, '--rate-limit', '2000', '--burst', '5000', '--json'], {
+      ...env,
+      RATE_LIMIT_MAX_PER_SECOND: '2000',
+      RATE_LIMIT_MAX_BURST: '5000',
+    });
+    expect(JSON.parse(raised.stdout).rateLimit).toMatchObject({ requestsPerSecond: 2000, burst: 5000 });
+    const reset = json(['keys', 'update', keyId, '--rate-limit', 'default']);
+    expect(reset.body.rateLimit).toEqual({ requestsPerSecond: 50, burst: 100, isDefault: true });
+
+    expect(json(['keys', 'create', accountId, '--rate-limit', '10']).body.code).toBe('USAGE');
+    expect(json(['keys', 'create', accountId, '--rate-limit', 'fast', '--burst', '1']).body.code).toBe(
+      'USAGE',
+    );
+    expect(json(['keys', 'update', keyId]).body.code).toBe('USAGE');
+    expect(json(['keys', 'update', 'key_missing', '--name', 'x']).body).toEqual({
+      error: 'Key key_missing not found',
+      code: 'NOT_FOUND',
+    });
+  });
+
   it('reports errors as one JSON object and a non-zero exit', () => {
     const missing = json(['keys', 'create', 'acct_missing']);
     expect(missing).toEqual({

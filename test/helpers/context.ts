@@ -21,6 +21,8 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     LOG_LEVEL: 'silent',
     RATE_LIMIT_BURST: '1000000',
     RATE_LIMIT_MAX_BURST: '1000000',
+    // The security cases fail authentication hundreds of times from one address.
+    AUTH_FAILURE_LIMIT_BURST: '1000000',
     ...overrides,
   });
 }

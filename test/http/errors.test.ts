@@ -104,6 +104,64 @@ describe('error vocabulary at the HTTP edge', () => {
     });
   });
 
+  it('a malformed percent-escape in the URL → 400 VALIDATION_ERROR, before authentication', async () => {
+    const response = await ctx.request(null, { method: 'GET', url: '/api/v1/price/%E0%A4%A' });
+    expect(response.statusCode).toBe(400);
+    expect(response.headers['x-request-id']).toMatch(/^req_[0-9A-Za-z]{22}$/);
+    expect(response.json()).toEqual({
+      error: 'The URL has a malformed percent-escape',
+      code: 'VALIDATION_ERROR',
+      details: { problems: [{ path: 'url', message: 'has a malformed percent-escape' }] },
+      requestId: response.headers['x-request-id'],
+    });
+  });
+
+  it('an over-long path segment → 414 URI_TOO_LONG, echoing none of it', async () => {
+    const response = await ctx.request(null, { method: 'GET', url: `/api/v1/price/${'a'.repeat(8000)}` });
+    expect(response.statusCode).toBe(414);
+    expect(response.json()).toEqual({
+      error: 'A segment of the URL path is longer than 100 characters',
+      code: 'URI_TOO_LONG',
+      requestId: response.headers['x-request-id'],
+    });
+  });
+
+  it('an unknown over-long path → 404 NOT_FOUND echoing only a short prefix', async () => {
+    const response = await ctx.request(null, { method: 'GET', url: `/api/v1/${'b'.repeat(8000)}` });
+    expect(response.statusCode).toBe(404);
+    const body = response.json();
+    expect(body).toEqual({
+      error: `No route GET /api/v1/${'b'.repeat(92)}…`,
+      code: 'NOT_FOUND',
+      requestId: response.headers['x-request-id'],
+    });
+  });
+
+  it('JSON in a charset other than UTF-8 → 415 UNSUPPORTED_MEDIA_TYPE', async () => {
+    for (const contentType of ['application/json; charset=utf-16', 'application/json;charset="ISO-8859-1"']) {
+      const response = await ctx.request(account.key, {
+        method: 'POST',
+        url: '/api/v1/keys',
+        headers: { 'content-type': contentType },
+        payload: Buffer.from(JSON.stringify({ name: 'x' }), 'utf16le'),
+      });
+      expect(response.statusCode, contentType).toBe(415);
+      expect(response.json()).toEqual({
+        error:
+          'JSON bodies must be UTF-8 encoded (Content-Type: application/json; charset=utf-8, or no charset)',
+        code: 'UNSUPPORTED_MEDIA_TYPE',
+        requestId: response.headers['x-request-id'],
+      });
+    }
+    const utf8 = await ctx.request(account.key, {
+      method: 'POST',
+      url: '/api/v1/keys',
+      headers: { 'content-type': 'application/json; charset=UTF-8' },
+      payload: JSON.stringify({ name: 'utf-8 is fine' }),
+    });
+    expect(utf8.statusCode).toBe(200);
+  });
+
   it('health endpoints are open and free', async () => {
     expect((await ctx.request(null, { method: 'GET', url: '/healthz' })).json()).toEqual({ status: 'ok' });
     expect((await ctx.request(null, { method: 'GET', url: '/readyz' })).json()).toMatchObject({

@@ -46,6 +46,42 @@ describe('request log', () => {
     expect(text).not.toContain(account.key.slice(8));
   });
 
+  it('an API key in the URL is refused, and the logged URL carries neither the query nor the key', async () => {
+    const { ctx, lines } = await logged('info');
+    const account = await ctx.createAccount();
+    const urls = [
+      `/api/v1/account?api_key=${account.key}`,
+      `/api/v1/account?x=1&token=${encodeURIComponent(account.key)}`,
+      `/api/v1/price/${account.key}`,
+      `/api/v1/nothing-here?key=${account.key}`,
+    ];
+    const responses = [];
+    for (const url of urls) responses.push(await ctx.request(null, { method: 'GET', url }));
+    // With a valid header as well, a key in the URL is still refused: it has leaked into logs on the way.
+    responses.push(
+      await ctx.request(account.key, { method: 'GET', url: `/api/v1/account?api_key=${account.key}` }),
+    );
+    expect(responses.map((r) => r.statusCode)).toEqual([401, 401, 401, 404, 401]);
+    for (const r of [responses[0], responses[1], responses[2], responses[4]]) {
+      expect(r?.json()).toEqual({
+        error:
+          'API keys are not accepted in the URL, where logs and browser histories keep them: send the header Authorization: Bearer <key>, and replace this key, which has leaked',
+        code: 'INVALID_API_KEY',
+        requestId: r?.headers['x-request-id'],
+      });
+    }
+    const requestLines = lines.filter((l) => l.msg === 'request');
+    expect(requestLines.map((l) => l.url)).toEqual([
+      '/api/v1/account',
+      '/api/v1/account',
+      '/api/v1/price/pk_test_[redacted]',
+      '/api/v1/nothing-here',
+      '/api/v1/account',
+    ]);
+    const text = JSON.stringify(lines);
+    expect(text).not.toContain(account.key.slice(8));
+  });
+
   it('above info, a request writes nothing at all', async () => {
     const { ctx, lines } = await logged('warn');
     const account = await ctx.createAccount();

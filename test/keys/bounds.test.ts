@@ -93,6 +93,46 @@ describe('key managers are bounded by their own limits', () => {
     expect(rotate.json().code).toBe('PERMISSION_DENIED');
   });
 
+  it('an expiring key cannot change, rotate or revoke a key that outlives it', async () => {
+    const soon = new Date(ctx.clock.now().getTime() + 3_600_000).toISOString();
+    const expiring = await managerWith({ expiresAt: soon });
+    const forever = (
+      await post(owner.key, '/keys', { name: 'forever', permissions: ['price'], allowedIps: ['10.0.0.0/8'] })
+    ).json();
+    for (const [method, url, payload] of [
+      [
+        'PATCH',
+        `/api/v1/keys/${forever.id}`,
+        { ipRestrictionEnabled: false, quotas: { dailySpendUsd: null } },
+      ],
+      ['PATCH', `/api/v1/keys/${forever.id}`, { expiresAt: soon }],
+      ['POST', `/api/v1/keys/${forever.id}/rotate`, undefined],
+      ['DELETE', `/api/v1/keys/${forever.id}`, undefined],
+    ] as const) {
+      const response = await ctx.request(expiring.key, { method, url, ...(payload ? { payload } : {}) });
+      expect(response.statusCode, `${method} ${url}`).toBe(403);
+      expect(response.json()).toEqual({
+        error: 'A key cannot manage a key that outlives it',
+        code: 'PERMISSION_DENIED',
+        details: { looser: ['expiresAt'] },
+        requestId: response.headers['x-request-id'],
+      });
+    }
+    const unchanged = (await ctx.request(owner.key, { method: 'GET', url: '/api/v1/keys' }))
+      .json()
+      .keys.find((k: { id: string }) => k.id === forever.id);
+    expect(unchanged).toMatchObject({ ipRestrictionEnabled: true, isActive: true });
+    // Keys that expire with it or sooner are its to manage.
+    const child = (await post(expiring.key, '/keys', { name: 'child', permissions: ['price'] })).json();
+    expect((await patch(expiring.key, child.id, { name: 'renamed' })).statusCode).toBe(200);
+    const longer = await patch(expiring.key, child.id, { expiresAt: null });
+    expect(longer.statusCode).toBe(403);
+    expect(longer.json()).toMatchObject({ code: 'PERMISSION_DENIED', details: { looser: ['expiresAt'] } });
+    expect(
+      (await ctx.request(expiring.key, { method: 'DELETE', url: `/api/v1/keys/${child.id}` })).statusCode,
+    ).toBe(200);
+  });
+
   it('an expiring key cannot rotate a key that outlives it', async () => {
     const soon = new Date(ctx.clock.now().getTime() + 3_600_000).toISOString();
     const expiring = await managerWith({ expiresAt: soon });

@@ -84,9 +84,13 @@ describe('POST /keys', () => {
       name: 'longer',
       expiresAt: new Date(ctx.clock.now().getTime() + 7_200_000).toISOString(),
     });
-    expect(tooLong.json().details.problems).toEqual([
-      { path: 'expiresAt', message: 'cannot be later than the expiry of the key making the change' },
-    ]);
+    expect(tooLong.statusCode).toBe(403);
+    expect(tooLong.json()).toEqual({
+      error: 'A key cannot give a key looser limits than its own: expiresAt',
+      code: 'PERMISSION_DENIED',
+      details: { looser: ['expiresAt'] },
+      requestId: tooLong.headers['x-request-id'],
+    });
     for (const expiresAt of ['tomorrow', '2020-01-01T00:00:00Z']) {
       const bad = await post(owner.key, '/keys', { name: 'x', expiresAt });
       expect(bad.statusCode).toBe(400);

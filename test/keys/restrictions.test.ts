@@ -94,6 +94,66 @@ describe('origin allow lists and CORS', () => {
     }
   });
 
+  it('refuses wildcards over a public suffix or an address, and a bare *', async () => {
+    const entries = [
+      'https://*.com',
+      'https://*',
+      'https://*.co.uk',
+      'https://*.github.io',
+      'http://*.localhost',
+      'https://*.127.0.0.1',
+      'https://*.*.example.com',
+    ];
+    const response = await ctx.request(owner.key, {
+      method: 'POST',
+      url: '/api/v1/keys',
+      payload: { name: 'wide', allowedOrigins: entries },
+    });
+    expect(response.statusCode).toBe(400);
+    const wildcard = (entry: string) =>
+      `"${entry}" puts a wildcard over a public suffix or an address: a wildcard stands for the subdomains of a domain someone owns, like https://*.example.com`;
+    expect(response.json().details.problems).toEqual([
+      { path: 'allowedOrigins[0]', message: wildcard('https://*.com') },
+      { path: 'allowedOrigins[1]', message: '"https://*" is not an origin like https://app.example.com' },
+      { path: 'allowedOrigins[2]', message: wildcard('https://*.co.uk') },
+      { path: 'allowedOrigins[3]', message: wildcard('https://*.github.io') },
+      { path: 'allowedOrigins[4]', message: wildcard('http://*.localhost') },
+      { path: 'allowedOrigins[5]', message: wildcard('https://*.127.0.0.1') },
+      {
+        path: 'allowedOrigins[6]',
+        message: '"https://*.*.example.com" is not an origin like https://app.example.com',
+      },
+    ]);
+    const fine = await keyWith({ allowedOrigins: ['https://*.example.co.uk', 'https://*.app.github.io'] });
+    expect(fine).toMatch(/^pk_test_/);
+  });
+
+  it('Access-Control-Allow-Origin is the serialised origin on the list, not the header as sent', async () => {
+    const key = await keyWith({ allowedOrigins: ['https://app.example.com', 'https://*.example.org'] });
+    for (const [sent, echoed] of [
+      ['https://APP.example.com', 'https://app.example.com'],
+      ['https://app.example.com:443', 'https://app.example.com'],
+      ['https://Shop.Example.org', 'https://shop.example.org'],
+    ]) {
+      const response = await call(key, { origin: sent });
+      expect(response.statusCode, sent).toBe(200);
+      expect(response.headers['access-control-allow-origin'], sent).toBe(echoed);
+    }
+    const preflight = await ctx.app.inject({
+      method: 'OPTIONS',
+      url: '/api/v1/price/SOL',
+      headers: { origin: 'https://APP.example.com:443', 'access-control-request-method': 'GET' },
+    });
+    expect(preflight.headers['access-control-allow-origin']).toBe('https://app.example.com');
+    const junk = await ctx.app.inject({
+      method: 'OPTIONS',
+      url: '/api/v1/price/SOL',
+      headers: { origin: 'not an origin', 'access-control-request-method': 'GET' },
+    });
+    expect(junk.statusCode).toBe(204);
+    expect(junk.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
   it('a request without Origin (a server) passes; a key without an origin list never answers browsers', async () => {
     const restricted = await keyWith({ allowedOrigins: ['https://app.example.com'] });
     expect((await call(restricted)).statusCode).toBe(200);

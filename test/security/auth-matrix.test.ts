@@ -1,3 +1,4 @@
+import type { OutgoingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setAccountStatus } from '../../src/accounts/accounts.js';
 import type { ApiRouteInfo } from '../../src/http/route.js';
@@ -47,13 +48,22 @@ function concrete(url: string): string {
   return url.replace(/:(\w+)/g, 'probe_$1');
 }
 
+const KEY_IN_URL =
+  'API keys are not accepted in the URL, where logs and browser histories keep them: send the header Authorization: Bearer <key>, and replace this key, which has leaked';
 const unknownKey = generateKey('live').key;
 const badChecksum = (() => {
   const k = generateKey('live').key;
   return k.slice(0, -1) + (k.endsWith('A') ? 'B' : 'A');
 })();
 
-const cases: { name: string; auth: () => string | null; status: number; code: string }[] = [
+const cases: {
+  name: string;
+  auth: () => string | string[] | null;
+  query?: () => string;
+  status: number;
+  code: string;
+  error?: string;
+}[] = [
   { name: 'no key', auth: () => null, status: 401, code: 'INVALID_API_KEY' },
   { name: 'not a bearer token', auth: () => 'Basic dXNlcjpwYXNz', status: 401, code: 'INVALID_API_KEY' },
   { name: 'malformed key', auth: () => 'Bearer pk_live_short', status: 401, code: 'INVALID_API_KEY' },
@@ -61,6 +71,29 @@ const cases: { name: string; auth: () => string | null; status: number; code: st
   { name: 'unknown key', auth: () => `Bearer ${unknownKey}`, status: 401, code: 'INVALID_API_KEY' },
   { name: 'expired key', auth: () => `Bearer ${expiredKey}`, status: 401, code: 'API_KEY_EXPIRED' },
   { name: 'revoked key', auth: () => `Bearer ${revokedKey}`, status: 401, code: 'API_KEY_REVOKED' },
+  {
+    name: 'two Authorization headers',
+    auth: () => [`Bearer ${valid.key}`, `Bearer ${valid.key}`],
+    status: 401,
+    code: 'INVALID_API_KEY',
+    error: 'Send exactly one Authorization header',
+  },
+  {
+    name: 'a valid key, and the key in the query string too',
+    auth: () => `Bearer ${valid.key}`,
+    query: () => `?api_key=${valid.key}`,
+    status: 401,
+    code: 'INVALID_API_KEY',
+    error: KEY_IN_URL,
+  },
+  {
+    name: 'the key in the query string only',
+    auth: () => null,
+    query: () => `?key=${encodeURIComponent(valid.key)}`,
+    status: 401,
+    code: 'INVALID_API_KEY',
+    error: KEY_IN_URL,
+  },
   {
     name: 'suspended account',
     auth: () => `Bearer ${suspended.key}`,
@@ -82,8 +115,10 @@ describe('every API route refuses bad credentials, for free', () => {
         const authorization = c.auth();
         const response = await ctx.app.inject({
           method: route.method as 'GET',
-          url: concrete(route.url),
-          headers: authorization ? { authorization, 'content-type': 'application/json' } : {},
+          url: concrete(route.url) + (c.query?.() ?? ''),
+          headers: (authorization
+            ? { authorization, 'content-type': 'application/json' }
+            : {}) as OutgoingHttpHeaders,
           ...(route.method === 'GET' || route.method === 'DELETE' ? {} : { payload: '{}' }),
         });
         expect({ route: `${route.method} ${route.url}`, status: response.statusCode }).toEqual({
@@ -92,7 +127,7 @@ describe('every API route refuses bad credentials, for free', () => {
         });
         const body = response.json();
         expect(body).toEqual({
-          error: expect.any(String),
+          error: c.error ?? expect.any(String),
           code: c.code,
           requestId: response.headers['x-request-id'],
         });
