@@ -34,6 +34,7 @@ export function aiRoutes(app: FastifyInstance, deps: SubmitDeps & { maxConcurren
     permission: 'ai',
     price: FEES.aiResolve,
     billing: 'transaction',
+    idempotent: true,
     body: ResolveBody,
     response: SubmitResponse,
     errors: ['NOT_FOUND', 'AI_UNAVAILABLE'],

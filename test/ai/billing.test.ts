@@ -99,3 +99,27 @@ describe('500 mixed AI requests', () => {
     await expectLedgerReconciles(db);
   });
 });
+
+describe('Idempotency-Key on POST /ai/resolve', () => {
+  it('a retry with the same key replays the answer: one request, one charge', async () => {
+    const account = await ctx.createAccount({ balanceUsd: '1.00' });
+    const send = () =>
+      ctx.request(account.key, {
+        method: 'POST',
+        url: '/api/v1/ai/resolve',
+        payload: question(),
+        headers: { 'idempotency-key': 'resolve-once' },
+      });
+    const responses = [await send(), await send()];
+    expect(responses.map((r) => r.statusCode)).toEqual([200, 200]);
+    expect(responses[1]?.headers['idempotent-replayed']).toBe('true');
+    expect(responses[1]?.body).toBe(responses[0]?.body);
+    const [row] = await ctx.database.db.query<{ n: bigint }>(
+      'SELECT count(*) AS n FROM ai_requests WHERE account_id = $1',
+      [account.accountId],
+    );
+    expect(Number(row?.n)).toBe(1);
+    expect(await balanceOf(ctx.database.db, account.accountId)).toBe(750_000n);
+    await expectLedgerReconciles(ctx.database.db);
+  });
+});
