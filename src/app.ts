@@ -1,7 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { accountRoutes } from './accounts/routes.js';
-import type { CallbackOutbox } from './ai/callback-port.js';
 import { type MarketSource, noMarkets } from './ai/market-port.js';
 import { createResolver } from './ai/resolver.js';
 import { aiRoutes } from './ai/routes.js';
@@ -46,6 +45,12 @@ import { priceRoutes } from './prices/routes.js';
 import type { CandleVenue, PriceVenue } from './prices/types.js';
 import { createLiveVenues } from './prices/venues/registry.js';
 import { VERSION } from './version.js';
+import { webhookOutbox } from './webhooks/outbox.js';
+import type { CallbackOutbox } from './webhooks/port.js';
+import { webhookRoutes } from './webhooks/routes.js';
+import { createSecretBox, type SecretBox } from './webhooks/secret-box.js';
+import { createTransport } from './webhooks/transport.js';
+import type { WebhookTransport } from './webhooks/transport-port.js';
 
 export interface AppOptions {
   config: Config;
@@ -59,8 +64,12 @@ export interface AppOptions {
   liveVenues?: PriceVenue[];
   /** Live candle venues for historical prices; default: the configured registry. */
   candleVenues?: CandleVenue[];
-  /** The webhook outbox that AI results' callbacks go through (their URLs are checked at submit). */
-  callbacks: CallbackOutbox;
+  /** The webhook outbox results' callbacks go through (their URLs are checked at submit); default: the real one. */
+  callbacks?: CallbackOutbox;
+  /** How test webhooks are sent; default: the guarded HTTPS transport of the configuration. */
+  webhookTransport?: WebhookTransport;
+  /** How webhook secrets are kept at rest; default: from the configuration. */
+  secrets?: SecretBox;
   /** Where `POST /ai/resolve { marketId }` finds markets; default: none yet (every id is unknown). */
   markets?: MarketSource;
   /** Routes to add before the app is sealed (tests use it for probe routes). */
@@ -101,6 +110,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     outlierTolerance: config.prices.outlierTolerance,
   });
   const resolver = createResolver(config.ai, clock);
+  const callbacks = options.callbacks ?? webhookOutbox;
+  const secrets = options.secrets ?? createSecretBox(config.webhooks);
+  const webhookTransport = options.webhookTransport ?? createTransport(config.webhooks);
   const rateLimiter = options.rateLimiter ?? createRateLimiter(app, config);
   const edge: Services = {
     config,
@@ -142,18 +154,26 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   // Every feature's routes, with what each needs.
   healthRoutes(app, { db, aiModels: resolver.liveStatus });
-  accountRoutes(app);
+  accountRoutes(app, { secrets });
   keyRoutes(app, { authenticator, access: config.access });
   priceRoutes(app, { prices });
   historicalRoutes(app, { historical });
-  jobRoutes(app, { callbacks: options.callbacks, ai: options.aiJobs ?? aiJobResolver(resolver) });
+  jobRoutes(app, { callbacks, ai: options.aiJobs ?? aiJobResolver(resolver) });
   marketRoutes(app, { db, clock, prices, settings: config.markets });
   marketAdminRoutes(app, { db, settings: config.markets });
   aiRoutes(app, {
     resolver,
-    callbacks: options.callbacks,
+    callbacks,
     markets: options.markets ?? noMarkets,
     maxConcurrentSubmits: config.ai.submitConcurrency,
+  });
+  webhookRoutes(app, {
+    db,
+    clock,
+    log: app.log,
+    transport: webhookTransport,
+    secrets,
+    settings: config.webhooks,
   });
   options.extraRoutes?.(app);
 
@@ -162,6 +182,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await app.inFlight.idle();
     cache.stopSync();
     await edge.rateLimiter.close();
+    if (!options.webhookTransport) await webhookTransport.close();
   });
   return app;
 }

@@ -8,6 +8,7 @@ import { ConfigError, defineSettings } from './lib/settings.js';
 import { accessSettings } from './limits/config.js';
 import { marketSettings } from './markets/config.js';
 import { priceSettings } from './prices/config.js';
+import { webhookSettings } from './webhooks/config.js';
 
 export { ConfigError } from './lib/settings.js';
 
@@ -60,6 +61,7 @@ const Env = Type.Object({
   ...jobSettings.env,
   ...marketSettings.env,
   ...aiSettings.env,
+  ...webhookSettings.env,
 });
 
 export function loadConfig(env: Record<string, string | undefined> = process.env) {
@@ -86,6 +88,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     jobs: jobSettings.parse(values),
     markets: marketSettings.parse(values),
     ai: aiSettings.parse(values),
+    webhooks: webhookSettings.parse(values),
   };
 }
 

@@ -1,7 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { createSandboxStarter, SANDBOX_WELCOME_MICROS } from './accounts/sandbox.js';
-import { type CallbackOutbox, unwiredCallbackOutbox } from './ai/callback-port.js';
-import { recordingCallbackOutbox } from './ai/recording-outbox.js';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { migrate } from './db/migrate.js';
@@ -10,6 +8,7 @@ import { systemClock } from './lib/clock.js';
 import { formatUsd } from './lib/money.js';
 import { createLogger } from './logger.js';
 import { loadDemoMarkets } from './markets/demo.js';
+import { createSecretBox } from './webhooks/secret-box.js';
 import { createWorker, type Worker } from './worker/worker.js';
 
 export interface Roles {
@@ -47,21 +46,16 @@ function printSandboxWelcome(
 }
 
 /**
- * The outbox AI results' callbacks go to. PLACEHOLDER: the webhook outbox replaces
- * `unwiredCallbackOutbox` here when it is merged; AI_TEST_RECORD_CALLBACKS (tests only) records them
- * in a table instead, so a real worker process can be tested end to end.
- */
-function callbackOutbox(config: Config): CallbackOutbox {
-  return config.ai.testRecordCallbacks ? recordingCallbackOutbox : unwiredCallbackOutbox;
-}
-
-/**
  * `sibyl start | serve | work`: opens the database, applies migrations (a failure stops the
  * process), then runs the API, the worker, or both, until SIGTERM/SIGINT drains them.
  */
 export async function runService(config: Config, roles: Roles): Promise<void> {
   const logger = createLogger(config);
   const { db, fresh } = await openDatabase(config);
+  const secrets = createSecretBox(config.webhooks);
+  if (!secrets.encrypts && db.kind !== 'pglite') {
+    logger.warn('SECRET_ENCRYPTION_KEY is not set: webhook signing secrets are stored unencrypted');
+  }
   let app: FastifyInstance | undefined;
   let worker: Worker | undefined;
   try {
@@ -70,7 +64,7 @@ export async function runService(config: Config, roles: Roles): Promise<void> {
 
     let welcome: { accountId: string; key: string; balance: bigint; demoMarkets: number } | undefined;
     if (fresh && db.kind === 'pglite') {
-      const starter = await createSandboxStarter(db, systemClock);
+      const starter = await createSandboxStarter(db, systemClock, secrets);
       const demo = await loadDemoMarkets(db, systemClock);
       welcome = {
         accountId: starter.account.id,
@@ -81,7 +75,7 @@ export async function runService(config: Config, roles: Roles): Promise<void> {
     }
 
     if (roles.serve) {
-      app = await buildApp({ config, db, clock: systemClock, logger, callbacks: callbackOutbox(config) });
+      app = await buildApp({ config, db, clock: systemClock, logger, secrets });
       await app.listen({ port: config.port, host: config.host });
       logger.info({ port: config.port, host: config.host, database: db.kind }, 'API listening');
     }
@@ -91,7 +85,7 @@ export async function runService(config: Config, roles: Roles): Promise<void> {
         db,
         clock: systemClock,
         log: logger,
-        callbacks: callbackOutbox(config),
+        secrets,
       });
       await worker.start();
       logger.info('worker started');

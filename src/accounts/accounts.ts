@@ -4,6 +4,7 @@ import { AppError, validationError } from '../errors.js';
 import { isSolanaAddress } from '../lib/base58.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
+import type { SecretBox } from '../webhooks/secret-box.js';
 import * as sql from './sql.js';
 
 export type AccountMode = 'live' | 'sandbox';
@@ -15,7 +16,8 @@ export interface Account {
   status: AccountStatus;
   walletAddress: string | null;
   balanceMicros: bigint;
-  webhookSecret: string;
+  /** The webhook secret as stored: sealed when SECRET_ENCRYPTION_KEY is set (open it with a SecretBox). */
+  storedWebhookSecret: string;
   createdAt: Date;
 }
 
@@ -36,7 +38,7 @@ function toAccount(row: AccountRow): Account {
     status: row.status,
     walletAddress: row.wallet_address,
     balanceMicros: row.balance_micros,
-    webhookSecret: row.webhook_secret,
+    storedWebhookSecret: row.webhook_secret,
     createdAt: row.created_at,
   };
 }
@@ -50,6 +52,7 @@ export async function createAccount(
   db: Queryable,
   clock: Clock,
   input: { mode: AccountMode; walletAddress?: string | undefined },
+  secrets: SecretBox,
 ): Promise<Account> {
   const wallet = input.walletAddress?.trim() || null;
   if (wallet !== null && !isSolanaAddress(wallet)) {
@@ -60,7 +63,7 @@ export async function createAccount(
       newId('acct'),
       input.mode,
       wallet,
-      newWebhookSecret(),
+      secrets.seal(newWebhookSecret()),
       clock.now(),
     ]);
     return toAccount(row as AccountRow);

@@ -6,6 +6,7 @@ import { NullableTimestamp, Timestamp, UsdString } from '../http/schemas.js';
 import { MAX_ACTIVE_KEYS } from '../keys/keys.js';
 import { PermissionName } from '../keys/schemas.js';
 import { formatUsd } from '../lib/money.js';
+import type { SecretBox } from '../webhooks/secret-box.js';
 import { getAccount } from './accounts.js';
 
 const Pricing = Type.Object(
@@ -43,7 +44,7 @@ const AccountResponse = Type.Object({
   }),
 });
 
-export function accountRoutes(app: FastifyInstance): void {
+export function accountRoutes(app: FastifyInstance, deps: { secrets: SecretBox }): void {
   defineRoute(app, {
     method: 'GET',
     url: '/account',
@@ -61,7 +62,7 @@ export function accountRoutes(app: FastifyInstance): void {
         walletAddress: account.walletAddress,
         balanceUsd: formatUsd(account.balanceMicros),
         currency: 'USD' as const,
-        webhookSecret: account.webhookSecret,
+        webhookSecret: deps.secrets.open(account.storedWebhookSecret),
         createdAt: account.createdAt.toISOString(),
         apiKey: {
           id: principal.keyId,

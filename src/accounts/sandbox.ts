@@ -5,6 +5,7 @@ import { PERMISSIONS } from '../keys/permissions.js';
 import { creditDeposit } from '../ledger/ledger.js';
 import type { Clock } from '../lib/clock.js';
 import { MICROS_PER_USD } from '../lib/money.js';
+import type { SecretBox } from '../webhooks/secret-box.js';
 import { type Account, createAccount } from './accounts.js';
 
 export const SANDBOX_WELCOME_MICROS = 100n * MICROS_PER_USD;
@@ -13,8 +14,9 @@ export const SANDBOX_WELCOME_MICROS = 100n * MICROS_PER_USD;
 export async function createSandboxStarter(
   db: Database,
   clock: Clock,
+  secrets: SecretBox,
 ): Promise<{ account: Account; key: IssuedKey }> {
-  const account = await createAccount(db, clock, { mode: 'sandbox' });
+  const account = await createAccount(db, clock, { mode: 'sandbox' }, secrets);
   await creditDeposit(db, {
     accountId: account.id,
     amountMicros: SANDBOX_WELCOME_MICROS,

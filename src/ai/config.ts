@@ -66,7 +66,6 @@ export const aiSettings = defineSettings(
     AI_MAX_ATTEMPTS: Type.Integer({ default: 5, minimum: 1, maximum: 100 }),
     AI_WORKER_CONCURRENCY: Type.Integer({ default: 100, minimum: 1, maximum: 2000 }),
     AI_SUBMIT_CONCURRENCY: Type.Integer({ default: 4, minimum: 1, maximum: 500 }),
-    AI_TEST_RECORD_CALLBACKS: Type.Boolean({ default: false }),
   },
   (v) => {
     const slot = (
@@ -149,8 +148,6 @@ export const aiSettings = defineSettings(
       concurrency: v.AI_WORKER_CONCURRENCY,
       /** Submit transactions one API process runs at once (the rest wait in memory, not on the pool). */
       submitConcurrency: v.AI_SUBMIT_CONCURRENCY,
-      /** Test only: callbacks go to the recording table instead of the webhook outbox (docs/ai.md). */
-      testRecordCallbacks: v.AI_TEST_RECORD_CALLBACKS,
     };
   },
 );

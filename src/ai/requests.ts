@@ -4,7 +4,7 @@ import type { Queryable } from '../db/database.js';
 import { AppError, notFound, type ValidationProblem, validationError } from '../errors.js';
 import type { Charged } from '../ledger/charge.js';
 import { formatUsd } from '../lib/money.js';
-import type { CallbackOutbox } from './callback-port.js';
+import type { CallbackOutbox } from '../webhooks/port.js';
 import { DEFAULT_CONFIDENCE_THRESHOLD } from './consensus.js';
 import { BODY_PATHS, checkQuestion } from './input.js';
 import type { MarketSource } from './market-port.js';

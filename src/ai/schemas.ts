@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { Timestamp, UsdString } from '../http/schemas.js';
-import { MAX_CALLBACK_URL_CHARS } from './callback-port.js';
+import { MAX_CALLBACK_URL_CHARS } from '../webhooks/port.js';
 import { LIMITS } from './input.js';
 import { FAILURE_KINDS } from './types.js';
 

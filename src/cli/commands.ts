@@ -12,6 +12,7 @@ import { creditDeposit, reconcileLedger, reconciliationView } from '../ledger/le
 import { systemClock } from '../lib/clock.js';
 import { formatUsd, parseUsd } from '../lib/money.js';
 import { MIN_PER_SECOND } from '../limits/rate-limiter.js';
+import type { SecretBox } from '../webhooks/secret-box.js';
 import { type Output, UsageError } from './output.js';
 
 export interface CommandArgs {
@@ -30,14 +31,14 @@ function option(args: CommandArgs, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function presentAccount(account: Awaited<ReturnType<typeof getAccount>>) {
+function presentAccount(account: Awaited<ReturnType<typeof getAccount>>, secrets: SecretBox) {
   return {
     accountId: account.id,
     mode: account.mode,
     status: account.status,
     walletAddress: account.walletAddress,
     balanceUsd: formatUsd(account.balanceMicros),
-    webhookSecret: account.webhookSecret,
+    webhookSecret: secrets.open(account.storedWebhookSecret),
     createdAt: account.createdAt.toISOString(),
   };
 }
@@ -55,21 +56,27 @@ export async function accountsCommand(
   out: Output,
   action: string,
   args: CommandArgs,
+  secrets: SecretBox,
 ): Promise<void> {
   switch (action) {
     case 'create': {
       const mode = option(args, 'mode') ?? 'live';
       if (mode !== 'live' && mode !== 'sandbox') throw new UsageError('--mode must be live or sandbox');
-      const account = await createAccount(db, systemClock, {
-        mode: mode as AccountMode,
-        walletAddress: option(args, 'wallet'),
-      });
-      out.result(presentAccount(account), `Created ${account.mode} account ${account.id}`);
+      const account = await createAccount(
+        db,
+        systemClock,
+        {
+          mode: mode as AccountMode,
+          walletAddress: option(args, 'wallet'),
+        },
+        secrets,
+      );
+      out.result(presentAccount(account, secrets), `Created ${account.mode} account ${account.id}`);
       return;
     }
     case 'show': {
       const account = await getAccount(db, required(args, 0, 'ACCOUNT_ID'));
-      const view = presentAccount(account);
+      const view = presentAccount(account, secrets);
       out.result(
         view,
         Object.entries(view)
@@ -114,7 +121,7 @@ export async function accountsCommand(
         required(args, 0, 'ACCOUNT_ID'),
         action === 'suspend' ? 'suspended' : 'active',
       );
-      out.result(presentAccount(account), `Account ${account.id} is ${account.status}`);
+      out.result(presentAccount(account, secrets), `Account ${account.id} is ${account.status}`);
       return;
     }
     default:

@@ -8,6 +8,7 @@ import { jobsCommand } from '../jobs/cli.js';
 import { systemClock } from '../lib/clock.js';
 import { marketsCommand } from '../markets/cli.js';
 import { runService } from '../server.js';
+import { createSecretBox } from '../webhooks/secret-box.js';
 import { accountsCommand, keysCommand, ledgerCommand, migrateCommand } from './commands.js';
 import { createOutput, UsageError } from './output.js';
 
@@ -89,7 +90,7 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       case 'accounts':
         await migrate(db);
-        await accountsCommand(db, out, action, args);
+        await accountsCommand(db, out, action, args, createSecretBox(config.webhooks));
         return 0;
       case 'keys':
         await migrate(db);

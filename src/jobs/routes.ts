@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import type { CallbackOutbox } from '../ai/callback-port.js';
 import { FEES } from '../fees.js';
 import { defineRoute } from '../http/route.js';
 import { formatUsd } from '../lib/money.js';
+import type { CallbackOutbox } from '../webhooks/port.js';
 import { cancelJob, findJob, type JobType, listJobs } from './jobs.js';
 import type { AiJobResolver } from './ports.js';
 import { checkAiJob, checkPriceJob, createJob, presentJob } from './schedule.js';

@@ -1,4 +1,3 @@
-import type { CallbackOutbox } from '../ai/callback-port.js';
 import { createContext, type TxContext, withTransaction } from '../context.js';
 import type { Database } from '../db/database.js';
 import { AppError } from '../errors.js';
@@ -10,6 +9,7 @@ import type { Log } from '../logger.js';
 import { presentPrice } from '../prices/batch.js';
 import { requireToken } from '../prices/requested.js';
 import type { PriceService } from '../prices/service.js';
+import type { CallbackOutbox } from '../webhooks/port.js';
 import type { QueueHandler } from '../worker/queue.js';
 import { JOBS_CHANNEL, type JobRow } from './jobs.js';
 import type { AiJobInput, AiJobResolver } from './ports.js';

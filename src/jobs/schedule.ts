@@ -1,8 +1,8 @@
 import type { AccountMode } from '../accounts/accounts.js';
-import type { CallbackOutbox } from '../ai/callback-port.js';
 import type { Context } from '../context.js';
 import type { ChargingContext } from '../ledger/charge.js';
 import { invalidSymbol, readToken, unknownSymbol } from '../prices/requested.js';
+import type { CallbackOutbox } from '../webhooks/port.js';
 import { canCancel, insertJob, type JobRow, type JobType, readScheduledFor } from './jobs.js';
 import type { AiJobInput, AiJobResolver } from './ports.js';
 

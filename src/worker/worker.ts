@@ -1,4 +1,3 @@
-import type { CallbackOutbox } from '../ai/callback-port.js';
 import { createAiQueue } from '../ai/queue.js';
 import { createResolver } from '../ai/resolver.js';
 import type { Config } from '../config.js';
@@ -14,6 +13,12 @@ import type { Log } from '../logger.js';
 import { createPriceService } from '../prices/index.js';
 import type { PriceVenue } from '../prices/types.js';
 import { createLiveVenues } from '../prices/venues/registry.js';
+import { deliveryQueueHandler } from '../webhooks/delivery.js';
+import { webhookOutbox } from '../webhooks/outbox.js';
+import type { CallbackOutbox } from '../webhooks/port.js';
+import { createSecretBox, type SecretBox } from '../webhooks/secret-box.js';
+import { createTransport } from '../webhooks/transport.js';
+import type { WebhookTransport } from '../webhooks/transport-port.js';
 import { PeriodicRunner } from './periodic.js';
 import { WorkQueue } from './queue.js';
 
@@ -22,8 +27,12 @@ export interface WorkerDeps {
   db: Database;
   clock: Clock;
   log: Log;
-  /** The webhook outbox that results' callbacks are written to, in the result's transaction. */
-  callbacks: CallbackOutbox;
+  /** The webhook outbox that results' callbacks are written to; default: the real one. */
+  callbacks?: CallbackOutbox;
+  /** How webhooks are sent; default: the guarded HTTPS transport of the configuration. */
+  webhookTransport?: WebhookTransport;
+  /** How webhook secrets are kept at rest; default: from the configuration. */
+  secrets?: SecretBox;
   /** Live price venues; default: the configured registry. */
   liveVenues?: PriceVenue[];
   /** The AI resolution scheduled AI jobs run; default: the configured models. */
@@ -46,7 +55,9 @@ export interface Worker {
  * This file only lists them; each feature builds its own.
  */
 export function createWorker(deps: WorkerDeps): Worker {
-  const { config, db, clock, log, callbacks } = deps;
+  const { config, db, clock, log } = deps;
+  const callbacks = deps.callbacks ?? webhookOutbox;
+  const transport = deps.webhookTransport ?? createTransport(config.webhooks);
   const periodic = new PeriodicRunner(
     [...ledgerTasks({ db, log, config: config.ledger }), ...keyTasks({ db }), ...idempotencyTasks({ db })],
     { clock, log },
@@ -71,6 +82,17 @@ export function createWorker(deps: WorkerDeps): Worker {
       }),
       { db, clock, log },
     ),
+    new WorkQueue(
+      deliveryQueueHandler({
+        db,
+        clock,
+        log,
+        transport,
+        secrets: deps.secrets ?? createSecretBox(config.webhooks),
+        settings: config.webhooks,
+      }),
+      { db, clock, log },
+    ),
   ];
   return {
     queues: new Map(queues.map((queue) => [queue.name, queue])),
@@ -80,6 +102,7 @@ export function createWorker(deps: WorkerDeps): Worker {
     },
     async stop() {
       await Promise.all([periodic.stop(), ...queues.map((queue) => queue.stop())]);
+      if (!deps.webhookTransport) await transport.close();
     },
   };
 }

@@ -1,10 +1,11 @@
 import type { LightMyRequestResponse } from 'fastify';
-import type { CallbackOutbox } from '../../src/ai/callback-port.js';
 import { createAiQueue } from '../../src/ai/queue.js';
-import { RECORDED_CALLBACKS_TABLE, recordingCallbackOutbox } from '../../src/ai/recording-outbox.js';
 import { createResolver } from '../../src/ai/resolver.js';
 import type { Queryable } from '../../src/db/database.js';
 import { type Log, silentLog } from '../../src/logger.js';
+import { webhookOutbox } from '../../src/webhooks/outbox.js';
+import type { CallbackOutbox } from '../../src/webhooks/port.js';
+import { CALLBACKS_VIEW } from '../helpers/callbacks.js';
 import type { TestContext } from '../helpers/context.js';
 
 export const CALLBACK_URL = 'https://hooks.example.com/sibyl';
@@ -16,13 +17,13 @@ export function testQueue(ctx: TestContext, options: { callbacks?: CallbackOutbo
     clock: ctx.clock,
     log: options.log ?? silentLog,
     resolver: createResolver(ctx.config.ai, ctx.clock),
-    callbacks: options.callbacks ?? recordingCallbackOutbox,
+    callbacks: options.callbacks ?? webhookOutbox,
     config: ctx.config.ai,
   });
 }
 
 export async function createCallbackTable(db: Queryable): Promise<void> {
-  await db.exec(RECORDED_CALLBACKS_TABLE);
+  await db.exec(CALLBACKS_VIEW);
 }
 
 export interface RecordedCallback {

@@ -11,13 +11,12 @@ import { callbacksOf, createCallbackTable, question, submit } from './helpers.js
  * Real `sibyl work` processes on PostgreSQL: two workers racing over the same requests resolve
  * each once and refund each FAILED one once; a worker killed with SIGKILL mid-resolution leaves its
  * request to another, which asks only the model that had not answered and completes it once, with
- * one callback row. The worker processes record callbacks with AI_TEST_RECORD_CALLBACKS (the
- * webhook outbox is not part of this build; see docs/ai.md#callbacks).
+ * one callback row in the webhook outbox.
  */
 
 function startWorker(env: Record<string, string>): { child: ChildProcess; output: () => string } {
   const child = spawn(process.execPath, [BIN, 'work'], {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', AI_TEST_RECORD_CALLBACKS: 'true', ...env },
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
   });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {

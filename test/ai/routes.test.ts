@@ -110,7 +110,7 @@ describe('POST /ai/resolve, then polling', () => {
     const callbacks = await callbacksOf(ctx.database.db, requestId);
     expect(callbacks).toEqual([
       {
-        id: expect.stringMatching(/^dlv_/),
+        id: expect.stringMatching(/^msg_/),
         account_id: account.accountId,
         url: CALLBACK_URL,
         type: 'ai',

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CallbackOutbox } from '../../src/ai/callback-port.js';
 import { aiQueueHandler } from '../../src/ai/queue.js';
-import { recordingCallbackOutbox } from '../../src/ai/recording-outbox.js';
 import { saveVote } from '../../src/ai/requests.js';
 import { createResolver } from '../../src/ai/resolver.js';
 import { type Log, silentLog } from '../../src/logger.js';
+import { webhookOutbox } from '../../src/webhooks/outbox.js';
+import type { CallbackOutbox } from '../../src/webhooks/port.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { balanceOf, countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
 import { type FakeLlm, fakeSlotsEnv, startFakeLlm } from './fake-llm.js';
@@ -64,9 +64,9 @@ describe('finishing a request', () => {
     for (const fake of fakes.slice(2)) fake.setReply(() => ({ error: 400 }));
     const requestId = (await submit(ctx, account.key, question())).json().requestId as string;
     const failing: CallbackOutbox = {
-      ...recordingCallbackOutbox,
+      ...webhookOutbox,
       async enqueueCallback(tx, input) {
-        await recordingCallbackOutbox.enqueueCallback(tx, input); // written, then the transaction fails
+        await webhookOutbox.enqueueCallback(tx, input); // written, then the transaction fails
         throw new Error('outbox unavailable');
       },
     };
@@ -107,7 +107,7 @@ describe('finishing a request', () => {
       clock: ctx.clock,
       log: silentLog,
       resolver: createResolver(ctx.config.ai, ctx.clock),
-      callbacks: recordingCallbackOutbox,
+      callbacks: webhookOutbox,
       config: ctx.config.ai,
     });
     const [claimed] = await handler.claim(1, ctx.clock.now());
@@ -197,7 +197,7 @@ describe('finishing a request', () => {
       clock: ctx.clock,
       log: silentLog,
       resolver: createResolver(ctx.config.ai, ctx.clock),
-      callbacks: recordingCallbackOutbox,
+      callbacks: webhookOutbox,
       config: ctx.config.ai,
     });
     for (let attempt = 1; attempt <= 3; attempt++) {

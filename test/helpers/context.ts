@@ -1,9 +1,7 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import type { Logger } from 'pino';
 import { type AccountMode, createAccount } from '../../src/accounts/accounts.js';
-import type { CallbackOutbox } from '../../src/ai/callback-port.js';
 import type { MarketSource } from '../../src/ai/market-port.js';
-import { recordingCallbackOutbox } from '../../src/ai/recording-outbox.js';
 import { type AppOptions, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createKey, type IssuedKey } from '../../src/keys/keys.js';
@@ -12,6 +10,9 @@ import type { Biller } from '../../src/ledger/biller.js';
 import { creditDeposit } from '../../src/ledger/ledger.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { parseUsd } from '../../src/lib/money.js';
+import { webhookOutbox } from '../../src/webhooks/outbox.js';
+import type { CallbackOutbox } from '../../src/webhooks/port.js';
+import { clearSecretBox } from '../../src/webhooks/secret-box.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 
 export function testConfig(overrides: Record<string, string> = {}): Config {
@@ -58,7 +59,7 @@ export async function createTestContext(
     biller?: (db: TestDatabase['db']) => Biller;
     database?: TestDatabase;
     logger?: Logger;
-    /** Default: the recording outbox (callbacks become rows of test_recorded_callbacks). */
+    /** Default: the webhook outbox (rows of webhook_deliveries; see helpers/callbacks.ts). */
     callbacks?: CallbackOutbox;
     markets?: MarketSource;
     /** Anything else the app takes (other ports). */
@@ -72,7 +73,7 @@ export async function createTestContext(
     config,
     db: database.db,
     clock,
-    callbacks: options.callbacks ?? recordingCallbackOutbox,
+    callbacks: options.callbacks ?? webhookOutbox,
     ...(options.markets ? { markets: options.markets } : {}),
     ...(options.extraRoutes ? { extraRoutes: options.extraRoutes } : {}),
     ...(options.biller ? { biller: options.biller(database.db) } : {}),
@@ -100,7 +101,7 @@ export async function createTestContext(
     clock,
     config,
     async createAccount({ mode = 'sandbox', balanceUsd = '10.00', permissions = PERMISSIONS } = {}) {
-      const account = await createAccount(db, clock, { mode });
+      const account = await createAccount(db, clock, { mode }, clearSecretBox);
       const amount = parseUsd(balanceUsd) ?? 0n;
       if (amount > 0n) {
         referenceCounter += 1;

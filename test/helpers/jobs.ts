@@ -1,7 +1,7 @@
 import type { Database } from '../../src/db/database.js';
 import type { AiJobResolver } from '../../src/jobs/ports.js';
 
-/** The callbacks the recording outbox wrote (test_recorded_callbacks), oldest first. */
+/** The callbacks the webhook outbox wrote (the test_recorded_callbacks view), oldest first. */
 export async function callbacks(
   db: Database,
 ): Promise<

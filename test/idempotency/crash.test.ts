@@ -5,6 +5,7 @@ import { createKey } from '../../src/keys/keys.js';
 import { PERMISSIONS } from '../../src/keys/permissions.js';
 import { creditDeposit } from '../../src/ledger/ledger.js';
 import { systemClock } from '../../src/lib/clock.js';
+import { clearSecretBox } from '../../src/webhooks/secret-box.js';
 import { createTestDatabase, type TestDatabase, usingPostgres } from '../helpers/db.js';
 import { expectLedgerReconciles } from '../helpers/ledger.js';
 import { freePort, httpReady, type ServiceProcess, startService } from '../helpers/process.js';
@@ -50,7 +51,7 @@ function sendAndForget(port: number, path: string, headers: Record<string, strin
 describe.runIf(usingPostgres)('a crash between commit and answer (PostgreSQL, real processes)', () => {
   it('the retry with the same key gets the stored answer and no second charge', async () => {
     const { db } = database;
-    const account = await createAccount(db, systemClock, { mode: 'sandbox' });
+    const account = await createAccount(db, systemClock, { mode: 'sandbox' }, clearSecretBox);
     await creditDeposit(db, {
       accountId: account.id,
       amountMicros: 5_000_000n,

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RECORDED_CALLBACKS_TABLE, recordingCallbackOutbox } from '../../src/ai/recording-outbox.js';
 import { createResolver } from '../../src/ai/resolver.js';
 import { aiJobResolver } from '../../src/jobs/ai.js';
+import { webhookOutbox } from '../../src/webhooks/outbox.js';
+import { CALLBACKS_VIEW } from '../helpers/callbacks.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { usingPostgres } from '../helpers/db.js';
 import { type FakeServer, startFakeServer } from '../helpers/fake-server.js';
@@ -20,7 +21,7 @@ const workers: ServiceProcess[] = [];
 beforeAll(async () => {
   if (!usingPostgres) return;
   ctx = await createTestContext();
-  await ctx.database.db.exec(RECORDED_CALLBACKS_TABLE);
+  await ctx.database.db.exec(CALLBACKS_VIEW);
 });
 afterAll(async () => {
   for (const worker of workers) await worker.kill();
@@ -159,7 +160,7 @@ describe.runIf(usingPostgres)('a cancel racing the claim (PostgreSQL)', () => {
           jobQueueHandler({
             ...deps,
             prices: createPriceService(ctx.config.prices, workerClock, []),
-            callbacks: recordingCallbackOutbox,
+            callbacks: webhookOutbox,
             ai: aiJobResolver(createResolver(ctx.config.ai, workerClock)),
           }),
           deps,

@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RECORDED_CALLBACKS_TABLE, recordingCallbackOutbox } from '../../src/ai/recording-outbox.js';
 import { createResolver } from '../../src/ai/resolver.js';
 import { aiJobResolver } from '../../src/jobs/ai.js';
 import { jobQueueHandler, MAX_ATTEMPTS } from '../../src/jobs/runner.js';
 import { silentLog } from '../../src/logger.js';
 import { createPriceService } from '../../src/prices/index.js';
+import { webhookOutbox } from '../../src/webhooks/outbox.js';
 import { WorkQueue } from '../../src/worker/queue.js';
 import { createWorker, type Worker } from '../../src/worker/worker.js';
+import { CALLBACKS_VIEW } from '../helpers/callbacks.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
 import { callbacks, crashingAi } from '../helpers/jobs.js';
 import { balanceOf, countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
@@ -21,11 +22,11 @@ let ctx: TestContext;
 let worker: Worker;
 const HOOK = 'https://hooks.example.com/sibyl';
 const UNKNOWN_MINT = '9n4nbM75f5Ui33ZbPYXn59EwSgE8CGsHtAeTH5YFeJ9E';
-const outbox = recordingCallbackOutbox;
+const outbox = webhookOutbox;
 
 beforeAll(async () => {
   ctx = await createTestContext();
-  await ctx.database.db.exec(RECORDED_CALLBACKS_TABLE);
+  await ctx.database.db.exec(CALLBACKS_VIEW);
   ctx.clock.set('2026-11-22T12:00:00.000Z');
   worker = createWorker({
     config: ctx.config,
@@ -77,7 +78,7 @@ describe('running scheduled jobs', () => {
     expect(done).toMatchObject({
       status: 'COMPLETED',
       attempts: 1,
-      delivery_id: expect.stringMatching(/^dlv_/),
+      delivery_id: expect.stringMatching(/^msg_/),
     });
     expect(done?.result).toMatchObject({
       symbol: 'SOL',
@@ -100,7 +101,7 @@ describe('running scheduled jobs', () => {
       attempts: 1,
       result: { symbol: 'SOL' },
       error: null,
-      delivery: { status: 'recorded' },
+      delivery: { status: 'PENDING', attemptCount: 0, url: HOOK, attempts: [] },
     });
   });
 

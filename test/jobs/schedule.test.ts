@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { RECORDED_CALLBACKS_TABLE } from '../../src/ai/recording-outbox.js';
+import { CALLBACKS_VIEW } from '../helpers/callbacks.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
 import { balanceOf, countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
 
@@ -14,7 +14,7 @@ const HOOK = 'https://hooks.example.com/sibyl';
 
 beforeAll(async () => {
   ctx = await createTestContext();
-  await ctx.database.db.exec(RECORDED_CALLBACKS_TABLE);
+  await ctx.database.db.exec(CALLBACKS_VIEW);
   ctx.clock.set('2026-11-22T12:00:00.000Z');
 });
 afterAll(async () => {

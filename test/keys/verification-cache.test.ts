@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordingCallbackOutbox } from '../../src/ai/recording-outbox.js';
 import { buildApp } from '../../src/app.js';
 import type { Database, Queryable, Row, Sql } from '../../src/db/database.js';
 import { sqlText } from '../../src/db/database.js';
+import { webhookOutbox } from '../../src/webhooks/outbox.js';
 import { createTestContext, type TestContext, testConfig } from '../helpers/context.js';
 
 /** Counts queries that look up keys, so "no database round trip" is measured, not assumed. */
@@ -38,7 +38,7 @@ describe('key verification cache', () => {
       config: testConfig(),
       db,
       clock: ctx.clock,
-      callbacks: recordingCallbackOutbox,
+      callbacks: webhookOutbox,
     });
     await app.ready();
     try {
@@ -68,7 +68,7 @@ describe('key verification cache', () => {
       config: testConfig({ AUTH_CACHE_TTL_MS: '3600000' }),
       db: ctx.database.db,
       clock: ctx.clock,
-      callbacks: recordingCallbackOutbox,
+      callbacks: webhookOutbox,
     });
     await other.ready();
     try {

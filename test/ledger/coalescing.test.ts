@@ -4,6 +4,7 @@ import type { Database } from '../../src/db/database.js';
 import { CoalescingBiller } from '../../src/ledger/coalescing-biller.js';
 import { creditDeposit } from '../../src/ledger/ledger.js';
 import { systemClock } from '../../src/lib/clock.js';
+import { clearSecretBox } from '../../src/webhooks/secret-box.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { balanceOf, countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
 
@@ -21,7 +22,7 @@ afterAll(async () => {
 });
 
 async function account(balance: bigint): Promise<string> {
-  const { id } = await createAccount(db, systemClock, { mode: 'live' });
+  const { id } = await createAccount(db, systemClock, { mode: 'live' }, clearSecretBox);
   if (balance > 0n)
     await creditDeposit(db, { accountId: id, amountMicros: balance, reference: `seed-${id}` });
   return id;

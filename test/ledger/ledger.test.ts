@@ -11,6 +11,7 @@ import {
   refundCharge,
 } from '../../src/ledger/ledger.js';
 import { systemClock } from '../../src/lib/clock.js';
+import { clearSecretBox } from '../../src/webhooks/secret-box.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { balanceOf, countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
 
@@ -30,7 +31,7 @@ afterAll(async () => {
 });
 
 async function newAccount(balance = 0n): Promise<string> {
-  const account = await createAccount(db, systemClock, { mode: 'live' });
+  const account = await createAccount(db, systemClock, { mode: 'live' }, clearSecretBox);
   if (balance > 0n) {
     await creditDeposit(db, {
       accountId: account.id,

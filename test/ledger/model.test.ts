@@ -11,6 +11,7 @@ import {
   refundCharge,
 } from '../../src/ledger/ledger.js';
 import { systemClock } from '../../src/lib/clock.js';
+import { clearSecretBox } from '../../src/webhooks/secret-box.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { balanceOf, expectLedgerReconciles } from '../helpers/ledger.js';
 
@@ -194,7 +195,7 @@ describe('ledger model', () => {
         run += 1;
         const accounts: string[] = [];
         for (let i = 0; i < ACCOUNTS; i++) {
-          accounts.push((await createAccount(database.db, systemClock, { mode: 'live' })).id);
+          accounts.push((await createAccount(database.db, systemClock, { mode: 'live' }, clearSecretBox)).id);
         }
         const model: Model = { balances: accounts.map(() => 0n), deposits: new Map(), charges: [] };
         await fc.asyncModelRun(() => ({ model, real: { db: database.db, accounts, run } }), cmds);

@@ -1,8 +1,8 @@
 import { createConnection } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordingCallbackOutbox } from '../../src/ai/recording-outbox.js';
 import { buildApp } from '../../src/app.js';
 import { generateKey } from '../../src/keys/format.js';
+import { webhookOutbox } from '../../src/webhooks/outbox.js';
 import { createTestContext, type TestAccount, type TestContext, testConfig } from '../helpers/context.js';
 
 /**
@@ -105,7 +105,7 @@ describe('failed authentications shared through Redis', () => {
       config: testConfig(config),
       db: first.database.db,
       clock: first.clock,
-      callbacks: recordingCallbackOutbox,
+      callbacks: webhookOutbox,
     });
     await second.ready();
     try {

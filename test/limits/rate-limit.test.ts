@@ -1,9 +1,9 @@
 import { createConnection } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordingCallbackOutbox } from '../../src/ai/recording-outbox.js';
 import { buildApp } from '../../src/app.js';
 import { gcraStep, LocalRateLimiter } from '../../src/limits/rate-limiter.js';
 import { RedisRateLimiter } from '../../src/limits/redis-rate-limiter.js';
+import { webhookOutbox } from '../../src/webhooks/outbox.js';
 import { createTestContext, type TestContext, testConfig } from '../helpers/context.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -130,7 +130,7 @@ describe('rate limits shared through Redis', () => {
       config: testConfig({ RATE_LIMIT_PER_SECOND: '0.01', RATE_LIMIT_BURST: '20', REDIS_URL }),
       db: ctx.database.db,
       clock: ctx.clock,
-      callbacks: recordingCallbackOutbox,
+      callbacks: webhookOutbox,
     });
     await other.ready();
     try {

@@ -2,7 +2,7 @@ import type { TxContext } from '../context.js';
 import type { Queryable } from '../db/database.js';
 import { validationError } from '../errors.js';
 
-/** Where a result's callback goes: the webhook outbox (docs/ai.md#callbacks). */
+/** Where a result's callback goes: the webhook outbox (docs/webhooks.md). */
 export interface CallbackOutbox {
   /** Throws VALIDATION_ERROR (naming `path`) for a URL the service will not call. */
   validateCallbackUrl(url: string, path: string): void;
@@ -50,17 +50,3 @@ function callbackUrlProblem(url: string): string | null {
   if (parsed.hostname === '') return 'has no host';
   return null;
 }
-
-/**
- * PLACEHOLDER until the webhook outbox is wired in (the integrator replaces it in app.ts, server.ts
- * and the worker): URL validation is the real one, but enqueueing throws, so a result whose
- * callback cannot be written is never committed without it — its request stays unfinished and is
- * retried after its lease.
- */
-export const unwiredCallbackOutbox: CallbackOutbox = {
-  validateCallbackUrl: validateHttpsCallbackUrl,
-  enqueueCallback: async () => {
-    throw new Error('webhook outbox not wired');
-  },
-  deliveryView: async () => null,
-};

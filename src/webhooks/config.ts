@@ -1,0 +1,34 @@
+import Type from 'typebox';
+import { defineSettings } from '../lib/settings.js';
+
+/** Webhook delivery (docs/webhooks.md). */
+export const webhookSettings = defineSettings(
+  {
+    WEBHOOK_ALLOW_PRIVATE_TARGETS: Type.Boolean({ default: false }),
+    WEBHOOK_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, maximum: 60_000 }),
+    WEBHOOK_CONCURRENCY: Type.Integer({ default: 50, minimum: 1, maximum: 1000 }),
+    WEBHOOK_LEASE_MS: Type.Integer({ default: 30_000, minimum: 1000 }),
+    SECRET_ENCRYPTION_KEY: Type.Optional(Type.String({ minLength: 1 })),
+    SECRET_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  (v) => ({
+    /**
+     * Development and tests only: lifts the rule that a callback may only reach a public address.
+     * HTTPS stays required.
+     */
+    allowPrivateTargets: v.WEBHOOK_ALLOW_PRIVATE_TARGETS,
+    /** One attempt, connect to the last byte read. */
+    timeoutMs: v.WEBHOOK_TIMEOUT_MS,
+    /** Attempts one worker process makes at once. */
+    concurrency: v.WEBHOOK_CONCURRENCY,
+    /** How long a worker holds a delivery before another may take it over (longer than the timeout). */
+    leaseMs: Math.max(v.WEBHOOK_LEASE_MS, v.WEBHOOK_TIMEOUT_MS + 1000),
+    /** 32 bytes, base64: webhook secrets are stored encrypted with it (AES-256-GCM). */
+    encryptionKey: v.SECRET_ENCRYPTION_KEY,
+    /** The key before the last rotation of SECRET_ENCRYPTION_KEY: still read, never written. */
+    previousEncryptionKey: v.SECRET_ENCRYPTION_KEY_PREVIOUS,
+  }),
+);
+
+/** At most this much of a receiver's answer is read. */
+export const MAX_RESPONSE_BYTES = 64 * 1024;

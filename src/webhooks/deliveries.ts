@@ -1,0 +1,119 @@
+import { newWebhookSecret } from '../accounts/accounts.js';
+import type { Context } from '../context.js';
+import { notFound } from '../errors.js';
+import { randomBase62 } from '../lib/ids.js';
+import { attemptDelivery, type ClaimedDelivery, type DeliveryDeps } from './delivery.js';
+import {
+  type DeliveryRow,
+  type DeliveryStatus,
+  findDelivery,
+  newDeliveryId,
+  presentDelivery,
+} from './outbox.js';
+import { validateHttpsCallbackUrl } from './port.js';
+import type { SecretBox } from './secret-box.js';
+import { serialisePayload } from './signing.js';
+import * as sql from './sql.js';
+
+/** How long the previous secret keeps signing after a rotation. */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+export async function listDeliveries(
+  ctx: Context,
+  accountId: string | null,
+  filter: { status?: DeliveryStatus | undefined; page: number; pageSize: number },
+) {
+  const status = filter.status ?? null;
+  const [rows, [count]] = await Promise.all([
+    ctx.db.query<DeliveryRow>(sql.LIST, [
+      accountId,
+      status,
+      filter.pageSize,
+      (filter.page - 1) * filter.pageSize,
+    ]),
+    ctx.db.query<{ total: bigint | number }>(sql.COUNT, [accountId, status]),
+  ]);
+  return { deliveries: rows.map((row) => presentDelivery(row)), total: Number(count?.total ?? 0) };
+}
+
+export async function getDelivery(ctx: Context, accountId: string | null, id: string) {
+  const delivery = await findDelivery(ctx.db, id, accountId);
+  if (!delivery) throw notFound(`Delivery ${id}`);
+  return delivery;
+}
+
+/** One more attempt, due now, with the same `webhook-id` (docs/webhooks.md#redelivery). */
+export async function redeliver(ctx: Context, accountId: string | null, id: string) {
+  const [row] = await ctx.db.query(sql.REDELIVER, [id, accountId, ctx.clock.now()]);
+  if (!row) throw notFound(`Delivery ${id}`);
+  return getDelivery(ctx, accountId, id);
+}
+
+/**
+ * `POST /webhooks/test`: a signed `type: "test"` event sent now, in the request, and recorded as a
+ * one-attempt delivery (listed with the others; redeliverable).
+ */
+export async function sendTestEvent(
+  ctx: Context,
+  deps: DeliveryDeps,
+  input: { accountId: string; url: string; requestId: string },
+) {
+  validateHttpsCallbackUrl(input.url, 'body.callbackUrl');
+  const now = ctx.clock.now();
+  const id = newDeliveryId();
+  const leaseToken = randomBase62(16);
+  const payload = serialisePayload({
+    requestId: input.requestId,
+    type: 'test',
+    status: 'completed',
+    data: { message: 'A test event from Sibyl: your endpoint received and can verify it.' },
+    timestamp: now.toISOString(),
+  });
+  const [secrets] = await ctx.db.query<
+    Pick<ClaimedDelivery, 'webhook_secret' | 'webhook_secret_previous' | 'webhook_secret_previous_until'>
+  >(sql.INSERT_TEST, [
+    id,
+    input.accountId,
+    input.url,
+    input.requestId,
+    payload,
+    now,
+    new Date(now.getTime() + deps.settings.leaseMs),
+    leaseToken,
+  ]);
+  if (!secrets) throw notFound(`Account ${input.accountId}`);
+  const delivery: ClaimedDelivery = {
+    id,
+    account_id: input.accountId,
+    url: input.url,
+    type: 'test',
+    request_id: input.requestId,
+    payload,
+    attempts: 0,
+    max_attempts: 1,
+    lease_token: leaseToken,
+    ...secrets,
+  };
+  const { status, outcome } = await attemptDelivery(deps, delivery);
+  return {
+    deliveryId: id,
+    webhookId: id,
+    delivered: status === 'DELIVERED',
+    status,
+    statusCode: outcome.kind === 'response' ? outcome.statusCode : null,
+    latencyMs: outcome.latencyMs,
+    error: outcome.kind === 'error' ? `${outcome.code}: ${outcome.message}` : null,
+  };
+}
+
+/**
+ * A new signing secret, returned once. The previous one keeps signing beside it for 24 hours, so
+ * receivers can switch without losing a callback.
+ */
+export async function rotateWebhookSecret(ctx: Context, box: SecretBox, accountId: string) {
+  const secret = newWebhookSecret();
+  const until = new Date(ctx.clock.now().getTime() + ROTATION_OVERLAP_MS);
+  const [row] = await ctx.db.query(sql.ROTATE_SECRET, [accountId, box.seal(secret), until]);
+  if (!row) throw notFound(`Account ${accountId}`);
+  return { webhookSecret: secret, previousSecretValidUntil: until.toISOString() };
+}

@@ -1,0 +1,128 @@
+import type { Database } from '../db/database.js';
+import type { Clock } from '../lib/clock.js';
+import { randomBase62 } from '../lib/ids.js';
+import type { Log } from '../logger.js';
+import type { QueueHandler } from '../worker/queue.js';
+import type { DeliveryStatus } from './outbox.js';
+import { RETRY_DELAYS_MS } from './outbox.js';
+import type { SecretBox } from './secret-box.js';
+import { signedRequest } from './signing.js';
+import * as sql from './sql.js';
+import type { WebhookOutcome, WebhookTransport } from './transport-port.js';
+
+export interface DeliveryDeps {
+  db: Database;
+  clock: Clock;
+  log: Log;
+  transport: WebhookTransport;
+  secrets: SecretBox;
+  settings: { concurrency: number; leaseMs: number };
+}
+
+/** A claimed delivery, with its account's signing secrets as stored. */
+export interface ClaimedDelivery {
+  id: string;
+  account_id: string;
+  url: string;
+  type: string;
+  request_id: string;
+  payload: string;
+  attempts: number;
+  max_attempts: number;
+  lease_token: string;
+  webhook_secret: string;
+  webhook_secret_previous: string | null;
+  webhook_secret_previous_until: Date | null;
+}
+
+/**
+ * Delivers callbacks: claims due deliveries with a lease, makes one attempt each outside any
+ * transaction, then records it — only while still holding the lease, so an attempt is recorded
+ * once even when a lapsed lease let another worker retry it (the receiver then sees the same
+ * `webhook-id` twice: at least once, never lost).
+ */
+export function deliveryQueueHandler(deps: DeliveryDeps): QueueHandler<ClaimedDelivery> {
+  const { db, settings } = deps;
+  return {
+    name: 'webhook-deliveries',
+    channel: sql.DELIVERIES_CHANNEL,
+    concurrency: settings.concurrency,
+    claim: (limit, now) =>
+      db.query<ClaimedDelivery>(sql.CLAIM, [now, limit, randomBase62(16), settings.leaseMs]),
+    process: async (delivery) => {
+      await attemptDelivery(deps, delivery);
+    },
+    async nextDueAt() {
+      const [row] = await db.query<{ next: Date | null }>(sql.NEXT_DUE);
+      return row?.next ?? null;
+    },
+  };
+}
+
+export interface AttemptResult {
+  status: DeliveryStatus;
+  outcome: WebhookOutcome;
+  /** False when the lease was lost meanwhile: another worker owns the delivery now. */
+  recorded: boolean;
+}
+
+/** One attempt: sign with the account's current secret(s), send, record what came back. */
+export async function attemptDelivery(deps: DeliveryDeps, delivery: ClaimedDelivery): Promise<AttemptResult> {
+  const { db, clock, transport } = deps;
+  const at = clock.now();
+  const request = signedRequest(
+    delivery.id,
+    delivery.payload,
+    signingSecrets(deps.secrets, delivery, at),
+    at,
+  );
+  const outcome = await transport.send({ url: delivery.url, ...request });
+  const now = clock.now();
+  const attempt = delivery.attempts + 1;
+  const { status, dueAt } = nextStep(outcome, attempt, delivery.max_attempts, now);
+  const [row] = await db.query(sql.FINISH_ATTEMPT, [
+    delivery.id,
+    delivery.lease_token,
+    status,
+    dueAt,
+    outcome.kind === 'response' ? outcome.statusCode : null,
+    outcome.kind === 'error' ? `${outcome.code}: ${outcome.message}` : null,
+    now,
+    at,
+    outcome.latencyMs,
+  ]);
+  if (!row) deps.log.warn({ deliveryId: delivery.id }, 'webhook attempt made after its lease was lost');
+  else if (status === 'CALLBACK_FAILED') {
+    deps.log.warn(
+      { deliveryId: delivery.id, accountId: delivery.account_id, attempts: attempt },
+      'webhook delivery failed',
+    );
+  }
+  return { status, outcome, recorded: row !== undefined };
+}
+
+/** 2xx delivered; 410 stops; anything else (3xx included) is retried on the schedule until the last attempt. */
+export function nextStep(
+  outcome: WebhookOutcome,
+  attempt: number,
+  maxAttempts: number,
+  now: Date,
+): { status: DeliveryStatus; dueAt: Date | null } {
+  if (outcome.kind === 'response' && outcome.statusCode >= 200 && outcome.statusCode < 300) {
+    return { status: 'DELIVERED', dueAt: null };
+  }
+  if (outcome.kind === 'response' && outcome.statusCode === 410) return { status: 'STOPPED', dueAt: null };
+  if (attempt >= maxAttempts) return { status: 'CALLBACK_FAILED', dueAt: null };
+  const delay = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length) - 1] as number;
+  return { status: 'PENDING', dueAt: new Date(now.getTime() + delay) };
+}
+
+/** The current secret, then the previous one while it still signs (24 hours after a rotation). */
+function signingSecrets(box: SecretBox, delivery: ClaimedDelivery, now: Date): string[] {
+  const secrets = [box.open(delivery.webhook_secret)];
+  const until = delivery.webhook_secret_previous_until;
+  if (delivery.webhook_secret_previous && until && until.getTime() > now.getTime()) {
+    secrets.push(box.open(delivery.webhook_secret_previous));
+  }
+  return secrets;
+}

@@ -1,0 +1,91 @@
+import type { FastifyInstance } from 'fastify';
+import { defineRoute } from '../http/route.js';
+import { getDelivery, listDeliveries, redeliver, rotateWebhookSecret, sendTestEvent } from './deliveries.js';
+import type { DeliveryDeps } from './delivery.js';
+import {
+  Delivery,
+  DeliveryList,
+  DeliveryListQuery,
+  DeliveryParams,
+  RotatedSecret,
+  TestBody,
+  TestResult,
+} from './schemas.js';
+
+/** The integrator's webhook tools (docs/webhooks.md): free, permission `account`. */
+export function webhookRoutes(app: FastifyInstance, deps: DeliveryDeps): void {
+  defineRoute(app, {
+    method: 'POST',
+    url: '/webhooks/test',
+    operationId: 'sendTestWebhook',
+    summary: 'Send a signed test event to a URL now and answer what happened',
+    description:
+      'The event is `{ requestId, type: "test", status: "completed", data, timestamp, signature }`, signed ' +
+      'like every callback. One attempt, no retries; it is listed with the other deliveries.',
+    tags: ['webhooks'],
+    permission: 'account',
+    idempotent: true,
+    body: TestBody,
+    response: TestResult,
+    handler: async ({ body, principal, ctx, requestId }) =>
+      sendTestEvent(ctx, deps, { accountId: principal.accountId, url: body.callbackUrl, requestId }),
+  });
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/webhooks/deliveries',
+    operationId: 'listWebhookDeliveries',
+    summary: 'The account’s webhook deliveries, newest first',
+    tags: ['webhooks'],
+    permission: 'account',
+    querystring: DeliveryListQuery,
+    response: DeliveryList,
+    handler: async ({ query, principal, ctx }) => {
+      const page = query.page ?? 1;
+      const pageSize = query.pageSize ?? 50;
+      const listed = await listDeliveries(ctx, principal.accountId, { status: query.status, page, pageSize });
+      return { ...listed, page, pageSize };
+    },
+  });
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/webhooks/deliveries/:deliveryId',
+    operationId: 'getWebhookDelivery',
+    summary: 'One delivery with every attempt (time, status code or error, latency)',
+    tags: ['webhooks'],
+    permission: 'account',
+    params: DeliveryParams,
+    response: Delivery,
+    errors: ['NOT_FOUND'],
+    handler: async ({ params, principal, ctx }) => getDelivery(ctx, principal.accountId, params.deliveryId),
+  });
+
+  defineRoute(app, {
+    method: 'POST',
+    url: '/webhooks/deliveries/:deliveryId/redeliver',
+    operationId: 'redeliverWebhook',
+    summary: 'Send a delivery again now, with the same webhook-id',
+    description:
+      'A finished delivery (DELIVERED, STOPPED, CALLBACK_FAILED) gets one new attempt; one still retrying ' +
+      'is brought forward. The answer shows it PENDING; poll it for the outcome.',
+    tags: ['webhooks'],
+    permission: 'account',
+    idempotent: true,
+    params: DeliveryParams,
+    response: Delivery,
+    errors: ['NOT_FOUND'],
+    handler: async ({ params, principal, ctx }) => redeliver(ctx, principal.accountId, params.deliveryId),
+  });
+
+  defineRoute(app, {
+    method: 'POST',
+    url: '/account/webhook-secret/rotate',
+    operationId: 'rotateWebhookSecret',
+    summary: 'A new webhook signing secret; the previous one keeps signing beside it for 24 hours',
+    tags: ['webhooks'],
+    permission: 'account',
+    response: RotatedSecret,
+    handler: async ({ principal, ctx }) => rotateWebhookSecret(ctx, deps.secrets, principal.accountId),
+  });
+}

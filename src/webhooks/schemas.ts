@@ -1,0 +1,109 @@
+import Type from 'typebox';
+import { NullableTimestamp, Timestamp } from '../http/schemas.js';
+import { MAX_CALLBACK_URL_CHARS } from './port.js';
+
+export const DeliveryStatus = Type.Union(
+  [
+    Type.Literal('PENDING'),
+    Type.Literal('SENDING'),
+    Type.Literal('DELIVERED'),
+    Type.Literal('STOPPED'),
+    Type.Literal('CALLBACK_FAILED'),
+  ],
+  {
+    description:
+      'PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED ' +
+      '(the receiver answered 410), CALLBACK_FAILED (every attempt failed)',
+  },
+);
+
+const Attempt = Type.Object(
+  {
+    attempt: Type.Integer({ minimum: 1 }),
+    at: Timestamp,
+    statusCode: Type.Union([Type.Integer(), Type.Null()], { description: 'The receiver’s status code' }),
+    error: Type.Union([Type.String(), Type.Null()], {
+      description: 'Why no answer came: timeout, blocked_address, dns, tls or connection, with a message',
+    }),
+    latencyMs: Type.Integer(),
+  },
+  { additionalProperties: false },
+);
+
+const deliveryFields = {
+  id: Type.String({ description: 'The delivery id, which is also its `webhook-id`' }),
+  webhookId: Type.String({
+    description: 'The `webhook-id` header: the same on every attempt and redelivery',
+  }),
+  type: Type.Union([Type.Literal('ai'), Type.Literal('price'), Type.Literal('test')]),
+  requestId: Type.String({ description: 'The request whose result this delivery reports' }),
+  url: Type.String(),
+  status: DeliveryStatus,
+  attemptCount: Type.Integer({ minimum: 0 }),
+  nextAttemptAt: NullableTimestamp,
+  lastStatusCode: Type.Union([Type.Integer(), Type.Null()]),
+  lastError: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Timestamp,
+  finishedAt: NullableTimestamp,
+};
+
+export const DeliverySummary = Type.Object(deliveryFields, { additionalProperties: false });
+
+export const Delivery = Type.Object(
+  { ...deliveryFields, attempts: Type.Array(Attempt, { description: 'Every attempt, oldest first' }) },
+  { additionalProperties: false },
+);
+
+export const DeliveryList = Type.Object(
+  {
+    deliveries: Type.Array(DeliverySummary, { description: 'Newest first' }),
+    total: Type.Integer(),
+    page: Type.Integer(),
+    pageSize: Type.Integer(),
+  },
+  { additionalProperties: false },
+);
+
+export const DeliveryListQuery = Type.Object(
+  {
+    status: Type.Optional(DeliveryStatus),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
+    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+  },
+  { additionalProperties: false },
+);
+
+export const DeliveryParams = Type.Object({
+  deliveryId: Type.String({ minLength: 1, maxLength: 100 }),
+});
+
+export const TestBody = Type.Object(
+  {
+    callbackUrl: Type.String({
+      maxLength: MAX_CALLBACK_URL_CHARS,
+      description: 'An https:// URL to send a signed `type: "test"` event to, now',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const TestResult = Type.Object(
+  {
+    deliveryId: Type.String(),
+    webhookId: Type.String(),
+    delivered: Type.Boolean({ description: 'True when the receiver answered 2xx' }),
+    status: DeliveryStatus,
+    statusCode: Type.Union([Type.Integer(), Type.Null()]),
+    latencyMs: Type.Integer(),
+    error: Type.Union([Type.String(), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+
+export const RotatedSecret = Type.Object(
+  {
+    webhookSecret: Type.String({ description: 'The new secret (whsec_…), shown this once' }),
+    previousSecretValidUntil: Timestamp,
+  },
+  { additionalProperties: false },
+);

@@ -1,0 +1,64 @@
+import { createHmac } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+
+/** The secret prefix of Standard Webhooks: the rest is the base64 of the HMAC key. */
+const SECRET_PREFIX = 'whsec_';
+
+export interface CallbackPayload {
+  requestId: string;
+  type: 'ai' | 'price' | 'test';
+  status: 'completed' | 'failed';
+  data: unknown;
+  /** When the result was recorded (ISO 8601): the same on every attempt. */
+  timestamp: string;
+}
+
+/** The body as stored in the outbox: every field but `signature`, in the documented order. */
+export function serialisePayload(payload: CallbackPayload): string {
+  const { requestId, type, status, data, timestamp } = payload;
+  return JSON.stringify({ requestId, type, status, data, timestamp });
+}
+
+/** Hex HMAC-SHA256 of `bytes` under the secret's key (`whsec_` + base64 key). */
+export function serviceSignature(bytes: string, secret: string): string {
+  return createHmac('sha256', Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64'))
+    .update(bytes)
+    .digest('hex');
+}
+
+/**
+ * The bytes sent: the stored payload with `signature` appended as its last field, so a receiver
+ * recovers the signed bytes exactly by cutting `,"signature":"…"` off the raw body.
+ */
+export function signBody(payload: string, secret: string): { body: string; signature: string } {
+  const signature = serviceSignature(payload, secret);
+  return { body: `${payload.slice(0, -1)},"signature":"${signature}"}`, signature };
+}
+
+/**
+ * One attempt's signed request: the body (signed with the current secret) and its headers —
+ * `X-Service-Signature`, and the Standard Webhooks headers over the full raw body, with one
+ * `v1,…` signature per secret in use (the previous one too, during the 24 hours after a rotation).
+ */
+export function signedRequest(
+  deliveryId: string,
+  payload: string,
+  secrets: readonly string[],
+  at: Date,
+): { body: string; headers: Record<string, string> } {
+  const [current] = secrets;
+  if (current === undefined) throw new Error('no signing secret');
+  const { body, signature } = signBody(payload, current);
+  const signatures = secrets.map((secret) => new Webhook(secret).sign(deliveryId, at, body));
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': 'Sibyl-Webhooks/1',
+      'x-service-signature': signature,
+      'webhook-id': deliveryId,
+      'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+      'webhook-signature': signatures.join(' '),
+    },
+  };
+}

@@ -1,0 +1,133 @@
+import { statement } from '../db/database.js';
+
+/** The NOTIFY channel of webhook deliveries: the transaction that writes one wakes the workers. */
+export const DELIVERIES_CHANNEL = 'webhook_deliveries';
+
+const COLUMNS = `id, account_id, url, type, request_id, payload, status, due_at, attempts, max_attempts,
+  last_status_code, last_error, created_at, finished_at`;
+
+// The row and the workers' wake-up in one statement: the NOTIFY goes out when the result's
+// transaction commits, so a worker never looks for a row that is not there yet.
+export const INSERT = statement(
+  'webhooks_insert',
+  `WITH inserted AS (
+     INSERT INTO webhook_deliveries (id, account_id, url, type, request_id, payload, status, due_at, max_attempts, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, 'PENDING', $7, $8, $7)
+     RETURNING id
+   )
+   SELECT pg_notify('${DELIVERIES_CHANNEL}', '') FROM inserted`,
+);
+
+/**
+ * Claims due deliveries — PENDING ones whose attempt is due and SENDING ones whose lease lapsed (their
+ * worker died mid-attempt) — taking a lease until $1 + $4 ms, and returns each with its account's
+ * signing secrets.
+ */
+export const CLAIM = statement(
+  'webhooks_claim',
+  `UPDATE webhook_deliveries d
+      SET status = 'SENDING', lease_token = $3,
+          due_at = $1::timestamptz + make_interval(secs => $4::double precision / 1000)
+     FROM accounts a
+    WHERE a.id = d.account_id
+      AND d.id IN (SELECT id FROM webhook_deliveries
+                    WHERE status IN ('PENDING', 'SENDING') AND due_at <= $1
+                    ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+   RETURNING d.id, d.account_id, d.url, d.type, d.request_id, d.payload, d.attempts, d.max_attempts, d.lease_token,
+             a.webhook_secret, a.webhook_secret_previous, a.webhook_secret_previous_until`,
+);
+
+export const NEXT_DUE = statement(
+  'webhooks_next_due',
+  `SELECT min(due_at) AS next FROM webhook_deliveries WHERE status IN ('PENDING', 'SENDING')`,
+);
+
+/**
+ * Records an attempt's outcome, only for the worker that still holds the lease: the new status, the
+ * next attempt's time (PENDING) or none (final), and the attempt itself.
+ */
+export const FINISH_ATTEMPT = statement(
+  'webhooks_finish_attempt',
+  `WITH updated AS (
+     UPDATE webhook_deliveries
+        SET status = $3, due_at = $4, attempts = attempts + 1, lease_token = NULL,
+            last_status_code = $5, last_error = $6, finished_at = CASE WHEN $4::timestamptz IS NULL THEN $7::timestamptz END
+      WHERE id = $1 AND lease_token = $2 AND status = 'SENDING'
+     RETURNING id, attempts
+   )
+   INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, error, latency_ms)
+   SELECT id, attempts, $8, $5, $6, $9 FROM updated
+   RETURNING attempt`,
+);
+
+export const SELECT_ONE = statement(
+  'webhooks_select_one',
+  `SELECT ${COLUMNS} FROM webhook_deliveries WHERE id = $1 AND ($2::text IS NULL OR account_id = $2)`,
+);
+
+export const SELECT_ATTEMPTS = statement(
+  'webhooks_select_attempts',
+  `SELECT attempt, attempted_at, status_code, error, latency_ms
+     FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt`,
+);
+
+export const LIST = statement(
+  'webhooks_list',
+  `SELECT ${COLUMNS} FROM webhook_deliveries
+    WHERE ($1::text IS NULL OR account_id = $1) AND ($2::text IS NULL OR status = $2)
+    ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
+);
+
+export const COUNT = statement(
+  'webhooks_count',
+  `SELECT count(*) AS total FROM webhook_deliveries
+    WHERE ($1::text IS NULL OR account_id = $1) AND ($2::text IS NULL OR status = $2)`,
+);
+
+/**
+ * Redelivery: one more attempt, due now. A delivery still retrying keeps its schedule and is only
+ * brought forward; a finished one gets exactly one new attempt ($3 = now).
+ */
+export const REDELIVER = statement(
+  'webhooks_redeliver',
+  `WITH updated AS (
+     UPDATE webhook_deliveries
+        SET status = CASE WHEN status = 'SENDING' THEN status ELSE 'PENDING' END,
+            due_at = CASE WHEN status = 'SENDING' THEN due_at ELSE $3 END,
+            max_attempts = CASE WHEN status IN ('PENDING', 'SENDING') THEN max_attempts ELSE attempts + 1 END,
+            finished_at = CASE WHEN status IN ('PENDING', 'SENDING') THEN finished_at END
+      WHERE id = $1 AND ($2::text IS NULL OR account_id = $2)
+     RETURNING id
+   )
+   SELECT id, pg_notify('${DELIVERIES_CHANNEL}', '') FROM updated`,
+);
+
+export const SELECT_SECRETS = statement(
+  'webhooks_select_secrets',
+  `SELECT webhook_secret, webhook_secret_previous, webhook_secret_previous_until FROM accounts WHERE id = $1`,
+);
+
+/** Rotation: the current secret becomes the previous one, signing beside the new one until $3. */
+export const ROTATE_SECRET = statement(
+  'webhooks_rotate_secret',
+  `UPDATE accounts
+      SET webhook_secret_previous = webhook_secret, webhook_secret_previous_until = $3, webhook_secret = $2
+    WHERE id = $1
+   RETURNING id`,
+);
+
+/**
+ * A test event: a one-attempt delivery inserted already leased (SENDING) by the request that sends
+ * it, returning the account's secrets.
+ */
+export const INSERT_TEST = statement(
+  'webhooks_insert_test',
+  `WITH inserted AS (
+     INSERT INTO webhook_deliveries (id, account_id, url, type, request_id, payload, status, due_at, lease_token,
+                                     max_attempts, created_at)
+     VALUES ($1, $2, $3, 'test', $4, $5, 'SENDING', $7, $8, 1, $6)
+     RETURNING account_id
+   )
+   SELECT a.webhook_secret, a.webhook_secret_previous, a.webhook_secret_previous_until
+     FROM accounts a JOIN inserted i ON i.account_id = a.id`,
+);

@@ -1,0 +1,126 @@
+import { createServer as createTlsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type Server } from 'node:net';
+import { generate } from 'selfsigned';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGuardedTransport } from '../../src/webhooks/transport.js';
+import type { WebhookTransport } from '../../src/webhooks/transport-port.js';
+import { type HttpsReceiver, startHttpsReceiver, testCertificate } from '../helpers/https-receiver.js';
+
+const MAX = 64 * 1024;
+let receiver: HttpsReceiver;
+let transport: WebhookTransport;
+
+beforeAll(async () => {
+  receiver = await startHttpsReceiver();
+  transport = createGuardedTransport({
+    allowPrivateTargets: true,
+    timeoutMs: 1000,
+    maxResponseBytes: MAX,
+    ca: (await testCertificate()).cert,
+  });
+});
+afterAll(async () => {
+  await transport.close();
+  await receiver.close();
+});
+
+const send = (url: string, t = transport) =>
+  t.send({ url, body: '{"ok":true}', headers: { 'content-type': 'application/json' } });
+
+describe('the webhook transport, against real HTTPS receivers on loopback', () => {
+  it('posts the body and headers as given and reports the answer', async () => {
+    receiver.setHandler(() => ({ status: 201, body: 'thanks' }));
+    const outcome = await send(`${receiver.url}/hook`);
+    expect(outcome).toMatchObject({ kind: 'response', statusCode: 201, bodyPreview: 'thanks' });
+    const last = receiver.received.at(-1);
+    expect(last?.body).toBe('{"ok":true}');
+    expect(last?.headers['content-type']).toBe('application/json');
+  });
+
+  it('never follows a redirect: a 302 is an answer, and its target sees nothing', async () => {
+    const target = await startHttpsReceiver();
+    receiver.setHandler(() => ({ status: 302, headers: { location: `${target.url}/elsewhere` } }));
+    const outcome = await send(`${receiver.url}/hook`);
+    expect(outcome).toMatchObject({ kind: 'response', statusCode: 302 });
+    expect(target.connections()).toBe(0);
+    await target.close();
+  });
+
+  it('a receiver that does not answer in time is a timeout', async () => {
+    receiver.setHandler(() => 'handled'); // never answers
+    const outcome = await send(`${receiver.url}/slow`);
+    expect(outcome).toMatchObject({ kind: 'error', code: 'timeout' });
+  });
+
+  it('reads at most 64 KiB of a 10 MiB answer, then drops the connection', async () => {
+    let written = 0;
+    let closedEarly = false;
+    receiver.setHandler((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(64 * 1024, 'x');
+      res.on('close', () => {
+        closedEarly = written < 10 * 1024 * 1024;
+      });
+      const pump = () => {
+        while (written < 10 * 1024 * 1024) {
+          written += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+        res.end();
+      };
+      pump();
+      return 'handled';
+    });
+    const outcome = await send(`${receiver.url}/big`);
+    expect(outcome).toMatchObject({ kind: 'response', statusCode: 200 });
+    if (outcome.kind === 'response') expect(outcome.bodyPreview.length).toBeLessThanOrEqual(256);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(closedEarly).toBe(true);
+    expect(written).toBeLessThan(10 * 1024 * 1024);
+  });
+
+  it('an untrusted certificate is a TLS failure; a closed port a connection failure', async () => {
+    const other = await generate([{ name: 'commonName', value: 'localhost' }], {
+      keySize: 2048,
+      algorithm: 'sha256',
+    });
+    const untrusted = createTlsServer({ cert: other.cert, key: other.private }, (_req, res) => res.end('no'));
+    await new Promise<void>((r) => untrusted.listen(0, '127.0.0.1', r));
+    const port = (untrusted.address() as AddressInfo).port;
+    expect(await send(`https://127.0.0.1:${port}/`)).toMatchObject({ kind: 'error', code: 'tls' });
+    await new Promise<void>((r) => untrusted.close(() => r()));
+    expect(await send(`https://127.0.0.1:${port}/`)).toMatchObject({ kind: 'error', code: 'connection' });
+  });
+
+  it('refuses http:// even when private targets are allowed', async () => {
+    const outcome = await send(receiver.url.replace('https:', 'http:'));
+    expect(outcome).toMatchObject({ kind: 'error', code: 'connection' });
+  });
+
+  it('without WEBHOOK_ALLOW_PRIVATE_TARGETS, loopback is refused before any connection', async () => {
+    const canary: Server = createNetServer((socket) => socket.destroy());
+    let connections = 0;
+    canary.on('connection', () => {
+      connections += 1;
+    });
+    await new Promise<void>((r) => canary.listen(0, '127.0.0.1', r));
+    const port = (canary.address() as AddressInfo).port;
+    const guarded = createGuardedTransport({
+      allowPrivateTargets: false,
+      timeoutMs: 1000,
+      maxResponseBytes: MAX,
+    });
+    expect(await send(`https://127.0.0.1:${port}/`, guarded)).toMatchObject({
+      kind: 'error',
+      code: 'blocked_address',
+    });
+    expect(await send(`https://localhost:${port}/`, guarded)).toMatchObject({
+      kind: 'error',
+      code: 'blocked_address',
+    });
+    expect(connections).toBe(0);
+    await guarded.close();
+    await new Promise<void>((r) => canary.close(() => r()));
+  });
+});
