@@ -1,0 +1,141 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createContext, withTransaction } from '../../src/context.js';
+import { webhookOutbox } from '../../src/webhooks/outbox.js';
+import { createTestContext, type TestContext } from '../helpers/context.js';
+import { usingPostgres } from '../helpers/db.js';
+import { type HttpsReceiver, startHttpsReceiver, testCertificate } from '../helpers/https-receiver.js';
+import { type ServiceProcess, startService } from '../helpers/process.js';
+
+/**
+ * Webhook deliveries across real `sibyl work` processes on one PostgreSQL database, to a real HTTPS
+ * receiver: two workers deliver 1,000 callbacks, each exactly once; a worker killed with SIGKILL
+ * mid-attempt leaves the delivery to another, which sends it again with the same webhook-id.
+ */
+
+let ctx: TestContext;
+let receiver: HttpsReceiver;
+let caFile = '';
+const workers: ServiceProcess[] = [];
+
+beforeAll(async () => {
+  if (!usingPostgres) return;
+  ctx = await createTestContext();
+  receiver = await startHttpsReceiver();
+  caFile = join(mkdtempSync(join(tmpdir(), 'sibyl-ca-')), 'ca.pem');
+  writeFileSync(caFile, (await testCertificate()).cert);
+});
+afterAll(async () => {
+  for (const worker of workers) await worker.kill();
+  if (!usingPostgres) return;
+  await receiver.close();
+  await ctx.close();
+});
+
+async function work(env: Record<string, string> = {}): Promise<ServiceProcess> {
+  const worker = await startService(
+    'work',
+    {
+      DATABASE_URL: ctx.database.location,
+      DB_POOL_SIZE: '4',
+      NODE_EXTRA_CA_CERTS: caFile,
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      ...env,
+    },
+    async () => true,
+  );
+  workers.push(worker);
+  return worker;
+}
+
+async function enqueue(accountId: string, path: string, count: number): Promise<string[]> {
+  const context = createContext(ctx.database.db, ctx.clock);
+  return withTransaction(context, async (tx) => {
+    const ids: string[] = [];
+    for (let i = 0; i < count; i++) {
+      ids.push(
+        await webhookOutbox.enqueueCallback(tx, {
+          accountId,
+          url: `${receiver.url}${path}`,
+          type: 'price',
+          status: 'completed',
+          requestId: `req_${path.slice(1)}_${i}`,
+          data: { i },
+        }),
+      );
+    }
+    return ids;
+  });
+}
+
+async function until(condition: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+async function countDelivered(ids: string[]): Promise<number> {
+  const [row] = await ctx.database.db.query<{ n: bigint }>(
+    `SELECT count(*) AS n FROM webhook_deliveries WHERE id = ANY($1::text[]) AND status = 'DELIVERED'`,
+    [ids],
+  );
+  return Number(row?.n ?? 0);
+}
+
+describe.runIf(usingPostgres)('webhook deliveries across worker processes (PostgreSQL)', () => {
+  it('two workers deliver 1,000 callbacks, each exactly once', async () => {
+    ctx.clock.set(new Date());
+    const account = await ctx.createAccount();
+    receiver.setHandler(() => 200);
+    await work();
+    await work();
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) ids.push(...(await enqueue(account.accountId, `/many${i}`, 100)));
+    await until(async () => (await countDelivered(ids)) === ids.length, '1,000 deliveries');
+
+    const seen = receiver.received
+      .filter((r) => r.url.startsWith('/many'))
+      .map((r) => r.headers['webhook-id']);
+    expect(seen).toHaveLength(1000);
+    expect(new Set(seen)).toEqual(new Set(ids));
+    const [attempts] = await ctx.database.db.query<{ n: bigint }>(
+      'SELECT count(*) AS n FROM webhook_attempts WHERE delivery_id = ANY($1::text[])',
+      [ids],
+    );
+    expect(Number(attempts?.n)).toBe(1000);
+    for (const worker of workers.splice(0)) await worker.kill();
+  });
+
+  it('a worker killed mid-attempt: the delivery still arrives, with the same webhook-id', async () => {
+    const account = await ctx.createAccount();
+    let arrived: () => void = () => {};
+    const firstArrival = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    // The first attempt is held open, never answered; later ones succeed.
+    receiver.setHandler((request) => {
+      if (request.url !== '/killed') return 200;
+      if (receiver.received.filter((r) => r.url === '/killed').length === 1) {
+        arrived();
+        return 'handled';
+      }
+      return 200;
+    });
+    const env = { WEBHOOK_LEASE_MS: '2000', WEBHOOK_TIMEOUT_MS: '1000' };
+    const first = await work(env);
+    const [id] = await enqueue(account.accountId, '/killed', 1);
+    await firstArrival;
+    await first.kill(); // SIGKILL while the attempt is in flight
+    await work(env);
+    await until(async () => (await countDelivered([id as string])) === 1, 'the redelivery');
+
+    const attempts = receiver.received.filter((r) => r.url === '/killed');
+    expect(attempts).toHaveLength(2);
+    expect(attempts.map((r) => r.headers['webhook-id'])).toEqual([id, id]);
+    expect(attempts[0]?.body).toBe(attempts[1]?.body); // the same signed payload
+  });
+});
