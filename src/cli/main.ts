@@ -8,6 +8,7 @@ import { jobsCommand } from '../jobs/cli.js';
 import { systemClock } from '../lib/clock.js';
 import { marketsCommand } from '../markets/cli.js';
 import { runService } from '../server.js';
+import { webhooksCommand } from '../webhooks/cli.js';
 import { createSecretBox } from '../webhooks/secret-box.js';
 import { accountsCommand, keysCommand, ledgerCommand, migrateCommand } from './commands.js';
 import { createOutput, UsageError } from './output.js';
@@ -32,6 +33,8 @@ const USAGE = `Usage: sibyl <command> [options]
   markets ingest FILE.ndjson              apply platform market events (docs/markets.md)
   markets demo [--seed N]                 load the sandbox demo markets
   markets resolve MARKET_ID OUTCOME       finalize a market with the winning outcome (index or label)
+  webhooks list [--account ID] [--status S]  the latest 100 webhook deliveries, newest first
+  webhooks redeliver DELIVERY_ID          send a delivery again now (same webhook-id)
 
   --json    print exactly one JSON object on stdout
 
@@ -59,6 +62,7 @@ function parse(argv: string[]) {
         seed: { type: 'string' },
         'rate-limit': { type: 'string' },
         burst: { type: 'string' },
+        account: { type: 'string' },
       },
     });
   } catch (err) {
@@ -105,6 +109,10 @@ async function main(argv: string[]): Promise<number> {
       case 'jobs':
         await migrate(db);
         await jobsCommand(db, out, action, args);
+        return 0;
+      case 'webhooks':
+        await migrate(db);
+        await webhooksCommand(db, out, action, args);
         return 0;
       case 'markets':
         await migrate(db);

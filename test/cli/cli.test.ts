@@ -137,4 +137,53 @@ describe('sibyl CLI', () => {
     expect(result.status).toBe(1);
     expect(result.stderr).toContain('Invalid configuration: PORT');
   });
+
+  it('webhooks list and redeliver; with SECRET_ENCRYPTION_KEY, webhook secrets are sealed at rest', async () => {
+    const sealedEnv = { ...env, SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') };
+    const created = runCli(['accounts', 'create', '--mode', 'sandbox', '--json'], sealedEnv);
+    const account = JSON.parse(created.stdout);
+    expect(account.webhookSecret).toMatch(/^whsec_/);
+    const shown = JSON.parse(runCli(['accounts', 'show', account.accountId, '--json'], sealedEnv).stdout);
+    expect(shown.webhookSecret).toBe(account.webhookSecret);
+
+    await withDatabase(async (db) => {
+      const [row] = await db.query<{ webhook_secret: string }>(
+        'SELECT webhook_secret FROM accounts WHERE id = $1',
+        [account.accountId],
+      );
+      expect(row?.webhook_secret).toMatch(/^enc1:/);
+      expect(row?.webhook_secret).not.toContain(account.webhookSecret.slice(6));
+      await db.query(
+        `INSERT INTO webhook_deliveries (id, account_id, url, type, request_id, payload, status, attempts, max_attempts, created_at, finished_at)
+         VALUES ('msg_cli', $1, 'https://hooks.example.com/x', 'price', 'req_cli', '{}', 'CALLBACK_FAILED', 8, 8, now(), now())`,
+        [account.accountId],
+      );
+    });
+
+    const listed = json(['webhooks', 'list', '--account', account.accountId, '--status', 'CALLBACK_FAILED']);
+    expect(listed.body).toMatchObject({
+      total: 1,
+      deliveries: [{ id: 'msg_cli', status: 'CALLBACK_FAILED' }],
+    });
+    expect(json(['webhooks', 'redeliver', 'msg_cli']).body).toMatchObject({
+      id: 'msg_cli',
+      status: 'PENDING',
+    });
+    expect(json(['webhooks', 'redeliver', 'msg_nope'])).toMatchObject({
+      status: 1,
+      body: { code: 'NOT_FOUND' },
+    });
+    expect(runCli(['webhooks', 'list', '--status', 'LOST'], env).status).toBe(2);
+  });
 });
+
+/** The database, handed back from the CLI for a moment (the embedded one admits one process). */
+async function withDatabase(fn: (db: TestDatabase['db']) => Promise<void>): Promise<void> {
+  if (usingPostgres) return fn(database.db);
+  const { db } = await PgliteDatabase.open(database.location);
+  try {
+    await fn(db);
+  } finally {
+    await db.close();
+  }
+}

@@ -1,0 +1,52 @@
+import type { CommandArgs } from '../cli/commands.js';
+import { type Output, UsageError } from '../cli/output.js';
+import { createContext } from '../context.js';
+import type { Database } from '../db/database.js';
+import { systemClock } from '../lib/clock.js';
+import { listDeliveries, redeliver } from './deliveries.js';
+import { DELIVERY_STATUSES, type DeliveryStatus } from './outbox.js';
+
+/** `sibyl webhooks list [--account ID] [--status S]` and `sibyl webhooks redeliver ID`. */
+export async function webhooksCommand(
+  db: Database,
+  out: Output,
+  action: string,
+  args: CommandArgs,
+): Promise<void> {
+  const ctx = createContext(db, systemClock);
+  switch (action) {
+    case 'list': {
+      const status = typeof args.options.status === 'string' ? args.options.status : undefined;
+      if (status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(status)) {
+        throw new UsageError(`--status takes one of ${DELIVERY_STATUSES.join(', ')}`);
+      }
+      const account = typeof args.options.account === 'string' ? args.options.account : null;
+      const { deliveries, total } = await listDeliveries(ctx, account, {
+        status: status as DeliveryStatus | undefined,
+        page: 1,
+        pageSize: 100,
+      });
+      out.result(
+        { deliveries, total },
+        deliveries.length === 0
+          ? 'No deliveries'
+          : deliveries
+              .map(
+                (d) =>
+                  `${d.id}  ${d.status.padEnd(15)} ${String(d.attemptCount).padStart(2)}  ${d.type.padEnd(5)} ${d.url}`,
+              )
+              .join('\n'),
+      );
+      return;
+    }
+    case 'redeliver': {
+      const id = args.positionals[0];
+      if (!id) throw new UsageError('missing DELIVERY_ID');
+      const delivery = await redeliver(ctx, null, id);
+      out.result(delivery, `Delivery ${delivery.id} is due again now (attempt ${delivery.attemptCount + 1})`);
+      return;
+    }
+    default:
+      throw new UsageError(`unknown webhooks action "${action}"`);
+  }
+}
