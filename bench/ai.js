@@ -74,8 +74,6 @@ async function startService(name, port, dbUrl, fakePorts) {
     DATABASE_URL: dbUrl,
     RATE_LIMIT_PER_SECOND: '1000000000',
     RATE_LIMIT_BURST: '1000000000',
-    // The webhook outbox is not part of this build: callbacks are recorded rows (docs/ai.md#callbacks).
-    AI_TEST_RECORD_CALLBACKS: 'true',
     ...(process.env.BENCH_AI_CONCURRENCY ? { AI_WORKER_CONCURRENCY: process.env.BENCH_AI_CONCURRENCY } : {}),
   };
   fakePorts.forEach((p, i) => {
