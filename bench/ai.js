@@ -11,6 +11,7 @@ import { createKey } from '../dist/keys/keys.js';
 import { PERMISSIONS } from '../dist/keys/permissions.js';
 import { creditDeposit, reconcileLedger } from '../dist/ledger/ledger.js';
 import { systemClock } from '../dist/lib/clock.js';
+import { clearSecretBox } from '../dist/webhooks/secret-box.js';
 import {
   median,
   postgresCpuSeconds,
@@ -37,7 +38,7 @@ function withDatabase(url, name) {
 }
 
 async function fundedKey(db, mode) {
-  const account = await createAccount(db, systemClock, { mode });
+  const account = await createAccount(db, systemClock, { mode }, clearSecretBox);
   await creditDeposit(db, {
     accountId: account.id,
     amountMicros: 1_000_000n * 1_000_000n,

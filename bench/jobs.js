@@ -13,6 +13,7 @@ import { createKey } from '../dist/keys/keys.js';
 import { PERMISSIONS } from '../dist/keys/permissions.js';
 import { creditDeposit } from '../dist/ledger/ledger.js';
 import { systemClock } from '../dist/lib/clock.js';
+import { clearSecretBox } from '../dist/webhooks/secret-box.js';
 import { processCpuSeconds, startProcess, stopProcess, waitForHttp } from './lib.js';
 
 const BIN = new URL('../bin/sibyl.js', import.meta.url).pathname;
@@ -34,7 +35,7 @@ function percentile(sorted, p) {
 }
 
 async function fund(db) {
-  const account = await createAccount(db, systemClock, { mode: 'sandbox' });
+  const account = await createAccount(db, systemClock, { mode: 'sandbox' }, clearSecretBox);
   await creditDeposit(db, {
     accountId: account.id,
     amountMicros: 10_000_000_000n,

@@ -12,6 +12,7 @@ import { createKey } from '../dist/keys/keys.js';
 import { PERMISSIONS } from '../dist/keys/permissions.js';
 import { creditDeposit, reconcileLedger } from '../dist/ledger/ledger.js';
 import { systemClock } from '../dist/lib/clock.js';
+import { clearSecretBox } from '../dist/webhooks/secret-box.js';
 import { AI_SCENARIOS, runAiBench } from './ai.js';
 import {
   median,
@@ -75,7 +76,7 @@ function withDatabase(url, name) {
 }
 
 async function fundedAccount(db, label) {
-  const account = await createAccount(db, systemClock, { mode: 'sandbox' });
+  const account = await createAccount(db, systemClock, { mode: 'sandbox' }, clearSecretBox);
   await creditDeposit(db, {
     accountId: account.id,
     amountMicros: FUNDS,
