@@ -29,6 +29,13 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
         { name: 'keys', description: 'API key management' },
         { name: 'prices', description: 'Volume-weighted token prices (docs/prices.md)' },
         { name: 'historical', description: 'Historical price series from venue candles (docs/prices.md)' },
+        { name: 'markets', description: 'Prediction-market data (docs/markets.md)' },
+        { name: 'ai', description: 'AI resolution by four models and a published consensus (docs/ai.md)' },
+        { name: 'jobs', description: 'Scheduled price checks and AI resolutions (docs/jobs.md)' },
+        {
+          name: 'webhooks',
+          description: 'Callback deliveries: test, inspect, redeliver, rotate the secret (docs/webhooks.md)',
+        },
         { name: 'health', description: 'Liveness and readiness' },
       ],
     },

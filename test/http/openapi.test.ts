@@ -45,6 +45,17 @@ describe('OpenAPI document', () => {
     expect(doc.paths['/api/v1/keys']?.post?.responses['413']).toBeDefined();
   });
 
+  it('declares every tag an operation uses', () => {
+    const declared = new Set((doc.tags as { name: string }[]).map((t) => t.name));
+    const used = new Set(
+      Object.values(doc.paths as Record<string, Record<string, { tags?: string[] }>>)
+        .flatMap((item) => Object.values(item))
+        .flatMap((operation) => operation.tags ?? []),
+    );
+    expect([...used].filter((tag) => !declared.has(tag))).toEqual([]);
+    expect(used.has('webhooks')).toBe(true);
+  });
+
   it('serves a reference page from local assets only', async () => {
     const page = await ctx.request(null, { method: 'GET', url: '/docs/' });
     expect(page.statusCode).toBe(200);
