@@ -36,6 +36,7 @@ export interface RequestRow {
   lease_token: string | null;
   created_at: Date;
   completed_at: Date | null;
+  callback_delivery_id: string | null;
 }
 
 /** A checked submission, ready to be charged and stored. */
@@ -215,12 +216,20 @@ export async function saveVote(
 }
 
 /** GET /ai/request/:id: the record of one of the account's requests; another account's is NOT_FOUND. */
-export async function getRecord(ctx: Context, accountId: string, requestId: string): Promise<AiRecordObject> {
+export async function getRecord(
+  ctx: Context,
+  callbacks: CallbackOutbox,
+  accountId: string,
+  requestId: string,
+): Promise<AiRecordObject> {
   const db = queryable(ctx);
   const [row] = await db.query<RequestRow>(sql.SELECT_REQUEST, [requestId, accountId]);
   if (!row) throw notFound(`AI request ${requestId}`);
-  const votes = await loadVotes(db, requestId);
-  return presentRecord(row, votes);
+  const [votes, delivery] = await Promise.all([
+    loadVotes(db, requestId),
+    row.callback_delivery_id ? callbacks.deliveryView(db, row.callback_delivery_id) : null,
+  ]);
+  return { ...presentRecord(row, votes), ...(delivery ? { delivery } : {}) };
 }
 
 export function presentRecord(row: RequestRow, votes: readonly Vote[]): AiRecordObject {

@@ -59,7 +59,8 @@ export function aiRoutes(app: FastifyInstance, deps: SubmitDeps & { maxConcurren
       params: RequestParams,
       response: AiRecord,
       errors: ['NOT_FOUND'],
-      handler: async ({ params, principal, ctx }) => getRecord(ctx, principal.accountId, params.requestId),
+      handler: async ({ params, principal, ctx }) =>
+        getRecord(ctx, deps.callbacks, principal.accountId, params.requestId),
     });
   }
 }

@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { Timestamp, UsdString } from '../http/schemas.js';
 import { MAX_CALLBACK_URL_CHARS } from '../webhooks/port.js';
+import { Delivery } from '../webhooks/schemas.js';
 import { LIMITS } from './input.js';
 import { FAILURE_KINDS } from './types.js';
 
@@ -138,6 +139,11 @@ export const AiRecord = Type.Object({
   ),
   refundUsd: Type.Optional(UsdString),
   votes: Type.Array(VoteSchema, { description: 'The answers received so far, in slot order (extension)' }),
+  delivery: Type.Optional(
+    Type.Union([Delivery], {
+      description: 'Once finished, with a callbackUrl: the callback delivery, its status and every attempt',
+    }),
+  ),
 });
 
 export type AiRecordObject = Static<typeof AiRecord>;

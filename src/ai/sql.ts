@@ -18,7 +18,7 @@ export const INSERT_REQUEST = statement(
 
 const REQUEST_COLUMNS = `id, account_id, mode, status, question, outcomes, context, confidence_threshold, callback_url,
   market_id, charge_entry_id, cost_micros, balance_after_micros, result, error_code, error_message, refund_entry_id,
-  attempts, lease_token, created_at, completed_at`;
+  attempts, lease_token, callback_delivery_id, created_at, completed_at`;
 
 // Scoped by account: another account's request id is simply not found.
 export const SELECT_REQUEST = statement(

@@ -1,5 +1,6 @@
 import Type from 'typebox';
 import { Timestamp, UsdString } from '../http/schemas.js';
+import { Delivery } from '../webhooks/schemas.js';
 import { JOB_STATUSES } from './jobs.js';
 
 export const CallbackUrl = Type.String({
@@ -101,7 +102,7 @@ export const JobDetail = Type.Object(
       ],
       { description: 'Once FAILED: why (the job was refunded)' },
     ),
-    delivery: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
+    delivery: Type.Union([Delivery, Type.Null()], {
       description: 'The callback delivery: its status (CALLBACK_FAILED when retries ran out) and attempts',
     }),
   },

@@ -1,6 +1,7 @@
 import type { TxContext } from '../context.js';
 import type { Queryable } from '../db/database.js';
 import { validationError } from '../errors.js';
+import type { DeliveryView } from './outbox.js';
 
 /** Where a result's callback goes: the webhook outbox (docs/webhooks.md). */
 export interface CallbackOutbox {
@@ -22,7 +23,7 @@ export interface CallbackOutbox {
     },
   ): Promise<string>;
   /** A delivery as its account sees it: its state and attempts; null when unknown. */
-  deliveryView(db: Queryable, deliveryId: string): Promise<Record<string, unknown> | null>;
+  deliveryView(db: Queryable, deliveryId: string): Promise<DeliveryView | null>;
 }
 
 export const MAX_CALLBACK_URL_CHARS = 2048;

@@ -103,6 +103,22 @@ describe('POST /ai/resolve, then polling', () => {
         error: null,
         usage: { inputTokens: 0, outputTokens: 0 },
       })),
+      // The callback's delivery, waiting for the delivery worker (none runs in this test).
+      delivery: {
+        id: expect.stringMatching(/^msg_/),
+        webhookId: expect.stringMatching(/^msg_/),
+        type: 'ai',
+        requestId,
+        url: CALLBACK_URL,
+        status: 'PENDING',
+        attemptCount: 0,
+        nextAttemptAt: ctx.clock.now().toISOString(),
+        lastStatusCode: null,
+        lastError: null,
+        createdAt: ctx.clock.now().toISOString(),
+        finishedAt: null,
+        attempts: [],
+      },
     });
     const alias = await poll(ctx, account.key, requestId, true);
     expect({ ...alias.json(), requestId }).toEqual(done.json());
