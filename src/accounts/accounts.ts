@@ -59,11 +59,12 @@ export async function createAccount(
     throw validationError([{ path: 'wallet', message: 'must be a base58 Solana address (32 bytes)' }]);
   }
   try {
+    const id = newId('acct');
     const [row] = await db.query<AccountRow>(sql.INSERT_ACCOUNT, [
-      newId('acct'),
+      id,
       input.mode,
       wallet,
-      secrets.seal(newWebhookSecret()),
+      secrets.seal(newWebhookSecret(), id),
       clock.now(),
     ]);
     return toAccount(row as AccountRow);

@@ -62,7 +62,7 @@ export function accountRoutes(app: FastifyInstance, deps: { secrets: SecretBox }
         walletAddress: account.walletAddress,
         balanceUsd: formatUsd(account.balanceMicros),
         currency: 'USD' as const,
-        webhookSecret: deps.secrets.open(account.storedWebhookSecret),
+        webhookSecret: deps.secrets.open(account.storedWebhookSecret, account.id),
         createdAt: account.createdAt.toISOString(),
         apiKey: {
           id: principal.keyId,

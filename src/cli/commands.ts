@@ -38,7 +38,7 @@ function presentAccount(account: Awaited<ReturnType<typeof getAccount>>, secrets
     status: account.status,
     walletAddress: account.walletAddress,
     balanceUsd: formatUsd(account.balanceMicros),
-    webhookSecret: secrets.open(account.storedWebhookSecret),
+    webhookSecret: secrets.open(account.storedWebhookSecret, account.id),
     createdAt: account.createdAt.toISOString(),
   };
 }

@@ -35,6 +35,7 @@ const USAGE = `Usage: sibyl <command> [options]
   markets resolve MARKET_ID OUTCOME       finalize a market with the winning outcome (index or label)
   webhooks list [--account ID] [--status S]  the latest 100 webhook deliveries, newest first
   webhooks redeliver DELIVERY_ID          send a delivery again now (same webhook-id)
+  webhooks reseal-secrets                 re-seal every webhook secret with SECRET_ENCRYPTION_KEY
 
   --json    print exactly one JSON object on stdout
 
@@ -112,7 +113,7 @@ async function main(argv: string[]): Promise<number> {
         return 0;
       case 'webhooks':
         await migrate(db);
-        await webhooksCommand(db, out, action, args);
+        await webhooksCommand(db, out, action, args, createSecretBox(config.webhooks));
         return 0;
       case 'markets':
         await migrate(db);

@@ -5,13 +5,16 @@ import type { Database } from '../db/database.js';
 import { systemClock } from '../lib/clock.js';
 import { listDeliveries, redeliver } from './deliveries.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from './outbox.js';
+import { resealSecrets } from './reseal.js';
+import type { SecretBox } from './secret-box.js';
 
-/** `sibyl webhooks list [--account ID] [--status S]` and `sibyl webhooks redeliver ID`. */
+/** `sibyl webhooks list [--account ID] [--status S]`, `redeliver ID` and `reseal-secrets`. */
 export async function webhooksCommand(
   db: Database,
   out: Output,
   action: string,
   args: CommandArgs,
+  secrets: SecretBox,
 ): Promise<void> {
   const ctx = createContext(db, systemClock);
   switch (action) {
@@ -44,6 +47,16 @@ export async function webhooksCommand(
       if (!id) throw new UsageError('missing DELIVERY_ID');
       const delivery = await redeliver(ctx, null, id);
       out.result(delivery, `Delivery ${delivery.id} is due again now (attempt ${delivery.attemptCount + 1})`);
+      return;
+    }
+    case 'reseal-secrets': {
+      if (!secrets.encrypts)
+        throw new UsageError('SECRET_ENCRYPTION_KEY is not set: there is no key to seal with');
+      const result = await resealSecrets(db, secrets);
+      out.result(
+        result,
+        `Re-sealed the webhook secrets of ${result.resealed} of ${result.accounts} accounts`,
+      );
       return;
     }
     default:

@@ -113,7 +113,7 @@ export async function sendTestEvent(
 export async function rotateWebhookSecret(ctx: Context, box: SecretBox, accountId: string) {
   const secret = newWebhookSecret();
   const until = new Date(ctx.clock.now().getTime() + ROTATION_OVERLAP_MS);
-  const [row] = await ctx.db.query(sql.ROTATE_SECRET, [accountId, box.seal(secret), until]);
+  const [row] = await ctx.db.query(sql.ROTATE_SECRET, [accountId, box.seal(secret, accountId), until]);
   if (!row) throw notFound(`Account ${accountId}`);
   return { webhookSecret: secret, previousSecretValidUntil: until.toISOString() };
 }

@@ -119,10 +119,10 @@ export function nextStep(
 
 /** The current secret, then the previous one while it still signs (24 hours after a rotation). */
 function signingSecrets(box: SecretBox, delivery: ClaimedDelivery, now: Date): string[] {
-  const secrets = [box.open(delivery.webhook_secret)];
+  const secrets = [box.open(delivery.webhook_secret, delivery.account_id)];
   const until = delivery.webhook_secret_previous_until;
   if (delivery.webhook_secret_previous && until && until.getTime() > now.getTime()) {
-    secrets.push(box.open(delivery.webhook_secret_previous));
+    secrets.push(box.open(delivery.webhook_secret_previous, delivery.account_id));
   }
   return secrets;
 }

@@ -10,8 +10,9 @@ import { ConfigError } from '../lib/settings.js';
 export interface SecretBox {
   /** True when secrets are encrypted at rest. */
   readonly encrypts: boolean;
-  seal(secret: string): string;
-  open(stored: string): string;
+  /** Seals `secret` for `accountId`: the account id is authenticated data, so a sealed value copied onto another account does not open. */
+  seal(secret: string, accountId: string): string;
+  open(stored: string, accountId: string): string;
 }
 
 const PREFIX = 'enc1:';
@@ -29,20 +30,22 @@ export function createSecretBox(settings: {
   const readable = [key, previous].filter((k): k is Buffer => k !== null);
   return {
     encrypts: key !== null,
-    seal(secret) {
+    seal(secret, accountId) {
       if (!key) return secret;
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv('aes-256-gcm', key, iv);
+      cipher.setAAD(Buffer.from(accountId, 'utf8'));
       const sealed = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
       return PREFIX + Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64');
     },
-    open(stored) {
+    open(stored, accountId) {
       if (!stored.startsWith(PREFIX)) return stored;
       const raw = Buffer.from(stored.slice(PREFIX.length), 'base64');
       for (const candidate of readable) {
         try {
           const decipher = createDecipheriv('aes-256-gcm', candidate, raw.subarray(0, IV_BYTES));
           decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+          decipher.setAAD(Buffer.from(accountId, 'utf8'));
           return Buffer.concat([
             decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)),
             decipher.final(),
@@ -51,7 +54,7 @@ export function createSecretBox(settings: {
           // not this key: try the next
         }
       }
-      throw new Error('a webhook secret is sealed with a key this process does not have');
+      throw new Error('a webhook secret does not open: sealed with another key, or for another account');
     },
   };
 }
