@@ -33,7 +33,9 @@ afterAll(async () => {
   }
 });
 
-describe('sibyl CLI', () => {
+// Each command is a real process that opens the database (the embedded one takes seconds to start
+// on a loaded machine): a test of eight commands needs more than the default minute.
+describe('sibyl CLI', { timeout: 240_000 }, () => {
   it('migrate reports an up-to-date database', () => {
     expect(json(['migrate'])).toEqual({ status: 0, body: { applied: [] } });
   });
