@@ -1,7 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { accountRoutes } from './accounts/routes.js';
-import { type MarketSource, noMarkets } from './ai/market-port.js';
+import type { MarketSource } from './ai/market-port.js';
 import { createResolver } from './ai/resolver.js';
 import { aiRoutes } from './ai/routes.js';
 import type { Config } from './config.js';
@@ -39,6 +39,7 @@ import { AuthFailureLimiter } from './limits/auth-failures.js';
 import { LocalRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
 import { RedisRateLimiter } from './limits/redis-rate-limiter.js';
 import { marketAdminRoutes } from './markets/admin-routes.js';
+import { marketSource } from './markets/market-source.js';
 import { marketRoutes } from './markets/routes.js';
 import { createPriceService } from './prices/index.js';
 import { priceRoutes } from './prices/routes.js';
@@ -70,7 +71,7 @@ export interface AppOptions {
   webhookTransport?: WebhookTransport;
   /** How webhook secrets are kept at rest; default: from the configuration. */
   secrets?: SecretBox;
-  /** Where `POST /ai/resolve { marketId }` finds markets; default: none yet (every id is unknown). */
+  /** Where `POST /ai/resolve { marketId }` finds markets; default: the markets tables. */
   markets?: MarketSource;
   /** Routes to add before the app is sealed (tests use it for probe routes). */
   extraRoutes?: (app: FastifyInstance) => void;
@@ -164,7 +165,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   aiRoutes(app, {
     resolver,
     callbacks,
-    markets: options.markets ?? noMarkets,
+    markets: options.markets ?? marketSource,
     maxConcurrentSubmits: config.ai.submitConcurrency,
   });
   webhookRoutes(app, {

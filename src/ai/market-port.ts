@@ -3,6 +3,8 @@ import type { Context } from '../context.js';
 
 /** A market as a resolution needs it: its title, outcome labels, description and mode. */
 export interface MarketQuestion {
+  /** The market's id (when it was found by its slug, the id is still what the request records). */
+  id?: string;
   /** The market's title. */
   question: string;
   /** The market's outcome labels, in index order. */
@@ -18,11 +20,3 @@ export interface MarketSource {
   /** The market with this id, or null when there is none. */
   find(ctx: Context, marketId: string): Promise<MarketQuestion | null>;
 }
-
-/**
- * PLACEHOLDER until market data exists on this deployment (the integrator wires the markets
- * feature's source in app.ts): every market id is unknown, so `{ marketId }` answers 404 NOT_FOUND.
- */
-export const noMarkets: MarketSource = {
-  find: async () => null,
-};

@@ -100,7 +100,7 @@ export async function prepareSubmission(
       throw validationError(marketProblems, `Market ${body.marketId} cannot be resolved as it stands`);
     }
     deps.resolver.requireAvailable(mode);
-    return { question, mode, confidenceThreshold, callbackUrl, marketId: body.marketId };
+    return { question, mode, confidenceThreshold, callbackUrl, marketId: market.id ?? body.marketId };
   }
 
   if (body.question === undefined) problems.push({ path: 'body.question', message: 'is required' });

@@ -7,6 +7,8 @@ export const marketSettings = defineSettings(
     ADMIN_TOKEN: Type.Optional(Type.String({ minLength: 16 })),
     MARKETS_INGEST_BODY_LIMIT_BYTES: Type.Integer({ default: 16_777_216, minimum: 1024 }),
     MARKETS_BOOK_DEPTH: Type.Integer({ default: 20, minimum: 1, maximum: 10_001 }),
+    MARKETS_LIFECYCLE_CONCURRENCY: Type.Integer({ default: 10, minimum: 1, maximum: 1000 }),
+    MARKETS_LIFECYCLE_LEASE_MS: Type.Integer({ default: 120_000, minimum: 1000 }),
   },
   (v) => ({
     /** The operator's bearer token for POST /admin/markets/events; unset = the route does not exist. */
@@ -15,6 +17,10 @@ export const marketSettings = defineSettings(
     ingestBodyLimitBytes: v.MARKETS_INGEST_BODY_LIMIT_BYTES,
     /** Price levels shown per side of each orderbook (docs/markets.md). */
     bookDepth: v.MARKETS_BOOK_DEPTH,
+    /** Markets one worker process closes and resolves at once. */
+    lifecycleConcurrency: v.MARKETS_LIFECYCLE_CONCURRENCY,
+    /** How long a worker holds a market it is resolving (longer than an AI resolution's deadline). */
+    lifecycleLeaseMs: v.MARKETS_LIFECYCLE_LEASE_MS,
   }),
 );
 

@@ -2,6 +2,7 @@ import type { Database } from '../db/database.js';
 import type { ValidationProblem } from '../errors.js';
 import { applyChunk, byPhaseThenTime, sameBody, type Verdict } from './apply-chunk.js';
 import { type ParsedEvent, parseEventLine } from './events.js';
+import { NOTIFY } from './lifecycle-sql.js';
 
 /**
  * Ingestion of platform events (docs/markets.md, "Ingestion"), shared by the CLI, the admin route
@@ -97,7 +98,11 @@ export async function ingestLines(db: Database, lines: readonly string[]): Promi
   const refusedLines = new Map<number, NonNullable<Verdict>>();
   for (let i = 0; i < valid.length; i += CHUNK_SIZE) {
     const chunk = valid.slice(i, i + CHUNK_SIZE);
-    const verdicts = await db.transaction((tx) => applyChunk(tx, chunk));
+    const verdicts = await db.transaction(async (tx) => {
+      const applied = await applyChunk(tx, chunk);
+      await tx.query(NOTIFY); // the lifecycle worker looks at the changed markets' closing times
+      return applied;
+    });
     chunk.forEach((parsed, j) => {
       const verdict = verdicts[j];
       if (verdict?.outcome === 'refused') refusedLines.set(parsed.line, verdict);

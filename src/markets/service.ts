@@ -1,5 +1,5 @@
 import type { AccountMode } from '../accounts/accounts.js';
-import type { Database } from '../db/database.js';
+import type { Database, Queryable } from '../db/database.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { PriceService } from '../prices/service.js';
@@ -44,11 +44,30 @@ interface ListRow {
 }
 
 /**
- * The latest AI consensus about a market, for `prediction.aiPrediction`. AI resolution of markets
- * does not exist yet, so there is none; this is the one place to read it from once it does.
+ * The latest AI consensus about an AI market, for `prediction.aiPrediction`: the newer of the last
+ * completed `POST /ai/resolve { marketId }` and the lifecycle's automatic resolution.
  */
-export async function latestAiPrediction(_market: MarketRow): Promise<AiPredictionBody | null> {
-  return null;
+export async function latestAiPrediction(db: Queryable, market: MarketRow): Promise<AiPredictionBody | null> {
+  if (market.resolution_type !== 'AI') return null;
+  const [requested] = await db.query<{ result: Record<string, unknown>; completed_at: Date }>(sql.LATEST_AI, [
+    market.id,
+  ]);
+  const candidates: AiPredictionBody[] = [];
+  if (requested) candidates.push(prediction(requested.result, requested.completed_at.toISOString()));
+  const auto = (market.resolution_details?.autoResolution ?? null) as Record<string, unknown> | null;
+  const consensus = auto?.consensus as Record<string, unknown> | undefined;
+  if (consensus && typeof auto?.at === 'string') candidates.push(prediction(consensus, auto.at));
+  return candidates.sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt))[0] ?? null;
+}
+
+function prediction(source: Record<string, unknown>, updatedAt: string): AiPredictionBody {
+  return {
+    winningOutcomeIndex: typeof source.winningOutcomeIndex === 'number' ? source.winningOutcomeIndex : null,
+    confidence: Number(source.confidence ?? 0),
+    agreement: Number(source.agreement ?? 0),
+    canDetermine: source.canDetermine === true,
+    updatedAt,
+  };
 }
 
 /**
@@ -104,7 +123,7 @@ export class MarketService {
     const [sol, feed, aiPrediction] = await Promise.all([
       this.vwap('SOL', mode),
       market.price_symbol === null ? null : this.vwap(market.price_symbol, mode),
-      latestAiPrediction(market),
+      latestAiPrediction(this.deps.db, market),
     ]);
     let priceFeed: PriceFeedBody | null = null;
     if (market.resolution_type === 'PRICE_FEED' && market.price_symbol !== null) {

@@ -153,3 +153,10 @@ export const LIST = {
   category: listStatement(false, true),
   statusAndCategory: listStatement(true, true),
 };
+
+/** The last completed AI resolution asked about a market (`POST /ai/resolve { marketId }`). */
+export const LATEST_AI = statement(
+  'markets_latest_ai',
+  `SELECT result, completed_at FROM ai_requests
+    WHERE market_id = $1 AND status = 'COMPLETED' ORDER BY completed_at DESC LIMIT 1`,
+);

@@ -10,6 +10,7 @@ import { keyTasks } from '../keys/tasks.js';
 import { ledgerTasks } from '../ledger/tasks.js';
 import type { Clock } from '../lib/clock.js';
 import type { Log } from '../logger.js';
+import { lifecycleQueueHandler } from '../markets/lifecycle.js';
 import { createPriceService } from '../prices/index.js';
 import type { PriceVenue } from '../prices/types.js';
 import { createLiveVenues } from '../prices/venues/registry.js';
@@ -82,6 +83,11 @@ export function createWorker(deps: WorkerDeps): Worker {
       }),
       { db, clock, log },
     ),
+    new WorkQueue(lifecycleQueueHandler({ db, clock, log, prices, resolver, settings: config.markets }), {
+      db,
+      clock,
+      log,
+    }),
     new WorkQueue(
       deliveryQueueHandler({
         db,

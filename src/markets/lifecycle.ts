@@ -1,0 +1,218 @@
+import type { AccountMode } from '../accounts/accounts.js';
+import type { Resolver } from '../ai/resolver.js';
+import type { Database, Queryable } from '../db/database.js';
+import { AppError } from '../errors.js';
+import type { Clock } from '../lib/clock.js';
+import { randomBase62 } from '../lib/ids.js';
+import type { Log } from '../logger.js';
+import type { PriceService } from '../prices/service.js';
+import { parseTarget } from '../prices/tokens.js';
+import type { QueueHandler } from '../worker/queue.js';
+import * as sql from './lifecycle-sql.js';
+import { type Actor, applyResolution, applyStatus } from './status.js';
+
+/** The consensus threshold of automatic AI resolutions (the default of POST /ai/resolve). */
+const AI_THRESHOLD = 0.75;
+/** A market whose closing the platform's newer status refused is looked at again this much later. */
+const RECHECK_MS = 60_000;
+const BY: Actor = 'lifecycle';
+
+export interface LifecycleDeps {
+  db: Database;
+  clock: Clock;
+  log: Log;
+  prices: PriceService;
+  resolver: Resolver;
+  settings: { lifecycleConcurrency: number; lifecycleLeaseMs: number };
+}
+
+export interface ClaimedMarket {
+  id: string;
+  status: string;
+  resolution_type: 'PRICE_FEED' | 'AI' | 'ADMIN' | 'MANUAL_VOTE';
+  sandbox: boolean;
+  closes_at: Date;
+  price_symbol: string | null;
+  price_condition: 'above' | 'below' | null;
+  price_target: number | null;
+  price_tolerance: number | null;
+  title: string;
+  description: string;
+  lifecycle_lease_token: string;
+}
+
+/** What an automatic resolution found: a winner, or why there is none (left RESOLVING). */
+export type AutoResolution =
+  | { winner: number; details: Record<string, unknown> }
+  | { winner: null; details: Record<string, unknown> };
+
+/**
+ * The market lifecycle (docs/markets.md#lifecycle): OPEN markets past `closesAt` become CLOSED, then
+ * RESOLVING; PRICE_FEED markets resolve from a valid VWAP, AI markets through the AI resolution
+ * engine, once — a market they cannot decide stays RESOLVING for an administrator. Markets are
+ * claimed with a lease; the final step runs only while the lease is held and the market is still
+ * RESOLVING, so an administrator's resolution made meanwhile stands.
+ */
+export function lifecycleQueueHandler(deps: LifecycleDeps): QueueHandler<ClaimedMarket> {
+  const { db, settings } = deps;
+  return {
+    name: 'market-lifecycle',
+    channel: sql.LIFECYCLE_CHANNEL,
+    concurrency: settings.lifecycleConcurrency,
+    claim: (limit, now) =>
+      db.query<ClaimedMarket>(sql.CLAIM, [now, limit, randomBase62(16), settings.lifecycleLeaseMs]),
+    process: (market) => advance(deps, market),
+    async nextDueAt() {
+      const [row] = await db.query<{ next: Date | null }>(sql.NEXT_DUE);
+      return row?.next ?? null;
+    },
+  };
+}
+
+async function advance(deps: LifecycleDeps, market: ClaimedMarket): Promise<void> {
+  const { db, clock } = deps;
+  const token = market.lifecycle_lease_token;
+  // Closing: OPEN → CLOSED → RESOLVING, each recorded in resolution.details.transitions.
+  const status = await db.transaction(async (tx) => {
+    const [row] = await tx.query<{ status: string }>(sql.LOCK_LEASED, [market.id, token]);
+    if (!row) return null; // the lease was lost: another worker has it
+    const at = clock.now().toISOString();
+    if (row.status === 'OPEN') await move(tx, market.id, 'CLOSED', at, '1-closed');
+    const [closed] = await tx.query<{ status: string }>(sql.LOCK_LEASED, [market.id, token]);
+    if (closed?.status === 'CLOSED') await move(tx, market.id, 'RESOLVING', at, '2-resolving');
+    const [now] = await tx.query<{ status: string }>(sql.LOCK_LEASED, [market.id, token]);
+    return now?.status ?? null;
+  });
+  if (status === null) return;
+  const automatic = market.resolution_type === 'PRICE_FEED' || market.resolution_type === 'AI';
+  if (status !== 'RESOLVING' || !automatic) {
+    // Still OPEN: the platform's newer status stands; look again later rather than at once.
+    const retryAt = status === 'OPEN' ? new Date(clock.now().getTime() + RECHECK_MS) : null;
+    await db.query(sql.RELEASE, [market.id, token, false, retryAt]);
+    return;
+  }
+
+  const found = await resolveAutomatically(deps, market);
+  await db.transaction(async (tx) => {
+    const [row] = await tx.query<{ status: string }>(sql.LOCK_LEASED, [market.id, token]);
+    if (!row) return;
+    const at = clock.now().toISOString();
+    const details = { autoResolution: { at, by: BY, ...found.details, winningOutcomeIndex: found.winner } };
+    if (row.status === 'RESOLVING' && found.winner !== null) {
+      await applyResolution(tx, {
+        marketId: market.id,
+        winningOutcomeIndex: found.winner,
+        at,
+        eventId: `lifecycle:${market.id}:3-resolved`, // sorts after the steps before it, at the same time
+        by: BY,
+        details,
+      });
+    } else if (row.status === 'RESOLVING') {
+      await tx.query(sql.NOTE_DETAILS, [market.id, JSON.stringify(details)]);
+    }
+    await tx.query(sql.RELEASE, [market.id, token, true, null]);
+  });
+  deps.log.info({ marketId: market.id, winner: found.winner }, 'market resolution attempted');
+}
+
+async function move(
+  tx: Queryable,
+  marketId: string,
+  status: 'CLOSED' | 'RESOLVING',
+  at: string,
+  step: string,
+) {
+  await applyStatus(tx, { marketId, status, at, eventId: `lifecycle:${marketId}:${step}`, by: BY });
+}
+
+/** Decides a PRICE_FEED or AI market, or says why it cannot. Never throws for want of a price or a model. */
+export async function resolveAutomatically(
+  deps: LifecycleDeps,
+  market: ClaimedMarket,
+): Promise<AutoResolution> {
+  const mode: AccountMode = market.sandbox ? 'sandbox' : 'live';
+  if (market.resolution_type === 'PRICE_FEED') return resolveByPrice(deps, market, mode);
+  const outcomes = (await deps.db.query<{ label: string }>(sql.OUTCOME_LABELS, [market.id])).map(
+    (o) => o.label,
+  );
+  try {
+    const { consensus } = await deps.resolver.resolve(
+      mode,
+      { question: market.title, outcomes, context: market.description },
+      { confidenceThreshold: AI_THRESHOLD },
+    );
+    const decided =
+      consensus.status === 'COMPLETED' && consensus.canDetermine && consensus.winningOutcomeIndex !== null;
+    return {
+      winner: decided ? consensus.winningOutcomeIndex : null,
+      details: {
+        method: 'ai',
+        consensus: {
+          status: consensus.status,
+          winningOutcomeIndex: consensus.winningOutcomeIndex,
+          confidence: consensus.confidence,
+          agreement: consensus.agreement,
+          canDetermine: consensus.canDetermine,
+          validAnswers: consensus.validAnswers,
+        },
+        ...(decided ? {} : { reason: 'the models could not determine the outcome' }),
+      },
+    };
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    return { winner: null, details: { method: 'ai', reason: `${err.code}: ${err.message}` } };
+  }
+}
+
+async function resolveByPrice(
+  deps: LifecycleDeps,
+  market: ClaimedMarket,
+  mode: AccountMode,
+): Promise<AutoResolution> {
+  const symbol = market.price_symbol ?? '';
+  const target = market.price_target ?? 0;
+  const tolerance = market.price_tolerance ?? 0;
+  const base = {
+    method: 'price_feed',
+    symbol,
+    condition: market.price_condition,
+    targetPrice: target,
+    tolerance,
+  };
+  const parsed = parseTarget(symbol);
+  if (parsed.kind !== 'target')
+    return { winner: null, details: { ...base, reason: 'the symbol cannot be priced' } };
+  let price: number;
+  try {
+    const result = await deps.prices.price(parsed.target, mode, symbol);
+    if (!result.isValid) {
+      return { winner: null, details: { ...base, price: result.vwapPrice, reason: 'no valid price' } };
+    }
+    price = result.vwapPrice;
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    return { winner: null, details: { ...base, reason: `no valid price (${err.code})` } };
+  }
+  const winner = priceOutcome(market.price_condition ?? 'above', price, target, tolerance);
+  return {
+    winner,
+    details: {
+      ...base,
+      price,
+      ...(winner === null ? { reason: 'the price is inside the tolerance band' } : {}),
+    },
+  };
+}
+
+/** `above`: Yes (0) beyond target + tolerance, No (1) below target − tolerance; `below` mirrors it. */
+export function priceOutcome(
+  condition: 'above' | 'below',
+  price: number,
+  target: number,
+  tolerance: number,
+): 0 | 1 | null {
+  const high = price > target + tolerance;
+  const low = price < target - tolerance;
+  if (!high && !low) return null;
+  return condition === 'above' ? (high ? 0 : 1) : low ? 0 : 1;
+}
