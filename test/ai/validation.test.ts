@@ -211,7 +211,7 @@ describe('input limits', () => {
 });
 
 describe('{ marketId }', () => {
-  it('an unknown market is 404 NOT_FOUND, free (the default app knows no market at all)', async () => {
+  it('an unknown market is 404 NOT_FOUND, free', async () => {
     const plain = await createTestContext({ database: ctx.database });
     try {
       const response = await submit(plain, account.key, { marketId: 'mkt-live' });
