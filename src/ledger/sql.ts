@@ -158,3 +158,14 @@ export const RECONCILE_REFUNDS = `
    WHERE r.kind = 'refund'
      AND (c.id IS NULL OR c.kind <> 'charge' OR c.account_id <> r.account_id OR r.amount_micros > -c.amount_micros)
    LIMIT 100`;
+
+/** An account's entries, newest first: before the cursor ($2), of a kind ($3), within [$4, $5]. */
+export const HISTORY = statement(
+  'ledger_history',
+  `SELECT id, kind, amount_micros, balance_after_micros, operation, request_id, key_id, reference, refund_of, memo,
+          created_at
+     FROM ledger_entries
+    WHERE account_id = $1 AND ($2::bigint IS NULL OR id < $2::bigint) AND ($3::text IS NULL OR kind = $3)
+      AND ($4::timestamptz IS NULL OR created_at >= $4) AND ($5::timestamptz IS NULL OR created_at <= $5)
+    ORDER BY id DESC LIMIT $6`,
+);

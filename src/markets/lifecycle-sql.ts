@@ -5,12 +5,13 @@ export const LIFECYCLE_CHANNEL = 'markets_lifecycle';
 
 export const NOTIFY = `SELECT pg_notify('${LIFECYCLE_CHANNEL}', '')`;
 
-// Due: OPEN markets past closes_at; CLOSED ones; RESOLVING ones that resolve automatically and were
-// not tried yet. A lease held by a live worker hides a market; a lapsed one (its worker died) does not.
+// Due: OPEN markets past closes_at, and markets this worker closed whose automatic resolution has
+// not run yet (its worker died mid-way). Markets the platform itself set CLOSED or RESOLVING are the
+// platform's to move on. A lease held by a live worker hides a market; a lapsed one does not.
 const DUE = `(
     (m.status = 'OPEN' AND m.closes_at <= $1)
-    OR m.status = 'CLOSED'
-    OR (m.status = 'RESOLVING' AND NOT m.lifecycle_attempted AND m.resolution_type IN ('PRICE_FEED', 'AI'))
+    OR (m.status IN ('CLOSED', 'RESOLVING') AND m.status_event LIKE 'lifecycle:%' AND NOT m.lifecycle_attempted
+        AND m.resolution_type IN ('PRICE_FEED', 'AI'))
   ) AND (m.lifecycle_lease_until IS NULL OR m.lifecycle_lease_until <= $1)`;
 
 export const CLAIM = statement(

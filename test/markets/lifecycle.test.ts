@@ -198,6 +198,27 @@ describe('market lifecycle', () => {
     expect(await queue.drain()).toBe(1);
   });
 
+  it('markets the platform set CLOSED or RESOLVING itself are left to it', async () => {
+    const at = CLOSES + 8 * 3600_000;
+    await create(
+      'platform-resolving',
+      { type: 'PRICE_FEED', symbol: 'SOL', condition: 'above', targetPrice: 1, tolerance: 0 },
+      { closesAt: iso(at) },
+    );
+    await ingestText(
+      ctx.database.db,
+      ndjson([
+        event('market.status', iso(at - 60_000), { marketId: 'platform-resolving', status: 'RESOLVING' }),
+      ]),
+    );
+    ctx.clock.set(iso(at + 60_000));
+    await queue.drain(); // (the re-opened market of the test before is looked at again)
+    expect(await market('platform-resolving')).toMatchObject({
+      status: 'RESOLVING',
+      winning_outcome_index: null,
+    });
+  });
+
   it('the tolerance rule', () => {
     expect(priceOutcome('above', 110, 100, 5)).toBe(0);
     expect(priceOutcome('above', 90, 100, 5)).toBe(1);
