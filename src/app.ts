@@ -33,6 +33,7 @@ import { keyRoutes } from './keys/routes.js';
 import { VerificationCache } from './keys/verification-cache.js';
 import { type Biller, directBiller } from './ledger/biller.js';
 import { CoalescingBiller } from './ledger/coalescing-biller.js';
+import { ledgerRoutes } from './ledger/routes.js';
 import type { Clock } from './lib/clock.js';
 import { requestIdGenerator } from './lib/ids.js';
 import { AuthFailureLimiter } from './limits/auth-failures.js';
@@ -156,6 +157,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Every feature's routes, with what each needs.
   healthRoutes(app, { db, aiModels: resolver.liveStatus });
   accountRoutes(app, { secrets });
+  ledgerRoutes(app);
   keyRoutes(app, { authenticator, access: config.access });
   priceRoutes(app, { prices });
   historicalRoutes(app, { historical });

@@ -76,6 +76,12 @@ export async function createAccount(
   }
 }
 
+/** The newest accounts first (the operator's list). */
+export async function listAccounts(db: Queryable, limit: number): Promise<Account[]> {
+  const rows = await db.query<AccountRow>(sql.LIST_ACCOUNTS, [limit]);
+  return rows.map(toAccount);
+}
+
 export async function findAccount(db: Queryable, id: string): Promise<Account | null> {
   const [row] = await db.query<AccountRow>(sql.SELECT_ACCOUNT, [id]);
   return row ? toAccount(row) : null;

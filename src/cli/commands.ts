@@ -1,13 +1,21 @@
-import { type AccountMode, createAccount, getAccount, setAccountStatus } from '../accounts/accounts.js';
+import {
+  type AccountMode,
+  createAccount,
+  getAccount,
+  listAccounts,
+  setAccountStatus,
+} from '../accounts/accounts.js';
+import { createContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import { migrate } from '../db/migrate.js';
 import { AppError } from '../errors.js';
-import { createKey, updateKey } from '../keys/management.js';
+import { createKey, revokeKey, updateKey } from '../keys/management.js';
 import { isPermission, PERMISSIONS, type Permission } from '../keys/permissions.js';
 import type { KeyPolicy } from '../keys/policy.js';
-import { type ApiKeyRecord, findKeyAccountId } from '../keys/rows.js';
+import { type ApiKeyRecord, findKeyAccountId, listKeys } from '../keys/rows.js';
 import { presentKey } from '../keys/schemas.js';
 import type { KeySettingsInput } from '../keys/settings.js';
+import { ENTRY_KINDS, type EntryKind, listTransactions } from '../ledger/history.js';
 import { creditDeposit, reconcileLedger, reconciliationView } from '../ledger/ledger.js';
 import { systemClock } from '../lib/clock.js';
 import { formatUsd, parseUsd } from '../lib/money.js';
@@ -33,6 +41,8 @@ function option(args: CommandArgs, name: string): string | undefined {
 
 function presentAccount(account: Awaited<ReturnType<typeof getAccount>>, secrets: SecretBox) {
   return {
+    id: account.id,
+    /** Deprecated alias of `id` (the API's name), kept for one release (CHANGELOG.md). */
     accountId: account.id,
     mode: account.mode,
     status: account.status,
@@ -72,6 +82,52 @@ export async function accountsCommand(
         secrets,
       );
       out.result(presentAccount(account, secrets), `Created ${account.mode} account ${account.id}`);
+      return;
+    }
+    case 'list': {
+      const accounts = (await listAccounts(db, 500)).map((account) => {
+        const { webhookSecret: _secret, ...view } = presentAccount(account, secrets);
+        return view;
+      });
+      out.result(
+        { accounts, total: accounts.length },
+        accounts.length === 0
+          ? 'No accounts'
+          : accounts
+              .map(
+                (a) => `${a.id}  ${a.mode.padEnd(7)} ${a.status.padEnd(9)} ${a.balanceUsd.padStart(12)} USD`,
+              )
+              .join('\n'),
+      );
+      return;
+    }
+    case 'transactions': {
+      const accountId = required(args, 0, 'ACCOUNT_ID');
+      await getAccount(db, accountId);
+      const limitText = option(args, 'limit');
+      const limit = limitText === undefined ? 50 : Number(limitText);
+      if (!Number.isInteger(limit) || limit < 1 || limit > 100)
+        throw new UsageError('--limit takes 1 to 100');
+      const kind = option(args, 'kind');
+      if (kind !== undefined && !(ENTRY_KINDS as readonly string[]).includes(kind)) {
+        throw new UsageError(`--kind takes one of ${ENTRY_KINDS.join(', ')}`);
+      }
+      const page = await listTransactions(createContext(db, systemClock), accountId, {
+        limit,
+        kind: kind as EntryKind | undefined,
+        startingAfter: option(args, 'starting-after'),
+      });
+      out.result(
+        page,
+        page.transactions.length === 0
+          ? 'No transactions'
+          : page.transactions
+              .map(
+                (t) =>
+                  `${t.id.padStart(8)}  ${t.createdAt}  ${t.kind.padEnd(10)} ${t.amountUsd.padStart(12)} → ${t.balanceAfterUsd.padStart(12)}  ${t.operation ?? t.reference ?? ''}`,
+              )
+              .join('\n'),
+      );
       return;
     }
     case 'show': {
@@ -233,6 +289,36 @@ export async function keysCommand(
         policy,
       );
       out.result(presentForOperator(updated, policy), `Updated key ${keyId} of ${accountId}`);
+      return;
+    }
+    case 'list': {
+      const accountId = required(args, 0, 'ACCOUNT_ID');
+      await getAccount(db, accountId); // NOT_FOUND for an unknown account
+      const keys = (await listKeys(db, accountId)).map((record) => presentForOperator(record, policy));
+      out.result(
+        { keys, total: keys.length },
+        keys.length === 0
+          ? `No keys for ${accountId}`
+          : keys
+              .map(
+                (k) =>
+                  `${k.id}  ${(k.revokedAt ? 'revoked' : k.isActive ? 'active' : 'inactive').padEnd(8)} ${k.keyPrefix}…  ${k.name}`,
+              )
+              .join('\n'),
+      );
+      return;
+    }
+    case 'revoke': {
+      const keyId = required(args, 0, 'KEY_ID');
+      const accountId = await findKeyAccountId(db, keyId);
+      if (accountId === null) throw new AppError('NOT_FOUND', `Key ${keyId} not found`);
+      const revoked = await revokeKey(
+        db,
+        systemClock,
+        { accountId, permissions: PERMISSIONS, expiresAt: null },
+        keyId,
+      );
+      out.result(presentForOperator(revoked, policy), `Revoked key ${keyId} of ${accountId}`);
       return;
     }
     default:

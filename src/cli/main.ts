@@ -15,18 +15,21 @@ import { createOutput, UsageError } from './output.js';
 
 const USAGE = `Usage: sibyl <command> [options]
 
-  start                                   API and worker in one process (default)
+  start                                   API and worker in one process (npm start)
   serve                                   API only
   work                                    background worker only
   migrate                                 apply database migrations
   accounts create [--mode live|sandbox] [--wallet ADDR]
+  accounts list                           the newest 500 accounts
   accounts show ACCOUNT_ID
+  accounts transactions ACCOUNT_ID [--limit N] [--kind K] [--starting-after ID]
   accounts credit ACCOUNT_ID USD --reference REF [--memo TEXT]
   accounts suspend ACCOUNT_ID | accounts activate ACCOUNT_ID
   keys create ACCOUNT_ID [--name NAME] [--permissions a,b] [--expires-at ISO]
               [--rate-limit PER_SECOND --burst N]
   keys update KEY_ID [--name NAME] [--permissions a,b] [--expires-at ISO|never]
               [--rate-limit PER_SECOND --burst N | --rate-limit default]
+  keys list ACCOUNT_ID | keys revoke KEY_ID
   ledger reconcile                        check every ledger invariant
   jobs list [--status S] [--due]          scheduled jobs, newest first (--due: pending and due now)
   jobs show JOB_ID                        one job with its request, result and delivery
@@ -63,6 +66,9 @@ function parse(argv: string[]) {
         seed: { type: 'string' },
         'rate-limit': { type: 'string' },
         burst: { type: 'string' },
+        limit: { type: 'string' },
+        kind: { type: 'string' },
+        'starting-after': { type: 'string' },
         account: { type: 'string' },
       },
     });
@@ -74,11 +80,13 @@ function parse(argv: string[]) {
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parse(argv);
   const out = createOutput(values.json === true);
-  const [command = 'start', action = '', ...rest] = positionals;
+  const [command, action = '', ...rest] = positionals;
   if (values.help || command === 'help') {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
+  // A bare `sibyl` starts nothing: a server started by accident is worse than a usage message.
+  if (command === undefined) throw new UsageError('missing command');
 
   const config = loadConfig();
   if (command === 'start' || command === 'serve' || command === 'work') {

@@ -140,6 +140,30 @@ describe('sibyl CLI', { timeout: 240_000 }, () => {
     expect(result.stderr).toContain('Invalid configuration: PORT');
   });
 
+  it('lists accounts, their transactions and keys, revokes a key; a bare sibyl prints usage and exits 2', () => {
+    const bare = runCli([], env);
+    expect(bare.status).toBe(2);
+    expect(bare.stderr).toContain('Usage: sibyl <command>');
+
+    const created = json(['accounts', 'create', '--mode', 'sandbox']).body;
+    expect(created.id).toBe(created.accountId); // the API's name, and the old one for a release
+    json(['accounts', 'credit', created.id, '3.00', '--reference', `cli-list-${created.id}`]);
+    const listed = json(['accounts', 'list']).body;
+    expect(listed.accounts[0]).toMatchObject({ id: created.id, balanceUsd: '3.00' });
+    expect(listed.accounts[0].webhookSecret).toBeUndefined();
+    expect(json(['accounts', 'transactions', created.id, '--kind', 'deposit']).body).toMatchObject({
+      transactions: [{ kind: 'deposit', amountUsd: '3.00', balanceAfterUsd: '3.00' }],
+      hasMore: false,
+    });
+
+    const key = json(['keys', 'create', created.id, '--name', 'to revoke']).body;
+    expect(json(['keys', 'list', created.id]).body).toMatchObject({
+      total: 1,
+      keys: [{ id: key.id, isActive: true }],
+    });
+    expect(json(['keys', 'revoke', key.id]).body).toMatchObject({ id: key.id, isActive: false });
+  });
+
   it('webhooks list and redeliver; with SECRET_ENCRYPTION_KEY, webhook secrets are sealed at rest', async () => {
     const sealedEnv = { ...env, SECRET_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64') };
     const created = runCli(['accounts', 'create', '--mode', 'sandbox', '--json'], sealedEnv);
