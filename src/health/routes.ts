@@ -50,7 +50,7 @@ export function healthRoutes(
         return { status: 'ready', ai };
       } catch (err) {
         request.log.warn({ err }, 'readiness check failed');
-        return reply.code(503).send({ status: 'unavailable', ai });
+        return reply.code(503).header('retry-after', '5').send({ status: 'unavailable', ai });
       }
     },
   );

@@ -108,6 +108,13 @@ export function errorBody(error: AppError, requestId: string): Record<string, un
   };
 }
 
+/**
+ * Every 503 says when to come back: a few seconds for a price no venue could give or an instance
+ * shutting down; longer for AI resolution a deployment is not configured for.
+ */
+const DEFAULT_RETRY_AFTER_SECONDS = 5;
+const RETRY_AFTER_503: Partial<Record<string, number>> = { AI_UNAVAILABLE: 300 };
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
     const appError = toAppError(error);
@@ -116,6 +123,9 @@ export function registerErrorHandling(app: FastifyInstance): void {
       request.log.error({ err: error }, 'request failed');
     }
     if (appError.headers) reply.headers(appError.headers);
+    if (appError.status === 503 && !reply.hasHeader('retry-after')) {
+      reply.header('retry-after', String(RETRY_AFTER_503[appError.code] ?? DEFAULT_RETRY_AFTER_SECONDS));
+    }
     return reply.code(appError.status).send(errorBody(appError, request.id));
   });
 

@@ -12,6 +12,7 @@ import {
 } from '../idempotency/idempotency.js';
 import type { Principal } from '../keys/authenticate.js';
 import {
+  balanceOf,
   type Charged,
   ChargeRefusedError,
   type ChargeRequest,
@@ -173,7 +174,11 @@ async function execute<P extends TSchema, Q extends TSchema, B extends TSchema, 
   if (claim?.kind === 'replay') return { replay: claim };
   const answer = scope ? pendingAnswer(reply, request.id, result, amount, scope.key) : undefined;
   const outcome = await biller.charge({ ...chargeOf(amount), answer });
-  if (!outcome.ok) throw new ChargeRefusedError(outcome, amount, quotaOf(principal, clock));
+  if (!outcome.ok) {
+    const balance =
+      outcome.reason === 'INSUFFICIENT_BALANCE' ? await balanceOf(db, principal.accountId) : undefined;
+    throw new ChargeRefusedError(outcome, amount, quotaOf(principal, clock), balance);
+  }
   return answer && outcome.answer !== undefined
     ? { body: result, raw: outcome.answer }
     : { body: billed(request.id, result, amount, outcome.balanceMicros) };

@@ -6,6 +6,7 @@ import { formatUsd } from '../lib/money.js';
 import { quotaError } from '../limits/enforce.js';
 import { countAgainstQuotas, type QuotaContext, type QuotaRefusal } from '../limits/quotas.js';
 import { type ChargeInput, chargeAccount } from './ledger.js';
+import * as sql from './sql.js';
 
 export interface ChargeRequest extends ChargeInput {
   /** Set when the key has quotas: the charge then also counts against them, atomically. */
@@ -50,11 +51,13 @@ export class ChargeRefusedError extends AppError {
     readonly refusal: ChargeRefusal,
     amountMicros: bigint,
     quota: QuotaContext | undefined,
+    /** The balance that could not pay, when known: shown as `details.balanceUsd`. */
+    balanceMicros?: bigint,
   ) {
     const error =
       refusal.reason === 'QUOTA_EXCEEDED' && quota
         ? quotaError(refusal, quota.limits, quota.now.getTime())
-        : insufficientBalance(amountMicros);
+        : insufficientBalance(amountMicros, balanceMicros);
     super(error.code, error.message, {
       ...(error.details ? { details: error.details } : {}),
       ...(error.headers ? { headers: error.headers } : {}),
@@ -63,12 +66,23 @@ export class ChargeRefusedError extends AppError {
   }
 }
 
-export function insufficientBalance(amountMicros: bigint): AppError {
+export function insufficientBalance(amountMicros: bigint, balanceMicros?: bigint): AppError {
   return new AppError(
     'INSUFFICIENT_BALANCE',
     `The balance cannot pay for this request (${formatUsd(amountMicros)} USD)`,
-    { details: { costUsd: formatUsd(amountMicros) } },
+    {
+      details: {
+        costUsd: formatUsd(amountMicros),
+        ...(balanceMicros === undefined ? {} : { balanceUsd: formatUsd(balanceMicros) }),
+      },
+    },
   );
+}
+
+/** The balance now, for a refusal's details (a refusal is rare: one more read on that path only). */
+export async function balanceOf(db: Queryable, accountId: string): Promise<bigint | undefined> {
+  const [row] = await db.query<{ balance_micros: bigint }>(sql.BALANCE, [accountId]);
+  return row?.balance_micros;
 }
 
 /**
@@ -83,7 +97,10 @@ export async function charge(tx: Queryable, request: ChargeRequest): Promise<Cha
     if (refusal) throw new ChargeRefusedError(refusal, request.amountMicros, request.quota);
   }
   const outcome = await chargeAccount(tx, request);
-  if (!outcome.ok) throw new ChargeRefusedError(outcome, request.amountMicros, request.quota);
+  if (!outcome.ok) {
+    const balance = await balanceOf(tx, request.accountId);
+    throw new ChargeRefusedError(outcome, request.amountMicros, request.quota, balance);
+  }
   let answer: string | undefined;
   if (request.answer) {
     answer = request.answer.render(outcome.balanceMicros);

@@ -230,7 +230,7 @@ describe('POST /ai/resolve, then polling', () => {
     expect(response.json()).toEqual({
       error: 'The balance cannot pay for this request (0.25 USD)',
       code: 'INSUFFICIENT_BALANCE',
-      details: { costUsd: '0.25' },
+      details: { costUsd: '0.25', balanceUsd: '0.20' },
       requestId: response.headers['x-request-id'],
     });
     const [row] = await ctx.database.db.query('SELECT 1 FROM ai_requests WHERE account_id = $1', [
@@ -263,6 +263,7 @@ describe('AI availability', () => {
       const live = await partial.createAccount({ mode: 'live', balanceUsd: '1.00' });
       const response = await submit(partial, live.key, question());
       expect(response.statusCode).toBe(503);
+      expect(response.headers['retry-after']).toBe('300');
       expect(response.json()).toEqual({
         error: 'AI resolution is not available on this deployment: fewer than four models are configured',
         code: 'AI_UNAVAILABLE',

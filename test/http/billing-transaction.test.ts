@@ -74,7 +74,7 @@ describe('billing inside the route’s transaction', () => {
     expect(response.json()).toEqual({
       error: 'The balance cannot pay for this request (0.01 USD)',
       code: 'INSUFFICIENT_BALANCE',
-      details: { costUsd: '0.01' },
+      details: { costUsd: '0.01', balanceUsd: '0.00' },
       requestId: response.headers['x-request-id'],
     });
     expect(await rowsOf(account.accountId)).toBe(0);

@@ -74,7 +74,7 @@ describe('billing at the HTTP edge', () => {
     expect(response.json()).toEqual({
       error: 'The balance cannot pay for this request (0.01 USD)',
       code: 'INSUFFICIENT_BALANCE',
-      details: { costUsd: '0.01' },
+      details: { costUsd: '0.01', balanceUsd: '0.00' },
       requestId: response.headers['x-request-id'],
     });
     expect(await countEntries(ctx.database.db, account.accountId, 'charge')).toBe(0);

@@ -168,6 +168,7 @@ describe('answers written before any route runs', () => {
     const [held, late] = parseAnswers(text);
     expect(held?.status).toBe(200);
     expect(late?.headers.connection).toBe('close');
+    expect(late?.headers['retry-after']).toBe('5');
     expectErrorBody(late, 503, {
       error: 'The service is shutting down; retry on another instance',
       code: 'SERVICE_UNAVAILABLE',

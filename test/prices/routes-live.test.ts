@@ -198,6 +198,7 @@ describe('live prices', () => {
     };
     const response = await price(live.key, 'ETH');
     expect(response.statusCode).toBe(503);
+    expect(response.headers['retry-after']).toBe('5');
     expect(response.json()).toEqual({
       error: 'No price source could price ETH right now; retry shortly',
       code: 'PRICE_UNAVAILABLE',
