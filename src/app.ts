@@ -152,7 +152,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   registerErrorHandling(app);
   registerCorsPreflight(app, config.access.corsMaxAgeSeconds);
-  await registerOpenApi(app, VERSION);
+  await registerOpenApi(app, VERSION, config);
 
   // Every feature's routes, with what each needs.
   healthRoutes(app, { db, aiModels: resolver.liveStatus });

@@ -52,6 +52,8 @@ export interface ValidationProblem {
   /** Where the problem is, e.g. `body.permissions[2]` or `query.interval`. */
   path: string;
   message: string;
+  /** For a value outside an enumeration: every value the field accepts. */
+  allowed?: string[];
 }
 
 export class AppError extends Error {

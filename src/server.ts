@@ -4,6 +4,7 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { migrate } from './db/migrate.js';
 import { openDatabase } from './db/open.js';
+import { baseUrl } from './http/openapi.js';
 import { systemClock } from './lib/clock.js';
 import { formatUsd } from './lib/money.js';
 import { createLogger } from './logger.js';
@@ -21,8 +22,7 @@ function printSandboxWelcome(
   welcome: { accountId: string; key: string; balance: bigint; demoMarkets: number },
 ): void {
   const { accountId, key, balance } = welcome;
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  const base = config.publicBaseUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+  const base = baseUrl(config);
   process.stdout.write(
     [
       '',

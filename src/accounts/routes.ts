@@ -49,6 +49,7 @@ export function accountRoutes(app: FastifyInstance, deps: { secrets: SecretBox }
     method: 'GET',
     url: '/account',
     operationId: 'getAccount',
+    responseName: 'Account',
     summary: 'The account of the calling key: balance, mode, status, pricing',
     tags: ['account'],
     permission: 'account',

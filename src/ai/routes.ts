@@ -50,6 +50,7 @@ export function aiRoutes(app: FastifyInstance, deps: SubmitDeps & { maxConcurren
       method: 'GET',
       url,
       operationId: alias ? 'getAiResult' : 'getAiRequest',
+      responseName: 'AiRequestRecord',
       summary: alias
         ? 'Alias of GET /ai/request/:requestId'
         : 'An AI resolution request: its status, its result once COMPLETED, and every model’s vote',

@@ -53,7 +53,7 @@ export const ResolveBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { title: 'AiResolveRequest', additionalProperties: false },
 );
 
 export type ResolveBodyInput = Static<typeof ResolveBody>;
@@ -85,7 +85,7 @@ export const AiResult = Type.Object(
     costUsd: UsdString,
     remainingBalanceUsd: UsdString,
   },
-  { additionalProperties: false },
+  { title: 'AiResult', additionalProperties: false },
 );
 
 export type AiResultObject = Static<typeof AiResult>;
@@ -117,7 +117,7 @@ export const VoteSchema = Type.Object(
       Type.Null(),
     ]),
   },
-  { description: 'One model’s answer (extension)' },
+  { title: 'AiVote', description: 'One model’s answer (extension)' },
 );
 
 export const AiRecord = Type.Object({

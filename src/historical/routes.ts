@@ -36,7 +36,7 @@ const DataPoint = Type.Object(
     sourceCount: Type.Integer({ description: 'Number of contributing venues' }),
     isComplete: Type.Boolean({ description: 'False for the still-open bucket (its latest close so far)' }),
   },
-  { additionalProperties: false },
+  { title: 'PriceHistoryPoint', additionalProperties: false },
 );
 
 const HistoricalResult = Type.Object(
@@ -62,6 +62,7 @@ export function historicalRoutes(app: FastifyInstance, deps: { historical: Histo
     method: 'GET',
     url: '/historical/price/:symbol',
     operationId: 'getHistoricalPrice',
+    responseName: 'PriceHistory',
     summary: 'Price series of a token over a time range, from venue candles',
     description:
       `Buckets are UTC-aligned; the series covers buckets opening in [startTime aligned down, endTime), ` +

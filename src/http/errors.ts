@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, excerpt, type ValidationProblem, validationError } from '../errors.js';
+import { errorsOfUncheckedParts } from './validator.js';
 
 interface SchemaError {
   instancePath?: string;
@@ -53,6 +54,15 @@ export function schemaProblems(context: string, errors: SchemaError[]): Validati
       problems.push({ path: 'body', message: 'must be a JSON object' });
       continue;
     }
+    if (e.keyword === 'enum') {
+      const allowed = listed('allowedValues');
+      problems.push({
+        path: joinPath(where, pointer) || where,
+        message: `must be one of: ${allowed.join(', ')}`,
+        allowed,
+      });
+      continue;
+    }
     // anyOf/union failures repeat the branch errors already listed; keep the specific ones.
     if ((e.keyword === 'anyOf' || e.keyword === 'oneOf') && errors.length > 1) continue;
     problems.push({ path: joinPath(where, pointer) || where, message: e.message ?? 'is invalid' });
@@ -67,10 +77,18 @@ export function schemaProblems(context: string, errors: SchemaError[]): Validati
 }
 
 /** Turns anything thrown while handling a request into a member of the error vocabulary. */
-export function toAppError(error: FastifyError | AppError | Error): AppError {
+export function toAppError(error: FastifyError | AppError | Error, request?: FastifyRequest): AppError {
   if (error instanceof AppError) return error;
   const e = error as FastifyError & { validation?: SchemaError[]; validationContext?: string };
-  if (e.validation) return validationError(schemaProblems(e.validationContext ?? 'body', e.validation));
+  if (e.validation) {
+    const failed = e.validationContext ?? 'body';
+    const problems = schemaProblems(failed, e.validation);
+    if (request) {
+      for (const { part, errors } of errorsOfUncheckedParts(request, failed))
+        problems.push(...schemaProblems(part, errors as SchemaError[]));
+    }
+    return validationError(problems);
+  }
   switch (e.code) {
     // PostgreSQL refuses NUL and other unstorable characters in text: the input was bad, not us.
     case '22021':
@@ -117,7 +135,7 @@ const RETRY_AFTER_503: Partial<Record<string, number>> = { AI_UNAVAILABLE: 300 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
-    const appError = toAppError(error);
+    const appError = toAppError(error, request);
     if (appError.status >= 500) {
       // The cause goes to the log only; the body says nothing internal.
       request.log.error({ err: error }, 'request failed');

@@ -1,17 +1,45 @@
+import { readFile } from 'node:fs/promises';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import { AppError } from '../errors.js';
+import { finishDocument } from './openapi-document.js';
 import { API_PREFIX } from './route.js';
+
+/** The guides in docs/, served beside the reference page so its links work offline. */
+export const GUIDES = ['api', 'prices', 'markets', 'ai', 'jobs', 'webhooks', 'operations'] as const;
+const GUIDES_DIR = new URL('../../docs/', import.meta.url);
+const guide = (name: (typeof GUIDES)[number], label: string) => `[${label}](/docs/guides/${name}.md)`;
+
+/** Where clients reach this service: PUBLIC_BASE_URL, else the listening address. */
+export function baseUrl(config: Pick<Config, 'host' | 'port' | 'publicBaseUrl'>): string {
+  if (config.publicBaseUrl) return config.publicBaseUrl.replace(/\/+$/, '');
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+}
 
 const DESCRIPTION = `Prepaid, metered API for Solana prediction-market builders.
 
 Every API route needs \`Authorization: Bearer <key>\` (keys start with \`pk_live_\` or \`pk_test_\`).
 Billable successes carry \`costUsd\` and \`remainingBalanceUsd\`; errors are never charged.
-Errors share one body: \`{ error, code, details?, requestId }\`.`;
+Errors share one body: \`{ error, code, details?, requestId }\`.
+
+Guides: ${guide('api', 'API conventions, errors, idempotency')} · ${guide('prices', 'prices')} ·
+${guide('markets', 'markets')} · ${guide('ai', 'AI resolution')} · ${guide('jobs', 'scheduled jobs')} ·
+${guide('webhooks', 'webhooks')} · ${guide('operations', 'operations')}.`;
 
 /** The OpenAPI 3.1 document, generated from the route schemas, and a local reference page. */
-export async function registerOpenApi(app: FastifyInstance, version: string): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, version: string, config: Config): Promise<void> {
   await app.register(swagger, {
+    transformObject: (document) =>
+      finishDocument(
+        ('openapiObject' in document ? document.openapiObject : document.swaggerObject) as Record<
+          string,
+          unknown
+        >,
+        { serverUrl: baseUrl(config) },
+      ) as never,
     openapi: {
       openapi: '3.1.0',
       info: { title: 'Sibyl API', version, description: DESCRIPTION },
@@ -27,14 +55,23 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       tags: [
         { name: 'account', description: 'The calling account' },
         { name: 'keys', description: 'API key management' },
-        { name: 'prices', description: 'Volume-weighted token prices (docs/prices.md)' },
-        { name: 'historical', description: 'Historical price series from venue candles (docs/prices.md)' },
-        { name: 'markets', description: 'Prediction-market data (docs/markets.md)' },
-        { name: 'ai', description: 'AI resolution by four models and a published consensus (docs/ai.md)' },
-        { name: 'jobs', description: 'Scheduled price checks and AI resolutions (docs/jobs.md)' },
+        { name: 'prices', description: `Volume-weighted token prices (${guide('prices', 'guide')})` },
+        {
+          name: 'historical',
+          description: `Historical price series from venue candles (${guide('prices', 'guide')})`,
+        },
+        { name: 'markets', description: `Prediction-market data (${guide('markets', 'guide')})` },
+        {
+          name: 'ai',
+          description: `AI resolution by four models and a published consensus (${guide('ai', 'guide')})`,
+        },
+        {
+          name: 'jobs',
+          description: `Scheduled price checks and AI resolutions (${guide('jobs', 'guide')})`,
+        },
         {
           name: 'webhooks',
-          description: 'Callback deliveries: test, inspect, redeliver, rotate the secret (docs/webhooks.md)',
+          description: `Callback deliveries: test, inspect, redeliver, rotate the secret (${guide('webhooks', 'guide')})`,
         },
         { name: 'health', description: 'Liveness and readiness' },
       ],
@@ -42,6 +79,17 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
   });
 
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
+
+  app.get<{ Params: { name: string } }>(
+    '/docs/guides/:name',
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const name = request.params.name.replace(/\.md$/, '');
+      if (!(GUIDES as readonly string[]).includes(name)) throw new AppError('NOT_FOUND', 'No such guide');
+      const text = await readFile(new URL(`${name}.md`, GUIDES_DIR), 'utf8');
+      return reply.type('text/markdown; charset=utf-8').send(text);
+    },
+  );
 
   // Swagger UI ships its assets inside the package: the page works offline, no CDN.
   await app.register(swaggerUi, {

@@ -66,6 +66,8 @@ export interface RouteSpec<P extends TSchema, Q extends TSchema, B extends TSche
   querystring?: Q;
   body?: B;
   response: R;
+  /** The name of the success body in the OpenAPI components; default: `<OperationId>Response`. */
+  responseName?: string;
   errors?: ErrorCode[];
   handler: (input: RouteInput<P, Q, B>, request: FastifyRequest, reply: FastifyReply) => Promise<Static<R>>;
 }
@@ -85,6 +87,9 @@ const AUTH_ERRORS: ErrorCode[] = [
 ];
 
 export const API_PREFIX = '/api/v1';
+
+/** The query of a route that takes none: any parameter is refused, by name (docs/api.md#errors). */
+const NoQuery = Type.Object({}, { additionalProperties: false });
 
 const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
@@ -115,6 +120,12 @@ function accessNote(spec: { permission: Permission; price?: unknown; priceNote?:
   return `Permission: \`${spec.permission}\`. Price: ${price}.`;
 }
 
+/** A response's examples, carried over to the success body (with `requestId` and billing added). */
+function examplesOf(response: TObject): { examples?: unknown[] } {
+  const examples = (response as { examples?: unknown[] }).examples;
+  return examples ? { examples } : {};
+}
+
 function errorResponses(codes: ErrorCode[]): Record<number, TObject> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set(codes)) {
@@ -122,7 +133,7 @@ function errorResponses(codes: ErrorCode[]): Record<number, TObject> {
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   const out: Record<number, TObject> = {};
-  for (const [status, list] of byStatus) out[status] = errorBodySchema(`Error: ${list.join(', ')}`);
+  for (const [status, list] of byStatus) out[status] = errorBodySchema(list);
   return out;
 }
 
@@ -132,7 +143,8 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
 ): void {
   const priced = spec.price !== undefined;
   const codes: ErrorCode[] = [...AUTH_ERRORS, ...(spec.errors ?? [])];
-  if (spec.params || spec.querystring || spec.body) codes.push('VALIDATION_ERROR');
+  // Every route validates its query (a route without one refuses any), so every route can say 400.
+  codes.push('VALIDATION_ERROR');
   if (spec.body) codes.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
   if (priced) codes.push('INSUFFICIENT_BALANCE', 'QUOTA_EXCEEDED');
   if (spec.idempotent) codes.push('IDEMPOTENCY_KEY_IN_USE', 'IDEMPOTENCY_KEY_REUSED');
@@ -144,8 +156,10 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
       ...(priced ? BillingProperties : {}),
     },
     {
+      title: spec.responseName ?? `${spec.operationId[0]?.toUpperCase()}${spec.operationId.slice(1)}Response`,
       description: (spec.response as { description?: string }).description ?? 'Success',
       additionalProperties: false,
+      ...examplesOf(spec.response),
     },
   );
 
@@ -165,7 +179,7 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
       tags: spec.tags,
       security: [{ bearerAuth: [] }],
       ...(spec.params ? { params: spec.params } : {}),
-      ...(spec.querystring ? { querystring: spec.querystring } : {}),
+      querystring: spec.querystring ?? NoQuery,
       ...(spec.body ? { body: spec.body } : {}),
       ...(spec.idempotent ? { headers: IdempotencyHeaders } : {}),
       response: { 200: success, ...errorResponses(codes) },

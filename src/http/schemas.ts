@@ -14,26 +14,48 @@ export const Timestamp = Type.String({
 
 export const NullableTimestamp = Type.Union([Timestamp, Type.Null()]);
 
+/** One problem of a request that failed validation (docs/api.md#errors). */
+export const ValidationProblemSchema = Type.Object(
+  {
+    path: Type.String({
+      description: 'Where: `body.…`, `query.…`, `path.…` or `header.…`',
+      examples: ['body.symbols[2]'],
+    }),
+    message: Type.String({ examples: ['is not a known symbol or mint'] }),
+    allowed: Type.Optional(
+      Type.Array(Type.String(), { description: 'For an enumeration: every value the field accepts' }),
+    ),
+  },
+  { title: 'ValidationProblem', additionalProperties: true },
+);
+
+const CODE_DESCRIPTION = 'Machine-readable code from the error vocabulary (docs/api.md)';
+
 export const ErrorBodyProperties = {
-  error: Type.String({ description: 'Human-readable message' }),
-  code: Type.String({ description: 'Machine-readable code from the error vocabulary (docs/api.md)' }),
+  error: Type.String({ description: 'Human-readable message', examples: ['Insufficient balance'] }),
+  code: Type.String({ description: CODE_DESCRIPTION }),
   details: Type.Optional(
     Type.Object(
-      {},
+      { problems: Type.Optional(Type.Array(ValidationProblemSchema)) },
       {
         additionalProperties: true,
         description:
-          'Structured context; VALIDATION_ERROR lists each problem in `problems` ({ path, message })',
+          'Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE ' +
+          'gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset',
       },
     ),
   ),
-  requestId: Type.String(),
+  requestId: Type.String({ examples: ['req_4fKq8ZtV1xYwJ2mN7pRb3c'] }),
   symbol: Type.Optional(Type.String({ description: 'SYMBOL_NOT_FOUND: the symbol asked for' })),
   maxSymbols: Type.Optional(Type.Integer({ description: 'BATCH_LIMIT_EXCEEDED: the limit' })),
 } satisfies TProperties;
 
-export function errorBodySchema(description: string): TObject {
-  return Type.Object(ErrorBodyProperties, { description });
+/** The error body of one status: `code` is one of the codes that status carries on that route. */
+export function errorBodySchema(codes: readonly string[]): TObject {
+  return Type.Object(
+    { ...ErrorBodyProperties, code: Type.Enum([...codes], { description: CODE_DESCRIPTION }) },
+    { description: `Error: ${codes.join(', ')}` },
+  );
 }
 
 export const BillingProperties = {

@@ -1,4 +1,4 @@
-import type { FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
+import type { FastifyRequest, FastifySchemaCompiler, FastifySchemaValidationError } from 'fastify';
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
@@ -29,3 +29,49 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
     return { error: check.Errors(candidate) as unknown as FastifySchemaValidationError[] };
   };
 };
+
+type PartValidator = ReturnType<typeof validatorCompiler>;
+
+/** The parts of a request in the order Fastify validates them, with the request field of each. */
+const PARTS = [
+  ['params', 'params'],
+  ['body', 'body'],
+  ['querystring', 'query'],
+  ['headers', 'headers'],
+] as const;
+
+const compiled = new WeakMap<object, PartValidator>();
+
+function validatorFor(schema: TSchema, httpPart: string): PartValidator {
+  let validate = compiled.get(schema);
+  if (!validate) {
+    validate = validatorCompiler({ schema, httpPart, method: '', url: '' });
+    compiled.set(schema, validate);
+  }
+  return validate;
+}
+
+/**
+ * Fastify stops at the first part of a request that fails (params, then body, query, headers).
+ * So that one answer names every problem, the parts it did not reach are checked here, on the error
+ * path only: a valid request pays nothing for it.
+ */
+export function errorsOfUncheckedParts(
+  request: FastifyRequest,
+  failedPart: string,
+): { part: string; errors: FastifySchemaValidationError[] }[] {
+  const schema = request.routeOptions.schema as Partial<Record<string, TSchema>> | undefined;
+  const failedAt = PARTS.findIndex(([part]) => part === failedPart);
+  if (!schema || failedAt < 0) return [];
+  const found: { part: string; errors: FastifySchemaValidationError[] }[] = [];
+  for (const [part, field] of PARTS.slice(failedAt + 1)) {
+    const partSchema = schema[part];
+    if (!partSchema) continue;
+    const value = (request as unknown as Record<string, unknown>)[field];
+    const result = validatorFor(partSchema, part)(value === undefined ? null : value) as {
+      error?: FastifySchemaValidationError[];
+    };
+    if (result.error) found.push({ part, errors: result.error });
+  }
+  return found;
+}

@@ -18,7 +18,7 @@ export const PriceScheduleBody = Type.Object(
     resolutionTimestamp: IsoTime('When to take the price: ISO 8601 with a zone, in the future, ≤ 365 days'),
     callbackUrl: CallbackUrl,
   },
-  { additionalProperties: false },
+  { title: 'PriceScheduleRequest', additionalProperties: false },
 );
 
 export const PriceScheduledBody = Type.Object(
@@ -27,7 +27,7 @@ export const PriceScheduledBody = Type.Object(
     scheduledFor: IsoTime('When to take the price: ISO 8601 with a zone, in the future, ≤ 365 days'),
     callbackUrl: Type.Optional(CallbackUrl),
   },
-  { additionalProperties: false },
+  { title: 'PriceScheduledRequest', additionalProperties: false },
 );
 
 export const AiScheduleBody = Type.Object(
@@ -41,7 +41,7 @@ export const AiScheduleBody = Type.Object(
       Type.Number({ minimum: 0, maximum: 1, description: 'Minimum consensus confidence; default 0.75' }),
     ),
   },
-  { additionalProperties: false },
+  { title: 'AiScheduleRequest', additionalProperties: false },
 );
 
 const JobStatus = Type.Enum([...JOB_STATUSES], {
@@ -62,7 +62,7 @@ const jobFields = {
 
 export const JobCreated = Type.Object(jobFields, { additionalProperties: false });
 
-export const JobSummary = Type.Object(jobFields, { additionalProperties: false });
+export const JobSummary = Type.Object(jobFields, { title: 'JobSummary', additionalProperties: false });
 
 export const JobList = Type.Object(
   {

@@ -45,7 +45,7 @@ export async function createKey(
   const now = clock.now();
   const problems: ValidationProblem[] = [];
   const name = input.name.trim();
-  if (name.length === 0) problems.push({ path: 'name', message: 'must not be blank' });
+  if (name.length === 0) problems.push({ path: 'body.name', message: 'must not be blank' });
   const permissions = [...new Set(input.permissions ?? actor.permissions)];
   const expiresAt = resolveExpiry(input.expiresAt, now, problems) ?? actor.expiresAt;
   // A restricted creator's restrictions and limits are the new key's defaults, as its permissions are.
@@ -118,15 +118,15 @@ export async function updateKey(
     const key = await lockKey(tx, actor.accountId, keyId);
     refuseUnmanageable(actor, key);
     if (key.revokedAt)
-      throw validationError([{ path: 'keyId', message: 'key is revoked and cannot be changed' }]);
+      throw validationError([{ path: 'path.keyId', message: 'key is revoked and cannot be changed' }]);
     const problems: ValidationProblem[] = [];
     const name = input.name === undefined ? key.name : input.name.trim();
-    if (name.length === 0) problems.push({ path: 'name', message: 'must not be blank' });
+    if (name.length === 0) problems.push({ path: 'body.name', message: 'must not be blank' });
     const permissions = input.permissions === undefined ? key.permissions : [...new Set(input.permissions)];
     const resolved = resolveExpiry(input.expiresAt, now, problems);
     const expiresAt = resolved === undefined ? key.expiresAt : resolved;
     if (key.rotatedTo && input.expiresAt !== undefined) {
-      problems.push({ path: 'expiresAt', message: 'cannot change during a rotation grace period' });
+      problems.push({ path: 'body.expiresAt', message: 'cannot change during a rotation grace period' });
     }
     const restrictions = resolveRestrictions(input, key, problems);
     const rateLimit = resolveRateLimit(input.rateLimit, key.rateLimit, policy.ceilings, problems);
@@ -180,7 +180,7 @@ export async function rotateKey(
     const old = await lockKey(tx, actor.accountId, keyId);
     refuseUnmanageable(actor, old);
     if (old.revokedAt) {
-      throw validationError([{ path: 'keyId', message: 'key is revoked and cannot be rotated' }]);
+      throw validationError([{ path: 'path.keyId', message: 'key is revoked and cannot be rotated' }]);
     }
     const expired = old.expiresAt !== null && old.expiresAt.getTime() <= now.getTime();
     if (old.rotatedTo && !expired) {
@@ -192,7 +192,8 @@ export async function rotateKey(
         },
       );
     }
-    if (expired) throw validationError([{ path: 'keyId', message: 'key has expired and cannot be rotated' }]);
+    if (expired)
+      throw validationError([{ path: 'path.keyId', message: 'key has expired and cannot be rotated' }]);
     // The old key stays usable through its grace period, so the new one needs a place of its own.
     await assertRoomForKey(tx, actor.accountId, now);
     // The new key gets the old one's settings and a secret the actor will hold: no looser than the actor.

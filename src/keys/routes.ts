@@ -66,6 +66,7 @@ export function keyRoutes(
     method: 'POST',
     url: '/keys',
     operationId: 'createKey',
+    responseName: 'CreatedKey',
     summary: 'Create an API key (the secret is returned once)',
     description:
       "Permissions default to, and may not exceed, the calling key's; the expiry may not exceed the calling key's. " +
@@ -85,6 +86,7 @@ export function keyRoutes(
     method: 'GET',
     url: '/keys',
     operationId: 'listKeys',
+    responseName: 'ApiKeyList',
     summary: "List the account's API keys (never their secrets), with quota usage",
     tags: ['keys'],
     permission: 'keys',

@@ -61,7 +61,7 @@ const keyProperties = {
   ),
 };
 
-export const ApiKey = Type.Object(keyProperties, { additionalProperties: false });
+export const ApiKey = Type.Object(keyProperties, { title: 'ApiKey', additionalProperties: false });
 
 export const ApiKeyWithSecret = Type.Object(
   { ...keyProperties, key: Type.String({ description: 'The full secret key; shown once, never again' }) },
@@ -132,7 +132,7 @@ export const CreateKeyBody = Type.Object(
     rateLimit: Type.Optional(RateLimitInput),
     quotas: Type.Optional(QuotasInputSchema),
   },
-  { additionalProperties: false },
+  { title: 'CreateKeyRequest', additionalProperties: false },
 );
 
 export const UpdateKeyBody = Type.Object(
@@ -149,7 +149,7 @@ export const UpdateKeyBody = Type.Object(
     rateLimit: Type.Optional(RateLimitInput),
     quotas: Type.Optional(QuotasInputSchema),
   },
-  { additionalProperties: false, minProperties: 1 },
+  { title: 'UpdateKeyRequest', additionalProperties: false, minProperties: 1 },
 );
 
 export const KeyIdParams = Type.Object({

@@ -85,11 +85,11 @@ export function resolveRestrictions(
   const allowedIps =
     input.allowedIps === undefined
       ? current.allowedIps
-      : normaliseAllowedIps(input.allowedIps, problems, 'allowedIps');
+      : normaliseAllowedIps(input.allowedIps, problems, 'body.allowedIps');
   const allowedOrigins =
     input.allowedOrigins === undefined
       ? current.allowedOrigins
-      : normaliseAllowedOrigins(input.allowedOrigins, problems, 'allowedOrigins');
+      : normaliseAllowedOrigins(input.allowedOrigins, problems, 'body.allowedOrigins');
   const ipRestrictionEnabled =
     input.ipRestrictionEnabled ??
     (input.allowedIps === undefined ? current.ipRestrictionEnabled : allowedIps.length > 0);
@@ -97,11 +97,11 @@ export function resolveRestrictions(
     input.originRestrictionEnabled ??
     (input.allowedOrigins === undefined ? current.originRestrictionEnabled : allowedOrigins.length > 0);
   if (ipRestrictionEnabled && allowedIps.length === 0) {
-    problems.push({ path: 'ipRestrictionEnabled', message: 'needs at least one entry in allowedIps' });
+    problems.push({ path: 'body.ipRestrictionEnabled', message: 'needs at least one entry in allowedIps' });
   }
   if (originRestrictionEnabled && allowedOrigins.length === 0) {
     problems.push({
-      path: 'originRestrictionEnabled',
+      path: 'body.originRestrictionEnabled',
       message: 'needs at least one entry in allowedOrigins',
     });
   }
@@ -119,13 +119,13 @@ export function resolveExpiry(
   const parsed = parseIsoTimestamp(text);
   if (!parsed) {
     problems.push({
-      path: 'expiresAt',
+      path: 'body.expiresAt',
       message: 'must be an ISO 8601 timestamp with a zone, e.g. 2027-01-31T00:00:00Z',
     });
     return undefined;
   }
   if (parsed.getTime() <= now.getTime()) {
-    problems.push({ path: 'expiresAt', message: 'must be in the future' });
+    problems.push({ path: 'body.expiresAt', message: 'must be in the future' });
     return undefined;
   }
   return parsed;
@@ -141,12 +141,12 @@ export function resolveRateLimit(
   if (input === null) return { perSecond: null, burst: null };
   if (input.requestsPerSecond > ceilings.maxPerSecond) {
     problems.push({
-      path: 'rateLimit.requestsPerSecond',
+      path: 'body.rateLimit.requestsPerSecond',
       message: `must be at most ${ceilings.maxPerSecond}`,
     });
   }
   if (input.burst > ceilings.maxBurst) {
-    problems.push({ path: 'rateLimit.burst', message: `must be at most ${ceilings.maxBurst}` });
+    problems.push({ path: 'body.rateLimit.burst', message: `must be at most ${ceilings.maxBurst}` });
   }
   return { perSecond: input.requestsPerSecond, burst: input.burst };
 }
@@ -173,7 +173,11 @@ export function resolveQuotas(
   return {
     dailyRequests: count(input.dailyRequests, current.dailyRequests),
     monthlyRequests: count(input.monthlyRequests, current.monthlyRequests),
-    dailySpendMicros: spend(input.dailySpendUsd, current.dailySpendMicros, 'quotas.dailySpendUsd'),
-    monthlySpendMicros: spend(input.monthlySpendUsd, current.monthlySpendMicros, 'quotas.monthlySpendUsd'),
+    dailySpendMicros: spend(input.dailySpendUsd, current.dailySpendMicros, 'body.quotas.dailySpendUsd'),
+    monthlySpendMicros: spend(
+      input.monthlySpendUsd,
+      current.monthlySpendMicros,
+      'body.quotas.monthlySpendUsd',
+    ),
   };
 }

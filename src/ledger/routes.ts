@@ -33,7 +33,7 @@ const Transaction = Type.Object(
     memo: Type.Union([Type.String(), Type.Null()]),
     createdAt: Timestamp,
   },
-  { additionalProperties: false },
+  { title: 'Transaction', additionalProperties: false },
 );
 
 const TransactionList = Type.Object(
@@ -70,6 +70,7 @@ export function ledgerRoutes(app: FastifyInstance): void {
     method: 'GET',
     url: '/account/transactions',
     operationId: 'listTransactions',
+    responseName: 'TransactionList',
     summary: 'The account’s ledger entries, newest first: where the balance went',
     tags: ['account'],
     permission: 'account',

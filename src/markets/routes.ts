@@ -71,6 +71,7 @@ export function marketRoutes(
     method: 'GET',
     url: '/markets',
     operationId: 'listMarkets',
+    responseName: 'MarketList',
     summary: 'Prediction markets, newest first, filtered by status and category',
     description:
       'DRAFT markets are never listed. Ordered by createdAt (newest first), then id; a page past the end ' +
@@ -94,6 +95,7 @@ export function marketRoutes(
     method: 'GET',
     url: '/markets/:id',
     operationId: 'getMarket',
+    responseName: 'MarketDetail',
     summary: 'Extended detail of one market: outcomes, orderbooks, positions, staking, statistics',
     description:
       'By id or slug. Computed at most once a minute per market and shared by every caller (`computedAt` says ' +

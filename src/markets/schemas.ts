@@ -34,7 +34,7 @@ export const MarketListItem = Type.Object(
     closesAt: Timestamp,
     sandbox: Type.Boolean({ description: 'Sandbox (demo) market: prices from the sandbox feed' }),
   },
-  { additionalProperties: false },
+  { title: 'MarketSummary', additionalProperties: false },
 );
 
 export const MarketList = Type.Object(

@@ -14,6 +14,7 @@ export function priceRoutes(app: FastifyInstance, deps: { prices: PriceService }
     method: 'GET',
     url: '/price/:symbolOrMint',
     operationId: 'getPrice',
+    responseName: 'PriceResult',
     summary: 'Current VWAP of a token, by symbol or Solana mint',
     tags: ['prices'],
     permission: 'price',
@@ -32,6 +33,7 @@ export function priceRoutes(app: FastifyInstance, deps: { prices: PriceService }
     method: 'POST',
     url: '/price/batch',
     operationId: 'getPriceBatch',
+    responseName: 'BatchPriceResult',
     summary: `VWAPs of up to ${MAX_BATCH_SYMBOLS} tokens in one request`,
     description:
       'Duplicates (including a symbol and its mint) collapse into one item; items come back in request order. ' +

@@ -19,7 +19,7 @@ export const PriceSource = Type.Object(
       Type.Number({ description: 'Relative distance from the median of fresh quotes' }),
     ),
   },
-  { additionalProperties: false },
+  { title: 'PriceSource', additionalProperties: false },
 );
 
 export const UnavailableSourceSchema = Type.Object(
@@ -38,7 +38,11 @@ export const UnavailableSourceSchema = Type.Object(
     ]),
     retryAt: Type.Optional(Timestamp),
   },
-  { additionalProperties: false, description: 'A venue asked that gave no quote, and why' },
+  {
+    title: 'UnavailableSource',
+    additionalProperties: false,
+    description: 'A venue asked that gave no quote, and why',
+  },
 );
 
 export const TokenRef = Type.Object(
@@ -48,7 +52,7 @@ export const TokenRef = Type.Object(
     }),
     mint: Type.Union([Type.String(), Type.Null()], { description: 'Solana mint address, when known' }),
   },
-  { additionalProperties: false },
+  { title: 'TokenRef', additionalProperties: false },
 );
 
 const priceFields = {
@@ -84,7 +88,7 @@ export const BatchItem = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { title: 'BatchPriceItem', additionalProperties: false },
 );
 
 export const BatchResult = Type.Object({
@@ -101,5 +105,5 @@ export const BatchBody = Type.Object(
       description: `Symbols or mint addresses, at most ${MAX_BATCH_SYMBOLS}`,
     }),
   },
-  { additionalProperties: false },
+  { title: 'BatchPriceRequest', additionalProperties: false },
 );

@@ -47,7 +47,10 @@ const deliveryFields = {
   finishedAt: NullableTimestamp,
 };
 
-export const DeliverySummary = Type.Object(deliveryFields, { additionalProperties: false });
+export const DeliverySummary = Type.Object(deliveryFields, {
+  title: 'WebhookDeliverySummary',
+  additionalProperties: false,
+});
 
 export const Delivery = Type.Object(
   { ...deliveryFields, attempts: Type.Array(Attempt, { description: 'Every attempt, oldest first' }) },
@@ -84,7 +87,7 @@ export const TestBody = Type.Object(
       description: 'An https:// URL to send a signed `type: "test"` event to, now',
     }),
   },
-  { additionalProperties: false },
+  { title: 'WebhookTestRequest', additionalProperties: false },
 );
 
 export const TestResult = Type.Object(

@@ -96,7 +96,7 @@ describe('sibyl CLI', { timeout: 240_000 }, () => {
     expect(tooFast.status).toBe(1);
     expect(tooFast.body).toMatchObject({
       code: 'VALIDATION_ERROR',
-      details: { problems: [{ path: 'rateLimit.requestsPerSecond', message: 'must be at most 500' }] },
+      details: { problems: [{ path: 'body.rateLimit.requestsPerSecond', message: 'must be at most 500' }] },
     });
     // The ceiling is the operator's configuration.
     const raised = runCli(['keys', 'update', keyId, '--rate-limit', '2000', '--burst', '5000', '--json'], {

@@ -58,6 +58,78 @@ describe('OpenAPI document', () => {
     expect(used.has('webhooks')).toBe(true);
   });
 
+  it('names its schemas as components and refers to them, so generated clients get importable types', () => {
+    const schemas = (doc.components as unknown as { schemas: Record<string, unknown> }).schemas;
+    for (const name of ['PriceResult', 'BatchPriceResult', 'PriceHistory', 'Account', 'ApiKey', 'ErrorBody'])
+      expect(Object.keys(schemas), name).toContain(name);
+    const price = doc.paths['/api/v1/price/{symbolOrMint}']?.get?.responses['200'] as unknown as {
+      content: { 'application/json': { schema: unknown } };
+    };
+    expect(price.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/PriceResult' });
+    // Every reference resolves.
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/(\w+)\/([\w-]+)"/g)];
+    expect(refs.length).toBeGreaterThan(50);
+    const components = doc.components as unknown as Record<string, Record<string, unknown>>;
+    for (const [, kind, name] of refs)
+      expect(components[kind as string]?.[name as string], `${kind}/${name}`).toBeDefined();
+  });
+
+  it('gives each error status of each operation the enum of codes it can carry', () => {
+    const batch = doc.paths['/api/v1/price/batch']?.post?.responses as unknown as Record<
+      string,
+      { content: { 'application/json': { schema: { properties: { code: { enum: string[] } } } } } }
+    >;
+    const codes = (status: string) => batch[status]?.content['application/json'].schema.properties.code.enum;
+    expect(codes('402')).toEqual(['INSUFFICIENT_BALANCE']);
+    expect(codes('429')).toEqual(['RATE_LIMIT_EXCEEDED', 'QUOTA_EXCEEDED']);
+    expect(codes('400')).toEqual(expect.arrayContaining(['VALIDATION_ERROR', 'BATCH_LIMIT_EXCEEDED']));
+    expect(codes('409')).toEqual(['IDEMPOTENCY_KEY_IN_USE']);
+  });
+
+  it('documents the response headers: X-Request-Id everywhere, RateLimit-* when authenticated, Retry-After', () => {
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          const headers = Object.keys((response as { headers?: object }).headers ?? {});
+          const where = `${method} ${path} ${status}`;
+          expect(headers, where).toContain('X-Request-Id');
+          if (operation.security) expect(headers, where).toContain('RateLimit-Remaining');
+          if (status === '429' || status === '503') expect(headers, where).toContain('Retry-After');
+        }
+      }
+    }
+    const batch = doc.paths['/api/v1/price/batch']?.post?.responses as unknown as Record<string, { headers: object }>;
+    expect(Object.keys(batch['409']?.headers ?? {})).toContain('Retry-After');
+    expect(Object.keys(batch['200']?.headers ?? {})).toContain('Idempotent-Replayed');
+  });
+
+  it('names its server: PUBLIC_BASE_URL when set, else the listening address', async () => {
+    expect((doc as unknown as { servers: unknown }).servers).toEqual([
+      { url: `http://127.0.0.1:${ctx.config.port}` },
+    ]);
+    const other = await createTestContext({ config: { PUBLIC_BASE_URL: 'https://api.example.com/' } });
+    try {
+      const response = await other.request(null, { method: 'GET', url: '/api/v1/openapi.json' });
+      expect(response.json().servers).toEqual([{ url: 'https://api.example.com' }]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('links the guides, and serves them beside the reference page', async () => {
+    const description = (doc as unknown as { info: { description: string } }).info.description;
+    const links = [...description.matchAll(/\]\((\/docs\/guides\/[\w-]+\.md)\)/g)].map((m) => m[1] as string);
+    expect(links.length).toBeGreaterThanOrEqual(7);
+    for (const link of links) {
+      const page = await ctx.request(null, { method: 'GET', url: link });
+      expect(page.statusCode, link).toBe(200);
+      expect(page.headers['content-type']).toContain('text/markdown');
+      expect(page.body).toMatch(/^# /);
+    }
+    const missing = await ctx.request(null, { method: 'GET', url: '/docs/guides/..%2Fpackage.json' });
+    expect(missing.statusCode).toBe(404);
+  });
+
   it('serves a reference page from local assets only', async () => {
     const page = await ctx.request(null, { method: 'GET', url: '/docs/' });
     expect(page.statusCode).toBe(200);

@@ -94,7 +94,7 @@ describe('POST /keys', () => {
     for (const expiresAt of ['tomorrow', '2020-01-01T00:00:00Z']) {
       const bad = await post(owner.key, '/keys', { name: 'x', expiresAt });
       expect(bad.statusCode).toBe(400);
-      expect(bad.json().details.problems[0].path).toBe('expiresAt');
+      expect(bad.json().details.problems[0].path).toBe('body.expiresAt');
     }
   });
 
@@ -107,21 +107,21 @@ describe('POST /keys', () => {
     });
     expect(response.statusCode).toBe(400);
     expect(response.json().details.problems).toEqual([
-      { path: 'name', message: 'must not be blank' },
-      { path: 'allowedIps[1]', message: '"10.0.0.1/8" has host bits set (did you mean 10.0.0.0/8?)' },
-      { path: 'allowedIps[2]', message: '"not-an-ip" is not an IPv4 or IPv6 address or CIDR range' },
+      { path: 'body.name', message: 'must not be blank' },
+      { path: 'body.allowedIps[1]', message: '"10.0.0.1/8" has host bits set (did you mean 10.0.0.0/8?)' },
+      { path: 'body.allowedIps[2]', message: '"not-an-ip" is not an IPv4 or IPv6 address or CIDR range' },
       {
-        path: 'allowedOrigins[1]',
+        path: 'body.allowedOrigins[1]',
         message: '"ftp://x.example.com" is not an origin like https://app.example.com',
       },
       {
-        path: 'allowedOrigins[2]',
+        path: 'body.allowedOrigins[2]',
         message: '"https://x.com/path" is not an origin like https://app.example.com',
       },
     ]);
     const enabledEmpty = await post(owner.key, '/keys', { name: 'x', ipRestrictionEnabled: true });
     expect(enabledEmpty.json().details.problems).toEqual([
-      { path: 'ipRestrictionEnabled', message: 'needs at least one entry in allowedIps' },
+      { path: 'body.ipRestrictionEnabled', message: 'needs at least one entry in allowedIps' },
     ]);
     const ok = (
       await post(owner.key, '/keys', {
@@ -262,7 +262,7 @@ describe('POST /keys/:keyId/rotate', () => {
     const refused = await post(owner.key, `/keys/${revoked.id}/rotate`);
     expect(refused.statusCode).toBe(400);
     expect(refused.json().details.problems).toEqual([
-      { path: 'keyId', message: 'key is revoked and cannot be rotated' },
+      { path: 'path.keyId', message: 'key is revoked and cannot be rotated' },
     ]);
 
     const stranger = await ctx.createAccount();

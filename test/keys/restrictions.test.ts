@@ -113,14 +113,17 @@ describe('origin allow lists and CORS', () => {
     const wildcard = (entry: string) =>
       `"${entry}" puts a wildcard over a public suffix or an address: a wildcard stands for the subdomains of a domain someone owns, like https://*.example.com`;
     expect(response.json().details.problems).toEqual([
-      { path: 'allowedOrigins[0]', message: wildcard('https://*.com') },
-      { path: 'allowedOrigins[1]', message: '"https://*" is not an origin like https://app.example.com' },
-      { path: 'allowedOrigins[2]', message: wildcard('https://*.co.uk') },
-      { path: 'allowedOrigins[3]', message: wildcard('https://*.github.io') },
-      { path: 'allowedOrigins[4]', message: wildcard('http://*.localhost') },
-      { path: 'allowedOrigins[5]', message: wildcard('https://*.127.0.0.1') },
+      { path: 'body.allowedOrigins[0]', message: wildcard('https://*.com') },
       {
-        path: 'allowedOrigins[6]',
+        path: 'body.allowedOrigins[1]',
+        message: '"https://*" is not an origin like https://app.example.com',
+      },
+      { path: 'body.allowedOrigins[2]', message: wildcard('https://*.co.uk') },
+      { path: 'body.allowedOrigins[3]', message: wildcard('https://*.github.io') },
+      { path: 'body.allowedOrigins[4]', message: wildcard('http://*.localhost') },
+      { path: 'body.allowedOrigins[5]', message: wildcard('https://*.127.0.0.1') },
+      {
+        path: 'body.allowedOrigins[6]',
         message: '"https://*.*.example.com" is not an origin like https://app.example.com',
       },
     ]);

@@ -67,10 +67,13 @@ describe('PATCH /keys/:keyId', () => {
     });
     expect(response.statusCode).toBe(400);
     expect(response.json().details.problems).toEqual([
-      { path: 'name', message: 'must not be blank' },
-      { path: 'allowedOrigins[0]', message: '"nope" is not an origin like https://app.example.com' },
-      { path: 'rateLimit.requestsPerSecond', message: 'must be at most 500' },
-      { path: 'quotas.dailySpendUsd', message: 'must be a USD amount such as "25.00" (at most 6 decimals)' },
+      { path: 'body.name', message: 'must not be blank' },
+      { path: 'body.allowedOrigins[0]', message: '"nope" is not an origin like https://app.example.com' },
+      { path: 'body.rateLimit.requestsPerSecond', message: 'must be at most 500' },
+      {
+        path: 'body.quotas.dailySpendUsd',
+        message: 'must be a USD amount such as "25.00" (at most 6 decimals)',
+      },
     ]);
     for (const body of [
       {},

@@ -1,0 +1,160 @@
+import { isDeepStrictEqual } from 'node:util';
+import Type from 'typebox';
+import { ERROR_STATUS } from '../errors.js';
+import { ErrorBodyProperties } from './schemas.js';
+
+/**
+ * The last pass over the generated OpenAPI document, so that it reads as a contract a client
+ * generator can use: every schema with a `title` becomes a named component referenced where it is
+ * used (importable types instead of anonymous shapes), every answer documents its headers, and the
+ * document names the server it describes.
+ */
+
+type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Keywords whose values are data, not schemas: never searched for named schemas. */
+const DATA_KEYWORDS = new Set(['examples', 'example', 'enum', 'const', 'default']);
+
+const SCHEMA_KEYWORDS = ['type', 'properties', 'anyOf', 'oneOf', 'allOf', 'enum', 'items'];
+
+/** `doc.components` (or one kind of component), created when absent. */
+function componentsOf(doc: Json, kind?: string): Json {
+  if (!isObject(doc.components)) doc.components = {};
+  const components = doc.components as Json;
+  if (kind === undefined) return components;
+  if (!isObject(components[kind])) components[kind] = {};
+  return components[kind] as Json;
+}
+
+/** Moves every titled schema under `paths` into `components.schemas`, leaving a `$ref`. */
+export function hoistNamedSchemas(doc: Json): void {
+  const schemas = componentsOf(doc, 'schemas');
+  const visit = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (!isObject(node)) return node;
+    const out: Json = {};
+    for (const [key, value] of Object.entries(node)) out[key] = DATA_KEYWORDS.has(key) ? value : visit(value);
+    const name = out.title;
+    if (typeof name !== 'string' || !SCHEMA_KEYWORDS.some((k) => k in out)) return out;
+    const existing = schemas[name];
+    if (existing !== undefined && !isDeepStrictEqual(existing, out)) {
+      throw new Error(`OpenAPI: two different schemas are named ${name}`);
+    }
+    schemas[name] = out;
+    return { $ref: `#/components/schemas/${name}` };
+  };
+  doc.paths = visit(doc.paths);
+}
+
+const HEADERS: Json = {
+  'X-Request-Id': {
+    description: 'The id of this request (`req_…`), also in the body as `requestId`; quote it to support',
+    schema: { type: 'string', examples: ['req_4fKq8ZtV1xYwJ2mN7pRb3c'] },
+  },
+  'RateLimit-Limit': {
+    description: 'Requests the key may burst (its bucket size)',
+    schema: { type: 'integer', examples: [20] },
+  },
+  'RateLimit-Remaining': {
+    description: 'Requests left in the bucket now',
+    schema: { type: 'integer', examples: [19] },
+  },
+  'RateLimit-Reset': {
+    description: 'Seconds until the bucket is full again',
+    schema: { type: 'integer', examples: [1] },
+  },
+  'Retry-After': {
+    description:
+      'Seconds to wait before retrying: the rate-limit bucket (RATE_LIMIT_EXCEEDED), the quota period ' +
+      '(QUOTA_EXCEEDED: can be hours), the first request with the key (IDEMPOTENCY_KEY_IN_USE), or the ' +
+      'service (every 503)',
+    schema: { type: 'integer', examples: [5] },
+  },
+  'Idempotent-Replayed': {
+    description:
+      '`true` when this answer is the stored answer of an earlier request with the same Idempotency-Key',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+function errorCodesOf(response: Json): string[] {
+  const content = response.content as Json | undefined;
+  const schema = (content?.['application/json'] as Json | undefined)?.schema as Json | undefined;
+  const code = (schema?.properties as Json | undefined)?.code as Json | undefined;
+  return Array.isArray(code?.enum) ? (code.enum as string[]) : [];
+}
+
+/** Documents the response headers of every operation. */
+export function documentHeaders(doc: Json): void {
+  const components = componentsOf(doc);
+  components.headers = HEADERS;
+  for (const item of Object.values((doc.paths ?? {}) as Json)) {
+    for (const operation of Object.values(item as Json)) {
+      if (!isObject(operation) || !isObject(operation.responses)) continue;
+      const authenticated = Array.isArray(operation.security) && operation.security.length > 0;
+      const idempotent =
+        Array.isArray(operation.parameters) &&
+        operation.parameters.some((p) => isObject(p) && p.in === 'header' && p.name === 'idempotency-key');
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (!isObject(response)) continue;
+        const headers: Json = { 'X-Request-Id': headerRef('X-Request-Id') };
+        if (authenticated) {
+          for (const name of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'])
+            headers[name] = headerRef(name);
+        }
+        const codes = errorCodesOf(response);
+        if (status === '429' || status === '503' || codes.includes('IDEMPOTENCY_KEY_IN_USE'))
+          headers['Retry-After'] = headerRef('Retry-After');
+        if (status === '200' && idempotent) headers['Idempotent-Replayed'] = headerRef('Idempotent-Replayed');
+        response.headers = headers;
+      }
+    }
+  }
+}
+
+/** The error body with every code of the vocabulary, and the vocabulary itself, as components. */
+export function documentErrorBody(doc: Json): void {
+  const schemas = componentsOf(doc, 'schemas');
+  const codes = Object.keys(ERROR_STATUS).sort();
+  schemas.ErrorCode = Type.Enum(codes, {
+    description:
+      'Every code of the error vocabulary (docs/api.md#errors); each answer lists those its status can carry',
+  });
+  const { code: _code, ...rest } = ErrorBodyProperties;
+  schemas.ErrorBody = Type.Object(
+    { ...rest, code: { $ref: '#/components/schemas/ErrorCode' } },
+    {
+      description: 'The one body of every error',
+      examples: [
+        {
+          error: 'body.symbols: must be array',
+          code: 'VALIDATION_ERROR',
+          details: { problems: [{ path: 'body.symbols', message: 'must be array' }] },
+          requestId: 'req_4fKq8ZtV1xYwJ2mN7pRb3c',
+        },
+      ],
+    },
+  );
+}
+
+export interface DocumentOptions {
+  /** Where clients reach this service: PUBLIC_BASE_URL, else the listening address. */
+  serverUrl: string;
+}
+
+export function finishDocument(doc: Json, options: DocumentOptions): Json {
+  doc.servers = [{ url: options.serverUrl }];
+  documentHeaders(doc);
+  hoistNamedSchemas(doc);
+  documentErrorBody(doc);
+  const components = doc.components as Json;
+  components.schemas = Object.fromEntries(
+    Object.entries(components.schemas as Json).sort(([a], [b]) => a.localeCompare(b)),
+  );
+  return doc;
+}

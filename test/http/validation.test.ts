@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
+import { balanceOf } from '../helpers/ledger.js';
+
+let ctx: TestContext;
+let account: TestAccount;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  account = await ctx.createAccount({ balanceUsd: '5.00' });
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+interface Problem {
+  path: string;
+  message: string;
+  allowed?: string[];
+}
+
+function problemsOf(response: { json(): unknown }): Problem[] {
+  return (response.json() as { details: { problems: Problem[] } }).details.problems;
+}
+
+describe('consistent validation', () => {
+  it('every API route refuses an unknown query parameter by name, and nothing is charged', async () => {
+    const before = await balanceOf(ctx.database.db, account.accountId);
+    expect(ctx.app.apiRoutes.length).toBeGreaterThan(20);
+    for (const route of ctx.app.apiRoutes) {
+      const url = `${route.url.replace(/:(\w+)/g, 'SOL')}?bogusParam=1`;
+      const response = await ctx.request(account.key, {
+        method: route.method as 'GET',
+        url,
+        ...(route.method === 'GET' ? {} : { payload: {} }),
+      });
+      expect(response.statusCode, `${route.method} ${route.url}`).toBe(400);
+      expect(response.json().code).toBe('VALIDATION_ERROR');
+      expect(problemsOf(response), `${route.method} ${route.url}`).toContainEqual({
+        path: 'query.bogusParam',
+        message: 'is not a known field',
+      });
+    }
+    expect(await balanceOf(ctx.database.db, account.accountId)).toBe(before);
+  });
+
+  it('names every problem of a request at once, across path, body and query', async () => {
+    const response = await ctx.request(account.key, {
+      method: 'POST',
+      url: '/api/v1/price/batch?verbose=yes',
+      payload: { symbols: 'SOL', extra: true },
+    });
+    expect(response.statusCode).toBe(400);
+    const paths = problemsOf(response).map((p) => p.path);
+    expect(paths).toEqual(expect.arrayContaining(['body.symbols', 'body.extra', 'query.verbose']));
+  });
+
+  it('lists the allowed values of an enumeration, beside the other problems of the query', async () => {
+    const response = await ctx.request(account.key, {
+      method: 'GET',
+      url: '/api/v1/markets?status=SETTLED&pageSize=0',
+    });
+    expect(response.statusCode).toBe(400);
+    const problems = problemsOf(response);
+    const status = problems.find((p) => p.path === 'query.status');
+    expect(status?.allowed).toEqual(['OPEN', 'CLOSED', 'RESOLVING', 'FINALIZED', 'CANCELLED']);
+    expect(status?.message).toBe('must be one of: OPEN, CLOSED, RESOLVING, FINALIZED, CANCELLED');
+    expect(problems.map((p) => p.path)).toContain('query.pageSize');
+  });
+
+  it('names problems found by the domain rules with the same path style', async () => {
+    const response = await ctx.request(account.key, {
+      method: 'POST',
+      url: '/api/v1/keys',
+      payload: { name: ' ', permissions: ['price'], allowedIps: ['not-an-ip'] },
+    });
+    expect(response.statusCode).toBe(400);
+    expect(problemsOf(response).map((p) => p.path)).toEqual(['body.name', 'body.allowedIps[0]']);
+  });
+});
