@@ -98,7 +98,10 @@ describe('OpenAPI document', () => {
         }
       }
     }
-    const batch = doc.paths['/api/v1/price/batch']?.post?.responses as unknown as Record<string, { headers: object }>;
+    const batch = doc.paths['/api/v1/price/batch']?.post?.responses as unknown as Record<
+      string,
+      { headers: object }
+    >;
     expect(Object.keys(batch['409']?.headers ?? {})).toContain('Retry-After');
     expect(Object.keys(batch['200']?.headers ?? {})).toContain('Idempotent-Replayed');
   });
