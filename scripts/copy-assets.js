@@ -8,3 +8,9 @@ cpSync(
     recursive: true,
   },
 );
+
+// The OpenAPI examples, recorded from real answers by scripts/openapi-examples.js.
+cpSync(
+  new URL('../src/http/openapi-examples.json', import.meta.url),
+  new URL('../dist/http/openapi-examples.json', import.meta.url),
+);

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import Type from 'typebox';
 import { ERROR_STATUS } from '../errors.js';
@@ -142,6 +143,20 @@ export function documentErrorBody(doc: Json): void {
   );
 }
 
+/** Real answers, recorded by scripts/openapi-examples.js, by component name. */
+const RECORDED_EXAMPLES = JSON.parse(
+  readFileSync(new URL('./openapi-examples.json', import.meta.url), 'utf8'),
+) as Record<string, unknown>;
+
+/** Gives each named component its recorded example. */
+export function attachExamples(doc: Json, examples: Record<string, unknown> = RECORDED_EXAMPLES): void {
+  const schemas = componentsOf(doc, 'schemas');
+  for (const [name, example] of Object.entries(examples)) {
+    const schema = schemas[name];
+    if (isObject(schema)) schema.examples = [example];
+  }
+}
+
 export interface DocumentOptions {
   /** Where clients reach this service: PUBLIC_BASE_URL, else the listening address. */
   serverUrl: string;
@@ -152,6 +167,7 @@ export function finishDocument(doc: Json, options: DocumentOptions): Json {
   documentHeaders(doc);
   hoistNamedSchemas(doc);
   documentErrorBody(doc);
+  attachExamples(doc);
   const components = doc.components as Json;
   components.schemas = Object.fromEntries(
     Object.entries(components.schemas as Json).sort(([a], [b]) => a.localeCompare(b)),

@@ -1,3 +1,4 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 
@@ -72,6 +73,33 @@ describe('OpenAPI document', () => {
     const components = doc.components as unknown as Record<string, Record<string, unknown>>;
     for (const [, kind, name] of refs)
       expect(components[kind as string]?.[name as string], `${kind}/${name}`).toBeDefined();
+  });
+
+  it('carries real, recorded examples, each valid against its schema', () => {
+    const schemas = (doc.components as unknown as { schemas: Record<string, { examples?: unknown[] }> })
+      .schemas;
+    const withExamples = Object.keys(schemas).filter((name) => schemas[name]?.examples?.length);
+    for (const name of [
+      'PriceResult',
+      'BatchPriceResult',
+      'PriceHistory',
+      'Account',
+      'ApiKey',
+      'MarketDetail',
+      'ErrorBody',
+    ])
+      expect(withExamples).toContain(name);
+    expect(withExamples.length).toBeGreaterThanOrEqual(25);
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    for (const name of withExamples) {
+      const validate = ajv.compile({ $ref: `#/components/schemas/${name}`, components: doc.components });
+      for (const example of schemas[name]?.examples ?? []) {
+        expect(validate(example), `${name}: ${JSON.stringify(validate.errors)}`).toBe(true);
+      }
+    }
+    const price = schemas.PriceResult?.examples?.[0] as { symbol: string; vwapPrice: number };
+    expect(price.symbol).toBe('SOL');
+    expect(price.vwapPrice).toBeGreaterThan(1);
   });
 
   it('gives each error status of each operation the enum of codes it can carry', () => {
