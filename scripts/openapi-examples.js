@@ -4,105 +4,80 @@
 // (src/http/openapi-document.ts) and a test checks each against its schema.
 //
 //   npm run build && node scripts/openapi-examples.js
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createSandboxStarter } from '../dist/accounts/sandbox.js';
-import { buildApp } from '../dist/app.js';
-import { loadConfig } from '../dist/config.js';
-import { migrate } from '../dist/db/migrate.js';
-import { PgliteDatabase } from '../dist/db/pglite.js';
-import { systemClock } from '../dist/lib/clock.js';
-import { loadDemoMarkets } from '../dist/markets/demo.js';
-import { clearSecretBox } from '../dist/webhooks/secret-box.js';
+import { writeFileSync } from 'node:fs';
+import { withSandboxApp } from './sandbox-app.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'sibyl-examples-'));
-const { db } = await PgliteDatabase.open(join(dir, 'data'));
-await migrate(db);
-const starter = await createSandboxStarter(db, systemClock, clearSecretBox);
-await loadDemoMarkets(db, systemClock);
-const app = await buildApp({
-  config: loadConfig({ LOG_LEVEL: 'silent' }),
-  db,
-  clock: systemClock,
-  secrets: clearSecretBox,
+await withSandboxApp(async (app, key) => {
+  async function call(method, url, payload) {
+    const response = await app.inject({
+      method,
+      url: `/api/v1${url}`,
+      headers: { authorization: `Bearer ${key}` },
+      ...(payload === undefined ? {} : { payload }),
+    });
+    if (response.statusCode !== 200)
+      throw new Error(`${method} ${url}: ${response.statusCode} ${response.body}`);
+    return response.json();
+  }
+
+  // Secrets never appear in the document, not even a throwaway database's.
+  const FAKE_KEY = 'pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u';
+  const FAKE_WEBHOOK_SECRET = 'whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=';
+  const examples = {};
+  const inAnHour = new Date(Date.now() + 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const callbackUrl = 'https://hooks.example.com/sibyl';
+
+  examples.Account = { ...(await call('GET', '/account')), webhookSecret: FAKE_WEBHOOK_SECRET };
+  examples.PriceResult = await call('GET', '/price/SOL');
+  examples.BatchPriceRequest = { symbols: ['SOL', 'JUP', 'BONK'] };
+  examples.BatchPriceResult = await call('POST', '/price/batch', examples.BatchPriceRequest);
+  const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+  const from = new Date(hour - 3 * 3_600_000).toISOString();
+  const to = new Date(hour).toISOString();
+  examples.PriceHistory = await call(
+    'GET',
+    `/historical/price/SOL?startTime=${from}&endTime=${to}&interval=1h`,
+  );
+  examples.CreateKeyRequest = { name: 'trading bot', permissions: ['price', 'markets'] };
+  const created = await call('POST', '/keys', examples.CreateKeyRequest);
+  examples.CreatedKey = { ...created, key: FAKE_KEY };
+  examples.UpdateKeyRequest = { name: 'trading bot (eu)', allowedIps: ['203.0.113.0/24'] };
+  examples.UpdateKeyResponse = await call('PATCH', `/keys/${created.id}`, examples.UpdateKeyRequest);
+  examples.ApiKeyList = await call('GET', '/keys');
+  examples.MarketList = await call('GET', '/markets?status=OPEN&pageSize=2');
+  examples.MarketDetail = await call('GET', `/markets/${examples.MarketList.markets[0].id}`);
+  examples.PriceScheduleRequest = { symbol: 'SOL', resolutionTimestamp: inAnHour, callbackUrl };
+  examples.SchedulePriceCheckResponse = await call('POST', '/price/schedule', examples.PriceScheduleRequest);
+  examples.ListPriceJobsResponse = await call('GET', '/price/scheduled?pageSize=1');
+  examples.GetPriceJobResponse = await call(
+    'GET',
+    `/price/scheduled/${examples.SchedulePriceCheckResponse.jobId}`,
+  );
+  examples.CancelPriceJobResponse = await call(
+    'POST',
+    `/price/scheduled/${examples.SchedulePriceCheckResponse.jobId}/cancel`,
+  );
+  examples.AiResolveRequest = {
+    question: 'Will SOL close above $200 on 2026-12-31 (UTC)?',
+    outcomes: ['Yes', 'No'],
+    context: 'Use the daily close on major venues.',
+    callbackUrl,
+  };
+  examples.ResolveWithAiResponse = await call('POST', '/ai/resolve', examples.AiResolveRequest);
+  examples.TransactionList = await call('GET', '/account/transactions?limit=3');
+
+  // Nested components: taken from the answers that contain them.
+  examples.PriceSource = examples.PriceResult.sources[0];
+  examples.TokenRef = examples.PriceResult.token;
+  examples.BatchPriceItem = examples.BatchPriceResult.prices[0];
+  examples.PriceHistoryPoint = examples.PriceHistory.dataPoints[0];
+  examples.ApiKey = examples.ApiKeyList.keys[0];
+  examples.MarketSummary = examples.MarketList.markets[0];
+  examples.JobSummary = examples.ListPriceJobsResponse.jobs[0];
+  examples.Transaction = examples.TransactionList.transactions[0];
+
+  const out = new URL('../src/http/openapi-examples.json', import.meta.url);
+  const sorted = Object.fromEntries(Object.entries(examples).sort(([a], [b]) => a.localeCompare(b)));
+  writeFileSync(out, `${JSON.stringify(sorted, null, 2)}\n`);
+  process.stdout.write(`${Object.keys(sorted).length} examples written to src/http/openapi-examples.json\n`);
 });
-await app.ready();
-
-const key = starter.key.key;
-async function call(method, url, payload) {
-  const response = await app.inject({
-    method,
-    url: `/api/v1${url}`,
-    headers: { authorization: `Bearer ${key}` },
-    ...(payload === undefined ? {} : { payload }),
-  });
-  if (response.statusCode !== 200)
-    throw new Error(`${method} ${url}: ${response.statusCode} ${response.body}`);
-  return response.json();
-}
-
-// Secrets never appear in the document, not even a throwaway database's.
-const FAKE_KEY = 'pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u';
-const FAKE_WEBHOOK_SECRET = 'whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=';
-const examples = {};
-const inAnHour = new Date(Date.now() + 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-const callbackUrl = 'https://hooks.example.com/sibyl';
-
-examples.Account = { ...(await call('GET', '/account')), webhookSecret: FAKE_WEBHOOK_SECRET };
-examples.PriceResult = await call('GET', '/price/SOL');
-examples.BatchPriceRequest = { symbols: ['SOL', 'JUP', 'BONK'] };
-examples.BatchPriceResult = await call('POST', '/price/batch', examples.BatchPriceRequest);
-const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
-const from = new Date(hour - 3 * 3_600_000).toISOString();
-const to = new Date(hour).toISOString();
-examples.PriceHistory = await call(
-  'GET',
-  `/historical/price/SOL?startTime=${from}&endTime=${to}&interval=1h`,
-);
-examples.CreateKeyRequest = { name: 'trading bot', permissions: ['price', 'markets'] };
-const created = await call('POST', '/keys', examples.CreateKeyRequest);
-examples.CreatedKey = { ...created, key: FAKE_KEY };
-examples.UpdateKeyRequest = { name: 'trading bot (eu)', allowedIps: ['203.0.113.0/24'] };
-examples.UpdateKeyResponse = await call('PATCH', `/keys/${created.id}`, examples.UpdateKeyRequest);
-examples.ApiKeyList = await call('GET', '/keys');
-examples.MarketList = await call('GET', '/markets?status=OPEN&pageSize=2');
-examples.MarketDetail = await call('GET', `/markets/${examples.MarketList.markets[0].id}`);
-examples.PriceScheduleRequest = { symbol: 'SOL', resolutionTimestamp: inAnHour, callbackUrl };
-examples.SchedulePriceCheckResponse = await call('POST', '/price/schedule', examples.PriceScheduleRequest);
-examples.ListPriceJobsResponse = await call('GET', '/price/scheduled?pageSize=1');
-examples.GetPriceJobResponse = await call(
-  'GET',
-  `/price/scheduled/${examples.SchedulePriceCheckResponse.jobId}`,
-);
-examples.CancelPriceJobResponse = await call(
-  'POST',
-  `/price/scheduled/${examples.SchedulePriceCheckResponse.jobId}/cancel`,
-);
-examples.AiResolveRequest = {
-  question: 'Will SOL close above $200 on 2026-12-31 (UTC)?',
-  outcomes: ['Yes', 'No'],
-  context: 'Use the daily close on major venues.',
-  callbackUrl,
-};
-examples.ResolveWithAiResponse = await call('POST', '/ai/resolve', examples.AiResolveRequest);
-examples.TransactionList = await call('GET', '/account/transactions?limit=3');
-
-// Nested components: taken from the answers that contain them.
-examples.PriceSource = examples.PriceResult.sources[0];
-examples.TokenRef = examples.PriceResult.token;
-examples.BatchPriceItem = examples.BatchPriceResult.prices[0];
-examples.PriceHistoryPoint = examples.PriceHistory.dataPoints[0];
-examples.ApiKey = examples.ApiKeyList.keys[0];
-examples.MarketSummary = examples.MarketList.markets[0];
-examples.JobSummary = examples.ListPriceJobsResponse.jobs[0];
-examples.Transaction = examples.TransactionList.transactions[0];
-
-await app.close();
-await db.close();
-rmSync(dir, { recursive: true, force: true });
-
-const out = new URL('../src/http/openapi-examples.json', import.meta.url);
-const sorted = Object.fromEntries(Object.entries(examples).sort(([a], [b]) => a.localeCompare(b)));
-writeFileSync(out, `${JSON.stringify(sorted, null, 2)}\n`);
-process.stdout.write(`${Object.keys(sorted).length} examples written to src/http/openapi-examples.json\n`);

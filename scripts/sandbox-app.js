@@ -1,0 +1,35 @@
+// A real app on a throwaway embedded database with a sandbox account and the demo markets, for
+// the scripts that record what the service answers (OpenAPI examples, the client's document).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createSandboxStarter } from '../dist/accounts/sandbox.js';
+import { buildApp } from '../dist/app.js';
+import { loadConfig } from '../dist/config.js';
+import { migrate } from '../dist/db/migrate.js';
+import { PgliteDatabase } from '../dist/db/pglite.js';
+import { systemClock } from '../dist/lib/clock.js';
+import { loadDemoMarkets } from '../dist/markets/demo.js';
+import { clearSecretBox } from '../dist/webhooks/secret-box.js';
+
+/** Runs `fn(app, key)` and then removes everything. The configuration is the defaults. */
+export async function withSandboxApp(fn) {
+  const dir = mkdtempSync(join(tmpdir(), 'sibyl-script-'));
+  const { db } = await PgliteDatabase.open(join(dir, 'data'));
+  try {
+    await migrate(db);
+    const starter = await createSandboxStarter(db, systemClock, clearSecretBox);
+    await loadDemoMarkets(db, systemClock);
+    const config = loadConfig({ LOG_LEVEL: 'silent' });
+    const app = await buildApp({ config, db, clock: systemClock, secrets: clearSecretBox });
+    await app.ready();
+    try {
+      return await fn(app, starter.key.key);
+    } finally {
+      await app.close();
+    }
+  } finally {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
