@@ -42,6 +42,7 @@ import { RedisRateLimiter } from './limits/redis-rate-limiter.js';
 import { marketAdminRoutes } from './markets/admin-routes.js';
 import { marketSource } from './markets/market-source.js';
 import { marketRoutes } from './markets/routes.js';
+import { metrics } from './metrics/metrics.js';
 import { createPriceService } from './prices/index.js';
 import { priceRoutes } from './prices/routes.js';
 import type { CandleVenue, PriceVenue } from './prices/types.js';
@@ -146,6 +147,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Callback style: an async hook costs a promise per request on every route.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    // The route's pattern, never the raw URL: unknown paths share one label.
+    metrics.answered(
+      request.routeOptions.url ?? 'unmatched',
+      request.method,
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
     done();
   });
   refuseWhileClosing(app);

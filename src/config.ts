@@ -7,6 +7,7 @@ import { ledgerSettings } from './ledger/config.js';
 import { ConfigError, defineSettings } from './lib/settings.js';
 import { accessSettings } from './limits/config.js';
 import { marketSettings } from './markets/config.js';
+import { metricsSettings } from './metrics/config.js';
 import { priceSettings } from './prices/config.js';
 import { webhookSettings } from './webhooks/config.js';
 
@@ -62,6 +63,7 @@ const Env = Type.Object({
   ...marketSettings.env,
   ...aiSettings.env,
   ...webhookSettings.env,
+  ...metricsSettings.env,
 });
 
 export function loadConfig(env: Record<string, string | undefined> = process.env) {
@@ -89,6 +91,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     markets: marketSettings.parse(values),
     ai: aiSettings.parse(values),
     webhooks: webhookSettings.parse(values),
+    metrics: metricsSettings.parse(values),
   };
 }
 

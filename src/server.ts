@@ -9,6 +9,7 @@ import { systemClock } from './lib/clock.js';
 import { formatUsd } from './lib/money.js';
 import { createLogger } from './logger.js';
 import { loadDemoMarkets } from './markets/demo.js';
+import { startMetricsServer } from './metrics/server.js';
 import { createSecretBox } from './webhooks/secret-box.js';
 import { createWorker, type Worker } from './worker/worker.js';
 
@@ -58,6 +59,7 @@ export async function runService(config: Config, roles: Roles): Promise<void> {
   }
   let app: FastifyInstance | undefined;
   let worker: Worker | undefined;
+  let metricsServer: FastifyInstance | null = null;
   try {
     const applied = await migrate(db);
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
@@ -90,8 +92,12 @@ export async function runService(config: Config, roles: Roles): Promise<void> {
       await worker.start();
       logger.info('worker started');
     }
+    metricsServer = await startMetricsServer(config.metrics);
+    if (metricsServer)
+      logger.info({ port: config.metrics.port, host: config.metrics.host }, 'metrics listening');
     if (welcome) printSandboxWelcome(config, welcome);
   } catch (err) {
+    await metricsServer?.close().catch(() => {});
     await app?.close().catch(() => {});
     await db.close().catch(() => {});
     throw err;
@@ -100,6 +106,7 @@ export async function runService(config: Config, roles: Roles): Promise<void> {
   installShutdown(config, logger, async () => {
     await worker?.stop();
     await app?.close();
+    await metricsServer?.close();
     await db.close();
   });
 }

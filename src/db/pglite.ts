@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite, types } from '@electric-sql/pglite';
+import { closeCommitScope, openCommitScope } from './after-commit.js';
 import type { Database, Queryable, Row, Sql } from './database.js';
 import { sqlText } from './database.js';
 
@@ -88,8 +89,20 @@ export class PgliteDatabase implements Database {
     return this.root.query<R>(sql, params);
   }
 
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    return this.pglite.transaction((tx) => fn(new PgliteQueryable(tx)));
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    let handle: Queryable | undefined;
+    let committed = false;
+    try {
+      const result = await this.pglite.transaction((tx) => {
+        handle = new PgliteQueryable(tx);
+        openCommitScope(handle);
+        return fn(handle);
+      });
+      committed = true;
+      return result;
+    } finally {
+      if (handle) closeCommitScope(handle, committed);
+    }
   }
 
   exec(script: string): Promise<void> {

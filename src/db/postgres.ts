@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { closeCommitScope, openCommitScope } from './after-commit.js';
 import type { Database, Queryable, Row, Sql } from './database.js';
 import { PgListener } from './pg-listener.js';
 
@@ -66,9 +67,17 @@ export class PostgresDatabase implements Database {
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');
-      const result = await fn(new PgQueryable(client));
-      await client.query('COMMIT');
-      return result;
+      const tx = new PgQueryable(client);
+      openCommitScope(tx);
+      let committed = false;
+      try {
+        const result = await fn(tx);
+        await client.query('COMMIT');
+        committed = true;
+        return result;
+      } finally {
+        closeCommitScope(tx, committed);
+      }
     } catch (err) {
       try {
         await client.query('ROLLBACK');

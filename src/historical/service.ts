@@ -2,6 +2,7 @@ import type { AccountMode } from '../accounts/accounts.js';
 import type { Queryable } from '../db/database.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
+import { metrics } from '../metrics/metrics.js';
 import type { PriceTarget } from '../prices/tokens.js';
 import {
   type Candle,
@@ -201,6 +202,7 @@ export class HistoricalService {
           new Date(Math.min(gap.endMs, nowMs)),
           new AbortController().signal,
         );
+        metrics.venueCalled(venue.name, 'candles', candles === null ? 'not_listed' : 'ok');
         if (candles === null) {
           result.failure = 'not_listed';
           break;
@@ -212,6 +214,7 @@ export class HistoricalService {
         result.answered.push({ gap, candles: inGap });
       } catch (err) {
         result.failure = err instanceof VenueError ? err.kind : 'upstream_error';
+        metrics.venueCalled(venue.name, 'candles', result.failure);
         break;
       }
     }

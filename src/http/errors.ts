@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, excerpt, type ValidationProblem, validationError } from '../errors.js';
+import { metrics } from '../metrics/metrics.js';
 import { errorsOfUncheckedParts } from './validator.js';
 
 interface SchemaError {
@@ -133,9 +134,22 @@ export function errorBody(error: AppError, requestId: string): Record<string, un
 const DEFAULT_RETRY_AFTER_SECONDS = 5;
 const RETRY_AFTER_503: Partial<Record<string, number>> = { AI_UNAVAILABLE: 300 };
 
+/** Refusals by authentication and access rules, counted by code (sibyl_auth_failures_total). */
+const ACCESS_CODES = new Set<string>([
+  'INVALID_API_KEY',
+  'API_KEY_EXPIRED',
+  'API_KEY_REVOKED',
+  'ACCOUNT_NOT_FOUND',
+  'ACCOUNT_SUSPENDED',
+  'PERMISSION_DENIED',
+  'IP_NOT_ALLOWED',
+  'ORIGIN_NOT_ALLOWED',
+]);
+
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
     const appError = toAppError(error, request);
+    if (ACCESS_CODES.has(appError.code)) metrics.authFailed(appError.code);
     if (appError.status >= 500) {
       // The cause goes to the log only; the body says nothing internal.
       request.log.error({ err: error }, 'request failed');

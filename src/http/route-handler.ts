@@ -22,6 +22,7 @@ import {
 import type { Clock } from '../lib/clock.js';
 import { formatUsd } from '../lib/money.js';
 import type { QuotaContext } from '../limits/quotas.js';
+import { metrics } from '../metrics/metrics.js';
 import type { RouteInput, RouteSpec } from './route.js';
 import type { Services } from './services.js';
 
@@ -157,6 +158,8 @@ async function execute<P extends TSchema, Q extends TSchema, B extends TSchema, 
     },
   };
   const result = (await spec.handler(input, request, reply)) as object;
+  // The handler's transaction has committed (it threw otherwise): its charge is real.
+  if (charged) metrics.charged(spec.operationId, charged.amountMicros);
 
   if (stored) {
     if (stored.from !== result) throw new Error(`${spec.operationId}: must answer its transaction's result`);
@@ -179,6 +182,7 @@ async function execute<P extends TSchema, Q extends TSchema, B extends TSchema, 
       outcome.reason === 'INSUFFICIENT_BALANCE' ? await balanceOf(db, principal.accountId) : undefined;
     throw new ChargeRefusedError(outcome, amount, quotaOf(principal, clock), balance);
   }
+  metrics.charged(spec.operationId, amount);
   return answer && outcome.answer !== undefined
     ? { body: result, raw: outcome.answer }
     : { body: billed(request.id, result, amount, outcome.balanceMicros) };

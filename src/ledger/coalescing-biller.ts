@@ -1,5 +1,6 @@
 import type { Database, Queryable } from '../db/database.js';
 import { storeAnswersSql } from '../idempotency/sql.js';
+import { metrics } from '../metrics/metrics.js';
 import type { Biller, BillingOutcome } from './biller.js';
 import { type ChargeRequest, chargeAlone } from './charge.js';
 import * as sql from './sql.js';
@@ -114,6 +115,7 @@ export class CoalescingBiller implements Biller {
       failed = { items: new Set(batch.keys()), err };
     }
     settled();
+    if (!failed) metrics.chargeBatch(batch.length);
     batch.forEach((pending, i) => {
       if (failed?.items.has(i)) pending.reject(failed.err);
       else pending.resolve(outcomes[i] as BillingOutcome);

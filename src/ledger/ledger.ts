@@ -1,6 +1,8 @@
+import { afterCommit } from '../db/after-commit.js';
 import { isUniqueViolation, type Queryable } from '../db/database.js';
 import { AppError } from '../errors.js';
 import { formatUsd } from '../lib/money.js';
+import { metrics } from '../metrics/metrics.js';
 import * as sql from './sql.js';
 
 export interface ChargeInput {
@@ -103,11 +105,14 @@ export async function refundCharge(
   input: { chargeEntryId: bigint; accountId?: string; memo?: string },
 ): Promise<RefundOutcome> {
   try {
-    const [row] = await db.query<{ id: bigint; amount_micros: bigint; balance_after_micros: bigint }>(
-      sql.REFUND,
-      [input.chargeEntryId, input.accountId ?? null, input.memo ?? null],
-    );
+    const [row] = await db.query<{
+      id: bigint;
+      amount_micros: bigint;
+      balance_after_micros: bigint;
+      operation: string;
+    }>(sql.REFUND, [input.chargeEntryId, input.accountId ?? null, input.memo ?? null]);
     if (!row) throw new AppError('NOT_FOUND', `Charge ${input.chargeEntryId} not found`);
+    afterCommit(db, () => metrics.refunded(row.operation, row.amount_micros));
     return { entryId: row.id, amountMicros: row.amount_micros, balanceMicros: row.balance_after_micros };
   } catch (err) {
     if (isUniqueViolation(err, 'ledger_entries_refund_once')) {

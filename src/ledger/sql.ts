@@ -97,7 +97,7 @@ export const FIND_DEPOSIT = statement(
 export const REFUND = statement(
   'ledger_refund',
   `WITH original AS (
-     SELECT id, account_id, -amount_micros AS amount
+     SELECT id, account_id, -amount_micros AS amount, operation
        FROM ledger_entries
       WHERE id = $1 AND kind = 'charge' AND ($2::text IS NULL OR account_id = $2)
    ), credited AS (
@@ -105,10 +105,13 @@ export const REFUND = statement(
        FROM original o
       WHERE a.id = o.account_id
      RETURNING a.id, a.balance_micros, o.amount, o.id AS original_id
+   ), refunded AS (
+     INSERT INTO ledger_entries (account_id, kind, amount_micros, balance_after_micros, refund_of, memo)
+     SELECT id, 'refund', amount, balance_micros, original_id, $3 FROM credited
+     RETURNING id, amount_micros, balance_after_micros, refund_of
    )
-   INSERT INTO ledger_entries (account_id, kind, amount_micros, balance_after_micros, refund_of, memo)
-   SELECT id, 'refund', amount, balance_micros, original_id, $3 FROM credited
-   RETURNING id, amount_micros, balance_after_micros`,
+   SELECT r.id, r.amount_micros, r.balance_after_micros, o.operation
+     FROM refunded r JOIN original o ON o.id = r.refund_of`,
 );
 
 export const ADJUST = statement(

@@ -1,4 +1,5 @@
 import type { Clock } from '../lib/clock.js';
+import { metrics } from '../metrics/metrics.js';
 import type { PriceTarget } from './tokens.js';
 import { type PriceVenue, VenueError, type VenueFailure, type VenueName, type VenueQuote } from './types.js';
 
@@ -97,10 +98,12 @@ export class QuoteSource {
     try {
       // Each adapter applies its own timeout; this signal only exists to satisfy the port.
       const quote = await venue.fetchQuote(target, new AbortController().signal);
+      metrics.venueCalled(venue.name, 'quote', quote === null ? 'not_listed' : 'ok');
       if (quote === null) return { venue: venue.name, role: venue.role, kind: 'not_listed' };
       return { venue: venue.name, role: venue.role, kind: 'quote', quote, receivedAt: this.clock.now() };
     } catch (err) {
       const failure: VenueFailure = err instanceof VenueError ? err.kind : 'upstream_error';
+      metrics.venueCalled(venue.name, 'quote', failure);
       const message = err instanceof VenueError ? err.message : `${venue.name}: unexpected failure`;
       const outcome: VenueOutcome = { venue: venue.name, role: venue.role, kind: 'failed', failure, message };
       if (err instanceof VenueError && err.kind === 'rate_limited' && err.retryAfterMs) {
