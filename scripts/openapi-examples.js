@@ -5,9 +5,14 @@
 //
 //   npm run build && node scripts/openapi-examples.js
 import { writeFileSync } from 'node:fs';
+import { createAiQueue } from '../dist/ai/queue.js';
+import { createResolver } from '../dist/ai/resolver.js';
+import { systemClock } from '../dist/lib/clock.js';
+import { silentLog } from '../dist/logger.js';
+import { webhookOutbox } from '../dist/webhooks/outbox.js';
 import { withSandboxApp } from './sandbox-app.js';
 
-await withSandboxApp(async (app, key) => {
+await withSandboxApp(async (app, key, { db, config }) => {
   async function call(method, url, payload) {
     const response = await app.inject({
       method,
@@ -64,6 +69,50 @@ await withSandboxApp(async (app, key) => {
     callbackUrl,
   };
   examples.ResolveWithAiResponse = await call('POST', '/ai/resolve', examples.AiResolveRequest);
+  // The AI resolution runs in the worker: here, its queue drained in-process.
+  await createAiQueue({
+    db,
+    clock: systemClock,
+    log: silentLog,
+    resolver: createResolver(config.ai, systemClock),
+    callbacks: webhookOutbox,
+    config: config.ai,
+  }).drain();
+  examples.AiRequestRecord = await call('GET', `/ai/request/${examples.ResolveWithAiResponse.requestId}`);
+
+  examples.PriceScheduledRequest = { symbol: 'JUP', scheduledFor: inAnHour };
+  examples.SchedulePriceCheckAtResponse = await call(
+    'POST',
+    '/price/scheduled',
+    examples.PriceScheduledRequest,
+  );
+  examples.AiScheduleRequest = {
+    question: 'Will the Solana network process more than 100M transactions on 2026-12-01 (UTC)?',
+    outcomes: ['Yes', 'No'],
+    resolutionTimestamp: inAnHour,
+    callbackUrl,
+  };
+  examples.ScheduleAiResolutionResponse = await call('POST', '/ai/schedule', examples.AiScheduleRequest);
+  const aiJob = examples.ScheduleAiResolutionResponse.jobId;
+  examples.ListAiJobsResponse = await call('GET', '/ai/scheduled?pageSize=1');
+  examples.GetAiJobResponse = await call('GET', `/ai/scheduled/${aiJob}`);
+  examples.CancelAiJobResponse = await call('POST', `/ai/scheduled/${aiJob}/cancel`);
+
+  examples.WebhookTestRequest = { callbackUrl };
+  examples.SendTestWebhookResponse = await call('POST', '/webhooks/test', examples.WebhookTestRequest);
+  examples.WebhookDeliveryList = await call('GET', '/webhooks/deliveries?pageSize=2');
+  const delivery = examples.WebhookDeliveryList.deliveries[0].id;
+  examples.WebhookDelivery = await call('GET', `/webhooks/deliveries/${delivery}`);
+  examples.RedeliverWebhookResponse = await call('POST', `/webhooks/deliveries/${delivery}/redeliver`);
+  examples.RotateWebhookSecretResponse = {
+    ...(await call('POST', '/account/webhook-secret/rotate')),
+    webhookSecret: FAKE_WEBHOOK_SECRET,
+  };
+
+  const spare = await call('POST', '/keys', { name: 'spare', permissions: ['price'] });
+  const rotated = await call('POST', `/keys/${spare.id}/rotate`);
+  examples.RotateKeyResponse = { ...rotated, newKey: { ...rotated.newKey, key: FAKE_KEY } };
+  examples.RevokeKeyResponse = await call('DELETE', `/keys/${rotated.newKey.id}`);
   examples.TransactionList = await call('GET', '/account/transactions?limit=3');
 
   // Nested components: taken from the answers that contain them.
@@ -75,6 +124,9 @@ await withSandboxApp(async (app, key) => {
   examples.MarketSummary = examples.MarketList.markets[0];
   examples.JobSummary = examples.ListPriceJobsResponse.jobs[0];
   examples.Transaction = examples.TransactionList.transactions[0];
+  examples.AiResult = examples.AiRequestRecord.result;
+  examples.AiVote = examples.AiRequestRecord.votes[0];
+  examples.WebhookDeliverySummary = examples.WebhookDeliveryList.deliveries[0];
 
   const out = new URL('../src/http/openapi-examples.json', import.meta.url);
   const sorted = Object.fromEntries(Object.entries(examples).sort(([a], [b]) => a.localeCompare(b)));

@@ -12,7 +12,18 @@ import { systemClock } from '../dist/lib/clock.js';
 import { loadDemoMarkets } from '../dist/markets/demo.js';
 import { clearSecretBox } from '../dist/webhooks/secret-box.js';
 
-/** Runs `fn(app, key)` and then removes everything. The configuration is the defaults. */
+/** A receiver that accepts every webhook, so a test delivery in a recording shows a success. */
+const acceptingTransport = {
+  async send() {
+    return { kind: 'response', statusCode: 200, latencyMs: 42, bodyPreview: 'ok' };
+  },
+  async close() {},
+};
+
+/**
+ * Runs `fn(app, key, { db, config })` and then removes everything. The configuration is the
+ * defaults; test webhooks are answered 200 without leaving the process.
+ */
 export async function withSandboxApp(fn) {
   const dir = mkdtempSync(join(tmpdir(), 'sibyl-script-'));
   const { db } = await PgliteDatabase.open(join(dir, 'data'));
@@ -21,10 +32,16 @@ export async function withSandboxApp(fn) {
     const starter = await createSandboxStarter(db, systemClock, clearSecretBox);
     await loadDemoMarkets(db, systemClock);
     const config = loadConfig({ LOG_LEVEL: 'silent' });
-    const app = await buildApp({ config, db, clock: systemClock, secrets: clearSecretBox });
+    const app = await buildApp({
+      config,
+      db,
+      clock: systemClock,
+      secrets: clearSecretBox,
+      webhookTransport: acceptingTransport,
+    });
     await app.ready();
     try {
-      return await fn(app, starter.key.key);
+      return await fn(app, starter.key.key, { db, config });
     } finally {
       await app.close();
     }

@@ -605,17 +605,17 @@ export interface components {
          * Account
          * @description Success
          * @example {
-         *       "requestId": "req_Hzw1479rgVXm5vly1DSypC",
-         *       "id": "acct_COeEkEtdmTyk4bBWHgxiAh",
+         *       "requestId": "req_ldbR2R4LxIEjGGQHK8jAiY",
+         *       "id": "acct_2D0jtQyKBdjcFLUS5fWu21",
          *       "mode": "sandbox",
          *       "status": "active",
          *       "walletAddress": null,
          *       "balanceUsd": "100.00",
          *       "currency": "USD",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "createdAt": "2026-11-23T04:55:15.107Z",
+         *       "createdAt": "2026-11-23T05:14:35.754Z",
          *       "apiKey": {
-         *         "id": "key_f66J6HWNxkCpyAXsgjBNh2",
+         *         "id": "key_2oWiM6Yslfk6Z18Bi9HAcF",
          *         "permissions": [
          *           "price",
          *           "batch",
@@ -728,6 +728,95 @@ export interface components {
         /**
          * AiRequestRecord
          * @description Success
+         * @example {
+         *       "requestId": "req_tw5MEiiiF5gFdZRDViq05L",
+         *       "status": "COMPLETED",
+         *       "createdAt": "2026-11-23T05:14:37.095Z",
+         *       "votes": [
+         *         {
+         *           "model": "sandbox/alpha",
+         *           "outcomeIndex": 0,
+         *           "confidence": 0.9,
+         *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
+         *           "latencyMs": 1,
+         *           "error": null,
+         *           "usage": {
+         *             "inputTokens": 0,
+         *             "outputTokens": 0
+         *           }
+         *         },
+         *         {
+         *           "model": "sandbox/beta",
+         *           "outcomeIndex": 0,
+         *           "confidence": 0.9,
+         *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
+         *           "latencyMs": 0,
+         *           "error": null,
+         *           "usage": {
+         *             "inputTokens": 0,
+         *             "outputTokens": 0
+         *           }
+         *         },
+         *         {
+         *           "model": "sandbox/gamma",
+         *           "outcomeIndex": 0,
+         *           "confidence": 0.9,
+         *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
+         *           "latencyMs": 0,
+         *           "error": null,
+         *           "usage": {
+         *             "inputTokens": 0,
+         *             "outputTokens": 0
+         *           }
+         *         },
+         *         {
+         *           "model": "sandbox/delta",
+         *           "outcomeIndex": 0,
+         *           "confidence": 0.9,
+         *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
+         *           "latencyMs": 0,
+         *           "error": null,
+         *           "usage": {
+         *             "inputTokens": 0,
+         *             "outputTokens": 0
+         *           }
+         *         }
+         *       ],
+         *       "completedAt": "2026-11-23T05:14:37.123Z",
+         *       "result": {
+         *         "requestId": "req_tw5MEiiiF5gFdZRDViq05L",
+         *         "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
+         *         "winningOutcomeIndex": 0,
+         *         "winningOutcomeLabel": "Yes",
+         *         "confidence": 0.9,
+         *         "agreement": 1,
+         *         "reasoning": "sandbox/alpha: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/beta: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/gamma: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/delta: Sandbox answer: the outcome chosen by a hash of the question.",
+         *         "modelsUsed": [
+         *           "sandbox/alpha",
+         *           "sandbox/beta",
+         *           "sandbox/gamma",
+         *           "sandbox/delta"
+         *         ],
+         *         "canDetermine": true,
+         *         "costUsd": "0.25",
+         *         "remainingBalanceUsd": "99.54"
+         *       },
+         *       "delivery": {
+         *         "id": "msg_84ZLgxKzir8Epf9cmkOSrf",
+         *         "webhookId": "msg_84ZLgxKzir8Epf9cmkOSrf",
+         *         "type": "ai",
+         *         "requestId": "req_tw5MEiiiF5gFdZRDViq05L",
+         *         "url": "https://hooks.example.com/sibyl",
+         *         "status": "PENDING",
+         *         "attemptCount": 0,
+         *         "nextAttemptAt": "2026-11-23T05:14:37.124Z",
+         *         "lastStatusCode": null,
+         *         "lastError": null,
+         *         "createdAt": "2026-11-23T05:14:37.124Z",
+         *         "finishedAt": null,
+         *         "attempts": []
+         *       }
+         *     }
          */
         AiRequestRecord: {
             requestId: string;
@@ -819,7 +908,27 @@ export interface components {
             /** @description Instead of question/outcomes/context: resolve this market (title, outcome labels, description) */
             marketId?: string;
         };
-        /** AiResult */
+        /**
+         * AiResult
+         * @example {
+         *       "requestId": "req_tw5MEiiiF5gFdZRDViq05L",
+         *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
+         *       "winningOutcomeIndex": 0,
+         *       "winningOutcomeLabel": "Yes",
+         *       "confidence": 0.9,
+         *       "agreement": 1,
+         *       "reasoning": "sandbox/alpha: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/beta: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/gamma: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/delta: Sandbox answer: the outcome chosen by a hash of the question.",
+         *       "modelsUsed": [
+         *         "sandbox/alpha",
+         *         "sandbox/beta",
+         *         "sandbox/gamma",
+         *         "sandbox/delta"
+         *       ],
+         *       "canDetermine": true,
+         *       "costUsd": "0.25",
+         *       "remainingBalanceUsd": "99.54"
+         *     }
+         */
         AiResult: {
             requestId: string;
             /** @description The question resolved */
@@ -848,7 +957,18 @@ export interface components {
              */
             remainingBalanceUsd: string;
         };
-        /** AiScheduleRequest */
+        /**
+         * AiScheduleRequest
+         * @example {
+         *       "question": "Will the Solana network process more than 100M transactions on 2026-12-01 (UTC)?",
+         *       "outcomes": [
+         *         "Yes",
+         *         "No"
+         *       ],
+         *       "resolutionTimestamp": "2026-11-23T06:14:36Z",
+         *       "callbackUrl": "https://hooks.example.com/sibyl"
+         *     }
+         */
         AiScheduleRequest: {
             /** @description 1 to 1,000 characters */
             question: string;
@@ -872,6 +992,18 @@ export interface components {
         /**
          * AiVote
          * @description One model’s answer (extension)
+         * @example {
+         *       "model": "sandbox/alpha",
+         *       "outcomeIndex": 0,
+         *       "confidence": 0.9,
+         *       "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
+         *       "latencyMs": 1,
+         *       "error": null,
+         *       "usage": {
+         *         "inputTokens": 0,
+         *         "outputTokens": 0
+         *       }
+         *     }
          */
         AiVote: {
             /** @description `<provider>/<model>` */
@@ -895,8 +1027,8 @@ export interface components {
         /**
          * ApiKey
          * @example {
-         *       "id": "key_aMv08KeXynnLYgCus059O4",
-         *       "keyPrefix": "pk_test_BnPTHwTP",
+         *       "id": "key_vk8vptRRvVZA134pUpgLTO",
+         *       "keyPrefix": "pk_test_xBAI4J1J",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -909,7 +1041,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-23T04:55:16.172Z",
+         *       "createdAt": "2026-11-23T05:14:36.894Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -1006,11 +1138,11 @@ export interface components {
          * ApiKeyList
          * @description Success
          * @example {
-         *       "requestId": "req_Wb5DcoMAhTggPL6XMcl434",
+         *       "requestId": "req_ULuHp4mET6LRGUAtkin7nI",
          *       "keys": [
          *         {
-         *           "id": "key_aMv08KeXynnLYgCus059O4",
-         *           "keyPrefix": "pk_test_BnPTHwTP",
+         *           "id": "key_vk8vptRRvVZA134pUpgLTO",
+         *           "keyPrefix": "pk_test_xBAI4J1J",
          *           "name": "trading bot (eu)",
          *           "permissions": [
          *             "price",
@@ -1023,7 +1155,7 @@ export interface components {
          *           "ipRestrictionEnabled": true,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-23T04:55:16.172Z",
+         *           "createdAt": "2026-11-23T05:14:36.894Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -1037,8 +1169,8 @@ export interface components {
          *           }
          *         },
          *         {
-         *           "id": "key_f66J6HWNxkCpyAXsgjBNh2",
-         *           "keyPrefix": "pk_test_hJatVqwv",
+         *           "id": "key_2oWiM6Yslfk6Z18Bi9HAcF",
+         *           "keyPrefix": "pk_test_vgoBvgvU",
          *           "name": "sandbox starter key",
          *           "permissions": [
          *             "price",
@@ -1055,7 +1187,7 @@ export interface components {
          *           "ipRestrictionEnabled": false,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-23T04:55:15.120Z",
+         *           "createdAt": "2026-11-23T05:14:35.764Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -1082,40 +1214,40 @@ export interface components {
          * BatchPriceItem
          * @example {
          *       "symbol": "SOL",
-         *       "vwapPrice": 150.20929598,
+         *       "vwapPrice": 151.33902005,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 150.1616823,
-         *           "volume24h": 1397222477,
-         *           "timestamp": "2026-11-23T04:55:10.000Z",
+         *           "price": 151.3998811,
+         *           "volume24h": 1419924380,
+         *           "timestamp": "2026-11-23T05:14:30.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000378084
+         *           "deviation": 0.00079081
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 150.2825311,
-         *           "volume24h": 838333486,
-         *           "timestamp": "2026-11-23T04:55:10.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.000426403
-         *         },
-         *         {
-         *           "name": "sandbox-gamma",
-         *           "price": 150.2184775,
-         *           "volume24h": 558888991,
-         *           "timestamp": "2026-11-23T04:55:10.000Z",
+         *           "price": 151.2802472,
+         *           "volume24h": 851954628,
+         *           "timestamp": "2026-11-23T05:14:30.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
+         *         },
+         *         {
+         *           "name": "sandbox-gamma",
+         *           "price": 151.2750267,
+         *           "volume24h": 567969752,
+         *           "timestamp": "2026-11-23T05:14:30.000Z",
+         *           "used": true,
+         *           "status": "used",
+         *           "deviation": 0.0000345088
          *         }
          *       ],
          *       "sourceCount": 3,
          *       "isValid": true,
          *       "unavailableSources": [],
-         *       "spread": 0.000804536,
+         *       "spread": 0.000824998,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
@@ -1156,45 +1288,45 @@ export interface components {
          * BatchPriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_cl9eNCJ7ow6efxElLVDwFH",
-         *       "resolutionTimestamp": "2026-11-23T04:55:16.140Z",
+         *       "requestId": "req_tXx04BQzbwHjfazFrlrvjv",
+         *       "resolutionTimestamp": "2026-11-23T05:14:36.864Z",
          *       "prices": [
          *         {
          *           "symbol": "SOL",
-         *           "vwapPrice": 150.20929598,
+         *           "vwapPrice": 151.33902005,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 150.1616823,
-         *               "volume24h": 1397222477,
-         *               "timestamp": "2026-11-23T04:55:10.000Z",
+         *               "price": 151.3998811,
+         *               "volume24h": 1419924380,
+         *               "timestamp": "2026-11-23T05:14:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000378084
+         *               "deviation": 0.00079081
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 150.2825311,
-         *               "volume24h": 838333486,
-         *               "timestamp": "2026-11-23T04:55:10.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000426403
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 150.2184775,
-         *               "volume24h": 558888991,
-         *               "timestamp": "2026-11-23T04:55:10.000Z",
+         *               "price": 151.2802472,
+         *               "volume24h": 851954628,
+         *               "timestamp": "2026-11-23T05:14:30.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
+         *             },
+         *             {
+         *               "name": "sandbox-gamma",
+         *               "price": 151.2750267,
+         *               "volume24h": 567969752,
+         *               "timestamp": "2026-11-23T05:14:30.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0.0000345088
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.000804536,
+         *           "spread": 0.000824998,
          *           "token": {
          *             "symbol": "SOL",
          *             "mint": "So11111111111111111111111111111111111111112"
@@ -1202,40 +1334,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "JUP",
-         *           "vwapPrice": 0.82102790509,
+         *           "vwapPrice": 0.817012057573,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.8209909533,
-         *               "volume24h": 54681551,
-         *               "timestamp": "2026-11-23T04:55:10.000Z",
+         *               "price": 0.8169770728,
+         *               "volume24h": 55129898,
+         *               "timestamp": "2026-11-23T05:14:30.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 0.8212660948,
-         *               "volume24h": 32808930,
-         *               "timestamp": "2026-11-23T04:55:10.000Z",
+         *               "price": 0.8176514197,
+         *               "volume24h": 33077939,
+         *               "timestamp": "2026-11-23T05:14:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000335133
+         *               "deviation": 0.000825417
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 0.820763,
-         *               "volume24h": 21872620,
-         *               "timestamp": "2026-11-23T04:55:10.000Z",
+         *               "price": 0.8161404763,
+         *               "volume24h": 22051959,
+         *               "timestamp": "2026-11-23T05:14:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000277656
+         *               "deviation": 0.00102401
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.000612762,
+         *           "spread": 0.00184935,
          *           "token": {
          *             "symbol": "JUP",
          *             "mint": "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN"
@@ -1243,40 +1375,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "BONK",
-         *           "vwapPrice": 0.00002166776808,
+         *           "vwapPrice": 0.000020897630717,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.0000216876623,
-         *               "volume24h": 121767799,
-         *               "timestamp": "2026-11-23T04:55:10.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.00154914
-         *             },
-         *             {
-         *               "name": "sandbox-beta",
-         *               "price": 0.00002165411702,
-         *               "volume24h": 73060679,
-         *               "timestamp": "2026-11-23T04:55:10.000Z",
+         *               "price": 0.00002088566283,
+         *               "volume24h": 119631735,
+         *               "timestamp": "2026-11-23T05:14:30.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
          *             },
          *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 0.00002163850912,
-         *               "volume24h": 48707120,
-         *               "timestamp": "2026-11-23T04:55:10.000Z",
+         *               "name": "sandbox-beta",
+         *               "price": 0.00002092776192,
+         *               "volume24h": 71779041,
+         *               "timestamp": "2026-11-23T05:14:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000720782
+         *               "deviation": 0.00201569
+         *             },
+         *             {
+         *               "name": "sandbox-gamma",
+         *               "price": 0.00002088235363,
+         *               "volume24h": 47852694,
+         *               "timestamp": "2026-11-23T05:14:30.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0.000158444
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.00226849,
+         *           "spread": 0.00217289,
          *           "token": {
          *             "symbol": "BONK",
          *             "mint": "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"
@@ -1311,6 +1443,13 @@ export interface components {
         /**
          * CancelAiJobResponse
          * @description Success
+         * @example {
+         *       "requestId": "req_2pBC24ntgntEoRRhqtUNQv",
+         *       "jobId": "job_Np86PklVScznLZv9zbFiLt",
+         *       "status": "cancelled",
+         *       "refundUsd": "0.50",
+         *       "remainingBalanceUsd": "99.49"
+         *     }
          */
         CancelAiJobResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -1333,8 +1472,8 @@ export interface components {
          * CancelPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_hQxEZhOgOSkV7VgF9ugDKU",
-         *       "jobId": "job_1ddJ01P7LdZSf8lZ8A38eU",
+         *       "requestId": "req_gFkSuidZr99VmoNjEz4njm",
+         *       "jobId": "job_G79yh737Jl8ExCMJw4ZNfR",
          *       "status": "cancelled",
          *       "refundUsd": "0.05",
          *       "remainingBalanceUsd": "99.79"
@@ -1361,9 +1500,9 @@ export interface components {
          * CreatedKey
          * @description Success
          * @example {
-         *       "requestId": "req_tG9eB0cjF2qQv1uc8Q1RSu",
-         *       "id": "key_aMv08KeXynnLYgCus059O4",
-         *       "keyPrefix": "pk_test_BnPTHwTP",
+         *       "requestId": "req_vi9fjCr5NQKsJQynOoWKok",
+         *       "id": "key_vk8vptRRvVZA134pUpgLTO",
+         *       "keyPrefix": "pk_test_xBAI4J1J",
          *       "name": "trading bot",
          *       "permissions": [
          *         "price",
@@ -1374,7 +1513,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-23T04:55:16.172Z",
+         *       "createdAt": "2026-11-23T05:14:36.894Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -1559,12 +1698,37 @@ export interface components {
         };
         /**
          * @description Every code of the error vocabulary (docs/api.md#errors); each answer lists those its status can carry
+         * @example INSUFFICIENT_BALANCE
          * @enum {unknown}
          */
         ErrorCode: "ACCOUNT_NOT_FOUND" | "ACCOUNT_SUSPENDED" | "AI_UNAVAILABLE" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "BATCH_LIMIT_EXCEEDED" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INTERNAL_ERROR" | "INVALID_API_KEY" | "INVALID_SYMBOL" | "INVALID_TIMESTAMP" | "IP_NOT_ALLOWED" | "JOB_CANNOT_CANCEL" | "JOB_NOT_FOUND" | "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED" | "NOT_FOUND" | "ORIGIN_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "PERMISSION_DENIED" | "PRICE_UNAVAILABLE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "SYMBOL_NOT_FOUND" | "TIMESTAMP_IN_PAST" | "UNSUPPORTED_MEDIA_TYPE" | "URI_TOO_LONG" | "VALIDATION_ERROR";
         /**
          * GetAiJobResponse
          * @description Success
+         * @example {
+         *       "requestId": "req_YKHpwwBkpo57FhZkRsn1kf",
+         *       "jobId": "job_Np86PklVScznLZv9zbFiLt",
+         *       "jobType": "AI_RESOLUTION",
+         *       "scheduledFor": "2026-11-23T06:14:36.000Z",
+         *       "status": "PENDING",
+         *       "createdAt": "2026-11-23T05:14:37.226Z",
+         *       "canCancel": true,
+         *       "startedAt": null,
+         *       "finishedAt": null,
+         *       "attempts": 0,
+         *       "request": {
+         *         "outcomes": [
+         *           "Yes",
+         *           "No"
+         *         ],
+         *         "question": "Will the Solana network process more than 100M transactions on 2026-12-01 (UTC)?"
+         *       },
+         *       "callbackUrl": "https://hooks.example.com/sibyl",
+         *       "costUsd": "0.50",
+         *       "result": null,
+         *       "error": null,
+         *       "delivery": null
+         *     }
          */
         GetAiJobResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -1655,12 +1819,12 @@ export interface components {
          * GetPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_r2lYYIwC7sfQuLDiOwEc8x",
-         *       "jobId": "job_1ddJ01P7LdZSf8lZ8A38eU",
+         *       "requestId": "req_fzcTxPEIUtS0wiZKmL5gAL",
+         *       "jobId": "job_G79yh737Jl8ExCMJw4ZNfR",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-23T05:55:16.000Z",
+         *       "scheduledFor": "2026-11-23T06:14:36.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-23T04:55:16.324Z",
+         *       "createdAt": "2026-11-23T05:14:37.016Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -1763,11 +1927,11 @@ export interface components {
         /**
          * JobSummary
          * @example {
-         *       "jobId": "job_1ddJ01P7LdZSf8lZ8A38eU",
+         *       "jobId": "job_G79yh737Jl8ExCMJw4ZNfR",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-23T05:55:16.000Z",
+         *       "scheduledFor": "2026-11-23T06:14:36.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-23T04:55:16.324Z",
+         *       "createdAt": "2026-11-23T05:14:37.016Z",
          *       "canCancel": true
          *     }
          */
@@ -1797,6 +1961,22 @@ export interface components {
         /**
          * ListAiJobsResponse
          * @description Success
+         * @example {
+         *       "requestId": "req_3uLUUUJzeFuO3EP3DtXy4L",
+         *       "jobs": [
+         *         {
+         *           "jobId": "job_Np86PklVScznLZv9zbFiLt",
+         *           "jobType": "AI_RESOLUTION",
+         *           "scheduledFor": "2026-11-23T06:14:36.000Z",
+         *           "status": "PENDING",
+         *           "createdAt": "2026-11-23T05:14:37.226Z",
+         *           "canCancel": true
+         *         }
+         *       ],
+         *       "total": 1,
+         *       "page": 1,
+         *       "pageSize": 1
+         *     }
          */
         ListAiJobsResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -1812,14 +1992,14 @@ export interface components {
          * ListPriceJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_9QXAWDPXLugqs5E14NtqmK",
+         *       "requestId": "req_5x29gUlu8psrglJwSMe1sG",
          *       "jobs": [
          *         {
-         *           "jobId": "job_1ddJ01P7LdZSf8lZ8A38eU",
+         *           "jobId": "job_G79yh737Jl8ExCMJw4ZNfR",
          *           "jobType": "PRICE_RESOLUTION",
-         *           "scheduledFor": "2026-11-23T05:55:16.000Z",
+         *           "scheduledFor": "2026-11-23T06:14:36.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-23T04:55:16.324Z",
+         *           "createdAt": "2026-11-23T05:14:37.016Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -1842,7 +2022,7 @@ export interface components {
          * MarketDetail
          * @description Success
          * @example {
-         *       "requestId": "req_g3RSDz8XfOnEg8rhImd1So",
+         *       "requestId": "req_WdlQ809QaLteFYpzMmbzRV",
          *       "id": "demo-1-25",
          *       "slug": "will-voter-turnout-exceed-60-on-dec-28-2026",
          *       "title": "Will voter turnout exceed 60% on Dec 28, 2026?",
@@ -1852,8 +2032,8 @@ export interface components {
          *       "status": "OPEN",
          *       "marketType": "BINARY",
          *       "sandbox": true,
-         *       "createdAt": "2026-11-16T18:00:00.000Z",
-         *       "closesAt": "2026-12-28T14:00:00.000Z",
+         *       "createdAt": "2026-11-16T19:00:00.000Z",
+         *       "closesAt": "2026-12-28T15:00:00.000Z",
          *       "outcomes": [
          *         {
          *           "index": 0,
@@ -1861,7 +2041,7 @@ export interface components {
          *           "totalShares": "202450000000",
          *           "totalWagered": "181333900000",
          *           "totalWageredSol": 181.3339,
-         *           "totalWageredUsd": 27238.037456,
+         *           "totalWageredUsd": 27442.894728,
          *           "lastPrice": 8670,
          *           "probability": 0.88171
          *         },
@@ -1871,7 +2051,7 @@ export interface components {
          *           "totalShares": "164450000000",
          *           "totalWagered": "17081000000",
          *           "totalWageredSol": 17.081,
-         *           "totalWageredUsd": 2565.724985,
+         *           "totalWageredUsd": 2585.021801,
          *           "lastPrice": 1440,
          *           "probability": 0.11829
          *         }
@@ -1884,7 +2064,7 @@ export interface components {
          *               "amount": "14077800000",
          *               "shares": "16200000000",
          *               "valueSol": 14.0778,
-         *               "valueUsd": 2114.616427,
+         *               "valueUsd": 2130.520456,
          *               "orders": 1
          *             },
          *             {
@@ -1892,7 +2072,7 @@ export interface components {
          *               "amount": "8626650000",
          *               "shares": "9950000000",
          *               "valueSol": 8.62665,
-         *               "valueUsd": 1295.803023,
+         *               "valueUsd": 1305.548757,
          *               "orders": 1
          *             },
          *             {
@@ -1900,7 +2080,7 @@ export interface components {
          *               "amount": "11743800000",
          *               "shares": "13800000000",
          *               "valueSol": 11.7438,
-         *               "valueUsd": 1764.02793,
+         *               "valueUsd": 1777.295184,
          *               "orders": 1
          *             },
          *             {
@@ -1908,7 +2088,7 @@ export interface components {
          *               "amount": "5433600000",
          *               "shares": "6400000000",
          *               "valueSol": 5.4336,
-         *               "valueUsd": 816.177231,
+         *               "valueUsd": 822.315699,
          *               "orders": 1
          *             },
          *             {
@@ -1916,7 +2096,7 @@ export interface components {
          *               "amount": "16366000000",
          *               "shares": "19600000000",
          *               "valueSol": 16.366,
-         *               "valueUsd": 2458.325338,
+         *               "valueUsd": 2476.814402,
          *               "orders": 2
          *             },
          *             {
@@ -1924,7 +2104,7 @@ export interface components {
          *               "amount": "3540250000",
          *               "shares": "4250000000",
          *               "valueSol": 3.54025,
-         *               "valueUsd": 531.77846,
+         *               "valueUsd": 535.777966,
          *               "orders": 1
          *             }
          *           ],
@@ -1934,7 +2114,7 @@ export interface components {
          *               "amount": "18100000000",
          *               "shares": "20000000000",
          *               "valueSol": 18.1,
-         *               "valueUsd": 2718.788257,
+         *               "valueUsd": 2739.236263,
          *               "orders": 2
          *             },
          *             {
@@ -1942,7 +2122,7 @@ export interface components {
          *               "amount": "1004300000",
          *               "shares": "1100000000",
          *               "valueSol": 1.0043,
-         *               "valueUsd": 150.855196,
+         *               "valueUsd": 151.989778,
          *               "orders": 1
          *             }
          *           ],
@@ -1959,7 +2139,7 @@ export interface components {
          *               "amount": "2147000000",
          *               "shares": "19000000000",
          *               "valueSol": 2.147,
-         *               "valueUsd": 322.499358,
+         *               "valueUsd": 324.924876,
          *               "orders": 1
          *             },
          *             {
@@ -1967,7 +2147,7 @@ export interface components {
          *               "amount": "463250000",
          *               "shares": "4250000000",
          *               "valueSol": 0.46325,
-         *               "valueUsd": 69.584456,
+         *               "valueUsd": 70.107801,
          *               "orders": 1
          *             },
          *             {
@@ -1975,7 +2155,7 @@ export interface components {
          *               "amount": "358900000",
          *               "shares": "3700000000",
          *               "valueSol": 0.3589,
-         *               "valueUsd": 53.910116,
+         *               "valueUsd": 54.315574,
          *               "orders": 1
          *             }
          *           ],
@@ -1985,7 +2165,7 @@ export interface components {
          *               "amount": "4887500000",
          *               "shares": "39100000000",
          *               "valueSol": 4.8875,
-         *               "valueUsd": 734.147934,
+         *               "valueUsd": 739.66946,
          *               "orders": 2
          *             },
          *             {
@@ -1993,7 +2173,7 @@ export interface components {
          *               "amount": "2606800000",
          *               "shares": "19600000000",
          *               "valueSol": 2.6068,
-         *               "valueUsd": 391.565593,
+         *               "valueUsd": 394.510557,
          *               "orders": 1
          *             },
          *             {
@@ -2001,7 +2181,7 @@ export interface components {
          *               "amount": "224750000",
          *               "shares": "1550000000",
          *               "valueSol": 0.22475,
-         *               "valueUsd": 33.759539,
+         *               "valueUsd": 34.013445,
          *               "orders": 1
          *             },
          *             {
@@ -2009,7 +2189,7 @@ export interface components {
          *               "amount": "1131500000",
          *               "shares": "7300000000",
          *               "valueSol": 1.1315,
-         *               "valueUsd": 169.961818,
+         *               "valueUsd": 171.240101,
          *               "orders": 1
          *             },
          *             {
@@ -2017,7 +2197,7 @@ export interface components {
          *               "amount": "1223600000",
          *               "shares": "7600000000",
          *               "valueSol": 1.2236,
-         *               "valueUsd": 183.796095,
+         *               "valueUsd": 185.178425,
          *               "orders": 1
          *             }
          *           ],
@@ -2034,29 +2214,29 @@ export interface components {
          *         "uniqueHolders": 24,
          *         "totalWagered": "198414900000",
          *         "totalWageredSol": 198.4149,
-         *         "totalWageredUsd": 29803.762441,
+         *         "totalWageredUsd": 30027.916529,
          *         "outcomeBreakdown": [
          *           {
          *             "index": 0,
          *             "label": "Yes",
          *             "totalWagered": "181333900000",
          *             "totalWageredSol": 181.3339,
-         *             "totalWageredUsd": 27238.037456
+         *             "totalWageredUsd": 27442.894728
          *           },
          *           {
          *             "index": 1,
          *             "label": "No",
          *             "totalWagered": "17081000000",
          *             "totalWageredSol": 17.081,
-         *             "totalWageredUsd": 2565.724985
+         *             "totalWageredUsd": 2585.021801
          *           }
          *         ]
          *       },
          *       "curatorStaking": {
          *         "totalStaked": "211000000000",
-         *         "totalStakedUsd": 31694.161452,
+         *         "totalStakedUsd": 31932.533231,
          *         "stakerCount": 3,
-         *         "estimatedApy": 106.79,
+         *         "estimatedApy": 107.26,
          *         "lockPeriodSeconds": 604800,
          *         "topCurators": [
          *           {
@@ -2064,21 +2244,21 @@ export interface components {
          *             "wallet": "69pEHKFYqsMhUgL2vtSpBWBZ4J8TgJMKLuTetntey8U4",
          *             "username": null,
          *             "stakedAmount": "91500000000",
-         *             "stakedAmountUsd": 13744.150582
+         *             "stakedAmountUsd": 13847.520335
          *           },
          *           {
          *             "rank": 2,
          *             "wallet": "J5F52nHiAScP6inseMBHLFJ8jospGnppmaA2TT2fFXC4",
          *             "username": "epoch_eve",
          *             "stakedAmount": "66500000000",
-         *             "stakedAmountUsd": 9988.918183
+         *             "stakedAmountUsd": 10064.044833
          *           },
          *           {
          *             "rank": 3,
          *             "wallet": "MHsdCxwrV8hk4NcspGxdAhwmEGrAQCuk4yJLGQguhRf",
          *             "username": "gossip_gus",
          *             "stakedAmount": "53000000000",
-         *             "stakedAmountUsd": 7961.092687
+         *             "stakedAmountUsd": 8020.968063
          *           }
          *         ]
          *       },
@@ -2089,12 +2269,12 @@ export interface components {
          *       "tradingStats": {
          *         "totalVolume": "199253950000",
          *         "totalVolumeSol": 199.25395,
-         *         "totalVolumeUsd": 29929.795551,
+         *         "totalVolumeUsd": 30154.897534,
          *         "totalTrades": 36,
          *         "totalBettors": 39,
          *         "last24hVolume": "31593950000",
          *         "last24hVolumeSol": 31.59395,
-         *         "last24hVolumeUsd": 4745.704987,
+         *         "last24hVolumeUsd": 4781.397433,
          *         "last24hTrades": 7
          *       },
          *       "resolution": {
@@ -2118,8 +2298,8 @@ export interface components {
          *       },
          *       "credibilityScore": 423,
          *       "feeBps": 200,
-         *       "solPriceUsd": 150.20929598,
-         *       "computedAt": "2026-11-23T04:55:16.289Z",
+         *       "solPriceUsd": 151.33902005,
+         *       "computedAt": "2026-11-23T05:14:36.990Z",
          *       "costUsd": "0.02",
          *       "remainingBalanceUsd": "99.79"
          *     }
@@ -2352,7 +2532,7 @@ export interface components {
          * MarketList
          * @description Success
          * @example {
-         *       "requestId": "req_7Dzwfdus609UZ9Z6MirpAG",
+         *       "requestId": "req_CKa3Rs2QJT2vZoUkk0Y2s3",
          *       "markets": [
          *         {
          *           "id": "demo-1-25",
@@ -2372,8 +2552,8 @@ export interface components {
          *               "label": "No"
          *             }
          *           ],
-         *           "createdAt": "2026-11-16T18:00:00.000Z",
-         *           "closesAt": "2026-12-28T14:00:00.000Z",
+         *           "createdAt": "2026-11-16T19:00:00.000Z",
+         *           "closesAt": "2026-12-28T15:00:00.000Z",
          *           "sandbox": true
          *         },
          *         {
@@ -2394,8 +2574,8 @@ export interface components {
          *               "label": "No"
          *             }
          *           ],
-         *           "createdAt": "2026-11-15T00:00:00.000Z",
-         *           "closesAt": "2027-01-04T11:00:00.000Z",
+         *           "createdAt": "2026-11-15T01:00:00.000Z",
+         *           "closesAt": "2027-01-04T12:00:00.000Z",
          *           "sandbox": true
          *         }
          *       ],
@@ -2446,8 +2626,8 @@ export interface components {
          *           "label": "No"
          *         }
          *       ],
-         *       "createdAt": "2026-11-16T18:00:00.000Z",
-         *       "closesAt": "2026-12-28T14:00:00.000Z",
+         *       "createdAt": "2026-11-16T19:00:00.000Z",
+         *       "closesAt": "2026-12-28T15:00:00.000Z",
          *       "sandbox": true
          *     }
          */
@@ -2487,19 +2667,12 @@ export interface components {
          * PriceHistory
          * @description Success
          * @example {
-         *       "requestId": "req_60GsTSm8Cxed9RPZMRpwlI",
+         *       "requestId": "req_hvU07tiHZq1oD1mzItrYGp",
          *       "symbol": "SOL",
          *       "interval": "1h",
-         *       "startTime": "2026-11-23T01:00:00.000Z",
-         *       "endTime": "2026-11-23T04:00:00.000Z",
+         *       "startTime": "2026-11-23T02:00:00.000Z",
+         *       "endTime": "2026-11-23T05:00:00.000Z",
          *       "dataPoints": [
-         *         {
-         *           "timestamp": "2026-11-23T01:00:00.000Z",
-         *           "price": 146.52195769,
-         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
-         *           "sourceCount": 3,
-         *           "isComplete": true
-         *         },
          *         {
          *           "timestamp": "2026-11-23T02:00:00.000Z",
          *           "price": 144.76624933,
@@ -2512,6 +2685,13 @@ export interface components {
          *           "price": 147.150505775,
          *           "source": "sandbox-alpha,sandbox-beta",
          *           "sourceCount": 2,
+         *           "isComplete": true
+         *         },
+         *         {
+         *           "timestamp": "2026-11-23T04:00:00.000Z",
+         *           "price": 149.51419946,
+         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
+         *           "sourceCount": 3,
          *           "isComplete": true
          *         }
          *       ],
@@ -2555,8 +2735,8 @@ export interface components {
         /**
          * PriceHistoryPoint
          * @example {
-         *       "timestamp": "2026-11-23T01:00:00.000Z",
-         *       "price": 146.52195769,
+         *       "timestamp": "2026-11-23T02:00:00.000Z",
+         *       "price": 144.76624933,
          *       "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *       "sourceCount": 3,
          *       "isComplete": true
@@ -2578,47 +2758,47 @@ export interface components {
          * PriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_Neb4sztAXsspapeX6W88bB",
+         *       "requestId": "req_NjNKWmBZFmKKIdSUuHahqr",
          *       "symbol": "SOL",
-         *       "vwapPrice": 150.20929598,
+         *       "vwapPrice": 151.33902005,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 150.1616823,
-         *           "volume24h": 1397222477,
-         *           "timestamp": "2026-11-23T04:55:10.000Z",
+         *           "price": 151.3998811,
+         *           "volume24h": 1419924380,
+         *           "timestamp": "2026-11-23T05:14:30.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000378084
+         *           "deviation": 0.00079081
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 150.2825311,
-         *           "volume24h": 838333486,
-         *           "timestamp": "2026-11-23T04:55:10.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.000426403
-         *         },
-         *         {
-         *           "name": "sandbox-gamma",
-         *           "price": 150.2184775,
-         *           "volume24h": 558888991,
-         *           "timestamp": "2026-11-23T04:55:10.000Z",
+         *           "price": 151.2802472,
+         *           "volume24h": 851954628,
+         *           "timestamp": "2026-11-23T05:14:30.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
+         *         },
+         *         {
+         *           "name": "sandbox-gamma",
+         *           "price": 151.2750267,
+         *           "volume24h": 567969752,
+         *           "timestamp": "2026-11-23T05:14:30.000Z",
+         *           "used": true,
+         *           "status": "used",
+         *           "deviation": 0.0000345088
          *         }
          *       ],
          *       "sourceCount": 3,
          *       "isValid": true,
-         *       "spread": 0.000804536,
+         *       "spread": 0.000824998,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
          *       },
          *       "unavailableSources": [],
-         *       "resolutionTimestamp": "2026-11-23T04:55:16.117Z",
+         *       "resolutionTimestamp": "2026-11-23T05:14:36.842Z",
          *       "costUsd": "0.01",
          *       "remainingBalanceUsd": "99.99"
          *     }
@@ -2655,7 +2835,13 @@ export interface components {
              */
             remainingBalanceUsd: string;
         };
-        /** PriceScheduledRequest */
+        /**
+         * PriceScheduledRequest
+         * @example {
+         *       "symbol": "JUP",
+         *       "scheduledFor": "2026-11-23T06:14:36Z"
+         *     }
+         */
         PriceScheduledRequest: {
             /**
              * @description Symbol or Solana mint address
@@ -2677,7 +2863,7 @@ export interface components {
          * PriceScheduleRequest
          * @example {
          *       "symbol": "SOL",
-         *       "resolutionTimestamp": "2026-11-23T05:55:16Z",
+         *       "resolutionTimestamp": "2026-11-23T06:14:36Z",
          *       "callbackUrl": "https://hooks.example.com/sibyl"
          *     }
          */
@@ -2702,12 +2888,12 @@ export interface components {
          * PriceSource
          * @example {
          *       "name": "sandbox-alpha",
-         *       "price": 150.1616823,
-         *       "volume24h": 1397222477,
-         *       "timestamp": "2026-11-23T04:55:10.000Z",
+         *       "price": 151.3998811,
+         *       "volume24h": 1419924380,
+         *       "timestamp": "2026-11-23T05:14:30.000Z",
          *       "used": true,
          *       "status": "used",
-         *       "deviation": 0.000378084
+         *       "deviation": 0.00079081
          *     }
          */
         PriceSource: {
@@ -2735,6 +2921,29 @@ export interface components {
         /**
          * RedeliverWebhookResponse
          * @description Success
+         * @example {
+         *       "requestId": "req_YbjPbCVvukPZSFMN5g0dXH",
+         *       "id": "msg_rsOgVP5N8rhWwPRPkflGr0",
+         *       "webhookId": "msg_rsOgVP5N8rhWwPRPkflGr0",
+         *       "type": "test",
+         *       "url": "https://hooks.example.com/sibyl",
+         *       "status": "PENDING",
+         *       "attemptCount": 1,
+         *       "nextAttemptAt": "2026-11-23T05:14:37.348Z",
+         *       "lastStatusCode": 200,
+         *       "lastError": null,
+         *       "createdAt": "2026-11-23T05:14:37.300Z",
+         *       "finishedAt": null,
+         *       "attempts": [
+         *         {
+         *           "attempt": 1,
+         *           "at": "2026-11-23T05:14:37.302Z",
+         *           "statusCode": 200,
+         *           "error": null,
+         *           "latencyMs": 42
+         *         }
+         *       ]
+         *     }
          */
         RedeliverWebhookResponse: {
             /** @description The request whose result this delivery reports */
@@ -2776,7 +2985,7 @@ export interface components {
          * ResolveWithAiResponse
          * @description Success
          * @example {
-         *       "requestId": "req_3DMz1rabeFq1dMXV47FMjU",
+         *       "requestId": "req_tw5MEiiiF5gFdZRDViq05L",
          *       "status": "processing",
          *       "costUsd": "0.25",
          *       "remainingBalanceUsd": "99.54"
@@ -2801,6 +3010,34 @@ export interface components {
         /**
          * RevokeKeyResponse
          * @description Success
+         * @example {
+         *       "requestId": "req_ruZesXttiPy0NyRpIznX6h",
+         *       "id": "key_69mzV4sT20WFoneW9mDMF2",
+         *       "keyPrefix": "pk_test_RNHRvuAx",
+         *       "name": "spare",
+         *       "permissions": [
+         *         "price"
+         *       ],
+         *       "isActive": false,
+         *       "allowedIps": [],
+         *       "ipRestrictionEnabled": false,
+         *       "allowedOrigins": [],
+         *       "originRestrictionEnabled": false,
+         *       "createdAt": "2026-11-23T05:14:37.379Z",
+         *       "rateLimit": {
+         *         "requestsPerSecond": 50,
+         *         "burst": 100,
+         *         "isDefault": true
+         *       },
+         *       "quotas": {
+         *         "dailyRequests": null,
+         *         "monthlyRequests": null,
+         *         "dailySpendUsd": null,
+         *         "monthlySpendUsd": null
+         *       },
+         *       "revokedAt": "2026-11-23T05:14:37.431Z",
+         *       "rotatedFrom": "key_EHaG2dn85MVfGXOsan8KV6"
+         *     }
          */
         RevokeKeyResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -2886,6 +3123,63 @@ export interface components {
         /**
          * RotateKeyResponse
          * @description Success
+         * @example {
+         *       "requestId": "req_FzR3vmcYgBMCDXkUP56XJ7",
+         *       "newKey": {
+         *         "id": "key_69mzV4sT20WFoneW9mDMF2",
+         *         "keyPrefix": "pk_test_RNHRvuAx",
+         *         "name": "spare",
+         *         "permissions": [
+         *           "price"
+         *         ],
+         *         "isActive": true,
+         *         "allowedIps": [],
+         *         "ipRestrictionEnabled": false,
+         *         "allowedOrigins": [],
+         *         "originRestrictionEnabled": false,
+         *         "createdAt": "2026-11-23T05:14:37.379Z",
+         *         "rateLimit": {
+         *           "requestsPerSecond": 50,
+         *           "burst": 100,
+         *           "isDefault": true
+         *         },
+         *         "quotas": {
+         *           "dailyRequests": null,
+         *           "monthlyRequests": null,
+         *           "dailySpendUsd": null,
+         *           "monthlySpendUsd": null
+         *         },
+         *         "key": "pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u",
+         *         "rotatedFrom": "key_EHaG2dn85MVfGXOsan8KV6"
+         *       },
+         *       "oldKey": {
+         *         "id": "key_EHaG2dn85MVfGXOsan8KV6",
+         *         "keyPrefix": "pk_test_ADxwmngl",
+         *         "name": "spare",
+         *         "permissions": [
+         *           "price"
+         *         ],
+         *         "isActive": true,
+         *         "allowedIps": [],
+         *         "ipRestrictionEnabled": false,
+         *         "allowedOrigins": [],
+         *         "originRestrictionEnabled": false,
+         *         "createdAt": "2026-11-23T05:14:37.373Z",
+         *         "rateLimit": {
+         *           "requestsPerSecond": 50,
+         *           "burst": 100,
+         *           "isDefault": true
+         *         },
+         *         "quotas": {
+         *           "dailyRequests": null,
+         *           "monthlyRequests": null,
+         *           "dailySpendUsd": null,
+         *           "monthlySpendUsd": null
+         *         },
+         *         "expiresAt": "2026-11-23T06:14:37.375Z",
+         *         "rotatedTo": "key_69mzV4sT20WFoneW9mDMF2"
+         *       }
+         *     }
          */
         RotateKeyResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3055,6 +3349,11 @@ export interface components {
         /**
          * RotateWebhookSecretResponse
          * @description Success
+         * @example {
+         *       "requestId": "req_qjPsGyFohGbvZqbNc7kA3G",
+         *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
+         *       "previousSecretValidUntil": "2026-11-24T05:14:37.368Z"
+         *     }
          */
         RotateWebhookSecretResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3070,6 +3369,17 @@ export interface components {
         /**
          * ScheduleAiResolutionResponse
          * @description Success
+         * @example {
+         *       "requestId": "req_NAxvE4T9APKT8Nf9x4v9a4",
+         *       "jobId": "job_Np86PklVScznLZv9zbFiLt",
+         *       "jobType": "AI_RESOLUTION",
+         *       "scheduledFor": "2026-11-23T06:14:36.000Z",
+         *       "status": "PENDING",
+         *       "createdAt": "2026-11-23T05:14:37.226Z",
+         *       "canCancel": true,
+         *       "costUsd": "0.50",
+         *       "remainingBalanceUsd": "98.99"
+         *     }
          */
         ScheduleAiResolutionResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3109,6 +3419,17 @@ export interface components {
         /**
          * SchedulePriceCheckAtResponse
          * @description Success
+         * @example {
+         *       "requestId": "req_rJq9Sz7E5LxGbcipA8Rorn",
+         *       "jobId": "job_ulSW3DTpbIEWtSEcjMkVif",
+         *       "jobType": "PRICE_RESOLUTION",
+         *       "scheduledFor": "2026-11-23T06:14:36.000Z",
+         *       "status": "PENDING",
+         *       "createdAt": "2026-11-23T05:14:37.214Z",
+         *       "canCancel": true,
+         *       "costUsd": "0.05",
+         *       "remainingBalanceUsd": "99.49"
+         *     }
          */
         SchedulePriceCheckAtResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3149,12 +3470,12 @@ export interface components {
          * SchedulePriceCheckResponse
          * @description Success
          * @example {
-         *       "requestId": "req_pQDpcbiHrV1e72ZWEkzk8O",
-         *       "jobId": "job_1ddJ01P7LdZSf8lZ8A38eU",
+         *       "requestId": "req_LwFGHyUmkLKHBSkUKUiGFn",
+         *       "jobId": "job_G79yh737Jl8ExCMJw4ZNfR",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-23T05:55:16.000Z",
+         *       "scheduledFor": "2026-11-23T06:14:36.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-23T04:55:16.324Z",
+         *       "createdAt": "2026-11-23T05:14:37.016Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.74"
@@ -3198,6 +3519,16 @@ export interface components {
         /**
          * SendTestWebhookResponse
          * @description Success
+         * @example {
+         *       "requestId": "req_YbjPbCVvukPZSFMN5g0dXH",
+         *       "deliveryId": "msg_rsOgVP5N8rhWwPRPkflGr0",
+         *       "webhookId": "msg_rsOgVP5N8rhWwPRPkflGr0",
+         *       "delivered": true,
+         *       "status": "DELIVERED",
+         *       "statusCode": 200,
+         *       "latencyMs": 42,
+         *       "error": null
+         *     }
          */
         SendTestWebhookResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3228,17 +3559,17 @@ export interface components {
         /**
          * Transaction
          * @example {
-         *       "id": "9",
-         *       "kind": "charge",
-         *       "amountUsd": "-0.25",
-         *       "balanceAfterUsd": "99.54",
-         *       "operation": "resolveWithAi",
-         *       "requestId": "req_3DMz1rabeFq1dMXV47FMjU",
-         *       "keyId": "key_f66J6HWNxkCpyAXsgjBNh2",
+         *       "id": "12",
+         *       "kind": "refund",
+         *       "amountUsd": "0.50",
+         *       "balanceAfterUsd": "99.49",
+         *       "operation": null,
+         *       "requestId": null,
+         *       "keyId": null,
          *       "reference": null,
-         *       "refundOf": null,
-         *       "memo": null,
-         *       "createdAt": "2026-11-23T04:55:16.387Z"
+         *       "refundOf": "11",
+         *       "memo": "cancelled job_Np86PklVScznLZv9zbFiLt",
+         *       "createdAt": "2026-11-23T05:14:37.287Z"
          *     }
          */
         Transaction: {
@@ -3280,50 +3611,50 @@ export interface components {
          * TransactionList
          * @description Success
          * @example {
-         *       "requestId": "req_nsHwr3XVwRDd3avxNfZz1Z",
+         *       "requestId": "req_nmVmCpdMvOnqLc3bTkuOyo",
          *       "transactions": [
          *         {
-         *           "id": "9",
-         *           "kind": "charge",
-         *           "amountUsd": "-0.25",
-         *           "balanceAfterUsd": "99.54",
-         *           "operation": "resolveWithAi",
-         *           "requestId": "req_3DMz1rabeFq1dMXV47FMjU",
-         *           "keyId": "key_f66J6HWNxkCpyAXsgjBNh2",
-         *           "reference": null,
-         *           "refundOf": null,
-         *           "memo": null,
-         *           "createdAt": "2026-11-23T04:55:16.387Z"
-         *         },
-         *         {
-         *           "id": "8",
+         *           "id": "12",
          *           "kind": "refund",
-         *           "amountUsd": "0.05",
-         *           "balanceAfterUsd": "99.79",
+         *           "amountUsd": "0.50",
+         *           "balanceAfterUsd": "99.49",
          *           "operation": null,
          *           "requestId": null,
          *           "keyId": null,
          *           "reference": null,
-         *           "refundOf": "7",
-         *           "memo": "cancelled job_1ddJ01P7LdZSf8lZ8A38eU",
-         *           "createdAt": "2026-11-23T04:55:16.379Z"
+         *           "refundOf": "11",
+         *           "memo": "cancelled job_Np86PklVScznLZv9zbFiLt",
+         *           "createdAt": "2026-11-23T05:14:37.287Z"
          *         },
          *         {
-         *           "id": "7",
+         *           "id": "11",
          *           "kind": "charge",
-         *           "amountUsd": "-0.05",
-         *           "balanceAfterUsd": "99.74",
-         *           "operation": "schedulePriceCheck",
-         *           "requestId": "req_pQDpcbiHrV1e72ZWEkzk8O",
-         *           "keyId": "key_f66J6HWNxkCpyAXsgjBNh2",
+         *           "amountUsd": "-0.50",
+         *           "balanceAfterUsd": "98.99",
+         *           "operation": "scheduleAiResolution",
+         *           "requestId": "req_NAxvE4T9APKT8Nf9x4v9a4",
+         *           "keyId": "key_2oWiM6Yslfk6Z18Bi9HAcF",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-23T04:55:16.322Z"
+         *           "createdAt": "2026-11-23T05:14:37.224Z"
+         *         },
+         *         {
+         *           "id": "10",
+         *           "kind": "charge",
+         *           "amountUsd": "-0.05",
+         *           "balanceAfterUsd": "99.49",
+         *           "operation": "schedulePriceCheckAt",
+         *           "requestId": "req_rJq9Sz7E5LxGbcipA8Rorn",
+         *           "keyId": "key_2oWiM6Yslfk6Z18Bi9HAcF",
+         *           "reference": null,
+         *           "refundOf": null,
+         *           "memo": null,
+         *           "createdAt": "2026-11-23T05:14:37.212Z"
          *         }
          *       ],
          *       "hasMore": true,
-         *       "nextStartingAfter": "7"
+         *       "nextStartingAfter": "10"
          *     }
          */
         TransactionList: {
@@ -3338,6 +3669,11 @@ export interface components {
         /**
          * UnavailableSource
          * @description A venue asked that gave no quote, and why
+         * @example {
+         *       "name": "kraken",
+         *       "reason": "rate_limited",
+         *       "retryAt": "2026-11-23T05:16:30.000Z"
+         *     }
          */
         UnavailableSource: {
             name: string;
@@ -3387,9 +3723,9 @@ export interface components {
          * UpdateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_IsymdS2tSTcoVRvyXhraMV",
-         *       "id": "key_aMv08KeXynnLYgCus059O4",
-         *       "keyPrefix": "pk_test_BnPTHwTP",
+         *       "requestId": "req_bh87jwtyz89nIv7RiLhlEJ",
+         *       "id": "key_vk8vptRRvVZA134pUpgLTO",
+         *       "keyPrefix": "pk_test_xBAI4J1J",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -3402,7 +3738,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-23T04:55:16.172Z",
+         *       "createdAt": "2026-11-23T05:14:36.894Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -3497,7 +3833,20 @@ export interface components {
                 };
             };
         };
-        /** ValidationProblem */
+        /**
+         * ValidationProblem
+         * @example {
+         *       "path": "query.status",
+         *       "message": "must be one of: OPEN, CLOSED, RESOLVING, FINALIZED, CANCELLED",
+         *       "allowed": [
+         *         "OPEN",
+         *         "CLOSED",
+         *         "RESOLVING",
+         *         "FINALIZED",
+         *         "CANCELLED"
+         *       ]
+         *     }
+         */
         ValidationProblem: {
             /**
              * @description Where: `body.…`, `query.…`, `path.…` or `header.…`
@@ -3514,6 +3863,29 @@ export interface components {
         /**
          * WebhookDelivery
          * @description Success
+         * @example {
+         *       "requestId": "req_YbjPbCVvukPZSFMN5g0dXH",
+         *       "id": "msg_rsOgVP5N8rhWwPRPkflGr0",
+         *       "webhookId": "msg_rsOgVP5N8rhWwPRPkflGr0",
+         *       "type": "test",
+         *       "url": "https://hooks.example.com/sibyl",
+         *       "status": "DELIVERED",
+         *       "attemptCount": 1,
+         *       "nextAttemptAt": null,
+         *       "lastStatusCode": 200,
+         *       "lastError": null,
+         *       "createdAt": "2026-11-23T05:14:37.300Z",
+         *       "finishedAt": "2026-11-23T05:14:37.304Z",
+         *       "attempts": [
+         *         {
+         *           "attempt": 1,
+         *           "at": "2026-11-23T05:14:37.302Z",
+         *           "statusCode": 200,
+         *           "error": null,
+         *           "latencyMs": 42
+         *         }
+         *       ]
+         *     }
          */
         WebhookDelivery: {
             /** @description The request whose result this delivery reports */
@@ -3554,6 +3926,42 @@ export interface components {
         /**
          * WebhookDeliveryList
          * @description Success
+         * @example {
+         *       "requestId": "req_8vzhUd8uEPtTIq6a9RBAXU",
+         *       "deliveries": [
+         *         {
+         *           "id": "msg_rsOgVP5N8rhWwPRPkflGr0",
+         *           "webhookId": "msg_rsOgVP5N8rhWwPRPkflGr0",
+         *           "type": "test",
+         *           "requestId": "req_YbjPbCVvukPZSFMN5g0dXH",
+         *           "url": "https://hooks.example.com/sibyl",
+         *           "status": "DELIVERED",
+         *           "attemptCount": 1,
+         *           "nextAttemptAt": null,
+         *           "lastStatusCode": 200,
+         *           "lastError": null,
+         *           "createdAt": "2026-11-23T05:14:37.300Z",
+         *           "finishedAt": "2026-11-23T05:14:37.304Z"
+         *         },
+         *         {
+         *           "id": "msg_84ZLgxKzir8Epf9cmkOSrf",
+         *           "webhookId": "msg_84ZLgxKzir8Epf9cmkOSrf",
+         *           "type": "ai",
+         *           "requestId": "req_tw5MEiiiF5gFdZRDViq05L",
+         *           "url": "https://hooks.example.com/sibyl",
+         *           "status": "PENDING",
+         *           "attemptCount": 0,
+         *           "nextAttemptAt": "2026-11-23T05:14:37.124Z",
+         *           "lastStatusCode": null,
+         *           "lastError": null,
+         *           "createdAt": "2026-11-23T05:14:37.124Z",
+         *           "finishedAt": null
+         *         }
+         *       ],
+         *       "total": 2,
+         *       "page": 1,
+         *       "pageSize": 2
+         *     }
          */
         WebhookDeliveryList: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3564,7 +3972,23 @@ export interface components {
             page: number;
             pageSize: number;
         };
-        /** WebhookDeliverySummary */
+        /**
+         * WebhookDeliverySummary
+         * @example {
+         *       "id": "msg_rsOgVP5N8rhWwPRPkflGr0",
+         *       "webhookId": "msg_rsOgVP5N8rhWwPRPkflGr0",
+         *       "type": "test",
+         *       "requestId": "req_YbjPbCVvukPZSFMN5g0dXH",
+         *       "url": "https://hooks.example.com/sibyl",
+         *       "status": "DELIVERED",
+         *       "attemptCount": 1,
+         *       "nextAttemptAt": null,
+         *       "lastStatusCode": 200,
+         *       "lastError": null,
+         *       "createdAt": "2026-11-23T05:14:37.300Z",
+         *       "finishedAt": "2026-11-23T05:14:37.304Z"
+         *     }
+         */
         WebhookDeliverySummary: {
             /** @description The delivery id, which is also its `webhook-id` */
             id: string;
@@ -3587,7 +4011,12 @@ export interface components {
             createdAt: string;
             finishedAt: string | null;
         };
-        /** WebhookTestRequest */
+        /**
+         * WebhookTestRequest
+         * @example {
+         *       "callbackUrl": "https://hooks.example.com/sibyl"
+         *     }
+         */
         WebhookTestRequest: {
             /** @description An https:// URL to send a signed `type: "test"` event to, now */
             callbackUrl: string;

@@ -123,6 +123,7 @@ export function documentErrorBody(doc: Json): void {
   const schemas = componentsOf(doc, 'schemas');
   const codes = Object.keys(ERROR_STATUS).sort();
   schemas.ErrorCode = Type.Enum(codes, {
+    examples: ['INSUFFICIENT_BALANCE'],
     description:
       'Every code of the error vocabulary (docs/api.md#errors); each answer lists those its status can carry',
   });

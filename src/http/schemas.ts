@@ -26,7 +26,17 @@ export const ValidationProblemSchema = Type.Object(
       Type.Array(Type.String(), { description: 'For an enumeration: every value the field accepts' }),
     ),
   },
-  { title: 'ValidationProblem', additionalProperties: true },
+  {
+    title: 'ValidationProblem',
+    additionalProperties: true,
+    examples: [
+      {
+        path: 'query.status',
+        message: 'must be one of: OPEN, CLOSED, RESOLVING, FINALIZED, CANCELLED',
+        allowed: ['OPEN', 'CLOSED', 'RESOLVING', 'FINALIZED', 'CANCELLED'],
+      },
+    ],
+  },
 );
 
 const CODE_DESCRIPTION = 'Machine-readable code from the error vocabulary (docs/api.md)';

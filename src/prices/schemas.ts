@@ -41,6 +41,7 @@ export const UnavailableSourceSchema = Type.Object(
   {
     title: 'UnavailableSource',
     additionalProperties: false,
+    examples: [{ name: 'kraken', reason: 'rate_limited', retryAt: '2026-11-23T05:16:30.000Z' }],
     description: 'A venue asked that gave no quote, and why',
   },
 );
