@@ -173,7 +173,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   priceRoutes(app, { prices });
   historicalRoutes(app, { historical });
   jobRoutes(app, { callbacks, ai: options.aiJobs ?? aiJobResolver(resolver) });
-  marketRoutes(app, { db, clock, prices, settings: config.markets });
+  marketRoutes(app, { db, clock, prices, settings: config.markets, redisUrl: config.redisUrl });
   marketAdminRoutes(app, { db, settings: config.markets });
   aiRoutes(app, {
     resolver,

@@ -9,6 +9,11 @@ export const marketSettings = defineSettings(
     MARKETS_BOOK_DEPTH: Type.Integer({ default: 20, minimum: 1, maximum: 10_001 }),
     MARKETS_LIFECYCLE_CONCURRENCY: Type.Integer({ default: 10, minimum: 1, maximum: 1000 }),
     MARKETS_LIFECYCLE_LEASE_MS: Type.Integer({ default: 120_000, minimum: 1000 }),
+    MARKETS_DETAIL_CACHE_PREFIX: Type.String({
+      default: 'sibyl:market-detail:',
+      minLength: 1,
+      maxLength: 200,
+    }),
   },
   (v) => ({
     /** The operator's bearer token for POST /admin/markets/events; unset = the route does not exist. */
@@ -21,6 +26,8 @@ export const marketSettings = defineSettings(
     lifecycleConcurrency: v.MARKETS_LIFECYCLE_CONCURRENCY,
     /** How long a worker holds a market it is resolving (longer than an AI resolution's deadline). */
     lifecycleLeaseMs: v.MARKETS_LIFECYCLE_LEASE_MS,
+    /** Redis key prefix of the shared detail cache (with REDIS_URL): one per deployment sharing a Redis. */
+    detailCachePrefix: v.MARKETS_DETAIL_CACHE_PREFIX,
   }),
 );
 

@@ -10,6 +10,7 @@ import type { MarketsConfig } from './config.js';
 import { MARKET_STATUSES } from './events.js';
 import { MarketDetail, type MarketDetailBody, MarketList } from './schemas.js';
 import { MarketService } from './service.js';
+import { RedisDetailStore } from './shared-cache.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
@@ -62,10 +63,21 @@ function detailSerializer(detail: MarketDetailBody) {
 /** GET /markets and GET /markets/:id (docs/markets.md). */
 export function marketRoutes(
   app: FastifyInstance,
-  deps: { db: Database; clock: Clock; prices: PriceService; settings: MarketsConfig },
+  deps: {
+    db: Database;
+    clock: Clock;
+    prices: PriceService;
+    settings: MarketsConfig;
+    /** Set: the detail cache is shared by every API instance through this Redis. */
+    redisUrl?: string | undefined;
+  },
 ): void {
   const { db, clock, prices, settings } = deps;
-  const markets = new MarketService({ db, clock, prices, bookDepth: settings.bookDepth });
+  const shared = deps.redisUrl
+    ? new RedisDetailStore<MarketDetailBody>(deps.redisUrl, app.log, settings.detailCachePrefix)
+    : undefined;
+  if (shared) app.addHook('onClose', () => shared.close());
+  const markets = new MarketService({ db, clock, prices, bookDepth: settings.bookDepth, shared });
 
   defineRoute(app, {
     method: 'GET',

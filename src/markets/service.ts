@@ -4,7 +4,7 @@ import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { PriceService } from '../prices/service.js';
 import { parseTarget } from '../prices/tokens.js';
-import { DetailCache } from './cache.js';
+import { DETAIL_TTL_MS, DetailCache } from './cache.js';
 import {
   assembleDetail,
   type CountRow,
@@ -17,6 +17,7 @@ import {
 } from './detail.js';
 import type { MarketStatus } from './events.js';
 import type { AiPredictionBody, MarketDetailBody, MarketListBody, PriceFeedBody } from './schemas.js';
+import type { SharedDetailStore } from './shared-cache.js';
 import * as sql from './sql.js';
 
 const DAY_MS = 86_400_000;
@@ -79,9 +80,22 @@ export class MarketService {
   private readonly cache: DetailCache<MarketDetailBody>;
 
   constructor(
-    private readonly deps: { db: Database; clock: Clock; prices: PriceService; bookDepth: number },
+    private readonly deps: {
+      db: Database;
+      clock: Clock;
+      prices: PriceService;
+      bookDepth: number;
+      /** Details shared with the other API instances (Redis); absent: this instance's own cache only. */
+      shared?: SharedDetailStore<MarketDetailBody> | undefined;
+    },
   ) {
-    this.cache = new DetailCache((idOrSlug) => this.computeDetail(idOrSlug), deps.clock);
+    this.cache = new DetailCache(
+      (idOrSlug) => this.computeDetail(idOrSlug),
+      deps.clock,
+      DETAIL_TTL_MS,
+      undefined,
+      deps.shared,
+    );
   }
 
   /** The detail of a market by id or slug, at most a minute old; null when there is none. */
