@@ -4,7 +4,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { createAccount } from '../dist/accounts/accounts.js';
-import { RECORDED_CALLBACKS_TABLE } from '../dist/ai/recording-outbox.js';
 import { migrate } from '../dist/db/migrate.js';
 import { PostgresDatabase } from '../dist/db/postgres.js';
 import { createKey } from '../dist/keys/keys.js';
@@ -185,7 +184,7 @@ async function loadScenario(db, dbUrl, account, prober, failures) {
     for (;;) {
       const [row] = await db.query(
         `SELECT count(*) FILTER (WHERE status = 'COMPLETED') AS done,
-                (SELECT count(*) FROM test_recorded_callbacks WHERE request_id = ANY($1)) AS callbacks
+                (SELECT count(*) FROM webhook_deliveries WHERE request_id = ANY($1)) AS callbacks
            FROM ai_requests WHERE id = ANY($1)`,
         [ids],
       );
@@ -225,7 +224,6 @@ export async function runAiBench({ dbUrl, only, writeDocs }) {
   const lines = [];
   try {
     await migrate(db);
-    await db.exec(RECORDED_CALLBACKS_TABLE);
     const live = await fundedKey(db, 'live');
     const prober = await fundedKey(db, 'sandbox');
     const [pg] = await db.query('SHOW server_version');

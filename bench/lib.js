@@ -4,7 +4,15 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 
 export function startProcess(name, args, env) {
-  const child = spawn(process.execPath, args, {
+  // BENCH_CPU_PROF_DIR: each service process writes a V8 CPU profile there when it stops.
+  const profile = process.env.BENCH_CPU_PROF_DIR
+    ? [
+        '--cpu-prof',
+        `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`,
+        `--cpu-prof-name=${name}-${Date.now()}.cpuprofile`,
+      ]
+    : [];
+  const child = spawn(process.execPath, [...profile, ...args], {
     env: { PATH: process.env.PATH, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
