@@ -23,7 +23,11 @@ export function readIdempotencyKey(header: string | string[] | undefined): strin
 
 /** JSON with object keys sorted at every level, so `{a,b}` and `{b,a}` are the same request. */
 function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (Array.isArray(value)) {
+    // A list of plain values (the batch's symbols) is already canonical: one stringify, not one per item.
+    if (value.every((v) => v === null || typeof v !== 'object')) return JSON.stringify(value);
+    return `[${value.map(canonicalJson).join(',')}]`;
+  }
   if (value !== null && typeof value === 'object') {
     const entries = Object.keys(value as object)
       .sort()

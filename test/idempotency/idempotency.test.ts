@@ -224,3 +224,18 @@ describe('Idempotency-Key', () => {
     expect(await storedKeys(account.accountId)).toBe(0);
   });
 });
+
+describe('fingerprint', () => {
+  it('ignores key order at every level, keeps array order, and tells values apart', async () => {
+    const { fingerprint } = await import('../../src/idempotency/idempotency.js');
+    const of = (body: unknown) => fingerprint('POST', '/api/v1/price/batch', body);
+    expect(of({ symbols: ['SOL', 'JUP'], n: 1 })).toBe(of({ n: 1, symbols: ['SOL', 'JUP'] }));
+    expect(of({ symbols: ['SOL', 'JUP'] })).not.toBe(of({ symbols: ['JUP', 'SOL'] }));
+    expect(of({ a: [{ x: 1, y: [true, null] }] })).toBe(of({ a: [{ y: [true, null], x: 1 }] }));
+    expect(of({ a: [1, '1'] })).not.toBe(of({ a: ['1', 1] }));
+    expect(of({ a: [{ x: 1 }] })).not.toBe(of({ a: [{ x: 2 }] }));
+    expect(fingerprint('POST', '/api/v1/price/batch', { s: [] })).not.toBe(
+      fingerprint('POST', '/api/v1/ai/resolve', { s: [] }),
+    );
+  });
+});
