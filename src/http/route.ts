@@ -120,12 +120,6 @@ function accessNote(spec: { permission: Permission; price?: unknown; priceNote?:
   return `Permission: \`${spec.permission}\`. Price: ${price}.`;
 }
 
-/** A response's examples, carried over to the success body (with `requestId` and billing added). */
-function examplesOf(response: TObject): { examples?: unknown[] } {
-  const examples = (response as { examples?: unknown[] }).examples;
-  return examples ? { examples } : {};
-}
-
 function errorResponses(codes: ErrorCode[]): Record<number, TObject> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set(codes)) {
@@ -159,7 +153,6 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
       title: spec.responseName ?? `${spec.operationId[0]?.toUpperCase()}${spec.operationId.slice(1)}Response`,
       description: (spec.response as { description?: string }).description ?? 'Success',
       additionalProperties: false,
-      ...examplesOf(spec.response),
     },
   );
 
