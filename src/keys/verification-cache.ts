@@ -26,7 +26,8 @@ export class VerificationCache<V> {
   /** Raised by every eviction: a load that started before one may hold pre-change data. */
   private generation = 0;
   private timer: NodeJS.Timeout | undefined;
-  private syncing = false;
+  private running: Promise<void> | undefined;
+  private queued: Promise<void> | undefined;
 
   constructor(
     private readonly options: { ttlMs: number; maxEntries: number; syncMs: number },
@@ -94,13 +95,33 @@ export class VerificationCache<V> {
   }
 
   /**
+   * Applies every change committed before the call: when it resolves, the cache holds nothing a
+   * change then committed made stale. A call made while a poll runs waits for it and then polls
+   * again (that poll may have read the feed before the caller's change committed); calls made
+   * meanwhile share that one follow-up.
+   */
+  sync(db: Queryable, windowMs = 10_000): Promise<void> {
+    if (!this.running) {
+      this.running = this.poll(db, windowMs).finally(() => {
+        this.running = undefined;
+      });
+      return this.running;
+    }
+    this.queued ??= this.running
+      .catch(() => {})
+      .then(() => {
+        this.queued = undefined;
+        return this.sync(db, windowMs);
+      });
+    return this.queued;
+  }
+
+  /**
    * One poll of the change feed. Rows are read over a trailing window rather than after the last
    * id, because identity values are assigned before commit: a transaction that commits late can
    * appear with a smaller id than one already seen.
    */
-  async sync(db: Queryable, windowMs = 10_000): Promise<void> {
-    if (this.syncing) return;
-    this.syncing = true;
+  private async poll(db: Queryable, windowMs: number): Promise<void> {
     try {
       const [row] = await db.query<{ now: Date }>(DB_NOW);
       const dbNow = (row as { now: Date }).now;
@@ -119,8 +140,6 @@ export class VerificationCache<V> {
     } catch (err) {
       this.clear();
       throw err;
-    } finally {
-      this.syncing = false;
     }
   }
 

@@ -111,6 +111,43 @@ describe('key verification cache', () => {
     expect((await call()).statusCode).toBe(200);
   });
 
+  it('a sync asked for while a poll runs still applies a change committed before it was asked', async () => {
+    const { setAccountStatus } = await import('../../src/accounts/accounts.js');
+    const owner = await ctx.createAccount();
+    const call = () => ctx.request(owner.key, { method: 'GET', url: '/api/v1/account' });
+    expect((await call()).statusCode).toBe(200); // cached
+    const cache = ctx.app.services.authenticator.cache;
+    await cache.sync(ctx.database.db);
+
+    // A poll that has read the change feed, and is held before it finishes.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let feedRead = () => {};
+    const read = new Promise<void>((resolve) => {
+      feedRead = resolve;
+    });
+    const slow: Queryable = {
+      async query<R = Row>(sql: Sql, params?: readonly unknown[]): Promise<R[]> {
+        const rows = await ctx.database.db.query<R>(sql, params);
+        if (sqlText(sql).includes('FROM auth_changes')) {
+          feedRead();
+          await held;
+        }
+        return rows;
+      },
+      exec: (script: string) => ctx.database.db.exec(script),
+    };
+    const first = cache.sync(slow);
+    await read;
+    await setAccountStatus(ctx.database.db, owner.accountId, 'suspended');
+    const second = cache.sync(ctx.database.db);
+    release();
+    await Promise.all([first, second]);
+    expect((await call()).json().code).toBe('ACCOUNT_SUSPENDED');
+  });
+
   it('empties itself when a sync fails, so an outage cannot keep a revoked key alive', async () => {
     const owner = await ctx.createAccount();
     await ctx.request(owner.key, { method: 'GET', url: '/api/v1/account' });
