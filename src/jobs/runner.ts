@@ -9,6 +9,7 @@ import type { Log } from '../logger.js';
 import { presentPrice } from '../prices/batch.js';
 import { requireToken } from '../prices/requested.js';
 import type { PriceService } from '../prices/service.js';
+import type { PriceTarget } from '../prices/tokens.js';
 import type { CallbackOutbox } from '../webhooks/port.js';
 import type { QueueHandler } from '../worker/queue.js';
 import { JOBS_CHANNEL, type JobRow } from './jobs.js';
@@ -29,11 +30,21 @@ type Outcome =
   | { ok: true; result: Record<string, unknown> }
   | { ok: false; error: { code: string; message: string } };
 
+/** A job that ran, and how it ended: what finishing it writes. */
+interface Ran {
+  job: JobRow;
+  outcome: Outcome;
+}
+
 /**
  * Runs scheduled jobs: claims due ones (and those whose worker died) with a lease, does the work
  * outside any transaction, then finishes the job — status, result, refund of a failed job, callback
  * row — in one transaction, only if it still holds the lease. A job whose worker died mid-work is
  * run again after its lease; it completes once.
+ *
+ * Price checks claimed together run together: one price read per token (they are due in the same
+ * moment, and the result says when the price was computed), then one finishing statement or
+ * transaction for all the jobs of that token. AI resolutions run one by one.
  */
 export function jobQueueHandler(deps: JobRunnerDeps): QueueHandler<JobRow> {
   const { db, settings } = deps;
@@ -43,7 +54,9 @@ export function jobQueueHandler(deps: JobRunnerDeps): QueueHandler<JobRow> {
     concurrency: settings.concurrency,
     claim: (limit, now) =>
       db.query<JobRow>(sql.CLAIM, [now, limit, randomBase62(16), settings.priceLeaseMs, settings.aiLeaseMs]),
-    process: async (job) => finishJob(deps, job, await runOrGiveUp(deps, job)),
+    process: (job) => (job.job_type === 'AI_RESOLUTION' ? runAiJob(deps, job) : runPriceChecks(deps, [job])),
+    batchable: (job) => job.job_type === 'PRICE_RESOLUTION',
+    processBatch: (jobs) => runPriceChecks(deps, jobs),
     async nextDueAt() {
       const [row] = await db.query<{ next: Date | null }>(sql.NEXT_DUE);
       return row?.next ?? null;
@@ -54,99 +67,190 @@ export function jobQueueHandler(deps: JobRunnerDeps): QueueHandler<JobRow> {
 /** Runs of one job that end in an unexpected error before it fails for good (and is refunded). */
 export const MAX_ATTEMPTS = 5;
 
-async function runOrGiveUp(deps: JobRunnerDeps, job: JobRow): Promise<Outcome> {
+const GAVE_UP: Outcome = {
+  ok: false,
+  error: { code: 'INTERNAL_ERROR', message: 'The job could not be run; it was refunded' },
+};
+
+async function runAiJob(deps: JobRunnerDeps, job: JobRow): Promise<void> {
+  let outcome: Outcome;
   try {
-    return await runJob(deps, job);
+    outcome = await deps.ai.resolve(job.request as unknown as AiJobInput, job.mode, job.request_id);
   } catch (err) {
     if (job.attempts < MAX_ATTEMPTS) throw err; // logged by the queue; retried after the lease
     deps.log.error({ err, jobId: job.id }, 'scheduled job failed on every attempt');
-    return {
-      ok: false,
-      error: { code: 'INTERNAL_ERROR', message: 'The job could not be run; it was refunded' },
-    };
+    outcome = GAVE_UP;
   }
+  await finishJobs(deps, [{ job, outcome }]);
 }
 
-async function runJob(deps: JobRunnerDeps, job: JobRow): Promise<Outcome> {
-  if (job.job_type === 'AI_RESOLUTION') {
-    return deps.ai.resolve(job.request as unknown as AiJobInput, job.mode, job.request_id);
+/** Price checks of one token in one mode, named the same way. */
+interface TokenGroup {
+  mode: JobRow['mode'];
+  symbol: string;
+  target: PriceTarget;
+  jobs: JobRow[];
+}
+
+/**
+ * Runs price checks claimed together: a job whose symbol is malformed or unknown fails at once; the
+ * others are grouped by token, and each group is priced once and finished together, so that a slow
+ * venue for one token holds back only that token's jobs.
+ */
+async function runPriceChecks(deps: JobRunnerDeps, jobs: JobRow[]): Promise<void> {
+  const refused: Ran[] = [];
+  const groups = new Map<string, TokenGroup>();
+  for (const job of jobs) {
+    let token: { symbol: string; target: PriceTarget };
+    try {
+      token = requireToken(String(job.request.symbol ?? ''), 'symbol');
+    } catch (err) {
+      refused.push({ job, outcome: expectedFailure(err) ?? GAVE_UP });
+      continue;
+    }
+    const key = `${job.mode}\u0000${token.target.key}\u0000${token.symbol}`;
+    const group = groups.get(key);
+    if (group) group.jobs.push(job);
+    else groups.set(key, { mode: job.mode, ...token, jobs: [job] });
   }
-  const requested = String(job.request.symbol ?? '');
+  const finishing = [...groups.values()].map(async (group) =>
+    finishJobs(deps, await priceGroup(deps, group)),
+  );
+  if (refused.length > 0) finishing.push(finishJobs(deps, refused));
+  const failures = (await Promise.allSettled(finishing)).filter((r) => r.status === 'rejected');
+  if (failures.length > 0) throw failures[0]?.reason; // logged by the queue; retried after the lease
+}
+
+async function priceGroup(deps: JobRunnerDeps, group: TokenGroup): Promise<Ran[]> {
   try {
-    const { symbol, target } = requireToken(requested, 'symbol');
-    const price = await deps.prices.price(target, job.mode, symbol);
-    return {
-      ok: true,
-      result: {
-        requestId: job.request_id,
-        symbol,
-        ...presentPrice(price, target),
-        resolutionTimestamp: deps.clock.now().toISOString(),
+    const price = await deps.prices.price(group.target, group.mode, group.symbol);
+    const presented = presentPrice(price, group.target);
+    const resolutionTimestamp = deps.clock.now().toISOString();
+    return group.jobs.map((job) => ({
+      job,
+      outcome: {
+        ok: true,
+        result: { requestId: job.request_id, symbol: group.symbol, ...presented, resolutionTimestamp },
       },
-    };
+    }));
   } catch (err) {
-    if (err instanceof AppError && err.status < 500) return { ok: false, error: errorOf(err) };
-    if (err instanceof AppError && err.code === 'PRICE_UNAVAILABLE')
-      return { ok: false, error: errorOf(err) };
-    throw err;
+    const failure = expectedFailure(err);
+    if (failure) return group.jobs.map((job) => ({ job, outcome: failure }));
+    // Unexpected: the jobs with runs left come back after the lease; the others fail for good.
+    const spent = group.jobs.filter((job) => job.attempts >= MAX_ATTEMPTS);
+    deps.log.error(
+      { err, jobIds: group.jobs.map((job) => job.id), failedForGood: spent.length },
+      spent.length > 0 ? 'scheduled job failed on every attempt' : 'scheduled price check failed; retried',
+    );
+    return spent.map((job) => ({ job, outcome: GAVE_UP }));
   }
 }
 
-function errorOf(err: AppError): { code: string; message: string } {
-  return { code: err.code, message: err.message };
+/** How an error that a price check can end in reads in the job, or null for an unexpected one. */
+function expectedFailure(err: unknown): Outcome | null {
+  if (!(err instanceof AppError)) return null;
+  if (err.status < 500 || err.code === 'PRICE_UNAVAILABLE') {
+    return { ok: false, error: { code: err.code, message: err.message } };
+  }
+  return null;
 }
 
-async function finishJob(deps: JobRunnerDeps, job: JobRow, outcome: Outcome): Promise<void> {
-  if (outcome.ok && !job.callback_url) {
-    // Nothing else to write with it: one statement, no transaction round trips.
-    const done = await deps.db.query(sql.FINISH, [
-      job.id,
-      job.lease_token,
-      'COMPLETED',
-      JSON.stringify(outcome.result),
-      null,
-      deps.clock.now(),
-    ]);
-    if (done.length === 0) deps.log.warn({ jobId: job.id }, 'scheduled job lost its lease before finishing');
+/**
+ * Finishes jobs together; should that fail, finishes each alone, so that one job whose finishing
+ * fails (it is retried after the lease) does not hold back the others.
+ */
+async function finishJobs(deps: JobRunnerDeps, ran: Ran[]): Promise<void> {
+  if (ran.length === 0) return;
+  try {
+    await finishTogether(deps, ran);
+  } catch (err) {
+    if (ran.length === 1) throw err;
+    deps.log.warn(
+      { err, jobs: ran.length },
+      'finishing scheduled jobs together failed; finishing each alone',
+    );
+    const results = await Promise.allSettled(ran.map((one) => finishTogether(deps, [one])));
+    const failed = results.filter((r) => r.status === 'rejected');
+    if (failed.length > 0) throw failed[0]?.reason;
+  }
+}
+
+/**
+ * One statement when every job completed without a callback; else one transaction that finishes the
+ * jobs, refunds the failed ones and writes the callbacks' outbox rows. Either way each job's
+ * status, result, refund and callback commit together, and only for a job whose lease still holds.
+ */
+async function finishTogether(deps: JobRunnerDeps, ran: Ran[]): Promise<void> {
+  const rows = JSON.stringify(
+    ran.map(({ job, outcome }) => ({
+      id: job.id,
+      lease_token: job.lease_token,
+      status: outcome.ok ? 'COMPLETED' : 'FAILED',
+      result: outcome.ok ? outcome.result : null,
+      error: outcome.ok ? null : outcome.error,
+    })),
+  );
+  if (ran.every(({ job, outcome }) => outcome.ok && !job.callback_url)) {
+    const finished = await deps.db.query<JobRow>(sql.FINISH, [rows, deps.clock.now()]);
+    warnLostLeases(deps, ran, finished);
     return;
   }
-  const ctx = createContext(deps.db, deps.clock, { requestId: job.request_id });
+  const ctx = createContext(deps.db, deps.clock);
   await withTransaction(ctx, async (tx) => {
-    const now = tx.clock.now();
-    const [finished] = await tx.tx.query<JobRow>(sql.FINISH, [
-      job.id,
-      job.lease_token,
-      outcome.ok ? 'COMPLETED' : 'FAILED',
-      outcome.ok ? JSON.stringify(outcome.result) : null,
-      outcome.ok ? null : JSON.stringify(outcome.error),
-      now,
-    ]);
-    if (!finished) {
-      // The lease lapsed and another worker took the job: its run is the one that counts.
-      deps.log.warn({ jobId: job.id }, 'scheduled job lost its lease before finishing');
-      return;
-    }
-    let refundMicros = 0n;
-    if (!outcome.ok) {
+    const finished = await tx.tx.query<JobRow>(sql.FINISH, [rows, tx.clock.now()]);
+    warnLostLeases(deps, ran, finished);
+    const outcomes = new Map(ran.map(({ job, outcome }) => [job.id, outcome]));
+    // Refunds lock account rows: in one order (account, then job), so that two batches never deadlock.
+    finished.sort((a, b) => compare(a.account_id, b.account_id) || compare(a.id, b.id));
+    const refunds = new Map<string, bigint>();
+    for (const job of finished) {
+      if (outcomes.get(job.id)?.ok !== false) continue;
       const refund = await refundCharge(tx.tx, {
         chargeEntryId: job.charge_entry_id,
         accountId: job.account_id,
         memo: `failed ${job.id}`,
       });
-      refundMicros = refund.amountMicros;
+      refunds.set(job.id, refund.amountMicros);
     }
-    if (finished.callback_url) await enqueueJobCallback(deps, tx, finished, outcome, refundMicros);
+    // Balances once the refunds are in: what the account has when this transaction commits.
+    const balances = new Map<string, bigint>();
+    const deliveries: { id: string; delivery_id: string }[] = [];
+    for (const job of finished) {
+      const outcome = outcomes.get(job.id);
+      if (!job.callback_url || !outcome) continue;
+      let balance = balances.get(job.account_id);
+      if (balance === undefined) {
+        balance = await getBalance(tx.tx, job.account_id);
+        balances.set(job.account_id, balance);
+      }
+      const deliveryId = await enqueueJobCallback(deps, tx, job, outcome, refunds.get(job.id) ?? 0n, balance);
+      deliveries.push({ id: job.id, delivery_id: deliveryId });
+    }
+    if (deliveries.length > 0) await tx.tx.query(sql.SET_DELIVERIES, [JSON.stringify(deliveries)]);
   });
 }
 
-async function enqueueJobCallback(
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function warnLostLeases(deps: JobRunnerDeps, ran: Ran[], finished: JobRow[]): void {
+  if (finished.length === ran.length) return;
+  const done = new Set(finished.map((job) => job.id));
+  for (const { job } of ran) {
+    // The lease lapsed and another worker took the job: its run is the one that counts.
+    if (!done.has(job.id)) deps.log.warn({ jobId: job.id }, 'scheduled job lost its lease before finishing');
+  }
+}
+
+function enqueueJobCallback(
   deps: JobRunnerDeps,
   tx: TxContext,
   job: JobRow,
   outcome: Outcome,
   refundMicros: bigint,
-): Promise<void> {
-  const balance = await getBalance(tx.tx, job.account_id);
+  balance: bigint,
+): Promise<string> {
   const data = outcome.ok
     ? {
         ...outcome.result,
@@ -161,7 +265,7 @@ async function enqueueJobCallback(
         refundUsd: formatUsd(refundMicros),
         remainingBalanceUsd: formatUsd(balance),
       };
-  const deliveryId = await deps.callbacks.enqueueCallback(tx, {
+  return deps.callbacks.enqueueCallback(tx, {
     accountId: job.account_id,
     url: job.callback_url as string,
     type: job.job_type === 'AI_RESOLUTION' ? 'ai' : 'price',
@@ -169,5 +273,4 @@ async function enqueueJobCallback(
     requestId: job.request_id,
     data,
   });
-  await tx.tx.query(sql.SET_DELIVERY, [job.id, deliveryId]);
 }

@@ -21,9 +21,21 @@ export interface QueueHandler<T> {
   claim(limit: number, now: Date): Promise<T[]>;
   /** Does one item's work. A throw is logged; the item comes back when its lease expires. */
   process(item: T): Promise<void>;
+  /**
+   * Optional: does the work of the items of one claim that `batchable` accepts together (one read,
+   * one finishing statement for many), instead of `process` for each. They hold their slots until
+   * the whole batch is done. A throw is logged; the items it did not finish come back when their
+   * lease expires.
+   */
+  processBatch?(items: T[]): Promise<void>;
+  /** Which items go to `processBatch` (default: every item, when there is a `processBatch`). */
+  batchable?(item: T): boolean;
   /** The next time an item becomes due after `now` (a scheduled time or a lease expiry), if any. */
   nextDueAt(now: Date): Promise<Date | null>;
 }
+
+/** What runs at once: one item, or the batchable items of one claim. */
+type Unit<T> = { single: T } | { batch: T[] };
 
 export interface QueueOptions {
   /** Longest sleep without a notification or a known due time: a safety net, not the mechanism. */
@@ -100,7 +112,7 @@ export class WorkQueue<T> {
       const items = await this.handler.claim(this.handler.concurrency, this.deps.clock.now());
       if (items.length === 0) return processed;
       processed += items.length;
-      await Promise.all(items.map((item) => this.run(item)));
+      await Promise.all(this.units(items).map((unit) => this.run(unit)));
     }
   }
 
@@ -113,7 +125,7 @@ export class WorkQueue<T> {
         while (!this.stopped && this.inFlight < this.handler.concurrency) {
           const room = this.handler.concurrency - this.inFlight;
           const items = await this.handler.claim(room, this.deps.clock.now());
-          for (const item of items) this.launch(item);
+          for (const unit of this.units(items)) this.launch(unit);
           if (items.length < room) break;
         }
       } while (this.again && !this.stopped);
@@ -124,19 +136,35 @@ export class WorkQueue<T> {
     }
   }
 
-  private launch(item: T): void {
-    this.inFlight++;
-    const run = this.run(item).finally(() => {
-      this.inFlight--;
+  /** The claimed items as units of work: the batchable ones in one batch, each other one alone. */
+  private units(items: T[]): Unit<T>[] {
+    const { processBatch, batchable } = this.handler;
+    if (!processBatch) return items.map((item) => ({ single: item }));
+    const batch: T[] = [];
+    const units: Unit<T>[] = [];
+    for (const item of items) {
+      if (!batchable || batchable(item)) batch.push(item);
+      else units.push({ single: item });
+    }
+    if (batch.length > 0) units.unshift({ batch });
+    return units;
+  }
+
+  private launch(unit: Unit<T>): void {
+    const size = 'batch' in unit ? unit.batch.length : 1;
+    this.inFlight += size;
+    const run = this.run(unit).finally(() => {
+      this.inFlight -= size;
       this.running.delete(run);
       this.wake();
     });
     this.running.add(run);
   }
 
-  private async run(item: T): Promise<void> {
+  private async run(unit: Unit<T>): Promise<void> {
     try {
-      await this.handler.process(item);
+      if ('batch' in unit) await this.handler.processBatch?.(unit.batch);
+      else await this.handler.process(unit.single);
     } catch (err) {
       this.deps.log.error({ err, queue: this.handler.name }, 'work item failed; retried after its lease');
     }

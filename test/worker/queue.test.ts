@@ -46,6 +46,7 @@ function toyQueue(
   clock: Clock,
   name: string,
   work: (item: Item) => Promise<void> = async () => {},
+  extra: Partial<QueueHandler<Item>> = {},
 ): { queue: WorkQueue<Item>; processed: bigint[] } {
   const processed: bigint[] = [];
   const handler: QueueHandler<Item> = {
@@ -66,6 +67,7 @@ function toyQueue(
       const [row] = await db.query<{ next: Date | null }>(NEXT_DUE);
       return row?.next ?? null;
     },
+    ...extra,
   };
   // A safety-net sleep far longer than any test: only notifications and due times can wake a runner.
   return { queue: new WorkQueue(handler, { db, clock, log: silentLog }, { maxSleepMs: 600_000 }), processed };
@@ -192,6 +194,60 @@ describe('work queue', () => {
     });
     await queue.stop();
     expect(finished).toBe(true);
+  });
+
+  it('hands the batchable items of a claim to processBatch together, the others one by one, within its concurrency', async () => {
+    const db = database.db;
+    await db.query(`UPDATE toy_work SET status = 'done'`);
+    const batches: number[] = [];
+    let singles = 0;
+    let inWork = 0;
+    let mostInWork = 0;
+    const working = async (count: number, work: () => Promise<void>) => {
+      inWork += count;
+      mostInWork = Math.max(mostInWork, inWork);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await work();
+      inWork -= count;
+    };
+    let finishOne: (item: Item) => Promise<void> = async () => {};
+    const { queue, processed } = toyQueue(
+      db,
+      systemClock,
+      'batch',
+      async () => {
+        singles++;
+        await working(1, async () => {});
+      },
+      {
+        batchable: (item) => item.id % 2n === 0n,
+        async processBatch(items) {
+          batches.push(items.length);
+          await working(items.length, async () => {
+            for (const item of items) await finishOne(item);
+          });
+        },
+      },
+    );
+    finishOne = async (item) => {
+      const done = await db.query(
+        `UPDATE toy_work SET status = 'done', done_by = 'batch', done_count = done_count + 1
+          WHERE id = $1 AND lease_token = $2 RETURNING id`,
+        [item.id, item.lease_token],
+      );
+      if (done.length === 1) processed.push(item.id);
+    };
+    await queue.start();
+    await addWork(db, new Date(Date.now() - 1000), 40);
+    await until(async () => (await pendingCount(db)) === 0);
+    await queue.stop();
+    expect(processed).toHaveLength(40);
+    expect(new Set(processed).size).toBe(40);
+    // Even ids went in batches, odd ones one by one; never more items at work than the 8 slots.
+    expect(batches.reduce((a, b) => a + b, 0)).toBe(20);
+    expect(Math.max(...batches)).toBeGreaterThan(1);
+    expect(mostInWork).toBeLessThanOrEqual(8);
+    expect(singles).toBe(20);
   });
 
   it.runIf(usingPostgres)(
