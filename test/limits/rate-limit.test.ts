@@ -1,30 +1,12 @@
-import { createConnection } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { gcraStep, LocalRateLimiter } from '../../src/limits/rate-limiter.js';
 import { RedisRateLimiter } from '../../src/limits/redis-rate-limiter.js';
 import { webhookOutbox } from '../../src/webhooks/outbox.js';
 import { createTestContext, type TestContext, testConfig } from '../helpers/context.js';
+import { REDIS_URL, redisReachable } from '../helpers/redis.js';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const silent = { warn: () => {} };
-
-function redisReachable(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: hostname, port: Number(port || 6379) });
-    socket.setTimeout(500);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(false);
-    });
-  });
-}
 
 describe('GCRA token bucket', () => {
   it('admits exactly burst at once, then exactly `rate` per second', () => {

@@ -1,4 +1,3 @@
-import { createConnection } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
@@ -7,28 +6,11 @@ import { ingestText } from '../../src/markets/ingest.js';
 import { RedisDetailStore } from '../../src/markets/shared-cache.js';
 import { webhookOutbox } from '../../src/webhooks/outbox.js';
 import { createTestContext, type TestAccount, type TestContext, testConfig } from '../helpers/context.js';
+import { REDIS_URL, redisReachable } from '../helpers/redis.js';
 import { event, marketCreated, ndjson, wallet } from './events.js';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const MINUTE = 60_000;
 const iso = (ms: number) => new Date(ms).toISOString();
-
-function redisReachable(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: hostname, port: Number(port || 6379) });
-    socket.setTimeout(500);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(false);
-    });
-  });
-}
 
 // Two API instances on one database and one Redis, as two processes of a deployment would be.
 // Each test file's keys live under their own prefix, so runs on other databases never meet.
