@@ -1,16 +1,15 @@
-import { createConnection } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { generateKey } from '../../src/keys/format.js';
 import { webhookOutbox } from '../../src/webhooks/outbox.js';
 import { createTestContext, type TestAccount, type TestContext, testConfig } from '../helpers/context.js';
+import { REDIS_URL, redisReachable } from '../helpers/redis.js';
 
 /**
  * Failed authentications are limited per client address: random keys with a valid checksum each
  * cost a database lookup, so an address that keeps failing is refused before any lookup.
  */
 const LIMITS = { AUTH_FAILURE_LIMIT_BURST: '5', AUTH_FAILURE_LIMIT_PER_SECOND: '1' };
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 let ctx: TestContext;
 let account: TestAccount;
@@ -78,23 +77,6 @@ describe('failed authentications per client address', () => {
     expect((await call(account.key, '2001:db8:0:2::1')).statusCode).toBe(200);
   });
 });
-
-function redisReachable(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = createConnection({ host: hostname, port: Number(port || 6379) });
-    socket.setTimeout(500);
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve(false);
-    });
-  });
-}
 
 describe('failed authentications shared through Redis', () => {
   it('two instances on one Redis share one count (or, without Redis, count per instance)', async () => {
