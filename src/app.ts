@@ -24,6 +24,7 @@ import { registerOpenApi } from './http/openapi.js';
 import { lazyChildLogger, RequestLog } from './http/request-log.js';
 import type { Services } from './http/services.js';
 import { validatorCompiler } from './http/validator.js';
+import { AnswerParts } from './idempotency/answer-parts.js';
 import { KeyClaimer } from './idempotency/claims.js';
 import { aiJobResolver } from './jobs/ai.js';
 import type { AiJobResolver } from './jobs/ports.js';
@@ -123,7 +124,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     clock,
     authenticator,
     biller:
-      options.biller ?? (config.ledger.batching ? new CoalescingBiller(db, config.ledger) : directBiller(db)),
+      options.biller ??
+      (config.ledger.batching
+        ? new CoalescingBiller(db, config.ledger, new AnswerParts(() => clock.now().getTime()))
+        : directBiller(db)),
     keyClaimer: new KeyClaimer(db, clock),
     rateLimiter,
     authFailures: new AuthFailureLimiter(rateLimiter, config.access.authFailureLimit),

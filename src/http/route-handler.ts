@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TObject, TSchema } from 'typebox';
 import { createContext, type TxContext, withTransaction } from '../context.js';
 import { validationError } from '../errors.js';
+import { splitAnswer } from '../idempotency/answer-parts.js';
 import {
   type Claim,
   fingerprint,
@@ -206,7 +207,17 @@ function pendingAnswer(
   const raw = reply.serialize(billed(requestId, result, amountMicros, 0n)) as string;
   if (!raw.endsWith(ANSWER_END)) throw new Error('remainingBalanceUsd must be the last field of an answer');
   const prefix = raw.slice(0, raw.length - BALANCE_PLACEHOLDER.length - 2);
-  return { idempotencyKey, render: (balanceMicros) => `${prefix}${formatUsd(balanceMicros)}"}` };
+  const render = (balanceMicros: bigint) => `${prefix}${formatUsd(balanceMicros)}"}`;
+  // Split (and hashed) here, before the charge, rather than in the charge's batch.
+  const split = splitAnswer(prefix);
+  return {
+    idempotencyKey,
+    render,
+    shape: (balanceMicros) =>
+      split.part
+        ? { ...split, tail: `${split.tail}${formatUsd(balanceMicros)}"}` }
+        : { head: render(balanceMicros), tail: null },
+  };
 }
 
 function billed(requestId: string, result: object, amountMicros: bigint, balanceMicros: bigint): object {

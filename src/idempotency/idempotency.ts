@@ -83,10 +83,12 @@ export async function classifyHeldKey(
     );
   }
   if (row?.status === 'done') {
+    // Null only if the answer's shared part were gone, which its longer retention rules out.
+    if (row.response_body === null) throw new Error(`stored answer of ${row.request_id} is incomplete`);
     return {
       kind: 'replay',
       status: row.response_status ?? 200,
-      body: row.response_body ?? '',
+      body: row.response_body,
       requestId: row.request_id,
     };
   }

@@ -1,6 +1,7 @@
 import type { TxContext } from '../context.js';
 import type { Database, Queryable } from '../db/database.js';
 import { AppError } from '../errors.js';
+import type { AnswerShape } from '../idempotency/answer-parts.js';
 import { storeAnswer } from '../idempotency/idempotency.js';
 import { formatUsd } from '../lib/money.js';
 import { quotaError } from '../limits/enforce.js';
@@ -22,6 +23,8 @@ export interface ChargeRequest extends ChargeInput {
 export interface PendingAnswer {
   idempotencyKey: string;
   render(balanceMicros: bigint): string;
+  /** The same answer split for storage, its bulk shared with other answers (answer-parts.ts). */
+  shape(balanceMicros: bigint): AnswerShape;
 }
 
 /** A charge that was made: its ledger entry and the balance it left. */

@@ -1,5 +1,6 @@
 import type { Database, Queryable } from '../db/database.js';
-import { storeAnswersSql } from '../idempotency/sql.js';
+import { AnswerParts, type AnswerShape } from '../idempotency/answer-parts.js';
+import { completeManySql } from '../idempotency/sql.js';
 import { metrics } from '../metrics/metrics.js';
 import type { Biller, BillingOutcome } from './biller.js';
 import { type ChargeRequest, chargeAlone } from './charge.js';
@@ -42,6 +43,8 @@ export class CoalescingBiller implements Biller {
   constructor(
     private readonly db: Database,
     private readonly options: CoalescingOptions,
+    /** Shared parts of stored answers (Idempotency-Key): see idempotency/answer-parts.ts. */
+    private readonly parts: AnswerParts = new AnswerParts(),
   ) {}
 
   charge(input: ChargeRequest): Promise<BillingOutcome> {
@@ -106,7 +109,7 @@ export class CoalescingBiller implements Biller {
         // Answers stored for replay commit with their charges: the batch becomes one transaction.
         await this.db.transaction(async (tx) => {
           await this.decide(tx, batch, outcomes, true);
-          await storeAnswers(tx, batch, outcomes);
+          await storeAnswers(tx, this.parts, batch, outcomes);
         });
       } else {
         failed = await this.decide(this.db, batch, outcomes, false);
@@ -158,28 +161,44 @@ export class CoalescingBiller implements Biller {
 
 /**
  * Stores the answers of the charged items that carry one (Idempotency-Key), rendered with the
- * balance each charge left, in the batch's transaction. An answer whose key changed hands (its
+ * balance each charge left, in the batch's transaction: first the shared parts this process has not
+ * stored lately, then every answer's head, part hash and tail. An answer whose key changed hands (its
  * request outlived the key's lock) is not stored; its charge stands and the request answers as usual.
  */
-async function storeAnswers(tx: Queryable, batch: Pending[], outcomes: BillingOutcome[]): Promise<void> {
-  const rows: { accountId: string; key: string; requestId: string; body: string }[] = [];
+async function storeAnswers(
+  tx: Queryable,
+  parts: AnswerParts,
+  batch: Pending[],
+  outcomes: BillingOutcome[],
+): Promise<void> {
+  const rows: { accountId: string; key: string; requestId: string; shape: AnswerShape }[] = [];
   batch.forEach((pending, i) => {
     const outcome = outcomes[i] as BillingOutcome;
     const answer = pending.input.answer;
     if (!outcome.ok || !answer) return;
-    const body = answer.render(outcome.balanceMicros);
-    outcomes[i] = { ...outcome, answer: body };
+    outcomes[i] = { ...outcome, answer: answer.render(outcome.balanceMicros) };
     rows.push({
       accountId: pending.input.accountId,
       key: answer.idempotencyKey,
       requestId: pending.input.requestId ?? '',
-      body,
+      shape: answer.shape(outcome.balanceMicros),
     });
   });
   if (rows.length === 0) return;
+  await parts.store(
+    tx,
+    rows.map((r) => r.shape),
+  );
   await tx.query(
-    storeAnswersSql(rows.length),
-    rows.flatMap((r) => [r.accountId, r.key, r.requestId, r.body]),
+    completeManySql(rows.length),
+    rows.flatMap((r) => [
+      r.accountId,
+      r.key,
+      r.requestId,
+      r.shape.head,
+      r.shape.part?.hash ?? null,
+      r.shape.tail,
+    ]),
   );
 }
 

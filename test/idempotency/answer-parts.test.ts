@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AnswerParts, PART_MIN_CHARS, splitAnswer } from '../../src/idempotency/answer-parts.js';
+import { idempotencyTasks } from '../../src/idempotency/tasks.js';
+import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
+import { countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
+
+/**
+ * Stored answers share their bulk (src/idempotency/answer-parts.ts): keyed batch answers with the
+ * same prices store their price list once, every replay is still the first answer byte for byte,
+ * and a part outlives every answer that refers to it.
+ */
+
+let ctx: TestContext;
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+});
+afterAll(async () => {
+  await expectLedgerReconciles(ctx.database.db);
+  await ctx.close();
+});
+
+// The listed tokens: a price list well over PART_MIN_CHARS.
+const SYMBOLS = ['SOL', 'BTC', 'ETH', 'USDC', 'USDT', 'BONK', 'JUP', 'RAY', 'ORCA', 'PYTH'];
+
+function batch(account: TestAccount, key: string, symbols: string[] = SYMBOLS) {
+  return ctx.request(account.key, {
+    method: 'POST',
+    url: '/api/v1/price/batch',
+    payload: { symbols },
+    headers: { 'idempotency-key': key },
+  });
+}
+
+async function count(sql: string, params: unknown[] = []): Promise<number> {
+  const [row] = await ctx.database.db.query<{ n: bigint }>(sql, params);
+  return Number(row?.n ?? 0);
+}
+
+describe('splitAnswer', () => {
+  it('keeps a small answer whole and splits a large one at its first [ and last ]', () => {
+    expect(splitAnswer('{"a":[1,2],"b":3}')).toEqual({ head: '{"a":[1,2],"b":3}', tail: null });
+    const list = `[${Array.from({ length: 400 }, (_, i) => `{"n":${i}}`).join(',')}]`;
+    expect(list.length).toBeGreaterThan(PART_MIN_CHARS);
+    const body = `{"requestId":"req_1","prices":${list},"costUsd":"0.10","remainingBalanceUsd":"0.90"}`;
+    const shape = splitAnswer(body);
+    expect(shape.head).toBe('{"requestId":"req_1","prices":');
+    expect(shape.part?.text).toBe(list);
+    expect(shape.tail).toBe(',"costUsd":"0.10","remainingBalanceUsd":"0.90"}');
+    expect(`${shape.head}${shape.part?.text}${shape.tail}`).toBe(body);
+    // The same list in another answer is the same part.
+    expect(splitAnswer(`{"requestId":"req_2","prices":${list}}`).part?.hash).toBe(shape.part?.hash);
+  });
+});
+
+describe('stored answers share their parts', () => {
+  it('keyed batches with the same prices store the list once; each replays byte for byte, charged once', async () => {
+    const account = await ctx.createAccount({ balanceUsd: '10.00' });
+    const partsBefore = await count('SELECT count(*) AS n FROM idempotency_parts');
+    const firsts = await Promise.all(['p-1', 'p-2', 'p-3'].map((key) => batch(account, key)));
+    for (const first of firsts) expect(first.statusCode).toBe(200);
+    // Same clock, same feed: the same price list, stored once for the three answers.
+    expect(await count('SELECT count(*) AS n FROM idempotency_parts')).toBe(partsBefore + 1);
+    expect(
+      await count(
+        'SELECT count(DISTINCT response_part) AS n FROM idempotency_keys WHERE account_id = $1 AND response_part IS NOT NULL',
+        [account.accountId],
+      ),
+    ).toBe(1);
+    const replays = await Promise.all(['p-1', 'p-2', 'p-3'].map((key) => batch(account, key)));
+    replays.forEach((replay, i) => {
+      expect(replay.statusCode).toBe(200);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.body).toBe(firsts[i]?.body);
+    });
+    expect(await countEntries(ctx.database.db, account.accountId, 'charge')).toBe(3);
+  });
+
+  it('a small answer is stored whole', async () => {
+    const account = await ctx.createAccount({ balanceUsd: '1.00' });
+    const first = await batch(account, 'small', ['SOL']);
+    expect(first.statusCode).toBe(200);
+    expect(
+      await count(
+        'SELECT count(*) AS n FROM idempotency_keys WHERE account_id = $1 AND response_part IS NULL',
+        [account.accountId],
+      ),
+    ).toBe(1);
+    expect((await batch(account, 'small', ['SOL'])).body).toBe(first.body);
+  });
+
+  it('a part stored by a transaction that rolled back is sent again, not trusted', async () => {
+    const parts = new AnswerParts(() => ctx.clock.now().getTime());
+    const shape = splitAnswer(`{"x":[${'"rolled back",'.repeat(300)}0]}`);
+    const hash = shape.part?.hash as string;
+    await ctx.database.db
+      .transaction(async (tx) => {
+        await parts.store(tx, [shape]);
+        throw new Error('roll back');
+      })
+      .catch(() => {});
+    expect(await count('SELECT count(*) AS n FROM idempotency_parts WHERE hash = $1', [hash])).toBe(0);
+    await ctx.database.db.transaction((tx) => parts.store(tx, [shape]));
+    expect(await count('SELECT count(*) AS n FROM idempotency_parts WHERE hash = $1', [hash])).toBe(1);
+  });
+
+  it('parts are pruned only after every answer that refers to them', async () => {
+    const account = await ctx.createAccount({ balanceUsd: '1.00' });
+    const first = await batch(account, 'pruned', SYMBOLS.slice(1));
+    expect(first.statusCode).toBe(200);
+    const [row] = await ctx.database.db.query<{ response_part: string }>(
+      'SELECT response_part FROM idempotency_keys WHERE account_id = $1',
+      [account.accountId],
+    );
+    const hash = row?.response_part as string;
+    expect(hash).toEqual(expect.any(String));
+    const parts = () => count('SELECT count(*) AS n FROM idempotency_parts WHERE hash = $1', [hash]);
+    const [task] = idempotencyTasks({ db: ctx.database.db });
+    const hours = (h: number) => new Date(ctx.clock.now().getTime() + h * 3_600_000 + 1000);
+    await task?.run(hours(24));
+    // The answer is gone after 24 hours; its part stays until 26 hours of disuse.
+    expect(
+      await count('SELECT count(*) AS n FROM idempotency_keys WHERE account_id = $1', [account.accountId]),
+    ).toBe(0);
+    expect(await parts()).toBe(1);
+    await task?.run(hours(26));
+    expect(await parts()).toBe(0);
+  });
+});
