@@ -1,6 +1,6 @@
 import type { Database, Queryable } from '../db/database.js';
 import { AnswerParts, type AnswerShape } from '../idempotency/answer-parts.js';
-import { completeManySql } from '../idempotency/sql.js';
+import { completeMany } from '../idempotency/sql.js';
 import { metrics } from '../metrics/metrics.js';
 import type { Biller, BillingOutcome } from './biller.js';
 import { type ChargeRequest, chargeAlone } from './charge.js';
@@ -190,7 +190,7 @@ async function storeAnswers(
     rows.map((r) => r.shape),
   );
   await tx.query(
-    completeManySql(rows.length),
+    completeMany(rows.length),
     rows.flatMap((r) => [
       r.accountId,
       r.key,
