@@ -392,7 +392,7 @@ export interface paths {
         };
         /**
          * Prediction markets, newest first, filtered by status and category
-         * @description DRAFT markets are never listed. Ordered by createdAt (newest first), then id; a page past the end is an empty list with the total.
+         * @description DRAFT markets are never listed. Ordered by createdAt (newest first), then id; a page past the end is an empty list with the total. Pages are cached until a listed market changes (docs/markets.md).
          *
          *     Permission: `markets`. Price: 0.05 USD.
          */

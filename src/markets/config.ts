@@ -9,6 +9,7 @@ export const marketSettings = defineSettings(
     MARKETS_BOOK_DEPTH: Type.Integer({ default: 20, minimum: 1, maximum: 10_001 }),
     MARKETS_LIFECYCLE_CONCURRENCY: Type.Integer({ default: 10, minimum: 1, maximum: 1000 }),
     MARKETS_LIFECYCLE_LEASE_MS: Type.Integer({ default: 120_000, minimum: 1000 }),
+    MARKETS_LIST_CACHE: Type.Boolean({ default: true }),
     MARKETS_DETAIL_CACHE_PREFIX: Type.String({
       default: 'sibyl:market-detail:',
       minLength: 1,
@@ -26,6 +27,8 @@ export const marketSettings = defineSettings(
     lifecycleConcurrency: v.MARKETS_LIFECYCLE_CONCURRENCY,
     /** How long a worker holds a market it is resolving (longer than an AI resolution's deadline). */
     lifecycleLeaseMs: v.MARKETS_LIFECYCLE_LEASE_MS,
+    /** List pages cached until the list changes (docs/markets.md, "List"); false: read every time. */
+    listCache: v.MARKETS_LIST_CACHE,
     /** Redis key prefix of the shared detail cache (with REDIS_URL): one per deployment sharing a Redis. */
     detailCachePrefix: v.MARKETS_DETAIL_CACHE_PREFIX,
   }),

@@ -3,6 +3,7 @@ import type { ValidationProblem } from '../errors.js';
 import { applyChunk, byPhaseThenTime, sameBody, type Verdict } from './apply-chunk.js';
 import { type ParsedEvent, parseEventLine } from './events.js';
 import { NOTIFY } from './lifecycle-sql.js';
+import { listedMarketsChanged } from './list-cache.js';
 
 /**
  * Ingestion of platform events (docs/markets.md, "Ingestion"), shared by the CLI, the admin route
@@ -103,6 +104,8 @@ export async function ingestLines(db: Database, lines: readonly string[]): Promi
       await tx.query(NOTIFY); // the lifecycle worker looks at the changed markets' closing times
       return applied;
     });
+    // The list caches of this process hear of it now; other processes by the database's notification.
+    if (chunk.some((parsed) => parsed.event.type.startsWith('market.'))) listedMarketsChanged(db);
     chunk.forEach((parsed, j) => {
       const verdict = verdicts[j];
       if (verdict?.outcome === 'refused') refusedLines.set(parsed.line, verdict);

@@ -9,6 +9,7 @@ import type { PriceService } from '../prices/service.js';
 import { parseTarget } from '../prices/tokens.js';
 import type { QueueHandler } from '../worker/queue.js';
 import * as sql from './lifecycle-sql.js';
+import { listedMarketsChanged } from './list-cache.js';
 import { type Actor, applyResolution, applyStatus } from './status.js';
 
 /** The consensus threshold of automatic AI resolutions (the default of POST /ai/resolve). */
@@ -84,6 +85,7 @@ async function advance(deps: LifecycleDeps, market: ClaimedMarket): Promise<void
     return now?.status ?? null;
   });
   if (status === null) return;
+  listedMarketsChanged(db);
   const automatic = market.resolution_type === 'PRICE_FEED' || market.resolution_type === 'AI';
   if (status !== 'RESOLVING' || !automatic) {
     // Still OPEN: the platform's newer status stands; look again later rather than at once.
@@ -112,6 +114,7 @@ async function advance(deps: LifecycleDeps, market: ClaimedMarket): Promise<void
     }
     await tx.query(sql.RELEASE, [market.id, token, true, null]);
   });
+  listedMarketsChanged(db);
   deps.log.info({ marketId: market.id, winner: found.winner }, 'market resolution attempted');
 }
 

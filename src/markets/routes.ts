@@ -6,9 +6,11 @@ import { FEES } from '../fees.js';
 import { defineRoute } from '../http/route.js';
 import type { Clock } from '../lib/clock.js';
 import type { PriceService } from '../prices/service.js';
+import { cachedBodySerializer } from './cached-json.js';
 import type { MarketsConfig } from './config.js';
 import { MARKET_STATUSES } from './events.js';
-import { MarketDetail, type MarketDetailBody, MarketList } from './schemas.js';
+import { ListCache } from './list-cache.js';
+import { MarketDetail, type MarketDetailBody, MarketList, type MarketListBody } from './schemas.js';
 import { MarketService } from './service.js';
 import { RedisDetailStore } from './shared-cache.js';
 
@@ -35,31 +37,6 @@ const ListQuery = Type.Object(
   { additionalProperties: false },
 );
 
-/** Cached details and their JSON, made once per cached detail (so at most once a minute per market). */
-const detailJson = new WeakMap<MarketDetailBody, string>();
-
-/**
- * Serialises a detail answer from the detail's JSON, made once while the detail is cached, with
- * the request's own requestId, costUsd and remainingBalanceUsd around it. Serialising a
- * 20-30 KB detail on every request was most of the cached route's CPU (docs/performance.md,
- * "Markets"). The detail object is built field by field to the response schema's type, so its
- * JSON is what the schema serialiser would write; any other payload (an error body, should the
- * charge fail) is serialised plainly.
- */
-function detailSerializer(detail: MarketDetailBody) {
-  let inner = detailJson.get(detail);
-  if (inner === undefined) {
-    inner = JSON.stringify(detail).slice(1, -1);
-    detailJson.set(detail, inner);
-  }
-  const json = inner;
-  return (payload: Record<string, unknown>): string => {
-    if (payload.id !== detail.id || payload.computedAt !== detail.computedAt || !('costUsd' in payload))
-      return JSON.stringify(payload);
-    return `{"requestId":${JSON.stringify(payload.requestId)},${json},"costUsd":${JSON.stringify(payload.costUsd)},"remainingBalanceUsd":${JSON.stringify(payload.remainingBalanceUsd)}}`;
-  };
-}
-
 /** GET /markets and GET /markets/:id (docs/markets.md). */
 export function marketRoutes(
   app: FastifyInstance,
@@ -77,7 +54,9 @@ export function marketRoutes(
     ? new RedisDetailStore<MarketDetailBody>(deps.redisUrl, app.log, settings.detailCachePrefix)
     : undefined;
   if (shared) app.addHook('onClose', () => shared.close());
-  const markets = new MarketService({ db, clock, prices, bookDepth: settings.bookDepth, shared });
+  const list = new ListCache<MarketListBody>({ db, clock, log: app.log, enabled: settings.listCache });
+  app.addHook('onClose', () => list.close());
+  const markets = new MarketService({ db, clock, prices, bookDepth: settings.bookDepth, shared, list });
 
   defineRoute(app, {
     method: 'GET',
@@ -87,20 +66,26 @@ export function marketRoutes(
     summary: 'Prediction markets, newest first, filtered by status and category',
     description:
       'DRAFT markets are never listed. Ordered by createdAt (newest first), then id; a page past the end ' +
-      'is an empty list with the total.',
+      'is an empty list with the total. Pages are cached until a listed market changes (docs/markets.md).',
     tags: ['markets'],
     permission: 'markets',
     price: FEES.marketsList,
     querystring: ListQuery,
     response: MarketList,
-    handler: async ({ query }) =>
-      markets.list({
+    handler: async ({ query }, _request, reply) => {
+      const page = await markets.list({
         status: query.status,
         category: query.category,
         // The validator does not apply schema defaults.
         page: query.page ?? 1,
         pageSize: query.pageSize ?? DEFAULT_PAGE_SIZE,
-      }),
+      });
+      // A custom serialiser leaves the content type to the route.
+      reply
+        .type('application/json; charset=utf-8')
+        .serializer(cachedBodySerializer(page, (payload) => payload.markets === page.markets));
+      return page;
+    },
   });
 
   defineRoute(app, {
@@ -127,7 +112,14 @@ export function marketRoutes(
         throw new AppError('NOT_FOUND', `Market ${params.id.slice(0, 64)} not found`);
       }
       // A custom serialiser leaves the content type to the route.
-      reply.type('application/json; charset=utf-8').serializer(detailSerializer(detail));
+      reply
+        .type('application/json; charset=utf-8')
+        .serializer(
+          cachedBodySerializer(
+            detail,
+            (payload) => payload.id === detail.id && payload.computedAt === detail.computedAt,
+          ),
+        );
       return detail;
     },
   });

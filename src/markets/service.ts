@@ -16,6 +16,7 @@ import {
   type TradeRow,
 } from './detail.js';
 import type { MarketStatus } from './events.js';
+import type { ListCache } from './list-cache.js';
 import type { AiPredictionBody, MarketDetailBody, MarketListBody, PriceFeedBody } from './schemas.js';
 import type { SharedDetailStore } from './shared-cache.js';
 import * as sql from './sql.js';
@@ -87,6 +88,8 @@ export class MarketService {
       bookDepth: number;
       /** Details shared with the other API instances (Redis); absent: this instance's own cache only. */
       shared?: SharedDetailStore<MarketDetailBody> | undefined;
+      /** List pages kept until the list changes; absent: every list request reads the database. */
+      list?: ListCache<MarketListBody> | undefined;
     },
   ) {
     this.cache = new DetailCache(
@@ -167,7 +170,16 @@ export class MarketService {
     }
   }
 
-  async list(filter: ListFilter): Promise<MarketListBody> {
+  /** A page of the list, from this instance's list cache when it is on (see ListCache). */
+  list(filter: ListFilter): Promise<MarketListBody> {
+    const { list } = this.deps;
+    if (!list) return this.readList(filter);
+    const key = `${filter.status ?? ''}\u0000${filter.category ?? ''}\u0000${filter.page}\u0000${filter.pageSize}`;
+    return list.get(key, () => this.readList(filter));
+  }
+
+  /** A page of the list read from the database now. */
+  async readList(filter: ListFilter): Promise<MarketListBody> {
     const { status, category, page, pageSize } = filter;
     const paging = [pageSize, (page - 1) * pageSize];
     const rows =

@@ -2,6 +2,7 @@ import type { Database, Queryable } from '../db/database.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { type MarketStatus, toMicros } from './events.js';
+import { listedMarketsChanged } from './list-cache.js';
 
 /**
  * Market status transitions and resolutions: the one place that changes them, whoever asks — the
@@ -111,7 +112,7 @@ export async function resolveByAdmin(
   ctx: { db: Database; clock: Clock },
   input: { market: string; outcome: string },
 ): Promise<AdminResolution> {
-  return ctx.db.transaction(async (tx) => {
+  const resolved = await ctx.db.transaction(async (tx): Promise<AdminResolution> => {
     const [market] = await tx.query<{
       id: string;
       status: MarketStatus;
@@ -176,4 +177,6 @@ export async function resolveByAdmin(
       resolvedAt: new Date(Date.parse(now.iso)).toISOString(),
     };
   });
+  listedMarketsChanged(ctx.db);
+  return resolved;
 }
