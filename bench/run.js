@@ -42,7 +42,13 @@ const ONLY = process.env.BENCH_SCENARIOS?.split(',').map((id) => id.trim());
 // Another benchmark on the same machine needs other ports (a server that cannot bind would leave
 // the other run's server answering in its place).
 const PORT_BASE = Number(process.env.BENCH_PORT_BASE ?? 3901);
-const PORTS = { hello: PORT_BASE, pg: PORT_BASE + 1, pglite: PORT_BASE + 2, unbatched: PORT_BASE + 3 };
+const PORTS = {
+  hello: PORT_BASE,
+  pg: PORT_BASE + 1,
+  pglite: PORT_BASE + 2,
+  unbatched: PORT_BASE + 3,
+  listUncached: PORT_BASE + 4,
+};
 const CENT = 10_000n;
 const FUNDS = 10_000_000n * 1_000_000n; // 10,000,000 USD of play money per account
 const OPERATOR = { permissions: PERMISSIONS, expiresAt: null };
@@ -64,6 +70,7 @@ const MARKET_SCENARIOS = [
   'market-detail',
   'markets-list',
   'markets-list-5',
+  'markets-list-uncached',
   'market-ingest',
   'market-detail-cold',
 ];
@@ -169,7 +176,7 @@ function scenarios(pg, pglite) {
       accounts: [pg.batch.accountId],
       proc: 'pg',
     },
-    ...marketScenarios(pg, PORTS.pg),
+    ...marketScenarios(pg, PORTS.pg, PORTS.listUncached),
     {
       id: 'batch-idempotent',
       title: 'The same, each request with its own Idempotency-Key',
@@ -380,7 +387,15 @@ async function main() {
       PORT: String(PORTS.unbatched),
       DATABASE_URL: dbUrl,
     });
-    children.push(hello, servePg, servePglite, serveUnbatched);
+    // The list read from the database on every request, for comparison with the cached list.
+    const serveListUncached = startProcess('sibyl (PostgreSQL, list cache off)', [BIN, 'serve'], {
+      ...SERVICE_ENV,
+      MARKETS_LIST_CACHE: 'false',
+      PORT: String(PORTS.listUncached),
+      DATABASE_URL: dbUrl,
+    });
+    children.push(hello, servePg, servePglite, serveUnbatched, serveListUncached);
+    await waitForHttp(`http://127.0.0.1:${PORTS.listUncached}/readyz`, serveListUncached);
     await waitForHttp(`http://127.0.0.1:${PORTS.unbatched}/readyz`, serveUnbatched);
     await waitForHttp(`http://127.0.0.1:${PORTS.hello}/`, hello);
     await waitForHttp(`http://127.0.0.1:${PORTS.pg}/readyz`, servePg);
@@ -400,6 +415,7 @@ async function main() {
       pg: servePg.pid,
       pglite: servePglite.pid,
       unbatched: serveUnbatched.pid,
+      listUncached: serveListUncached.pid,
     };
     const runs = new Map(list.map((s) => [s.id, []]));
     // Warm-up: JIT, caches and connection pools, unmeasured; it also sizes each measured run.
