@@ -68,6 +68,19 @@ describe('consistent validation', () => {
     expect(problems.map((p) => p.path)).toContain('query.pageSize');
   });
 
+  it('query numbers are decimal text: a fraction or a word for an integer is refused, not rounded', async () => {
+    const before = await balanceOf(ctx.database.db, account.accountId);
+    for (const query of ['page=1.5', 'page=true', 'pageSize=1e1', 'page=%201', 'page=1&page=2']) {
+      const response = await ctx.request(account.key, { method: 'GET', url: `/api/v1/markets?${query}` });
+      expect(response.statusCode, query).toBe(400);
+      expect(problemsOf(response)[0]?.path, query).toMatch(/^query\.page(Size)?$/);
+    }
+    const ok = await ctx.request(account.key, { method: 'GET', url: '/api/v1/markets?page=02&pageSize=7' });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json()).toMatchObject({ page: 2, pageSize: 7 });
+    expect(await balanceOf(ctx.database.db, account.accountId)).toBe(before - 50_000n);
+  });
+
   it('names problems found by the domain rules with the same path style', async () => {
     const response = await ctx.request(account.key, {
       method: 'POST',
