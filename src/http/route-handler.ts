@@ -194,8 +194,8 @@ const ANSWER_END = `"remainingBalanceUsd":"${BALANCE_PLACEHOLDER}"}`;
 
 /**
  * The answer of a coalesced charge with an Idempotency-Key, serialised as it will be sent but for
- * the balance, which the charge's batch fills in (`remainingBalanceUsd` is always the last field):
- * it is stored in the batch's transaction without holding up the batch for a second round trip.
+ * the balance, which the charge's statement fills in (`remainingBalanceUsd` is always the last
+ * field): it is stored by the statement of its charge (CHARGE_COVERED_STORING) or in its transaction.
  */
 function pendingAnswer(
   reply: FastifyReply,
@@ -206,13 +206,18 @@ function pendingAnswer(
 ): PendingAnswer {
   const raw = reply.serialize(billed(requestId, result, amountMicros, 0n)) as string;
   if (!raw.endsWith(ANSWER_END)) throw new Error('remainingBalanceUsd must be the last field of an answer');
-  const prefix = raw.slice(0, raw.length - BALANCE_PLACEHOLDER.length - 2);
+  return answerAwaitingBalance(idempotencyKey, raw.slice(0, raw.length - BALANCE_PLACEHOLDER.length - 2));
+}
+
+/** An answer complete up to its balance (`prefix` ends with `"remainingBalanceUsd":"`). */
+export function answerAwaitingBalance(idempotencyKey: string, prefix: string): PendingAnswer {
   const render = (balanceMicros: bigint) => `${prefix}${formatUsd(balanceMicros)}"}`;
   // Split (and hashed) here, before the charge, rather than in the charge's batch.
   const split = splitAnswer(prefix);
   return {
     idempotencyKey,
     render,
+    split,
     shape: (balanceMicros) =>
       split.part
         ? { ...split, tail: `${split.tail}${formatUsd(balanceMicros)}"}` }

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { answerAwaitingBalance } from '../../src/http/route-handler.js';
 import { AnswerParts, PART_MIN_CHARS, splitAnswer } from '../../src/idempotency/answer-parts.js';
+import { classifyHeldKey } from '../../src/idempotency/idempotency.js';
 import { idempotencyTasks } from '../../src/idempotency/tasks.js';
+import { CoalescingBiller } from '../../src/ledger/coalescing-biller.js';
+import { USD_TEXT } from '../../src/ledger/sql.js';
+import { formatUsd } from '../../src/lib/money.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
 import { countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
 
@@ -50,6 +55,19 @@ describe('splitAnswer', () => {
     expect(`${shape.head}${shape.part?.text}${shape.tail}`).toBe(body);
     // The same list in another answer is the same part.
     expect(splitAnswer(`{"requestId":"req_2","prices":${list}}`).part?.hash).toBe(shape.part?.hash);
+  });
+});
+
+describe('the balance of a stored answer', () => {
+  it('is written by the charge statement exactly as formatUsd writes it', async () => {
+    const values = [0n, 1n, 9n, 10n, 100n, 10_000n, 100_000n, 120_000n, 999_999n, 1_000_000n, 1_500_000n];
+    values.push(12_345_678n, 100_000_000_000n, 999_999_999_999n);
+    for (let i = 0; i < 200; i++) values.push(BigInt(Math.floor(Math.random() * 10 ** (1 + (i % 12)))));
+    const rows = await ctx.database.db.query<{ usd: string }>(
+      `SELECT ${USD_TEXT('v')} AS usd FROM unnest($1::bigint[]) WITH ORDINALITY AS t(v, n) ORDER BY n`,
+      [values],
+    );
+    expect(rows.map((r) => r.usd)).toEqual(values.map(formatUsd));
   });
 });
 
@@ -125,5 +143,56 @@ describe('stored answers share their parts', () => {
     expect(await parts()).toBe(1);
     await task?.run(hours(26));
     expect(await parts()).toBe(0);
+  });
+});
+
+describe('answers of charges decided one by one', () => {
+  it('an account short of its batch: the charges that fit store their answers, the refused one none', async () => {
+    const account = await ctx.createAccount({ balanceUsd: '0.50' });
+    const db = ctx.database.db;
+    const biller = new CoalescingBiller(db, { maxBatch: 100, maxInFlight: 1 }, new AnswerParts());
+    const list = `[${Array.from({ length: 300 }, (_, i) => `{"n":${i}}`).join(',')}]`;
+    const keys = ['short-1', 'short-2', 'short-3'];
+    for (const key of keys) {
+      await db.query(
+        `INSERT INTO idempotency_keys (account_id, idempotency_key, fingerprint, request_id, status, locked_until, created_at)
+         VALUES ($1, $2, 'print', $3, 'running', now() + interval '1 minute', now())`,
+        [account.accountId, key, `req-${key}`],
+      );
+    }
+    // The first goes alone; the other two queue behind it and make one batch that only half fits:
+    // 0.50 − 0.20 leaves 0.30 for 0.40 of charges, decided one by one.
+    const outcomes = await Promise.all(
+      keys.map((key) =>
+        biller.charge({
+          accountId: account.accountId,
+          amountMicros: 200_000n,
+          operation: 'test',
+          requestId: `req-${key}`,
+          answer: answerAwaitingBalance(
+            key,
+            `{"requestId":"req-${key}","items":${list},"remainingBalanceUsd":"`,
+          ),
+        }),
+      ),
+    );
+    expect(outcomes.map((o) => o.ok)).toEqual([true, true, false]);
+    expect(biller.stats.batches).toBe(2);
+    for (const [i, key] of keys.slice(0, 2).entries()) {
+      const claim = await classifyHeldKey(
+        db,
+        { accountId: account.accountId, key, requestId: 'retry' },
+        'print',
+        ctx.clock.now(),
+      );
+      const outcome = outcomes[i] as { answer?: string };
+      expect(claim).toMatchObject({ kind: 'replay', requestId: `req-${key}`, body: outcome.answer });
+      expect(outcome.answer).toMatch(i === 0 ? /"0\.30"}$/ : /"0\.10"}$/);
+    }
+    const [third] = await db.query<{ status: string }>(
+      'SELECT status FROM idempotency_keys WHERE account_id = $1 AND idempotency_key = $2',
+      [account.accountId, 'short-3'],
+    );
+    expect(third?.status).toBe('running');
   });
 });
