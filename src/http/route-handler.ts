@@ -194,8 +194,8 @@ const ANSWER_END = `"remainingBalanceUsd":"${BALANCE_PLACEHOLDER}"}`;
 
 /**
  * The answer of a coalesced charge with an Idempotency-Key, serialised as it will be sent but for
- * the balance, which the charge's statement fills in (`remainingBalanceUsd` is always the last
- * field): it is stored by the statement of its charge (CHARGE_COVERED_STORING) or in its transaction.
+ * the balance, which the charge's batch fills in (`remainingBalanceUsd` is always the last field):
+ * it is stored in the batch's transaction without holding up the batch for a second round trip.
  */
 function pendingAnswer(
   reply: FastifyReply,
@@ -217,7 +217,6 @@ export function answerAwaitingBalance(idempotencyKey: string, prefix: string): P
   return {
     idempotencyKey,
     render,
-    split,
     shape: (balanceMicros) =>
       split.part
         ? { ...split, tail: `${split.tail}${formatUsd(balanceMicros)}"}` }

@@ -25,11 +25,6 @@ export interface PendingAnswer {
   render(balanceMicros: bigint): string;
   /** The same answer split for storage, its bulk shared with other answers (answer-parts.ts). */
   shape(balanceMicros: bigint): AnswerShape;
-  /**
-   * That split up to the balance, for a statement that completes it: the balance and `"}` follow
-   * the tail, or the head when the answer has no part.
-   */
-  split: AnswerShape;
 }
 
 /** A charge that was made: its ledger entry and the balance it left. */

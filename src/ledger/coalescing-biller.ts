@@ -1,5 +1,5 @@
 import type { Database, Queryable } from '../db/database.js';
-import { AnswerParts } from '../idempotency/answer-parts.js';
+import { AnswerParts, type AnswerShape } from '../idempotency/answer-parts.js';
 import { completeMany } from '../idempotency/sql.js';
 import { metrics } from '../metrics/metrics.js';
 import type { Biller, BillingOutcome } from './biller.js';
@@ -105,23 +105,14 @@ export class CoalescingBiller implements Biller {
     // Items whose statement failed: nothing of that statement was committed.
     let failed: { items: Set<number>; err: unknown } | undefined;
     try {
-      const storing = batch.some((p) => p.input.answer);
-      // Shared parts of answers go first, committed on their own: a part no answer came to refer to
-      // is merely pruned later, and an answer never refers to a part that is not there.
-      if (storing) {
-        await this.parts.store(
-          this.db,
-          batch.flatMap((p) => (p.input.answer ? [p.input.answer.split] : [])),
-        );
-      }
-      failed = await this.decide(batch, outcomes, storing);
-      if (storing) {
-        batch.forEach((pending, i) => {
-          const outcome = outcomes[i] as BillingOutcome;
-          const answer = pending.input.answer;
-          if (outcome.ok && answer)
-            outcomes[i] = { ...outcome, answer: answer.render(outcome.balanceMicros) };
+      if (batch.some((p) => p.input.answer)) {
+        // Answers stored for replay commit with their charges: the batch becomes one transaction.
+        await this.db.transaction(async (tx) => {
+          await this.decide(tx, batch, outcomes, true);
+          await storeAnswers(tx, this.parts, batch, outcomes);
         });
+      } else {
+        failed = await this.decide(this.db, batch, outcomes, false);
       }
     } catch (err) {
       failed = { items: new Set(batch.keys()), err };
@@ -136,22 +127,17 @@ export class CoalescingBiller implements Biller {
 
   /**
    * One statement charges every account that covers all of its items (nearly always all of them);
-   * items of an account that does not are then decided one by one, in order, by a second. Each
-   * statement commits on its own, so a failure of the second leaves the first's charges standing
-   * (returned as the failed items). With answers to store (`storing`) the first statement stores
-   * those of its charges itself; the second, with its answers, is one transaction.
+   * items of an account that does not are then decided one by one, in order, by a second. Outside a
+   * transaction each statement commits on its own, so a failure of the second leaves the first's
+   * charges standing (returned as the failed items); inside one (`atomic`), any failure throws.
    */
   private async decide(
+    db: Queryable,
     batch: Pending[],
     outcomes: BillingOutcome[],
-    storing: boolean,
+    atomic: boolean,
   ): Promise<{ items: Set<number>; err: unknown } | undefined> {
-    const rows = storing
-      ? await this.db.query<CoveredRow>(sql.CHARGE_COVERED_STORING, [
-          ...columns(batch),
-          ...answerColumns(batch),
-        ])
-      : await this.db.query<CoveredRow>(sql.CHARGE_COVERED, columns(batch));
+    const rows = await db.query<CoveredRow>(sql.CHARGE_COVERED, columns(batch));
     const short = new Map<string, bigint>();
     for (const row of rows) {
       if (row.item === null) short.set(row.account_id, row.balance_after);
@@ -159,24 +145,14 @@ export class CoalescingBiller implements Biller {
     }
     const each = short.size > 0 ? itemsWorthDeciding(batch, short) : [];
     if (each.length === 0) return undefined;
-    const pending = each.map((i) => batch[i] as Pending);
     try {
-      const decideEach = async (db: Queryable) => {
-        const eachRows = await db.query<EachRow>(sql.CHARGE_EACH, columns(pending));
-        for (const row of eachRows) outcomes[each[row.item - 1] as number] = charged(row);
-      };
-      if (pending.some((p) => p.input.answer)) {
-        await this.db.transaction(async (tx) => {
-          await decideEach(tx);
-          await storeAnswers(
-            tx,
-            each.map((i) => ({ pending: batch[i] as Pending, outcome: outcomes[i] as BillingOutcome })),
-          );
-        });
-      } else {
-        await decideEach(this.db);
-      }
+      const eachRows = await db.query<EachRow>(
+        sql.CHARGE_EACH,
+        columns(each.map((i) => batch[i] as Pending)),
+      );
+      for (const row of eachRows) outcomes[each[row.item - 1] as number] = charged(row);
     } catch (err) {
+      if (atomic) throw err;
       return { items: new Set(each), err };
     }
     return undefined;
@@ -184,40 +160,46 @@ export class CoalescingBiller implements Biller {
 }
 
 /**
- * Stores the answers of charged items decided one by one (CHARGE_EACH), rendered with the balance
- * each charge left, in that statement's transaction. An answer whose key changed hands (its request
- * outlived the key's lock) is not stored; its charge stands and the request answers as usual.
+ * Stores the answers of the charged items that carry one (Idempotency-Key), rendered with the
+ * balance each charge left, in the batch's transaction: first the shared parts this process has not
+ * stored lately, then every answer's head, part hash and tail. An answer whose key changed hands (its
+ * request outlived the key's lock) is not stored; its charge stands and the request answers as usual.
  */
 async function storeAnswers(
   tx: Queryable,
-  items: readonly { pending: Pending; outcome: BillingOutcome }[],
+  parts: AnswerParts,
+  batch: Pending[],
+  outcomes: BillingOutcome[],
 ): Promise<void> {
-  const rows = items.flatMap(({ pending, outcome }) => {
+  const rows: { accountId: string; key: string; requestId: string; shape: AnswerShape }[] = [];
+  batch.forEach((pending, i) => {
+    const outcome = outcomes[i] as BillingOutcome;
     const answer = pending.input.answer;
-    if (!outcome.ok || !answer) return [];
-    const shape = answer.shape(outcome.balanceMicros);
-    return [
-      [
-        pending.input.accountId,
-        answer.idempotencyKey,
-        pending.input.requestId ?? '',
-        shape.head,
-        shape.part?.hash ?? null,
-        shape.tail,
-      ],
-    ];
+    if (!outcome.ok || !answer) return;
+    outcomes[i] = { ...outcome, answer: answer.render(outcome.balanceMicros) };
+    rows.push({
+      accountId: pending.input.accountId,
+      key: answer.idempotencyKey,
+      requestId: pending.input.requestId ?? '',
+      shape: answer.shape(outcome.balanceMicros),
+    });
   });
-  if (rows.length > 0) await tx.query(completeMany(rows.length), rows.flat());
-}
-
-/** The answers' columns of CHARGE_COVERED_STORING: key, head, part hash, tail up to the balance. */
-function answerColumns(batch: readonly Pending[]): unknown[] {
-  return [
-    batch.map((p) => p.input.answer?.idempotencyKey ?? null),
-    batch.map((p) => p.input.answer?.split.head ?? null),
-    batch.map((p) => p.input.answer?.split.part?.hash ?? null),
-    batch.map((p) => p.input.answer?.split.tail ?? null),
-  ];
+  if (rows.length === 0) return;
+  await parts.store(
+    tx,
+    rows.map((r) => r.shape),
+  );
+  await tx.query(
+    completeMany(rows.length),
+    rows.flatMap((r) => [
+      r.accountId,
+      r.key,
+      r.requestId,
+      r.shape.head,
+      r.shape.part?.hash ?? null,
+      r.shape.tail,
+    ]),
+  );
 }
 
 interface EachRow {

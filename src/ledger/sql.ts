@@ -31,25 +31,12 @@ export const CHARGE = statement(
  * not cover its items, one row with `item` NULL and the account's balance; the coalescing biller
  * decides those items one by one with CHARGE_EACH.
  */
-function chargeCoveredSql(storing: boolean): string {
-  const answerColumns = storing ? ', answer_key, answer_head, answer_part, answer_tail' : '';
-  const answerArrays = storing ? ', $6::text[], $7::text[], $8::text[], $9::text[]' : '';
-  const stored = storing
-    ? `, stored AS (
-     UPDATE idempotency_keys k
-        SET status = 'done', locked_until = NULL, response_status = 200,
-            response_body = CASE WHEN c.answer_part IS NULL THEN c.answer_head || c.usd || '"}' ELSE c.answer_head END,
-            response_part = c.answer_part,
-            response_tail = CASE WHEN c.answer_part IS NULL THEN NULL ELSE c.answer_tail || c.usd || '"}' END
-       FROM (SELECT ch.*, ${USD_TEXT('ch.balance_after')} AS usd FROM charged ch WHERE ch.answer_key IS NOT NULL) c
-      WHERE k.account_id = c.account_id AND k.idempotency_key = c.answer_key
-        AND k.request_id = c.request_id AND k.status = 'running'
-   )`
-    : '';
-  return `WITH items AS MATERIALIZED (
-     SELECT t.account_id, t.amount, t.operation, t.request_id, t.key_id${answerColumns}, t.item::integer AS item
-       FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[]${answerArrays})
-            WITH ORDINALITY AS t(account_id, amount, operation, request_id, key_id${answerColumns}, item)
+export const CHARGE_COVERED = statement(
+  'ledger_charge_covered',
+  `WITH items AS MATERIALIZED (
+     SELECT t.account_id, t.amount, t.operation, t.request_id, t.key_id, t.item::integer AS item
+       FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[])
+            WITH ORDINALITY AS t(account_id, amount, operation, request_id, key_id, item)
    ), locked AS MATERIALIZED (
      SELECT a.id, a.balance_micros FROM accounts a
       WHERE a.id IN (SELECT account_id FROM items) ORDER BY a.id FOR UPDATE
@@ -71,31 +58,11 @@ function chargeCoveredSql(storing: boolean): string {
      INSERT INTO ledger_entries (id, account_id, kind, amount_micros, balance_after_micros, operation, request_id, key_id)
      OVERRIDING SYSTEM VALUE
      SELECT entry_id, account_id, 'charge', -amount, balance_after, operation, request_id, key_id FROM charged
-   )${stored}
+   )
    SELECT item, entry_id, balance_after, NULL::text AS account_id FROM charged
    UNION ALL
-   SELECT NULL, NULL, balance, account_id FROM totals WHERE total > balance`;
-}
-
-/**
- * formatUsd (lib/money.ts) of a non-negative micro-dollar amount, in SQL: whole dollars, then the
- * six decimals without trailing zeros but at least two ("12.5" is "12.50"). Tested against formatUsd.
- */
-export const USD_TEXT = (micros: string) => {
-  const fraction = `lpad((${micros} % 1000000)::text, 6, '0')`;
-  return `((${micros} / 1000000)::text || '.' || CASE WHEN length(rtrim(${fraction}, '0')) < 2 THEN left(${fraction}, 2) ELSE rtrim(${fraction}, '0') END)`;
-};
-
-export const CHARGE_COVERED = statement('ledger_charge_covered', chargeCoveredSql(false));
-
-/**
- * CHARGE_COVERED for a batch with answers to store (Idempotency-Key): four more arrays give each
- * item's key, and its answer's head, shared part and tail up to the balance (NULL for items without
- * one). Each charged item's answer is completed with the balance its charge left and stored by the
- * same statement, so it commits with its charge without a transaction of several round trips
- * (docs/performance.md#idempotency-keys). An answer whose key changed hands is not stored.
- */
-export const CHARGE_COVERED_STORING = statement('ledger_charge_covered_storing', chargeCoveredSql(true));
+   SELECT NULL, NULL, balance, account_id FROM totals WHERE total > balance`,
+);
 
 /**
  * Charges in batches, second pass (migration 0004): decides items one by one, in order, each

@@ -4,8 +4,6 @@ import { AnswerParts, PART_MIN_CHARS, splitAnswer } from '../../src/idempotency/
 import { classifyHeldKey } from '../../src/idempotency/idempotency.js';
 import { idempotencyTasks } from '../../src/idempotency/tasks.js';
 import { CoalescingBiller } from '../../src/ledger/coalescing-biller.js';
-import { USD_TEXT } from '../../src/ledger/sql.js';
-import { formatUsd } from '../../src/lib/money.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
 import { countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
 
@@ -55,19 +53,6 @@ describe('splitAnswer', () => {
     expect(`${shape.head}${shape.part?.text}${shape.tail}`).toBe(body);
     // The same list in another answer is the same part.
     expect(splitAnswer(`{"requestId":"req_2","prices":${list}}`).part?.hash).toBe(shape.part?.hash);
-  });
-});
-
-describe('the balance of a stored answer', () => {
-  it('is written by the charge statement exactly as formatUsd writes it', async () => {
-    const values = [0n, 1n, 9n, 10n, 100n, 10_000n, 100_000n, 120_000n, 999_999n, 1_000_000n, 1_500_000n];
-    values.push(12_345_678n, 100_000_000_000n, 999_999_999_999n);
-    for (let i = 0; i < 200; i++) values.push(BigInt(Math.floor(Math.random() * 10 ** (1 + (i % 12)))));
-    const rows = await ctx.database.db.query<{ usd: string }>(
-      `SELECT ${USD_TEXT('v')} AS usd FROM unnest($1::bigint[]) WITH ORDINALITY AS t(v, n) ORDER BY n`,
-      [values],
-    );
-    expect(rows.map((r) => r.usd)).toEqual(values.map(formatUsd));
   });
 });
 
