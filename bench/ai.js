@@ -232,8 +232,8 @@ export async function runAiBench({ dbUrl, only, writeDocs }) {
       `Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC on ${cpus.length} cores (${cpus[0]?.model.trim()}), ` +
         `Node.js ${process.version}, PostgreSQL ${pg.server_version}. \`sibyl start\` (API and worker in one process, ` +
         `AI_WORKER_CONCURRENCY=${process.env.BENCH_AI_CONCURRENCY ?? '100 (default)'}); four OpenAI-compatible fake providers ` +
-        'in a child process; the load generator, the service, the fakes and PostgreSQL share the cores — and, during ' +
-        'this run, other engineers’ builds and tests shared them too.',
+        'in a child process; the load generator, the service, the fakes and PostgreSQL share the cores ' +
+        `(load average ${os.loadavg()[0].toFixed(1)} at the start: anything above that share was other work on the machine).`,
       '',
     );
     if (wanted('ai-wall')) {
