@@ -51,7 +51,9 @@ export async function handleRoute<P extends TSchema, Q extends TSchema, B extend
       },
     ]);
   }
-  const key = readIdempotencyKey(header);
+  // A GET changes nothing to retry safely: its key is ignored (docs/api.md#idempotency), and a
+  // retried GET is a new request with a fresh answer.
+  const key = spec.method === 'GET' ? undefined : readIdempotencyKey(header);
   if (key === undefined)
     return ((await execute(spec, services, request, reply, principal, undefined)) as Answer).body;
 

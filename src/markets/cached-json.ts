@@ -22,6 +22,8 @@ export function cachedBodySerializer(
   const json = fields;
   // Fastify sends bytes from a serialiser as it sends a string (lib/reply.js); its type says string.
   return ((payload: Record<string, unknown>): string | Buffer => {
+    // Already serialised (a stored answer, should one ever pass through here): sent as it is.
+    if (typeof payload === 'string') return payload;
     if (!('costUsd' in payload) || !carries(payload)) return JSON.stringify(payload);
     return Buffer.concat([
       Buffer.from(`{"requestId":${JSON.stringify(payload.requestId)},`),

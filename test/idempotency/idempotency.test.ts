@@ -214,6 +214,26 @@ describe('Idempotency-Key', () => {
     expect(await countEntries(ctx.database.db, account.accountId, 'charge')).toBe(0);
   });
 
+  it('a paid GET with a key is an ordinary request each time: fresh answer, charged, nothing stored', async () => {
+    const account = await ctx.createAccount({ balanceUsd: '1.00' });
+    for (const url of ['/api/v1/price/SOL', '/api/v1/markets', '/api/v1/markets?pageSize=1']) {
+      const answers = [];
+      for (let i = 0; i < 2; i++) {
+        const response = await ctx.request(account.key, {
+          method: 'GET',
+          url,
+          headers: { 'idempotency-key': 'same-key' },
+        });
+        expect(response.statusCode, url).toBe(200);
+        expect(response.headers['idempotent-replayed']).toBeUndefined();
+        answers.push(response.json().requestId);
+      }
+      expect(answers[0]).not.toBe(answers[1]);
+    }
+    expect(await countEntries(ctx.database.db, account.accountId, 'charge')).toBe(6);
+    expect(await storedKeys(account.accountId)).toBe(0);
+  });
+
   it('stored answers are pruned after 24 hours', async () => {
     const account = await ctx.createAccount({ balanceUsd: '1.00' });
     expect((await post(account, '/test/billed', {}, 'old')).statusCode).toBe(200);
