@@ -10,6 +10,7 @@ export const marketSettings = defineSettings(
     MARKETS_LIFECYCLE_CONCURRENCY: Type.Integer({ default: 10, minimum: 1, maximum: 1000 }),
     MARKETS_LIFECYCLE_LEASE_MS: Type.Integer({ default: 120_000, minimum: 1000 }),
     MARKETS_LIST_CACHE: Type.Boolean({ default: true }),
+    MARKETS_DETAIL_CACHE_TIMEOUT_MS: Type.Integer({ default: 250, minimum: 1, maximum: 60_000 }),
     MARKETS_DETAIL_CACHE_PREFIX: Type.String({
       default: 'sibyl:market-detail:',
       minLength: 1,
@@ -31,6 +32,8 @@ export const marketSettings = defineSettings(
     listCache: v.MARKETS_LIST_CACHE,
     /** Redis key prefix of the shared detail cache (with REDIS_URL): one per deployment sharing a Redis. */
     detailCachePrefix: v.MARKETS_DETAIL_CACHE_PREFIX,
+    /** How long a Redis command of the shared detail cache may take before it counts as a miss. */
+    detailCacheTimeoutMs: v.MARKETS_DETAIL_CACHE_TIMEOUT_MS,
   }),
 );
 

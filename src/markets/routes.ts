@@ -51,7 +51,12 @@ export function marketRoutes(
 ): void {
   const { db, clock, prices, settings } = deps;
   const shared = deps.redisUrl
-    ? new RedisDetailStore<MarketDetailBody>(deps.redisUrl, app.log, settings.detailCachePrefix)
+    ? new RedisDetailStore<MarketDetailBody>(
+        deps.redisUrl,
+        app.log,
+        settings.detailCachePrefix,
+        settings.detailCacheTimeoutMs,
+      )
     : undefined;
   if (shared) app.addHook('onClose', () => shared.close());
   const list = new ListCache<MarketListBody>({ db, clock, log: app.log, enabled: settings.listCache });

@@ -18,12 +18,14 @@ export interface SharedDetailStore<V> {
 }
 
 const WARN_EVERY_MS = 60_000;
-const FIRST_CONNECTION_WAIT_MS = 500;
+/** The default of MARKETS_DETAIL_CACHE_TIMEOUT_MS. */
+export const DETAIL_CACHE_TIMEOUT_MS = 250;
 
 /**
  * The shared detail cache in Redis (`REDIS_URL`): one key per market id and one per slug, each
- * holding `{ storedAt, value }` and expiring with the detail. Commands time out after 250 ms and are
- * never queued while Redis is away: the detail is then computed here, as without Redis.
+ * holding `{ storedAt, value }` and expiring with the detail. Commands time out after `timeoutMs`
+ * (MARKETS_DETAIL_CACHE_TIMEOUT_MS, 250 ms by default) and are never queued while Redis is away: the
+ * detail is then computed here, as without Redis.
  */
 export class RedisDetailStore<V extends { id: string; slug: string }> implements SharedDetailStore<V> {
   private readonly redis: Redis;
@@ -34,18 +36,19 @@ export class RedisDetailStore<V extends { id: string; slug: string }> implements
     url: string,
     private readonly log: Pick<Log, 'warn'>,
     private readonly prefix: string,
+    timeoutMs: number = DETAIL_CACHE_TIMEOUT_MS,
   ) {
     this.redis = new Redis(url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
-      connectTimeout: 2000,
-      commandTimeout: 250,
+      connectTimeout: Math.max(2000, timeoutMs),
+      commandTimeout: timeoutMs,
     });
     this.redis.on('error', () => {}); // surfaced per command below; the client reconnects by itself
     // The first requests after start wait briefly for the first connection instead of all missing;
     // after that, a Redis that is away is a miss at once.
     this.connected = new Promise((resolve) => {
-      const timer = setTimeout(resolve, FIRST_CONNECTION_WAIT_MS);
+      const timer = setTimeout(resolve, 2 * timeoutMs);
       timer.unref();
       this.redis.once('ready', () => {
         clearTimeout(timer);
