@@ -198,6 +198,17 @@ const CENT = 10_000n;
  * same service with the list cache off (MARKETS_LIST_CACHE=false).
  */
 export function marketScenarios(pg, port, uncachedPort) {
+  // The list request, measured three ways below.
+  const list = {
+    port,
+    method: 'GET',
+    path: LIST_PATH,
+    headers: { authorization: `Bearer ${pg.list.key}` },
+    price: 5n * CENT,
+    ledger: 'pg',
+    accounts: [pg.list.accountId],
+    proc: 'pg',
+  };
   return [
     {
       id: 'market-detail',
@@ -212,42 +223,23 @@ export function marketScenarios(pg, port, uncachedPort) {
       proc: 'pg',
     },
     {
+      ...list,
       id: 'markets-list',
       title: `GET /api/v1/markets of ${LIST_MARKETS.toLocaleString('en-US')}, status and category filters, page 3 of 50 (PostgreSQL)`,
-      port,
-      method: 'GET',
-      path: LIST_PATH,
-      headers: { authorization: `Bearer ${pg.list.key}` },
-      price: 5n * CENT,
-      ledger: 'pg',
-      accounts: [pg.list.accountId],
-      proc: 'pg',
     },
     {
+      ...list,
       id: 'markets-list-5',
       title: 'The same list request, 5 connections (latency without 50 connections queueing)',
-      port,
-      method: 'GET',
-      path: LIST_PATH,
-      headers: { authorization: `Bearer ${pg.list.key}` },
       connections: 5,
-      price: 5n * CENT,
-      ledger: 'pg',
-      accounts: [pg.list.accountId],
-      proc: 'pg',
     },
     {
+      ...list,
       id: 'markets-list-uncached',
       title:
         'The same list request read from the database every time (MARKETS_LIST_CACHE=false), 5 connections',
       port: uncachedPort,
-      method: 'GET',
-      path: LIST_PATH,
-      headers: { authorization: `Bearer ${pg.list.key}` },
       connections: 5,
-      price: 5n * CENT,
-      ledger: 'pg',
-      accounts: [pg.list.accountId],
       proc: 'listUncached',
     },
   ];
