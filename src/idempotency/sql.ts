@@ -45,10 +45,10 @@ export const COMPLETE = statement(
  * answer's head, part hash and tail (answer-parts.ts) per charge, each value its own parameter.
  * Whole 20 KB answers as text[] elements were escaped by the driver character by character, and as
  * one JSON document PostgreSQL spent most of the statement parsing it (11 ms for 50 answers, against
- * 5 ms this way). Arrays of unnest() as a prepared statement were worse still: its generic plan,
- * blind to the arrays' lengths, scanned the table (PostgreSQL CPU per keyed request 140 → 428 µs);
- * this VALUES list of known length is planned as one primary-key lookup a row. Prepared per row
- * count up to PREPARED_MAX, so that a batch is not parsed and planned anew.
+ * 5 ms this way). Arrays of unnest() as a prepared statement measured worse (its generic plan
+ * scanned the table; docs/performance.md#idempotency-keys); this VALUES list of known length is
+ * planned as one primary-key lookup a row. Prepared per row count up to PREPARED_MAX, so that a
+ * batch is not parsed and planned anew.
  */
 export function completeMany(count: number): Sql {
   let sql = completeManyStatements[count];
