@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { afterCommit } from '../db/after-commit.js';
 import type { Queryable } from '../db/database.js';
+import { setBounded } from '../lib/bounded-map.js';
 import { RETENTION_MS } from './idempotency.js';
 
 /**
@@ -79,18 +80,8 @@ export class AnswerParts {
       ...hashes.flatMap((hash) => [hash, fresh.get(hash)]),
     ]);
     afterCommit(tx, () => {
-      for (const hash of hashes) this.remember(hash, now);
+      for (const hash of hashes) setBounded(this.known, hash, now, MAX_KNOWN);
     });
-  }
-
-  private remember(hash: string, at: number): void {
-    this.known.delete(hash);
-    if (this.known.size >= MAX_KNOWN) {
-      // Maps iterate in insertion order: the first key is the least recently stored.
-      const oldest = this.known.keys().next().value;
-      if (oldest !== undefined) this.known.delete(oldest);
-    }
-    this.known.set(hash, at);
   }
 }
 

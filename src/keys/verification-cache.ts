@@ -1,4 +1,5 @@
 import type { Queryable } from '../db/database.js';
+import { setBounded } from '../lib/bounded-map.js';
 import { type Clock, systemClock } from '../lib/clock.js';
 import type { Log } from '../logger.js';
 
@@ -66,13 +67,7 @@ export class VerificationCache<V> {
 
   private store(hash: string, entry: Entry<V>): void {
     if (this.options.ttlMs === 0) return;
-    this.entries.delete(hash);
-    if (this.entries.size >= this.options.maxEntries) {
-      // Maps iterate in insertion order: the first key is the least recently stored.
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
-    }
-    this.entries.set(hash, entry);
+    setBounded(this.entries, hash, entry, this.options.maxEntries);
   }
 
   evictAccount(accountId: string): void {

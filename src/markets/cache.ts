@@ -1,3 +1,4 @@
+import { setBounded } from '../lib/bounded-map.js';
 import type { Clock } from '../lib/clock.js';
 import type { SharedDetailStore } from './shared-cache.js';
 
@@ -69,13 +70,7 @@ export class DetailCache<V extends { id: string; slug: string }> {
   }
 
   private store(value: V, storedAt: number): void {
-    this.entries.delete(value.id);
-    if (this.entries.size >= this.maxEntries) {
-      // Maps iterate in insertion order: the first key is the least recently stored.
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
-    }
-    this.entries.set(value.id, { value, storedAt });
+    setBounded(this.entries, value.id, { value, storedAt }, this.maxEntries);
     if (this.slugs.size >= this.maxEntries) this.slugs.clear();
     this.slugs.set(value.slug, value.id);
   }

@@ -1,6 +1,9 @@
 import Type from 'typebox';
 import { defineSettings } from '../lib/settings.js';
 
+/** The default of MARKETS_DETAIL_CACHE_TIMEOUT_MS. */
+export const DETAIL_CACHE_TIMEOUT_MS = 250;
+
 /** Market data: the operator's ingestion route and the detail's book depth (docs/markets.md). */
 export const marketSettings = defineSettings(
   {
@@ -10,7 +13,11 @@ export const marketSettings = defineSettings(
     MARKETS_LIFECYCLE_CONCURRENCY: Type.Integer({ default: 10, minimum: 1, maximum: 1000 }),
     MARKETS_LIFECYCLE_LEASE_MS: Type.Integer({ default: 120_000, minimum: 1000 }),
     MARKETS_LIST_CACHE: Type.Boolean({ default: true }),
-    MARKETS_DETAIL_CACHE_TIMEOUT_MS: Type.Integer({ default: 250, minimum: 1, maximum: 60_000 }),
+    MARKETS_DETAIL_CACHE_TIMEOUT_MS: Type.Integer({
+      default: DETAIL_CACHE_TIMEOUT_MS,
+      minimum: 1,
+      maximum: 60_000,
+    }),
     MARKETS_DETAIL_CACHE_PREFIX: Type.String({
       default: 'sibyl:market-detail:',
       minLength: 1,

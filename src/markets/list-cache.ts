@@ -1,5 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/database.js';
+import { setBounded } from '../lib/bounded-map.js';
 import type { Clock } from '../lib/clock.js';
 
 /** Notified at the commit of every change to what the list shows (migration 0016). */
@@ -67,7 +68,8 @@ export class ListCache<V> {
     const promise = load().then(
       (value) => {
         if (this.inFlight.get(key) === promise) this.inFlight.delete(key);
-        if (generation === this.generation) this.store(key, value, now);
+        if (generation === this.generation)
+          setBounded(this.entries, key, { value, storedAt: now }, MAX_ENTRIES);
         return value;
       },
       (err: unknown) => {
@@ -123,15 +125,5 @@ export class ListCache<V> {
         this.deps.log.warn({ err }, 'market list cache off: could not listen for market changes');
       },
     );
-  }
-
-  private store(key: string, value: V, storedAt: number): void {
-    this.entries.delete(key);
-    if (this.entries.size >= MAX_ENTRIES) {
-      // Maps iterate in insertion order: the first key is the least recently stored.
-      const oldest = this.entries.keys().next().value;
-      if (oldest !== undefined) this.entries.delete(oldest);
-    }
-    this.entries.set(key, { value, storedAt });
   }
 }

@@ -179,7 +179,7 @@ export class MarketService {
   }
 
   /** A page of the list read from the database now. */
-  async readList(filter: ListFilter): Promise<MarketListBody> {
+  private async readList(filter: ListFilter): Promise<MarketListBody> {
     const { status, category, page, pageSize } = filter;
     const paging = [pageSize, (page - 1) * pageSize];
     const rows =

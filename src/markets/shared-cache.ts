@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Log } from '../logger.js';
+import { DETAIL_CACHE_TIMEOUT_MS } from './config.js';
 
 /** A detail as another instance cached it: the value and when it was computed (the app's clock). */
 export interface SharedEntry<V> {
@@ -18,8 +19,6 @@ export interface SharedDetailStore<V> {
 }
 
 const WARN_EVERY_MS = 60_000;
-/** The default of MARKETS_DETAIL_CACHE_TIMEOUT_MS. */
-export const DETAIL_CACHE_TIMEOUT_MS = 250;
 
 /**
  * The shared detail cache in Redis (`REDIS_URL`): one key per market id and one per slug, each
