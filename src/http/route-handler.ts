@@ -2,24 +2,18 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TObject, TSchema } from 'typebox';
 import { createContext, type TxContext, withTransaction } from '../context.js';
 import { validationError } from '../errors.js';
-import { splitAnswer } from '../idempotency/answer-parts.js';
 import {
-  type Claim,
+  classifyHeldKey,
   fingerprint,
   type KeyScope,
+  type Replay,
   readIdempotencyKey,
   releaseKey,
   storeAnswer,
 } from '../idempotency/idempotency.js';
+import { answerAwaitingBalance, type PendingAnswer } from '../idempotency/pending-answer.js';
 import type { Principal } from '../keys/authenticate.js';
-import {
-  balanceOf,
-  type Charged,
-  ChargeRefusedError,
-  type ChargeRequest,
-  charge,
-  type PendingAnswer,
-} from '../ledger/charge.js';
+import { balanceOf, type Charged, ChargeRefusedError, type ChargeRequest, charge } from '../ledger/charge.js';
 import type { Clock } from '../lib/clock.js';
 import { formatUsd } from '../lib/money.js';
 import type { QuotaContext } from '../limits/quotas.js';
@@ -59,34 +53,32 @@ export async function handleRoute<P extends TSchema, Q extends TSchema, B extend
 
   const scope: KeyScope = { accountId: principal.accountId, key, requestId: request.id };
   const print = fingerprint(request.method, request.url, request.body);
-  const claimed = services.keyClaimer.claim(scope, print);
-  // A route billed after its handler writes nothing until its charge: its handler runs while the key
-  // is being claimed, which hides the claim's round trip (docs/performance.md). Routes that write in
-  // their handler wait for the key first.
-  const overlap = spec.price !== undefined && spec.billing !== 'transaction';
-  const held = claimed.then(
-    (claim) => claim.kind === 'held',
-    () => false,
-  );
+  if (spec.price !== undefined && spec.billing !== 'transaction') {
+    // A route billed after its handler writes nothing until its charge: its key is taken by storing
+    // its answer with the charge (idempotency/pending-answer.ts). Until then nothing is held, so a
+    // failure has nothing to give back.
+    return send(reply, await execute(spec, services, request, reply, principal, { scope, print }));
+  }
+  const claim = await services.keyClaimer.claim(scope, print);
+  if (claim.kind === 'replay') return replay(reply, claim);
   try {
-    const claim = overlap ? undefined : await claimed;
-    if (claim?.kind === 'replay') return replay(reply, claim);
-    const answer = await execute(spec, services, request, reply, principal, scope, claimed);
-    if ('replay' in answer) return replay(reply, answer.replay);
-    reply.type('application/json; charset=utf-8');
-    return answer.raw ?? JSON.stringify(answer.body);
+    return send(reply, await execute(spec, services, request, reply, principal, { scope, print }));
   } catch (err) {
     // Nothing was charged or created: the key goes back, and a retry runs afresh.
-    if (await held) {
-      await releaseKey(services.db, scope).catch((releaseError: unknown) =>
-        request.log.error({ err: releaseError }, 'could not release an idempotency key'),
-      );
-    }
+    await releaseKey(services.db, scope).catch((releaseError: unknown) =>
+      request.log.error({ err: releaseError }, 'could not release an idempotency key'),
+    );
     throw err;
   }
 }
 
-function replay(reply: FastifyReply, claim: Extract<Claim, { kind: 'replay' }>): string {
+function send(reply: FastifyReply, answer: Answer | { replay: Replay }): string {
+  if ('replay' in answer) return replay(reply, answer.replay);
+  reply.type('application/json; charset=utf-8');
+  return answer.raw ?? JSON.stringify(answer.body);
+}
+
+function replay(reply: FastifyReply, claim: Replay): string {
   reply
     .code(claim.status)
     .header('idempotent-replayed', 'true')
@@ -101,9 +93,9 @@ async function execute<P extends TSchema, Q extends TSchema, B extends TSchema, 
   request: FastifyRequest,
   reply: FastifyReply,
   principal: Principal,
-  scope: KeyScope | undefined,
-  claimed?: Promise<Claim>,
-): Promise<Answer | { replay: Extract<Claim, { kind: 'replay' }> }> {
+  keyed: { scope: KeyScope; print: string } | undefined,
+): Promise<Answer | { replay: Replay }> {
+  const scope = keyed?.scope;
   const { db, clock, biller } = services;
   const inTransaction = spec.billing === 'transaction';
   const ctx = createContext(db, clock, { principal, requestId: request.id });
@@ -176,11 +168,16 @@ async function execute<P extends TSchema, Q extends TSchema, B extends TSchema, 
     return { body: finish(result) };
   }
   const amount = typeof spec.price === 'function' ? spec.price(input, result as Static<R>) : spec.price;
-  const claim = await claimed;
-  if (claim?.kind === 'replay') return { replay: claim };
-  const answer = scope ? pendingAnswer(reply, request.id, result, amount, scope.key) : undefined;
+  const answer = keyed
+    ? pendingAnswer(reply, request.id, result, amount, keyed.scope.key, keyed.print, clock)
+    : undefined;
   const outcome = await biller.charge({ ...chargeOf(amount), answer });
   if (!outcome.ok) {
+    if (outcome.reason === 'IDEMPOTENCY_KEY_TAKEN' && keyed) {
+      // Nothing was charged: the key's holder decides the answer (a replay, or 422/409 thrown).
+      return { replay: await classifyHeldKey(db, keyed.scope, keyed.print, clock.now()) };
+    }
+    if (outcome.reason === 'IDEMPOTENCY_KEY_TAKEN') throw new Error('a charge without a key lost one');
     const balance =
       outcome.reason === 'INSUFFICIENT_BALANCE' ? await balanceOf(db, principal.accountId) : undefined;
     throw new ChargeRefusedError(outcome, amount, quotaOf(principal, clock), balance);
@@ -195,9 +192,9 @@ const BALANCE_PLACEHOLDER = '0.00';
 const ANSWER_END = `"remainingBalanceUsd":"${BALANCE_PLACEHOLDER}"}`;
 
 /**
- * The answer of a coalesced charge with an Idempotency-Key, serialised as it will be sent but for
- * the balance, which the charge's batch fills in (`remainingBalanceUsd` is always the last field):
- * it is stored in the batch's transaction without holding up the batch for a second round trip.
+ * The answer of a charge with an Idempotency-Key, serialised as it will be sent but for the
+ * balance, which the charge fills in (`remainingBalanceUsd` is always the last field): it is stored
+ * in the charge's transaction without holding up a coalesced batch for a second round trip.
  */
 function pendingAnswer(
   reply: FastifyReply,
@@ -205,25 +202,15 @@ function pendingAnswer(
   result: object,
   amountMicros: bigint,
   idempotencyKey: string,
+  print: string,
+  clock: Clock,
 ): PendingAnswer {
   const raw = reply.serialize(billed(requestId, result, amountMicros, 0n)) as string;
   if (!raw.endsWith(ANSWER_END)) throw new Error('remainingBalanceUsd must be the last field of an answer');
-  return answerAwaitingBalance(idempotencyKey, raw.slice(0, raw.length - BALANCE_PLACEHOLDER.length - 2));
-}
-
-/** An answer complete up to its balance (`prefix` ends with `"remainingBalanceUsd":"`). */
-export function answerAwaitingBalance(idempotencyKey: string, prefix: string): PendingAnswer {
-  const render = (balanceMicros: bigint) => `${prefix}${formatUsd(balanceMicros)}"}`;
-  // Split (and hashed) here, before the charge, rather than in the charge's batch.
-  const split = splitAnswer(prefix);
-  return {
-    idempotencyKey,
-    render,
-    shape: (balanceMicros) =>
-      split.part
-        ? { ...split, tail: `${split.tail}${formatUsd(balanceMicros)}"}` }
-        : { head: render(balanceMicros), tail: null },
-  };
+  return answerAwaitingBalance(
+    { idempotencyKey, fingerprint: print, createdAt: clock.now() },
+    raw.slice(0, raw.length - BALANCE_PLACEHOLDER.length - 2),
+  );
 }
 
 function billed(requestId: string, result: object, amountMicros: bigint, balanceMicros: bigint): object {

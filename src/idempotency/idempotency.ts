@@ -52,7 +52,9 @@ export interface KeyScope {
   requestId: string;
 }
 
-export type Claim = { kind: 'held' } | { kind: 'replay'; status: number; body: string; requestId: string };
+/** The stored answer of a key's first request, as a replay sends it. */
+export type Replay = { kind: 'replay'; status: number; body: string; requestId: string };
+export type Claim = { kind: 'held' } | Replay;
 
 interface KeyRow {
   fingerprint: string;
@@ -64,16 +66,16 @@ interface KeyRow {
 }
 
 /**
- * Why a request did not get its key (see KeyClaimer): the stored answer of the same request
- * (replay), 422 IDEMPOTENCY_KEY_REUSED for a different request, 409 IDEMPOTENCY_KEY_IN_USE while
- * the first is still running.
+ * Why a request did not get its key (see KeyClaimer and pending-answer.ts): the stored answer of
+ * the same request (replay), 422 IDEMPOTENCY_KEY_REUSED for a different request, 409
+ * IDEMPOTENCY_KEY_IN_USE while the first is still running (or a moment after it failed).
  */
 export async function classifyHeldKey(
   db: Queryable,
   scope: KeyScope,
   print: string,
   now: Date,
-): Promise<Claim> {
+): Promise<Replay> {
   const [row] = await db.query<KeyRow>(sql.FIND, [scope.accountId, scope.key]);
   if (row && row.fingerprint !== print) {
     throw new AppError(

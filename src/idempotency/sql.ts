@@ -41,37 +41,41 @@ export const COMPLETE = statement(
 );
 
 /**
- * COMPLETE for a batch of charges (the coalescing biller): one row of account, key, holder, and the
- * answer's head, part hash and tail (answer-parts.ts) per charge, each value its own parameter.
- * Whole 20 KB answers as text[] elements were escaped by the driver character by character, and as
- * one JSON document PostgreSQL spent most of the statement parsing it (11 ms for 50 answers, against
- * 5 ms this way). Arrays of unnest() as a prepared statement measured worse (its generic plan
- * scanned the table; docs/performance.md#idempotency-keys); this VALUES list of known length is
- * planned as one primary-key lookup a row. Prepared per row count up to PREPARED_MAX, so that a
- * batch is not parsed and planned anew.
+ * Stores answers of requests charged in one transaction (pending-answer.ts), taking their keys: one
+ * row of account, key, fingerprint, request id, the answer's head, part hash and tail, and the
+ * request's arrival per answer, each value its own parameter. Whole 20 KB answers as text[]
+ * elements were escaped by the driver character by character, and as one JSON document PostgreSQL
+ * spent most of the statement parsing it (11 ms for 50 answers, against 5 ms this way). A key held
+ * by a request of the same fingerprint whose lock lapsed is taken over (its first `created_at`
+ * kept); any other existing key is left alone and its row not returned. Prepared per row count up
+ * to PREPARED_MAX, so that a batch is not parsed and planned anew.
  */
-export function completeMany(count: number): Sql {
-  let sql = completeManyStatements[count];
+export function insertAnswers(count: number): Sql {
+  let sql = insertAnswersStatements[count];
   if (sql) return sql;
   const rows = Array.from({ length: count }, (_, i) => {
-    const p = i * 6;
-    return `($${p + 1}, $${p + 2}, $${p + 3}, $${p + 4}, $${p + 5}, $${p + 6})`;
+    const p = i * 8;
+    return `($${p + 1}, $${p + 2}, $${p + 3}, $${p + 4}, 'done', NULL, 200, $${p + 5}, $${p + 6}, $${p + 7}, $${p + 8})`;
   });
-  const text = `UPDATE idempotency_keys k
-      SET status = 'done', locked_until = NULL, response_status = 200, response_body = u.body,
-          response_part = u.part, response_tail = u.tail
-     FROM (VALUES ${rows.join(', ')}) AS u(account_id, idempotency_key, request_id, body, part, tail)
-    WHERE k.account_id = u.account_id AND k.idempotency_key = u.idempotency_key
-      AND k.request_id = u.request_id AND k.status = 'running'`;
+  const text = `INSERT INTO idempotency_keys AS k (account_id, idempotency_key, fingerprint, request_id, status,
+            locked_until, response_status, response_body, response_part, response_tail, created_at)
+     VALUES ${rows.join(', ')}
+   ON CONFLICT (account_id, idempotency_key) DO UPDATE
+      SET request_id = EXCLUDED.request_id, status = 'done', locked_until = NULL, response_status = 200,
+          response_body = EXCLUDED.response_body, response_part = EXCLUDED.response_part,
+          response_tail = EXCLUDED.response_tail
+    WHERE k.status = 'running' AND k.locked_until <= EXCLUDED.created_at
+      AND k.fingerprint = EXCLUDED.fingerprint
+   RETURNING k.request_id`;
   if (count > PREPARED_MAX) return text;
-  sql = statement(`idempotency_complete_${count}`, text);
-  completeManyStatements[count] = sql;
+  sql = statement(`idempotency_insert_answers_${count}`, text);
+  insertAnswersStatements[count] = sql;
   return sql;
 }
 
 /** Batches of more rows than this are sent unprepared (each size is a statement per connection). */
 const PREPARED_MAX = 64;
-const completeManyStatements: Statement[] = [];
+const insertAnswersStatements: Statement[] = [];
 
 /** A request that failed gives its key back, so the retry runs afresh. */
 export const RELEASE = statement(

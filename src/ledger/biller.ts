@@ -1,8 +1,12 @@
 import type { Database } from '../db/database.js';
+import type { KeyTaken } from '../idempotency/pending-answer.js';
 import { type Charged, type ChargeRefusal, type ChargeRequest, chargeAlone } from './charge.js';
 import { chargeAccount } from './ledger.js';
 
-export type BillingOutcome = Pick<Charged, 'ok' | 'entryId' | 'balanceMicros' | 'answer'> | ChargeRefusal;
+export type BillingOutcome =
+  | Pick<Charged, 'ok' | 'entryId' | 'balanceMicros' | 'answer'>
+  | ChargeRefusal
+  | KeyTaken;
 
 /**
  * How the HTTP edge charges a successful request of a route billed after its handler (one port, so
@@ -15,7 +19,7 @@ export interface Biller {
 
 /**
  * One guarded statement per charge; a charge with quota counters or an answer to store is one
- * transaction with them.
+ * transaction with them (see chargeAlone).
  */
 export function directBiller(db: Database): Biller {
   return {

@@ -1,8 +1,13 @@
 import type { TxContext } from '../context.js';
 import type { Database, Queryable } from '../db/database.js';
 import { AppError } from '../errors.js';
-import type { AnswerShape } from '../idempotency/answer-parts.js';
-import { storeAnswer } from '../idempotency/idempotency.js';
+import {
+  KEY_TAKEN,
+  KeysTakenError,
+  type KeyTaken,
+  type PendingAnswer,
+  storeNewAnswers,
+} from '../idempotency/pending-answer.js';
 import { formatUsd } from '../lib/money.js';
 import { quotaError } from '../limits/enforce.js';
 import { countAgainstQuotas, type QuotaContext, type QuotaRefusal } from '../limits/quotas.js';
@@ -14,17 +19,6 @@ export interface ChargeRequest extends ChargeInput {
   quota?: QuotaContext | undefined;
   /** An answer to store for replay (Idempotency-Key) in the same transaction as the charge. */
   answer?: PendingAnswer | undefined;
-}
-
-/**
- * The answer of a request with an Idempotency-Key, waiting for its charge: its bytes are complete
- * but for the balance the charge leaves, so it is rendered once that is known.
- */
-export interface PendingAnswer {
-  idempotencyKey: string;
-  render(balanceMicros: bigint): string;
-  /** The same answer split for storage, its bulk shared with other answers (answer-parts.ts). */
-  shape(balanceMicros: bigint): AnswerShape;
 }
 
 /** A charge that was made: its ledger entry and the balance it left. */
@@ -104,31 +98,41 @@ export async function charge(tx: Queryable, request: ChargeRequest): Promise<Cha
     const balance = await balanceOf(tx, request.accountId);
     throw new ChargeRefusedError(outcome, request.amountMicros, request.quota, balance);
   }
-  let answer: string | undefined;
-  if (request.answer) {
-    answer = request.answer.render(outcome.balanceMicros);
-    const owner = {
-      accountId: request.accountId,
-      key: request.answer.idempotencyKey,
-      requestId: request.requestId ?? '',
-    };
-    await storeAnswer(tx, owner, 200, answer);
-  }
   return {
     ok: true,
     entryId: outcome.entryId,
     amountMicros: request.amountMicros,
     balanceMicros: outcome.balanceMicros,
-    answer,
   };
 }
 
-/** A charge in a transaction of its own, answering the refusal instead of throwing it. */
-export async function chargeAlone(db: Database, request: ChargeRequest): Promise<Charged | ChargeRefusal> {
+/**
+ * A charge in a transaction of its own, answering the refusal instead of throwing it. With an
+ * answer to store (Idempotency-Key), the answer is stored whole in the same transaction, taking its
+ * key; if the key is someone else's, nothing is charged and the outcome says so.
+ */
+export async function chargeAlone(
+  db: Database,
+  request: ChargeRequest,
+): Promise<Charged | ChargeRefusal | KeyTaken> {
   try {
-    return await db.transaction((tx) => charge(tx, request));
+    return await db.transaction(async (tx) => {
+      const charged = await charge(tx, request);
+      if (!request.answer) return charged;
+      const answer = request.answer.render(charged.balanceMicros);
+      await storeNewAnswers(tx, [
+        {
+          accountId: request.accountId,
+          requestId: request.requestId ?? '',
+          answer: request.answer,
+          shape: { head: answer, tail: null },
+        },
+      ]);
+      return { ...charged, answer };
+    });
   } catch (err) {
     if (err instanceof ChargeRefusedError) return err.refusal;
+    if (err instanceof KeysTakenError) return KEY_TAKEN;
     throw err;
   }
 }

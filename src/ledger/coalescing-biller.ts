@@ -1,6 +1,6 @@
 import type { Database, Queryable } from '../db/database.js';
-import { AnswerParts, type AnswerShape } from '../idempotency/answer-parts.js';
-import { completeMany } from '../idempotency/sql.js';
+import { AnswerParts } from '../idempotency/answer-parts.js';
+import { KEY_TAKEN, KeysTakenError, type NewAnswer, storeNewAnswers } from '../idempotency/pending-answer.js';
 import { metrics } from '../metrics/metrics.js';
 import type { Biller, BillingOutcome } from './biller.js';
 import { type ChargeRequest, chargeAlone } from './charge.js';
@@ -106,11 +106,7 @@ export class CoalescingBiller implements Biller {
     let failed: { items: Set<number>; err: unknown } | undefined;
     try {
       if (batch.some((p) => p.input.answer)) {
-        // Answers stored for replay commit with their charges: the batch becomes one transaction.
-        await this.db.transaction(async (tx) => {
-          await this.decide(tx, batch, outcomes, true);
-          await storeAnswers(tx, this.parts, batch, outcomes);
-        });
+        await this.chargeKeyed(batch, outcomes);
       } else {
         failed = await this.decide(this.db, batch, outcomes, false);
       }
@@ -123,6 +119,38 @@ export class CoalescingBiller implements Biller {
       if (failed?.items.has(i)) pending.reject(failed.err);
       else pending.resolve(outcomes[i] as BillingOutcome);
     });
+  }
+
+  /**
+   * A batch with answers to store (Idempotency-Key): the charges and the answers, which take their
+   * keys, commit together in one transaction. An item whose key turns out to be taken — by an
+   * earlier item of the batch, or by a committed or concurrent request — must not be charged: the
+   * transaction is then rolled back and the batch charged again without it. That costs a second
+   * transaction only when a key was reused, which a retry of an answered request does.
+   */
+  private async chargeKeyed(batch: Pending[], outcomes: BillingOutcome[]): Promise<void> {
+    const taken = repeatedKeys(batch);
+    for (;;) {
+      const live = [...batch.keys()].filter((i) => !taken.has(i));
+      if (live.length === 0) break;
+      const items = live.map((i) => batch[i] as Pending);
+      const decided: BillingOutcome[] = items.map(() => REFUSED);
+      try {
+        await this.db.transaction(async (tx) => {
+          await this.decide(tx, items, decided, true);
+          await storeAnswers(tx, this.parts, items, decided);
+        });
+      } catch (err) {
+        if (!(err instanceof KeysTakenError)) throw err;
+        for (const j of err.items) taken.add(live[j] as number);
+        continue;
+      }
+      live.forEach((i, j) => {
+        outcomes[i] = decided[j] as BillingOutcome;
+      });
+      break;
+    }
+    for (const i of taken) outcomes[i] = KEY_TAKEN;
   }
 
   /**
@@ -162,8 +190,8 @@ export class CoalescingBiller implements Biller {
 /**
  * Stores the answers of the charged items that carry one (Idempotency-Key), rendered with the
  * balance each charge left, in the batch's transaction: first the shared parts this process has not
- * stored lately, then every answer's head, part hash and tail. An answer whose key changed hands (its
- * request outlived the key's lock) is not stored; its charge stands and the request answers as usual.
+ * stored lately, then every answer's head, part hash and tail, taking its key. Throws
+ * KeysTakenError (positions in `batch`) when a key is someone else's.
  */
 async function storeAnswers(
   tx: Queryable,
@@ -171,16 +199,18 @@ async function storeAnswers(
   batch: Pending[],
   outcomes: BillingOutcome[],
 ): Promise<void> {
-  const rows: { accountId: string; key: string; requestId: string; shape: AnswerShape }[] = [];
+  const rows: NewAnswer[] = [];
+  const positions: number[] = [];
   batch.forEach((pending, i) => {
     const outcome = outcomes[i] as BillingOutcome;
     const answer = pending.input.answer;
     if (!outcome.ok || !answer) return;
     outcomes[i] = { ...outcome, answer: answer.render(outcome.balanceMicros) };
+    positions.push(i);
     rows.push({
       accountId: pending.input.accountId,
-      key: answer.idempotencyKey,
       requestId: pending.input.requestId ?? '',
+      answer,
       shape: answer.shape(outcome.balanceMicros),
     });
   });
@@ -189,17 +219,25 @@ async function storeAnswers(
     tx,
     rows.map((r) => r.shape),
   );
-  await tx.query(
-    completeMany(rows.length),
-    rows.flatMap((r) => [
-      r.accountId,
-      r.key,
-      r.requestId,
-      r.shape.head,
-      r.shape.part?.hash ?? null,
-      r.shape.tail,
-    ]),
-  );
+  try {
+    await storeNewAnswers(tx, rows);
+  } catch (err) {
+    if (err instanceof KeysTakenError) throw new KeysTakenError(err.items.map((j) => positions[j] as number));
+    throw err;
+  }
+}
+
+/** Positions of the items whose key an earlier item of the batch carries: only the first is charged. */
+function repeatedKeys(batch: readonly Pending[]): Set<number> {
+  const seen = new Set<string>();
+  const repeated = new Set<number>();
+  batch.forEach(({ input }, i) => {
+    if (!input.answer) return;
+    const id = `${input.accountId}\u0000${input.answer.idempotencyKey}`;
+    if (seen.has(id)) repeated.add(i);
+    else seen.add(id);
+  });
+  return repeated;
 }
 
 interface EachRow {

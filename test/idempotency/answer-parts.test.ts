@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerAwaitingBalance } from '../../src/http/route-handler.js';
 import { AnswerParts, PART_MIN_CHARS, splitAnswer } from '../../src/idempotency/answer-parts.js';
 import { classifyHeldKey } from '../../src/idempotency/idempotency.js';
+import { answerAwaitingBalance } from '../../src/idempotency/pending-answer.js';
 import { idempotencyTasks } from '../../src/idempotency/tasks.js';
 import { CoalescingBiller } from '../../src/ledger/coalescing-biller.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
@@ -138,13 +138,6 @@ describe('answers of charges decided one by one', () => {
     const biller = new CoalescingBiller(db, { maxBatch: 100, maxInFlight: 1 }, new AnswerParts());
     const list = `[${Array.from({ length: 300 }, (_, i) => `{"n":${i}}`).join(',')}]`;
     const keys = ['short-1', 'short-2', 'short-3'];
-    for (const key of keys) {
-      await db.query(
-        `INSERT INTO idempotency_keys (account_id, idempotency_key, fingerprint, request_id, status, locked_until, created_at)
-         VALUES ($1, $2, 'print', $3, 'running', now() + interval '1 minute', now())`,
-        [account.accountId, key, `req-${key}`],
-      );
-    }
     // The first goes alone; the other two queue behind it and make one batch that only half fits:
     // 0.50 − 0.20 leaves 0.30 for 0.40 of charges, decided one by one.
     const outcomes = await Promise.all(
@@ -155,7 +148,7 @@ describe('answers of charges decided one by one', () => {
           operation: 'test',
           requestId: `req-${key}`,
           answer: answerAwaitingBalance(
-            key,
+            { idempotencyKey: key, fingerprint: 'print', createdAt: ctx.clock.now() },
             `{"requestId":"req-${key}","items":${list},"remainingBalanceUsd":"`,
           ),
         }),
@@ -174,10 +167,9 @@ describe('answers of charges decided one by one', () => {
       expect(claim).toMatchObject({ kind: 'replay', requestId: `req-${key}`, body: outcome.answer });
       expect(outcome.answer).toMatch(i === 0 ? /"0\.30"}$/ : /"0\.10"}$/);
     }
-    const [third] = await db.query<{ status: string }>(
-      'SELECT status FROM idempotency_keys WHERE account_id = $1 AND idempotency_key = $2',
-      [account.accountId, 'short-3'],
-    );
-    expect(third?.status).toBe('running');
+    // The refused charge took no key: its retry runs afresh.
+    expect(
+      await count('SELECT count(*) AS n FROM idempotency_keys WHERE account_id = $1', [account.accountId]),
+    ).toBe(2);
   });
 });

@@ -1,0 +1,93 @@
+import type { Queryable } from '../db/database.js';
+import { formatUsd } from '../lib/money.js';
+import { type AnswerShape, splitAnswer } from './answer-parts.js';
+import { insertAnswers } from './sql.js';
+
+/**
+ * The answer of a request with an Idempotency-Key whose route is billed after its handler (the
+ * batch price): its bytes are complete but for the balance its charge leaves. Such a route writes
+ * nothing before its charge, so its key is not taken beforehand: it is taken by storing the
+ * answer, in the transaction of the charge — one row written once, in the charge's commit, instead
+ * of a claim committed on its own and an update (docs/performance.md#idempotency-keys). When the
+ * key turns out to be taken (a retry whose first attempt was charged, a duplicate charged first),
+ * that transaction rolls back — nothing was charged — and the request answers as the key's holder
+ * says (replay, 422, 409).
+ */
+export interface PendingAnswer {
+  idempotencyKey: string;
+  /** The request's fingerprint (method, path, canonical body): see idempotency.ts. */
+  fingerprint: string;
+  /** When the request arrived, by the service's clock: the key's `created_at`. */
+  createdAt: Date;
+  render(balanceMicros: bigint): string;
+  /** The same answer split for storage, its bulk shared with other answers (answer-parts.ts). */
+  shape(balanceMicros: bigint): AnswerShape;
+}
+
+/** The outcome of a charge whose answer could not be stored: its key is someone else's. */
+export interface KeyTaken {
+  ok: false;
+  reason: 'IDEMPOTENCY_KEY_TAKEN';
+}
+
+export const KEY_TAKEN: KeyTaken = { ok: false, reason: 'IDEMPOTENCY_KEY_TAKEN' };
+
+/** Thrown inside a charge's transaction to roll it back: the answers at `items` lost their keys. */
+export class KeysTakenError extends Error {
+  constructor(readonly items: readonly number[]) {
+    super('Idempotency-Key taken');
+    this.name = 'KeysTakenError';
+  }
+}
+
+/** An answer complete up to its balance (`prefix` ends with `"remainingBalanceUsd":"`). */
+export function answerAwaitingBalance(
+  key: { idempotencyKey: string; fingerprint: string; createdAt: Date },
+  prefix: string,
+): PendingAnswer {
+  const render = (balanceMicros: bigint) => `${prefix}${formatUsd(balanceMicros)}"}`;
+  // Split (and hashed) here, before the charge, rather than in the charge's batch.
+  const split = splitAnswer(prefix);
+  return {
+    ...key,
+    render,
+    shape: (balanceMicros) =>
+      split.part
+        ? { ...split, tail: `${split.tail}${formatUsd(balanceMicros)}"}` }
+        : { head: render(balanceMicros), tail: null },
+  };
+}
+
+export interface NewAnswer {
+  accountId: string;
+  requestId: string;
+  answer: PendingAnswer;
+  /** How the answer is stored (its parts stored first, by AnswerParts). */
+  shape: AnswerShape;
+}
+
+/**
+ * Stores answers of charged requests, taking their keys, in the charges' transaction: a key no
+ * one holds, or one held by a request of the same fingerprint whose lock lapsed (its process died),
+ * is taken. Throws KeysTakenError with the positions of the others, which rolls the transaction —
+ * their charges with it — back. `answers` must not repeat a key.
+ */
+export async function storeNewAnswers(tx: Queryable, answers: readonly NewAnswer[]): Promise<void> {
+  if (answers.length === 0) return;
+  const stored = await tx.query<{ request_id: string }>(
+    insertAnswers(answers.length),
+    answers.flatMap(({ accountId, requestId, answer, shape }) => [
+      accountId,
+      answer.idempotencyKey,
+      answer.fingerprint,
+      requestId,
+      shape.head,
+      shape.part?.hash ?? null,
+      shape.tail,
+      answer.createdAt,
+    ]),
+  );
+  if (stored.length === answers.length) return;
+  const ok = new Set(stored.map((row) => row.request_id));
+  throw new KeysTakenError([...answers.keys()].filter((i) => !ok.has((answers[i] as NewAnswer).requestId)));
+}
