@@ -22,6 +22,12 @@ export interface PendingAnswer {
   render(balanceMicros: bigint): string;
   /** The same answer split for storage, its bulk shared with other answers (answer-parts.ts). */
   shape(balanceMicros: bigint): AnswerShape;
+  /**
+   * The answer split for storage up to its balance, for a statement that completes it: the part's
+   * tail (or, without a part, the head) ends with `"remainingBalanceUsd":"`, to which the balance
+   * and `"}` are appended.
+   */
+  awaiting: AnswerShape;
 }
 
 /** The outcome of a charge whose answer could not be stored: its key is someone else's. */
@@ -51,6 +57,7 @@ export function answerAwaitingBalance(
   return {
     ...key,
     render,
+    awaiting: split,
     shape: (balanceMicros) =>
       split.part
         ? { ...split, tail: `${split.tail}${formatUsd(balanceMicros)}"}` }

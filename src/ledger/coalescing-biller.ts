@@ -1,6 +1,12 @@
-import type { Database, Queryable } from '../db/database.js';
+import { type Database, isUniqueViolation, type Queryable } from '../db/database.js';
 import { AnswerParts } from '../idempotency/answer-parts.js';
-import { KEY_TAKEN, KeysTakenError, type NewAnswer, storeNewAnswers } from '../idempotency/pending-answer.js';
+import {
+  KEY_TAKEN,
+  KeysTakenError,
+  type NewAnswer,
+  type PendingAnswer,
+  storeNewAnswers,
+} from '../idempotency/pending-answer.js';
 import { metrics } from '../metrics/metrics.js';
 import type { Biller, BillingOutcome } from './biller.js';
 import { type ChargeRequest, chargeAlone } from './charge.js';
@@ -106,7 +112,7 @@ export class CoalescingBiller implements Biller {
     let failed: { items: Set<number>; err: unknown } | undefined;
     try {
       if (batch.some((p) => p.input.answer)) {
-        await this.chargeKeyed(batch, outcomes);
+        failed = await this.chargeStoring(batch, outcomes);
       } else {
         failed = await this.decide(this.db, batch, outcomes, false);
       }
@@ -119,6 +125,64 @@ export class CoalescingBiller implements Biller {
       if (failed?.items.has(i)) pending.reject(failed.err);
       else pending.resolve(outcomes[i] as BillingOutcome);
     });
+  }
+
+  /**
+   * A batch with answers to store (Idempotency-Key). Nearly always one statement charges it and
+   * stores the answers of its charged items, taking their keys (CHARGE_COVERED_STORING): one round
+   * trip, as for a batch without keys. New shared parts go first, committed on their own: a part no
+   * answer refers to is harmless, and pruned a day later. Items of an account that does not cover
+   * its items are then decided one by one, in a transaction with their answers (chargeKeyed), as
+   * is the whole batch when one of its keys turns out to be taken (the statement then fails on the
+   * key's primary key, charging nothing) or appears twice in it. Returns the items whose charge
+   * failed after others committed.
+   */
+  private async chargeStoring(
+    batch: Pending[],
+    outcomes: BillingOutcome[],
+  ): Promise<{ items: Set<number>; err: unknown } | undefined> {
+    if (repeatedKeys(batch).size > 0) {
+      await this.chargeKeyed(batch, outcomes);
+      return undefined;
+    }
+    await this.parts.store(
+      this.db,
+      batch.flatMap((p) => (p.input.answer ? [p.input.answer.awaiting] : [])),
+    );
+    let rows: CoveredRow[];
+    try {
+      rows = await this.db.query<CoveredRow>(sql.CHARGE_COVERED_STORING, storingColumns(batch));
+    } catch (err) {
+      if (!isUniqueViolation(err, 'idempotency_keys_pkey')) throw err;
+      await this.chargeKeyed(batch, outcomes);
+      return undefined;
+    }
+    const short = new Set<string>();
+    for (const row of rows) {
+      if (row.item === null) {
+        short.add(row.account_id);
+        continue;
+      }
+      const answer = (batch[row.item - 1] as Pending).input.answer;
+      const outcome = charged(row);
+      outcomes[row.item - 1] =
+        answer && outcome.ok ? { ...outcome, answer: answer.render(outcome.balanceMicros) } : outcome;
+    }
+    if (short.size === 0) return undefined;
+    const left = [...batch.keys()].filter((i) => short.has((batch[i] as Pending).input.accountId));
+    const decided: BillingOutcome[] = left.map(() => REFUSED);
+    try {
+      await this.chargeKeyed(
+        left.map((i) => batch[i] as Pending),
+        decided,
+      );
+    } catch (err) {
+      return { items: new Set(left), err };
+    }
+    left.forEach((i, j) => {
+      outcomes[i] = decided[j] as BillingOutcome;
+    });
+    return undefined;
   }
 
   /**
@@ -269,6 +333,21 @@ function columns(batch: readonly Pending[]): unknown[] {
     batch.map((p) => p.input.operation),
     batch.map((p) => p.input.requestId ?? null),
     batch.map((p) => p.input.keyId ?? null),
+  ];
+}
+
+/** columns() and, for CHARGE_COVERED_STORING, each item's answer as stored (NULLs without one). */
+function storingColumns(batch: readonly Pending[]): unknown[] {
+  const answers = batch.map((p) => p.input.answer);
+  const of = <T>(pick: (answer: PendingAnswer) => T) => answers.map((a) => (a ? pick(a) : null));
+  return [
+    ...columns(batch),
+    of((a) => a.idempotencyKey),
+    of((a) => a.fingerprint),
+    of((a) => a.awaiting.head),
+    of((a) => a.awaiting.part?.hash ?? null),
+    of((a) => a.awaiting.tail),
+    of((a) => a.createdAt),
   ];
 }
 

@@ -31,12 +31,31 @@ export const CHARGE = statement(
  * not cover its items, one row with `item` NULL and the account's balance; the coalescing biller
  * decides those items one by one with CHARGE_EACH.
  */
-export const CHARGE_COVERED = statement(
-  'ledger_charge_covered',
-  `WITH items AS MATERIALIZED (
-     SELECT t.account_id, t.amount, t.operation, t.request_id, t.key_id, t.item::integer AS item
-       FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[])
-            WITH ORDINALITY AS t(account_id, amount, operation, request_id, key_id, item)
+function chargeCoveredSql(storing: boolean): string {
+  const answerColumns = storing
+    ? ', answer_key, answer_print, answer_head, answer_part, answer_tail, answer_at'
+    : '';
+  const answerArrays = storing
+    ? ', $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[]'
+    : '';
+  // A plain INSERT: a key that exists already violates idempotency_keys_pkey, which aborts the
+  // whole statement, charges included (the biller then takes the transactional path).
+  const stored = storing
+    ? `, stored AS (
+     INSERT INTO idempotency_keys (account_id, idempotency_key, fingerprint, request_id, status,
+            response_status, response_body, response_part, response_tail, created_at)
+     SELECT c.account_id, c.answer_key, c.answer_print, c.request_id, 'done', 200,
+            CASE WHEN c.answer_part IS NULL THEN c.answer_head || c.usd || '"}' ELSE c.answer_head END,
+            c.answer_part,
+            CASE WHEN c.answer_part IS NULL THEN NULL ELSE c.answer_tail || c.usd || '"}' END,
+            c.answer_at
+       FROM (SELECT ch.*, ${usdText('ch.balance_after')} AS usd FROM charged ch WHERE ch.answer_key IS NOT NULL) c
+   )`
+    : '';
+  return `WITH items AS MATERIALIZED (
+     SELECT t.account_id, t.amount, t.operation, t.request_id, t.key_id${answerColumns}, t.item::integer AS item
+       FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[]${answerArrays})
+            WITH ORDINALITY AS t(account_id, amount, operation, request_id, key_id${answerColumns}, item)
    ), locked AS MATERIALIZED (
      SELECT a.id, a.balance_micros FROM accounts a
       WHERE a.id IN (SELECT account_id FROM items) ORDER BY a.id FOR UPDATE
@@ -58,11 +77,32 @@ export const CHARGE_COVERED = statement(
      INSERT INTO ledger_entries (id, account_id, kind, amount_micros, balance_after_micros, operation, request_id, key_id)
      OVERRIDING SYSTEM VALUE
      SELECT entry_id, account_id, 'charge', -amount, balance_after, operation, request_id, key_id FROM charged
-   )
+   )${stored}
    SELECT item, entry_id, balance_after, NULL::text AS account_id FROM charged
    UNION ALL
-   SELECT NULL, NULL, balance, account_id FROM totals WHERE total > balance`,
-);
+   SELECT NULL, NULL, balance, account_id FROM totals WHERE total > balance`;
+}
+
+export const CHARGE_COVERED = statement('ledger_charge_covered', chargeCoveredSql(false));
+
+/**
+ * CHARGE_COVERED for a batch with answers to store (Idempotency-Key, idempotency/pending-answer.ts):
+ * six more arrays give each item's key, fingerprint, its answer's head, shared part and tail up to
+ * the balance, and its arrival (NULL for items without one). Each charged item's answer is
+ * completed with the balance its charge left and inserted by the same statement, taking its key:
+ * it commits with its charge in one round trip, like an unkeyed batch, instead of a transaction of
+ * BEGIN, charge, store and COMMIT (docs/performance.md#idempotency-keys).
+ */
+export const CHARGE_COVERED_STORING = statement('ledger_charge_covered_storing', chargeCoveredSql(true));
+
+/**
+ * formatUsd (lib/money.ts) of a non-negative micro-dollar amount, in SQL: whole dollars, then the
+ * six decimals without trailing zeros but at least two ("12.5" is "12.50"). Tested against formatUsd.
+ */
+export function usdText(micros: string): string {
+  const fraction = `lpad((${micros} % 1000000)::text, 6, '0')`;
+  return `((${micros} / 1000000)::text || '.' || CASE WHEN length(rtrim(${fraction}, '0')) < 2 THEN left(${fraction}, 2) ELSE rtrim(${fraction}, '0') END)`;
+}
 
 /**
  * Charges in batches, second pass (migration 0004): decides items one by one, in order, each

@@ -6,7 +6,9 @@ import { answerAwaitingBalance } from '../../src/idempotency/pending-answer.js';
 import { directBiller } from '../../src/ledger/biller.js';
 import { CoalescingBiller } from '../../src/ledger/coalescing-biller.js';
 import { creditDeposit } from '../../src/ledger/ledger.js';
+import { usdText } from '../../src/ledger/sql.js';
 import { systemClock } from '../../src/lib/clock.js';
+import { formatUsd } from '../../src/lib/money.js';
 import { clearSecretBox } from '../../src/webhooks/secret-box.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { balanceOf, countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
@@ -62,6 +64,17 @@ async function keyRow(accountId: string, key: string) {
 }
 
 describe('keys taken with the charge', () => {
+  it("the charge statement writes a stored answer's balance exactly as formatUsd does", async () => {
+    const values = [0n, 1n, 9n, 10n, 100n, 10_000n, 100_000n, 120_000n, 999_999n, 1_000_000n, 1_500_000n];
+    values.push(12_345_678n, 100_000_000_000n, 999_999_999_999n);
+    for (let i = 0; i < 200; i++) values.push(BigInt(Math.floor(Math.random() * 10 ** (1 + (i % 12)))));
+    const rows = await db.query<{ usd: string }>(
+      `SELECT ${usdText('v')} AS usd FROM unnest($1::bigint[]) WITH ORDINALITY AS t(v, n) ORDER BY n`,
+      [values],
+    );
+    expect(rows.map((r) => r.usd)).toEqual(values.map(formatUsd));
+  });
+
   it('a batch with a retried key and a repeated key: those two are not charged, the rest once each', async () => {
     const a = await account(100n * CENT);
     const b = await account(100n * CENT);
@@ -94,6 +107,60 @@ describe('keys taken with the charge', () => {
     const [twice] = await keyRow(a, 'twice');
     expect(twice?.request_id).toBe('req_twice_1');
     expect(twice?.response_body).toBe(outcomes[3]?.ok ? outcomes[3].answer : 'not charged');
+  });
+
+  it('a batch without a taken key is one statement; with one, the others are charged once all the same', async () => {
+    const a = await account(100n * CENT);
+    const b = await account(100n * CENT);
+    const counted = { queries: 0, transactions: 0 };
+    const counting: Database = {
+      ...db,
+      query: (...args: Parameters<Database['query']>) => {
+        counted.queries++;
+        return db.query(...args);
+      },
+      transaction: (fn) => {
+        counted.transactions++;
+        return db.transaction(fn);
+      },
+    } as Database;
+    const biller = new CoalescingBiller(counting, { maxBatch: 100, maxInFlight: 1 });
+    const lead = biller.charge({
+      accountId: b,
+      amountMicros: CENT,
+      operation: 'test',
+      requestId: 'req_lead2',
+    });
+    const fresh = await Promise.all([
+      biller.charge(keyed(a, 'one', 'req_one')),
+      biller.charge(keyed(a, 'two', 'req_two')),
+      biller.charge({ accountId: b, amountMicros: CENT, operation: 'test', requestId: 'req_b2' }),
+    ]);
+    await lead;
+    expect(fresh.map((o) => o.ok)).toEqual([true, true, true]);
+    // The lead's statement, then one for the three (answers without a shared part: no parts).
+    expect(counted).toEqual({ queries: 2, transactions: 0 });
+    expect((await keyRow(a, 'two'))[0]?.response_body).toBe(fresh[1]?.ok ? fresh[1].answer : '');
+
+    // 'one' again, with a new key and b's charge: the statement fails on the key, charging
+    // nothing; the batch is charged again in a transaction without the retry.
+    const lead2 = biller.charge({
+      accountId: b,
+      amountMicros: CENT,
+      operation: 'test',
+      requestId: 'req_lead3',
+    });
+    const mixed = await Promise.all([
+      biller.charge(keyed(a, 'one', 'req_one_again')),
+      biller.charge(keyed(a, 'three', 'req_three')),
+      biller.charge({ accountId: b, amountMicros: CENT, operation: 'test', requestId: 'req_b3' }),
+    ]);
+    await lead2;
+    expect(mixed.map((o) => (o.ok ? 'ok' : o.reason))).toEqual(['IDEMPOTENCY_KEY_TAKEN', 'ok', 'ok']);
+    expect(counted.transactions).toBe(2); // rolled back on the key, then without it
+    expect(await countEntries(db, a, 'charge')).toBe(3);
+    expect(await countEntries(db, b, 'charge')).toBe(4);
+    expect((await keyRow(a, 'one'))[0]?.request_id).toBe('req_one');
   });
 
   it('a charge of its own (quotas, or no coalescing) with a taken key is not charged either', async () => {
