@@ -523,9 +523,7 @@ async function main() {
       hot &&
         spreadRow &&
         `- 100 accounts at least as fast as one: ${Math.round(spreadRow.rps)} vs ${Math.round(hot.rps)} req/s → ${spreadRow.rps >= hot.rps * 0.97 ? 'met' : 'NOT met'}`,
-      batchRow &&
-        keyedRow &&
-        `- Batch with an Idempotency-Key at least 0.9 × without: ${(keyedRow.rps / batchRow.rps).toFixed(2)} → ${keyedRow.rps >= batchRow.rps * 0.9 ? 'met' : 'NOT met'}`,
+      batchRow && keyedRow && keyedVerdict(runs.get('batch'), runs.get('batch-idempotent')),
       hot &&
         `- remainingBalanceUsd checked against the ledger for ${remaining.checked} hot-account answers: ${remaining.wrong} wrong`,
       ...marketTargets(rows, runs, markets, CONNECTIONS),
@@ -574,4 +572,15 @@ if (!ONLY || ONLY.some((id) => AI_SCENARIOS.includes(id))) {
     process.stderr.write(`\nAI BENCH FAILED:\n${failures.map((f) => `- ${f}`).join('\n')}\n`);
     process.exit(1);
   }
+}
+
+/**
+ * The keyed batch against the unkeyed one, taken within each round (the two run back to back, so
+ * the machine's speed, which drifts by a third within minutes here, cancels out) and the median of
+ * those; each round's ratio is listed.
+ */
+function keyedVerdict(plain, keyed) {
+  const ratios = keyed.map((r, i) => r.rps / plain[i].rps);
+  const ratio = median(ratios);
+  return `- Batch with an Idempotency-Key at least 0.9 × without (median of the rounds' ratios: ${ratios.map((r) => r.toFixed(2)).join(', ')}): ${ratio.toFixed(2)} → ${ratio >= 0.9 ? 'met' : 'NOT met'}`;
 }

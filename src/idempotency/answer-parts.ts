@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { afterCommit } from '../db/after-commit.js';
 import type { Queryable } from '../db/database.js';
 import { setBounded } from '../lib/bounded-map.js';
@@ -44,7 +44,7 @@ export function splitAnswer(body: string): AnswerShape {
   const end = body.lastIndexOf(']') + 1;
   if (start < 0 || end - start < PART_MIN_CHARS) return { head: body, tail: null };
   const text = body.slice(start, end);
-  if (text !== last.text) last = { text, hash: createHash('sha256').update(text).digest('base64url') };
+  if (text !== last.text) last = { text, hash: hash('sha256', text, 'base64url') };
   return { head: body.slice(0, start), part: { hash: last.hash, text: last.text }, tail: body.slice(end) };
 }
 
