@@ -22,7 +22,7 @@ import type { RouteInput, RouteSpec } from './route.js';
 import type { Services } from './services.js';
 
 /** A success as sent: the body, and its serialised bytes when they were stored for replay. */
-type Answer = { body: object; raw?: undefined } | { body: object; raw: string };
+type Answer = { body: object; raw?: undefined } | { body: object; raw: string | Buffer };
 
 /**
  * Runs one request of a declared route after authentication and validation: the idempotency key,
@@ -34,7 +34,7 @@ export async function handleRoute<P extends TSchema, Q extends TSchema, B extend
   services: Services,
   request: FastifyRequest,
   reply: FastifyReply,
-): Promise<object | string> {
+): Promise<object | string | Buffer> {
   const principal = request.principal as Principal;
   const header = request.headers['idempotency-key'];
   if (header !== undefined && !spec.idempotent && spec.method !== 'GET') {
@@ -72,7 +72,7 @@ export async function handleRoute<P extends TSchema, Q extends TSchema, B extend
   }
 }
 
-function send(reply: FastifyReply, answer: Answer | { replay: Replay }): string {
+function send(reply: FastifyReply, answer: Answer | { replay: Replay }): string | Buffer {
   if ('replay' in answer) return replay(reply, answer.replay);
   reply.type('application/json; charset=utf-8');
   return answer.raw ?? JSON.stringify(answer.body);
@@ -183,8 +183,9 @@ async function execute<P extends TSchema, Q extends TSchema, B extends TSchema, 
     throw new ChargeRefusedError(outcome, amount, quotaOf(principal, clock), balance);
   }
   metrics.charged(spec.operationId, amount);
-  return answer && outcome.answer !== undefined
-    ? { body: result, raw: outcome.answer }
+  // With a key, the answer stored with the charge is this one completed with the balance it left.
+  return answer
+    ? { body: result, raw: answer.bytes(outcome.balanceMicros) }
     : { body: billed(request.id, result, amount, outcome.balanceMicros) };
 }
 

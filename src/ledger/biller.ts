@@ -3,10 +3,7 @@ import type { KeyTaken } from '../idempotency/pending-answer.js';
 import { type Charged, type ChargeRefusal, type ChargeRequest, chargeAlone } from './charge.js';
 import { chargeAccount } from './ledger.js';
 
-export type BillingOutcome =
-  | Pick<Charged, 'ok' | 'entryId' | 'balanceMicros' | 'answer'>
-  | ChargeRefusal
-  | KeyTaken;
+export type BillingOutcome = Pick<Charged, 'ok' | 'entryId' | 'balanceMicros'> | ChargeRefusal | KeyTaken;
 
 /**
  * How the HTTP edge charges a successful request of a route billed after its handler (one port, so

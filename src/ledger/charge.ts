@@ -27,8 +27,6 @@ export interface Charged {
   entryId: bigint;
   amountMicros: bigint;
   balanceMicros: bigint;
-  /** The stored answer's bytes, when the request carried one. */
-  answer?: string | undefined;
 }
 
 /** A transaction in which the request being served can be charged (once): see defineRoute. */
@@ -108,8 +106,9 @@ export async function charge(tx: Queryable, request: ChargeRequest): Promise<Cha
 
 /**
  * A charge in a transaction of its own, answering the refusal instead of throwing it. With an
- * answer to store (Idempotency-Key), the answer is stored whole in the same transaction, taking its
- * key; if the key is someone else's, nothing is charged and the outcome says so.
+ * answer to store (Idempotency-Key), the answer is stored whole, completed with the balance the
+ * charge left, in the same transaction, taking its key; if the key is someone else's, nothing is
+ * charged and the outcome says so.
  */
 export async function chargeAlone(
   db: Database,
@@ -119,16 +118,15 @@ export async function chargeAlone(
     return await db.transaction(async (tx) => {
       const charged = await charge(tx, request);
       if (!request.answer) return charged;
-      const answer = request.answer.render(charged.balanceMicros);
       await storeNewAnswers(tx, [
         {
           accountId: request.accountId,
           requestId: request.requestId ?? '',
           answer: request.answer,
-          shape: { head: answer, tail: null },
+          shape: { head: request.answer.render(charged.balanceMicros), tail: null },
         },
       ]);
-      return { ...charged, answer };
+      return charged;
     });
   } catch (err) {
     if (err instanceof ChargeRefusedError) return err.refusal;

@@ -163,10 +163,7 @@ export class CoalescingBiller implements Biller {
         short.add(row.account_id);
         continue;
       }
-      const answer = (batch[row.item - 1] as Pending).input.answer;
-      const outcome = charged(row);
-      outcomes[row.item - 1] =
-        answer && outcome.ok ? { ...outcome, answer: answer.render(outcome.balanceMicros) } : outcome;
+      outcomes[row.item - 1] = charged(row);
     }
     if (short.size === 0) return undefined;
     const left = [...batch.keys()].filter((i) => short.has((batch[i] as Pending).input.accountId));
@@ -269,7 +266,6 @@ async function storeAnswers(
     const outcome = outcomes[i] as BillingOutcome;
     const answer = pending.input.answer;
     if (!outcome.ok || !answer) return;
-    outcomes[i] = { ...outcome, answer: answer.render(outcome.balanceMicros) };
     positions.push(i);
     rows.push({
       accountId: pending.input.accountId,

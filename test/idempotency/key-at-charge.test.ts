@@ -106,7 +106,7 @@ describe('keys taken with the charge', () => {
     expect((await keyRow(a, 'answered'))[0]?.request_id).toBe('req_first');
     const [twice] = await keyRow(a, 'twice');
     expect(twice?.request_id).toBe('req_twice_1');
-    expect(twice?.response_body).toBe(outcomes[3]?.ok ? outcomes[3].answer : 'not charged');
+    expect(twice?.response_body).toBe('{"requestId":"req_twice_1","remainingBalanceUsd":"0.98"}');
   });
 
   it('a batch without a taken key is one statement; with one, the others are charged once all the same', async () => {
@@ -140,7 +140,9 @@ describe('keys taken with the charge', () => {
     expect(fresh.map((o) => o.ok)).toEqual([true, true, true]);
     // The lead's statement, then one for the three (answers without a shared part: no parts).
     expect(counted).toEqual({ queries: 2, transactions: 0 });
-    expect((await keyRow(a, 'two'))[0]?.response_body).toBe(fresh[1]?.ok ? fresh[1].answer : '');
+    expect((await keyRow(a, 'two'))[0]?.response_body).toBe(
+      '{"requestId":"req_two","remainingBalanceUsd":"0.98"}',
+    );
 
     // 'one' again, with a new key and b's charge: the statement fails on the key, charging
     // nothing; the batch is charged again in a transaction without the retry.
@@ -168,13 +170,16 @@ describe('keys taken with the charge', () => {
     const biller = directBiller(db);
     const first = await biller.charge(keyed(a, 'alone', 'req_alone_1'));
     const retry = await biller.charge(keyed(a, 'alone', 'req_alone_2'));
-    expect(first).toMatchObject({
-      ok: true,
-      answer: '{"requestId":"req_alone_1","remainingBalanceUsd":"0.99"}',
-    });
+    expect(first).toMatchObject({ ok: true, balanceMicros: 99n * CENT });
     expect(retry).toEqual({ ok: false, reason: 'IDEMPOTENCY_KEY_TAKEN' });
     expect(await countEntries(db, a, 'charge')).toBe(1);
-    expect(await keyRow(a, 'alone')).toMatchObject([{ request_id: 'req_alone_1', status: 'done' }]);
+    expect(await keyRow(a, 'alone')).toMatchObject([
+      {
+        request_id: 'req_alone_1',
+        status: 'done',
+        response_body: '{"requestId":"req_alone_1","remainingBalanceUsd":"0.99"}',
+      },
+    ]);
   });
 
   it('two instances charging the same key at once: one charge, the other told the key is taken', async () => {
