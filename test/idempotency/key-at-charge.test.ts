@@ -125,18 +125,25 @@ describe('keys taken with the charge', () => {
       },
     } as Database;
     const biller = new CoalescingBiller(counting, { maxBatch: 100, maxInFlight: 1 });
-    const lead = biller.charge({
-      accountId: b,
-      amountMicros: CENT,
-      operation: 'test',
-      requestId: 'req_lead2',
-    });
-    const fresh = await Promise.all([
-      biller.charge(keyed(a, 'one', 'req_one')),
-      biller.charge(keyed(a, 'two', 'req_two')),
-      biller.charge({ accountId: b, amountMicros: CENT, operation: 'test', requestId: 'req_b2' }),
-    ]);
-    await lead;
+    const plain = (requestId: string) => ({ accountId: b, amountMicros: CENT, operation: 'test', requestId });
+    // A lead charge goes alone; the three behind it make one batch.
+    const batchBehindLead = async (lead: string, keys: [string, string][], other: string) => {
+      const first = biller.charge(plain(lead));
+      const outcomes = await Promise.all([
+        ...keys.map(([key, requestId]) => biller.charge(keyed(a, key, requestId))),
+        biller.charge(plain(other)),
+      ]);
+      await first;
+      return outcomes;
+    };
+    const fresh = await batchBehindLead(
+      'req_lead2',
+      [
+        ['one', 'req_one'],
+        ['two', 'req_two'],
+      ],
+      'req_b2',
+    );
     expect(fresh.map((o) => o.ok)).toEqual([true, true, true]);
     // The lead's statement, then one for the three (answers without a shared part: no parts).
     expect(counted).toEqual({ queries: 2, transactions: 0 });
@@ -146,18 +153,14 @@ describe('keys taken with the charge', () => {
 
     // 'one' again, with a new key and b's charge: the statement fails on the key, charging
     // nothing; the batch is charged again in a transaction without the retry.
-    const lead2 = biller.charge({
-      accountId: b,
-      amountMicros: CENT,
-      operation: 'test',
-      requestId: 'req_lead3',
-    });
-    const mixed = await Promise.all([
-      biller.charge(keyed(a, 'one', 'req_one_again')),
-      biller.charge(keyed(a, 'three', 'req_three')),
-      biller.charge({ accountId: b, amountMicros: CENT, operation: 'test', requestId: 'req_b3' }),
-    ]);
-    await lead2;
+    const mixed = await batchBehindLead(
+      'req_lead3',
+      [
+        ['one', 'req_one_again'],
+        ['three', 'req_three'],
+      ],
+      'req_b3',
+    );
     expect(mixed.map((o) => (o.ok ? 'ok' : o.reason))).toEqual(['IDEMPOTENCY_KEY_TAKEN', 'ok', 'ok']);
     expect(counted.transactions).toBe(2); // rolled back on the key, then without it
     expect(await countEntries(db, a, 'charge')).toBe(3);
