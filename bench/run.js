@@ -176,7 +176,6 @@ function scenarios(pg, pglite) {
       accounts: [pg.batch.accountId],
       proc: 'pg',
     },
-    ...marketScenarios(pg, PORTS.pg, PORTS.listUncached),
     {
       id: 'batch-idempotent',
       title: 'The same, each request with its own Idempotency-Key',
@@ -195,6 +194,8 @@ function scenarios(pg, pglite) {
       accounts: [pg.batchKeyed.accountId],
       proc: 'pg',
     },
+    // After the keyed batch, so that the two batches run back to back in every round.
+    ...marketScenarios(pg, PORTS.pg, PORTS.listUncached),
     {
       id: 'schedule',
       title: 'POST /api/v1/price/scheduled (a job and its charge in one transaction, PostgreSQL)',
