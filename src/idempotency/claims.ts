@@ -11,11 +11,14 @@ interface Pending {
 }
 
 /**
- * Takes idempotency keys in batches, as the coalescing biller charges: while one claim statement is
- * in flight, the claims that arrive queue up and go together in the next. A keyed request then
- * costs the database a share of one statement instead of a commit of its own (docs/performance.md).
- * Keys that were not taken (replays, conflicts, keys in use) are classified one by one; a second
- * request for a key already in the same batch is in use by the first.
+ * Takes idempotency keys for the routes that write in their own transaction (AI resolution,
+ * schedules, cancels, webhook tests), before they run; the batch price takes its key with its
+ * charge instead (pending-answer.ts). Keys are taken in batches, as the coalescing biller charges:
+ * while one claim statement is in flight, the claims that arrive queue up and go together in the
+ * next. A keyed request then costs the database a share of one statement instead of a commit of
+ * its own (docs/performance.md). Keys that were not taken (replays, conflicts, keys in use) are
+ * classified one by one; a second request for a key already in the same batch is in use by the
+ * first.
  */
 export class KeyClaimer {
   private queue: Pending[] = [];
