@@ -15,6 +15,8 @@ export class PgListener {
   private client: pg.Client | undefined;
   private connecting: Promise<pg.Client> | undefined;
   private readonly handlers = new Map<string, Set<Handler>>();
+  /** Each channel's LISTEN, which every listen() of the channel waits for (and fails with). */
+  private readonly listening = new Map<string, Promise<unknown>>();
   private closed = false;
   private retryMs = RECONNECT_MIN_MS;
   private retryTimer: NodeJS.Timeout | undefined;
@@ -24,22 +26,41 @@ export class PgListener {
   async listen(channel: string, handler: Handler): Promise<() => Promise<void>> {
     assertChannel(channel);
     let set = this.handlers.get(channel);
-    const first = !set;
     if (!set) {
       set = new Set();
       this.handlers.set(channel, set);
     }
     set.add(handler);
-    const client = await this.connect();
-    if (first) await client.query(`LISTEN ${channel}`);
-    return async () => {
-      const current = this.handlers.get(channel);
-      current?.delete(handler);
-      if (current && current.size === 0) {
-        this.handlers.delete(channel);
-        await this.client?.query(`UNLISTEN ${channel}`).catch(() => {});
+    try {
+      const client = await this.connect();
+      let listening = this.listening.get(channel);
+      if (!listening) {
+        const query = client.query(`LISTEN ${channel}`);
+        listening = query;
+        this.listening.set(channel, query);
+        query.catch(() => {
+          if (this.listening.get(channel) === query) this.listening.delete(channel);
+        });
       }
+      await listening;
+    } catch (err) {
+      // Not listening: the handler is forgotten, so it is never called (a later connection would
+      // LISTEN on its channel) and the channel's next listen() LISTENs again.
+      this.forget(channel, handler);
+      throw err;
+    }
+    return async () => {
+      if (this.forget(channel, handler)) await this.client?.query(`UNLISTEN ${channel}`).catch(() => {});
     };
+  }
+
+  /** Removes a handler; true when it was its channel's last (the channel is then dropped). */
+  private forget(channel: string, handler: Handler): boolean {
+    const set = this.handlers.get(channel);
+    if (!set?.delete(handler) || set.size > 0) return false;
+    this.handlers.delete(channel);
+    this.listening.delete(channel);
+    return true;
   }
 
   async close(): Promise<void> {
@@ -65,8 +86,14 @@ export class PgListener {
     });
     client.on('error', () => this.lost(client));
     client.on('end', () => this.lost(client));
-    await client.connect();
-    for (const channel of this.handlers.keys()) await client.query(`LISTEN ${channel}`);
+    try {
+      await client.connect();
+      for (const channel of this.handlers.keys()) await client.query(`LISTEN ${channel}`);
+    } catch (err) {
+      // A connection that could not LISTEN on every channel is not kept (nor left open).
+      await client.end().catch(() => {});
+      throw err;
+    }
     this.client = client;
     this.retryMs = RECONNECT_MIN_MS;
     return client;

@@ -1,0 +1,91 @@
+import net from 'node:net';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PgListener } from '../../src/db/pg-listener.js';
+import { usingPostgres } from '../helpers/db.js';
+
+/**
+ * PgListener against a real PostgreSQL reached through a TCP relay the test controls: while the
+ * relay refuses, `listen()` fails, and a handler whose `listen()` failed must be forgotten — never
+ * called, and not counted as listening when the channel is subscribed again.
+ */
+describe.runIf(usingPostgres)('PgListener (PostgreSQL)', () => {
+  const target = new URL(process.env.TEST_DATABASE_URL ?? 'postgres://127.0.0.1:5432/test');
+  let refusing = true;
+  const live = new Set<net.Socket>();
+  let relay: net.Server;
+  let relayUrl: string;
+  let notifier: pg.Client;
+
+  beforeAll(async () => {
+    relay = net.createServer((socket) => {
+      if (refusing) {
+        socket.destroy();
+        return;
+      }
+      const upstream = net.connect(Number(target.port || 5432), target.hostname);
+      live.add(socket);
+      socket.on('close', () => live.delete(socket));
+      socket.pipe(upstream).pipe(socket);
+      socket.on('error', () => upstream.destroy());
+      upstream.on('error', () => socket.destroy());
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    const { port } = relay.address() as net.AddressInfo;
+    const url = new URL(target);
+    url.hostname = '127.0.0.1';
+    url.port = String(port);
+    relayUrl = url.toString();
+    notifier = new pg.Client({ connectionString: target.toString() });
+    await notifier.connect();
+  });
+  afterAll(async () => {
+    await notifier.end();
+    await new Promise((resolve) => relay.close(resolve));
+  });
+
+  it('a handler whose listen() failed is never called; the next listen() of its channel works', async () => {
+    const listener = new PgListener({ connectionString: relayUrl, connectionTimeoutMillis: 2_000 });
+    const failed: string[] = [];
+    const heard: string[] = [];
+    try {
+      refusing = true;
+      await expect(listener.listen('sibyl_test_relay', (p) => failed.push(p))).rejects.toThrow();
+      refusing = false;
+      await listener.listen('sibyl_test_relay', (p) => heard.push(p));
+      await notifier.query("SELECT pg_notify('sibyl_test_relay', 'hello')");
+      for (let i = 0; i < 100 && heard.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(heard).toEqual(['hello']);
+      expect(failed).toEqual([]);
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it('a LISTEN that fails on a connection being lost does not leave its handler behind', async () => {
+    refusing = false;
+    const listener = new PgListener({ connectionString: relayUrl, connectionTimeoutMillis: 2_000 });
+    const failed: string[] = [];
+    const heard: string[] = [];
+    try {
+      await listener.listen('sibyl_test_other', () => {});
+      // The connection is cut while the listener still holds it: the next LISTEN goes out on it
+      // and fails.
+      for (const socket of live) socket.destroy();
+      // Two at once on the new channel: both wait for its one LISTEN, and both fail with it.
+      const outcomes = await Promise.allSettled([
+        listener.listen('sibyl_test_cut', (p) => failed.push(`first ${p}`)),
+        listener.listen('sibyl_test_cut', (p) => failed.push(`second ${p}`)),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+      // Listening again opens a new connection, which LISTENs on every subscribed channel.
+      await listener.listen('sibyl_test_cut', (p) => heard.push(p));
+      await notifier.query("SELECT pg_notify('sibyl_test_cut', 'again')");
+      for (let i = 0; i < 100 && heard.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(heard).toEqual(['again']);
+      expect(failed).toEqual([]);
+    } finally {
+      await listener.close();
+    }
+  });
+});
