@@ -44,6 +44,12 @@ describe.runIf(usingPostgres)('PgListener (PostgreSQL)', () => {
     await new Promise((resolve) => relay.close(resolve));
   });
 
+  /** Sends `payload` on `channel` and waits (up to 2 s) until `heard` holds something. */
+  async function notifyAndWait(channel: string, payload: string, heard: string[]): Promise<void> {
+    await notifier.query('SELECT pg_notify($1, $2)', [channel, payload]);
+    for (let i = 0; i < 100 && heard.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+  }
+
   it('a handler whose listen() failed is never called; the next listen() of its channel works', async () => {
     const listener = new PgListener({ connectionString: relayUrl, connectionTimeoutMillis: 2_000 });
     const failed: string[] = [];
@@ -53,8 +59,7 @@ describe.runIf(usingPostgres)('PgListener (PostgreSQL)', () => {
       await expect(listener.listen('sibyl_test_relay', (p) => failed.push(p))).rejects.toThrow();
       refusing = false;
       await listener.listen('sibyl_test_relay', (p) => heard.push(p));
-      await notifier.query("SELECT pg_notify('sibyl_test_relay', 'hello')");
-      for (let i = 0; i < 100 && heard.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      await notifyAndWait('sibyl_test_relay', 'hello', heard);
       expect(heard).toEqual(['hello']);
       expect(failed).toEqual([]);
     } finally {
@@ -80,8 +85,7 @@ describe.runIf(usingPostgres)('PgListener (PostgreSQL)', () => {
       expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
       // Listening again opens a new connection, which LISTENs on every subscribed channel.
       await listener.listen('sibyl_test_cut', (p) => heard.push(p));
-      await notifier.query("SELECT pg_notify('sibyl_test_cut', 'again')");
-      for (let i = 0; i < 100 && heard.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      await notifyAndWait('sibyl_test_cut', 'again', heard);
       expect(heard).toEqual(['again']);
       expect(failed).toEqual([]);
     } finally {
