@@ -1,13 +1,40 @@
 import createClient, { type Client } from 'openapi-fetch';
+import { type PageIterators, pageIterators } from './pages.js';
+import { type AiRequestRecord, type WaitOptions, waitForResolution } from './resolution.js';
 import type { components, paths } from './schema.js';
+import { realSleep, retryingFetch, type Sleep } from './transport.js';
 
-export { verifyWebhook } from 'sibyl/webhooks';
+export {
+  type ErrorBody,
+  type ErrorCode,
+  requestIdOf,
+  SibylApiError,
+  SibylTimeoutError,
+  unwrap,
+} from './errors.js';
+export type {
+  DeliveryQuery,
+  JobQuery,
+  JobSummary,
+  MarketQuery,
+  MarketSummary,
+  PageIterators,
+  Transaction,
+  TransactionQuery,
+  WebhookDeliverySummary,
+} from './pages.js';
+export {
+  type AiRequestRecord,
+  POLL_INTERVAL_MS,
+  type WaitOptions,
+  WebhookInbox,
+} from './resolution.js';
 export type { components, paths } from './schema.js';
+export type { Sleep } from './transport.js';
+export { verifyWebhook, type WebhookHeaders, type WebhookPayload } from './webhooks.js';
 
 /** Every named schema of the API (`Schemas['PriceResult']`, `Schemas['ErrorBody']`, …). */
 export type Schemas = components['schemas'];
-export type ErrorBody = Schemas['ErrorBody'];
-export type ErrorCode = Schemas['ErrorCode'];
 
 export interface SibylClientOptions {
   /** Where the service is, without the `/api/v1` path: e.g. `https://api.example.com`. */
@@ -19,24 +46,38 @@ export interface SibylClientOptions {
    * (default 2). A 429 `QUOTA_EXCEEDED` is never retried: its `Retry-After` can be hours.
    */
   maxRateLimitRetries?: number;
+  /**
+   * How many times a request is retried after a 503, a network error, a 502/504 or a 409
+   * `IDEMPOTENCY_KEY_IN_USE` (default 3). A network error, 502 or 504 is retried only when
+   * repeating the request is harmless: GET, PUT, DELETE, or a POST with an `Idempotency-Key`.
+   */
+  maxRetries?: number;
   /** The longest `Retry-After` (seconds) worth waiting for in a retry; a longer one is returned. Default 10. */
   maxRetryAfterSeconds?: number;
+  /** Backoff without a `Retry-After`: the first wait is 250–500 ms, doubling, at most this (default 8000 ms). */
+  maxRetryDelayMs?: number;
   /** Headers sent with every request (besides the key). */
   headers?: Record<string, string>;
   fetch?: (request: Request) => Promise<Response>;
+  /**
+   * The `Idempotency-Key` of a new request that takes one (default `crypto.randomUUID()`). A key
+   * given in the request's own headers is used instead.
+   */
+  idempotencyKey?: () => string;
+  /** How the client waits (retries, polling); tests hand in one that does not. */
+  sleep?: Sleep;
+  /** Milliseconds since the epoch, for `waitForResolution`'s timeout (default `Date.now`). */
+  now?: () => number;
+  /** Jitter source in [0, 1) (default `Math.random`). */
+  random?: () => number;
 }
 
-export type SibylClient = Client<paths>;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function errorCodeOf(response: Response): Promise<string | undefined> {
-  try {
-    const body = (await response.clone().json()) as { code?: unknown };
-    return typeof body.code === 'string' ? body.code : undefined;
-  } catch {
-    return undefined;
-  }
+export interface SibylClient extends Client<paths>, PageIterators {
+  /**
+   * Polls `GET /ai/request/:requestId` every 5 seconds (or sooner, when its callback reaches
+   * `options.webhooks`) until it is COMPLETED or FAILED, and returns that record.
+   */
+  waitForResolution(requestId: string, options?: WaitOptions): Promise<AiRequestRecord>;
 }
 
 /**
@@ -50,57 +91,28 @@ async function errorCodeOf(response: Response): Promise<string | undefined> {
  * ```
  */
 export function createSibylClient(options: SibylClientOptions): SibylClient {
-  const send = options.fetch ?? ((request: Request) => globalThis.fetch(request));
-  const retries = options.maxRateLimitRetries ?? 2;
-  const longestWait = options.maxRetryAfterSeconds ?? 10;
-  const fetchWithRetries = async (request: Request): Promise<Response> => {
-    for (let attempt = 0; ; attempt += 1) {
-      const response = await send(request.clone());
-      if (response.status !== 429 || attempt >= retries) return response;
-      if ((await errorCodeOf(response)) !== 'RATE_LIMIT_EXCEEDED') return response;
-      const seconds = Number(response.headers.get('retry-after') ?? '1');
-      if (!Number.isFinite(seconds) || seconds < 0 || seconds > longestWait) return response;
-      await response.body?.cancel();
-      await sleep(seconds * 1000);
-    }
-  };
-  return createClient<paths>({
-    baseUrl: options.baseUrl.replace(/\/+$/, ''),
-    fetch: fetchWithRetries,
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const sleep = options.sleep ?? realSleep;
+  const now = options.now ?? Date.now;
+  const transport = retryingFetch({
+    basePath: new URL(baseUrl).pathname,
+    send: options.fetch ?? ((request) => globalThis.fetch(request)),
+    sleep,
+    random: options.random ?? Math.random,
+    newIdempotencyKey: options.idempotencyKey ?? (() => globalThis.crypto.randomUUID()),
+    maxRateLimitRetries: options.maxRateLimitRetries ?? 2,
+    maxRetries: options.maxRetries ?? 3,
+    maxRetryAfterSeconds: options.maxRetryAfterSeconds ?? 10,
+    retryBaseDelayMs: 500,
+    retryMaxDelayMs: options.maxRetryDelayMs ?? 8_000,
+  });
+  const client = createClient<paths>({
+    baseUrl,
+    fetch: transport,
     headers: { ...options.headers, authorization: `Bearer ${options.apiKey}` },
   });
-}
-
-/** An error answer of the API, with what support needs: its code, its status and its `requestId`. */
-export class SibylApiError extends Error {
-  readonly status: number;
-  readonly code: string;
-  readonly requestId: string | null;
-  readonly details: Record<string, unknown> | undefined;
-  readonly body: unknown;
-
-  constructor(status: number, body: unknown, requestId: string | null) {
-    const error = (body ?? {}) as Partial<ErrorBody>;
-    super(typeof error.error === 'string' ? error.error : `HTTP ${status}`);
-    this.name = 'SibylApiError';
-    this.status = status;
-    this.code = typeof error.code === 'string' ? error.code : 'UNKNOWN';
-    this.requestId = typeof error.requestId === 'string' ? error.requestId : requestId;
-    this.details = error.details as Record<string, unknown> | undefined;
-    this.body = body;
-  }
-}
-
-/** The `X-Request-Id` of an answer: quote it when asking for support. */
-export function requestIdOf(result: { response: Response }): string | null {
-  return result.response.headers.get('x-request-id');
-}
-
-/** The data of a successful answer, or a `SibylApiError` thrown for an error answer. */
-export async function unwrap<T>(
-  pending: Promise<{ data?: T; error?: unknown; response: Response }>,
-): Promise<T> {
-  const result = await pending;
-  if (result.data !== undefined && result.response.ok) return result.data;
-  throw new SibylApiError(result.response.status, result.error, requestIdOf(result));
+  return Object.assign(client, pageIterators(client), {
+    waitForResolution: (requestId: string, waitOptions?: WaitOptions) =>
+      waitForResolution(client, { sleep, now }, requestId, waitOptions),
+  });
 }

@@ -5,7 +5,8 @@ import { serviceSignature } from './signing.js';
 /**
  * For receivers: checks a callback on its raw body — the Standard Webhooks signature and timestamp
  * (within 5 minutes) and the `X-Service-Signature` of the body without its `signature` field —
- * and returns the parsed payload. Throws when anything does not match. Exported as `sibyl/webhooks`.
+ * and returns the parsed payload. Throws when anything does not match. The tests' receiver check;
+ * receivers use `verifyWebhook` of `@sibyl/client` (client/src/webhooks.ts).
  */
 export function verifyWebhook(
   rawBody: string | Buffer,
