@@ -89,7 +89,7 @@ export async function sendTestEvent(
     type: 'test',
     request_id: input.requestId,
     payload,
-    attempts: 0,
+    attempts: 1,
     max_attempts: 1,
     lease_token: leaseToken,
     ...secrets,
