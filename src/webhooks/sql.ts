@@ -168,3 +168,35 @@ export const INSERT_TEST = statement(
    SELECT a.webhook_secret, a.webhook_secret_previous, a.webhook_secret_previous_until
      FROM accounts a JOIN inserted i ON i.account_id = a.id`,
 );
+
+/**
+ * Retention (docs/operations.md#retention): deletes up to $2 finished deliveries that finished before
+ * $1, with their attempts, in one statement; returns how many deliveries went. Each reads the range
+ * of its partial index (migration 0020), oldest first. SKIP LOCKED passes over a delivery a
+ * redelivery is changing at that moment; it is looked at again next time.
+ *
+ * The shape is the one every retention delete takes: the rows chosen in a CTE, then deleted by
+ * `= ANY (ARRAY(…))`, an index lookup by key. `DELETE … WHERE id IN (SELECT … LIMIT $2)` was
+ * planned (generic plan, PostgreSQL 15, 210,000 rows) as a hash join over a sequential scan of the
+ * whole table: 110 ms a batch instead of 9 ms.
+ */
+function pruneDeliveries(name: string, typeCondition: string) {
+  return statement(
+    name,
+    `WITH doomed AS (
+       SELECT id FROM webhook_deliveries
+        WHERE status IN ('DELIVERED', 'STOPPED', 'CALLBACK_FAILED') AND ${typeCondition} AND finished_at < $1
+        ORDER BY finished_at LIMIT $2 FOR UPDATE SKIP LOCKED
+     ), attempts AS (
+       DELETE FROM webhook_attempts WHERE delivery_id = ANY (ARRAY(SELECT id FROM doomed))
+     ), deleted AS (
+       DELETE FROM webhook_deliveries WHERE id = ANY (ARRAY(SELECT id FROM doomed)) RETURNING 1
+     )
+     SELECT count(*) AS deleted FROM deleted`,
+  );
+}
+
+/** Callbacks of results (`ai`, `price`): kept RETENTION_WEBHOOK_DELIVERIES_DAYS. */
+export const PRUNE_DELIVERIES = pruneDeliveries('webhooks_prune', "type <> 'test'");
+/** Test events of POST /webhooks/test: kept RETENTION_TEST_DELIVERIES_HOURS. */
+export const PRUNE_TEST_DELIVERIES = pruneDeliveries('webhooks_prune_test', "type = 'test'");
