@@ -91,7 +91,7 @@ const GAVE_UP: Outcome = {
 async function abandonJobs(deps: JobRunnerDeps, jobs: JobRow[]): Promise<void> {
   if (jobs.length === 0) return;
   deps.log.error(
-    { jobIds: jobs.map((job) => job.id), attempts: deps.settings.maxAttempts },
+    { jobIds: jobs.map((job) => job.id), maxAttempts: deps.settings.maxAttempts },
     'scheduled job abandoned: no run finished; failed and refunded without running it again',
   );
   await finishJobs(

@@ -24,9 +24,10 @@ export interface Retention {
   task: PeriodicTask;
   /**
    * One run at `now`: each table's rows older than its period go, in batches, while this process
-   * holds the lease. Null when another worker holds it (that one is pruning).
+   * holds the lease and until `signal` is aborted. Null when another worker holds it (that one is
+   * pruning).
    */
-  run(now: Date): Promise<RetentionReport | null>;
+  run(now: Date, signal?: AbortSignal): Promise<RetentionReport | null>;
 }
 
 const LEASE = 'retention';
@@ -44,7 +45,7 @@ export function createRetention(deps: RetentionDeps): Retention {
   const lease = new TaskLease(db, LEASE, `${process.pid}-${randomBase62(8)}`);
   const holdUntil = (at: Date) => new Date(at.getTime() + settings.intervalMs);
 
-  async function run(now: Date): Promise<RetentionReport | null> {
+  async function run(now: Date, signal?: AbortSignal): Promise<RetentionReport | null> {
     if (!(await lease.acquire(now, holdUntil(now)))) return null;
     const report: RetentionReport = {};
     for (const table of tables) {
@@ -57,9 +58,14 @@ export function createRetention(deps: RetentionDeps): Retention {
         if (batch < settings.batchSize) break;
         if (settings.batchPauseMs > 0) await new Promise((r) => setTimeout(r, settings.batchPauseMs));
         const at = clock.now();
-        if (!(await lease.acquire(at, holdUntil(at)))) {
-          // Held past its interval by a stalled run, and taken over: the new holder goes on.
-          log.warn({ task: LEASE, table: table.name }, 'retention lease lost; stopping this run');
+        const stop = signal?.aborted
+          ? 'the process is stopping'
+          : (await lease.acquire(at, holdUntil(at)))
+            ? null
+            : 'the lease was taken over'; // held past its interval by a stalled run
+        if (stop) {
+          // What is left is pruned by the next run, here or in another worker.
+          log.warn({ task: LEASE, table: table.name, deleted }, `retention run stopped: ${stop}`);
           report[table.name] = deleted;
           return report;
         }
@@ -72,7 +78,11 @@ export function createRetention(deps: RetentionDeps): Retention {
   }
 
   return {
-    task: { name: LEASE, intervalMs: settings.intervalMs, run: async (now) => void (await run(now)) },
+    task: {
+      name: LEASE,
+      intervalMs: settings.intervalMs,
+      run: async (now, signal) => void (await run(now, signal)),
+    },
     run,
   };
 }

@@ -265,7 +265,7 @@ describe('retention', () => {
     await expectLedgerReconciles(ctx.database.db);
   });
 
-  it('deletes in batches of RETENTION_BATCH_SIZE: each statement removes at most that many', async () => {
+  it('deletes in batches of RETENTION_BATCH_SIZE, each statement at most that many; stops when the process does', async () => {
     const account = await ctx.createAccount({ balanceUsd: '10.00' });
     const due = new Date(ctx.clock.now().getTime() + 1000).toISOString();
     const ids: string[] = [];
@@ -284,8 +284,12 @@ describe('retention', () => {
     const [one] = await ctx.database.db.query<{ deleted: bigint | number }>(jobsSql.PRUNE, [cutoff, 2]);
     expect(Number(one?.deleted)).toBe(2);
     expect(await present('scheduled_jobs', ids)).toHaveLength(3);
-    const report = await newRetention({ batchSize: 2 }).run(ctx.clock.now());
-    expect(report).toMatchObject({ scheduled_jobs: 3, webhook_deliveries: 5 });
+    // A process that is stopping ends its run after the batch in progress.
+    const retention = newRetention({ batchSize: 2 });
+    expect(await retention.run(ctx.clock.now(), AbortSignal.abort())).toEqual({ webhook_deliveries: 2 });
+    expect(await present('scheduled_jobs', ids)).toHaveLength(3);
+    const report = await retention.run(ctx.clock.now());
+    expect(report).toMatchObject({ scheduled_jobs: 3, webhook_deliveries: 3 });
     expect(await present('scheduled_jobs', ids)).toEqual([]);
   });
 
