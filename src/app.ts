@@ -49,6 +49,7 @@ import { priceRoutes } from './prices/routes.js';
 import type { CandleVenue, PriceVenue } from './prices/types.js';
 import { createLiveVenues } from './prices/venues/registry.js';
 import { VERSION } from './version.js';
+import { testEventLimit } from './webhooks/deliveries.js';
 import { webhookOutbox } from './webhooks/outbox.js';
 import type { CallbackOutbox } from './webhooks/port.js';
 import { webhookRoutes } from './webhooks/routes.js';
@@ -192,6 +193,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     transport: webhookTransport,
     secrets,
     settings: config.webhooks,
+    testEventLimit: testEventLimit(rateLimiter, config.webhooks.testLimit),
   });
   options.extraRoutes?.(app);
 

@@ -9,6 +9,7 @@ import { accessSettings } from './limits/config.js';
 import { marketSettings } from './markets/config.js';
 import { metricsSettings } from './metrics/config.js';
 import { priceSettings } from './prices/config.js';
+import { retentionSettings } from './retention/config.js';
 import { webhookSettings } from './webhooks/config.js';
 
 export { ConfigError } from './lib/settings.js';
@@ -64,6 +65,7 @@ const Env = Type.Object({
   ...aiSettings.env,
   ...webhookSettings.env,
   ...metricsSettings.env,
+  ...retentionSettings.env,
 });
 
 export function loadConfig(env: Record<string, string | undefined> = process.env) {
@@ -92,6 +94,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ai: aiSettings.parse(values),
     webhooks: webhookSettings.parse(values),
     metrics: metricsSettings.parse(values),
+    retention: retentionSettings.parse(values),
   };
 }
 

@@ -504,7 +504,7 @@ export interface paths {
         put?: never;
         /**
          * Send a signed test event to a URL now and answer what happened
-         * @description The event is `{ requestId, type: "test", status: "completed", data, timestamp, signature }`, signed like every callback. One attempt, no retries; it is listed with the other deliveries.
+         * @description The event is `{ requestId, type: "test", status: "completed", data, timestamp, signature }`, signed like every callback. One attempt, no retries; it is listed with the other deliveries. Free, and limited per account on its own: 10 a minute by default (`WEBHOOK_TEST_LIMIT_PER_MINUTE`, a bucket of that many refilled at that rate), beyond which it answers 429 `RATE_LIMIT_EXCEEDED` with `Retry-After` and sends nothing. Test deliveries are kept 24 hours.
          *
          *     Permission: `account`. Price: free.
          */

@@ -93,3 +93,23 @@ export const FINISH = statement(
           callback_delivery_id = $7, completed_at = $8, lease_until = NULL, lease_token = NULL
     WHERE id = $1`,
 );
+
+/**
+ * Retention (docs/operations.md#retention): deletes up to $2 requests that finished before $1, with
+ * their votes; returns how many requests went. Their ledger entries stay (the ledger is never
+ * pruned; nothing in it refers to a request row). Reads the range of ai_requests_finished; the
+ * shape of the statement is explained at webhooks/sql.ts PRUNE_DELIVERIES.
+ */
+export const PRUNE = statement(
+  'ai_prune',
+  `WITH doomed AS (
+     SELECT id FROM ai_requests
+      WHERE status IN ('COMPLETED', 'FAILED') AND completed_at < $1
+      ORDER BY completed_at LIMIT $2 FOR UPDATE SKIP LOCKED
+   ), votes AS (
+     DELETE FROM ai_votes WHERE request_id = ANY (ARRAY(SELECT id FROM doomed))
+   ), deleted AS (
+     DELETE FROM ai_requests WHERE id = ANY (ARRAY(SELECT id FROM doomed)) RETURNING 1
+   )
+   SELECT count(*) AS deleted FROM deleted`,
+);

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import { afterCommit } from '../db/after-commit.js';
-import type { Queryable } from '../db/database.js';
+import { type Queryable, statement } from '../db/database.js';
 import { setBounded } from '../lib/bounded-map.js';
 import { RETENTION_MS } from './idempotency.js';
 
@@ -95,9 +95,20 @@ function storePartsSql(count: number): string {
           ON CONFLICT (hash) DO UPDATE SET last_used = greatest(idempotency_parts.last_used, EXCLUDED.last_used)`;
 }
 
-/** Parts no answer can refer to any more (see PART_GRACE_MS). */
-export const PRUNE_PARTS = 'DELETE FROM idempotency_parts WHERE last_used < $1';
+/**
+ * Retention: deletes up to $2 parts unused since $1, which no answer can refer to any more (see
+ * PART_GRACE_MS); returns how many. Reads idempotency_parts_last_used, oldest first; the shape of
+ * the statement is explained at webhooks/sql.ts PRUNE_DELIVERIES.
+ */
+export const PRUNE_PARTS = statement(
+  'idempotency_prune_parts',
+  `WITH doomed AS (
+     SELECT hash FROM idempotency_parts WHERE last_used < $1 ORDER BY last_used LIMIT $2 FOR UPDATE SKIP LOCKED
+   ), deleted AS (
+     DELETE FROM idempotency_parts WHERE hash = ANY (ARRAY(SELECT hash FROM doomed)) RETURNING 1
+   )
+   SELECT count(*) AS deleted FROM deleted`,
+);
 
-export function partsPruneBefore(now: Date): Date {
-  return new Date(now.getTime() - RETENTION_MS - PART_GRACE_MS);
-}
+/** How long a part is kept after its last use: past every answer that can refer to it. */
+export const PARTS_RETENTION_MS = RETENTION_MS + PART_GRACE_MS;

@@ -23,7 +23,7 @@ export interface JobRunnerDeps {
   prices: PriceService;
   ai: AiJobResolver;
   callbacks: CallbackOutbox;
-  settings: { concurrency: number; priceLeaseMs: number; aiLeaseMs: number };
+  settings: { concurrency: number; priceLeaseMs: number; aiLeaseMs: number; maxAttempts: number };
 }
 
 type Outcome =
@@ -42,6 +42,10 @@ interface Ran {
  * row — in one transaction, only if it still holds the lease. A job whose worker died mid-work is
  * run again after its lease; it completes once.
  *
+ * Every claim counts a run (`attempts`), whether the run ends in an error or takes its worker down
+ * with it: a job claimed more than `maxAttempts` times is not run again but FAILED and refunded, so
+ * one job that kills its workers cannot crash-loop them for ever.
+ *
  * Price checks claimed together run together: one price read per token (they are due in the same
  * moment, and the result says when the price was computed), then one finishing statement or
  * transaction for all the jobs of that token. AI resolutions run one by one.
@@ -54,9 +58,20 @@ export function jobQueueHandler(deps: JobRunnerDeps): QueueHandler<JobRow> {
     concurrency: settings.concurrency,
     claim: (limit, now) =>
       db.query<JobRow>(sql.CLAIM, [now, limit, randomBase62(16), settings.priceLeaseMs, settings.aiLeaseMs]),
-    process: (job) => (job.job_type === 'AI_RESOLUTION' ? runAiJob(deps, job) : runPriceChecks(deps, [job])),
+    process: (job) =>
+      job.attempts > settings.maxAttempts
+        ? abandonJobs(deps, [job])
+        : job.job_type === 'AI_RESOLUTION'
+          ? runAiJob(deps, job)
+          : runPriceChecks(deps, [job]),
     batchable: (job) => job.job_type === 'PRICE_RESOLUTION',
-    processBatch: (jobs) => runPriceChecks(deps, jobs),
+    async processBatch(jobs) {
+      const spent = jobs.filter((job) => job.attempts > settings.maxAttempts);
+      const runs = jobs.filter((job) => job.attempts <= settings.maxAttempts);
+      const results = await Promise.allSettled([abandonJobs(deps, spent), runPriceChecks(deps, runs)]);
+      const failed = results.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason; // logged by the queue; retried after the lease
+    },
     async nextDueAt() {
       const [row] = await db.query<{ next: Date | null }>(sql.NEXT_DUE);
       return row?.next ?? null;
@@ -64,20 +79,33 @@ export function jobQueueHandler(deps: JobRunnerDeps): QueueHandler<JobRow> {
   };
 }
 
-/** Runs of one job that end in an unexpected error before it fails for good (and is refunded). */
-export const MAX_ATTEMPTS = 5;
-
 const GAVE_UP: Outcome = {
   ok: false,
   error: { code: 'INTERNAL_ERROR', message: 'The job could not be run; it was refunded' },
 };
+
+/**
+ * Jobs claimed once more than their runs allow: each earlier run ended in an error or with its worker
+ * gone. They fail, refunded once, with their failure callback, and are not run again.
+ */
+async function abandonJobs(deps: JobRunnerDeps, jobs: JobRow[]): Promise<void> {
+  if (jobs.length === 0) return;
+  deps.log.error(
+    { jobIds: jobs.map((job) => job.id), maxAttempts: deps.settings.maxAttempts },
+    'scheduled job abandoned: no run finished; failed and refunded without running it again',
+  );
+  await finishJobs(
+    deps,
+    jobs.map((job) => ({ job, outcome: GAVE_UP })),
+  );
+}
 
 async function runAiJob(deps: JobRunnerDeps, job: JobRow): Promise<void> {
   let outcome: Outcome;
   try {
     outcome = await deps.ai.resolve(job.request as unknown as AiJobInput, job.mode, job.request_id);
   } catch (err) {
-    if (job.attempts < MAX_ATTEMPTS) throw err; // logged by the queue; retried after the lease
+    if (job.attempts < deps.settings.maxAttempts) throw err; // logged by the queue; retried after the lease
     deps.log.error({ err, jobId: job.id }, 'scheduled job failed on every attempt');
     outcome = GAVE_UP;
   }
@@ -137,7 +165,7 @@ async function priceGroup(deps: JobRunnerDeps, group: TokenGroup): Promise<Ran[]
     const failure = expectedFailure(err);
     if (failure) return group.jobs.map((job) => ({ job, outcome: failure }));
     // Unexpected: the jobs with runs left come back after the lease; the others fail for good.
-    const spent = group.jobs.filter((job) => job.attempts >= MAX_ATTEMPTS);
+    const spent = group.jobs.filter((job) => job.attempts >= deps.settings.maxAttempts);
     deps.log.error(
       { err, jobIds: group.jobs.map((job) => job.id), failedForGood: spent.length },
       spent.length > 0 ? 'scheduled job failed on every attempt' : 'scheduled price check failed; retried',

@@ -97,3 +97,21 @@ export const SET_DELIVERIES = statement(
 export const OPERATOR_LIST = `SELECT ${COLUMNS} FROM scheduled_jobs
   WHERE ($1::text IS NULL OR status = $1) AND ($2::timestamptz IS NULL OR (status = 'PENDING' AND scheduled_for <= $2))
   ORDER BY created_at DESC, id DESC LIMIT $3`;
+
+/**
+ * Retention (docs/operations.md#retention): deletes up to $2 jobs that finished (or were cancelled)
+ * before $1; returns how many went. Their charges and refunds stay in the ledger, which is never
+ * pruned. Reads the range of scheduled_jobs_finished; the shape of the statement is explained at
+ * webhooks/sql.ts PRUNE_DELIVERIES.
+ */
+export const PRUNE = statement(
+  'jobs_prune',
+  `WITH doomed AS (
+     SELECT id FROM scheduled_jobs
+      WHERE status IN ('COMPLETED', 'FAILED', 'CANCELLED') AND finished_at < $1
+      ORDER BY finished_at LIMIT $2 FOR UPDATE SKIP LOCKED
+   ), deleted AS (
+     DELETE FROM scheduled_jobs WHERE id = ANY (ARRAY(SELECT id FROM doomed)) RETURNING 1
+   )
+   SELECT count(*) AS deleted FROM deleted`,
+);

@@ -61,3 +61,20 @@ export const LIST_KEYS = `
   SELECT ${KEY_COLUMNS} FROM api_keys WHERE account_id = $1 ORDER BY created_at DESC, id`;
 
 export const RECORD_AUTH_CHANGE = 'INSERT INTO auth_changes (account_id) VALUES ($1)';
+
+/** The revocation feed is only read over a trailing window of seconds; a day of it is plenty. */
+export const AUTH_CHANGES_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Retention: deletes up to $2 feed rows written before $1; returns how many. Reads
+ * auth_changes_created; the shape of the statement is explained at webhooks/sql.ts PRUNE_DELIVERIES.
+ */
+export const PRUNE_AUTH_CHANGES = statement(
+  'keys_prune_auth_changes',
+  `WITH doomed AS (
+     SELECT id FROM auth_changes WHERE created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED
+   ), deleted AS (
+     DELETE FROM auth_changes WHERE id = ANY (ARRAY(SELECT id FROM doomed)) RETURNING 1
+   )
+   SELECT count(*) AS deleted FROM deleted`,
+);

@@ -52,6 +52,32 @@ export async function takeRateLimit(
   return { headers, refusal };
 }
 
+/**
+ * A limit of one operation's own, beside the key's rate limit: one request taken from `bucket` (in
+ * the same limiter, so shared by every API instance through Redis when it is configured). The 429
+ * to answer, with Retry-After, or null when admitted. `what` names the operation in the message.
+ */
+export async function takeOperationLimit(
+  limiter: RateLimiter,
+  bucket: string,
+  policy: RateLimitPolicy,
+  nowMs: number,
+  what: string,
+): Promise<AppError | null> {
+  const taken = limiter.take(bucket, policy, nowMs);
+  const decision = taken instanceof Promise ? await taken : taken;
+  if (decision.allowed) return null;
+  const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+  return new AppError(
+    'RATE_LIMIT_EXCEEDED',
+    `Limit of ${decision.limit} ${what} exceeded; retry in ${retryAfter} s`,
+    {
+      headers: { 'retry-after': String(retryAfter) },
+      details: { limit: decision.limit, retryAfterSeconds: retryAfter },
+    },
+  );
+}
+
 export function quotaError(refusal: QuotaRefusal, limits: QuotaLimits, nowMs: number): AppError {
   const cap =
     refusal.limit === 'requests'

@@ -149,3 +149,19 @@ export const UPSERT_STAKES = statement(
       SET username = excluded.username, amount = excluded.amount, at = excluded.at, event_id = excluded.event_id
     WHERE (s.at, s.event_id) < (excluded.at, excluded.event_id)`,
 );
+
+/**
+ * Retention (docs/operations.md#retention): forgets up to $2 event ids recorded before $1; returns
+ * how many. What the events set stays; an id sent again after this is no longer recognised as a
+ * repeat, and is then treated like any new event (docs/markets.md#rules). Reads market_events_ingested;
+ * the shape of the statement is explained at webhooks/sql.ts PRUNE_DELIVERIES.
+ */
+export const PRUNE_EVENTS = statement(
+  'markets_prune_events',
+  `WITH doomed AS (
+     SELECT id FROM market_events WHERE ingested_at < $1 ORDER BY ingested_at LIMIT $2 FOR UPDATE SKIP LOCKED
+   ), deleted AS (
+     DELETE FROM market_events WHERE id = ANY (ARRAY(SELECT id FROM doomed)) RETURNING 1
+   )
+   SELECT count(*) AS deleted FROM deleted`,
+);

@@ -8,6 +8,7 @@ export const webhookSettings = defineSettings(
     WEBHOOK_TIMEOUT_MS: Type.Integer({ default: 10_000, minimum: 100, maximum: 60_000 }),
     WEBHOOK_CONCURRENCY: Type.Integer({ default: 50, minimum: 1, maximum: 1000 }),
     WEBHOOK_LEASE_MS: Type.Integer({ default: 30_000, minimum: 1000 }),
+    WEBHOOK_TEST_LIMIT_PER_MINUTE: Type.Integer({ default: 10, minimum: 1, maximum: 10_000 }),
     SECRET_ENCRYPTION_KEY: Type.Optional(Type.String({ minLength: 1 })),
     SECRET_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ minLength: 1 })),
   },
@@ -23,6 +24,11 @@ export const webhookSettings = defineSettings(
     concurrency: v.WEBHOOK_CONCURRENCY,
     /** How long a worker holds a delivery before another may take it over (longer than the timeout). */
     leaseMs: Math.max(v.WEBHOOK_LEASE_MS, v.WEBHOOK_TIMEOUT_MS + 1000),
+    /**
+     * POST /webhooks/test per account: a bucket of this many, refilled at this many a minute. The
+     * route is free and writes a delivery row per call; this keeps it from growing tables for free.
+     */
+    testLimit: { perSecond: v.WEBHOOK_TEST_LIMIT_PER_MINUTE / 60, burst: v.WEBHOOK_TEST_LIMIT_PER_MINUTE },
     /** 32 bytes, base64: webhook secrets are stored encrypted with it (AES-256-GCM). */
     encryptionKey: v.SECRET_ENCRYPTION_KEY,
     /** The key before the last rotation of SECRET_ENCRYPTION_KEY: still read, never written. */

@@ -2,6 +2,8 @@ import { newWebhookSecret } from '../accounts/accounts.js';
 import type { Context } from '../context.js';
 import { notFound } from '../errors.js';
 import { randomBase62 } from '../lib/ids.js';
+import { takeOperationLimit } from '../limits/enforce.js';
+import type { RateLimiter, RateLimitPolicy } from '../limits/rate-limiter.js';
 import { attemptDelivery, type ClaimedDelivery, type DeliveryDeps } from './delivery.js';
 import {
   type DeliveryRow,
@@ -49,17 +51,40 @@ export async function redeliver(ctx: Context, accountId: string | null, id: stri
   return getDelivery(ctx, accountId, id);
 }
 
+/** Admits one test event of an account at `now`, or throws 429 RATE_LIMIT_EXCEEDED. */
+export type TestEventLimit = (accountId: string, now: Date) => Promise<void>;
+
+/**
+ * The limit of POST /webhooks/test: per account (not per key: an account may have 25 keys), in the
+ * rate limiter's buckets, so it holds across API instances when they share Redis.
+ */
+export function testEventLimit(limiter: RateLimiter, policy: RateLimitPolicy): TestEventLimit {
+  return async (accountId, now) => {
+    const what = 'test webhooks a minute per account';
+    const refusal = await takeOperationLimit(
+      limiter,
+      `webhook-test:${accountId}`,
+      policy,
+      now.getTime(),
+      what,
+    );
+    if (refusal) throw refusal;
+  };
+}
+
 /**
  * `POST /webhooks/test`: a signed `type: "test"` event sent now, in the request, and recorded as a
- * one-attempt delivery (listed with the others; redeliverable).
+ * one-attempt delivery (listed with the others; redeliverable). Free, so limited on its own: a
+ * refused one writes nothing.
  */
 export async function sendTestEvent(
   ctx: Context,
-  deps: DeliveryDeps,
+  deps: DeliveryDeps & { testEventLimit: TestEventLimit },
   input: { accountId: string; url: string; requestId: string },
 ) {
   validateHttpsCallbackUrl(input.url, 'body.callbackUrl');
   const now = ctx.clock.now();
+  await deps.testEventLimit(input.accountId, now);
   const id = newDeliveryId();
   const leaseToken = randomBase62(16);
   const payload = serialisePayload({
@@ -89,7 +114,7 @@ export async function sendTestEvent(
     type: 'test',
     request_id: input.requestId,
     payload,
-    attempts: 0,
+    attempts: 1,
     max_attempts: 1,
     lease_token: leaseToken,
     ...secrets,

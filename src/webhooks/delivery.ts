@@ -27,6 +27,7 @@ export interface ClaimedDelivery {
   type: string;
   request_id: string;
   payload: string;
+  /** The attempts counted so far, this one included: this attempt's number. */
   attempts: number;
   max_attempts: number;
   lease_token: string;
@@ -36,10 +37,12 @@ export interface ClaimedDelivery {
 }
 
 /**
- * Delivers callbacks: claims due deliveries with a lease, makes one attempt each outside any
- * transaction, then records it — only while still holding the lease, so an attempt is recorded
- * once even when a lapsed lease let another worker retry it (the receiver then sees the same
- * `webhook-id` twice: at least once, never lost).
+ * Delivers callbacks: claims due deliveries with a lease (the claim counts the attempt), makes one
+ * attempt each outside any transaction, then records it — only while still holding the lease, so an
+ * attempt is recorded once even when a lapsed lease let another worker retry it (the receiver then
+ * sees the same `webhook-id` twice: at least once, never lost). An attempt whose worker was lost
+ * counts as a failed one (sql.CLAIM settles it), so a delivery that kills its workers ends
+ * CALLBACK_FAILED after its last attempt instead of being sent forever.
  */
 export function deliveryQueueHandler(deps: DeliveryDeps): QueueHandler<ClaimedDelivery> {
   const { db, settings } = deps;
@@ -48,7 +51,7 @@ export function deliveryQueueHandler(deps: DeliveryDeps): QueueHandler<ClaimedDe
     channel: sql.DELIVERIES_CHANNEL,
     concurrency: settings.concurrency,
     claim: (limit, now) =>
-      db.query<ClaimedDelivery>(sql.CLAIM, [now, limit, randomBase62(16), settings.leaseMs]),
+      db.query<ClaimedDelivery>(sql.CLAIM, [now, limit, randomBase62(16), settings.leaseMs, RETRY_DELAYS_MS]),
     process: async (delivery) => {
       await attemptDelivery(deps, delivery);
     },
@@ -78,7 +81,8 @@ export async function attemptDelivery(deps: DeliveryDeps, delivery: ClaimedDeliv
   );
   const outcome = await transport.send({ url: delivery.url, ...request });
   const now = clock.now();
-  const attempt = delivery.attempts + 1;
+  // Counted by the claim (or, for a test event, by its insert): this is the attempt's number.
+  const attempt = delivery.attempts;
   const { status, dueAt } = nextStep(outcome, attempt, delivery.max_attempts, now);
   const [row] = await db.query(sql.FINISH_ATTEMPT, [
     delivery.id,

@@ -1,6 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { defineRoute } from '../http/route.js';
-import { getDelivery, listDeliveries, redeliver, rotateWebhookSecret, sendTestEvent } from './deliveries.js';
+import {
+  getDelivery,
+  listDeliveries,
+  redeliver,
+  rotateWebhookSecret,
+  sendTestEvent,
+  type TestEventLimit,
+} from './deliveries.js';
 import type { DeliveryDeps } from './delivery.js';
 import {
   Delivery,
@@ -13,7 +20,10 @@ import {
 } from './schemas.js';
 
 /** The integrator's webhook tools (docs/webhooks.md): free, permission `account`. */
-export function webhookRoutes(app: FastifyInstance, deps: DeliveryDeps): void {
+export function webhookRoutes(
+  app: FastifyInstance,
+  deps: DeliveryDeps & { testEventLimit: TestEventLimit },
+): void {
   defineRoute(app, {
     method: 'POST',
     url: '/webhooks/test',
@@ -21,7 +31,10 @@ export function webhookRoutes(app: FastifyInstance, deps: DeliveryDeps): void {
     summary: 'Send a signed test event to a URL now and answer what happened',
     description:
       'The event is `{ requestId, type: "test", status: "completed", data, timestamp, signature }`, signed ' +
-      'like every callback. One attempt, no retries; it is listed with the other deliveries.',
+      'like every callback. One attempt, no retries; it is listed with the other deliveries. Free, and limited ' +
+      'per account on its own: 10 a minute by default (`WEBHOOK_TEST_LIMIT_PER_MINUTE`, a bucket of that many ' +
+      'refilled at that rate), beyond which it answers 429 `RATE_LIMIT_EXCEEDED` with `Retry-After` and sends ' +
+      'nothing. Test deliveries are kept 24 hours.',
     tags: ['webhooks'],
     permission: 'account',
     idempotent: true,

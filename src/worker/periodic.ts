@@ -4,8 +4,11 @@ import type { Log } from '../logger.js';
 export interface PeriodicTask {
   name: string;
   intervalMs: number;
-  /** `now` is the injected clock's time of this run. */
-  run(now: Date): Promise<void>;
+  /**
+   * `now` is the injected clock's time of this run. A long run (one that loops) stops early when
+   * `signal` is aborted: the process is stopping.
+   */
+  run(now: Date, signal: AbortSignal): Promise<void>;
 }
 
 /**
@@ -15,6 +18,7 @@ export interface PeriodicTask {
 export class PeriodicRunner {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly running = new Set<Promise<void>>();
+  private readonly stopping = new AbortController();
   private stopped = false;
 
   constructor(
@@ -29,7 +33,7 @@ export class PeriodicRunner {
         if (busy || this.stopped) return;
         busy = true;
         const run = task
-          .run(this.deps.clock.now())
+          .run(this.deps.clock.now(), this.stopping.signal)
           .catch((err: unknown) => this.deps.log.error({ err, task: task.name }, 'periodic task failed'))
           .finally(() => {
             busy = false;
@@ -45,6 +49,7 @@ export class PeriodicRunner {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.stopping.abort();
     for (const timer of this.timers) clearInterval(timer);
     await Promise.all(this.running);
   }

@@ -2,11 +2,9 @@ import { createAiQueue } from '../ai/queue.js';
 import { createResolver } from '../ai/resolver.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
-import { idempotencyTasks } from '../idempotency/tasks.js';
 import { aiJobResolver } from '../jobs/ai.js';
 import type { AiJobResolver } from '../jobs/ports.js';
 import { jobQueueHandler } from '../jobs/runner.js';
-import { keyTasks } from '../keys/tasks.js';
 import { ledgerTasks } from '../ledger/tasks.js';
 import type { Clock } from '../lib/clock.js';
 import type { Log } from '../logger.js';
@@ -14,6 +12,7 @@ import { lifecycleQueueHandler } from '../markets/lifecycle.js';
 import { createPriceService } from '../prices/index.js';
 import type { PriceVenue } from '../prices/types.js';
 import { createLiveVenues } from '../prices/venues/registry.js';
+import { createRetention } from '../retention/retention.js';
 import { deliveryQueueHandler } from '../webhooks/delivery.js';
 import { webhookOutbox } from '../webhooks/outbox.js';
 import type { CallbackOutbox } from '../webhooks/port.js';
@@ -60,7 +59,10 @@ export function createWorker(deps: WorkerDeps): Worker {
   const callbacks = deps.callbacks ?? webhookOutbox;
   const transport = deps.webhookTransport ?? createTransport(config.webhooks);
   const periodic = new PeriodicRunner(
-    [...ledgerTasks({ db, log, config: config.ledger }), ...keyTasks({ db }), ...idempotencyTasks({ db })],
+    [
+      ...ledgerTasks({ db, log, config: config.ledger }),
+      createRetention({ db, clock, log, settings: config.retention }).task,
+    ],
     { clock, log },
   );
   const resolver = createResolver(config.ai, clock);

@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AnswerParts, PART_MIN_CHARS, splitAnswer } from '../../src/idempotency/answer-parts.js';
 import { classifyHeldKey } from '../../src/idempotency/idempotency.js';
 import { answerAwaitingBalance } from '../../src/idempotency/pending-answer.js';
-import { idempotencyTasks } from '../../src/idempotency/tasks.js';
 import { CoalescingBiller } from '../../src/ledger/coalescing-biller.js';
+import { silentLog } from '../../src/logger.js';
+import { createRetention } from '../../src/retention/retention.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
 import { countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
 
@@ -118,15 +119,20 @@ describe('stored answers share their parts', () => {
     const hash = row?.response_part as string;
     expect(hash).toEqual(expect.any(String));
     const parts = () => count('SELECT count(*) AS n FROM idempotency_parts WHERE hash = $1', [hash]);
-    const [task] = idempotencyTasks({ db: ctx.database.db });
+    const retention = createRetention({
+      db: ctx.database.db,
+      clock: ctx.clock,
+      log: silentLog,
+      settings: ctx.config.retention,
+    });
     const hours = (h: number) => new Date(ctx.clock.now().getTime() + h * 3_600_000 + 1000);
-    await task?.run(hours(24));
+    await retention.run(hours(24));
     // The answer is gone after 24 hours; its part stays until 26 hours of disuse.
     expect(
       await count('SELECT count(*) AS n FROM idempotency_keys WHERE account_id = $1', [account.accountId]),
     ).toBe(0);
     expect(await parts()).toBe(1);
-    await task?.run(hours(26));
+    await retention.run(hours(26));
     expect(await parts()).toBe(0);
   });
 });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { idempotencyTasks } from '../../src/idempotency/tasks.js';
+import { silentLog } from '../../src/logger.js';
+import { createRetention } from '../../src/retention/retention.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
 import { balanceOf, countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
 import { PROBE_TABLE, probeRoutes, transactionalProbeRoutes } from '../helpers/probe-routes.js';
@@ -237,10 +238,15 @@ describe('Idempotency-Key', () => {
   it('stored answers are pruned after 24 hours', async () => {
     const account = await ctx.createAccount({ balanceUsd: '1.00' });
     expect((await post(account, '/test/billed', {}, 'old')).statusCode).toBe(200);
-    const [task] = idempotencyTasks({ db: ctx.database.db });
-    await task?.run(new Date(ctx.clock.now().getTime() + 23 * 3_600_000));
+    const retention = createRetention({
+      db: ctx.database.db,
+      clock: ctx.clock,
+      log: silentLog,
+      settings: ctx.config.retention,
+    });
+    await retention.run(new Date(ctx.clock.now().getTime() + 23 * 3_600_000));
     expect(await storedKeys(account.accountId)).toBe(1);
-    await task?.run(new Date(ctx.clock.now().getTime() + 24 * 3_600_000 + 1000));
+    await retention.run(new Date(ctx.clock.now().getTime() + 24 * 3_600_000 + 1000));
     expect(await storedKeys(account.accountId)).toBe(0);
   });
 });

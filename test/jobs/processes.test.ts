@@ -6,13 +6,14 @@ import { CALLBACKS_VIEW } from '../helpers/callbacks.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { usingPostgres } from '../helpers/db.js';
 import { type FakeServer, startFakeServer } from '../helpers/fake-server.js';
-import { expectLedgerReconciles } from '../helpers/ledger.js';
+import { balanceOf, countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
 import { type ServiceProcess, startService } from '../helpers/process.js';
 
 /**
  * Scheduled jobs across real worker processes on one PostgreSQL database: two workers racing for
  * 500 due jobs run each once; a worker killed with SIGKILL mid-job leaves it to another, which
- * finishes it once after the lease. (Several processes on one database: PostgreSQL only.)
+ * finishes it once after the lease; a job whose run kills its worker every time is FAILED after its
+ * last run, refunded once and called back once. (Several processes on one database: PostgreSQL only.)
  */
 
 let ctx: TestContext;
@@ -126,6 +127,80 @@ describe.runIf(usingPostgres)('scheduled jobs across worker processes (PostgreSQ
       await venue.close();
     }
   });
+  it('a job whose run kills its worker every time: FAILED after its 5 runs, refunded once, called back once', async () => {
+    for (const worker of workers.splice(0)) await worker.kill();
+    const account = await ctx.createAccount({ mode: 'live', balanceUsd: '1.00' });
+    let current: ServiceProcess | undefined;
+    // A venue whose every answer takes the asking worker down: SIGKILL while the quote is awaited.
+    const venue: FakeServer = await startFakeServer(() => {
+      void current?.kill();
+      return { delayMs: 60_000, body: {} };
+    });
+    try {
+      ctx.clock.set(new Date());
+      const response = await ctx.request(account.key, {
+        method: 'POST',
+        url: '/api/v1/price/schedule',
+        payload: {
+          symbol: 'SOL',
+          resolutionTimestamp: new Date(Date.now() + 500).toISOString(),
+          callbackUrl: 'https://receiver.invalid/sibyl',
+        },
+      });
+      expect(response.statusCode).toBe(200);
+      const id = response.json().jobId as string;
+      const env = {
+        PRICE_VENUES: 'binance',
+        BINANCE_BASE_URL: venue.url,
+        PRICE_VENUE_TIMEOUT_MS: '120000',
+        PRICE_MIN_SOURCES: '1',
+        JOB_PRICE_LEASE_MS: '1000',
+      };
+      const exited = (worker: ServiceProcess) => async () =>
+        worker.child.exitCode !== null || worker.child.signalCode !== null;
+      for (let run = 1; run <= 5; run++) {
+        const worker = await work(env);
+        current = worker;
+        await until(exited(worker)); // killed by the venue mid-run
+        expect((await statuses([id]))[0]).toMatchObject({ status: 'PROCESSING', attempts: run });
+      }
+      const asked = venue.requests.length;
+      current = await work(env);
+      await until(async () => (await statuses([id]))[0]?.status === 'FAILED');
+      await current.kill();
+      expect(venue.requests.length).toBe(asked); // the sixth claim did not run it
+      const [job] = await ctx.database.db.query<{ attempts: number; error: unknown }>(
+        'SELECT attempts, error FROM scheduled_jobs WHERE id = $1',
+        [id],
+      );
+      expect(job).toEqual({
+        attempts: 6,
+        error: { code: 'INTERNAL_ERROR', message: 'The job could not be run; it was refunded' },
+      });
+      expect(await balanceOf(ctx.database.db, account.accountId)).toBe(1_000_000n);
+      expect(await countEntries(ctx.database.db, account.accountId, 'charge')).toBe(1);
+      expect(await countEntries(ctx.database.db, account.accountId, 'refund')).toBe(1);
+      const calledBack = await ctx.database.db.query<{ status: string; data: Record<string, unknown> }>(
+        'SELECT status, data FROM test_recorded_callbacks WHERE account_id = $1',
+        [account.accountId],
+      );
+      expect(calledBack).toEqual([
+        {
+          status: 'failed',
+          data: {
+            jobId: id,
+            jobType: 'PRICE_RESOLUTION',
+            error: { code: 'INTERNAL_ERROR', message: 'The job could not be run; it was refunded' },
+            refundUsd: expect.any(String),
+            remainingBalanceUsd: '1.00',
+          },
+        },
+      ]);
+      await expectLedgerReconciles(ctx.database.db);
+    } finally {
+      await venue.close();
+    }
+  }, 300_000); // six worker starts and five lapsed leases, in real time
 });
 
 describe.runIf(usingPostgres)('a cancel racing the claim (PostgreSQL)', () => {

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext, withTransaction } from '../../src/context.js';
-import { webhookOutbox } from '../../src/webhooks/outbox.js';
+import { MAX_ATTEMPTS, webhookOutbox } from '../../src/webhooks/outbox.js';
+import { ABANDONED_ERROR } from '../../src/webhooks/sql.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { usingPostgres } from '../helpers/db.js';
 import { type HttpsReceiver, startHttpsReceiver, testCertificate } from '../helpers/https-receiver.js';
@@ -12,7 +13,9 @@ import { type ServiceProcess, startService } from '../helpers/process.js';
 /**
  * Webhook deliveries across real `sibyl work` processes on one PostgreSQL database, to a real HTTPS
  * receiver: two workers deliver 1,000 callbacks, each exactly once; a worker killed with SIGKILL
- * mid-attempt leaves the delivery to another, which sends it again with the same webhook-id.
+ * mid-attempt leaves the delivery to another, which sends it again with the same webhook-id; a
+ * receiver that kills the worker on every attempt gets 8 attempts, then the delivery is
+ * CALLBACK_FAILED (abandoned) and never sent again.
  */
 
 let ctx: TestContext;
@@ -138,4 +141,64 @@ describe.runIf(usingPostgres)('webhook deliveries across worker processes (Postg
     expect(attempts.map((r) => r.headers['webhook-id'])).toEqual([id, id]);
     expect(attempts[0]?.body).toBe(attempts[1]?.body); // the same signed payload
   });
+
+  it('a receiver that kills the worker on every attempt: 8 attempts, then CALLBACK_FAILED, never sent again', async () => {
+    for (const worker of workers.splice(0)) await worker.kill();
+    const account = await ctx.createAccount();
+    let current: ServiceProcess | undefined;
+    receiver.setHandler((request) => {
+      if (request.url !== '/kills-worker') return 200;
+      void current?.kill(); // SIGKILL the worker making this attempt, while it waits for the answer
+      return 'handled';
+    });
+    const killerAttempts = () => receiver.received.filter((r) => r.url === '/kills-worker').length;
+    const recorded = async (id: string) => {
+      const [row] = await ctx.database.db.query<{ n: bigint }>(
+        'SELECT count(*) AS n FROM webhook_attempts WHERE delivery_id = $1',
+        [id],
+      );
+      return Number(row?.n ?? 0);
+    };
+    const env = { WEBHOOK_LEASE_MS: '1000', WEBHOOK_TIMEOUT_MS: '500' };
+    const [id] = (await enqueue(account.accountId, '/kills-worker', 1)) as [string];
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      current = await work(env);
+      if (attempt > 1) {
+        // The new worker finds the lost attempt's lease lapsed and records it as failed; the next
+        // attempt is due on the retry schedule (5 s, 5 min, 30 min, …). Bring it forward, as the
+        // integrator's redeliver does for a delivery still retrying.
+        await until(async () => (await recorded(id)) === attempt - 1, `attempt ${attempt - 1} recorded`);
+        ctx.clock.set(new Date());
+        const forward = await ctx.request(account.key, {
+          method: 'POST',
+          url: `/api/v1/webhooks/deliveries/${id}/redeliver`,
+        });
+        expect(forward.statusCode).toBe(200);
+      }
+      await until(async () => killerAttempts() === attempt, `attempt ${attempt} to arrive`);
+      await current.kill(); // already killed by the receiver: waits for its exit
+    }
+    // The next worker records the last lost attempt and ends the delivery.
+    current = await work(env);
+    await until(async () => (await recorded(id)) === MAX_ATTEMPTS, `attempt ${MAX_ATTEMPTS} recorded`);
+    const [row] = await ctx.database.db.query<{ status: string; attempts: number; last_error: string }>(
+      'SELECT status, attempts, last_error FROM webhook_deliveries WHERE id = $1',
+      [id],
+    );
+    expect(row).toEqual({ status: 'CALLBACK_FAILED', attempts: MAX_ATTEMPTS, last_error: ABANDONED_ERROR });
+    // A later callback through the same worker arrives, and still nothing more went to the killer.
+    const [later] = (await enqueue(account.accountId, '/after-the-killer', 1)) as [string];
+    await until(async () => (await countDelivered([later])) === 1, 'a later delivery');
+    expect(killerAttempts()).toBe(MAX_ATTEMPTS);
+    const errors = await ctx.database.db.query<{ error: string }>(
+      'SELECT error FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt',
+      [id],
+    );
+    expect(errors).toEqual(Array(MAX_ATTEMPTS).fill({ error: ABANDONED_ERROR }));
+    const [still] = await ctx.database.db.query<{ status: string; attempts: number }>(
+      'SELECT status, attempts FROM webhook_deliveries WHERE id = $1',
+      [id],
+    );
+    expect(still).toEqual({ status: 'CALLBACK_FAILED', attempts: MAX_ATTEMPTS });
+  }, 300_000); // nine worker starts and eight lapsed leases, in real time
 });

@@ -1,0 +1,51 @@
+import * as ai from '../ai/sql.js';
+import type { Statement } from '../db/database.js';
+import { PARTS_RETENTION_MS, PRUNE_PARTS } from '../idempotency/answer-parts.js';
+import { RETENTION_MS as IDEMPOTENCY_RETENTION_MS } from '../idempotency/idempotency.js';
+import * as idempotency from '../idempotency/sql.js';
+import * as jobs from '../jobs/sql.js';
+import * as keys from '../keys/sql.js';
+import * as markets from '../markets/ingest-sql.js';
+import * as webhooks from '../webhooks/sql.js';
+import type { RetentionSettings } from './config.js';
+
+/**
+ * One table (or one kind of row in it) that retention prunes: rows older than `keepMs` go, at most
+ * `limit` per statement.
+ */
+export interface RetentionTable {
+  /** For logs and the run's report. */
+  name: string;
+  /**
+   * A batched delete next to its feature's SQL: `$1` the cutoff (rows that ended before it go),
+   * `$2` the most rows one statement deletes; returns one row `{ deleted }`. It must read an index
+   * range, not the table, and skip rows locked by live work (SKIP LOCKED).
+   */
+  prune: Statement;
+  /** How long a row is kept after it ended. */
+  keepMs: number;
+}
+
+/**
+ * Everything that is pruned, in order: one entry per table. A new table that grows with use gets a
+ * line here (with its `RETENTION_*` setting in config.ts and docs/operations.md#retention).
+ * Never the ledger: ledger entries are kept for ever (DESIGN §3, §14).
+ */
+export function retentionTables(settings: RetentionSettings): RetentionTable[] {
+  return [
+    { name: 'webhook_deliveries', prune: webhooks.PRUNE_DELIVERIES, keepMs: settings.webhookDeliveriesMs },
+    {
+      name: 'webhook_deliveries (test)',
+      prune: webhooks.PRUNE_TEST_DELIVERIES,
+      keepMs: settings.testDeliveriesMs,
+    },
+    { name: 'ai_requests', prune: ai.PRUNE, keepMs: settings.aiRequestsMs },
+    { name: 'scheduled_jobs', prune: jobs.PRUNE, keepMs: settings.jobsMs },
+    { name: 'market_events', prune: markets.PRUNE_EVENTS, keepMs: settings.marketEventsMs },
+    // Fixed by their own contracts rather than settings: stored answers are replayed for 24 hours
+    // (docs/api.md#idempotency); the revocation feed is read over seconds.
+    { name: 'idempotency_keys', prune: idempotency.PRUNE, keepMs: IDEMPOTENCY_RETENTION_MS },
+    { name: 'idempotency_parts', prune: PRUNE_PARTS, keepMs: PARTS_RETENTION_MS },
+    { name: 'auth_changes', prune: keys.PRUNE_AUTH_CHANGES, keepMs: keys.AUTH_CHANGES_RETENTION_MS },
+  ];
+}

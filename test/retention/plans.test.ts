@@ -1,0 +1,91 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { retentionTables } from '../../src/retention/tables.js';
+import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
+
+/**
+ * Each retention delete reads an index range and deletes by key: no batch scans a whole table.
+ * Checked on the plan PostgreSQL keeps for a prepared statement (the generic plan, parameters
+ * unknown), over tables of 20,000 rows with statistics.
+ */
+
+let database: TestDatabase;
+const ROWS = 20_000;
+
+const FILL = `
+  INSERT INTO accounts (id, mode, webhook_secret) VALUES ('acct_plans', 'sandbox', 'x');
+  INSERT INTO ledger_entries (account_id, kind, amount_micros, balance_after_micros, reference)
+  VALUES ('acct_plans', 'deposit', 1000000, 1000000, 'plans');
+  INSERT INTO webhook_deliveries (id, account_id, url, type, request_id, payload, status, due_at, attempts,
+                                  max_attempts, created_at, finished_at)
+  SELECT 'd' || g, 'acct_plans', 'https://x', CASE WHEN g % 10 = 0 THEN 'test' ELSE 'price' END, 'r' || g, '{}',
+         CASE WHEN g % 50 = 0 THEN 'PENDING' ELSE 'DELIVERED' END, now(), 1, 8, now(),
+         CASE WHEN g % 50 = 0 THEN NULL ELSE now() - g * interval '1 minute' END
+    FROM generate_series(1, ${ROWS}) g;
+  INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, latency_ms)
+  SELECT id, 1, created_at, 200, 5 FROM webhook_deliveries;
+  INSERT INTO scheduled_jobs (id, account_id, job_type, status, scheduled_for, request, mode, charge_entry_id,
+                              cost_micros, request_id, created_at, finished_at)
+  SELECT 'j' || g, 'acct_plans', 'PRICE_RESOLUTION', CASE WHEN g % 50 = 0 THEN 'PENDING' ELSE 'COMPLETED' END,
+         now(), '{}', 'sandbox', 1, 10000, 'r' || g, now(),
+         CASE WHEN g % 50 = 0 THEN NULL ELSE now() - g * interval '1 minute' END
+    FROM generate_series(1, ${ROWS}) g;
+  INSERT INTO ai_requests (id, account_id, mode, status, question, outcomes, confidence_threshold, charge_entry_id,
+                           cost_micros, balance_after_micros, created_at, completed_at, result)
+  SELECT 'a' || g, 'acct_plans', 'sandbox', 'COMPLETED', 'q', ARRAY['a', 'b'], 0.75,
+         (SELECT min(id) FROM ledger_entries), 250000, 1, now(), now() - g * interval '1 minute', '{}'
+    FROM generate_series(1, ${ROWS}) g;
+  INSERT INTO ai_votes (request_id, position, model, outcome_index, confidence, latency_ms, answered_at)
+  SELECT r.id, p, 'm', 0, 0.9, 1, now() FROM ai_requests r, generate_series(0, 3) p;
+  INSERT INTO market_events (id, type, body_sha256, at, ingested_at)
+  SELECT 'e' || g, 'stake', '\\x00', now(), now() - g * interval '1 minute' FROM generate_series(1, ${ROWS}) g;
+  INSERT INTO idempotency_keys (account_id, idempotency_key, fingerprint, request_id, status, response_status,
+                                response_body, created_at)
+  SELECT 'acct_plans', 'k' || g, 'f', 'r', 'done', 200, '{}', now() - g * interval '1 minute'
+    FROM generate_series(1, ${ROWS}) g;
+  INSERT INTO idempotency_parts (hash, body, last_used)
+  SELECT 'h' || g, 'b', now() - g * interval '1 minute' FROM generate_series(1, ${ROWS}) g;
+  INSERT INTO auth_changes (account_id, created_at)
+  SELECT 'acct_plans', now() - g * interval '1 minute' FROM generate_series(1, ${ROWS}) g;
+  ANALYZE;`;
+
+beforeAll(async () => {
+  database = await createTestDatabase();
+  await database.db.exec(FILL);
+});
+afterAll(async () => {
+  await database.close();
+});
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  Plans?: PlanNode[];
+}
+
+function scans(node: PlanNode): string[] {
+  const own = node['Node Type'].endsWith('Scan')
+    ? [`${node['Node Type']} ${node['Relation Name'] ?? ''}`]
+    : [];
+  return [...own, ...(node.Plans ?? []).flatMap(scans)];
+}
+
+describe('retention deletes', () => {
+  for (const table of retentionTables(loadConfig({}).retention)) {
+    it(`${table.name}: an index range, never a sequential scan`, async () => {
+      const plan = await database.db.transaction(async (tx) => {
+        await tx.query('SET LOCAL plan_cache_mode = force_generic_plan');
+        await tx.query(`PREPARE retention_plan (timestamptz, integer) AS ${table.prune.text}`);
+        const [row] = await tx.query<{ 'QUERY PLAN': unknown }>(
+          `EXPLAIN (FORMAT JSON) EXECUTE retention_plan ('${new Date(Date.now() - 86_400_000).toISOString()}', 1000)`,
+        );
+        await tx.query('DEALLOCATE retention_plan');
+        return row?.['QUERY PLAN'];
+      });
+      const [top] = (typeof plan === 'string' ? JSON.parse(plan) : plan) as { Plan: PlanNode }[];
+      const found = scans(top?.Plan as PlanNode);
+      expect(found.filter((scan) => scan.startsWith('Seq Scan'))).toEqual([]);
+      expect(found.some((scan) => /Index Scan|Index Only Scan|Bitmap Index Scan/.test(scan))).toBe(true);
+    });
+  }
+});
