@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import Value from 'typebox/value';
 import { aiSettings } from './ai/config.js';
+import { dashboardSettings } from './dashboard/index.js';
 import { jobSettings } from './jobs/config.js';
 import { authCacheSettings } from './keys/config.js';
 import { ledgerSettings } from './ledger/config.js';
@@ -64,6 +65,7 @@ const Env = Type.Object({
   ...aiSettings.env,
   ...webhookSettings.env,
   ...metricsSettings.env,
+  ...dashboardSettings.env,
 });
 
 export function loadConfig(env: Record<string, string | undefined> = process.env) {
@@ -92,6 +94,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ai: aiSettings.parse(values),
     webhooks: webhookSettings.parse(values),
     metrics: metricsSettings.parse(values),
+    dashboard: dashboardSettings.parse(values),
   };
 }
 

@@ -1,6 +1,7 @@
 import { createAiQueue } from '../ai/queue.js';
 import { createResolver } from '../ai/resolver.js';
 import type { Config } from '../config.js';
+import { dashboardTasks } from '../dashboard/index.js';
 import type { Database } from '../db/database.js';
 import { idempotencyTasks } from '../idempotency/tasks.js';
 import { aiJobResolver } from '../jobs/ai.js';
@@ -60,7 +61,12 @@ export function createWorker(deps: WorkerDeps): Worker {
   const callbacks = deps.callbacks ?? webhookOutbox;
   const transport = deps.webhookTransport ?? createTransport(config.webhooks);
   const periodic = new PeriodicRunner(
-    [...ledgerTasks({ db, log, config: config.ledger }), ...keyTasks({ db }), ...idempotencyTasks({ db })],
+    [
+      ...ledgerTasks({ db, log, config: config.ledger }),
+      ...keyTasks({ db }),
+      ...idempotencyTasks({ db }),
+      ...dashboardTasks({ db }),
+    ],
     { clock, log },
   );
   const resolver = createResolver(config.ai, clock);
