@@ -113,7 +113,11 @@ function registerWallet(described: PageWallet): void {
         Promise.all(
           inputs.map(async (input) => {
             const signed = await page.sibylWalletSignIn(JSON.stringify(input));
-            return { account, signedMessage: bytes(signed.signedMessage), signature: bytes(signed.signature) };
+            return {
+              account,
+              signedMessage: bytes(signed.signedMessage),
+              signature: bytes(signed.signature),
+            };
           }),
         ),
     };
