@@ -24,8 +24,8 @@ export const CONTENT_SECURITY_POLICY = [
   "form-action 'self'",
 ].join('; ');
 
-/** Vite names every built asset by its content's hash: a name never changes what it serves. */
-const HASHED_ASSET = /\/assets\/[^/]+-[A-Za-z0-9_-]{8,}\.[a-z0-9]+$/;
+/** Vite names every built asset by its content's hash: a name never changes what it serves (nor its .br, .gz). */
+const HASHED_ASSET = /(^|\/)assets\/[^/]+-[A-Za-z0-9_-]{8,}\.[a-z0-9]+(\.br|\.gz)?$/;
 
 /**
  * Serves the built dashboard at `/dashboard/`: hashed assets cached for a year, the page itself
