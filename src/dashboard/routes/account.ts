@@ -103,7 +103,14 @@ export function accountRoutes(edge: DashboardEdge, deps: { deposits: DepositSour
     url: '/transactions.csv',
     operationId: 'transactionsCsv',
     summary: 'The ledger as CSV, oldest first (the filters of the JSON list; at most 50,000 entries)',
-    querystring: Type.Omit(TransactionQuery, ['limit', 'startingAfter']),
+    querystring: Type.Object(
+      {
+        kind: TransactionQuery.properties.kind,
+        from: TransactionQuery.properties.from,
+        to: TransactionQuery.properties.to,
+      },
+      { additionalProperties: false },
+    ),
     response: Type.Object({}),
     produces: 'text/csv; charset=utf-8',
     handler: async ({ ctx, account, mode, query }, _request, reply) => {
