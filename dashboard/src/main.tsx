@@ -19,8 +19,11 @@ function App() {
 
   useEffect(() => {
     whenSignedOut(() => setSession(null));
-    refreshSession();
   }, []);
+  // Balances in the header are read again on every page change (keys spend them meanwhile).
+  useEffect(() => {
+    refreshSession();
+  }, [location.mode, location.page]);
 
   if (session === undefined) return <p class="loading">Loading…</p>;
   if (session === null) return <SignIn onSignedIn={refreshSession} />;

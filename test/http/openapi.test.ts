@@ -55,7 +55,7 @@ describe('OpenAPI document', () => {
     const dashboard = Object.entries(doc.paths).filter(([path]) => path.startsWith('/dashboard/api/'));
     expect(dashboard.length).toBeGreaterThanOrEqual(20);
     for (const [path, item] of dashboard) {
-      for (const operation of Object.values(item) as { tags: string[]; security: unknown[] }[]) {
+      for (const operation of Object.values(item) as unknown as { tags: string[]; security: unknown[] }[]) {
         expect(operation.tags, path).toEqual(['dashboard']);
         const signIn = [
           '/dashboard/api/auth/challenge',
