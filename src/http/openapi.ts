@@ -36,7 +36,7 @@ Errors share one body: \`{ error, code, details?, requestId }\`.
 
 Guides: ${guide('api', 'API conventions, errors, idempotency')} · ${guide('prices', 'prices')} ·
 ${guide('markets', 'markets')} · ${guide('ai', 'AI resolution')} · ${guide('jobs', 'scheduled jobs')} ·
-${guide('webhooks', 'webhooks')} · ${guide('operations', 'operations')}.`;
+${guide('webhooks', 'webhooks')} · ${guide('dashboard', 'dashboard')} · ${guide('operations', 'operations')}.`;
 
 /** The OpenAPI 3.1 document, generated from the route schemas, and a local reference page. */
 export async function registerOpenApi(app: FastifyInstance, version: string, config: Config): Promise<void> {
