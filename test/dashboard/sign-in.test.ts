@@ -1,6 +1,7 @@
 import { createSignInMessageText } from '@solana/wallet-standard-util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.js';
+import { dashboardTasks } from '../../src/dashboard/index.js';
 import { CHALLENGE_TTL_MS } from '../../src/dashboard/siws.js';
 import { PostgresDatabase } from '../../src/db/postgres.js';
 import { clearSecretBox } from '../../src/webhooks/secret-box.js';
@@ -469,5 +470,35 @@ describe('two instances', () => {
       await second.close();
       if (db !== ctx.database.db) await db.close();
     }
+  });
+});
+
+describe('upkeep', () => {
+  it('deletes sessions and challenges a day after they end, and nothing younger', async () => {
+    const { db } = ctx.database;
+    const { wallet } = await new DashboardClient(client.base).signIn();
+    const nonce = String((await client.challenge()).nonce);
+    const [prune] = dashboardTasks({ db });
+    const left = async () =>
+      (
+        await db.query<{ session: bigint; challenge: bigint }>(
+          `SELECT (SELECT count(*) FROM dashboard_sessions WHERE wallet_address = $1) AS session,
+                  (SELECT count(*) FROM sign_in_challenges WHERE nonce = $2) AS challenge`,
+          [wallet.address, nonce],
+        )
+      )[0];
+    const now = ctx.clock.now().getTime();
+    const minute = 60_000;
+    const hour = 60 * minute;
+    // The challenge ends after 5 minutes: deleted a day later.
+    await prune?.run(new Date(now + 24 * hour + 4 * minute));
+    expect(await left()).toEqual({ session: 1n, challenge: 1n });
+    await prune?.run(new Date(now + 24 * hour + 6 * minute));
+    expect(await left()).toEqual({ session: 1n, challenge: 0n });
+    // The session ends after 12 idle hours: deleted a day later.
+    await prune?.run(new Date(now + 36 * hour - minute));
+    expect(await left()).toEqual({ session: 1n, challenge: 0n });
+    await prune?.run(new Date(now + 36 * hour + minute));
+    expect(await left()).toEqual({ session: 0n, challenge: 0n });
   });
 });
