@@ -177,26 +177,29 @@ export function defineDashboardRoute<
       }
       sessions.set(request, session);
     },
-    handler: async (request, reply) => {
-      const ctx = createContext(app.services.db, app.services.clock, { requestId: request.id });
-      const input: Record<string, unknown> = {
-        params: request.params,
-        query: request.query,
-        body: request.body,
-        requestId: request.id,
-        ctx,
-      };
-      if (spec.scope !== 'public') input.session = sessions.get(request);
-      if (spec.scope === 'account') {
-        const mode = (request.params as { mode: Mode }).mode;
-        input.mode = mode;
-        input.account = await accountOf(ctx, sessions.get(request) as Session, mode);
-      }
-      const result = await spec.handler(input as DashboardInput<S, P, Q, B>, request, reply);
-      if (typeof result === 'string') return reply.type(spec.produces ?? 'text/plain').send(result);
-      return { requestId: request.id, ...result };
-    },
+    // Tracked like the API's handlers, so closing the app waits for those still running.
+    handler: (request, reply) => app.inFlight.track(run(request, reply)),
   });
+
+  async function run(request: FastifyRequest, reply: FastifyReply) {
+    const ctx = createContext(app.services.db, app.services.clock, { requestId: request.id });
+    const input: Record<string, unknown> = {
+      params: request.params,
+      query: request.query,
+      body: request.body,
+      requestId: request.id,
+      ctx,
+    };
+    if (spec.scope !== 'public') input.session = sessions.get(request);
+    if (spec.scope === 'account') {
+      const mode = (request.params as { mode: Mode }).mode;
+      input.mode = mode;
+      input.account = await accountOf(ctx, sessions.get(request) as Session, mode);
+    }
+    const result = await spec.handler(input as DashboardInput<S, P, Q, B>, request, reply);
+    if (typeof result === 'string') return reply.type(spec.produces ?? 'text/plain').send(result);
+    return { requestId: request.id, ...result };
+  }
 }
 
 /** The session cookie's token, if the request carries one. */
