@@ -1,3 +1,5 @@
+import type { operations } from '../../client/src/schema';
+
 /** The dashboard's JSON endpoints (/dashboard/api), authenticated by the session cookie. */
 
 export type Mode = 'live' | 'sandbox';
@@ -53,64 +55,19 @@ export function query(params: Record<string, string | number | undefined>): stri
   return text ? `?${text}` : '';
 }
 
-/** The shapes the pages read (the server's schemas are the reference: /api/v1/openapi.json, tag dashboard). */
-export interface AccountView {
-  id: string;
-  mode: Mode;
-  status: 'active' | 'suspended';
-  walletAddress: string | null;
-  balanceUsd: string;
-  createdAt: string;
+/**
+ * The JSON body of a dashboard operation's 200, from the types generated from the OpenAPI document
+ * (client/src/schema.ts, `npm run client:generate`): the page reads the server's own declarations,
+ * and a change of contract fails the dashboard's type check.
+ */
+export type Answer<Op extends keyof operations> = operations[Op] extends {
+  responses: { 200: { content: { 'application/json': infer Body } } };
 }
+  ? Body
+  : never;
 
-export interface SessionView {
-  wallet: string;
-  accounts: Record<Mode, { id: string; status: string; balanceUsd: string }>;
-  session: { createdAt: string; idleExpiresAt: string; expiresAt: string };
-}
-
-export interface UsageRow {
-  group: string;
-  label: string | null;
-  requests: number;
-  chargedUsd: string;
-  refundedUsd: string;
-  spendUsd: string;
-}
-
-export interface UsageReport {
-  from: string;
-  to: string;
-  groupBy: 'day' | 'operation' | 'key';
-  totals: Omit<UsageRow, 'group' | 'label'>;
-  rows: UsageRow[];
-}
-
-export interface Transaction {
-  id: string;
-  kind: string;
-  amountUsd: string;
-  balanceAfterUsd: string;
-  operation: string | null;
-  requestId: string | null;
-  keyId: string | null;
-  reference: string | null;
-  memo: string | null;
-  createdAt: string;
-}
-
-export interface ApiKey {
-  id: string;
-  keyPrefix: string;
-  name: string;
-  permissions: string[];
-  isActive: boolean;
-  expiresAt?: string;
-  revokedAt?: string;
-  allowedIps: string[];
-  allowedOrigins: string[];
-  rotatedTo?: string;
-  createdAt: string;
-  rateLimit: { requestsPerSecond: number; burst: number; isDefault: boolean };
-  quotas: Record<string, number | string | null>;
-}
+export type SessionView = Answer<'dashboardGetSession'>;
+export type UsageReport = Answer<'dashboardUsage'>;
+export type UsageRow = UsageReport['rows'][number];
+export type Transaction = Answer<'dashboardTransactions'>['transactions'][number];
+export type ApiKey = Answer<'dashboardListKeys'>['keys'][number];

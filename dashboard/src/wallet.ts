@@ -9,7 +9,7 @@ import { createSignInMessageText } from '@solana/wallet-standard-util';
 import { getWallets } from '@wallet-standard/app';
 import type { Wallet } from '@wallet-standard/base';
 import { StandardConnect, type StandardConnectFeature } from '@wallet-standard/features';
-import { type AccountView, api } from './api';
+import { type Answer, api } from './api';
 import { toBase64 } from './format';
 
 /**
@@ -38,10 +38,7 @@ export function watchWallets(onChange: (wallets: readonly Wallet[]) => void): ()
   };
 }
 
-interface SignedIn {
-  account: AccountView;
-  created: boolean;
-}
+type SignedIn = Answer<'dashboardSignInVerify'>;
 
 async function verify(address: string, signedMessage: Uint8Array, signature: Uint8Array): Promise<SignedIn> {
   return api<SignedIn>('POST', '/auth/verify', {

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { type Mode, modeApi } from '../api';
+import { type Answer, type Mode, modeApi } from '../api';
 import { Card, ErrorNote, useAction } from '../components/ui';
 import { useData } from '../data';
 import { usd, when } from '../format';
@@ -43,14 +43,7 @@ export function Activity({ mode, onBalanceChange }: { mode: Mode; onBalanceChang
   );
 }
 
-interface Job {
-  jobId: string;
-  jobType: string;
-  scheduledFor: string;
-  status: string;
-  createdAt: string;
-  canCancel: boolean;
-}
+type Job = Answer<'dashboardListJobs'>['jobs'][number];
 
 function Jobs({
   mode,

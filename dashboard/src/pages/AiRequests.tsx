@@ -1,40 +1,12 @@
 import { useState } from 'preact/hooks';
-import { type Mode, modeApi } from '../api';
+import { type Answer, type Mode, modeApi } from '../api';
 import { Card, ErrorNote } from '../components/ui';
 import { useData } from '../data';
 import { usd, when } from '../format';
 
-interface Summary {
-  requestId: string;
-  status: string;
-  question: string;
-  createdAt: string;
-  winningOutcomeLabel: string | null;
-  canDetermine: boolean | null;
-  costUsd: string;
-  refundUsd: string | null;
-}
+type Summary = Answer<'dashboardListAiRequests'>['requests'][number];
 
-interface Vote {
-  model: string;
-  outcomeIndex: number | null;
-  confidence: number | null;
-  reasoning: string | null;
-  latencyMs: number;
-  error: { kind: string; message: string } | null;
-}
-
-interface RecordView {
-  requestId: string;
-  status: string;
-  result?: {
-    winningOutcomeLabel: string | null;
-    agreement: number;
-    confidence: number;
-    canDetermine: boolean;
-  };
-  votes: Vote[];
-}
+type RecordView = Answer<'dashboardGetAiRequest'>;
 
 /** AI resolutions: the list, and one request's votes with each model's reasoning. */
 export function AiRequests({ mode }: { mode: Mode }) {

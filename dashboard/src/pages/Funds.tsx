@@ -1,32 +1,10 @@
-import { type Mode, modeApi } from '../api';
+import { type Answer, type Mode, modeApi } from '../api';
 import { Qr } from '../components/Qr';
 import { Card, CopyButton, ErrorNote, useAction } from '../components/ui';
 import { useData } from '../data';
 import { usd, when } from '../format';
 
-interface Deposit {
-  id: string;
-  status: string;
-  token: string | null;
-  amount: string | null;
-  usdValue: string;
-  signature: string | null;
-  reference: string | null;
-  memo: string | null;
-  createdAt: string;
-}
-
-interface FundsView {
-  watcher: { enabled: boolean };
-  creditedBy: 'chain' | 'operator' | 'play-money';
-  depositAddress: string | null;
-  usdcMint: string;
-  referenceKey: string | null;
-  solanaPayUrl: string | null;
-  solanaPayUsdcUrl: string | null;
-  minimumUsd: string;
-  deposits: Deposit[];
-}
+type FundsView = Answer<'dashboardFunds'>;
 
 /** How to add funds: the treasury address, its QR code and Solana Pay links; sandbox: play money. */
 export function Funds({ mode, onBalanceChange }: { mode: Mode; onBalanceChange: () => void }) {

@@ -1,17 +1,11 @@
-import { type Mode, modeApi, query, type UsageReport } from '../api';
+import { type Answer, type Mode, modeApi, query, type UsageReport } from '../api';
 import { UsageChart } from '../components/Chart';
 import { Card, ErrorNote, Stat } from '../components/ui';
 import { useData } from '../data';
 import { daysAgo, usd } from '../format';
 import type { Location } from '../router';
 
-interface Overview {
-  account: { id: string; balanceUsd: string; status: string };
-  today: { requests: number; spendUsd: string };
-  month: { requests: number; spendUsd: string };
-  lowBalance: boolean;
-  lowBalanceThresholdUsd: string;
-}
+type Overview = Answer<'dashboardOverview'>;
 
 /** Balance, spend today and this month, the last 30 days drawn, and a warning when funds run low. */
 export function Home({ mode, navigate }: { mode: Mode; navigate: (to: Location) => void }) {

@@ -1,26 +1,10 @@
 import { useState } from 'preact/hooks';
-import { type Mode, modeApi } from '../api';
+import { type Answer, type Mode, modeApi } from '../api';
 import { Card, CopyButton, ErrorNote, useAction } from '../components/ui';
 import { useData } from '../data';
 import { when } from '../format';
 
-interface Delivery {
-  id: string;
-  type: string;
-  url: string;
-  status: string;
-  attemptCount: number;
-  lastStatusCode: number | null;
-  lastError: string | null;
-  createdAt: string;
-  attempts?: {
-    attempt: number;
-    at: string;
-    statusCode: number | null;
-    error: string | null;
-    latencyMs: number;
-  }[];
-}
+type Delivery = Answer<'dashboardGetWebhookDelivery'>;
 
 /** Deliveries with their attempts, redelivery, a test event, and the signing secret. */
 export function Webhooks({ mode }: { mode: Mode }) {
