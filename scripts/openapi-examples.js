@@ -114,6 +114,8 @@ await withSandboxApp(async (app, key, { db, config }) => {
   examples.RotateKeyResponse = { ...rotated, newKey: { ...rotated.newKey, key: FAKE_KEY } };
   examples.RevokeKeyResponse = await call('DELETE', `/keys/${rotated.newKey.id}`);
   examples.TransactionList = await call('GET', '/account/transactions?limit=3');
+  examples.AccountUsage = await call('GET', '/account/usage?groupBy=operation');
+  examples.AiRequestList = await call('GET', '/ai/requests?pageSize=2');
 
   // Nested components: taken from the answers that contain them.
   examples.PriceSource = examples.PriceResult.sources[0];
@@ -126,6 +128,7 @@ await withSandboxApp(async (app, key, { db, config }) => {
   examples.Transaction = examples.TransactionList.transactions[0];
   examples.AiResult = examples.AiRequestRecord.result;
   examples.AiVote = examples.AiRequestRecord.votes[0];
+  examples.AiRequestSummary = examples.AiRequestList.requests[0];
   examples.WebhookDeliverySummary = examples.WebhookDeliveryList.deliveries[0];
 
   const out = new URL('../src/http/openapi-examples.json', import.meta.url);

@@ -5,6 +5,7 @@ import type { MarketSource } from './ai/market-port.js';
 import { createResolver } from './ai/resolver.js';
 import { aiRoutes } from './ai/routes.js';
 import type { Config } from './config.js';
+import { registerDashboard } from './dashboard/index.js';
 import type { Database } from './db/database.js';
 import { healthRoutes } from './health/routes.js';
 import { historicalRoutes } from './historical/routes.js';
@@ -186,7 +187,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     markets: options.markets ?? marketSource,
     maxConcurrentSubmits: config.ai.submitConcurrency,
   });
-  webhookRoutes(app, {
+  const webhooks = {
     db,
     clock,
     log: app.log,
@@ -194,7 +195,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     secrets,
     settings: config.webhooks,
     testEventLimit: testEventLimit(rateLimiter, config.webhooks.testLimit),
-  });
+  };
+  webhookRoutes(app, webhooks);
+  await registerDashboard(app, { config, authenticator, secrets, callbacks, webhooks });
   options.extraRoutes?.(app);
 
   cache.startSync(db, app.log);

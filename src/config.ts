@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import Value from 'typebox/value';
 import { aiSettings } from './ai/config.js';
+import { dashboardSettings } from './dashboard/index.js';
 import { jobSettings } from './jobs/config.js';
 import { authCacheSettings } from './keys/config.js';
 import { ledgerSettings } from './ledger/config.js';
@@ -66,6 +67,7 @@ const Env = Type.Object({
   ...webhookSettings.env,
   ...metricsSettings.env,
   ...retentionSettings.env,
+  ...dashboardSettings.env,
 });
 
 export function loadConfig(env: Record<string, string | undefined> = process.env) {
@@ -95,6 +97,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webhooks: webhookSettings.parse(values),
     metrics: metricsSettings.parse(values),
     retention: retentionSettings.parse(values),
+    dashboard: dashboardSettings.parse(values),
   };
 }
 

@@ -12,6 +12,9 @@ export const ERROR_STATUS = {
   API_KEY_EXPIRED: 401,
   API_KEY_REVOKED: 401,
   ACCOUNT_NOT_FOUND: 401,
+  // The dashboard (docs/dashboard.md): a sign-in that does not pass, a session that is gone.
+  SIGN_IN_REJECTED: 401,
+  SESSION_EXPIRED: 401,
   INSUFFICIENT_BALANCE: 402,
   PERMISSION_DENIED: 403,
   IP_NOT_ALLOWED: 403,

@@ -39,6 +39,7 @@ function printSandboxWelcome(
       '',
       `    curl -H "Authorization: Bearer ${key}" ${base}/api/v1/account`,
       '',
+      `  Dashboard (sign in with a Solana wallet): ${base}/dashboard/`,
       `  API reference: ${base}/docs`,
       '',
       '',

@@ -75,6 +75,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/account/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Spend and billed requests per day, per operation or per key, over a range
+         * @description Computed from the ledger: `requests` counts the paid requests (charges), `spendUsd` is what they cost less the refunds given back (a refund counts on its own day, against the operation and key of its charge). `from` and `to` are ISO 8601 timestamps or UTC dates (`2026-11-01`); `to` is exclusive; at most 366 days; by default the last 30 days including today. The dashboard draws the same figures.
+         *
+         *     Permission: `account`. Price: free.
+         */
+        get: operations["getAccountUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/keys": {
         parameters: {
             query?: never;
@@ -493,6 +515,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ai/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account’s AI resolution requests, newest first
+         * @description Free. Each request’s votes and result are on its record (GET /ai/request/:requestId).
+         *
+         *     Permission: `ai`. Price: free.
+         */
+        get: operations["listAiRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks/test": {
         parameters: {
             query?: never;
@@ -591,6 +635,422 @@ export interface paths {
          * @description Permission: `account`. Price: free.
          */
         post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/auth/challenge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A Sign-In With Solana input for the wallet to sign (single use, valid 5 minutes) */
+        post: operations["dashboardSignInChallenge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/auth/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Checks the signed sign-in message and starts a session (the `sibyl_session` cookie)
+         * @description The first sign-in of a wallet creates its live account and a sandbox account with 100.00 USD of play money (`created: true`). Refusals are 401 SIGN_IN_REJECTED with `details.reason`: signature, message, nonce_unknown, nonce_used, expired or domain.
+         */
+        post: operations["dashboardSignInVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/auth/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Ends the session on every instance and clears the cookie */
+        post: operations["dashboardSignOut"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/auth/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in wallet, its live and sandbox accounts, and when the session ends */
+        get: operations["dashboardGetSession"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account, its spend today and this month, and whether its balance is low */
+        get: operations["dashboardOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Spend and paid requests per day, operation or key (as GET /api/v1/account/usage) */
+        get: operations["dashboardUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The ledger, newest first (as GET /api/v1/account/transactions) */
+        get: operations["dashboardTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/transactions.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The ledger as CSV, oldest first (the filters of the JSON list; at most 50,000 entries) */
+        get: operations["dashboardTransactionsCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/funds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How to add funds: the deposit address, the Solana Pay links, the deposits so far
+         * @description Live accounts: the treasury address (`DEPOSIT_ADDRESS`), the account’s Solana Pay reference key and links for SOL and USDC. Until the deposit watcher runs (`watcher.enabled` false), deposits are credited by the operator. Sandbox accounts are never funded from the chain: play money instead.
+         */
+        get: operations["dashboardFunds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/play-money": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Adds 100.00 USD of play money, up to a balance of 1,000.00 (sandbox only: POST …/sandbox/play-money) */
+        post: operations["dashboardAddPlayMoney"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The account’s API keys, with quota usage (never their secrets) */
+        get: operations["dashboardListKeys"];
+        put?: never;
+        /** Creates an API key with any permission and settings; the secret is answered once */
+        post: operations["dashboardCreateKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/keys/{keyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revokes a key at once */
+        delete: operations["dashboardRevokeKey"];
+        options?: never;
+        head?: never;
+        /** Changes a key’s name, permissions, expiry, allow lists, rate limit or quotas */
+        patch: operations["dashboardUpdateKey"];
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/keys/{keyId}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotates a key: a new key with the same settings; the old one stays valid for 60 minutes */
+        post: operations["dashboardRotateKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/jobs/{jobType}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Scheduled price checks or AI resolutions, newest first (as GET /api/v1/{price,ai}/scheduled) */
+        get: operations["dashboardListJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/jobs/{jobType}/{jobId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One job: what was scheduled, its result, its callback’s delivery */
+        get: operations["dashboardGetJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/jobs/{jobType}/{jobId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Cancels a job at least 5 minutes before it is due, with a full refund */
+        post: operations["dashboardCancelJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/ai-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** AI resolution requests, newest first (as GET /api/v1/ai/requests) */
+        get: operations["dashboardListAiRequests"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/ai-requests/{requestId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One AI request with each model’s vote and reasoning (as GET /api/v1/ai/request/{requestId}) */
+        get: operations["dashboardGetAiRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/webhooks/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Webhook deliveries, newest first (as GET /api/v1/webhooks/deliveries) */
+        get: operations["dashboardListWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/webhooks/deliveries/{deliveryId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One delivery with every attempt */
+        get: operations["dashboardGetWebhookDelivery"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/webhooks/deliveries/{deliveryId}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sends a delivery again now, with the same webhook-id */
+        post: operations["dashboardRedeliverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/webhooks/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sends a signed test event to a URL now and answers what happened */
+        post: operations["dashboardSendTestWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/webhooks/secret/reveal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** The webhook signing secret in clear (a POST: it is Origin-checked and never cached) */
+        post: operations["dashboardRevealWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/webhooks/secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new signing secret; the previous one keeps signing beside it for 24 hours */
+        post: operations["dashboardRotateWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -724,6 +1184,189 @@ export interface components {
             limits: {
                 maxActiveKeys: number;
             };
+        };
+        /**
+         * AccountUsage
+         * @description Success
+         * @example {
+         *       "requestId": "req_wSViYk9MxDI6YVIUOXsElk",
+         *       "from": "2026-10-27T00:00:00.000Z",
+         *       "to": "2026-11-25T22:48:16.527Z",
+         *       "groupBy": "operation",
+         *       "totals": {
+         *         "requests": 9,
+         *         "chargedUsd": "1.06",
+         *         "refundedUsd": "0.55",
+         *         "spendUsd": "0.51"
+         *       },
+         *       "rows": [
+         *         {
+         *           "group": "resolveWithAi",
+         *           "label": null,
+         *           "requests": 1,
+         *           "chargedUsd": "0.25",
+         *           "refundedUsd": "0.00",
+         *           "spendUsd": "0.25"
+         *         },
+         *         {
+         *           "group": "getPriceBatch",
+         *           "label": null,
+         *           "requests": 1,
+         *           "chargedUsd": "0.08",
+         *           "refundedUsd": "0.00",
+         *           "spendUsd": "0.08"
+         *         },
+         *         {
+         *           "group": "getHistoricalPrice",
+         *           "label": null,
+         *           "requests": 1,
+         *           "chargedUsd": "0.05",
+         *           "refundedUsd": "0.00",
+         *           "spendUsd": "0.05"
+         *         },
+         *         {
+         *           "group": "listMarkets",
+         *           "label": null,
+         *           "requests": 1,
+         *           "chargedUsd": "0.05",
+         *           "refundedUsd": "0.00",
+         *           "spendUsd": "0.05"
+         *         },
+         *         {
+         *           "group": "schedulePriceCheckAt",
+         *           "label": null,
+         *           "requests": 1,
+         *           "chargedUsd": "0.05",
+         *           "refundedUsd": "0.00",
+         *           "spendUsd": "0.05"
+         *         },
+         *         {
+         *           "group": "getMarket",
+         *           "label": null,
+         *           "requests": 1,
+         *           "chargedUsd": "0.02",
+         *           "refundedUsd": "0.00",
+         *           "spendUsd": "0.02"
+         *         },
+         *         {
+         *           "group": "getPrice",
+         *           "label": null,
+         *           "requests": 1,
+         *           "chargedUsd": "0.01",
+         *           "refundedUsd": "0.00",
+         *           "spendUsd": "0.01"
+         *         },
+         *         {
+         *           "group": "scheduleAiResolution",
+         *           "label": null,
+         *           "requests": 1,
+         *           "chargedUsd": "0.50",
+         *           "refundedUsd": "0.50",
+         *           "spendUsd": "0.00"
+         *         },
+         *         {
+         *           "group": "schedulePriceCheck",
+         *           "label": null,
+         *           "requests": 1,
+         *           "chargedUsd": "0.05",
+         *           "refundedUsd": "0.05",
+         *           "spendUsd": "0.00"
+         *         }
+         *       ]
+         *     }
+         */
+        AccountUsage: {
+            /** @description Unique id of this request (also in X-Request-Id) */
+            requestId: string;
+            /**
+             * @description ISO 8601 timestamp (UTC)
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            from: string;
+            /** @description ISO 8601 timestamp (UTC), exclusive */
+            to: string;
+            groupBy: "day" | "operation" | "key";
+            totals: {
+                /** @description Paid requests (charges) */
+                requests: number;
+                /**
+                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                 * @example 0.01
+                 */
+                chargedUsd: string;
+                /**
+                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                 * @example 0.01
+                 */
+                refundedUsd: string;
+                /**
+                 * @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged)
+                 * @example 0.25
+                 */
+                spendUsd: string;
+            };
+            /** @description By day: every day of the range, oldest first, days without activity included; otherwise the groups with activity, the largest spend first */
+            rows: {
+                /** @description The UTC day (YYYY-MM-DD), the operation (operationId) or the key id */
+                group: string;
+                /** @description By key: the key’s name */
+                label: string | null;
+                /** @description Paid requests (charges) */
+                requests: number;
+                /**
+                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                 * @example 0.01
+                 */
+                chargedUsd: string;
+                /**
+                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                 * @example 0.01
+                 */
+                refundedUsd: string;
+                /**
+                 * @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged)
+                 * @example 0.25
+                 */
+                spendUsd: string;
+            }[];
+        };
+        /**
+         * AiRequestList
+         * @description Success
+         * @example {
+         *       "requestId": "req_7Iy57FCkM8XOKUvtJ4IRTk",
+         *       "requests": [
+         *         {
+         *           "requestId": "req_lviRfIOx00dKKS6x0YCWx4",
+         *           "status": "COMPLETED",
+         *           "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
+         *           "outcomes": [
+         *             "Yes",
+         *             "No"
+         *           ],
+         *           "marketId": null,
+         *           "createdAt": "2026-11-25T22:48:15.041Z",
+         *           "completedAt": "2026-11-25T22:48:15.130Z",
+         *           "winningOutcomeLabel": "Yes",
+         *           "canDetermine": true,
+         *           "costUsd": "0.25",
+         *           "refundUsd": null
+         *         }
+         *       ],
+         *       "total": 1,
+         *       "page": 1,
+         *       "pageSize": 2
+         *     }
+         */
+        AiRequestList: {
+            /** @description Unique id of this request (also in X-Request-Id) */
+            requestId: string;
+            /** @description Newest first */
+            requests: components["schemas"]["AiRequestSummary"][];
+            /** @description Requests matching the filter, on every page */
+            total: number;
+            page: number;
+            pageSize: number;
         };
         /**
          * AiRequestRecord
@@ -881,6 +1524,50 @@ export interface components {
                     latencyMs: number;
                 }[];
             };
+        };
+        /**
+         * AiRequestSummary
+         * @example {
+         *       "requestId": "req_lviRfIOx00dKKS6x0YCWx4",
+         *       "status": "COMPLETED",
+         *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
+         *       "outcomes": [
+         *         "Yes",
+         *         "No"
+         *       ],
+         *       "marketId": null,
+         *       "createdAt": "2026-11-25T22:48:15.041Z",
+         *       "completedAt": "2026-11-25T22:48:15.130Z",
+         *       "winningOutcomeLabel": "Yes",
+         *       "canDetermine": true,
+         *       "costUsd": "0.25",
+         *       "refundUsd": null
+         *     }
+         */
+        AiRequestSummary: {
+            requestId: string;
+            status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
+            question: string;
+            outcomes: string[];
+            /** @description The market resolved, if one was */
+            marketId: string | null;
+            /**
+             * @description ISO 8601 timestamp (UTC)
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            createdAt: string;
+            completedAt: string | null;
+            /** @description Once COMPLETED: the plurality outcome (null when no model voted for one) */
+            winningOutcomeLabel: string | null;
+            /** @description Once COMPLETED */
+            canDetermine: boolean | null;
+            /**
+             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+             * @example 0.01
+             */
+            costUsd: string;
+            /** @description FAILED requests: the refund */
+            refundUsd: string | null;
         };
         /**
          * AiResolveRequest
@@ -1701,7 +2388,7 @@ export interface components {
          * @example INSUFFICIENT_BALANCE
          * @enum {unknown}
          */
-        ErrorCode: "ACCOUNT_NOT_FOUND" | "ACCOUNT_SUSPENDED" | "AI_UNAVAILABLE" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "BATCH_LIMIT_EXCEEDED" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INTERNAL_ERROR" | "INVALID_API_KEY" | "INVALID_SYMBOL" | "INVALID_TIMESTAMP" | "IP_NOT_ALLOWED" | "JOB_CANNOT_CANCEL" | "JOB_NOT_FOUND" | "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED" | "NOT_FOUND" | "ORIGIN_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "PERMISSION_DENIED" | "PRICE_UNAVAILABLE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "SYMBOL_NOT_FOUND" | "TIMESTAMP_IN_PAST" | "UNSUPPORTED_MEDIA_TYPE" | "URI_TOO_LONG" | "VALIDATION_ERROR";
+        ErrorCode: "ACCOUNT_NOT_FOUND" | "ACCOUNT_SUSPENDED" | "AI_UNAVAILABLE" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "BATCH_LIMIT_EXCEEDED" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INTERNAL_ERROR" | "INVALID_API_KEY" | "INVALID_SYMBOL" | "INVALID_TIMESTAMP" | "IP_NOT_ALLOWED" | "JOB_CANNOT_CANCEL" | "JOB_NOT_FOUND" | "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED" | "NOT_FOUND" | "ORIGIN_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "PERMISSION_DENIED" | "PRICE_UNAVAILABLE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "SESSION_EXPIRED" | "SIGN_IN_REJECTED" | "SYMBOL_NOT_FOUND" | "TIMESTAMP_IN_PAST" | "UNSUPPORTED_MEDIA_TYPE" | "URI_TOO_LONG" | "VALIDATION_ERROR";
         /**
          * GetAiJobResponse
          * @description Success
@@ -4359,6 +5046,217 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["TransactionList"];
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INVALID_API_KEY, API_KEY_EXPIRED, API_KEY_REVOKED, ACCOUNT_NOT_FOUND */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: PERMISSION_DENIED, IP_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "RATE_LIMIT_EXCEEDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    getAccountUsage: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601 timestamp or UTC date: from this time on */
+                from?: string;
+                /** @description ISO 8601 timestamp or UTC date: before this time */
+                to?: string;
+                groupBy?: "day" | "operation" | "key";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountUsage"];
                 };
             };
             /** @description Error: VALIDATION_ERROR */
@@ -11342,6 +12240,215 @@ export interface operations {
             };
         };
     };
+    listAiRequests: {
+        parameters: {
+            query?: {
+                status?: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
+                page?: number;
+                pageSize?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AiRequestList"];
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INVALID_API_KEY, API_KEY_EXPIRED, API_KEY_REVOKED, ACCOUNT_NOT_FOUND */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: PERMISSION_DENIED, IP_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "RATE_LIMIT_EXCEEDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
     sendTestWebhook: {
         parameters: {
             query?: never;
@@ -12647,6 +13754,5815 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardSignInChallenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The wallet’s address, when the page knows it */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A Solana address (base58) */
+                    address?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description A `SolanaSignInInput` for `solana:signIn` (or the text `solana:signMessage` signs) */
+                        input: {
+                            domain: string;
+                            uri: string;
+                            statement: string;
+                            /** @enum {string} */
+                            version: "1";
+                            chainId: string;
+                            /** @description Single use; at least 16 base58 characters */
+                            nonce: string;
+                            /**
+                             * @description ISO 8601 timestamp (UTC)
+                             * @example 2026-11-21T12:00:00.000Z
+                             */
+                            issuedAt: string;
+                            /**
+                             * @description ISO 8601 timestamp (UTC)
+                             * @example 2026-11-21T12:00:00.000Z
+                             */
+                            expirationTime: string;
+                            /** @description A Solana address (base58) */
+                            address?: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ORIGIN_NOT_ALLOWED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ORIGIN_NOT_ALLOWED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "RATE_LIMIT_EXCEEDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardSignInVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    output: {
+                        account: {
+                            /** @description A Solana address (base58) */
+                            address: string;
+                        };
+                        /** @description The bytes the wallet signed, base64 */
+                        signedMessage: string;
+                        /** @description The Ed25519 signature (64 bytes), base64 */
+                        signature: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description The wallet’s live account */
+                        account: {
+                            id: string;
+                            /** @description sandbox accounts use simulated providers and play money */
+                            mode: "live" | "sandbox";
+                            status: "active" | "suspended";
+                            /** @description Connected Solana wallet */
+                            walletAddress: string | null;
+                            /**
+                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                             * @example 0.01
+                             */
+                            balanceUsd: string;
+                            /** @enum {string} */
+                            currency: "USD";
+                            /**
+                             * @description ISO 8601 timestamp (UTC)
+                             * @example 2026-11-21T12:00:00.000Z
+                             */
+                            createdAt: string;
+                            /** @description What each operation costs, in USD */
+                            pricing: {
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                priceSingle: string;
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                priceBatchBase: string;
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                priceBatchPerSymbol: string;
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                historical: string;
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                aiResolve: string;
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                priceSchedule: string;
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                aiSchedule: string;
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                marketsList: string;
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                marketDetail: string;
+                            };
+                            limits: {
+                                maxActiveKeys: number;
+                            };
+                        };
+                        /** @description True when this sign-in created the wallet’s accounts */
+                        created: boolean;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SIGN_IN_REJECTED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SIGN_IN_REJECTED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ORIGIN_NOT_ALLOWED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ORIGIN_NOT_ALLOWED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "RATE_LIMIT_EXCEEDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardSignOut: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @enum {boolean} */
+                        signedOut: true;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ORIGIN_NOT_ALLOWED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ORIGIN_NOT_ALLOWED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardGetSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        wallet: string;
+                        accounts: {
+                            live: {
+                                id: string;
+                                status: "active" | "suspended";
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                balanceUsd: string;
+                            };
+                            sandbox: {
+                                id: string;
+                                status: "active" | "suspended";
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                balanceUsd: string;
+                            };
+                        };
+                        session: {
+                            /**
+                             * @description ISO 8601 timestamp (UTC)
+                             * @example 2026-11-21T12:00:00.000Z
+                             */
+                            createdAt: string;
+                            /** @description Ends then unless used again (12 hours after the last use) */
+                            idleExpiresAt: string;
+                            /** @description Ends then however much it is used (7 days after sign-in) */
+                            expiresAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardOverview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        account: {
+                            id: string;
+                            /** @description sandbox accounts use simulated providers and play money */
+                            mode: "live" | "sandbox";
+                            status: "active" | "suspended";
+                            /** @description Connected Solana wallet */
+                            walletAddress: string | null;
+                            /**
+                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                             * @example 0.01
+                             */
+                            balanceUsd: string;
+                            /** @enum {string} */
+                            currency: "USD";
+                            /**
+                             * @description ISO 8601 timestamp (UTC)
+                             * @example 2026-11-21T12:00:00.000Z
+                             */
+                            createdAt: string;
+                            /** @description What each operation costs, in USD */
+                            pricing: {
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                priceSingle: string;
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                priceBatchBase: string;
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                priceBatchPerSymbol: string;
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                historical: string;
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                aiResolve: string;
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                priceSchedule: string;
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                aiSchedule: string;
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                marketsList: string;
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                marketDetail: string;
+                            };
+                            limits: {
+                                maxActiveKeys: number;
+                            };
+                        };
+                        today: {
+                            /** @description Paid requests */
+                            requests: number;
+                            /**
+                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                             * @example 0.01
+                             */
+                            spendUsd: string;
+                        };
+                        month: {
+                            /** @description Paid requests */
+                            requests: number;
+                            /**
+                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                             * @example 0.01
+                             */
+                            spendUsd: string;
+                        };
+                        lowBalance: boolean;
+                        /**
+                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                         * @example 0.01
+                         */
+                        lowBalanceThresholdUsd: string;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardUsage: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601 timestamp or UTC date: from this time on */
+                from?: string;
+                /** @description ISO 8601 timestamp or UTC date: before this time */
+                to?: string;
+                groupBy?: "day" | "operation" | "key";
+            };
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /**
+                         * @description ISO 8601 timestamp (UTC)
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        from: string;
+                        /** @description ISO 8601 timestamp (UTC), exclusive */
+                        to: string;
+                        groupBy: "day" | "operation" | "key";
+                        totals: {
+                            /** @description Paid requests (charges) */
+                            requests: number;
+                            /**
+                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                             * @example 0.01
+                             */
+                            chargedUsd: string;
+                            /**
+                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                             * @example 0.01
+                             */
+                            refundedUsd: string;
+                            /**
+                             * @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged)
+                             * @example 0.25
+                             */
+                            spendUsd: string;
+                        };
+                        /** @description By day: every day of the range, oldest first, days without activity included; otherwise the groups with activity, the largest spend first */
+                        rows: {
+                            /** @description The UTC day (YYYY-MM-DD), the operation (operationId) or the key id */
+                            group: string;
+                            /** @description By key: the key’s name */
+                            label: string | null;
+                            /** @description Paid requests (charges) */
+                            requests: number;
+                            /**
+                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                             * @example 0.01
+                             */
+                            chargedUsd: string;
+                            /**
+                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                             * @example 0.01
+                             */
+                            refundedUsd: string;
+                            /**
+                             * @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged)
+                             * @example 0.25
+                             */
+                            spendUsd: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardTransactions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Entries older than this entry id */
+                startingAfter?: string;
+                /** @description deposit (a credit), charge (a paid request), refund (a charge given back), adjustment */
+                kind?: "deposit" | "charge" | "refund" | "adjustment";
+                /** @description ISO 8601: entries at or after this time */
+                from?: string;
+                /** @description ISO 8601: entries at or before this time */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Newest first */
+                        transactions: components["schemas"]["Transaction"][];
+                        hasMore: boolean;
+                        /** @description The `startingAfter` of the next page; null on the last one */
+                        nextStartingAfter: string | null;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardTransactionsCsv: {
+        parameters: {
+            query?: {
+                /** @description deposit (a credit), charge (a paid request), refund (a charge given back), adjustment */
+                kind?: "deposit" | "charge" | "refund" | "adjustment";
+                /** @description ISO 8601: entries at or after this time */
+                from?: string;
+                /** @description ISO 8601: entries at or before this time */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv; charset=utf-8": string;
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardFunds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        watcher: {
+                            enabled: boolean;
+                        };
+                        creditedBy: "chain" | "operator" | "play-money";
+                        depositAddress: string | null;
+                        usdcMint: string;
+                        referenceKey: string | null;
+                        /** @description A SOL transfer request */
+                        solanaPayUrl: string | null;
+                        /** @description A USDC transfer request */
+                        solanaPayUsdcUrl: string | null;
+                        /**
+                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                         * @example 0.01
+                         */
+                        minimumUsd: string;
+                        /** @description Newest first (the last 50) */
+                        deposits: {
+                            /** @description The ledger entry id (once credited) */
+                            id: string;
+                            status: "pending" | "credited" | "held" | "ignored";
+                            token: "SOL" | "USDC" | null;
+                            /** @description In the token’s units */
+                            amount: string | null;
+                            /**
+                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                             * @example 0.01
+                             */
+                            usdValue: string;
+                            /** @description USD per token used to value it */
+                            rateUsd: string | null;
+                            signature: string | null;
+                            slot: number | null;
+                            reference: string | null;
+                            memo: string | null;
+                            createdAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardAddPlayMoney: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /**
+                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                         * @example 0.01
+                         */
+                        creditedUsd: string;
+                        /**
+                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                         * @example 0.01
+                         */
+                        balanceUsd: string;
+                        /**
+                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                         * @example 0.01
+                         */
+                        capUsd: string;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardListKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        keys: components["schemas"]["ApiKey"][];
+                        total: number;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardCreateKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        id: string;
+                        /** @description The first 16 characters of the key, safe to display */
+                        keyPrefix: string;
+                        name: string;
+                        permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
+                        /** @description Neither revoked nor expired */
+                        isActive: boolean;
+                        /**
+                         * @description ISO 8601 timestamp (UTC)
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        expiresAt?: string;
+                        /**
+                         * @description ISO 8601 timestamp (UTC)
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        revokedAt?: string;
+                        allowedIps: string[];
+                        ipRestrictionEnabled: boolean;
+                        allowedOrigins: string[];
+                        originRestrictionEnabled: boolean;
+                        /** @description Rotated keys: the id of the key that replaces it */
+                        rotatedTo?: string;
+                        /** @description The id of the key this one replaced */
+                        rotatedFrom?: string;
+                        /**
+                         * @description ISO 8601 timestamp (UTC)
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        createdAt: string;
+                        /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
+                        rateLimit: {
+                            requestsPerSecond: number;
+                            burst: number;
+                            /** @description True when the key uses the service default */
+                            isDefault: boolean;
+                        };
+                        /** @description Billed requests and spend per UTC day and month; null = unlimited. Shared with rotated keys. */
+                        quotas: {
+                            dailyRequests: number | null;
+                            monthlyRequests: number | null;
+                            dailySpendUsd: string | null;
+                            monthlySpendUsd: string | null;
+                        };
+                        /** @description Current-period usage; present on keys with a quota (in list and update answers) */
+                        usage?: {
+                            day: {
+                                /** @description UTC date the period started */
+                                periodStart: string;
+                                /**
+                                 * @description ISO 8601 timestamp (UTC)
+                                 * @example 2026-11-21T12:00:00.000Z
+                                 */
+                                resetsAt: string;
+                                requests: number;
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                spendUsd: string;
+                            };
+                            month: {
+                                /** @description UTC date the period started */
+                                periodStart: string;
+                                /**
+                                 * @description ISO 8601 timestamp (UTC)
+                                 * @example 2026-11-21T12:00:00.000Z
+                                 */
+                                resetsAt: string;
+                                requests: number;
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                spendUsd: string;
+                            };
+                        };
+                        /** @description The full secret key; shown once, never again */
+                        key: string;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: MAX_KEYS_EXCEEDED */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "MAX_KEYS_EXCEEDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardRevokeKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+                /** @description A key id, e.g. key_3kD9… */
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        id: string;
+                        /** @description The first 16 characters of the key, safe to display */
+                        keyPrefix: string;
+                        name: string;
+                        permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
+                        /** @description Neither revoked nor expired */
+                        isActive: boolean;
+                        /**
+                         * @description ISO 8601 timestamp (UTC)
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        expiresAt?: string;
+                        /**
+                         * @description ISO 8601 timestamp (UTC)
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        revokedAt?: string;
+                        allowedIps: string[];
+                        ipRestrictionEnabled: boolean;
+                        allowedOrigins: string[];
+                        originRestrictionEnabled: boolean;
+                        /** @description Rotated keys: the id of the key that replaces it */
+                        rotatedTo?: string;
+                        /** @description The id of the key this one replaced */
+                        rotatedFrom?: string;
+                        /**
+                         * @description ISO 8601 timestamp (UTC)
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        createdAt: string;
+                        /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
+                        rateLimit: {
+                            requestsPerSecond: number;
+                            burst: number;
+                            /** @description True when the key uses the service default */
+                            isDefault: boolean;
+                        };
+                        /** @description Billed requests and spend per UTC day and month; null = unlimited. Shared with rotated keys. */
+                        quotas: {
+                            dailyRequests: number | null;
+                            monthlyRequests: number | null;
+                            dailySpendUsd: string | null;
+                            monthlySpendUsd: string | null;
+                        };
+                        /** @description Current-period usage; present on keys with a quota (in list and update answers) */
+                        usage?: {
+                            day: {
+                                /** @description UTC date the period started */
+                                periodStart: string;
+                                /**
+                                 * @description ISO 8601 timestamp (UTC)
+                                 * @example 2026-11-21T12:00:00.000Z
+                                 */
+                                resetsAt: string;
+                                requests: number;
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                spendUsd: string;
+                            };
+                            month: {
+                                /** @description UTC date the period started */
+                                periodStart: string;
+                                /**
+                                 * @description ISO 8601 timestamp (UTC)
+                                 * @example 2026-11-21T12:00:00.000Z
+                                 */
+                                resetsAt: string;
+                                requests: number;
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                spendUsd: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "NOT_FOUND";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardUpdateKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+                /** @description A key id, e.g. key_3kD9… */
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        id: string;
+                        /** @description The first 16 characters of the key, safe to display */
+                        keyPrefix: string;
+                        name: string;
+                        permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
+                        /** @description Neither revoked nor expired */
+                        isActive: boolean;
+                        /**
+                         * @description ISO 8601 timestamp (UTC)
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        expiresAt?: string;
+                        /**
+                         * @description ISO 8601 timestamp (UTC)
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        revokedAt?: string;
+                        allowedIps: string[];
+                        ipRestrictionEnabled: boolean;
+                        allowedOrigins: string[];
+                        originRestrictionEnabled: boolean;
+                        /** @description Rotated keys: the id of the key that replaces it */
+                        rotatedTo?: string;
+                        /** @description The id of the key this one replaced */
+                        rotatedFrom?: string;
+                        /**
+                         * @description ISO 8601 timestamp (UTC)
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        createdAt: string;
+                        /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
+                        rateLimit: {
+                            requestsPerSecond: number;
+                            burst: number;
+                            /** @description True when the key uses the service default */
+                            isDefault: boolean;
+                        };
+                        /** @description Billed requests and spend per UTC day and month; null = unlimited. Shared with rotated keys. */
+                        quotas: {
+                            dailyRequests: number | null;
+                            monthlyRequests: number | null;
+                            dailySpendUsd: string | null;
+                            monthlySpendUsd: string | null;
+                        };
+                        /** @description Current-period usage; present on keys with a quota (in list and update answers) */
+                        usage?: {
+                            day: {
+                                /** @description UTC date the period started */
+                                periodStart: string;
+                                /**
+                                 * @description ISO 8601 timestamp (UTC)
+                                 * @example 2026-11-21T12:00:00.000Z
+                                 */
+                                resetsAt: string;
+                                requests: number;
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                spendUsd: string;
+                            };
+                            month: {
+                                /** @description UTC date the period started */
+                                periodStart: string;
+                                /**
+                                 * @description ISO 8601 timestamp (UTC)
+                                 * @example 2026-11-21T12:00:00.000Z
+                                 */
+                                resetsAt: string;
+                                requests: number;
+                                /**
+                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                 * @example 0.01
+                                 */
+                                spendUsd: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "NOT_FOUND";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: MAX_KEYS_EXCEEDED */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "MAX_KEYS_EXCEEDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardRotateKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+                /** @description A key id, e.g. key_3kD9… */
+                keyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        newKey: {
+                            id: string;
+                            /** @description The first 16 characters of the key, safe to display */
+                            keyPrefix: string;
+                            name: string;
+                            permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
+                            /** @description Neither revoked nor expired */
+                            isActive: boolean;
+                            /**
+                             * @description ISO 8601 timestamp (UTC)
+                             * @example 2026-11-21T12:00:00.000Z
+                             */
+                            expiresAt?: string;
+                            /**
+                             * @description ISO 8601 timestamp (UTC)
+                             * @example 2026-11-21T12:00:00.000Z
+                             */
+                            revokedAt?: string;
+                            allowedIps: string[];
+                            ipRestrictionEnabled: boolean;
+                            allowedOrigins: string[];
+                            originRestrictionEnabled: boolean;
+                            /** @description Rotated keys: the id of the key that replaces it */
+                            rotatedTo?: string;
+                            /** @description The id of the key this one replaced */
+                            rotatedFrom?: string;
+                            /**
+                             * @description ISO 8601 timestamp (UTC)
+                             * @example 2026-11-21T12:00:00.000Z
+                             */
+                            createdAt: string;
+                            /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
+                            rateLimit: {
+                                requestsPerSecond: number;
+                                burst: number;
+                                /** @description True when the key uses the service default */
+                                isDefault: boolean;
+                            };
+                            /** @description Billed requests and spend per UTC day and month; null = unlimited. Shared with rotated keys. */
+                            quotas: {
+                                dailyRequests: number | null;
+                                monthlyRequests: number | null;
+                                dailySpendUsd: string | null;
+                                monthlySpendUsd: string | null;
+                            };
+                            /** @description Current-period usage; present on keys with a quota (in list and update answers) */
+                            usage?: {
+                                day: {
+                                    /** @description UTC date the period started */
+                                    periodStart: string;
+                                    /**
+                                     * @description ISO 8601 timestamp (UTC)
+                                     * @example 2026-11-21T12:00:00.000Z
+                                     */
+                                    resetsAt: string;
+                                    requests: number;
+                                    /**
+                                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                     * @example 0.01
+                                     */
+                                    spendUsd: string;
+                                };
+                                month: {
+                                    /** @description UTC date the period started */
+                                    periodStart: string;
+                                    /**
+                                     * @description ISO 8601 timestamp (UTC)
+                                     * @example 2026-11-21T12:00:00.000Z
+                                     */
+                                    resetsAt: string;
+                                    requests: number;
+                                    /**
+                                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                     * @example 0.01
+                                     */
+                                    spendUsd: string;
+                                };
+                            };
+                            /** @description The full secret key; shown once, never again */
+                            key: string;
+                        };
+                        oldKey: components["schemas"]["ApiKey"];
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "NOT_FOUND";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: KEY_ROTATION_IN_PROGRESS, MAX_KEYS_EXCEEDED */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardListJobs: {
+        parameters: {
+            query?: {
+                /** @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED */
+                status?: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
+                page?: number;
+                pageSize?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+                /** @description price: scheduled price checks; ai: scheduled AI resolutions */
+                jobType: "price" | "ai";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Newest first */
+                        jobs: components["schemas"]["JobSummary"][];
+                        /** @description Jobs matching the filter, on every page */
+                        total: number;
+                        page: number;
+                        pageSize: number;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardGetJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+                /** @description price: scheduled price checks; ai: scheduled AI resolutions */
+                jobType: "price" | "ai";
+                /** @description A job id, e.g. job_4kQe8fJ1… */
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
+                        jobId: string;
+                        /** @enum {unknown} */
+                        jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
+                        /**
+                         * @description ISO 8601 timestamp (UTC)
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        scheduledFor: string;
+                        /**
+                         * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
+                         * @enum {unknown}
+                         */
+                        status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
+                        /**
+                         * @description ISO 8601 timestamp (UTC)
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        createdAt: string;
+                        /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
+                        canCancel: boolean;
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                        /** @description Runs started (more than one when a worker died mid-run) */
+                        attempts: number;
+                        /** @description What was scheduled */
+                        request: {
+                            [key: string]: unknown;
+                        };
+                        callbackUrl: string | null;
+                        /**
+                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                         * @example 0.01
+                         */
+                        costUsd: string;
+                        /** @description Once COMPLETED: the single-price result, or the AI resolution result */
+                        result: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description Once FAILED: why (the job was refunded) */
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
+                        /** @description The callback delivery: its status (CALLBACK_FAILED when retries ran out) and attempts */
+                        delivery: {
+                            /** @description The delivery id, which is also its `webhook-id` */
+                            id: string;
+                            /** @description The `webhook-id` header: the same on every attempt and redelivery */
+                            webhookId: string;
+                            type: "ai" | "price" | "test";
+                            /** @description The request whose result this delivery reports */
+                            requestId: string;
+                            url: string;
+                            /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
+                            status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
+                            attemptCount: number;
+                            nextAttemptAt: string | null;
+                            lastStatusCode: number | null;
+                            lastError: string | null;
+                            /**
+                             * @description ISO 8601 timestamp (UTC)
+                             * @example 2026-11-21T12:00:00.000Z
+                             */
+                            createdAt: string;
+                            finishedAt: string | null;
+                            /** @description Every attempt, oldest first */
+                            attempts: {
+                                attempt: number;
+                                /**
+                                 * @description ISO 8601 timestamp (UTC)
+                                 * @example 2026-11-21T12:00:00.000Z
+                                 */
+                                at: string;
+                                /** @description The receiver’s status code */
+                                statusCode: number | null;
+                                /** @description Why no answer came: timeout, blocked_address, dns, tls or connection, with a message */
+                                error: string | null;
+                                latencyMs: number;
+                            }[];
+                        } | null;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: JOB_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "JOB_NOT_FOUND";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardCancelJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+                /** @description price: scheduled price checks; ai: scheduled AI resolutions */
+                jobType: "price" | "ai";
+                /** @description A job id, e.g. job_4kQe8fJ1… */
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        jobId: string;
+                        /** @enum {string} */
+                        status: "cancelled";
+                        /**
+                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                         * @example 0.01
+                         */
+                        refundUsd: string;
+                        /**
+                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                         * @example 0.01
+                         */
+                        remainingBalanceUsd: string;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: JOB_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "JOB_NOT_FOUND";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: JOB_CANNOT_CANCEL */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "JOB_CANNOT_CANCEL";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardListAiRequests: {
+        parameters: {
+            query?: {
+                status?: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
+                page?: number;
+                pageSize?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Newest first */
+                        requests: components["schemas"]["AiRequestSummary"][];
+                        /** @description Requests matching the filter, on every page */
+                        total: number;
+                        page: number;
+                        pageSize: number;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardGetAiRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+                requestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        requestId: string;
+                        status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
+                        /**
+                         * @description ISO 8601 timestamp (UTC)
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        createdAt: string;
+                        /**
+                         * @description ISO 8601 timestamp (UTC)
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        completedAt?: string;
+                        result?: components["schemas"]["AiResult"];
+                        /** @description FAILED: why (fewer than 3 of the 4 models gave a valid answer) */
+                        error?: {
+                            code: string;
+                            message: string;
+                        };
+                        /**
+                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                         * @example 0.01
+                         */
+                        refundUsd?: string;
+                        /** @description The answers received so far, in slot order (extension) */
+                        votes: components["schemas"]["AiVote"][];
+                        /** @description Once finished, with a callbackUrl: the callback delivery, its status and every attempt */
+                        delivery?: {
+                            /** @description The delivery id, which is also its `webhook-id` */
+                            id: string;
+                            /** @description The `webhook-id` header: the same on every attempt and redelivery */
+                            webhookId: string;
+                            type: "ai" | "price" | "test";
+                            /** @description The request whose result this delivery reports */
+                            requestId: string;
+                            url: string;
+                            /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
+                            status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
+                            attemptCount: number;
+                            nextAttemptAt: string | null;
+                            lastStatusCode: number | null;
+                            lastError: string | null;
+                            /**
+                             * @description ISO 8601 timestamp (UTC)
+                             * @example 2026-11-21T12:00:00.000Z
+                             */
+                            createdAt: string;
+                            finishedAt: string | null;
+                            /** @description Every attempt, oldest first */
+                            attempts: {
+                                attempt: number;
+                                /**
+                                 * @description ISO 8601 timestamp (UTC)
+                                 * @example 2026-11-21T12:00:00.000Z
+                                 */
+                                at: string;
+                                /** @description The receiver’s status code */
+                                statusCode: number | null;
+                                /** @description Why no answer came: timeout, blocked_address, dns, tls or connection, with a message */
+                                error: string | null;
+                                latencyMs: number;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "NOT_FOUND";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardListWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
+                status?: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
+                page?: number;
+                pageSize?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Newest first */
+                        deliveries: components["schemas"]["WebhookDeliverySummary"][];
+                        total: number;
+                        page: number;
+                        pageSize: number;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardGetWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The request whose result this delivery reports */
+                        requestId: string;
+                        /** @description The delivery id, which is also its `webhook-id` */
+                        id: string;
+                        /** @description The `webhook-id` header: the same on every attempt and redelivery */
+                        webhookId: string;
+                        type: "ai" | "price" | "test";
+                        url: string;
+                        /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
+                        status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
+                        attemptCount: number;
+                        nextAttemptAt: string | null;
+                        lastStatusCode: number | null;
+                        lastError: string | null;
+                        /**
+                         * @description ISO 8601 timestamp (UTC)
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        createdAt: string;
+                        finishedAt: string | null;
+                        /** @description Every attempt, oldest first */
+                        attempts: {
+                            attempt: number;
+                            /**
+                             * @description ISO 8601 timestamp (UTC)
+                             * @example 2026-11-21T12:00:00.000Z
+                             */
+                            at: string;
+                            /** @description The receiver’s status code */
+                            statusCode: number | null;
+                            /** @description Why no answer came: timeout, blocked_address, dns, tls or connection, with a message */
+                            error: string | null;
+                            latencyMs: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "NOT_FOUND";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardRedeliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The request whose result this delivery reports */
+                        requestId: string;
+                        /** @description The delivery id, which is also its `webhook-id` */
+                        id: string;
+                        /** @description The `webhook-id` header: the same on every attempt and redelivery */
+                        webhookId: string;
+                        type: "ai" | "price" | "test";
+                        url: string;
+                        /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
+                        status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
+                        attemptCount: number;
+                        nextAttemptAt: string | null;
+                        lastStatusCode: number | null;
+                        lastError: string | null;
+                        /**
+                         * @description ISO 8601 timestamp (UTC)
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        createdAt: string;
+                        finishedAt: string | null;
+                        /** @description Every attempt, oldest first */
+                        attempts: {
+                            attempt: number;
+                            /**
+                             * @description ISO 8601 timestamp (UTC)
+                             * @example 2026-11-21T12:00:00.000Z
+                             */
+                            at: string;
+                            /** @description The receiver’s status code */
+                            statusCode: number | null;
+                            /** @description Why no answer came: timeout, blocked_address, dns, tls or connection, with a message */
+                            error: string | null;
+                            latencyMs: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "NOT_FOUND";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardSendTestWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        deliveryId: string;
+                        webhookId: string;
+                        /** @description True when the receiver answered 2xx */
+                        delivered: boolean;
+                        /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
+                        status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
+                        statusCode: number | null;
+                        latencyMs: number;
+                        error: string | null;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardRevealWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description whsec_… */
+                        webhookSecret: string;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardRotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description The new secret (whsec_…), shown this once */
+                        webhookSecret: string;
+                        /**
+                         * @description ISO 8601 timestamp (UTC)
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        previousSecretValidUntil: string;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
                 };
                 content: {

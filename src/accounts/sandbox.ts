@@ -1,14 +1,21 @@
+import type { Context } from '../context.js';
 import type { Database } from '../db/database.js';
+import { validationError } from '../errors.js';
 import type { IssuedKey } from '../keys/keys.js';
 import { createKey } from '../keys/keys.js';
 import { PERMISSIONS } from '../keys/permissions.js';
-import { creditDeposit } from '../ledger/ledger.js';
+import { creditDeposit, creditUpTo, getBalance } from '../ledger/ledger.js';
 import type { Clock } from '../lib/clock.js';
-import { MICROS_PER_USD } from '../lib/money.js';
+import { randomBase62 } from '../lib/ids.js';
+import { formatUsd, MICROS_PER_USD } from '../lib/money.js';
 import type { SecretBox } from '../webhooks/secret-box.js';
 import { type Account, createAccount } from './accounts.js';
 
 export const SANDBOX_WELCOME_MICROS = 100n * MICROS_PER_USD;
+/** What "add play money" credits at a time… */
+export const PLAY_MONEY_MICROS = 100n * MICROS_PER_USD;
+/** …up to this balance, so play money stays play-sized. */
+export const PLAY_MONEY_CAP_MICROS = 1000n * MICROS_PER_USD;
 
 /** A sandbox account with play money and a full-permission key: what a first start hands out. */
 export async function createSandboxStarter(
@@ -30,4 +37,26 @@ export async function createSandboxStarter(
     { name: 'sandbox starter key' },
   );
   return { account, key };
+}
+
+/**
+ * "Add play money" (the dashboard's sandbox button): 100.00 USD, or what brings the balance to
+ * 1,000.00, as a deposit entry with a reference of its own. Sandbox accounts only.
+ */
+export async function addPlayMoney(ctx: Context, account: Pick<Account, 'id' | 'mode'>) {
+  if (account.mode !== 'sandbox') {
+    throw validationError([{ path: 'mode', message: 'play money is for sandbox accounts only' }]);
+  }
+  const credited = await creditUpTo(ctx.tx ?? ctx.db, {
+    accountId: account.id,
+    amountMicros: PLAY_MONEY_MICROS,
+    capMicros: PLAY_MONEY_CAP_MICROS,
+    reference: `play-money:${account.id}:${randomBase62(16)}`,
+    memo: 'Sandbox play money',
+  });
+  return {
+    creditedUsd: formatUsd(credited?.amountMicros ?? 0n),
+    balanceUsd: formatUsd(credited ? credited.balanceMicros : await getBalance(ctx.tx ?? ctx.db, account.id)),
+    capUsd: formatUsd(PLAY_MONEY_CAP_MICROS),
+  };
 }

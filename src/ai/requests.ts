@@ -9,7 +9,7 @@ import { DEFAULT_CONFIDENCE_THRESHOLD } from './consensus.js';
 import { BODY_PATHS, checkQuestion } from './input.js';
 import type { MarketSource } from './market-port.js';
 import type { Resolver } from './resolver.js';
-import type { AiRecordObject, AiResultObject, ResolveBodyInput } from './schemas.js';
+import type { AiRecordObject, AiRequestSummaryObject, AiResultObject, ResolveBodyInput } from './schemas.js';
 import * as sql from './sql.js';
 import type { ModelFailure, ResolutionQuestion, Vote } from './types.js';
 
@@ -244,5 +244,44 @@ export function presentRecord(row: RequestRow, votes: readonly Vote[]): AiRecord
       : {}),
     ...(row.refund_entry_id !== null ? { refundUsd: formatUsd(row.cost_micros) } : {}),
     votes: votes.map(({ position: _position, ...vote }) => vote),
+  };
+}
+
+export type RequestStatus = RequestRow['status'];
+
+/** `GET /ai/requests`: the account's requests, newest first, a page at a time (votes are on each record). */
+export async function listRecords(
+  ctx: Context,
+  accountId: string,
+  filter: { status?: RequestStatus | undefined; page: number; pageSize: number },
+): Promise<{ requests: AiRequestSummaryObject[]; total: number }> {
+  const db = queryable(ctx);
+  const status = filter.status ?? null;
+  const [rows, [count]] = await Promise.all([
+    db.query<RequestRow>(sql.LIST_REQUESTS, [
+      accountId,
+      status,
+      filter.pageSize,
+      (filter.page - 1) * filter.pageSize,
+    ]),
+    db.query<{ total: bigint | number }>(sql.COUNT_REQUESTS, [accountId, status]),
+  ]);
+  return { requests: rows.map(presentSummary), total: Number(count?.total ?? 0) };
+}
+
+function presentSummary(row: RequestRow): AiRequestSummaryObject {
+  const result = row.status === 'COMPLETED' ? row.result : null;
+  return {
+    requestId: row.id,
+    status: row.status,
+    question: row.question,
+    outcomes: row.outcomes,
+    marketId: row.market_id,
+    createdAt: row.created_at.toISOString(),
+    completedAt: row.completed_at?.toISOString() ?? null,
+    winningOutcomeLabel: result?.winningOutcomeLabel ?? null,
+    canDetermine: result?.canDetermine ?? null,
+    costUsd: formatUsd(row.cost_micros),
+    refundUsd: row.refund_entry_id !== null ? formatUsd(row.cost_micros) : null,
   };
 }

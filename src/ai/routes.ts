@@ -3,8 +3,8 @@ import Type from 'typebox';
 import { FEES } from '../fees.js';
 import { defineRoute } from '../http/route.js';
 import { Semaphore } from '../lib/semaphore.js';
-import { getRecord, prepareSubmission, type SubmitDeps, submitRequest } from './requests.js';
-import { AiRecord, ResolveBody, SubmitResponse } from './schemas.js';
+import { getRecord, listRecords, prepareSubmission, type SubmitDeps, submitRequest } from './requests.js';
+import { AiRecord, AiRequestList, AiRequestListQuery, ResolveBody, SubmitResponse } from './schemas.js';
 
 const RequestParams = Type.Object({
   requestId: Type.String({
@@ -64,4 +64,23 @@ export function aiRoutes(app: FastifyInstance, deps: SubmitDeps & { maxConcurren
         getRecord(ctx, deps.callbacks, principal.accountId, params.requestId),
     });
   }
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/ai/requests',
+    operationId: 'listAiRequests',
+    responseName: 'AiRequestList',
+    summary: 'The account’s AI resolution requests, newest first',
+    description: 'Free. Each request’s votes and result are on its record (GET /ai/request/:requestId).',
+    tags: ['ai'],
+    permission: 'ai',
+    querystring: AiRequestListQuery,
+    response: AiRequestList,
+    handler: async ({ query, principal, ctx }) => {
+      const page = query.page ?? 1;
+      const pageSize = query.pageSize ?? 50;
+      const listed = await listRecords(ctx, principal.accountId, { status: query.status, page, pageSize });
+      return { ...listed, page, pageSize };
+    },
+  });
 }

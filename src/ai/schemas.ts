@@ -148,6 +148,53 @@ export const AiRecord = Type.Object({
 
 export type AiRecordObject = Static<typeof AiRecord>;
 
+const RequestStatus = Type.Union([
+  Type.Literal('PENDING'),
+  Type.Literal('PROCESSING'),
+  Type.Literal('COMPLETED'),
+  Type.Literal('FAILED'),
+]);
+
+export const AiRequestSummary = Type.Object(
+  {
+    requestId: Type.String(),
+    status: RequestStatus,
+    question: Type.String(),
+    outcomes: Type.Array(Type.String()),
+    marketId: Type.Union([Type.String(), Type.Null()], { description: 'The market resolved, if one was' }),
+    createdAt: Timestamp,
+    completedAt: Type.Union([Timestamp, Type.Null()]),
+    winningOutcomeLabel: Type.Union([Type.String(), Type.Null()], {
+      description: 'Once COMPLETED: the plurality outcome (null when no model voted for one)',
+    }),
+    canDetermine: Type.Union([Type.Boolean(), Type.Null()], { description: 'Once COMPLETED' }),
+    costUsd: UsdString,
+    refundUsd: Type.Union([UsdString, Type.Null()], { description: 'FAILED requests: the refund' }),
+  },
+  { title: 'AiRequestSummary', additionalProperties: false },
+);
+
+export type AiRequestSummaryObject = Static<typeof AiRequestSummary>;
+
+export const AiRequestListQuery = Type.Object(
+  {
+    status: Type.Optional(RequestStatus),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
+    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+  },
+  { additionalProperties: false },
+);
+
+export const AiRequestList = Type.Object(
+  {
+    requests: Type.Array(AiRequestSummary, { description: 'Newest first' }),
+    total: Type.Integer({ description: 'Requests matching the filter, on every page' }),
+    page: Type.Integer(),
+    pageSize: Type.Integer(),
+  },
+  { additionalProperties: false },
+);
+
 /** The AI part of /readyz. */
 export const AiReadiness = Type.Object({
   live: Type.Union([Type.Literal('available'), Type.Literal('unavailable')], {

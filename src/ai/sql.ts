@@ -26,6 +26,19 @@ export const SELECT_REQUEST = statement(
   `SELECT ${REQUEST_COLUMNS} FROM ai_requests WHERE id = $1 AND account_id = $2`,
 );
 
+// The account's requests, newest first (ai_requests_account serves the order).
+export const LIST_REQUESTS = statement(
+  'ai_list_requests',
+  `SELECT ${REQUEST_COLUMNS} FROM ai_requests
+    WHERE account_id = $1 AND ($2::text IS NULL OR status = $2)
+    ORDER BY created_at DESC, id DESC LIMIT $3 OFFSET $4`,
+);
+
+export const COUNT_REQUESTS = statement(
+  'ai_count_requests',
+  `SELECT count(*) AS total FROM ai_requests WHERE account_id = $1 AND ($2::text IS NULL OR status = $2)`,
+);
+
 export const SELECT_VOTES = statement(
   'ai_select_votes',
   `SELECT position, model, outcome_index, confidence, reasoning, latency_ms, error_kind, error_message,

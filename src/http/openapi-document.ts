@@ -97,7 +97,10 @@ export function documentHeaders(doc: Json): void {
   for (const item of Object.values((doc.paths ?? {}) as Json)) {
     for (const operation of Object.values(item as Json)) {
       if (!isObject(operation) || !isObject(operation.responses)) continue;
-      const authenticated = Array.isArray(operation.security) && operation.security.length > 0;
+      // Rate-limit headers come with API keys; the dashboard's session endpoints have none.
+      const authenticated =
+        Array.isArray(operation.security) &&
+        operation.security.some((scheme) => isObject(scheme) && 'bearerAuth' in scheme);
       const idempotent =
         Array.isArray(operation.parameters) &&
         operation.parameters.some((p) => isObject(p) && p.in === 'header' && p.name === 'idempotency-key');

@@ -8,7 +8,16 @@ import { finishDocument } from './openapi-document.js';
 import { API_PREFIX } from './route.js';
 
 /** The guides in docs/, served beside the reference page so its links work offline. */
-export const GUIDES = ['api', 'prices', 'markets', 'ai', 'jobs', 'webhooks', 'operations'] as const;
+export const GUIDES = [
+  'api',
+  'prices',
+  'markets',
+  'ai',
+  'jobs',
+  'webhooks',
+  'dashboard',
+  'operations',
+] as const;
 const GUIDES_DIR = new URL('../../docs/', import.meta.url);
 const guide = (name: (typeof GUIDES)[number], label: string) => `[${label}](/docs/guides/${name}.md)`;
 
@@ -27,7 +36,7 @@ Errors share one body: \`{ error, code, details?, requestId }\`.
 
 Guides: ${guide('api', 'API conventions, errors, idempotency')} · ${guide('prices', 'prices')} ·
 ${guide('markets', 'markets')} · ${guide('ai', 'AI resolution')} · ${guide('jobs', 'scheduled jobs')} ·
-${guide('webhooks', 'webhooks')} · ${guide('operations', 'operations')}.`;
+${guide('webhooks', 'webhooks')} · ${guide('dashboard', 'dashboard')} · ${guide('operations', 'operations')}.`;
 
 /** The OpenAPI 3.1 document, generated from the route schemas, and a local reference page. */
 export async function registerOpenApi(app: FastifyInstance, version: string, config: Config): Promise<void> {
@@ -49,6 +58,13 @@ export async function registerOpenApi(app: FastifyInstance, version: string, con
             type: 'http',
             scheme: 'bearer',
             description: 'An API key: pk_live_… (live) or pk_test_… (sandbox)',
+          },
+          cookieAuth: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'sibyl_session',
+            description:
+              'A dashboard session, started by signing in with a Solana wallet (docs/dashboard.md)',
           },
         },
       },
@@ -74,6 +90,10 @@ export async function registerOpenApi(app: FastifyInstance, version: string, con
           description: `Callback deliveries: test, inspect, redeliver, rotate the secret (${guide('webhooks', 'guide')})`,
         },
         { name: 'health', description: 'Liveness and readiness' },
+        {
+          name: 'dashboard',
+          description: `The dashboard's own endpoints under /dashboard/api: Sign-In With Solana and a session cookie, never an API key (${guide('dashboard', 'guide')})`,
+        },
       ],
     },
   });

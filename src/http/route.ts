@@ -120,7 +120,8 @@ function accessNote(spec: { permission: Permission; price?: unknown; priceNote?:
   return `Permission: \`${spec.permission}\`. Price: ${price}.`;
 }
 
-function errorResponses(codes: ErrorCode[]): Record<number, TObject> {
+/** One error response per status, each listing the codes it can carry (also the dashboard's). */
+export function errorResponses(codes: ErrorCode[]): Record<number, TObject> {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of new Set(codes)) {
     const status = ERROR_STATUS[code];

@@ -1,11 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { FEES } from '../fees.js';
 import { defineRoute } from '../http/route.js';
-import { formatUsd } from '../lib/money.js';
 import type { CallbackOutbox } from '../webhooks/port.js';
-import { cancelJob, findJob, type JobType, listJobs } from './jobs.js';
+import { cancelJob, type JobType, listJobs } from './jobs.js';
 import type { AiJobResolver } from './ports.js';
-import { checkAiJob, checkPriceJob, createJob, presentJob } from './schedule.js';
+import {
+  checkAiJob,
+  checkPriceJob,
+  createJob,
+  jobDetail,
+  presentCancellation,
+  presentJob,
+} from './schedule.js';
 import {
   AiScheduleBody,
   Cancellation,
@@ -151,22 +157,8 @@ function listAndCancel(
     params: JobIdParams,
     response: JobDetail,
     errors: ['JOB_NOT_FOUND'],
-    handler: async ({ params, ctx, principal }) => {
-      const job = await findJob(ctx, principal.accountId, type, params.jobId);
-      const delivery = job.delivery_id ? await callbacks.deliveryView(ctx.db, job.delivery_id) : null;
-      return {
-        ...presentJob(job, ctx.clock.now()),
-        startedAt: job.started_at?.toISOString() ?? null,
-        finishedAt: job.finished_at?.toISOString() ?? null,
-        attempts: job.attempts,
-        request: job.request,
-        callbackUrl: job.callback_url,
-        costUsd: formatUsd(job.cost_micros),
-        result: job.result,
-        error: job.error,
-        delivery,
-      };
-    },
+    handler: async ({ params, ctx, principal }) =>
+      jobDetail(ctx, callbacks, principal.accountId, type, params.jobId),
   });
 
   defineRoute(app, {
@@ -181,14 +173,8 @@ function listAndCancel(
     response: Cancellation,
     errors: ['JOB_NOT_FOUND', 'JOB_CANNOT_CANCEL'],
     handler: async ({ params, principal, transaction }) =>
-      transaction(async (tx) => {
-        const cancelled = await cancelJob(tx, principal.accountId, type, params.jobId);
-        return {
-          jobId: cancelled.job.id,
-          status: 'cancelled' as const,
-          refundUsd: formatUsd(cancelled.refundMicros),
-          remainingBalanceUsd: formatUsd(cancelled.balanceMicros),
-        };
-      }),
+      transaction(async (tx) =>
+        presentCancellation(await cancelJob(tx, principal.accountId, type, params.jobId)),
+      ),
   });
 }

@@ -1,9 +1,18 @@
 import type { AccountMode } from '../accounts/accounts.js';
 import type { Context } from '../context.js';
 import type { ChargingContext } from '../ledger/charge.js';
+import { formatUsd } from '../lib/money.js';
 import { invalidSymbol, readToken, unknownSymbol } from '../prices/requested.js';
 import type { CallbackOutbox } from '../webhooks/port.js';
-import { canCancel, insertJob, type JobRow, type JobType, readScheduledFor } from './jobs.js';
+import {
+  type Cancelled,
+  canCancel,
+  findJob,
+  insertJob,
+  type JobRow,
+  type JobType,
+  readScheduledFor,
+} from './jobs.js';
 import type { AiJobInput, AiJobResolver } from './ports.js';
 
 /** What a schedule request says, checked before anything is charged. */
@@ -84,5 +93,39 @@ export function presentJob(job: JobRow, now: Date) {
     status: job.status,
     createdAt: job.created_at.toISOString(),
     canCancel: canCancel(job, now),
+  };
+}
+
+/** One job as `GET /{price,ai}/scheduled/:jobId` and the dashboard show it: what was asked, its result, its callback. */
+export async function jobDetail(
+  ctx: Context,
+  callbacks: CallbackOutbox,
+  accountId: string,
+  type: JobType,
+  jobId: string,
+) {
+  const job = await findJob(ctx, accountId, type, jobId);
+  const delivery = job.delivery_id ? await callbacks.deliveryView(ctx.db, job.delivery_id) : null;
+  return {
+    ...presentJob(job, ctx.clock.now()),
+    startedAt: job.started_at?.toISOString() ?? null,
+    finishedAt: job.finished_at?.toISOString() ?? null,
+    attempts: job.attempts,
+    request: job.request,
+    callbackUrl: job.callback_url,
+    costUsd: formatUsd(job.cost_micros),
+    result: job.result,
+    error: job.error,
+    delivery,
+  };
+}
+
+/** A cancel's answer: the refund, and the balance it left. */
+export function presentCancellation(cancelled: Cancelled) {
+  return {
+    jobId: cancelled.job.id,
+    status: 'cancelled' as const,
+    refundUsd: formatUsd(cancelled.refundMicros),
+    remainingBalanceUsd: formatUsd(cancelled.balanceMicros),
   };
 }

@@ -4,10 +4,12 @@
  */
 export { createKey, revokeKey, rotateKey, updateKey } from './management.js';
 export {
+  accountOwner,
   type KeyActor,
   type KeyPolicy,
   MAX_ACTIVE_KEYS,
   OPERATOR_POLICY,
   ROTATION_GRACE_MS,
 } from './policy.js';
+export { presentKeys } from './present.js';
 export { type ApiKeyRecord, type IssuedKey, isKeyActive, listKeys } from './rows.js';

@@ -2,7 +2,7 @@ import type { Queryable } from '../db/database.js';
 import { AppError } from '../errors.js';
 import type { RateLimitPolicy } from '../limits/rate-limiter.js';
 import { type ActorBounds, type BoundedCandidate, looserThan } from './bounds.js';
-import type { Permission } from './permissions.js';
+import { PERMISSIONS, type Permission } from './permissions.js';
 import { type ApiKeyRecord, countActiveKeys } from './rows.js';
 import type { LimitCeilings } from './settings.js';
 
@@ -26,6 +26,14 @@ export interface KeyPolicy {
   ceilings: LimitCeilings;
   /** The rate limit of keys that set none. */
   defaultRateLimit: RateLimitPolicy;
+}
+
+/**
+ * The account's owner: the operator on the command line, or the wallet signed in to the dashboard.
+ * Every permission, no expiry, no bounds: only the account's own rules (25 keys, rotation) apply.
+ */
+export function accountOwner(accountId: string): KeyActor {
+  return { accountId, permissions: PERMISSIONS, expiresAt: null };
 }
 
 export const OPERATOR_POLICY: KeyPolicy = {

@@ -3,11 +3,11 @@ import Type from 'typebox';
 import { defineRoute } from '../http/route.js';
 import { formatCidr } from '../lib/ip.js';
 import type { AccessConfig } from '../limits/config.js';
-import { hasQuota, readUsage } from '../limits/quotas.js';
 import type { RateLimitPolicy } from '../limits/rate-limiter.js';
 import type { Authenticator, Principal } from './authenticate.js';
 import { createKey, revokeKey, rotateKey, updateKey } from './management.js';
 import type { KeyActor } from './policy.js';
+import { presentKeys } from './present.js';
 import { type ApiKeyRecord, listKeys } from './rows.js';
 import {
   ApiKey,
@@ -50,17 +50,7 @@ export function keyRoutes(
   const policy = { ceilings: access.ceilings, defaultRateLimit };
 
   /** Keys as answered, with current usage for those that have a quota. */
-  async function present(records: ApiKeyRecord[]) {
-    const now = clock.now();
-    const quota = records.filter((k) => hasQuota(k.quotas));
-    const usage = await readUsage(db, [...new Set(quota.map((k) => k.lineageId))], now);
-    return records.map((k) =>
-      presentKey(k, now, {
-        defaultRateLimit,
-        usage: hasQuota(k.quotas) ? usage.get(k.lineageId) : undefined,
-      }),
-    );
-  }
+  const present = (records: ApiKeyRecord[]) => presentKeys(db, clock.now(), defaultRateLimit, records);
 
   defineRoute(app, {
     method: 'POST',

@@ -85,6 +85,28 @@ export async function creditDeposit(db: Queryable, input: DepositInput): Promise
   return { entryId: existing.id, balanceMicros: await getBalance(db, input.accountId), duplicate: true };
 }
 
+/**
+ * Credits `amountMicros`, or less so that the balance stays at or under `capMicros`, in one guarded
+ * statement (so concurrent credits cannot together pass the cap). Credits nothing, and returns null,
+ * when the balance is already at the cap. Used for sandbox play money.
+ */
+export async function creditUpTo(
+  db: Queryable,
+  input: DepositInput & { capMicros: bigint },
+): Promise<{ entryId: bigint; amountMicros: bigint; balanceMicros: bigint } | null> {
+  assertPositive(input.amountMicros, 'A deposit');
+  const [row] = await db.query<EntryRow & { amount_micros: bigint }>(sql.DEPOSIT_UP_TO, [
+    input.accountId,
+    input.amountMicros,
+    input.capMicros,
+    input.reference,
+    input.memo ?? null,
+  ]);
+  return row
+    ? { entryId: row.id, amountMicros: row.amount_micros, balanceMicros: row.balance_after_micros }
+    : null;
+}
+
 export interface RefundOutcome {
   entryId: bigint;
   amountMicros: bigint;

@@ -127,6 +127,21 @@ export const DEPOSIT = statement(
    RETURNING id, balance_after_micros`,
 );
 
+// A deposit capped by the balance it leaves: the account row is locked while the amount is decided
+// (a concurrent credit is then seen, as the newest row version), so no interleaving passes $3.
+export const DEPOSIT_UP_TO = `
+  WITH target AS (
+    SELECT id, LEAST($2::bigint, $3::bigint - balance_micros) AS amount
+      FROM accounts WHERE id = $1 AND balance_micros < $3 FOR UPDATE
+  ), credited AS (
+    UPDATE accounts a SET balance_micros = a.balance_micros + t.amount
+      FROM target t WHERE a.id = t.id
+    RETURNING a.id, a.balance_micros, t.amount
+  )
+  INSERT INTO ledger_entries (account_id, kind, amount_micros, balance_after_micros, reference, memo)
+  SELECT id, 'deposit', amount, balance_micros, $4, $5 FROM credited
+  RETURNING id, amount_micros, balance_after_micros`;
+
 export const FIND_DEPOSIT = statement(
   'ledger_find_deposit',
   `SELECT id, account_id, amount_micros FROM ledger_entries WHERE kind = 'deposit' AND reference = $1`,
@@ -212,3 +227,26 @@ export const HISTORY = statement(
       AND ($4::timestamptz IS NULL OR created_at >= $4) AND ($5::timestamptz IS NULL OR created_at <= $5)
     ORDER BY id DESC LIMIT $6`,
 );
+
+/**
+ * Usage over [$2, $3) grouped by $4 (day, operation or key): charges count as requests and spend;
+ * refunds give spend back on their own day, against the operation and key of the charge they
+ * return. Served by ledger_entries_account (the account's entries), filtered by time.
+ */
+export const USAGE = statement(
+  'ledger_usage',
+  `SELECT CASE $4::text
+            WHEN 'day' THEN to_char(e.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD')
+            WHEN 'operation' THEN COALESCE(e.operation, c.operation, '')
+            ELSE COALESCE(e.key_id, c.key_id, '')
+          END AS grp,
+          count(*) FILTER (WHERE e.kind = 'charge') AS requests,
+          COALESCE(sum(-e.amount_micros) FILTER (WHERE e.kind = 'charge'), 0)::bigint AS charged,
+          COALESCE(sum(e.amount_micros) FILTER (WHERE e.kind = 'refund'), 0)::bigint AS refunded
+     FROM ledger_entries e
+     LEFT JOIN ledger_entries c ON e.kind = 'refund' AND c.id = e.refund_of
+    WHERE e.account_id = $1 AND e.kind IN ('charge', 'refund') AND e.created_at >= $2 AND e.created_at < $3
+    GROUP BY 1`,
+);
+
+export const KEY_NAMES = `SELECT id, name FROM api_keys WHERE account_id = $1 AND id = ANY ($2::text[])`;

@@ -12,6 +12,7 @@ export const retentionSettings = defineSettings(
     RETENTION_AI_REQUESTS_DAYS: Type.Integer({ default: 90, minimum: 1 }),
     RETENTION_JOBS_DAYS: Type.Integer({ default: 90, minimum: 1 }),
     RETENTION_MARKET_EVENTS_DAYS: Type.Integer({ default: 30, minimum: 1 }),
+    RETENTION_SIGN_INS_HOURS: Type.Integer({ default: 24, minimum: 1 }),
     RETENTION_INTERVAL_MS: Type.Integer({ default: 15 * 60_000, minimum: 1000 }),
     RETENTION_BATCH_SIZE: Type.Integer({ default: 1000, minimum: 1, maximum: 100_000 }),
     RETENTION_BATCH_PAUSE_MS: Type.Integer({ default: 100, minimum: 0, maximum: 60_000 }),
@@ -27,6 +28,8 @@ export const retentionSettings = defineSettings(
     jobsMs: v.RETENTION_JOBS_DAYS * DAY_MS,
     /** Recorded market event ids (applied events). */
     marketEventsMs: v.RETENTION_MARKET_EVENTS_DAYS * DAY_MS,
+    /** Dashboard sessions and sign-in challenges, after they end. */
+    signInsMs: v.RETENTION_SIGN_INS_HOURS * HOUR_MS,
     /** How often a worker looks; one run at a time across the workers (a lease). */
     intervalMs: v.RETENTION_INTERVAL_MS,
     /** Rows one delete statement removes at most: short statements, short locks. */

@@ -1,4 +1,5 @@
 import * as ai from '../ai/sql.js';
+import * as dashboard from '../dashboard/sql.js';
 import type { Statement } from '../db/database.js';
 import { PARTS_RETENTION_MS, PRUNE_PARTS } from '../idempotency/answer-parts.js';
 import { RETENTION_MS as IDEMPOTENCY_RETENTION_MS } from '../idempotency/idempotency.js';
@@ -42,6 +43,13 @@ export function retentionTables(settings: RetentionSettings): RetentionTable[] {
     { name: 'ai_requests', prune: ai.PRUNE, keepMs: settings.aiRequestsMs },
     { name: 'scheduled_jobs', prune: jobs.PRUNE, keepMs: settings.jobsMs },
     { name: 'market_events', prune: markets.PRUNE_EVENTS, keepMs: settings.marketEventsMs },
+    {
+      name: 'dashboard_sessions (expired)',
+      prune: dashboard.PRUNE_EXPIRED_SESSIONS,
+      keepMs: settings.signInsMs,
+    },
+    { name: 'dashboard_sessions (idle)', prune: dashboard.PRUNE_IDLE_SESSIONS, keepMs: settings.signInsMs },
+    { name: 'sign_in_challenges', prune: dashboard.PRUNE_CHALLENGES, keepMs: settings.signInsMs },
     // Fixed by their own contracts rather than settings: stored answers are replayed for 24 hours
     // (docs/api.md#idempotency); the revocation feed is read over seconds.
     { name: 'idempotency_keys', prune: idempotency.PRUNE, keepMs: IDEMPOTENCY_RETENTION_MS },

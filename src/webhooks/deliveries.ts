@@ -1,4 +1,4 @@
-import { newWebhookSecret } from '../accounts/accounts.js';
+import { getAccount, newWebhookSecret } from '../accounts/accounts.js';
 import type { Context } from '../context.js';
 import { notFound } from '../errors.js';
 import { randomBase62 } from '../lib/ids.js';
@@ -141,4 +141,10 @@ export async function rotateWebhookSecret(ctx: Context, box: SecretBox, accountI
   const [row] = await ctx.db.query(sql.ROTATE_SECRET, [accountId, box.seal(secret, accountId), until]);
   if (!row) throw notFound(`Account ${accountId}`);
   return { webhookSecret: secret, previousSecretValidUntil: until.toISOString() };
+}
+
+/** The signing secret in clear, for its owner (GET /account and the dashboard's "reveal"). */
+export async function revealWebhookSecret(ctx: Context, box: SecretBox, accountId: string) {
+  const account = await getAccount(ctx.db, accountId);
+  return { webhookSecret: box.open(account.storedWebhookSecret, account.id) };
 }

@@ -46,6 +46,33 @@ describe('OpenAPI document', () => {
     expect(doc.paths['/api/v1/keys']?.post?.responses['413']).toBeDefined();
   });
 
+  it('describes the dashboard’s endpoints under their own tag, with the session cookie as their security', () => {
+    expect(doc.components.securitySchemes.cookieAuth).toMatchObject({
+      type: 'apiKey',
+      in: 'cookie',
+      name: 'sibyl_session',
+    });
+    const dashboard = Object.entries(doc.paths).filter(([path]) => path.startsWith('/dashboard/api/'));
+    expect(dashboard.length).toBeGreaterThanOrEqual(20);
+    for (const [path, item] of dashboard) {
+      for (const operation of Object.values(item) as unknown as { tags: string[]; security: unknown[] }[]) {
+        expect(operation.tags, path).toEqual(['dashboard']);
+        const signIn = [
+          '/dashboard/api/auth/challenge',
+          '/dashboard/api/auth/verify',
+          '/dashboard/api/auth/logout',
+        ];
+        expect(operation.security, path).toEqual(signIn.includes(path) ? [] : [{ cookieAuth: [] }]);
+      }
+    }
+    const verify = doc.paths['/dashboard/api/auth/verify']?.post?.responses['401']?.description;
+    expect(verify).toContain('SIGN_IN_REJECTED');
+    const keys = doc.paths['/dashboard/api/{mode}/keys']?.get?.responses['401']?.description;
+    expect(keys).toContain('SESSION_EXPIRED');
+    expect(doc.paths['/api/v1/account/usage']?.get).toBeDefined();
+    expect(doc.paths['/api/v1/ai/requests']?.get).toBeDefined();
+  });
+
   it('declares every tag an operation uses', () => {
     const declared = new Set(
       ((doc as unknown as { tags: { name: string }[] }).tags ?? []).map((t) => t.name),
@@ -121,7 +148,11 @@ describe('OpenAPI document', () => {
           const headers = Object.keys((response as { headers?: object }).headers ?? {});
           const where = `${method} ${path} ${status}`;
           expect(headers, where).toContain('X-Request-Id');
-          if (operation.security) expect(headers, where).toContain('RateLimit-Remaining');
+          const keyed = (operation.security as object[] | undefined)?.some(
+            (scheme) => 'bearerAuth' in scheme,
+          );
+          if (keyed) expect(headers, where).toContain('RateLimit-Remaining');
+          else expect(headers, where).not.toContain('RateLimit-Remaining');
           if (status === '429' || status === '503') expect(headers, where).toContain('Retry-After');
         }
       }

@@ -45,6 +45,16 @@ const FILL = `
     FROM generate_series(1, ${ROWS}) g;
   INSERT INTO idempotency_parts (hash, body, last_used)
   SELECT 'h' || g, 'b', now() - g * interval '1 minute' FROM generate_series(1, ${ROWS}) g;
+  INSERT INTO sign_in_challenges (nonce, input, created_at, expires_at)
+  SELECT 'n' || g, '{}', now() - g * interval '1 minute', now() - g * interval '1 minute' + interval '5 minutes'
+    FROM generate_series(1, ${ROWS}) g;
+  INSERT INTO accounts (id, mode, webhook_secret) VALUES ('acct_plans_live', 'live', 'x');
+  INSERT INTO dashboard_wallets (address, live_account_id, sandbox_account_id, created_at)
+  VALUES ('wallet_plans', 'acct_plans_live', 'acct_plans', now());
+  INSERT INTO dashboard_sessions (id, token_hash, wallet_address, created_at, last_seen_at, expires_at)
+  SELECT 's' || g, decode(md5('s' || g), 'hex'), 'wallet_plans', now() - g * interval '1 minute',
+         now() - g * interval '1 minute', now() - g * interval '1 minute' + interval '7 days'
+    FROM generate_series(1, ${ROWS}) g;
   INSERT INTO auth_changes (account_id, created_at)
   SELECT 'acct_plans', now() - g * interval '1 minute' FROM generate_series(1, ${ROWS}) g;
   ANALYZE;`;

@@ -208,6 +208,10 @@ describe('retention', () => {
       ai_requests: 2,
       scheduled_jobs: 2, // the old completed job and the old cancelled one
       market_events: 1,
+      // Sessions and challenges: test/dashboard/sessions.test.ts.
+      'dashboard_sessions (expired)': 0,
+      'dashboard_sessions (idle)': 0,
+      sign_in_challenges: 0,
       idempotency_keys: 0,
       idempotency_parts: 0,
       auth_changes: 0,

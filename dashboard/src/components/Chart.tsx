@@ -1,0 +1,50 @@
+import { useEffect, useRef } from 'preact/hooks';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import type { UsageRow } from '../api';
+
+/** Spend (bars) and paid requests (line) per day, drawn by uPlot. */
+export function UsageChart({ rows }: { rows: UsageRow[] }) {
+  const box = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const element = box.current;
+    if (!element) return;
+    const days = rows.map((row) => Date.parse(`${row.group}T00:00:00Z`) / 1000);
+    const spend = rows.map((row) => Number(row.spendUsd));
+    const requests = rows.map((row) => row.requests);
+    const chart = new uPlot(
+      {
+        width: Math.max(320, element.clientWidth),
+        height: 220,
+        tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
+        scales: { x: { time: true }, usd: { auto: true }, n: { auto: true } },
+        axes: [
+          {},
+          {
+            scale: 'usd',
+            label: 'Spend (USD)',
+            size: 76,
+            values: (_u, ticks) => ticks.map((t) => `$${t.toFixed(2)}`),
+          },
+          { scale: 'n', side: 1, label: 'Requests', size: 60, grid: { show: false } },
+        ],
+        series: [
+          {},
+          {
+            label: 'Spend (USD)',
+            scale: 'usd',
+            stroke: '#5b4bdb',
+            fill: 'rgba(91, 75, 219, 0.25)',
+            paths: uPlot.paths.bars?.({ size: [0.6, 40] }),
+            value: (_u, v) => (v === null ? '—' : `$${v.toFixed(2)}`),
+          },
+          { label: 'Requests', scale: 'n', stroke: '#1f9d74', width: 2 },
+        ],
+      },
+      [days, spend, requests],
+      element,
+    );
+    return () => chart.destroy();
+  }, [rows]);
+  return <div class="chart" ref={box} role="img" aria-label="Spend and requests per day" />;
+}

@@ -1,0 +1,73 @@
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { ApiError } from '../api';
+
+/** A button that copies `text` and says so. */
+export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <button
+      type="button"
+      class="secondary"
+      onClick={async () => {
+        await navigator.clipboard?.writeText(text).catch(() => {});
+        setCopied(true);
+        setTimeout(() => setCopied(false), 1500);
+      }}
+    >
+      {copied ? 'Copied' : label}
+    </button>
+  );
+}
+
+/** An error from the API, as its message and code. */
+export function ErrorNote({ error }: { error: unknown }) {
+  if (!error) return null;
+  const text =
+    error instanceof ApiError
+      ? `${error.message} (${error.code})`
+      : String((error as Error).message ?? error);
+  return (
+    <p class="error" role="alert">
+      {text}
+    </p>
+  );
+}
+
+export function Card({ title, children }: { title?: string; children: ComponentChildren }) {
+  return (
+    <section class="card">
+      {title && <h2>{title}</h2>}
+      {children}
+    </section>
+  );
+}
+
+export function Stat({ label, value, note }: { label: string; value: string; note?: string }) {
+  return (
+    <div class="stat">
+      <span class="stat-label">{label}</span>
+      <strong class="stat-value">{value}</strong>
+      {note && <span class="stat-note">{note}</span>}
+    </div>
+  );
+}
+
+/** Runs an action, keeping its error to show, and its busy state to disable the button. */
+export function useAction() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  const run = async <T,>(action: () => Promise<T>): Promise<T | undefined> => {
+    setBusy(true);
+    setError(null);
+    try {
+      return await action();
+    } catch (err) {
+      setError(err);
+      return undefined;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, run, setError };
+}

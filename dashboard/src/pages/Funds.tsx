@@ -1,0 +1,109 @@
+import { type Answer, type Mode, modeApi } from '../api';
+import { Qr } from '../components/Qr';
+import { Card, CopyButton, ErrorNote, useAction } from '../components/ui';
+import { useData } from '../data';
+import { usd, when } from '../format';
+
+type FundsView = Answer<'dashboardFunds'>;
+
+/** How to add funds: the treasury address, its QR code and Solana Pay links; sandbox: play money. */
+export function Funds({ mode, onBalanceChange }: { mode: Mode; onBalanceChange: () => void }) {
+  const funds = useData(() => modeApi<FundsView>(mode, 'GET', '/funds'), [mode]);
+  const play = useAction();
+  const data = funds.data;
+  return (
+    <>
+      <ErrorNote error={funds.error} />
+      {data && mode === 'sandbox' && (
+        <Card title="Play money">
+          <p>Sandbox accounts run on play money: add 100.00 at a time, up to a balance of 1,000.00.</p>
+          <button
+            type="button"
+            disabled={play.busy}
+            onClick={() =>
+              play.run(async () => {
+                await modeApi(mode, 'POST', '/play-money');
+                funds.reload();
+                onBalanceChange();
+              })
+            }
+          >
+            Add play money
+          </button>
+          <ErrorNote error={play.error} />
+        </Card>
+      )}
+      {data && mode === 'live' && <Deposit funds={data} />}
+      {data && (
+        <Card title="Deposits">
+          {data.deposits.length === 0 ? (
+            <p class="muted">No deposits yet.</p>
+          ) : (
+            <table>
+              <thead>
+                <tr>
+                  <th>Time</th>
+                  <th>Status</th>
+                  <th>Token</th>
+                  <th>USD</th>
+                  <th>Reference</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.deposits.map((deposit) => (
+                  <tr key={deposit.id}>
+                    <td>{when(deposit.createdAt)}</td>
+                    <td>{deposit.status}</td>
+                    <td>{deposit.token ? `${deposit.amount} ${deposit.token}` : '—'}</td>
+                    <td class="num">{usd(deposit.usdValue)}</td>
+                    <td class="mono">{deposit.signature ?? deposit.reference ?? '—'}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </Card>
+      )}
+    </>
+  );
+}
+
+function Deposit({ funds }: { funds: FundsView }) {
+  return (
+    <Card title="Deposit SOL or USDC">
+      {!funds.watcher.enabled && (
+        <p class="note">
+          Deposits are credited by the operator: send funds as below, then tell the operator the transaction
+          signature (they credit it with <code>sibyl accounts credit</code>).
+        </p>
+      )}
+      {funds.depositAddress ? (
+        <div class="deposit">
+          {funds.solanaPayUrl && (
+            <Qr text={funds.solanaPayUrl} label="QR code: Solana Pay link for a SOL deposit" />
+          )}
+          <div>
+            <p>
+              Send SOL or USDC (mint <span class="mono">{funds.usdcMint}</span>) to:
+            </p>
+            <p class="address mono">{funds.depositAddress}</p>
+            <CopyButton text={funds.depositAddress} label="Copy address" />
+            <p>
+              Or pay with a Solana Pay wallet: <a href={funds.solanaPayUrl ?? '#'}>SOL</a> ·{' '}
+              <a href={funds.solanaPayUsdcUrl ?? '#'}>USDC</a>. The link carries your account's reference key
+              (<span class="mono">{funds.referenceKey}</span>), which credits the deposit to this account
+              whichever wallet pays.
+            </p>
+            <p class="muted">Deposits below {usd(funds.minimumUsd)} are not credited.</p>
+          </div>
+        </div>
+      ) : (
+        <p>
+          This deployment has no deposit address configured (<code>DEPOSIT_ADDRESS</code>): ask the operator
+          how to fund your account. Your account's Solana Pay reference key is{' '}
+          <span class="mono">{funds.referenceKey}</span>.
+        </p>
+      )}
+    </Card>
+  );
+}

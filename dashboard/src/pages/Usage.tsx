@@ -1,0 +1,156 @@
+import { useState } from 'preact/hooks';
+import { type Mode, modeApi, query, type Transaction, type UsageReport } from '../api';
+import { UsageChart } from '../components/Chart';
+import { Card, ErrorNote, useAction } from '../components/ui';
+import { useData } from '../data';
+import { daysAgo, usd, when } from '../format';
+
+type Grouping = UsageReport['groupBy'];
+const GROUPINGS: { value: Grouping; label: string }[] = [
+  { value: 'day', label: 'Per day' },
+  { value: 'operation', label: 'Per operation' },
+  { value: 'key', label: 'Per key' },
+];
+
+/** Spend and paid requests over a chosen range, drawn and tabled; the ledger with its CSV export. */
+export function Usage({ mode }: { mode: Mode }) {
+  const [from, setFrom] = useState(daysAgo(29));
+  const [to, setTo] = useState(daysAgo(-1));
+  const [groupBy, setGroupBy] = useState<Grouping>('day');
+  const range = { from, to };
+  const usage = useData(
+    () => modeApi<UsageReport>(mode, 'GET', `/usage${query({ ...range, groupBy })}`),
+    [mode, from, to, groupBy],
+  );
+  const report = usage.data;
+  return (
+    <>
+      <Card title="Spend and requests">
+        <form class="filters" onSubmit={(event) => event.preventDefault()}>
+          <label>
+            From <input type="date" value={from} onChange={(e) => setFrom(e.currentTarget.value)} />
+          </label>
+          <label>
+            To (exclusive) <input type="date" value={to} onChange={(e) => setTo(e.currentTarget.value)} />
+          </label>
+          <fieldset class="tabs">
+            <legend class="hidden">Group by</legend>
+            {GROUPINGS.map((g) => (
+              <button
+                key={g.value}
+                type="button"
+                class={g.value === groupBy ? 'tab active' : 'tab'}
+                aria-pressed={g.value === groupBy}
+                onClick={() => setGroupBy(g.value)}
+              >
+                {g.label}
+              </button>
+            ))}
+          </fieldset>
+        </form>
+        <ErrorNote error={usage.error} />
+        {report && (
+          <>
+            <p>
+              <strong>{usd(report.totals.spendUsd)}</strong> spent on{' '}
+              <strong>{report.totals.requests}</strong> paid requests ({usd(report.totals.chargedUsd)}{' '}
+              charged, {usd(report.totals.refundedUsd)} refunded).
+            </p>
+            {report.groupBy === 'day' && <UsageChart rows={report.rows} />}
+            <table aria-label="Usage">
+              <thead>
+                <tr>
+                  <th>{groupBy === 'day' ? 'Day' : groupBy === 'operation' ? 'Operation' : 'Key'}</th>
+                  <th class="num">Requests</th>
+                  <th class="num">Charged</th>
+                  <th class="num">Refunded</th>
+                  <th class="num">Spend</th>
+                </tr>
+              </thead>
+              <tbody>
+                {report.rows
+                  .filter((row) => groupBy !== 'day' || row.requests > 0 || row.refundedUsd !== '0.00')
+                  .map((row) => (
+                    <tr key={row.group}>
+                      <td>{row.label ? `${row.label} (${row.group})` : row.group || '—'}</td>
+                      <td class="num">{row.requests}</td>
+                      <td class="num">{usd(row.chargedUsd)}</td>
+                      <td class="num">{usd(row.refundedUsd)}</td>
+                      <td class="num">{usd(row.spendUsd)}</td>
+                    </tr>
+                  ))}
+              </tbody>
+            </table>
+          </>
+        )}
+      </Card>
+      <Ledger mode={mode} from={from} to={to} />
+    </>
+  );
+}
+
+/** The ledger, newest first, a page at a time; the CSV holds the whole range. */
+function Ledger({ mode, from, to }: { mode: Mode; from: string; to: string }) {
+  const [entries, setEntries] = useState<Transaction[]>([]);
+  const [next, setNext] = useState<string | null>(null);
+  const load = useAction();
+  const range = { from: `${from}T00:00:00Z`, to: `${to}T00:00:00Z` };
+  useData(async () => {
+    const page = await modeApi<{ transactions: Transaction[]; nextStartingAfter: string | null }>(
+      mode,
+      'GET',
+      `/transactions${query({ ...range, limit: 50 })}`,
+    );
+    setEntries(page.transactions);
+    setNext(page.nextStartingAfter);
+  }, [mode, from, to]);
+  const more = () =>
+    load.run(async () => {
+      const page = await modeApi<{ transactions: Transaction[]; nextStartingAfter: string | null }>(
+        mode,
+        'GET',
+        `/transactions${query({ ...range, limit: 50, startingAfter: next ?? undefined })}`,
+      );
+      setEntries((shown) => [...shown, ...page.transactions]);
+      setNext(page.nextStartingAfter);
+    });
+  return (
+    <Card title="Ledger">
+      <p>
+        <a href={`/dashboard/api/${mode}/transactions.csv${query(range)}`} download>
+          Export CSV
+        </a>
+      </p>
+      <table aria-label="Ledger">
+        <thead>
+          <tr>
+            <th>Time</th>
+            <th>Kind</th>
+            <th>Operation</th>
+            <th class="num">Amount</th>
+            <th class="num">Balance</th>
+            <th>Key</th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((entry) => (
+            <tr key={entry.id}>
+              <td>{when(entry.createdAt)}</td>
+              <td>{entry.kind}</td>
+              <td>{entry.operation ?? entry.memo ?? '—'}</td>
+              <td class="num">{usd(entry.amountUsd)}</td>
+              <td class="num">{usd(entry.balanceAfterUsd)}</td>
+              <td class="mono">{entry.keyId ?? '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {next && (
+        <button type="button" class="secondary" disabled={load.busy} onClick={more}>
+          Load more
+        </button>
+      )}
+      <ErrorNote error={load.error} />
+    </Card>
+  );
+}

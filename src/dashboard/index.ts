@@ -1,0 +1,47 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import type { Authenticator } from '../keys/authenticate.js';
+import type { TestEventLimit } from '../webhooks/deliveries.js';
+import type { DeliveryDeps } from '../webhooks/delivery.js';
+import type { CallbackOutbox } from '../webhooks/port.js';
+import type { SecretBox } from '../webhooks/secret-box.js';
+import { type DepositSource, ledgerDeposits } from './funds.js';
+import { accountRoutes } from './routes/account.js';
+import { activityRoutes } from './routes/activity.js';
+import { authRoutes } from './routes/auth.js';
+import { dashboardEdge } from './routes/define.js';
+import { keyRoutes } from './routes/keys.js';
+import { webhookRoutes } from './routes/webhooks.js';
+import { serveDashboard } from './static.js';
+
+/**
+ * The dashboard (DESIGN §12, docs/dashboard.md): Sign-In With Solana, sessions, the single-page app
+ * at /dashboard/ and its JSON endpoints under /dashboard/api/, which call the same domain verbs as
+ * the API. What the room offers: its settings and its routes (its expired sessions and sign-in
+ * challenges are pruned by src/retention).
+ */
+export { type DashboardSettings, dashboardSettings } from './config.js';
+export type { DepositSource, DepositView } from './funds.js';
+
+export interface DashboardDeps {
+  config: Config;
+  authenticator: Authenticator;
+  secrets: SecretBox;
+  callbacks: CallbackOutbox;
+  /** How test webhooks are sent and redelivered: the webhook routes' own dependencies. */
+  webhooks: DeliveryDeps & { testEventLimit: TestEventLimit };
+  /** Where the funds page's deposits come from; default: the ledger's deposit entries. */
+  deposits?: DepositSource;
+  /** The built app's directory; default: dashboard/dist (tests hand in a fixture). */
+  buildDir?: string;
+}
+
+export async function registerDashboard(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
+  const edge = dashboardEdge(app, deps.config, deps.config.dashboard);
+  authRoutes(edge, { secrets: deps.secrets });
+  accountRoutes(edge, { deposits: deps.deposits ?? ledgerDeposits });
+  keyRoutes(edge, { authenticator: deps.authenticator, access: deps.config.access });
+  activityRoutes(edge, { callbacks: deps.callbacks });
+  webhookRoutes(edge, deps.webhooks);
+  await serveDashboard(app, deps.buildDir);
+}

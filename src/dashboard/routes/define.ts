@@ -1,0 +1,257 @@
+import { parseCookie } from 'cookie';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import Type, { type Static, type TObject, type TSchema } from 'typebox';
+import { type Account, findAccount } from '../../accounts/accounts.js';
+import type { Config } from '../../config.js';
+import { type Context, createContext } from '../../context.js';
+import { AppError, type ErrorCode } from '../../errors.js';
+import { baseUrl } from '../../http/openapi.js';
+import { errorResponses } from '../../http/route.js';
+import { clientAddress } from '../../lib/client-ip.js';
+import { failureAddress } from '../../limits/auth-failures.js';
+import type { DashboardSettings } from '../config.js';
+import { resumeSession, SESSION_COOKIE, type Session } from '../sessions.js';
+import type { SignInPlace } from '../siws.js';
+
+export const DASHBOARD_API = '/dashboard/api';
+export const MODES = ['live', 'sandbox'] as const;
+export type Mode = (typeof MODES)[number];
+
+/** What the dashboard's routes share: the app's services and where the dashboard is served. */
+export interface DashboardEdge {
+  app: FastifyInstance;
+  config: Config;
+  settings: DashboardSettings;
+  /** The dashboard's origin: PUBLIC_BASE_URL's, else the address the server listens on. */
+  origin(): string;
+  /** Where sign-in happens: the origin's host as the SIWS domain, the origin as its URI. */
+  place(): SignInPlace;
+}
+
+export function dashboardEdge(
+  app: FastifyInstance,
+  config: Config,
+  settings: DashboardSettings,
+): DashboardEdge {
+  const origin = () => {
+    if (config.publicBaseUrl) return new URL(config.publicBaseUrl).origin;
+    // Listening on port 0 (tests) picks a port: the origin is the one actually bound.
+    const bound = app.server.address();
+    const port = bound !== null && typeof bound === 'object' ? bound.port : config.port;
+    return new URL(baseUrl({ ...config, port })).origin;
+  };
+  return {
+    app,
+    config,
+    settings,
+    origin,
+    place: () => {
+      const uri = origin();
+      return { domain: new URL(uri).host, uri, chainId: settings.chainId };
+    },
+  };
+}
+
+/**
+ * Who a route is for: `public` (signing in), `session` (any signed-in wallet), `account` (the
+ * session wallet's account of the mode in the path, `/dashboard/api/{mode}/…`).
+ */
+type Scope = 'public' | 'session' | 'account';
+
+interface ScopeInput {
+  public: object;
+  session: { session: Session };
+  account: { session: Session; account: Account; mode: Mode };
+}
+
+export type DashboardInput<S extends Scope, P extends TSchema, Q extends TSchema, B extends TSchema> = {
+  params: Static<P>;
+  query: Static<Q>;
+  body: Static<B>;
+  requestId: string;
+  ctx: Context;
+} & ScopeInput[S];
+
+export interface DashboardRouteSpec<
+  S extends Scope,
+  P extends TSchema,
+  Q extends TSchema,
+  B extends TSchema,
+  R extends TObject,
+> {
+  scope: S;
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** After `/dashboard/api` (and, for the `account` scope, after `/{mode}`). */
+  url: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  params?: P;
+  querystring?: Q;
+  body?: B;
+  response: R;
+  /** A body that is not JSON (the CSV export): its media type; the handler returns the text. */
+  produces?: string;
+  /** Counted against the client address's sign-in bucket (challenge and verify). */
+  signIn?: boolean;
+  errors?: ErrorCode[];
+  handler: (
+    input: DashboardInput<S, P, Q, B>,
+    request: FastifyRequest,
+    reply: FastifyReply,
+  ) => Promise<Static<R> | string>;
+}
+
+const Mode = Type.Enum([...MODES], { description: 'Which of the wallet’s accounts: live or sandbox' });
+const NoQuery = Type.Object({}, { additionalProperties: false });
+const sessions = new WeakMap<FastifyRequest, Session>();
+
+/**
+ * Declares one dashboard endpoint: its schemas and OpenAPI entry (tag `dashboard`, the session
+ * cookie as its security), and the checks every one of them makes before its handler runs — no
+ * caching, the `Origin` of a state-changing request, the sign-in rate limit, the session, the
+ * account's status. API keys never authenticate here: only the session cookie does.
+ */
+export function defineDashboardRoute<
+  S extends Scope,
+  P extends TSchema,
+  Q extends TSchema,
+  B extends TSchema,
+  R extends TObject,
+>(edge: DashboardEdge, spec: DashboardRouteSpec<S, P, Q, B, R>): void {
+  const { app } = edge;
+  const changes = spec.method !== 'GET';
+  const codes: ErrorCode[] = ['VALIDATION_ERROR', 'INTERNAL_ERROR', ...(spec.errors ?? [])];
+  if (changes) codes.push('ORIGIN_NOT_ALLOWED');
+  if (spec.body) codes.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
+  if (spec.scope !== 'public') codes.push('SESSION_EXPIRED');
+  if (spec.scope === 'account') codes.push('ACCOUNT_SUSPENDED');
+  if (spec.signIn) codes.push('RATE_LIMIT_EXCEEDED');
+
+  const params =
+    spec.scope === 'account'
+      ? Type.Object({ mode: Mode, ...((spec.params as TObject | undefined)?.properties ?? {}) })
+      : spec.params;
+  const success = spec.produces
+    ? { description: 'Success', content: { [spec.produces]: { schema: { type: 'string' } } } }
+    : Type.Object(
+        {
+          requestId: Type.String({ description: 'Unique id of this request (also in X-Request-Id)' }),
+          ...spec.response.properties,
+        },
+        {
+          description: (spec.response as { description?: string }).description ?? 'Success',
+          additionalProperties: false,
+        },
+      );
+
+  app.route({
+    method: spec.method,
+    url: `${DASHBOARD_API}${spec.scope === 'account' ? '/:mode' : ''}${spec.url}`,
+    schema: {
+      operationId: `dashboard${spec.operationId[0]?.toUpperCase()}${spec.operationId.slice(1)}`,
+      summary: spec.summary,
+      ...(spec.description ? { description: spec.description } : {}),
+      tags: ['dashboard'],
+      security: spec.scope === 'public' ? [] : [{ cookieAuth: [] }],
+      ...(params ? { params } : {}),
+      querystring: spec.querystring ?? NoQuery,
+      ...(spec.body ? { body: spec.body } : {}),
+      response: { 200: success, ...errorResponses(codes) },
+    },
+    onRequest: async (request, reply) => {
+      // Answers about one wallet's money and secrets: never kept by a browser or a proxy.
+      reply.header('cache-control', 'no-store');
+      if (changes) refuseForeignOrigin(edge, request);
+      if (spec.signIn) await takeSignInToken(edge, request);
+      if (spec.scope === 'public') return;
+      const session = await resumeSession(
+        createContext(app.services.db, app.services.clock),
+        tokenOf(request),
+      );
+      if (!session) {
+        throw new AppError(
+          'SESSION_EXPIRED',
+          'Not signed in, or the session ended: sign in with your wallet',
+        );
+      }
+      sessions.set(request, session);
+    },
+    // Tracked like the API's handlers, so closing the app waits for those still running.
+    handler: (request, reply) => app.inFlight.track(run(request, reply)),
+  });
+
+  async function run(request: FastifyRequest, reply: FastifyReply) {
+    const ctx = createContext(app.services.db, app.services.clock, { requestId: request.id });
+    const input: Record<string, unknown> = {
+      params: request.params,
+      query: request.query,
+      body: request.body,
+      requestId: request.id,
+      ctx,
+    };
+    if (spec.scope !== 'public') input.session = sessions.get(request);
+    if (spec.scope === 'account') {
+      const mode = (request.params as { mode: Mode }).mode;
+      input.mode = mode;
+      input.account = await accountOf(ctx, sessions.get(request) as Session, mode);
+    }
+    const result = await spec.handler(input as DashboardInput<S, P, Q, B>, request, reply);
+    if (typeof result === 'string') return reply.type(spec.produces ?? 'text/plain').send(result);
+    return { requestId: request.id, ...result };
+  }
+}
+
+/** The session cookie's token, if the request carries one. */
+export function tokenOf(request: FastifyRequest): string | undefined {
+  const header = request.headers.cookie;
+  return header ? parseCookie(header)[SESSION_COOKIE] : undefined;
+}
+
+/** A state-changing request must come from a page of the dashboard's own origin (no CSRF). */
+function refuseForeignOrigin(edge: DashboardEdge, request: FastifyRequest): void {
+  const origin = request.headers.origin;
+  if (origin !== edge.origin()) {
+    throw new AppError(
+      'ORIGIN_NOT_ALLOWED',
+      origin === undefined
+        ? 'A dashboard request that changes something must carry the Origin header'
+        : 'This request comes from another origin than the dashboard’s',
+    );
+  }
+}
+
+async function takeSignInToken(edge: DashboardEdge, request: FastifyRequest): Promise<void> {
+  const { rateLimiter, clock } = edge.app.services;
+  const address = failureAddress(
+    clientAddress(
+      request.socket.remoteAddress,
+      request.headers['x-forwarded-for'],
+      edge.config.access.trustedProxies,
+    ),
+  );
+  const taken = rateLimiter.take(`sign-in:${address}`, edge.settings.signInLimit, clock.now().getTime());
+  const decision = taken instanceof Promise ? await taken : taken;
+  if (decision.allowed) return;
+  const retryAfter = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
+  throw new AppError(
+    'RATE_LIMIT_EXCEEDED',
+    `Too many sign-in attempts from this address; retry in ${retryAfter} s`,
+    {
+      headers: { 'retry-after': String(retryAfter) },
+      details: { limit: decision.limit, retryAfterSeconds: retryAfter },
+    },
+  );
+}
+
+/** The session wallet's account of `mode`; a suspended account is refused as the API refuses its keys. */
+async function accountOf(ctx: Context, session: Session, mode: Mode): Promise<Account> {
+  const id = mode === 'live' ? session.wallet.liveAccountId : session.wallet.sandboxAccountId;
+  const account = await findAccount(ctx.db, id);
+  // Wallet rows reference their accounts, which are never deleted.
+  if (!account) throw new Error(`account ${id} of a signed-in wallet is missing`);
+  if (account.status === 'suspended') {
+    throw new AppError('ACCOUNT_SUSPENDED', `The ${mode} account is suspended; contact the operator`);
+  }
+  return account;
+}

@@ -1,0 +1,107 @@
+import { type Context, withTransaction } from '../context.js';
+import { AppError, validationError } from '../errors.js';
+import { isSolanaAddress } from '../lib/base58.js';
+import type { SecretBox } from '../webhooks/secret-box.js';
+import { type Session, startSession } from './sessions.js';
+import {
+  makeSignInInput,
+  readSignedMessage,
+  type SignInInput,
+  type SignInPlace,
+  signInMessageText,
+  verifyWalletSignature,
+} from './siws.js';
+import * as sql from './sql.js';
+import { type WalletAccounts, walletAccounts } from './wallets.js';
+
+/** Why a sign-in was refused: `details.reason` of SIGN_IN_REJECTED (DESIGN §12). */
+export type RejectionReason = 'signature' | 'message' | 'nonce_unknown' | 'nonce_used' | 'expired' | 'domain';
+
+function rejected(reason: RejectionReason, message: string): AppError {
+  return new AppError('SIGN_IN_REJECTED', `Sign-in rejected: ${message}`, { details: { reason } });
+}
+
+/** `POST /dashboard/api/auth/challenge`: a sign-in input, stored until it is used or expires. */
+export async function createChallenge(
+  ctx: Context,
+  place: SignInPlace,
+  request: { address?: string | undefined },
+): Promise<SignInInput> {
+  if (request.address !== undefined && !isSolanaAddress(request.address)) {
+    throw validationError([{ path: 'body.address', message: 'must be a base58 Solana address (32 bytes)' }]);
+  }
+  const input = makeSignInInput(place, ctx.clock.now(), request.address);
+  await ctx.db.query(sql.INSERT_CHALLENGE, [
+    input.nonce,
+    JSON.stringify(input),
+    new Date(input.issuedAt),
+    new Date(input.expirationTime),
+  ]);
+  return input;
+}
+
+/** What a wallet answered: the signer's address, the bytes it signed, and its signature. */
+export interface SignInOutput {
+  address: string;
+  signedMessage: Uint8Array;
+  signature: Uint8Array;
+}
+
+interface ChallengeRow {
+  nonce: string;
+  input: SignInInput;
+  expires_at: Date;
+  used_at: Date | null;
+}
+
+/**
+ * `POST /dashboard/api/auth/verify`. The signed message names its nonce; everything else is checked
+ * against the input stored for that nonce, never one the client sends back: the nonce known and
+ * unused, the input unexpired, its domain and URI this server's, the message exactly the SIWS text
+ * of that input for that address, and the signature that address's. Then, in one transaction, the
+ * nonce is spent, the wallet's accounts are found or made, and a session begins.
+ */
+export async function verifySignIn(
+  ctx: Context,
+  deps: { place: SignInPlace; secrets: SecretBox },
+  output: SignInOutput,
+): Promise<{ wallet: WalletAccounts; created: boolean; token: string; session: Session }> {
+  const claimed = readSignedMessage(output.signedMessage);
+  if (!claimed) throw rejected('message', 'the signed message is not a Sign-In With Solana message');
+  if (claimed.nonce === undefined) throw rejected('nonce_unknown', 'the signed message names no nonce');
+  const [challenge] = await ctx.db.query<ChallengeRow>(sql.FIND_CHALLENGE, [claimed.nonce]);
+  if (!challenge) throw rejected('nonce_unknown', 'this nonce was not issued by this server');
+  if (challenge.used_at) throw rejected('nonce_used', 'this nonce was already used to sign in');
+  const now = ctx.clock.now();
+  if (now.getTime() > challenge.expires_at.getTime()) {
+    throw rejected('expired', 'the sign-in input expired; ask for a new one');
+  }
+  const input = challenge.input;
+  const { place } = deps;
+  if (
+    claimed.domain !== input.domain ||
+    claimed.uri !== input.uri ||
+    input.domain !== place.domain ||
+    input.uri !== place.uri
+  ) {
+    throw rejected('domain', `the message is not for ${place.domain}`);
+  }
+  if (input.address !== undefined && input.address !== output.address) {
+    throw rejected('message', 'the input was issued for another address');
+  }
+  const expected = new TextEncoder().encode(signInMessageText(input, output.address));
+  if (!Buffer.from(expected).equals(Buffer.from(output.signedMessage))) {
+    throw rejected('message', 'the signed message is not the text of the input issued');
+  }
+  if (!verifyWalletSignature(output.address, output.signedMessage, output.signature)) {
+    throw rejected('signature', 'the signature is not the wallet’s');
+  }
+
+  return withTransaction(ctx, async (tx) => {
+    const [spent] = await tx.tx.query(sql.USE_CHALLENGE, [input.nonce, now]);
+    if (!spent) throw rejected('nonce_used', 'this nonce was already used to sign in');
+    const { wallet, created } = await walletAccounts(tx, deps.secrets, output.address);
+    const { token, session } = await startSession(tx, wallet);
+    return { wallet, created, token, session };
+  });
+}

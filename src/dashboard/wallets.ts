@@ -1,0 +1,79 @@
+import { createAccount } from '../accounts/accounts.js';
+import { SANDBOX_WELCOME_MICROS } from '../accounts/sandbox.js';
+import type { TxContext } from '../context.js';
+import { creditDeposit } from '../ledger/ledger.js';
+import type { SecretBox } from '../webhooks/secret-box.js';
+import * as sql from './sql.js';
+
+/** A wallet that signed in, and the accounts it reaches. */
+export interface WalletAccounts {
+  address: string;
+  liveAccountId: string;
+  sandboxAccountId: string;
+}
+
+interface WalletRow {
+  address: string;
+  live_account_id: string;
+  sandbox_account_id: string;
+}
+
+/**
+ * The wallet's accounts, made on its first sign-in (DESIGN §12): a live account with the wallet as
+ * its `walletAddress` and a balance of 0, and a sandbox account with 100.00 USD of play money. A
+ * wallet the operator already gave to an account (`sibyl accounts create --wallet`) signs in to
+ * that account, which takes its mode's place; only the other one is made. `created` is true when
+ * the live account was made now.
+ */
+export async function walletAccounts(
+  ctx: TxContext,
+  secrets: SecretBox,
+  address: string,
+): Promise<{ wallet: WalletAccounts; created: boolean }> {
+  const { tx, clock } = ctx;
+  await tx.query(sql.LOCK_WALLET, [address]);
+  const [known] = await tx.query<WalletRow>(sql.FIND_WALLET, [address]);
+  if (known) return { wallet: toWallet(known), created: false };
+
+  const [given] = await tx.query<{ id: string; mode: 'live' | 'sandbox' }>(sql.FIND_ACCOUNT_BY_WALLET, [
+    address,
+  ]);
+  // A wallet belongs to one account: when the operator gave it to a sandbox account, the live
+  // account made here has none (docs/dashboard.md#accounts).
+  const live =
+    given?.mode === 'live'
+      ? given.id
+      : (
+          await createAccount(
+            tx,
+            clock,
+            { mode: 'live', walletAddress: given ? undefined : address },
+            secrets,
+          )
+        ).id;
+  const sandbox = given?.mode === 'sandbox' ? given.id : await newSandboxAccount(ctx, secrets);
+  await tx.query(sql.INSERT_WALLET, [address, live, sandbox, clock.now()]);
+  return {
+    wallet: { address, liveAccountId: live, sandboxAccountId: sandbox },
+    created: given?.mode !== 'live',
+  };
+}
+
+async function newSandboxAccount(ctx: TxContext, secrets: SecretBox): Promise<string> {
+  const account = await createAccount(ctx.tx, ctx.clock, { mode: 'sandbox' }, secrets);
+  await creditDeposit(ctx.tx, {
+    accountId: account.id,
+    amountMicros: SANDBOX_WELCOME_MICROS,
+    reference: `sandbox-welcome:${account.id}`,
+    memo: 'Sandbox play money',
+  });
+  return account.id;
+}
+
+function toWallet(row: WalletRow): WalletAccounts {
+  return {
+    address: row.address,
+    liveAccountId: row.live_account_id,
+    sandboxAccountId: row.sandbox_account_id,
+  };
+}

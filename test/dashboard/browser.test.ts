@@ -1,0 +1,264 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  openPage,
+  type SignedInPage,
+  type Stage,
+  signedInPage,
+  startStage,
+  switchMode,
+  TEST_TREASURY,
+} from '../helpers/dashboard-stage.js';
+import { balanceOf } from '../helpers/ledger.js';
+
+/**
+ * The dashboard in a real browser (headless Chromium): a Wallet Standard wallet registered in the
+ * page signs in with a real Ed25519 key; then every page, in the order a new user meets them.
+ */
+
+let stage: Stage;
+let user: SignedInPage;
+let sandboxAccountId: string;
+
+beforeAll(async () => {
+  stage = await startStage();
+});
+afterAll(async () => {
+  await stage.close();
+});
+
+const api = (key: string, method: string, path: string, body?: unknown) =>
+  fetch(`${stage.base}/api/v1${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    ...(body ? { body: JSON.stringify(body) } : {}),
+  });
+
+describe('signing in', () => {
+  it('a wallet with solana:signIn: the account is created, the session cookie is HttpOnly and Strict', async () => {
+    user = await signedInPage(stage, 'signIn');
+    const { page, wallet, context } = user;
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toMatch(/^Home/);
+    await expect(page.locator('.stat').first().textContent()).resolves.toContain('$0.00');
+    const [account] = await stage.ctx.database.db.query<{ id: string; mode: string }>(
+      'SELECT id, mode FROM accounts WHERE wallet_address = $1',
+      [wallet.address],
+    );
+    expect(account?.mode).toBe('live');
+    const [pair] = await stage.ctx.database.db.query<{ sandbox_account_id: string }>(
+      'SELECT sandbox_account_id FROM dashboard_wallets WHERE address = $1',
+      [wallet.address],
+    );
+    sandboxAccountId = pair?.sandbox_account_id as string;
+    await expect(page.getByRole('navigation', { name: 'Account' }).textContent()).resolves.toContain(
+      'Sandbox · $100.00',
+    );
+    const [cookie] = await context.cookies();
+    expect(cookie).toMatchObject({
+      name: 'sibyl_session',
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/dashboard',
+    });
+    // Page scripts cannot read it.
+    expect(await page.evaluate('document.cookie')).toBe('');
+  });
+
+  it('a wallet with only solana:signMessage signs in too', async () => {
+    const other = await signedInPage(stage, 'signMessage');
+    await expect(other.page.locator('.wallet').textContent()).resolves.toBe(
+      `${other.wallet.address.slice(0, 4)}…${other.wallet.address.slice(-4)}`,
+    );
+    await other.context.close();
+  });
+
+  it('without a wallet, the sign-in page says how to get one', async () => {
+    const context = await stage.browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(`${stage.base}/dashboard/`);
+    await page.getByText('No Solana wallet found in this browser').waitFor();
+    await context.close();
+  });
+});
+
+describe('the pages', () => {
+  let key: string;
+
+  it('Keys: creates a key with the secret shown once; the key pays for /api/v1/price/SOL', async () => {
+    const { page } = user;
+    await switchMode(page, 'Sandbox');
+    await openPage(page, 'Keys');
+    await page.getByLabel('Name').fill('browser key');
+    await page.getByRole('checkbox', { name: 'batch' }).uncheck();
+    await page.getByLabel('Requests per day').fill('1000');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    key = (await page.getByLabel('New API key').textContent()) as string;
+    expect(key).toMatch(/^pk_test_/);
+    await page.getByRole('button', { name: 'Copy key' }).waitFor();
+    await page
+      .getByRole('table', { name: 'API keys' })
+      .getByRole('cell', { name: 'browser key', exact: true })
+      .waitFor();
+    await page.getByRole('button', { name: 'Done' }).click();
+    expect(await page.getByLabel('New API key').count()).toBe(0);
+    const price = await api(key, 'GET', '/price/SOL');
+    expect(price.status).toBe(200);
+    expect(await price.json()).toMatchObject({ costUsd: '0.01', remainingBalanceUsd: '99.99' });
+  });
+
+  it('Home: the balance and today’s spend, and the chart', async () => {
+    const { page } = user;
+    await openPage(page, 'Home');
+    await page.getByText('1 paid requests').first().waitFor();
+    await expect(page.locator('.stat').first().textContent()).resolves.toContain('$99.99');
+    await page.locator('.chart canvas').waitFor();
+  });
+
+  it('Usage: the charge per operation and per key, in the ledger, and in the CSV export', async () => {
+    const { page } = user;
+    await openPage(page, 'Usage');
+    await page.getByRole('button', { name: 'Per operation' }).click();
+    const usage = page.getByRole('table', { name: 'Usage' });
+    await usage.getByRole('cell', { name: 'getPrice' }).waitFor();
+    await expect(usage.locator('tbody tr').first().textContent()).resolves.toBe('getPrice1$0.01$0.00$0.01');
+    await page.getByRole('button', { name: 'Per key' }).click();
+    await usage.getByText(/^browser key \(key_/).waitFor();
+    const ledger = page.getByRole('table', { name: 'Ledger' });
+    await expect(ledger.locator('tbody tr').first().textContent()).resolves.toMatch(
+      /chargegetPrice−\$0\.01\$99\.99key_/,
+    );
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Export CSV' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^sibyl-sandbox-transactions-\d{4}-\d{2}-\d{2}\.csv$/);
+    expect(readFileSync(await download.path(), 'utf8')).toMatch(/,charge,-0\.01,99\.99,getPrice,req_/);
+  });
+
+  it('Keys: rotates the key (the old one in its grace period) and revokes the new one', async () => {
+    const { page } = user;
+    await openPage(page, 'Keys');
+    await page.getByRole('button', { name: 'Rotate browser key' }).click();
+    const rotated = (await page.getByLabel('New API key').textContent()) as string;
+    expect(rotated).toMatch(/^pk_test_/);
+    expect(rotated).not.toBe(key);
+    await page.getByRole('cell', { name: 'rotated (grace period)' }).waitFor();
+    const keys = (await (await api(rotated, 'GET', '/keys')).json()) as {
+      keys: { id: string; rotatedFrom?: string }[];
+    };
+    const fresh = keys.keys.find((k) => k.rotatedFrom) as { id: string };
+    await page.getByRole('button', { name: 'Done' }).click();
+    const row = page.locator(`tr[data-key-id="${fresh.id}"]`);
+    await row.getByRole('button', { name: 'Revoke browser key' }).click();
+    await row.getByRole('button', { name: 'Yes, revoke browser key' }).click();
+    await row.getByRole('cell', { name: 'revoked' }).waitFor();
+    const refused = await api(rotated, 'GET', '/price/SOL');
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { code: string }).code).toBe('API_KEY_REVOKED');
+  });
+
+  it('Activity: cancels a scheduled job, with its refund', async () => {
+    const { page } = user;
+    const { key: jobKey } = await stage.ctx.addKey(sandboxAccountId);
+    const job = await api(jobKey, 'POST', '/price/schedule', {
+      symbol: 'SOL',
+      resolutionTimestamp: new Date(stage.ctx.clock.now().getTime() + 3_600_000).toISOString(),
+      callbackUrl: `${stage.receiver.url}/jobs`,
+    });
+    const { jobId } = (await job.json()) as { jobId: string };
+    await openPage(page, 'Activity');
+    await page.getByRole('button', { name: `Cancel ${jobId}` }).click();
+    await page.getByText(`Cancelled ${jobId}: $0.05 refunded`).waitFor();
+    await page
+      .getByRole('table', { name: 'Scheduled price checks' })
+      .getByRole('cell', { name: 'CANCELLED' })
+      .waitFor();
+  });
+
+  it('Activity: AI requests with each model’s vote and reasoning', async () => {
+    const { page } = user;
+    const { key: aiKey } = await stage.ctx.addKey(sandboxAccountId);
+    const submitted = await api(aiKey, 'POST', '/ai/resolve', {
+      question: 'Will the browser test pass?',
+      outcomes: ['Yes', 'No'],
+      context: '[sandbox:votes=0,0,0,1]',
+      callbackUrl: `${stage.receiver.url}/ai`,
+    });
+    expect(submitted.status).toBe(200);
+    await stage.work();
+    await openPage(page, 'Activity');
+    await page.getByRole('tab', { name: 'AI requests' }).click();
+    await page.getByRole('button', { name: 'Will the browser test pass?' }).click();
+    const votes = page.getByRole('table', { name: 'Votes' });
+    await votes.getByRole('cell', { name: 'sandbox/alpha' }).waitFor();
+    expect(await votes.locator('tbody tr').count()).toBe(4);
+    await expect(votes.locator('tbody tr').nth(3).textContent()).resolves.toMatch(/^sandbox\/delta1/);
+    await page.getByText(/Winner: Yes, agreement 0\.75/).waitFor();
+  });
+
+  it('Activity: sends a test webhook, redelivers it, reveals and rotates the signing secret', async () => {
+    const { page } = user;
+    await page.getByRole('tab', { name: 'Webhooks' }).click();
+    const received = stage.receiver.received.length;
+    await page.getByLabel('Callback URL').fill(`${stage.receiver.url}/test`);
+    await page.getByRole('button', { name: 'Send test webhook' }).click();
+    await page.getByText(/^Delivered: 200 in \d+ ms$/).waitFor();
+    expect(stage.receiver.received.length).toBe(received + 1);
+    // The delivery's id is the event's webhook-id.
+    const deliveryId = stage.receiver.received.at(-1)?.headers['webhook-id'] as string;
+    expect(JSON.parse(stage.receiver.received.at(-1)?.body ?? '{}')).toMatchObject({ type: 'test' });
+    await page.getByRole('button', { name: `Redeliver ${deliveryId}` }).click();
+    await page.getByRole('heading', { name: new RegExp(`^${deliveryId}: PENDING`) }).waitFor();
+    await stage.work();
+    expect(stage.receiver.received.length).toBe(received + 2);
+    expect(stage.receiver.received.at(-1)?.headers['webhook-id']).toBe(deliveryId);
+    await page.getByRole('tab', { name: 'AI requests' }).click();
+    await page.getByRole('tab', { name: 'Webhooks' }).click();
+    await page.getByRole('button', { name: deliveryId, exact: true }).click();
+    const attempts = page.getByRole('table', { name: 'Attempts' }).locator('tbody tr');
+    await attempts.nth(1).waitFor();
+    expect(await attempts.count()).toBe(2);
+
+    await page.getByRole('button', { name: 'Reveal secret' }).click();
+    const secret = (await page.getByLabel('Webhook signing secret').textContent()) as string;
+    expect(secret).toMatch(/^whsec_/);
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByText(/The previous secret keeps signing until/).waitFor();
+    expect(await page.getByLabel('Webhook signing secret').textContent()).not.toBe(secret);
+  });
+
+  it('Add funds: play money in the sandbox; the address, QR code and Solana Pay link live', async () => {
+    const { page } = user;
+    await openPage(page, 'Add funds');
+    const modes = page.getByRole('navigation', { name: 'Account' });
+    // The header follows the balance, which the API calls above spent from.
+    const before = Number(await balanceOf(stage.ctx.database.db, sandboxAccountId)) / 1e6;
+    await modes.getByText(`Sandbox · $${before.toFixed(2)}`).waitFor();
+    await page.getByRole('button', { name: 'Add play money' }).click();
+    await modes.getByText(`Sandbox · $${(before + 100).toFixed(2)}`).waitFor();
+    await switchMode(page, 'Live');
+    await page.getByText(TEST_TREASURY, { exact: true }).waitFor();
+    await page.getByRole('img', { name: /QR code: Solana Pay link/ }).waitFor();
+    await page.getByText('Deposits are credited by the operator', { exact: false }).waitFor();
+    const link = await page.getByRole('link', { name: 'USDC' }).getAttribute('href');
+    expect(link).toMatch(
+      new RegExp(
+        `^solana:${TEST_TREASURY}\\?spl-token=EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v&reference=\\w+&`,
+      ),
+    );
+  });
+
+  it('signs out: the session ends on the server, and the sign-in page is back', async () => {
+    const { page, context } = user;
+    const [cookie] = await context.cookies();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in with your Solana wallet' }).waitFor();
+    const after = await fetch(`${stage.base}/dashboard/api/auth/session`, {
+      headers: { cookie: `sibyl_session=${cookie?.value}` },
+    });
+    expect(after.status).toBe(401);
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in with your Solana wallet' }).waitFor();
+    await context.close();
+  });
+});

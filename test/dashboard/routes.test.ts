@@ -1,0 +1,250 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Fastify from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setAccountStatus } from '../../src/accounts/accounts.js';
+import { CONTENT_SECURITY_POLICY, DASHBOARD_BUILD, serveDashboard } from '../../src/dashboard/static.js';
+import { registerErrorHandling } from '../../src/http/errors.js';
+import { createTestContext, type TestContext } from '../helpers/context.js';
+import { DASHBOARD_TEST_CONFIG, DashboardClient } from '../helpers/dashboard.js';
+
+/**
+ * Every dashboard endpoint, read from the OpenAPI document they are declared in: the session and
+ * Origin rules hold on each; one wallet never reaches another's resources; the same figures as the
+ * API; the page itself is served with its caching and CSP.
+ */
+
+let ctx: TestContext;
+let alice: DashboardClient;
+let bob: DashboardClient;
+let operations: { method: string; path: string; cookie: boolean }[];
+
+beforeAll(async () => {
+  ctx = await createTestContext({ config: DASHBOARD_TEST_CONFIG });
+  alice = await DashboardClient.listening(ctx.app);
+  await alice.signIn();
+  bob = new DashboardClient(alice.base);
+  await bob.signIn();
+  const doc = (await alice.call('GET', '/api/v1/openapi.json')).body as {
+    paths: Record<string, Record<string, { tags: string[]; security: object[] }>>;
+  };
+  operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item)
+      .filter(([, operation]) => operation.tags.includes('dashboard'))
+      .map(([method, operation]) => ({
+        method: method.toUpperCase(),
+        path: path
+          .replace('{mode}', 'sandbox')
+          .replace(/\{(\w+)\}/g, (_, name) => (name === 'jobType' ? 'price' : `probe_${name}`)),
+        cookie: operation.security.length > 0,
+      })),
+  );
+});
+afterAll(async () => {
+  await ctx.close();
+});
+
+describe('every dashboard endpoint', () => {
+  it('is documented under /dashboard/api with the dashboard tag: the sign-in ones public, the others by cookie', () => {
+    expect(operations.length).toBeGreaterThanOrEqual(25);
+    for (const op of operations) expect(op.path.startsWith('/dashboard/api/')).toBe(true);
+    expect(
+      operations
+        .filter((op) => !op.cookie)
+        .map((op) => op.path)
+        .sort(),
+    ).toEqual(['/dashboard/api/auth/challenge', '/dashboard/api/auth/logout', '/dashboard/api/auth/verify']);
+  });
+
+  it('without a session → 401 SESSION_EXPIRED, with an API key too; never cached', async () => {
+    const account = await ctx.createAccount();
+    for (const op of operations.filter((o) => o.cookie)) {
+      for (const headers of [{}, { authorization: `Bearer ${account.key}` }] as Record<string, string>[]) {
+        const answer = await alice.call(op.method, op.path, {
+          cookie: null,
+          headers,
+          body: op.method === 'GET' ? undefined : {},
+        });
+        expect(`${op.method} ${op.path} ${answer.status}`).toBe(`${op.method} ${op.path} 401`);
+        expect(answer.body).toEqual({
+          error: 'Not signed in, or the session ended: sign in with your wallet',
+          code: 'SESSION_EXPIRED',
+          requestId: answer.headers.get('x-request-id'),
+        });
+        expect(answer.headers.get('cache-control')).toBe('no-store');
+      }
+    }
+  });
+
+  it('that changes something → 403 ORIGIN_NOT_ALLOWED without the dashboard’s Origin, even signed in', async () => {
+    for (const op of operations.filter((o) => o.method !== 'GET')) {
+      for (const origin of [null, 'https://evil.example']) {
+        const answer = await alice.call(op.method, op.path, { origin, body: {} });
+        expect(`${op.method} ${op.path} ${origin} ${answer.status}`).toBe(
+          `${op.method} ${op.path} ${origin} 403`,
+        );
+        expect(answer.body.code).toBe('ORIGIN_NOT_ALLOWED');
+      }
+    }
+  });
+
+  it('refuses a mode that is neither live nor sandbox', async () => {
+    const answer = await alice.call('GET', '/dashboard/api/both/overview');
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ code: 'VALIDATION_ERROR' });
+  });
+
+  it('refuses a suspended account as the API does, while the session itself stays readable', async () => {
+    const carol = new DashboardClient(alice.base);
+    await carol.signIn();
+    const session = (await carol.call('GET', '/dashboard/api/auth/session')).body as {
+      accounts: { sandbox: { id: string } };
+    };
+    await setAccountStatus(ctx.database.db, session.accounts.sandbox.id, 'suspended');
+    const refused = await carol.call('GET', '/dashboard/api/sandbox/overview');
+    expect(refused.status).toBe(403);
+    expect(refused.body.code).toBe('ACCOUNT_SUSPENDED');
+    expect((await carol.call('POST', '/dashboard/api/sandbox/play-money')).body.code).toBe(
+      'ACCOUNT_SUSPENDED',
+    );
+    expect((await carol.call('GET', '/dashboard/api/live/overview')).status).toBe(200);
+    expect((await carol.call('GET', '/dashboard/api/auth/session')).body).toMatchObject({
+      accounts: { sandbox: { status: 'suspended' } },
+    });
+  });
+});
+
+describe('one wallet, its own accounts', () => {
+  it("never reaches another wallet's keys, jobs, AI requests or deliveries: 404 as for an unknown id", async () => {
+    const created = await alice.call('POST', '/dashboard/api/sandbox/keys', { body: { name: 'alice key' } });
+    expect(created.status).toBe(200);
+    const key = created.body.key as string;
+    const keyId = created.body.id as string;
+    const job = await ctx.request(key, {
+      method: 'POST',
+      url: '/api/v1/price/schedule',
+      payload: {
+        symbol: 'SOL',
+        resolutionTimestamp: new Date(ctx.clock.now().getTime() + 3_600_000).toISOString(),
+        callbackUrl: 'https://hooks.example.com/sibyl',
+      },
+    });
+    expect(job.statusCode).toBe(200);
+    const jobId = job.json().jobId as string;
+    const ai = await ctx.request(key, {
+      method: 'POST',
+      url: '/api/v1/ai/resolve',
+      payload: {
+        question: 'Will it rain?',
+        outcomes: ['Yes', 'No'],
+        callbackUrl: 'https://hooks.example.com/sibyl',
+      },
+    });
+    const aiId = ai.json().requestId as string;
+    const test = await alice.call('POST', '/dashboard/api/sandbox/webhooks/test', {
+      body: { callbackUrl: 'https://127.0.0.1:9/unreachable' },
+    });
+    const deliveryId = test.body.deliveryId as string;
+
+    expect((await alice.call('GET', `/dashboard/api/sandbox/jobs/price/${jobId}`)).status).toBe(200);
+    const probes: [string, string, string][] = [
+      ['GET', `/dashboard/api/sandbox/jobs/price/${jobId}`, 'JOB_NOT_FOUND'],
+      ['POST', `/dashboard/api/sandbox/jobs/price/${jobId}/cancel`, 'JOB_NOT_FOUND'],
+      ['GET', `/dashboard/api/sandbox/jobs/ai/${jobId}`, 'JOB_NOT_FOUND'],
+      ['GET', `/dashboard/api/sandbox/ai-requests/${aiId}`, 'NOT_FOUND'],
+      ['GET', `/dashboard/api/sandbox/webhooks/deliveries/${deliveryId}`, 'NOT_FOUND'],
+      ['POST', `/dashboard/api/sandbox/webhooks/deliveries/${deliveryId}/redeliver`, 'NOT_FOUND'],
+      ['PATCH', `/dashboard/api/sandbox/keys/${keyId}`, 'NOT_FOUND'],
+      ['POST', `/dashboard/api/sandbox/keys/${keyId}/rotate`, 'NOT_FOUND'],
+      ['DELETE', `/dashboard/api/sandbox/keys/${keyId}`, 'NOT_FOUND'],
+    ];
+    for (const [method, path, code] of probes) {
+      const answer = await bob.call(method, path, {
+        body: method === 'PATCH' ? { name: 'mine now' } : undefined,
+      });
+      expect(`${method} ${path} ${answer.status} ${answer.body.code}`).toBe(`${method} ${path} 404 ${code}`);
+    }
+    // Alice's live account does not hold her sandbox's resources either.
+    expect((await alice.call('GET', `/dashboard/api/live/jobs/price/${jobId}`)).status).toBe(404);
+    expect((await bob.call('GET', '/dashboard/api/sandbox/keys')).body.total).toBe(0);
+    // Nothing of Alice's changed.
+    expect((await ctx.request(key, { method: 'GET', url: '/api/v1/account' })).statusCode).toBe(200);
+  });
+
+  it('answers the same figures as the API for keys, ledger, usage, jobs, AI requests and deliveries', async () => {
+    const created = await alice.call('POST', '/dashboard/api/sandbox/keys', { body: { name: 'twin' } });
+    const key = created.body.key as string;
+    await ctx.request(key, { method: 'GET', url: '/api/v1/price/SOL' });
+    const pairs: [string, string][] = [
+      ['/keys', '/keys'],
+      ['/transactions?limit=5', '/account/transactions?limit=5'],
+      ['/usage?groupBy=operation', '/account/usage?groupBy=operation'],
+      ['/jobs/price', '/price/scheduled'],
+      ['/jobs/ai', '/ai/scheduled'],
+      ['/ai-requests', '/ai/requests'],
+      ['/webhooks/deliveries', '/webhooks/deliveries'],
+    ];
+    for (const [dashboard, api] of pairs) {
+      const { requestId: _a, ...mine } = (await alice.call('GET', `/dashboard/api/sandbox${dashboard}`)).body;
+      const { requestId: _b, ...theirs } = (
+        await ctx.request(key, { method: 'GET', url: `/api/v1${api}` })
+      ).json();
+      expect(mine, dashboard).toEqual(theirs);
+    }
+  });
+});
+
+describe('the page', () => {
+  it('is served at /dashboard/ with a strict CSP, revalidated; every client route gets it too', async () => {
+    const moved = await alice.call('GET', '/dashboard', { cookie: null });
+    expect(moved.status).toBe(200); // fetch follows the 301 to /dashboard/
+    for (const path of ['/dashboard/', '/dashboard/live/keys', '/dashboard/sandbox/usage']) {
+      const page = await alice.call('GET', path, { cookie: null });
+      expect(page.status, path).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(page.text).toContain('<div id="app"></div>');
+      expect(page.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
+      expect(page.headers.get('cache-control')).toBe('no-cache');
+      expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+    }
+  });
+
+  it('serves its hashed assets compressed and cached for a year; a missing file or API route is a 404', async () => {
+    const page = (await alice.call('GET', '/dashboard/', { cookie: null })).text;
+    const script = /src="(\/dashboard\/assets\/[^"]+\.js)"/.exec(page)?.[1] as string;
+    expect(script).toBeDefined();
+    const raw = await fetch(`${alice.base}${script}`, { headers: { 'accept-encoding': 'br' } });
+    expect(raw.status).toBe(200);
+    expect(raw.headers.get('content-encoding')).toBe('br');
+    expect(raw.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    expect(raw.headers.get('content-type')).toMatch(/javascript/);
+    for (const path of ['/dashboard/assets/missing-abcdefgh.js', '/dashboard/api/nothing-here']) {
+      const missing = await alice.call('GET', path, { cookie: null });
+      expect(missing.status, path).toBe(404);
+      expect(missing.body.code).toBe('NOT_FOUND');
+    }
+    expect((await alice.call('POST', '/dashboard/api/nothing-here', { body: {} })).status).toBe(404);
+  });
+
+  it('says how to build it when it was not built, and the API still runs', async () => {
+    const app = Fastify();
+    registerErrorHandling(app);
+    const empty = mkdtempSync(join(tmpdir(), 'sibyl-dashboard-'));
+    try {
+      await serveDashboard(app, empty);
+      const answer = await app.inject({ method: 'GET', url: '/dashboard/' });
+      expect(answer.statusCode).toBe(503);
+      expect(answer.json()).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+      writeFileSync(join(empty, 'index.html'), '<p>built</p>');
+      const built = Fastify();
+      registerErrorHandling(built);
+      await serveDashboard(built, empty);
+      expect((await built.inject({ method: 'GET', url: '/dashboard/anything' })).body).toBe('<p>built</p>');
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+      await app.close();
+    }
+    expect(DASHBOARD_BUILD.endsWith('/dashboard/dist/')).toBe(true);
+  });
+});

@@ -1,0 +1,124 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { createAiQueue } from '../../src/ai/queue.js';
+import { createResolver } from '../../src/ai/resolver.js';
+import { silentLog } from '../../src/logger.js';
+import { deliveryQueueHandler } from '../../src/webhooks/delivery.js';
+import { webhookOutbox } from '../../src/webhooks/outbox.js';
+import { clearSecretBox } from '../../src/webhooks/secret-box.js';
+import { createGuardedTransport } from '../../src/webhooks/transport.js';
+import type { WebhookTransport } from '../../src/webhooks/transport-port.js';
+import { WorkQueue } from '../../src/worker/queue.js';
+import { installWallet, launchBrowser, newContext, type WalletKind } from './browser.js';
+import { createTestContext, type TestContext } from './context.js';
+import { DASHBOARD_TEST_CONFIG } from './dashboard.js';
+import { type HttpsReceiver, startHttpsReceiver, testCertificate } from './https-receiver.js';
+import { TestWallet } from './wallet.js';
+
+/** A treasury address for the funds page (any valid base58 public key). */
+export const TEST_TREASURY = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
+
+/**
+ * Everything a browser test of the dashboard needs: the service listening on loopback (a real
+ * database, the injected clock), a real HTTPS webhook receiver, the worker's AI and delivery
+ * queues to drain by hand, and a headless Chromium.
+ */
+export interface Stage {
+  ctx: TestContext;
+  base: string;
+  receiver: HttpsReceiver;
+  browser: Browser;
+  /** Runs what the worker would: AI resolutions, then webhook deliveries. */
+  work(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startStage(): Promise<Stage> {
+  const receiver = await startHttpsReceiver();
+  const transport: WebhookTransport = createGuardedTransport({
+    allowPrivateTargets: true,
+    timeoutMs: 5000,
+    maxResponseBytes: 65_536,
+    ca: (await testCertificate()).cert,
+  });
+  const ctx = await createTestContext({
+    config: { ...DASHBOARD_TEST_CONFIG, DEPOSIT_ADDRESS: TEST_TREASURY },
+    app: { webhookTransport: transport, secrets: clearSecretBox },
+  });
+  const base = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
+  const { db } = ctx.database;
+  const deliveries = new WorkQueue(
+    deliveryQueueHandler({
+      db,
+      clock: ctx.clock,
+      log: silentLog,
+      transport,
+      secrets: clearSecretBox,
+      settings: { concurrency: 4, leaseMs: 30_000 },
+    }),
+    { db, clock: ctx.clock, log: silentLog },
+  );
+  const ai = createAiQueue({
+    db,
+    clock: ctx.clock,
+    log: silentLog,
+    resolver: createResolver(ctx.config.ai, ctx.clock),
+    callbacks: webhookOutbox,
+    config: ctx.config.ai,
+  });
+  const browser = await launchBrowser();
+  return {
+    ctx,
+    base,
+    receiver,
+    browser,
+    async work() {
+      await ai.drain();
+      await deliveries.drain();
+    },
+    async close() {
+      await browser.close();
+      await ctx.close();
+      await transport.close();
+      await receiver.close();
+    },
+  };
+}
+
+export interface SignedInPage {
+  context: BrowserContext;
+  page: Page;
+  wallet: TestWallet;
+}
+
+/** A new browser context whose page signs in with a new wallet of `kind`, and waits for the home page. */
+export async function signedInPage(stage: Stage, kind: WalletKind = 'signIn'): Promise<SignedInPage> {
+  const context = await newContext(stage.browser);
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  const wallet = new TestWallet();
+  const name = await installWallet(page, wallet, kind);
+  await page.goto(`${stage.base}/dashboard/`);
+  await page.getByRole('button', { name: `Sign in with ${name}` }).click();
+  await page.getByText('Spend today').waitFor();
+  return { context, page, wallet };
+}
+
+/** Follows the navigation (or the live/sandbox switch) to a page. */
+export async function openPage(
+  page: Page,
+  title: 'Home' | 'Add funds' | 'Usage' | 'Keys' | 'Activity',
+): Promise<void> {
+  await page
+    .getByRole('navigation', { name: 'Pages' })
+    .getByRole('link', { name: title, exact: true })
+    .click();
+  await page.getByRole('heading', { level: 1, name: new RegExp(`^${title}`) }).waitFor();
+}
+
+export async function switchMode(page: Page, mode: 'Live' | 'Sandbox'): Promise<void> {
+  await page
+    .getByRole('navigation', { name: 'Account' })
+    .getByRole('link', { name: new RegExp(`^${mode}`) })
+    .click();
+  await page.getByText(mode.toLowerCase(), { exact: true }).first().waitFor();
+}
