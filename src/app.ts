@@ -49,7 +49,7 @@ import { priceRoutes } from './prices/routes.js';
 import type { CandleVenue, PriceVenue } from './prices/types.js';
 import { createLiveVenues } from './prices/venues/registry.js';
 import { VERSION } from './version.js';
-import { webhookOutbox } from './webhooks/outbox.js';
+import { createWebhookOutbox } from './webhooks/outbox.js';
 import type { CallbackOutbox } from './webhooks/port.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { createSecretBox, type SecretBox } from './webhooks/secret-box.js';
@@ -114,7 +114,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     outlierTolerance: config.prices.outlierTolerance,
   });
   const resolver = createResolver(config.ai, clock);
-  const callbacks = options.callbacks ?? webhookOutbox;
+  const callbacks = options.callbacks ?? createWebhookOutbox(config.webhooks);
   const secrets = options.secrets ?? createSecretBox(config.webhooks);
   const webhookTransport = options.webhookTransport ?? createTransport(config.webhooks);
   const rateLimiter = options.rateLimiter ?? createRateLimiter(app, config);
