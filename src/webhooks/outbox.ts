@@ -95,6 +95,7 @@ export function presentDelivery(row: DeliveryRow) {
     webhookId: row.id,
     type: row.type,
     requestId: row.request_id,
+    originalRequestId: row.request_id,
     url: row.url,
     status: row.status,
     attemptCount: row.attempts,

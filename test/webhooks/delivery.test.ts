@@ -251,7 +251,13 @@ describe('integrator endpoints', () => {
       url: `/api/v1/webhooks/deliveries/${id}/redeliver`,
     });
     expect(again.statusCode).toBe(200);
-    expect(again.json()).toMatchObject({ id, status: 'PENDING' });
+    // Its own request id, as X-Request-Id says; the delivery's request in originalRequestId.
+    expect(again.json()).toMatchObject({
+      id,
+      status: 'PENDING',
+      requestId: again.headers['x-request-id'],
+      originalRequestId: 'req_redeliver',
+    });
     await queue.drain();
     expect(await delivery(id)).toMatchObject({ status: 'DELIVERED', attempts: 2 });
     expect(receivedAt('/redeliver').map((r) => r.headers['webhook-id'])).toEqual([id, id]);
