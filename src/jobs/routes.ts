@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { FEES } from '../fees.js';
 import { defineRoute } from '../http/route.js';
 import { formatUsd } from '../lib/money.js';
-import type { CallbackOutbox } from '../webhooks/port.js';
+import { type CallbackOutbox, callbackUrlRule } from '../webhooks/port.js';
 import { cancelJob, findJob, type JobType, listJobs } from './jobs.js';
 import type { AiJobResolver } from './ports.js';
 import { checkAiJob, checkPriceJob, createJob, presentJob } from './schedule.js';
@@ -40,6 +40,7 @@ export function jobRoutes(
     billing: 'transaction',
     idempotent: true,
     body: PriceScheduleBody,
+    bodyRules: callbackUrlRule(callbacks),
     response: JobCreated,
     errors: [...SCHEDULE_ERRORS, 'INVALID_SYMBOL', 'SYMBOL_NOT_FOUND'],
     handler: async ({ body, ctx, principal, transaction }) => {
@@ -67,6 +68,7 @@ export function jobRoutes(
     billing: 'transaction',
     idempotent: true,
     body: PriceScheduledBody,
+    bodyRules: callbackUrlRule(callbacks),
     response: JobCreated,
     errors: [...SCHEDULE_ERRORS, 'INVALID_SYMBOL', 'SYMBOL_NOT_FOUND'],
     handler: async ({ body, ctx, principal, transaction }) => {
@@ -94,6 +96,7 @@ export function jobRoutes(
     billing: 'transaction',
     idempotent: true,
     body: AiScheduleBody,
+    bodyRules: callbackUrlRule(callbacks),
     response: JobCreated,
     errors: [...SCHEDULE_ERRORS, 'AI_UNAVAILABLE'],
     handler: async ({ body, ctx, principal, transaction }) => {

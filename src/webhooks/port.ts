@@ -1,6 +1,6 @@
 import type { TxContext } from '../context.js';
 import type { Queryable } from '../db/database.js';
-import { validationError } from '../errors.js';
+import { AppError, type ValidationProblem, validationError } from '../errors.js';
 import { blockedHostReason } from './addresses.js';
 import type { DeliveryView } from './outbox.js';
 
@@ -28,6 +28,26 @@ export interface CallbackOutbox {
 }
 
 export const MAX_CALLBACK_URL_CHARS = 2048;
+
+/**
+ * The callback URL's rules for a body the schema refused (a route's `bodyRules`): a `callbackUrl`
+ * that is a string is checked as the route would check it, so one answer names its problem with
+ * the schema's.
+ */
+export function callbackUrlRule(callbacks: CallbackOutbox): (body: unknown) => ValidationProblem[] {
+  return (body) => {
+    if (typeof body !== 'object' || body === null) return [];
+    const url = (body as { callbackUrl?: unknown }).callbackUrl;
+    if (typeof url !== 'string') return [];
+    try {
+      callbacks.validateCallbackUrl(url, 'body.callbackUrl');
+      return [];
+    } catch (err) {
+      const problems = err instanceof AppError ? err.details?.problems : undefined;
+      return Array.isArray(problems) ? (problems as ValidationProblem[]) : [];
+    }
+  };
+}
 
 /**
  * The callback URL rules that need no network: HTTPS only, at most 2,048 characters, no

@@ -130,3 +130,33 @@ describe('callback URLs that can never be delivered', () => {
     }
   });
 });
+
+describe('with other problems in the body', () => {
+  it('a callback URL that can never be delivered is named in the same answer as the schema’s problems', async () => {
+    const account = await strict.createAccount({ balanceUsd: '10.00' });
+    const response = await strict.request(account.key, {
+      method: 'POST',
+      url: '/api/v1/price/schedule',
+      payload: { symbol: 'SOL', resolutionTimestamp: 42, callbackUrl: 'https://127.0.0.1/' },
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().details.problems.map((p: { path: string }) => p.path)).toEqual([
+      'body.resolutionTimestamp',
+      'body.callbackUrl',
+    ]);
+    const ai = await strict.request(account.key, {
+      method: 'POST',
+      url: '/api/v1/ai/resolve',
+      payload: {
+        question: 'Q?',
+        outcomes: ['Yes', 'No'],
+        confidenceThreshold: 2,
+        callbackUrl: 'http://x.example/',
+      },
+    });
+    expect(ai.json().details.problems).toEqual([
+      expect.objectContaining({ path: 'body.confidenceThreshold' }),
+      { path: 'body.callbackUrl', message: 'must be an https:// URL' },
+    ]);
+  });
+});
