@@ -174,6 +174,8 @@ const INVALID: [string, Record<string, unknown>, { path: string; message: string
       { path: 'body.question', message: 'must not have fewer than 1 characters' },
       { path: 'body.outcomes', message: 'must not have fewer than 2 items' },
       { path: 'body.context', message: 'must be string' },
+      // A domain rule, reported with the schema's problems (not on the next try).
+      { path: 'body.callbackUrl', message: 'must be an https:// URL' },
     ],
   ],
 ];
