@@ -7,6 +7,7 @@ import { aiRoutes } from './ai/routes.js';
 import type { Config } from './config.js';
 import { registerDashboard } from './dashboard/index.js';
 import type { Database } from './db/database.js';
+import { AppError, validationError } from './errors.js';
 import { healthRoutes } from './health/routes.js';
 import { historicalRoutes } from './historical/routes.js';
 import { HistoricalService } from './historical/service.js';
@@ -14,6 +15,7 @@ import { registerCorsPreflight } from './http/cors.js';
 import {
   charsetRefusal,
   clientErrorHandler,
+  decodeJsonBody,
   frameworkErrors,
   MAX_PARAM_LENGTH,
   refuseWhileClosing,
@@ -38,6 +40,7 @@ import { CoalescingBiller } from './ledger/coalescing-biller.js';
 import { ledgerRoutes } from './ledger/routes.js';
 import type { Clock } from './lib/clock.js';
 import { requestIdGenerator } from './lib/ids.js';
+import { illFormedString } from './lib/text.js';
 import { AuthFailureLimiter } from './limits/auth-failures.js';
 import { LocalRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
 import { RedisRateLimiter } from './limits/redis-rate-limiter.js';
@@ -51,7 +54,7 @@ import type { CandleVenue, PriceVenue } from './prices/types.js';
 import { createLiveVenues } from './prices/venues/registry.js';
 import { VERSION } from './version.js';
 import { testEventLimit } from './webhooks/deliveries.js';
-import { webhookOutbox } from './webhooks/outbox.js';
+import { createWebhookOutbox } from './webhooks/outbox.js';
 import type { CallbackOutbox } from './webhooks/port.js';
 import { webhookRoutes } from './webhooks/routes.js';
 import { createSecretBox, type SecretBox } from './webhooks/secret-box.js';
@@ -116,7 +119,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     outlierTolerance: config.prices.outlierTolerance,
   });
   const resolver = createResolver(config.ai, clock);
-  const callbacks = options.callbacks ?? webhookOutbox;
+  const callbacks = options.callbacks ?? createWebhookOutbox(config.webhooks);
   const secrets = options.secrets ?? createSecretBox(config.webhooks);
   const webhookTransport = options.webhookTransport ?? createTransport(config.webhooks);
   const rateLimiter = options.rateLimiter ?? createRateLimiter(app, config);
@@ -143,11 +146,19 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
   // A body-less POST (rotate, cancel) sent with Content-Type: application/json is still valid.
   const parseJson = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const refusal = charsetRefusal(request.headers['content-type']);
     if (refusal) return done(refusal, undefined);
-    if (typeof body === 'string' && body.trim() === '') return done(null, undefined);
-    return parseJson(request, body as string, done);
+    // Ill-formed text is refused, never stored as U+FFFD in place of what was sent (src/http/json-body.ts).
+    const text = decodeJsonBody(body as Buffer);
+    if (text instanceof AppError) return done(text, undefined);
+    if (text.trim() === '') return done(null, undefined);
+    return parseJson(request, text, (err, value) => {
+      if (err) return done(err, undefined);
+      const problem = illFormedString(text, value, 'body');
+      if (problem) return done(validationError([problem]), undefined);
+      return done(null, value);
+    });
   });
 
   // Callback style: an async hook costs a promise per request on every route.

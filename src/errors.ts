@@ -43,6 +43,15 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/**
+ * Codes that are never an HTTP answer: how durable work ended, shown on its record and in its
+ * failure callback's `data.error.code` (docs/api.md#errors). `AI_RESOLUTION_FAILED`: fewer than 3
+ * of the 4 models gave a valid answer (refunded); `CALLBACK_FAILED`: a webhook delivery's last
+ * attempt failed.
+ */
+export const OUTCOME_CODES = ['AI_RESOLUTION_FAILED', 'CALLBACK_FAILED'] as const;
+export type OutcomeCode = (typeof OUTCOME_CODES)[number];
+
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 
 /** Extra top-level fields some codes add to the error body (docs/api.md#errors). */

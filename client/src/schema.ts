@@ -1065,17 +1065,17 @@ export interface components {
          * Account
          * @description Success
          * @example {
-         *       "requestId": "req_ldbR2R4LxIEjGGQHK8jAiY",
-         *       "id": "acct_2D0jtQyKBdjcFLUS5fWu21",
+         *       "requestId": "req_dClEAcVA6IylAJFBQB9Pgf",
+         *       "id": "acct_Z4sM4LqlAsB2kMO39ZCVof",
          *       "mode": "sandbox",
          *       "status": "active",
          *       "walletAddress": null,
          *       "balanceUsd": "100.00",
          *       "currency": "USD",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "createdAt": "2026-11-23T05:14:35.754Z",
+         *       "createdAt": "2026-11-25T22:48:23.707Z",
          *       "apiKey": {
-         *         "id": "key_2oWiM6Yslfk6Z18Bi9HAcF",
+         *         "id": "key_gjWRESlCinncIonurYwKA2",
          *         "permissions": [
          *           "price",
          *           "batch",
@@ -1372,9 +1372,9 @@ export interface components {
          * AiRequestRecord
          * @description Success
          * @example {
-         *       "requestId": "req_tw5MEiiiF5gFdZRDViq05L",
+         *       "requestId": "req_YDiNTsr58v9MxYp236TYGU",
          *       "status": "COMPLETED",
-         *       "createdAt": "2026-11-23T05:14:37.095Z",
+         *       "createdAt": "2026-11-25T22:48:31.618Z",
          *       "votes": [
          *         {
          *           "model": "sandbox/alpha",
@@ -1425,9 +1425,9 @@ export interface components {
          *           }
          *         }
          *       ],
-         *       "completedAt": "2026-11-23T05:14:37.123Z",
+         *       "completedAt": "2026-11-25T22:48:31.758Z",
          *       "result": {
-         *         "requestId": "req_tw5MEiiiF5gFdZRDViq05L",
+         *         "requestId": "req_YDiNTsr58v9MxYp236TYGU",
          *         "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *         "winningOutcomeIndex": 0,
          *         "winningOutcomeLabel": "Yes",
@@ -1445,17 +1445,18 @@ export interface components {
          *         "remainingBalanceUsd": "99.54"
          *       },
          *       "delivery": {
-         *         "id": "msg_84ZLgxKzir8Epf9cmkOSrf",
-         *         "webhookId": "msg_84ZLgxKzir8Epf9cmkOSrf",
+         *         "id": "msg_k6KL5QMWNIe7eHxX2WYvVz",
+         *         "webhookId": "msg_k6KL5QMWNIe7eHxX2WYvVz",
          *         "type": "ai",
-         *         "requestId": "req_tw5MEiiiF5gFdZRDViq05L",
+         *         "requestId": "req_YDiNTsr58v9MxYp236TYGU",
+         *         "originalRequestId": "req_YDiNTsr58v9MxYp236TYGU",
          *         "url": "https://hooks.example.com/sibyl",
          *         "status": "PENDING",
          *         "attemptCount": 0,
-         *         "nextAttemptAt": "2026-11-23T05:14:37.124Z",
+         *         "nextAttemptAt": "2026-11-25T22:48:31.758Z",
          *         "lastStatusCode": null,
          *         "lastError": null,
-         *         "createdAt": "2026-11-23T05:14:37.124Z",
+         *         "createdAt": "2026-11-25T22:48:31.758Z",
          *         "finishedAt": null,
          *         "attempts": []
          *       }
@@ -1494,8 +1495,10 @@ export interface components {
                 /** @description The `webhook-id` header: the same on every attempt and redelivery */
                 webhookId: string;
                 type: "ai" | "price" | "test";
-                /** @description The request whose result this delivery reports */
+                /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
                 requestId: string;
+                /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
+                originalRequestId: string;
                 url: string;
                 /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
                 status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
@@ -1598,7 +1601,7 @@ export interface components {
         /**
          * AiResult
          * @example {
-         *       "requestId": "req_tw5MEiiiF5gFdZRDViq05L",
+         *       "requestId": "req_YDiNTsr58v9MxYp236TYGU",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "winningOutcomeIndex": 0,
          *       "winningOutcomeLabel": "Yes",
@@ -1652,7 +1655,7 @@ export interface components {
          *         "Yes",
          *         "No"
          *       ],
-         *       "resolutionTimestamp": "2026-11-23T06:14:36Z",
+         *       "resolutionTimestamp": "2026-11-25T23:48:29Z",
          *       "callbackUrl": "https://hooks.example.com/sibyl"
          *     }
          */
@@ -1714,8 +1717,8 @@ export interface components {
         /**
          * ApiKey
          * @example {
-         *       "id": "key_vk8vptRRvVZA134pUpgLTO",
-         *       "keyPrefix": "pk_test_xBAI4J1J",
+         *       "id": "key_MQXrX44ThmjmMdtQX6n7bF",
+         *       "keyPrefix": "pk_test_aF48UmbX",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -1728,7 +1731,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-23T05:14:36.894Z",
+         *       "createdAt": "2026-11-25T22:48:30.645Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -1825,11 +1828,11 @@ export interface components {
          * ApiKeyList
          * @description Success
          * @example {
-         *       "requestId": "req_ULuHp4mET6LRGUAtkin7nI",
+         *       "requestId": "req_JMjT0coLlUbsl9DQqgDr4u",
          *       "keys": [
          *         {
-         *           "id": "key_vk8vptRRvVZA134pUpgLTO",
-         *           "keyPrefix": "pk_test_xBAI4J1J",
+         *           "id": "key_MQXrX44ThmjmMdtQX6n7bF",
+         *           "keyPrefix": "pk_test_aF48UmbX",
          *           "name": "trading bot (eu)",
          *           "permissions": [
          *             "price",
@@ -1842,7 +1845,7 @@ export interface components {
          *           "ipRestrictionEnabled": true,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-23T05:14:36.894Z",
+         *           "createdAt": "2026-11-25T22:48:30.645Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -1856,8 +1859,8 @@ export interface components {
          *           }
          *         },
          *         {
-         *           "id": "key_2oWiM6Yslfk6Z18Bi9HAcF",
-         *           "keyPrefix": "pk_test_vgoBvgvU",
+         *           "id": "key_gjWRESlCinncIonurYwKA2",
+         *           "keyPrefix": "pk_test_xao2FS84",
          *           "name": "sandbox starter key",
          *           "permissions": [
          *             "price",
@@ -1874,7 +1877,7 @@ export interface components {
          *           "ipRestrictionEnabled": false,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-23T05:14:35.764Z",
+         *           "createdAt": "2026-11-25T22:48:23.782Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -1901,40 +1904,40 @@ export interface components {
          * BatchPriceItem
          * @example {
          *       "symbol": "SOL",
-         *       "vwapPrice": 151.33902005,
+         *       "vwapPrice": 149.08451916,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 151.3998811,
-         *           "volume24h": 1419924380,
-         *           "timestamp": "2026-11-23T05:14:30.000Z",
+         *           "price": 149.1141888,
+         *           "volume24h": 970186739,
+         *           "timestamp": "2026-11-25T22:48:30.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.00079081
+         *           "deviation": 0.000135406
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 151.2802472,
-         *           "volume24h": 851954628,
-         *           "timestamp": "2026-11-23T05:14:30.000Z",
+         *           "price": 149.0940006,
+         *           "volume24h": 582112043,
+         *           "timestamp": "2026-11-25T22:48:30.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
          *         },
          *         {
          *           "name": "sandbox-gamma",
-         *           "price": 151.2750267,
-         *           "volume24h": 567969752,
-         *           "timestamp": "2026-11-23T05:14:30.000Z",
+         *           "price": 148.9961229,
+         *           "volume24h": 388074695,
+         *           "timestamp": "2026-11-25T22:48:30.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.0000345088
+         *           "deviation": 0.000656483
          *         }
          *       ],
          *       "sourceCount": 3,
          *       "isValid": true,
          *       "unavailableSources": [],
-         *       "spread": 0.000824998,
+         *       "spread": 0.000791939,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
@@ -1975,45 +1978,45 @@ export interface components {
          * BatchPriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_tXx04BQzbwHjfazFrlrvjv",
-         *       "resolutionTimestamp": "2026-11-23T05:14:36.864Z",
+         *       "requestId": "req_hHTK1gMzu2aQLqhXUx5uLt",
+         *       "resolutionTimestamp": "2026-11-25T22:48:30.282Z",
          *       "prices": [
          *         {
          *           "symbol": "SOL",
-         *           "vwapPrice": 151.33902005,
+         *           "vwapPrice": 149.08451916,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 151.3998811,
-         *               "volume24h": 1419924380,
-         *               "timestamp": "2026-11-23T05:14:30.000Z",
+         *               "price": 149.1141888,
+         *               "volume24h": 970186739,
+         *               "timestamp": "2026-11-25T22:48:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.00079081
+         *               "deviation": 0.000135406
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 151.2802472,
-         *               "volume24h": 851954628,
-         *               "timestamp": "2026-11-23T05:14:30.000Z",
+         *               "price": 149.0940006,
+         *               "volume24h": 582112043,
+         *               "timestamp": "2026-11-25T22:48:30.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 151.2750267,
-         *               "volume24h": 567969752,
-         *               "timestamp": "2026-11-23T05:14:30.000Z",
+         *               "price": 148.9961229,
+         *               "volume24h": 388074695,
+         *               "timestamp": "2026-11-25T22:48:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.0000345088
+         *               "deviation": 0.000656483
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.000824998,
+         *           "spread": 0.000791939,
          *           "token": {
          *             "symbol": "SOL",
          *             "mint": "So11111111111111111111111111111111111111112"
@@ -2021,40 +2024,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "JUP",
-         *           "vwapPrice": 0.817012057573,
+         *           "vwapPrice": 0.8079727479,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.8169770728,
-         *               "volume24h": 55129898,
-         *               "timestamp": "2026-11-23T05:14:30.000Z",
+         *               "price": 0.8085397754,
+         *               "volume24h": 38991085,
+         *               "timestamp": "2026-11-25T22:48:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0
+         *               "deviation": 0.000780262
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 0.8176514197,
-         *               "volume24h": 33077939,
-         *               "timestamp": "2026-11-23T05:14:30.000Z",
+         *               "price": 0.8070699378,
+         *               "volume24h": 23394651,
+         *               "timestamp": "2026-11-25T22:48:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000825417
+         *               "deviation": 0.00103905
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 0.8161404763,
-         *               "volume24h": 22051959,
-         *               "timestamp": "2026-11-23T05:14:30.000Z",
+         *               "price": 0.8079093943,
+         *               "volume24h": 15596434,
+         *               "timestamp": "2026-11-25T22:48:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.00102401
+         *               "deviation": 0
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.00184935,
+         *           "spread": 0.00181917,
          *           "token": {
          *             "symbol": "JUP",
          *             "mint": "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN"
@@ -2062,40 +2065,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "BONK",
-         *           "vwapPrice": 0.000020897630717,
+         *           "vwapPrice": 0.0000211235911369,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.00002088566283,
-         *               "volume24h": 119631735,
-         *               "timestamp": "2026-11-23T05:14:30.000Z",
+         *               "price": 0.00002113913132,
+         *               "volume24h": 134502179,
+         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0.0013811
+         *             },
+         *             {
+         *               "name": "sandbox-beta",
+         *               "price": 0.00002110997643,
+         *               "volume24h": 80701308,
+         *               "timestamp": "2026-11-25T22:48:30.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
          *             },
          *             {
-         *               "name": "sandbox-beta",
-         *               "price": 0.00002092776192,
-         *               "volume24h": 71779041,
-         *               "timestamp": "2026-11-23T05:14:30.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.00201569
-         *             },
-         *             {
          *               "name": "sandbox-gamma",
-         *               "price": 0.00002088235363,
-         *               "volume24h": 47852694,
-         *               "timestamp": "2026-11-23T05:14:30.000Z",
+         *               "price": 0.00002110516274,
+         *               "volume24h": 53800872,
+         *               "timestamp": "2026-11-25T22:48:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000158444
+         *               "deviation": 0.000228029
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.00217289,
+         *           "spread": 0.00160809,
          *           "token": {
          *             "symbol": "BONK",
          *             "mint": "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"
@@ -2131,8 +2134,8 @@ export interface components {
          * CancelAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_2pBC24ntgntEoRRhqtUNQv",
-         *       "jobId": "job_Np86PklVScznLZv9zbFiLt",
+         *       "requestId": "req_rLozQzFkhLsdA7yfqB1r74",
+         *       "jobId": "job_k2gC1Mdft2pSHf8EP7UXRJ",
          *       "status": "cancelled",
          *       "refundUsd": "0.50",
          *       "remainingBalanceUsd": "99.49"
@@ -2159,8 +2162,8 @@ export interface components {
          * CancelPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_gFkSuidZr99VmoNjEz4njm",
-         *       "jobId": "job_G79yh737Jl8ExCMJw4ZNfR",
+         *       "requestId": "req_uqsVpWzYttL7dmHjv8Kzn9",
+         *       "jobId": "job_LRujQGOEJCOFtQhKreoDx8",
          *       "status": "cancelled",
          *       "refundUsd": "0.05",
          *       "remainingBalanceUsd": "99.79"
@@ -2187,9 +2190,9 @@ export interface components {
          * CreatedKey
          * @description Success
          * @example {
-         *       "requestId": "req_vi9fjCr5NQKsJQynOoWKok",
-         *       "id": "key_vk8vptRRvVZA134pUpgLTO",
-         *       "keyPrefix": "pk_test_xBAI4J1J",
+         *       "requestId": "req_JTVhTeClozOxZWVFeL0t10",
+         *       "id": "key_MQXrX44ThmjmMdtQX6n7bF",
+         *       "keyPrefix": "pk_test_aF48UmbX",
          *       "name": "trading bot",
          *       "permissions": [
          *         "price",
@@ -2200,7 +2203,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-23T05:14:36.894Z",
+         *       "createdAt": "2026-11-25T22:48:30.645Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -2393,12 +2396,12 @@ export interface components {
          * GetAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_YKHpwwBkpo57FhZkRsn1kf",
-         *       "jobId": "job_Np86PklVScznLZv9zbFiLt",
+         *       "requestId": "req_SuyPQi3gRaCJD8VhG7dhRH",
+         *       "jobId": "job_k2gC1Mdft2pSHf8EP7UXRJ",
          *       "jobType": "AI_RESOLUTION",
-         *       "scheduledFor": "2026-11-23T06:14:36.000Z",
+         *       "scheduledFor": "2026-11-25T23:48:29.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-23T05:14:37.226Z",
+         *       "createdAt": "2026-11-25T22:48:32.178Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2471,8 +2474,10 @@ export interface components {
                 /** @description The `webhook-id` header: the same on every attempt and redelivery */
                 webhookId: string;
                 type: "ai" | "price" | "test";
-                /** @description The request whose result this delivery reports */
+                /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
                 requestId: string;
+                /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
+                originalRequestId: string;
                 url: string;
                 /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
                 status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
@@ -2506,12 +2511,12 @@ export interface components {
          * GetPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_fzcTxPEIUtS0wiZKmL5gAL",
-         *       "jobId": "job_G79yh737Jl8ExCMJw4ZNfR",
+         *       "requestId": "req_kDn6mutOMFx2dhRfNxvuiX",
+         *       "jobId": "job_LRujQGOEJCOFtQhKreoDx8",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-23T06:14:36.000Z",
+         *       "scheduledFor": "2026-11-25T23:48:29.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-23T05:14:37.016Z",
+         *       "createdAt": "2026-11-25T22:48:31.190Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2580,8 +2585,10 @@ export interface components {
                 /** @description The `webhook-id` header: the same on every attempt and redelivery */
                 webhookId: string;
                 type: "ai" | "price" | "test";
-                /** @description The request whose result this delivery reports */
+                /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
                 requestId: string;
+                /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
+                originalRequestId: string;
                 url: string;
                 /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
                 status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
@@ -2614,11 +2621,11 @@ export interface components {
         /**
          * JobSummary
          * @example {
-         *       "jobId": "job_G79yh737Jl8ExCMJw4ZNfR",
+         *       "jobId": "job_LRujQGOEJCOFtQhKreoDx8",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-23T06:14:36.000Z",
+         *       "scheduledFor": "2026-11-25T23:48:29.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-23T05:14:37.016Z",
+         *       "createdAt": "2026-11-25T22:48:31.190Z",
          *       "canCancel": true
          *     }
          */
@@ -2649,14 +2656,14 @@ export interface components {
          * ListAiJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_3uLUUUJzeFuO3EP3DtXy4L",
+         *       "requestId": "req_tFLNi5e6J8HlJynyJ5nShX",
          *       "jobs": [
          *         {
-         *           "jobId": "job_Np86PklVScznLZv9zbFiLt",
+         *           "jobId": "job_k2gC1Mdft2pSHf8EP7UXRJ",
          *           "jobType": "AI_RESOLUTION",
-         *           "scheduledFor": "2026-11-23T06:14:36.000Z",
+         *           "scheduledFor": "2026-11-25T23:48:29.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-23T05:14:37.226Z",
+         *           "createdAt": "2026-11-25T22:48:32.178Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -2679,14 +2686,14 @@ export interface components {
          * ListPriceJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_5x29gUlu8psrglJwSMe1sG",
+         *       "requestId": "req_kUegxKEKfTxRpODXj0YQQO",
          *       "jobs": [
          *         {
-         *           "jobId": "job_G79yh737Jl8ExCMJw4ZNfR",
+         *           "jobId": "job_LRujQGOEJCOFtQhKreoDx8",
          *           "jobType": "PRICE_RESOLUTION",
-         *           "scheduledFor": "2026-11-23T06:14:36.000Z",
+         *           "scheduledFor": "2026-11-25T23:48:29.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-23T05:14:37.016Z",
+         *           "createdAt": "2026-11-25T22:48:31.190Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -2709,18 +2716,18 @@ export interface components {
          * MarketDetail
          * @description Success
          * @example {
-         *       "requestId": "req_WdlQ809QaLteFYpzMmbzRV",
+         *       "requestId": "req_c4z7VgzcjyM9zeFoiQbHhP",
          *       "id": "demo-1-25",
-         *       "slug": "will-voter-turnout-exceed-60-on-dec-28-2026",
-         *       "title": "Will voter turnout exceed 60% on Dec 28, 2026?",
-         *       "description": "Will voter turnout exceed 60% on Dec 28, 2026? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
+         *       "slug": "will-voter-turnout-exceed-60-on-dec-31-2026",
+         *       "title": "Will voter turnout exceed 60% on Dec 31, 2026?",
+         *       "description": "Will voter turnout exceed 60% on Dec 31, 2026? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
          *       "category": "politics",
          *       "imageUrl": "https://picsum.photos/seed/demo-1-25/640/360",
          *       "status": "OPEN",
          *       "marketType": "BINARY",
          *       "sandbox": true,
-         *       "createdAt": "2026-11-16T19:00:00.000Z",
-         *       "closesAt": "2026-12-28T15:00:00.000Z",
+         *       "createdAt": "2026-11-19T12:00:00.000Z",
+         *       "closesAt": "2026-12-31T08:00:00.000Z",
          *       "outcomes": [
          *         {
          *           "index": 0,
@@ -2728,7 +2735,7 @@ export interface components {
          *           "totalShares": "202450000000",
          *           "totalWagered": "181333900000",
          *           "totalWageredSol": 181.3339,
-         *           "totalWageredUsd": 27442.894728,
+         *           "totalWageredUsd": 27034.077289,
          *           "lastPrice": 8670,
          *           "probability": 0.88171
          *         },
@@ -2738,7 +2745,7 @@ export interface components {
          *           "totalShares": "164450000000",
          *           "totalWagered": "17081000000",
          *           "totalWageredSol": 17.081,
-         *           "totalWageredUsd": 2585.021801,
+         *           "totalWageredUsd": 2546.512672,
          *           "lastPrice": 1440,
          *           "probability": 0.11829
          *         }
@@ -2751,7 +2758,7 @@ export interface components {
          *               "amount": "14077800000",
          *               "shares": "16200000000",
          *               "valueSol": 14.0778,
-         *               "valueUsd": 2130.520456,
+         *               "valueUsd": 2098.782044,
          *               "orders": 1
          *             },
          *             {
@@ -2759,7 +2766,7 @@ export interface components {
          *               "amount": "8626650000",
          *               "shares": "9950000000",
          *               "valueSol": 8.62665,
-         *               "valueUsd": 1305.548757,
+         *               "valueUsd": 1286.099967,
          *               "orders": 1
          *             },
          *             {
@@ -2767,7 +2774,7 @@ export interface components {
          *               "amount": "11743800000",
          *               "shares": "13800000000",
          *               "valueSol": 11.7438,
-         *               "valueUsd": 1777.295184,
+         *               "valueUsd": 1750.818776,
          *               "orders": 1
          *             },
          *             {
@@ -2775,7 +2782,7 @@ export interface components {
          *               "amount": "5433600000",
          *               "shares": "6400000000",
          *               "valueSol": 5.4336,
-         *               "valueUsd": 822.315699,
+         *               "valueUsd": 810.065643,
          *               "orders": 1
          *             },
          *             {
@@ -2783,7 +2790,7 @@ export interface components {
          *               "amount": "16366000000",
          *               "shares": "19600000000",
          *               "valueSol": 16.366,
-         *               "valueUsd": 2476.814402,
+         *               "valueUsd": 2439.917241,
          *               "orders": 2
          *             },
          *             {
@@ -2791,7 +2798,7 @@ export interface components {
          *               "amount": "3540250000",
          *               "shares": "4250000000",
          *               "valueSol": 3.54025,
-         *               "valueUsd": 535.777966,
+         *               "valueUsd": 527.796469,
          *               "orders": 1
          *             }
          *           ],
@@ -2801,7 +2808,7 @@ export interface components {
          *               "amount": "18100000000",
          *               "shares": "20000000000",
          *               "valueSol": 18.1,
-         *               "valueUsd": 2739.236263,
+         *               "valueUsd": 2698.429797,
          *               "orders": 2
          *             },
          *             {
@@ -2809,7 +2816,7 @@ export interface components {
          *               "amount": "1004300000",
          *               "shares": "1100000000",
          *               "valueSol": 1.0043,
-         *               "valueUsd": 151.989778,
+         *               "valueUsd": 149.725583,
          *               "orders": 1
          *             }
          *           ],
@@ -2826,7 +2833,7 @@ export interface components {
          *               "amount": "2147000000",
          *               "shares": "19000000000",
          *               "valueSol": 2.147,
-         *               "valueUsd": 324.924876,
+         *               "valueUsd": 320.084463,
          *               "orders": 1
          *             },
          *             {
@@ -2834,7 +2841,7 @@ export interface components {
          *               "amount": "463250000",
          *               "shares": "4250000000",
          *               "valueSol": 0.46325,
-         *               "valueUsd": 70.107801,
+         *               "valueUsd": 69.063404,
          *               "orders": 1
          *             },
          *             {
@@ -2842,7 +2849,7 @@ export interface components {
          *               "amount": "358900000",
          *               "shares": "3700000000",
          *               "valueSol": 0.3589,
-         *               "valueUsd": 54.315574,
+         *               "valueUsd": 53.506434,
          *               "orders": 1
          *             }
          *           ],
@@ -2852,7 +2859,7 @@ export interface components {
          *               "amount": "4887500000",
          *               "shares": "39100000000",
          *               "valueSol": 4.8875,
-         *               "valueUsd": 739.66946,
+         *               "valueUsd": 728.650587,
          *               "orders": 2
          *             },
          *             {
@@ -2860,7 +2867,7 @@ export interface components {
          *               "amount": "2606800000",
          *               "shares": "19600000000",
          *               "valueSol": 2.6068,
-         *               "valueUsd": 394.510557,
+         *               "valueUsd": 388.633525,
          *               "orders": 1
          *             },
          *             {
@@ -2868,7 +2875,7 @@ export interface components {
          *               "amount": "224750000",
          *               "shares": "1550000000",
          *               "valueSol": 0.22475,
-         *               "valueUsd": 34.013445,
+         *               "valueUsd": 33.506746,
          *               "orders": 1
          *             },
          *             {
@@ -2876,7 +2883,7 @@ export interface components {
          *               "amount": "1131500000",
          *               "shares": "7300000000",
          *               "valueSol": 1.1315,
-         *               "valueUsd": 171.240101,
+         *               "valueUsd": 168.689133,
          *               "orders": 1
          *             },
          *             {
@@ -2884,7 +2891,7 @@ export interface components {
          *               "amount": "1223600000",
          *               "shares": "7600000000",
          *               "valueSol": 1.2236,
-         *               "valueUsd": 185.178425,
+         *               "valueUsd": 182.419818,
          *               "orders": 1
          *             }
          *           ],
@@ -2901,29 +2908,29 @@ export interface components {
          *         "uniqueHolders": 24,
          *         "totalWagered": "198414900000",
          *         "totalWageredSol": 198.4149,
-         *         "totalWageredUsd": 30027.916529,
+         *         "totalWageredUsd": 29580.589961,
          *         "outcomeBreakdown": [
          *           {
          *             "index": 0,
          *             "label": "Yes",
          *             "totalWagered": "181333900000",
          *             "totalWageredSol": 181.3339,
-         *             "totalWageredUsd": 27442.894728
+         *             "totalWageredUsd": 27034.077289
          *           },
          *           {
          *             "index": 1,
          *             "label": "No",
          *             "totalWagered": "17081000000",
          *             "totalWageredSol": 17.081,
-         *             "totalWageredUsd": 2585.021801
+         *             "totalWageredUsd": 2546.512672
          *           }
          *         ]
          *       },
          *       "curatorStaking": {
          *         "totalStaked": "211000000000",
-         *         "totalStakedUsd": 31932.533231,
+         *         "totalStakedUsd": 31456.833543,
          *         "stakerCount": 3,
-         *         "estimatedApy": 107.26,
+         *         "estimatedApy": 106.87,
          *         "lockPeriodSeconds": 604800,
          *         "topCurators": [
          *           {
@@ -2931,21 +2938,21 @@ export interface components {
          *             "wallet": "69pEHKFYqsMhUgL2vtSpBWBZ4J8TgJMKLuTetntey8U4",
          *             "username": null,
          *             "stakedAmount": "91500000000",
-         *             "stakedAmountUsd": 13847.520335
+         *             "stakedAmountUsd": 13641.233503
          *           },
          *           {
          *             "rank": 2,
          *             "wallet": "J5F52nHiAScP6inseMBHLFJ8jospGnppmaA2TT2fFXC4",
          *             "username": "epoch_eve",
          *             "stakedAmount": "66500000000",
-         *             "stakedAmountUsd": 10064.044833
+         *             "stakedAmountUsd": 9914.120524
          *           },
          *           {
          *             "rank": 3,
          *             "wallet": "MHsdCxwrV8hk4NcspGxdAhwmEGrAQCuk4yJLGQguhRf",
          *             "username": "gossip_gus",
          *             "stakedAmount": "53000000000",
-         *             "stakedAmountUsd": 8020.968063
+         *             "stakedAmountUsd": 7901.479515
          *           }
          *         ]
          *       },
@@ -2956,12 +2963,12 @@ export interface components {
          *       "tradingStats": {
          *         "totalVolume": "199253950000",
          *         "totalVolumeSol": 199.25395,
-         *         "totalVolumeUsd": 30154.897534,
+         *         "totalVolumeUsd": 29705.679326,
          *         "totalTrades": 36,
          *         "totalBettors": 39,
          *         "last24hVolume": "31593950000",
          *         "last24hVolumeSol": 31.59395,
-         *         "last24hVolumeUsd": 4781.397433,
+         *         "last24hVolumeUsd": 4710.168844,
          *         "last24hTrades": 7
          *       },
          *       "resolution": {
@@ -2985,8 +2992,8 @@ export interface components {
          *       },
          *       "credibilityScore": 423,
          *       "feeBps": 200,
-         *       "solPriceUsd": 151.33902005,
-         *       "computedAt": "2026-11-23T05:14:36.990Z",
+         *       "solPriceUsd": 149.08451916,
+         *       "computedAt": "2026-11-25T22:48:31.020Z",
          *       "costUsd": "0.02",
          *       "remainingBalanceUsd": "99.79"
          *     }
@@ -3219,13 +3226,13 @@ export interface components {
          * MarketList
          * @description Success
          * @example {
-         *       "requestId": "req_CKa3Rs2QJT2vZoUkk0Y2s3",
+         *       "requestId": "req_pqa2DP3QNGzsj0rnpGiO0H",
          *       "markets": [
          *         {
          *           "id": "demo-1-25",
-         *           "slug": "will-voter-turnout-exceed-60-on-dec-28-2026",
-         *           "title": "Will voter turnout exceed 60% on Dec 28, 2026?",
-         *           "description": "Will voter turnout exceed 60% on Dec 28, 2026? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
+         *           "slug": "will-voter-turnout-exceed-60-on-dec-31-2026",
+         *           "title": "Will voter turnout exceed 60% on Dec 31, 2026?",
+         *           "description": "Will voter turnout exceed 60% on Dec 31, 2026? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
          *           "category": "politics",
          *           "status": "OPEN",
          *           "resolutionType": "ADMIN",
@@ -3239,15 +3246,15 @@ export interface components {
          *               "label": "No"
          *             }
          *           ],
-         *           "createdAt": "2026-11-16T19:00:00.000Z",
-         *           "closesAt": "2026-12-28T15:00:00.000Z",
+         *           "createdAt": "2026-11-19T12:00:00.000Z",
+         *           "closesAt": "2026-12-31T08:00:00.000Z",
          *           "sandbox": true
          *         },
          *         {
          *           "id": "demo-1-12",
-         *           "slug": "will-the-fed-cut-rates-at-its-meeting-on-jan-4-2027",
-         *           "title": "Will the Fed cut rates at its meeting on Jan 4, 2027?",
-         *           "description": "Will the Fed cut rates at its meeting on Jan 4, 2027? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
+         *           "slug": "will-the-fed-cut-rates-at-its-meeting-on-jan-7-2027",
+         *           "title": "Will the Fed cut rates at its meeting on Jan 7, 2027?",
+         *           "description": "Will the Fed cut rates at its meeting on Jan 7, 2027? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
          *           "category": "economy",
          *           "status": "OPEN",
          *           "resolutionType": "AI",
@@ -3261,8 +3268,8 @@ export interface components {
          *               "label": "No"
          *             }
          *           ],
-         *           "createdAt": "2026-11-15T01:00:00.000Z",
-         *           "closesAt": "2027-01-04T12:00:00.000Z",
+         *           "createdAt": "2026-11-17T18:00:00.000Z",
+         *           "closesAt": "2027-01-07T05:00:00.000Z",
          *           "sandbox": true
          *         }
          *       ],
@@ -3297,9 +3304,9 @@ export interface components {
          * MarketSummary
          * @example {
          *       "id": "demo-1-25",
-         *       "slug": "will-voter-turnout-exceed-60-on-dec-28-2026",
-         *       "title": "Will voter turnout exceed 60% on Dec 28, 2026?",
-         *       "description": "Will voter turnout exceed 60% on Dec 28, 2026? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
+         *       "slug": "will-voter-turnout-exceed-60-on-dec-31-2026",
+         *       "title": "Will voter turnout exceed 60% on Dec 31, 2026?",
+         *       "description": "Will voter turnout exceed 60% on Dec 31, 2026? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
          *       "category": "politics",
          *       "status": "OPEN",
          *       "resolutionType": "ADMIN",
@@ -3313,8 +3320,8 @@ export interface components {
          *           "label": "No"
          *         }
          *       ],
-         *       "createdAt": "2026-11-16T19:00:00.000Z",
-         *       "closesAt": "2026-12-28T15:00:00.000Z",
+         *       "createdAt": "2026-11-19T12:00:00.000Z",
+         *       "closesAt": "2026-12-31T08:00:00.000Z",
          *       "sandbox": true
          *     }
          */
@@ -3354,29 +3361,29 @@ export interface components {
          * PriceHistory
          * @description Success
          * @example {
-         *       "requestId": "req_hvU07tiHZq1oD1mzItrYGp",
+         *       "requestId": "req_GKkEyvszeZHabjnNme3Wec",
          *       "symbol": "SOL",
          *       "interval": "1h",
-         *       "startTime": "2026-11-23T02:00:00.000Z",
-         *       "endTime": "2026-11-23T05:00:00.000Z",
+         *       "startTime": "2026-11-25T19:00:00.000Z",
+         *       "endTime": "2026-11-25T22:00:00.000Z",
          *       "dataPoints": [
          *         {
-         *           "timestamp": "2026-11-23T02:00:00.000Z",
-         *           "price": 144.76624933,
+         *           "timestamp": "2026-11-25T19:00:00.000Z",
+         *           "price": 149.09614695,
          *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *           "sourceCount": 3,
          *           "isComplete": true
          *         },
          *         {
-         *           "timestamp": "2026-11-23T03:00:00.000Z",
-         *           "price": 147.150505775,
+         *           "timestamp": "2026-11-25T20:00:00.000Z",
+         *           "price": 146.183808888,
          *           "source": "sandbox-alpha,sandbox-beta",
          *           "sourceCount": 2,
          *           "isComplete": true
          *         },
          *         {
-         *           "timestamp": "2026-11-23T04:00:00.000Z",
-         *           "price": 149.51419946,
+         *           "timestamp": "2026-11-25T21:00:00.000Z",
+         *           "price": 144.16505731,
          *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *           "sourceCount": 3,
          *           "isComplete": true
@@ -3422,8 +3429,8 @@ export interface components {
         /**
          * PriceHistoryPoint
          * @example {
-         *       "timestamp": "2026-11-23T02:00:00.000Z",
-         *       "price": 144.76624933,
+         *       "timestamp": "2026-11-25T19:00:00.000Z",
+         *       "price": 149.09614695,
          *       "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *       "sourceCount": 3,
          *       "isComplete": true
@@ -3445,47 +3452,47 @@ export interface components {
          * PriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_NjNKWmBZFmKKIdSUuHahqr",
+         *       "requestId": "req_ABBQYGksFJdmk80rx09L5R",
          *       "symbol": "SOL",
-         *       "vwapPrice": 151.33902005,
+         *       "vwapPrice": 149.08451916,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 151.3998811,
-         *           "volume24h": 1419924380,
-         *           "timestamp": "2026-11-23T05:14:30.000Z",
+         *           "price": 149.1141888,
+         *           "volume24h": 970186739,
+         *           "timestamp": "2026-11-25T22:48:30.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.00079081
+         *           "deviation": 0.000135406
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 151.2802472,
-         *           "volume24h": 851954628,
-         *           "timestamp": "2026-11-23T05:14:30.000Z",
+         *           "price": 149.0940006,
+         *           "volume24h": 582112043,
+         *           "timestamp": "2026-11-25T22:48:30.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
          *         },
          *         {
          *           "name": "sandbox-gamma",
-         *           "price": 151.2750267,
-         *           "volume24h": 567969752,
-         *           "timestamp": "2026-11-23T05:14:30.000Z",
+         *           "price": 148.9961229,
+         *           "volume24h": 388074695,
+         *           "timestamp": "2026-11-25T22:48:30.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.0000345088
+         *           "deviation": 0.000656483
          *         }
          *       ],
          *       "sourceCount": 3,
          *       "isValid": true,
-         *       "spread": 0.000824998,
+         *       "spread": 0.000791939,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
          *       },
          *       "unavailableSources": [],
-         *       "resolutionTimestamp": "2026-11-23T05:14:36.842Z",
+         *       "resolutionTimestamp": "2026-11-25T22:48:30.080Z",
          *       "costUsd": "0.01",
          *       "remainingBalanceUsd": "99.99"
          *     }
@@ -3526,7 +3533,7 @@ export interface components {
          * PriceScheduledRequest
          * @example {
          *       "symbol": "JUP",
-         *       "scheduledFor": "2026-11-23T06:14:36Z"
+         *       "scheduledFor": "2026-11-25T23:48:29Z"
          *     }
          */
         PriceScheduledRequest: {
@@ -3550,7 +3557,7 @@ export interface components {
          * PriceScheduleRequest
          * @example {
          *       "symbol": "SOL",
-         *       "resolutionTimestamp": "2026-11-23T06:14:36Z",
+         *       "resolutionTimestamp": "2026-11-25T23:48:29Z",
          *       "callbackUrl": "https://hooks.example.com/sibyl"
          *     }
          */
@@ -3575,12 +3582,12 @@ export interface components {
          * PriceSource
          * @example {
          *       "name": "sandbox-alpha",
-         *       "price": 151.3998811,
-         *       "volume24h": 1419924380,
-         *       "timestamp": "2026-11-23T05:14:30.000Z",
+         *       "price": 149.1141888,
+         *       "volume24h": 970186739,
+         *       "timestamp": "2026-11-25T22:48:30.000Z",
          *       "used": true,
          *       "status": "used",
-         *       "deviation": 0.00079081
+         *       "deviation": 0.000135406
          *     }
          */
         PriceSource: {
@@ -3609,22 +3616,23 @@ export interface components {
          * RedeliverWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_YbjPbCVvukPZSFMN5g0dXH",
-         *       "id": "msg_rsOgVP5N8rhWwPRPkflGr0",
-         *       "webhookId": "msg_rsOgVP5N8rhWwPRPkflGr0",
+         *       "requestId": "req_6OuTdeEbQF8kfLca8ShnFF",
+         *       "id": "msg_fsJqYyGnqEauZC0RkIl7dA",
+         *       "webhookId": "msg_fsJqYyGnqEauZC0RkIl7dA",
          *       "type": "test",
+         *       "originalRequestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "PENDING",
          *       "attemptCount": 1,
-         *       "nextAttemptAt": "2026-11-23T05:14:37.348Z",
+         *       "nextAttemptAt": "2026-11-25T22:48:32.680Z",
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-23T05:14:37.300Z",
+         *       "createdAt": "2026-11-25T22:48:32.502Z",
          *       "finishedAt": null,
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-23T05:14:37.302Z",
+         *           "at": "2026-11-25T22:48:32.506Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -3633,13 +3641,15 @@ export interface components {
          *     }
          */
         RedeliverWebhookResponse: {
-            /** @description The request whose result this delivery reports */
+            /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
             requestId: string;
             /** @description The delivery id, which is also its `webhook-id` */
             id: string;
             /** @description The `webhook-id` header: the same on every attempt and redelivery */
             webhookId: string;
             type: "ai" | "price" | "test";
+            /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
+            originalRequestId: string;
             url: string;
             /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
             status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
@@ -3672,7 +3682,7 @@ export interface components {
          * ResolveWithAiResponse
          * @description Success
          * @example {
-         *       "requestId": "req_tw5MEiiiF5gFdZRDViq05L",
+         *       "requestId": "req_YDiNTsr58v9MxYp236TYGU",
          *       "status": "processing",
          *       "costUsd": "0.25",
          *       "remainingBalanceUsd": "99.54"
@@ -3698,9 +3708,9 @@ export interface components {
          * RevokeKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_ruZesXttiPy0NyRpIznX6h",
-         *       "id": "key_69mzV4sT20WFoneW9mDMF2",
-         *       "keyPrefix": "pk_test_RNHRvuAx",
+         *       "requestId": "req_fTDNDPirtsUE3b5Fw7xXxY",
+         *       "id": "key_DsCRLkIOtwaZq6CYk5cYVg",
+         *       "keyPrefix": "pk_test_CvzlwzcC",
          *       "name": "spare",
          *       "permissions": [
          *         "price"
@@ -3710,7 +3720,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-23T05:14:37.379Z",
+         *       "createdAt": "2026-11-25T22:48:32.753Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -3722,8 +3732,8 @@ export interface components {
          *         "dailySpendUsd": null,
          *         "monthlySpendUsd": null
          *       },
-         *       "revokedAt": "2026-11-23T05:14:37.431Z",
-         *       "rotatedFrom": "key_EHaG2dn85MVfGXOsan8KV6"
+         *       "revokedAt": "2026-11-25T22:48:32.821Z",
+         *       "rotatedFrom": "key_V9wEQgS3PnHsQOlxapHfok"
          *     }
          */
         RevokeKeyResponse: {
@@ -3811,10 +3821,10 @@ export interface components {
          * RotateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_FzR3vmcYgBMCDXkUP56XJ7",
+         *       "requestId": "req_NycupZYwDWozqQJwdMoeEa",
          *       "newKey": {
-         *         "id": "key_69mzV4sT20WFoneW9mDMF2",
-         *         "keyPrefix": "pk_test_RNHRvuAx",
+         *         "id": "key_DsCRLkIOtwaZq6CYk5cYVg",
+         *         "keyPrefix": "pk_test_CvzlwzcC",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -3824,7 +3834,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-23T05:14:37.379Z",
+         *         "createdAt": "2026-11-25T22:48:32.753Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -3837,11 +3847,11 @@ export interface components {
          *           "monthlySpendUsd": null
          *         },
          *         "key": "pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u",
-         *         "rotatedFrom": "key_EHaG2dn85MVfGXOsan8KV6"
+         *         "rotatedFrom": "key_V9wEQgS3PnHsQOlxapHfok"
          *       },
          *       "oldKey": {
-         *         "id": "key_EHaG2dn85MVfGXOsan8KV6",
-         *         "keyPrefix": "pk_test_ADxwmngl",
+         *         "id": "key_V9wEQgS3PnHsQOlxapHfok",
+         *         "keyPrefix": "pk_test_Htdt4pGd",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -3851,7 +3861,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-23T05:14:37.373Z",
+         *         "createdAt": "2026-11-25T22:48:32.734Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -3863,8 +3873,8 @@ export interface components {
          *           "dailySpendUsd": null,
          *           "monthlySpendUsd": null
          *         },
-         *         "expiresAt": "2026-11-23T06:14:37.375Z",
-         *         "rotatedTo": "key_69mzV4sT20WFoneW9mDMF2"
+         *         "expiresAt": "2026-11-25T23:48:32.742Z",
+         *         "rotatedTo": "key_DsCRLkIOtwaZq6CYk5cYVg"
          *       }
          *     }
          */
@@ -4037,9 +4047,9 @@ export interface components {
          * RotateWebhookSecretResponse
          * @description Success
          * @example {
-         *       "requestId": "req_qjPsGyFohGbvZqbNc7kA3G",
+         *       "requestId": "req_flvXAPu2Wp7S2BgAgrvrGC",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "previousSecretValidUntil": "2026-11-24T05:14:37.368Z"
+         *       "previousSecretValidUntil": "2026-11-26T22:48:32.718Z"
          *     }
          */
         RotateWebhookSecretResponse: {
@@ -4057,12 +4067,12 @@ export interface components {
          * ScheduleAiResolutionResponse
          * @description Success
          * @example {
-         *       "requestId": "req_NAxvE4T9APKT8Nf9x4v9a4",
-         *       "jobId": "job_Np86PklVScznLZv9zbFiLt",
+         *       "requestId": "req_pZlMY7R6HhtZW9P7zlT0RZ",
+         *       "jobId": "job_k2gC1Mdft2pSHf8EP7UXRJ",
          *       "jobType": "AI_RESOLUTION",
-         *       "scheduledFor": "2026-11-23T06:14:36.000Z",
+         *       "scheduledFor": "2026-11-25T23:48:29.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-23T05:14:37.226Z",
+         *       "createdAt": "2026-11-25T22:48:32.178Z",
          *       "canCancel": true,
          *       "costUsd": "0.50",
          *       "remainingBalanceUsd": "98.99"
@@ -4107,12 +4117,12 @@ export interface components {
          * SchedulePriceCheckAtResponse
          * @description Success
          * @example {
-         *       "requestId": "req_rJq9Sz7E5LxGbcipA8Rorn",
-         *       "jobId": "job_ulSW3DTpbIEWtSEcjMkVif",
+         *       "requestId": "req_j6k59028QrygocDvqKzAS9",
+         *       "jobId": "job_KqqHuL8BetI35dZkH7HVns",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-23T06:14:36.000Z",
+         *       "scheduledFor": "2026-11-25T23:48:29.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-23T05:14:37.214Z",
+         *       "createdAt": "2026-11-25T22:48:32.147Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.49"
@@ -4157,12 +4167,12 @@ export interface components {
          * SchedulePriceCheckResponse
          * @description Success
          * @example {
-         *       "requestId": "req_LwFGHyUmkLKHBSkUKUiGFn",
-         *       "jobId": "job_G79yh737Jl8ExCMJw4ZNfR",
+         *       "requestId": "req_skX7U71nXsUKCzYtRg42fT",
+         *       "jobId": "job_LRujQGOEJCOFtQhKreoDx8",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-23T06:14:36.000Z",
+         *       "scheduledFor": "2026-11-25T23:48:29.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-23T05:14:37.016Z",
+         *       "createdAt": "2026-11-25T22:48:31.190Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.74"
@@ -4207,9 +4217,9 @@ export interface components {
          * SendTestWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_YbjPbCVvukPZSFMN5g0dXH",
-         *       "deliveryId": "msg_rsOgVP5N8rhWwPRPkflGr0",
-         *       "webhookId": "msg_rsOgVP5N8rhWwPRPkflGr0",
+         *       "requestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
+         *       "deliveryId": "msg_fsJqYyGnqEauZC0RkIl7dA",
+         *       "webhookId": "msg_fsJqYyGnqEauZC0RkIl7dA",
          *       "delivered": true,
          *       "status": "DELIVERED",
          *       "statusCode": 200,
@@ -4255,8 +4265,8 @@ export interface components {
          *       "keyId": null,
          *       "reference": null,
          *       "refundOf": "11",
-         *       "memo": "cancelled job_Np86PklVScznLZv9zbFiLt",
-         *       "createdAt": "2026-11-23T05:14:37.287Z"
+         *       "memo": "cancelled job_k2gC1Mdft2pSHf8EP7UXRJ",
+         *       "createdAt": "2026-11-25T22:48:32.382Z"
          *     }
          */
         Transaction: {
@@ -4298,7 +4308,7 @@ export interface components {
          * TransactionList
          * @description Success
          * @example {
-         *       "requestId": "req_nmVmCpdMvOnqLc3bTkuOyo",
+         *       "requestId": "req_QrpK7H1bVmewiZKo6i4syi",
          *       "transactions": [
          *         {
          *           "id": "12",
@@ -4310,8 +4320,8 @@ export interface components {
          *           "keyId": null,
          *           "reference": null,
          *           "refundOf": "11",
-         *           "memo": "cancelled job_Np86PklVScznLZv9zbFiLt",
-         *           "createdAt": "2026-11-23T05:14:37.287Z"
+         *           "memo": "cancelled job_k2gC1Mdft2pSHf8EP7UXRJ",
+         *           "createdAt": "2026-11-25T22:48:32.382Z"
          *         },
          *         {
          *           "id": "11",
@@ -4319,12 +4329,12 @@ export interface components {
          *           "amountUsd": "-0.50",
          *           "balanceAfterUsd": "98.99",
          *           "operation": "scheduleAiResolution",
-         *           "requestId": "req_NAxvE4T9APKT8Nf9x4v9a4",
-         *           "keyId": "key_2oWiM6Yslfk6Z18Bi9HAcF",
+         *           "requestId": "req_pZlMY7R6HhtZW9P7zlT0RZ",
+         *           "keyId": "key_gjWRESlCinncIonurYwKA2",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-23T05:14:37.224Z"
+         *           "createdAt": "2026-11-25T22:48:32.162Z"
          *         },
          *         {
          *           "id": "10",
@@ -4332,12 +4342,12 @@ export interface components {
          *           "amountUsd": "-0.05",
          *           "balanceAfterUsd": "99.49",
          *           "operation": "schedulePriceCheckAt",
-         *           "requestId": "req_rJq9Sz7E5LxGbcipA8Rorn",
-         *           "keyId": "key_2oWiM6Yslfk6Z18Bi9HAcF",
+         *           "requestId": "req_j6k59028QrygocDvqKzAS9",
+         *           "keyId": "key_gjWRESlCinncIonurYwKA2",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-23T05:14:37.212Z"
+         *           "createdAt": "2026-11-25T22:48:32.141Z"
          *         }
          *       ],
          *       "hasMore": true,
@@ -4410,9 +4420,9 @@ export interface components {
          * UpdateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_bh87jwtyz89nIv7RiLhlEJ",
-         *       "id": "key_vk8vptRRvVZA134pUpgLTO",
-         *       "keyPrefix": "pk_test_xBAI4J1J",
+         *       "requestId": "req_DUEQtZvHAzpRAxbedCT8pO",
+         *       "id": "key_MQXrX44ThmjmMdtQX6n7bF",
+         *       "keyPrefix": "pk_test_aF48UmbX",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -4425,7 +4435,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-23T05:14:36.894Z",
+         *       "createdAt": "2026-11-25T22:48:30.645Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -4551,22 +4561,23 @@ export interface components {
          * WebhookDelivery
          * @description Success
          * @example {
-         *       "requestId": "req_YbjPbCVvukPZSFMN5g0dXH",
-         *       "id": "msg_rsOgVP5N8rhWwPRPkflGr0",
-         *       "webhookId": "msg_rsOgVP5N8rhWwPRPkflGr0",
+         *       "requestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
+         *       "id": "msg_fsJqYyGnqEauZC0RkIl7dA",
+         *       "webhookId": "msg_fsJqYyGnqEauZC0RkIl7dA",
          *       "type": "test",
+         *       "originalRequestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-23T05:14:37.300Z",
-         *       "finishedAt": "2026-11-23T05:14:37.304Z",
+         *       "createdAt": "2026-11-25T22:48:32.502Z",
+         *       "finishedAt": "2026-11-25T22:48:32.508Z",
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-23T05:14:37.302Z",
+         *           "at": "2026-11-25T22:48:32.506Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -4575,13 +4586,15 @@ export interface components {
          *     }
          */
         WebhookDelivery: {
-            /** @description The request whose result this delivery reports */
+            /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
             requestId: string;
             /** @description The delivery id, which is also its `webhook-id` */
             id: string;
             /** @description The `webhook-id` header: the same on every attempt and redelivery */
             webhookId: string;
             type: "ai" | "price" | "test";
+            /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
+            originalRequestId: string;
             url: string;
             /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
             status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
@@ -4614,34 +4627,36 @@ export interface components {
          * WebhookDeliveryList
          * @description Success
          * @example {
-         *       "requestId": "req_8vzhUd8uEPtTIq6a9RBAXU",
+         *       "requestId": "req_kdAWnMtsL1eFI8nqsI7aDy",
          *       "deliveries": [
          *         {
-         *           "id": "msg_rsOgVP5N8rhWwPRPkflGr0",
-         *           "webhookId": "msg_rsOgVP5N8rhWwPRPkflGr0",
+         *           "id": "msg_fsJqYyGnqEauZC0RkIl7dA",
+         *           "webhookId": "msg_fsJqYyGnqEauZC0RkIl7dA",
          *           "type": "test",
-         *           "requestId": "req_YbjPbCVvukPZSFMN5g0dXH",
+         *           "requestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
+         *           "originalRequestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "DELIVERED",
          *           "attemptCount": 1,
          *           "nextAttemptAt": null,
          *           "lastStatusCode": 200,
          *           "lastError": null,
-         *           "createdAt": "2026-11-23T05:14:37.300Z",
-         *           "finishedAt": "2026-11-23T05:14:37.304Z"
+         *           "createdAt": "2026-11-25T22:48:32.502Z",
+         *           "finishedAt": "2026-11-25T22:48:32.508Z"
          *         },
          *         {
-         *           "id": "msg_84ZLgxKzir8Epf9cmkOSrf",
-         *           "webhookId": "msg_84ZLgxKzir8Epf9cmkOSrf",
+         *           "id": "msg_k6KL5QMWNIe7eHxX2WYvVz",
+         *           "webhookId": "msg_k6KL5QMWNIe7eHxX2WYvVz",
          *           "type": "ai",
-         *           "requestId": "req_tw5MEiiiF5gFdZRDViq05L",
+         *           "requestId": "req_YDiNTsr58v9MxYp236TYGU",
+         *           "originalRequestId": "req_YDiNTsr58v9MxYp236TYGU",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "PENDING",
          *           "attemptCount": 0,
-         *           "nextAttemptAt": "2026-11-23T05:14:37.124Z",
+         *           "nextAttemptAt": "2026-11-25T22:48:31.758Z",
          *           "lastStatusCode": null,
          *           "lastError": null,
-         *           "createdAt": "2026-11-23T05:14:37.124Z",
+         *           "createdAt": "2026-11-25T22:48:31.758Z",
          *           "finishedAt": null
          *         }
          *       ],
@@ -4662,18 +4677,19 @@ export interface components {
         /**
          * WebhookDeliverySummary
          * @example {
-         *       "id": "msg_rsOgVP5N8rhWwPRPkflGr0",
-         *       "webhookId": "msg_rsOgVP5N8rhWwPRPkflGr0",
+         *       "id": "msg_fsJqYyGnqEauZC0RkIl7dA",
+         *       "webhookId": "msg_fsJqYyGnqEauZC0RkIl7dA",
          *       "type": "test",
-         *       "requestId": "req_YbjPbCVvukPZSFMN5g0dXH",
+         *       "requestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
+         *       "originalRequestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-23T05:14:37.300Z",
-         *       "finishedAt": "2026-11-23T05:14:37.304Z"
+         *       "createdAt": "2026-11-25T22:48:32.502Z",
+         *       "finishedAt": "2026-11-25T22:48:32.508Z"
          *     }
          */
         WebhookDeliverySummary: {
@@ -4682,8 +4698,10 @@ export interface components {
             /** @description The `webhook-id` header: the same on every attempt and redelivery */
             webhookId: string;
             type: "ai" | "price" | "test";
-            /** @description The request whose result this delivery reports */
+            /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
             requestId: string;
+            /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
+            originalRequestId: string;
             url: string;
             /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
             status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
@@ -17546,8 +17564,10 @@ export interface operations {
                             /** @description The `webhook-id` header: the same on every attempt and redelivery */
                             webhookId: string;
                             type: "ai" | "price" | "test";
-                            /** @description The request whose result this delivery reports */
+                            /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
                             requestId: string;
+                            /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
+                            originalRequestId: string;
                             url: string;
                             /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
                             status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
@@ -18210,8 +18230,10 @@ export interface operations {
                             /** @description The `webhook-id` header: the same on every attempt and redelivery */
                             webhookId: string;
                             type: "ai" | "price" | "test";
-                            /** @description The request whose result this delivery reports */
+                            /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
                             requestId: string;
+                            /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
+                            originalRequestId: string;
                             url: string;
                             /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
                             status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
@@ -18600,13 +18622,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The request whose result this delivery reports */
+                        /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
                         requestId: string;
                         /** @description The delivery id, which is also its `webhook-id` */
                         id: string;
                         /** @description The `webhook-id` header: the same on every attempt and redelivery */
                         webhookId: string;
                         type: "ai" | "price" | "test";
+                        /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
+                        originalRequestId: string;
                         url: string;
                         /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
                         status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
@@ -18825,13 +18849,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description The request whose result this delivery reports */
+                        /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
                         requestId: string;
                         /** @description The delivery id, which is also its `webhook-id` */
                         id: string;
                         /** @description The `webhook-id` header: the same on every attempt and redelivery */
                         webhookId: string;
                         type: "ai" | "price" | "test";
+                        /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
+                        originalRequestId: string;
                         url: string;
                         /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
                         status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";

@@ -90,10 +90,31 @@ export function decideConsensus(
   };
 }
 
-/** One line per model, in slot order: `<provider>/<model>: <its reasoning>`. */
+/**
+ * Whatever ends or visually reorders a line: line and paragraph separators (LF, CR, VT, FF, NEL,
+ * U+2028, U+2029), every other control character, and the bidirectional embeddings, overrides and
+ * isolates that can make a later line appear to start earlier.
+ */
+const LINE_BREAKERS = /\s*(?:[\p{Cc}\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]\s*)+/gu;
+
+/**
+ * A model's reasoning as one line: a model's text may contain newlines, and a line of its own
+ * starting `prov4/m4: I agree` would read as another model's vote. Each run of line breakers
+ * (with the spaces around it) becomes one space, so every line of the combined text starts with the model that wrote it.
+ */
+export function oneLine(text: string): string {
+  return text.replace(LINE_BREAKERS, ' ').trim();
+}
+
+/**
+ * One line per model, in slot order: `<provider>/<model>: <its reasoning>`, the reasoning made one
+ * line (oneLine) so that no model can write a line in another's name. Each model's own text, as
+ * sent, stays on its vote.
+ */
 function combineReasoning(votes: readonly Vote[]): string {
   return [...votes]
     .sort((a, b) => a.position - b.position)
+    .map((v) => ({ model: v.model, reasoning: oneLine(v.reasoning ?? '') }))
     .filter((v) => v.reasoning)
     .map((v) => `${v.model}: ${v.reasoning}`)
     .join('\n');

@@ -1,4 +1,5 @@
 import type { ValidationProblem } from '../errors.js';
+import { isBlankLabel, labelKey } from '../lib/labels.js';
 import { parseSandboxDirectives } from './sandbox.js';
 import type { ResolutionQuestion } from './types.js';
 
@@ -33,8 +34,9 @@ export const BODY_PATHS: QuestionPaths = {
 /**
  * Every problem with a question, its outcomes and its context, all at once. The HTTP schema already
  * checks types and lengths; this also covers questions that do not come through it (a market's
- * title and outcome labels) and what a schema cannot say: blank text, NUL characters, labels that
- * differ only in case or surrounding spaces, and — for sandbox resolutions — unreadable
+ * title and outcome labels) and what a schema cannot say: blank text (invisible code points alone
+ * are blank), NUL characters, labels that differ only in case, surrounding spaces, invisible code
+ * points or look-alike characters (labelKey), and — for sandbox resolutions — unreadable
  * `[sandbox:…]` directives.
  */
 export function checkQuestion(
@@ -45,7 +47,7 @@ export function checkQuestion(
   const problems: ValidationProblem[] = [];
   const text = (value: string, path: string, max: number, allowEmpty: boolean) => {
     const n = chars(value);
-    if (!allowEmpty && value.trim() === '') problems.push({ path, message: 'must not be blank' });
+    if (!allowEmpty && isBlankLabel(value)) problems.push({ path, message: 'must not be blank' });
     else if (n > max) problems.push({ path, message: `must be at most ${max} characters (got ${n})` });
     if (value.includes('\u0000')) problems.push({ path, message: 'must not contain NUL characters' });
   };
@@ -61,9 +63,9 @@ export function checkQuestion(
   outcomes.forEach((label, index) => {
     const path = `${paths.outcomes}[${index}]`;
     text(label, path, LIMITS.outcomeMaxChars, false);
-    const key = label.normalize('NFKC').trim().toLowerCase();
+    const key = labelKey(label);
     const first = seen.get(key);
-    if (first !== undefined && label.trim() !== '') {
+    if (first !== undefined && !isBlankLabel(label)) {
       problems.push({ path, message: `repeats outcome ${first} (labels must be distinct)` });
     } else seen.set(key, index);
   });

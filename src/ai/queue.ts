@@ -1,5 +1,6 @@
 import { createContext, withTransaction } from '../context.js';
 import type { Database } from '../db/database.js';
+import type { OutcomeCode } from '../errors.js';
 import { refundCharge } from '../ledger/ledger.js';
 import type { Clock } from '../lib/clock.js';
 import { randomBase62 } from '../lib/ids.js';
@@ -73,8 +74,9 @@ export function aiQueueHandler(deps: AiQueueDeps): QueueHandler<Claimed> {
       const consensus = decideConsensus(votes, request.outcomes, request.confidence_threshold);
       const now = clock.now();
       let result: AiResultObject | null = null;
-      let error: { code: string; message: string } | null = null;
+      let error: { code: OutcomeCode; message: string } | null = null;
       let refundId: bigint | null = null;
+      let failure: Record<string, unknown> | null = null;
       if (consensus.status === 'COMPLETED') {
         result = {
           requestId: request.id,
@@ -97,10 +99,17 @@ export function aiQueueHandler(deps: AiQueueDeps): QueueHandler<Claimed> {
         });
         refundId = refund.entryId;
         error = {
-          code: 'AI_UNAVAILABLE',
+          code: 'AI_RESOLUTION_FAILED',
           message:
             `Only ${consensus.validAnswers} of ${MODEL_COUNT} models gave a valid answer ` +
             `(${MIN_VALID_ANSWERS} are needed); the charge of ${formatUsd(refund.amountMicros)} USD was refunded`,
+        };
+        // The billing fields a failed scheduled job's callback carries too (docs/webhooks.md).
+        failure = {
+          requestId: request.id,
+          error,
+          refundUsd: formatUsd(refund.amountMicros),
+          remainingBalanceUsd: formatUsd(refund.balanceMicros),
         };
       }
       const deliveryId = request.callback_url
@@ -110,7 +119,7 @@ export function aiQueueHandler(deps: AiQueueDeps): QueueHandler<Claimed> {
             type: 'ai',
             status: result ? 'completed' : 'failed',
             requestId: request.id,
-            data: result ?? { error },
+            data: result ?? failure,
           })
         : null;
       await tx.tx.query(sql.FINISH, [

@@ -3,6 +3,7 @@ import Type from 'typebox';
 import { FEES } from '../fees.js';
 import { defineRoute } from '../http/route.js';
 import { Semaphore } from '../lib/semaphore.js';
+import { callbackUrlRule } from '../webhooks/port.js';
 import { getRecord, listRecords, prepareSubmission, type SubmitDeps, submitRequest } from './requests.js';
 import { AiRecord, AiRequestList, AiRequestListQuery, ResolveBody, SubmitResponse } from './schemas.js';
 
@@ -36,6 +37,7 @@ export function aiRoutes(app: FastifyInstance, deps: SubmitDeps & { maxConcurren
     billing: 'transaction',
     idempotent: true,
     body: ResolveBody,
+    bodyRules: callbackUrlRule(deps.callbacks),
     response: SubmitResponse,
     errors: ['NOT_FOUND', 'AI_UNAVAILABLE'],
     handler: async ({ body, principal, ctx, transaction }) => {

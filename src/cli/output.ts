@@ -4,11 +4,11 @@ export interface Output {
   result(obj: Record<string, unknown>, human: string): void;
 }
 
-export function createOutput(json: boolean): Output {
+export function createOutput(json: boolean, write: (text: string) => void): Output {
   return {
     json,
     result(obj, human) {
-      process.stdout.write(json ? `${JSON.stringify(obj)}\n` : `${human}\n`);
+      write(json ? `${JSON.stringify(obj)}\n` : `${human}\n`);
     },
   };
 }

@@ -131,3 +131,18 @@ export function charsetRefusal(contentType: string | undefined): AppError | null
     'JSON bodies must be UTF-8 encoded (Content-Type: application/json; charset=utf-8, or no charset)',
   );
 }
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A JSON body's text, or the refusal of bytes that are not UTF-8: decoding them leniently would
+ * turn each bad sequence (an encoded surrogate, a stray byte) into U+FFFD, and the service would
+ * validate, charge for and store something other than what was sent.
+ */
+export function decodeJsonBody(body: Buffer): string | AppError {
+  try {
+    return UTF8.decode(body);
+  } catch {
+    return validationError([{ path: 'body', message: 'is not valid UTF-8 text' }], 'Malformed JSON body');
+  }
+}

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, excerpt, type ValidationProblem, validationError } from '../errors.js';
 import { metrics } from '../metrics/metrics.js';
+import type { BodyRules } from './route.js';
 import { errorsOfUncheckedParts } from './validator.js';
 
 interface SchemaError {
@@ -77,6 +78,19 @@ export function schemaProblems(context: string, errors: SchemaError[]): Validati
   });
 }
 
+/**
+ * The route's domain rules of the body (RouteSpec.bodyRules), on a request whose schema check failed:
+ * the problems they find that the schema did not already report.
+ */
+function bodyRuleProblems(request: FastifyRequest, found: ValidationProblem[]): ValidationProblem[] {
+  const config = request.routeOptions.config as { bodyRules?: BodyRules } | undefined;
+  if (!config?.bodyRules || request.body === undefined) return [];
+  const clock = (request.server as { services?: { clock: { now(): Date } } }).services?.clock;
+  if (!clock) return [];
+  const reported = new Set(found.map((p) => p.path));
+  return config.bodyRules(request.body, clock.now()).filter((p) => !reported.has(p.path));
+}
+
 /** Turns anything thrown while handling a request into a member of the error vocabulary. */
 export function toAppError(error: FastifyError | AppError | Error, request?: FastifyRequest): AppError {
   if (error instanceof AppError) return error;
@@ -87,6 +101,7 @@ export function toAppError(error: FastifyError | AppError | Error, request?: Fas
     if (request) {
       for (const { part, errors } of errorsOfUncheckedParts(request, failed))
         problems.push(...schemaProblems(part, errors as SchemaError[]));
+      problems.push(...bodyRuleProblems(request, problems));
     }
     return validationError(problems);
   }

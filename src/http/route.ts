@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type, { type Static, type TObject, type TSchema } from 'typebox';
 import type { Context } from '../context.js';
-import { ERROR_STATUS, type ErrorCode } from '../errors.js';
+import { ERROR_STATUS, type ErrorCode, type ValidationProblem } from '../errors.js';
 import { type Principal, requirePermission } from '../keys/authenticate.js';
 import type { Permission } from '../keys/permissions.js';
 import { checkRestrictions } from '../keys/restrictions.js';
@@ -69,8 +69,17 @@ export interface RouteSpec<P extends TSchema, Q extends TSchema, B extends TSche
   /** The name of the success body in the OpenAPI components; default: `<OperationId>Response`. */
   responseName?: string;
   errors?: ErrorCode[];
+  /**
+   * The domain rules of the body that can be checked on a body the schema refused (a timestamp that
+   * does not parse, an allow-list entry with host bits set): run only on that error path, so that one
+   * answer names every problem, the schema's and the domain's (docs/api.md#errors). Each rule looks
+   * only at fields of the right type, and never throws.
+   */
+  bodyRules?: BodyRules;
   handler: (input: RouteInput<P, Q, B>, request: FastifyRequest, reply: FastifyReply) => Promise<Static<R>>;
 }
+
+export type BodyRules = (body: unknown, now: Date) => ValidationProblem[];
 
 /** Codes every authenticated route can answer, before its own. */
 const AUTH_ERRORS: ErrorCode[] = [
@@ -178,7 +187,7 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
       ...(spec.idempotent ? { headers: IdempotencyHeaders } : {}),
       response: { 200: success, ...errorResponses(codes) },
     },
-    config: { permission: spec.permission, priced },
+    config: { permission: spec.permission, priced, bodyRules: spec.bodyRules },
     // Access checks run before the body is parsed or validated, cheapest first: an unauthenticated
     // caller learns nothing about the route's input rules and costs no parsing.
     onRequest: async (request, reply) => {

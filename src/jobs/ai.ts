@@ -1,6 +1,6 @@
 import { BODY_PATHS, checkQuestion } from '../ai/input.js';
 import type { Resolver } from '../ai/resolver.js';
-import { validationError } from '../errors.js';
+import { type OutcomeCode, validationError } from '../errors.js';
 import type { AiJobResolver } from './ports.js';
 
 /** The default consensus threshold (docs/ai.md). */
@@ -30,7 +30,7 @@ export function aiJobResolver(resolver: Resolver): AiJobResolver {
         return {
           ok: false,
           error: {
-            code: 'AI_UNAVAILABLE',
+            code: 'AI_RESOLUTION_FAILED' satisfies OutcomeCode,
             message: `Only ${consensus.validAnswers} of ${votes.length} models gave a valid answer (3 are needed)`,
           },
         };

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { FEES } from '../fees.js';
 import { defineRoute } from '../http/route.js';
-import type { CallbackOutbox } from '../webhooks/port.js';
+import { type CallbackOutbox, callbackUrlRule } from '../webhooks/port.js';
 import { cancelJob, type JobType, listJobs } from './jobs.js';
 import type { AiJobResolver } from './ports.js';
 import {
@@ -46,6 +46,7 @@ export function jobRoutes(
     billing: 'transaction',
     idempotent: true,
     body: PriceScheduleBody,
+    bodyRules: callbackUrlRule(callbacks),
     response: JobCreated,
     errors: [...SCHEDULE_ERRORS, 'INVALID_SYMBOL', 'SYMBOL_NOT_FOUND'],
     handler: async ({ body, ctx, principal, transaction }) => {
@@ -73,6 +74,7 @@ export function jobRoutes(
     billing: 'transaction',
     idempotent: true,
     body: PriceScheduledBody,
+    bodyRules: callbackUrlRule(callbacks),
     response: JobCreated,
     errors: [...SCHEDULE_ERRORS, 'INVALID_SYMBOL', 'SYMBOL_NOT_FOUND'],
     handler: async ({ body, ctx, principal, transaction }) => {
@@ -100,6 +102,7 @@ export function jobRoutes(
     billing: 'transaction',
     idempotent: true,
     body: AiScheduleBody,
+    bodyRules: callbackUrlRule(callbacks),
     response: JobCreated,
     errors: [...SCHEDULE_ERRORS, 'AI_UNAVAILABLE'],
     handler: async ({ body, ctx, principal, transaction }) => {

@@ -17,6 +17,7 @@ import {
   presentKey,
   UpdateKeyBody,
 } from './schemas.js';
+import { keyBodyRules } from './settings.js';
 
 /** The calling key as a key manager: bounded by its permissions, expiry, restrictions and limits. */
 function actorOf(principal: Principal, defaults: RateLimitPolicy): KeyActor {
@@ -64,6 +65,7 @@ export function keyRoutes(
     tags: ['keys'],
     permission: 'keys',
     body: CreateKeyBody,
+    bodyRules: keyBodyRules,
     response: ApiKeyWithSecret,
     errors: ['MAX_KEYS_EXCEEDED'],
     handler: async ({ body, principal }) => {
@@ -99,6 +101,7 @@ export function keyRoutes(
     permission: 'keys',
     params: KeyIdParams,
     body: UpdateKeyBody,
+    bodyRules: keyBodyRules,
     response: ApiKey,
     errors: ['NOT_FOUND'],
     handler: async ({ params, body, principal }) => {

@@ -181,3 +181,42 @@ export function resolveQuotas(
     ),
   };
 }
+
+/**
+ * The domain rules of a key's settings, on a body the schema refused (RouteSpec.bodyRules): each
+ * field of the right type is checked as createKey and updateKey check it, so that one answer names
+ * an unknown permission, an expiry that does not parse and an allow-list entry with host bits set
+ * together. Fields of the wrong type are the schema's to report.
+ */
+export function keyBodyRules(body: unknown, now: Date): ValidationProblem[] {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return [];
+  const input = body as Record<string, unknown>;
+  const problems: ValidationProblem[] = [];
+  if (typeof input.name === 'string' && input.name.trim() === '')
+    problems.push({ path: 'body.name', message: 'must not be blank' });
+  if (typeof input.expiresAt === 'string') resolveExpiry(input.expiresAt, now, problems);
+  const eachText = (field: 'allowedIps' | 'allowedOrigins', check: typeof normaliseAllowedIps) => {
+    const entries = input[field];
+    if (!Array.isArray(entries)) return;
+    entries.forEach((entry, index) => {
+      if (typeof entry !== 'string') return;
+      const found: ValidationProblem[] = [];
+      check([entry], found, 'entry');
+      for (const { message } of found) problems.push({ path: `body.${field}[${index}]`, message });
+    });
+  };
+  eachText('allowedIps', normaliseAllowedIps);
+  eachText('allowedOrigins', normaliseAllowedOrigins);
+  const quotas = input.quotas;
+  if (typeof quotas === 'object' && quotas !== null) {
+    for (const field of ['dailySpendUsd', 'monthlySpendUsd'] as const) {
+      const value = (quotas as Record<string, unknown>)[field];
+      if (typeof value === 'string' && parseUsd(value) === null)
+        problems.push({
+          path: `body.quotas.${field}`,
+          message: 'must be a USD amount such as "25.00" (at most 6 decimals)',
+        });
+    }
+  }
+  return problems;
+}

@@ -153,6 +153,12 @@ export function cidrContains(cidr: Cidr, ip: IpAddress): boolean {
   return ip.value >> shift === cidr.base >> shift;
 }
 
+/** The address as its bytes, network order: 4 for IPv4, 16 for IPv6. */
+export function ipBytes(ip: IpAddress): number[] {
+  const count = ip.version === 4 ? 4 : 16;
+  return Array.from({ length: count }, (_, i) => Number((ip.value >> BigInt(8 * (count - 1 - i))) & 0xffn));
+}
+
 export function formatIp(ip: IpAddress): string {
   if (ip.version === 4) {
     return [24n, 16n, 8n, 0n].map((s) => ((ip.value >> s) & 0xffn).toString()).join('.');

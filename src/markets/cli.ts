@@ -37,11 +37,18 @@ export async function marketsCommand(
     case 'ingest': {
       const file = args.positionals[0];
       if (!file) throw new UsageError('missing FILE.ndjson');
-      let text: string;
+      let bytes: Buffer;
       try {
-        text = await readFile(file, 'utf8');
+        bytes = await readFile(file);
       } catch (err) {
         throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      }
+      let text: string;
+      try {
+        // As the admin route: bytes that are not UTF-8 are refused, not read as U+FFFD.
+        text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+      } catch {
+        throw new UsageError(`${file} is not UTF-8 text`);
       }
       const report = await ingestText(ctx.db, text);
       out.result({ file, ...report }, summary(report));

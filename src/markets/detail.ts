@@ -93,10 +93,17 @@ export interface DetailPrices {
 const EMPTY_BID = 0;
 const EMPTY_ASK = 10_000;
 
-/** Lamports (integer text) → SOL, exact for any amount that a double can show. */
+/**
+ * Lamports (integer text) → SOL: the double nearest to the exact decimal, so it prints as the
+ * decimal (1522800000 → 1.5228). Adding the whole and fractional parts as doubles printed float
+ * noise (1.5228000000000002).
+ */
 export function toSol(lamports: string): number {
   const value = BigInt(lamports);
-  return Number(value / 1_000_000_000n) + Number(value % 1_000_000_000n) / 1e9;
+  const sign = value < 0n ? '-' : '';
+  const abs = value < 0n ? -value : value;
+  const fraction = (abs % 1_000_000_000n).toString().padStart(9, '0');
+  return Number(`${sign}${abs / 1_000_000_000n}.${fraction}`);
 }
 
 const round6 = (n: number) => Math.round(n * 1e6) / 1e6;

@@ -4,6 +4,8 @@ import { Compile } from 'typebox/compile';
 import type { ValidationProblem } from '../errors.js';
 import { schemaProblems } from '../http/errors.js';
 import { isSolanaAddress } from '../lib/base58.js';
+import { labelKey } from '../lib/labels.js';
+import { illFormedString } from '../lib/text.js';
 import { parseIsoTimestamp } from '../lib/time.js';
 import { parseTarget } from '../prices/tokens.js';
 
@@ -260,7 +262,8 @@ function marketProblems(event: EventOf<'market.created'>): ValidationProblem[] {
   const { market } = event;
   if (!parseIsoTimestamp(market.closesAt))
     problems.push({ path: 'event.market.closesAt', message: 'must be ISO 8601 with a zone' });
-  if (new Set(market.outcomes).size !== market.outcomes.length)
+  // Distinct as the AI resolution counts them: not only by case, invisible or look-alike characters.
+  if (new Set(market.outcomes.map(labelKey)).size !== market.outcomes.length)
     problems.push({ path: 'event.market.outcomes', message: 'must be distinct labels' });
   if (market.marketType === 'BINARY' && market.outcomes.length !== 2)
     problems.push({ path: 'event.market.outcomes', message: 'a BINARY market has exactly 2 outcomes' });
@@ -306,6 +309,9 @@ export function parseEventLine(text: string, line: number): LineParse {
   const id = record.id;
   const eventId = typeof id === 'string' && id.length <= 200 && !id.includes('\u0000') ? id : null;
   if (hasNul) return refuse([{ path: 'event', message: 'contains a NUL character' }], eventId);
+  // A lone surrogate (`\ud800`) would be stored as U+FFFD: refused, like any text that cannot be kept as sent.
+  const illFormed = illFormedString(text, value, 'event');
+  if (illFormed) return refuse([illFormed], eventId);
   const type = record.type;
   if (typeof type !== 'string' || !(type in SCHEMAS)) {
     return refuse([{ path: 'event.type', message: `must be one of: ${EVENT_TYPES.join(', ')}` }], eventId);

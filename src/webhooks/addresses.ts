@@ -1,4 +1,5 @@
 import ipaddr from 'ipaddr.js';
+import { ipBytes, parseIp } from '../lib/ip.js';
 
 /**
  * Whether a callback may connect to `address` (an IP literal, as DNS answered or as written in the
@@ -6,19 +7,35 @@ import ipaddr from 'ipaddr.js';
  * 169.254.169.254 metadata service), CGNAT, multicast, broadcast, unspecified, reserved and
  * documentation ranges are refused, and so are IPv6 forms that embed an IPv4 address (mapped,
  * translated, NAT64, 6to4) unless the embedded address is itself public. Ranges come from ipaddr.js.
+ *
+ * The decision is made on the address's bytes, parsed strictly (src/lib/ip.ts), never on its text:
+ * ipaddr.js reads the IPv4-compatible `::8.8.8.8` as if it were the mapped `::ffff:8.8.8.8`, which
+ * let a refused form pass as a public one.
  */
 export function isPublicAddress(address: string): boolean {
-  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    parsed = ipaddr.parse(stripZone(address));
-  } catch {
-    return false;
-  }
-  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
-  const v6 = parsed as ipaddr.IPv6;
+  const ip = parseIp(stripZone(address));
+  if (!ip) return false;
+  // parseIp gives the mapped ::ffff:a.b.c.d as the IPv4 address it maps, classified as such.
+  if (ip.version === 4) return ipaddr.fromByteArray(ipBytes(ip)).range() === 'unicast';
+  const v6 = ipaddr.fromByteArray(ipBytes(ip)) as ipaddr.IPv6;
   const embedded = embeddedIPv4(v6);
   if (embedded !== undefined) return embedded !== null && embedded.range() === 'unicast';
   return v6.range() === 'unicast';
+}
+
+/**
+ * Why a callback host can never be delivered to, decided without DNS: an IP literal that is not
+ * public (in any spelling the URL parser accepts: `0x7f.1`, `2130706433`, `[::ffff:127.0.0.1]` all
+ * reach here as their normal form) or a `localhost` name (RFC 6761: `localhost`, `*.localhost`).
+ * Null for every other host: what a DNS name resolves to is checked when connecting, on the
+ * address actually connected to. `hostname` is a WHATWG URL's `hostname`.
+ */
+export function blockedHostReason(hostname: string): string | null {
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) return 'is a localhost name';
+  const literal = name.startsWith('[') ? name.slice(1, -1) : name;
+  if (parseIp(literal) === null) return null;
+  return isPublicAddress(literal) ? null : 'is not a public address';
 }
 
 /**

@@ -23,10 +23,20 @@ export function newDeliveryId(): string {
 
 /**
  * The webhook outbox: a result's callback is a row written in the result's own transaction, with
- * the NOTIFY that wakes the delivery workers; it commits with the result or not at all.
+ * the NOTIFY that wakes the delivery workers; it commits with the result or not at all. A callback
+ * URL that could never be delivered (a non-public IP literal, `localhost`) is refused at submit
+ * unless the deployment allows private targets (WEBHOOK_ALLOW_PRIVATE_TARGETS).
  */
+export function createWebhookOutbox(targets: { allowPrivateTargets: boolean }): CallbackOutbox {
+  return {
+    ...webhookOutbox,
+    validateCallbackUrl: (url, path) => validateHttpsCallbackUrl(url, path, targets),
+  };
+}
+
+/** The outbox of a deployment that allows only public targets (the default). */
 export const webhookOutbox: CallbackOutbox = {
-  validateCallbackUrl: validateHttpsCallbackUrl,
+  validateCallbackUrl: (url, path) => validateHttpsCallbackUrl(url, path, { allowPrivateTargets: false }),
   async enqueueCallback(tx, input) {
     const id = newDeliveryId();
     const now = tx.clock.now();
@@ -85,6 +95,7 @@ export function presentDelivery(row: DeliveryRow) {
     webhookId: row.id,
     type: row.type,
     requestId: row.request_id,
+    originalRequestId: row.request_id,
     url: row.url,
     status: row.status,
     attemptCount: row.attempts,

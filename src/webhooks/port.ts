@@ -1,6 +1,7 @@
 import type { TxContext } from '../context.js';
 import type { Queryable } from '../db/database.js';
-import { validationError } from '../errors.js';
+import { AppError, type ValidationProblem, validationError } from '../errors.js';
+import { blockedHostReason } from './addresses.js';
 import type { DeliveryView } from './outbox.js';
 
 /** Where a result's callback goes: the webhook outbox (docs/webhooks.md). */
@@ -29,16 +30,43 @@ export interface CallbackOutbox {
 export const MAX_CALLBACK_URL_CHARS = 2048;
 
 /**
- * The callback URL rules that need no network: HTTPS only, at most 2,048 characters, no
- * user name or password, a host that parses. Which addresses the host may resolve to is decided
- * when connecting, by the delivery worker, on the address actually connected to.
+ * The callback URL's rules for a body the schema refused (a route's `bodyRules`): a `callbackUrl`
+ * that is a string is checked as the route would check it, so one answer names its problem with
+ * the schema's.
  */
-export function validateHttpsCallbackUrl(url: string, path: string): void {
-  const problem = callbackUrlProblem(url);
+export function callbackUrlRule(callbacks: CallbackOutbox): (body: unknown) => ValidationProblem[] {
+  return (body) => {
+    if (typeof body !== 'object' || body === null) return [];
+    const url = (body as { callbackUrl?: unknown }).callbackUrl;
+    if (typeof url !== 'string') return [];
+    try {
+      callbacks.validateCallbackUrl(url, 'body.callbackUrl');
+      return [];
+    } catch (err) {
+      const problems = err instanceof AppError ? err.details?.problems : undefined;
+      return Array.isArray(problems) ? (problems as ValidationProblem[]) : [];
+    }
+  };
+}
+
+/**
+ * The callback URL rules that need no network: HTTPS only, at most 2,048 characters, no
+ * user name or password, a host that parses — and, given `targets`, a host that could ever be
+ * delivered to: unless private targets are allowed, an IP literal that is not public or a
+ * `localhost` name is refused now (blockedHostReason, the classifier the delivery worker uses),
+ * rather than accepted, charged and refused at every attempt. What a DNS name resolves to is
+ * decided when connecting, by the delivery worker, on the address actually connected to.
+ */
+export function validateHttpsCallbackUrl(
+  url: string,
+  path: string,
+  targets?: { allowPrivateTargets: boolean },
+): void {
+  const problem = callbackUrlProblem(url, targets);
   if (problem) throw validationError([{ path, message: problem }]);
 }
 
-function callbackUrlProblem(url: string): string | null {
+function callbackUrlProblem(url: string, targets?: { allowPrivateTargets: boolean }): string | null {
   if (url.length > MAX_CALLBACK_URL_CHARS) return `must be at most ${MAX_CALLBACK_URL_CHARS} characters`;
   let parsed: URL;
   try {
@@ -49,5 +77,10 @@ function callbackUrlProblem(url: string): string | null {
   if (parsed.protocol !== 'https:') return 'must be an https:// URL';
   if (parsed.username !== '' || parsed.password !== '') return 'must not contain a user name or password';
   if (parsed.hostname === '') return 'has no host';
+  if (targets && !targets.allowPrivateTargets) {
+    const blocked = blockedHostReason(parsed.hostname);
+    if (blocked)
+      return `host ${parsed.hostname} ${blocked}: callbacks are only sent to public addresses (docs/webhooks.md#where-callbacks-may-go)`;
+  }
   return null;
 }

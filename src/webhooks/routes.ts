@@ -90,7 +90,11 @@ export function webhookRoutes(
     params: DeliveryParams,
     response: Delivery,
     errors: ['NOT_FOUND'],
-    handler: async ({ params, principal, ctx }) => redeliver(ctx, principal.accountId, params.deliveryId),
+    // An action answers its own request id, as every action does; the delivery's stays in originalRequestId.
+    handler: async ({ params, principal, ctx, requestId }) => ({
+      ...(await redeliver(ctx, principal.accountId, params.deliveryId)),
+      requestId,
+    }),
   });
 
   defineRoute(app, {

@@ -36,7 +36,14 @@ const deliveryFields = {
     description: 'The `webhook-id` header: the same on every attempt and redelivery',
   }),
   type: Type.Union([Type.Literal('ai'), Type.Literal('price'), Type.Literal('test')]),
-  requestId: Type.String({ description: 'The request whose result this delivery reports' }),
+  requestId: Type.String({
+    description:
+      'The request whose result this delivery reports; in the answer to a redelivery, that answer’s own ' +
+      'request id (X-Request-Id), like every action’s answer',
+  }),
+  originalRequestId: Type.String({
+    description: 'The request whose result this delivery reports (the payload’s requestId), in every answer',
+  }),
   url: Type.String(),
   status: DeliveryStatus,
   attemptCount: Type.Integer({ minimum: 0 }),

@@ -1,8 +1,7 @@
 import { promises as dns, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import ipaddr from 'ipaddr.js';
 import { Agent, request } from 'undici';
-import { isPublicAddress } from './addresses.js';
+import { blockedHostReason, isPublicAddress } from './addresses.js';
 import { MAX_RESPONSE_BYTES } from './config.js';
 import type { WebhookErrorCode, WebhookOutcome, WebhookRequest, WebhookTransport } from './transport-port.js';
 
@@ -83,8 +82,8 @@ function refusal(url: string, allowPrivate: boolean): { code: WebhookErrorCode; 
   }
   if (parsed.protocol !== 'https:')
     return { code: 'connection', message: 'Callbacks are sent over HTTPS only' };
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  if (!allowPrivate && ipaddr.isValid(host) && !isPublicAddress(host)) {
+  // The same classifier as at submit: a non-public IP literal or a localhost name is never connected to.
+  if (!allowPrivate && blockedHostReason(parsed.hostname) !== null) {
     return { code: 'blocked_address', message: MESSAGES.blocked_address };
   }
   return null;

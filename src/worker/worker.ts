@@ -14,7 +14,7 @@ import type { PriceVenue } from '../prices/types.js';
 import { createLiveVenues } from '../prices/venues/registry.js';
 import { createRetention } from '../retention/retention.js';
 import { deliveryQueueHandler } from '../webhooks/delivery.js';
-import { webhookOutbox } from '../webhooks/outbox.js';
+import { createWebhookOutbox } from '../webhooks/outbox.js';
 import type { CallbackOutbox } from '../webhooks/port.js';
 import { createSecretBox, type SecretBox } from '../webhooks/secret-box.js';
 import { createTransport } from '../webhooks/transport.js';
@@ -56,7 +56,7 @@ export interface Worker {
  */
 export function createWorker(deps: WorkerDeps): Worker {
   const { config, db, clock, log } = deps;
-  const callbacks = deps.callbacks ?? webhookOutbox;
+  const callbacks = deps.callbacks ?? createWebhookOutbox(config.webhooks);
   const transport = deps.webhookTransport ?? createTransport(config.webhooks);
   const periodic = new PeriodicRunner(
     [

@@ -29,36 +29,49 @@ function rateLimited(kind: ProviderKind, waitMs: number): FakeReply {
 
 const fakes = new Map<ProviderKind, FakeLlm>();
 const models = new Map<ProviderKind, ResolutionModel>();
+/** The same models with a short call timeout, for the one case that must hit it. */
+const impatientModels = new Map<ProviderKind, ResolutionModel>();
 
 beforeAll(async () => {
   for (const kind of PROVIDER_KINDS) {
     const fake = await startFakeLlm(kind);
     fakes.set(kind, fake);
-    const config = testConfig({
-      AI_MODEL_1_PROVIDER: kind,
-      AI_MODEL_1_BASE_URL: fake.baseUrl,
-      AI_MODEL_1_API_KEY: KEY,
-      AI_MODEL_1_TIMEOUT_MS: '300',
-      AI_MODEL_1_MAX_OUTPUT_TOKENS: '512',
-      ...(kind === 'openai-compatible'
-        ? { AI_MODEL_1_NAME: 'mistral', AI_MODEL_1_ID: 'mistral-large-latest' }
-        : {}),
-    });
-    const live = createLiveModels(config.ai.slots, new ManualClock());
-    const model = live.models[0];
-    if (!model) throw new Error(`no ${kind} model`);
-    models.set(kind, model);
+    // The fake's answers never come near a 4 s call timeout, however loaded the machine; the
+    // timeout itself is exercised with a provider that never answers and a 300 ms timeout.
+    for (const [timeout, into] of [
+      ['4000', models],
+      ['300', impatientModels],
+    ] as const) {
+      const config = testConfig({
+        AI_MODEL_1_PROVIDER: kind,
+        AI_MODEL_1_BASE_URL: fake.baseUrl,
+        AI_MODEL_1_API_KEY: KEY,
+        AI_MODEL_1_TIMEOUT_MS: timeout,
+        AI_MODEL_1_MAX_OUTPUT_TOKENS: '512',
+        ...(kind === 'openai-compatible'
+          ? { AI_MODEL_1_NAME: 'mistral', AI_MODEL_1_ID: 'mistral-large-latest' }
+          : {}),
+      });
+      const model = createLiveModels(config.ai.slots, new ManualClock()).models[0];
+      if (!model) throw new Error(`no ${kind} model`);
+      into.set(kind, model);
+    }
   }
 });
 afterAll(async () => {
   for (const fake of fakes.values()) await fake.close();
 });
 
-async function ask(kind: ProviderKind, reply: FakeReply | ((call: number) => FakeReply), deadlineMs = 5000) {
+async function ask(
+  kind: ProviderKind,
+  reply: FakeReply | ((call: number) => FakeReply),
+  deadlineMs = 8000,
+  from = models,
+) {
   const fake = fakes.get(kind) as FakeLlm;
   fake.setReply((_request, call) => (typeof reply === 'function' ? reply(call) : reply));
   const before = fake.server.requests.length;
-  const vote = await askModel(models.get(kind) as ResolutionModel, 0, prompt, {
+  const vote = await askModel(from.get(kind) as ResolutionModel, 0, prompt, {
     deadline: AbortSignal.timeout(deadlineMs),
     deadlineAt: performance.now() + deadlineMs,
     retries: 1,
@@ -168,7 +181,7 @@ describe.each(PROVIDER_KINDS)('%s adapter', (kind) => {
   });
 
   it('no answer within the call timeout is a timeout', async () => {
-    const { vote } = await ask(kind, { hangMs: 3000 });
+    const { vote } = await ask(kind, { hangMs: 60_000 }, 8000, impatientModels);
     expect(failed(vote).kind).toBe('timeout');
   });
 

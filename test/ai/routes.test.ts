@@ -109,6 +109,7 @@ describe('POST /ai/resolve, then polling', () => {
         webhookId: expect.stringMatching(/^msg_/),
         type: 'ai',
         requestId,
+        originalRequestId: requestId,
         url: CALLBACK_URL,
         status: 'PENDING',
         attemptCount: 0,
@@ -146,7 +147,7 @@ describe('POST /ai/resolve, then polling', () => {
     await testQueue(ctx).drain();
     const record = (await poll(ctx, account.key, requestId)).json();
     const error = {
-      code: 'AI_UNAVAILABLE',
+      code: 'AI_RESOLUTION_FAILED',
       message: 'Only 2 of 4 models gave a valid answer (3 are needed); the charge of 0.25 USD was refunded',
     };
     expect(record).toMatchObject({ status: 'FAILED', error, refundUsd: '0.25' });
@@ -160,7 +161,9 @@ describe('POST /ai/resolve, then polling', () => {
     expect(await balanceOf(ctx.database.db, account.accountId)).toBe(1_000_000n);
     expect(await countEntries(ctx.database.db, account.accountId, 'refund')).toBe(1);
     const [callback] = await callbacksOf(ctx.database.db, requestId);
-    expect(callback).toMatchObject({ status: 'failed', data: { error } });
+    // The same billing fields as a failed scheduled job's callback.
+    expect(callback).toMatchObject({ status: 'failed' });
+    expect(callback?.data).toEqual({ requestId, error, refundUsd: '0.25', remainingBalanceUsd: '1.00' });
   });
 
   it('live: four providers asked in parallel, each vote with its tokens; a model answering prose is not a vote', async () => {

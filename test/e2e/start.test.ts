@@ -19,16 +19,26 @@ function freePort(): Promise<number> {
 }
 
 const dirs: string[] = [];
+const children: ChildProcess[] = [];
 afterAll(() => {
+  // A process still running (a failed case) is stopped before its data directory goes.
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
+
+/**
+ * A first start initialises a PGlite directory, migrates it and loads the demo markets: seconds on
+ * a quiet machine, a minute on a loaded one. Readiness is awaited, never assumed after a time; the
+ * deadline only turns a hang into a failure.
+ */
+const READY_WITHIN_MS = 180_000;
 
 /**
  * The quick start, end to end: a fresh data directory, the real process, real HTTP. First start
  * prints a sandbox key with 100.00 USD and loads the demo markets; that key works; SIGTERM stops the process cleanly; a second
  * start on the same directory reuses it and prints no new key.
  */
-describe('sibyl start on a brand-new embedded database', () => {
+describe('sibyl start on a brand-new embedded database', { timeout: 2 * READY_WITHIN_MS + 60_000 }, () => {
   it('prints a working sandbox key, serves over HTTP, and shuts down on SIGTERM', async () => {
     const dataDir = join(mkdtempSync(join(tmpdir(), 'sibyl-e2e-')), 'data');
     dirs.push(dataDir);
@@ -42,6 +52,7 @@ describe('sibyl start on a brand-new embedded database', () => {
 
     const start = async (): Promise<{ child: ChildProcess; output: () => string }> => {
       const child = spawn(process.execPath, [BIN, 'start'], { env });
+      children.push(child);
       let output = '';
       child.stdout?.on('data', (chunk: Buffer) => {
         output += chunk.toString();
@@ -49,7 +60,7 @@ describe('sibyl start on a brand-new embedded database', () => {
       child.stderr?.on('data', (chunk: Buffer) => {
         output += chunk.toString();
       });
-      const deadline = Date.now() + 45_000;
+      const deadline = Date.now() + READY_WITHIN_MS;
       while (Date.now() < deadline) {
         const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
           (r) => r.ok,
@@ -68,7 +79,9 @@ describe('sibyl start on a brand-new embedded database', () => {
       });
 
     const first = await start();
-    await new Promise((r) => setTimeout(r, 200));
+    // The banner's last line, whenever it comes.
+    while (!first.output().includes('API reference') && first.child.exitCode === null)
+      await new Promise((r) => setTimeout(r, 50));
     const key = /API key\s+(pk_test_[0-9A-Za-z]{38})/.exec(first.output())?.[1];
     expect(key, first.output()).toBeDefined();
     expect(first.output()).toContain('100.00 USD');

@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { runCli as runCommand } from '../../src/cli/run.js';
+import type { Database } from '../../src/db/database.js';
 
 export const BIN = fileURLToPath(new URL('../../bin/sibyl.js', import.meta.url));
 
@@ -22,4 +24,29 @@ export function runCli(args: string[], env: Record<string, string>): CliResult {
 /** The environment pointing the CLI at a test database (PostgreSQL URL or PGlite directory). */
 export function databaseEnv(location: string): Record<string, string> {
   return location.startsWith('postgres') ? { DATABASE_URL: location } : { SIBYL_DATA_DIR: location };
+}
+
+/**
+ * Runs a command in this process, on a database the test holds open: the same code as the
+ * process, its output and exit code, without a process start and an embedded database opening
+ * (seconds each on a loaded machine) per command. A few cases per file still run the real process.
+ */
+export async function runCliOn(
+  db: Database,
+  args: string[],
+  env: Record<string, string>,
+): Promise<CliResult> {
+  let stdout = '';
+  let stderr = '';
+  const status = await runCommand(args, {
+    env: { LOG_LEVEL: 'silent', ...env },
+    stdout: (text) => {
+      stdout += text;
+    },
+    stderr: (text) => {
+      stderr += text;
+    },
+    database: db,
+  });
+  return { status, stdout, stderr };
 }

@@ -10,7 +10,6 @@ import type { Biller } from '../../src/ledger/biller.js';
 import { creditDeposit } from '../../src/ledger/ledger.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { parseUsd } from '../../src/lib/money.js';
-import { webhookOutbox } from '../../src/webhooks/outbox.js';
 import type { CallbackOutbox } from '../../src/webhooks/port.js';
 import { clearSecretBox } from '../../src/webhooks/secret-box.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
@@ -59,7 +58,7 @@ export async function createTestContext(
     biller?: (db: TestDatabase['db']) => Biller;
     database?: TestDatabase;
     logger?: Logger;
-    /** Default: the webhook outbox (rows of webhook_deliveries; see helpers/callbacks.ts). */
+    /** Default: the app's webhook outbox (rows of webhook_deliveries; see helpers/callbacks.ts). */
     callbacks?: CallbackOutbox;
     markets?: MarketSource;
     /** Anything else the app takes (other ports). */
@@ -73,7 +72,7 @@ export async function createTestContext(
     config,
     db: database.db,
     clock,
-    callbacks: options.callbacks ?? webhookOutbox,
+    ...(options.callbacks ? { callbacks: options.callbacks } : {}),
     ...(options.markets ? { markets: options.markets } : {}),
     ...(options.extraRoutes ? { extraRoutes: options.extraRoutes } : {}),
     ...(options.biller ? { biller: options.biller(database.db) } : {}),

@@ -50,9 +50,9 @@ export async function createTestDatabase(options: { poolSize?: number } = {}): P
   };
 }
 
-/** A private copy of the migrated PGlite template, as a data directory. */
-export function copyPgliteTemplate(): string {
+/** A private copy of the migrated PGlite template (or the unmigrated one), as a data directory. */
+export function copyPgliteTemplate(which: 'migrated' | 'empty' = 'migrated'): string {
   const dir = join(mkdtempSync(join(tmpdir(), 'sibyl-test-')), 'data');
-  cpSync(inject('pgliteTemplate'), dir, { recursive: true });
+  cpSync(inject(which === 'migrated' ? 'pgliteTemplate' : 'pgliteEmptyTemplate'), dir, { recursive: true });
   return dir;
 }

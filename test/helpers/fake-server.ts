@@ -13,8 +13,13 @@ export interface FakeResponse {
   headers?: Record<string, string>;
   /** Sent as JSON unless it is a string (sent as is). */
   body?: unknown;
-  /** Wait this long before answering (to exercise timeouts). */
+  /** Wait this long before answering. */
   delayMs?: number;
+  /**
+   * Never answer (the connection stays open until the caller gives up or the server closes): how
+   * a test exercises a timeout whatever the machine's speed, where a delay would race the timeout.
+   */
+  hang?: boolean;
 }
 
 export type FakeHandler = (request: FakeRequest) => FakeResponse | Promise<FakeResponse>;
@@ -51,6 +56,7 @@ export async function startFakeServer(handler: FakeHandler): Promise<FakeServer>
       requests.push(request);
       try {
         const answer = await current(request);
+        if (answer.hang) return;
         if (answer.delayMs) await new Promise((r) => setTimeout(r, answer.delayMs));
         if (res.destroyed) return;
         const isText = typeof answer.body === 'string';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { loadMigrations, migrate } from '../../src/db/migrate.js';
@@ -31,6 +31,18 @@ export default async function setup(project: TestProject): Promise<void> {
   }
   project.provide('pgliteTemplate', templateDir);
 
+  // An initialised but unmigrated data directory, for the tests of migrations themselves: a copy
+  // opens in ~0.4 s where a fresh PGlite initialises in ~4 s (more on a loaded machine).
+  const emptyDir = join(cacheDir, `pglite-empty-${pgliteVersion()}`);
+  if (!existsSync(emptyDir)) {
+    const building = `${emptyDir}.${process.pid}`;
+    rmSync(building, { recursive: true, force: true });
+    const { db } = await PgliteDatabase.open(building);
+    await db.close();
+    renameSync(building, emptyDir);
+  }
+  project.provide('pgliteEmptyTemplate', emptyDir);
+
   const url = process.env.TEST_DATABASE_URL;
   if (url) {
     const templateName = `sibyl_template_${hash}`;
@@ -58,6 +70,14 @@ export default async function setup(project: TestProject): Promise<void> {
   }
 }
 
+/** The installed PGlite's version: a data directory belongs to the PostgreSQL build that made it. */
+function pgliteVersion(): string {
+  const manifest = JSON.parse(
+    readFileSync(join(process.cwd(), 'node_modules', '@electric-sql', 'pglite', 'package.json'), 'utf8'),
+  ) as { version: string };
+  return manifest.version;
+}
+
 export function withDatabase(url: string, database: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${database}`;
@@ -67,6 +87,7 @@ export function withDatabase(url: string, database: string): string {
 declare module 'vitest' {
   export interface ProvidedContext {
     pgliteTemplate: string;
+    pgliteEmptyTemplate: string;
     postgresTemplate: string;
   }
 }

@@ -12,12 +12,28 @@ let ctx: TestContext;
 let account: TestAccount;
 let port: number;
 let release: () => void = () => {};
+/** Resolved when the held route is running, and when the app has begun to close. */
+let heldEntered = signal();
+let closingStarted = signal();
 const TIMEOUT_MS = 1000;
+
+function signal(): Promise<void> & { resolve(): void } {
+  let resolve: () => void = () => {};
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return Object.assign(promise, { resolve });
+}
 
 beforeAll(async () => {
   ctx = await createTestContext({
     config: { REQUEST_TIMEOUT_MS: String(TIMEOUT_MS) },
-    extraRoutes: (app) =>
+    extraRoutes: (app) => {
+      // After the app's own preClose hook, which starts refusing requests.
+      app.addHook('preClose', (done) => {
+        closingStarted.resolve();
+        done();
+      });
       defineRoute(app, {
         method: 'GET',
         url: '/test/held',
@@ -26,8 +42,13 @@ beforeAll(async () => {
         tags: ['test'],
         permission: 'account',
         response: Type.Object({ ok: Type.Boolean() }),
-        handler: () => new Promise<{ ok: boolean }>((resolve) => (release = () => resolve({ ok: true }))),
-      }),
+        handler: () =>
+          new Promise<{ ok: boolean }>((resolve) => {
+            release = () => resolve({ ok: true });
+            heldEntered.resolve();
+          }),
+      });
+    },
   });
   account = await ctx.createAccount();
   await ctx.app.listen({ port: 0, host: '127.0.0.1' });
@@ -152,16 +173,27 @@ describe('answers written before any route runs', () => {
   it('a request arriving while the server shuts down → 503 SERVICE_UNAVAILABLE', async () => {
     const request = (url: string) =>
       `GET ${url} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${account.key}\r\n\r\n`;
+    heldEntered = signal();
+    closingStarted = signal();
     let socket: Socket | undefined;
     const answered = exchange((s) => {
       socket = s;
       s.write(request('/api/v1/test/held'));
-    }, 5000);
-    await new Promise((r) => setTimeout(r, 200));
+    }, 15_000);
+    // Each step waits for the server to have got there, never for a time.
+    await heldEntered;
     const closing = ctx.app.close();
-    await new Promise((r) => setTimeout(r, 100));
+    await closingStarted;
+    const lateArrived = new Promise<void>((resolve) => {
+      const seen = (req: { url?: string }) => {
+        if (req.url !== '/api/v1/account') return;
+        ctx.app.server.off('request', seen);
+        resolve();
+      };
+      ctx.app.server.on('request', seen);
+    });
     socket?.write(request('/api/v1/account')); // on the connection still busy with the first
-    await new Promise((r) => setTimeout(r, 100));
+    await lateArrived;
     release();
     const { text } = await answered;
     await closing;

@@ -169,7 +169,7 @@ describe('running scheduled jobs', () => {
       },
     });
     expect(done?.result?.votes).toHaveLength(4);
-    expect(await job(failed)).toMatchObject({ status: 'FAILED', error: { code: 'AI_UNAVAILABLE' } });
+    expect(await job(failed)).toMatchObject({ status: 'FAILED', error: { code: 'AI_RESOLUTION_FAILED' } });
     const mine = (await callbacks(ctx.database.db)).filter((c) => c.account_id === account.accountId);
     // Both run at once: in either order.
     expect(mine.map((c) => [c.type, c.status, c.data.jobId]).sort()).toEqual([

@@ -282,3 +282,54 @@ describe('POST /keys/:keyId/rotate', () => {
     expect(response.statusCode).toBe(200);
   });
 });
+
+describe('every problem of a key request at once', () => {
+  it('an unknown permission, an expiry that does not parse and an allow-list entry with host bits set, in one answer', async () => {
+    const owner = await ctx.createAccount();
+    const response = await post(owner.key, '/keys', {
+      name: 'x',
+      permissions: ['price', 'root'],
+      expiresAt: 'yesterday',
+      allowedIps: ['10.0.0.1/8'],
+      allowedOrigins: ['https://app.example.com', 'ftp://x.example.com'],
+      quotas: { dailySpendUsd: 'lots' },
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().details.problems).toEqual([
+      {
+        path: 'body.permissions[1]',
+        message: expect.stringMatching(/^must be one of: /),
+        allowed: expect.arrayContaining(['price', 'batch']),
+      },
+      {
+        path: 'body.expiresAt',
+        message: 'must be an ISO 8601 timestamp with a zone, e.g. 2027-01-31T00:00:00Z',
+      },
+      { path: 'body.allowedIps[0]', message: '"10.0.0.1/8" has host bits set (did you mean 10.0.0.0/8?)' },
+      {
+        path: 'body.allowedOrigins[1]',
+        message: '"ftp://x.example.com" is not an origin like https://app.example.com',
+      },
+      {
+        path: 'body.quotas.dailySpendUsd',
+        message: 'must be a USD amount such as "25.00" (at most 6 decimals)',
+      },
+    ]);
+    // The same on a change of an existing key, for a past expiry.
+    const key = (await post(owner.key, '/keys', { name: 'to change' })).json();
+    const changed = await ctx.request(owner.key, {
+      method: 'PATCH',
+      url: `/api/v1/keys/${key.id}`,
+      payload: { name: '  ', permissions: ['root'], expiresAt: '2020-01-01T00:00:00Z' },
+    });
+    expect(
+      changed.json().details.problems.map((p: { path: string; message: string }) => [p.path, p.message]),
+    ).toEqual([
+      ['body.permissions[0]', expect.stringMatching(/^must be one of: /)],
+      ['body.name', 'must not be blank'],
+      ['body.expiresAt', 'must be in the future'],
+    ]);
+    // Nothing was created by the refused request.
+    expect((await get(owner.key, '/keys')).json().total).toBe(2);
+  });
+});

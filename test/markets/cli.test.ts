@@ -1,49 +1,43 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PgliteDatabase } from '../../src/db/pglite.js';
 import { DEMO_TEMPLATES } from '../../src/markets/demo-templates.js';
-import { databaseEnv, runCli } from '../helpers/cli.js';
-import { createTestDatabase, type TestDatabase, usingPostgres } from '../helpers/db.js';
+import { databaseEnv, runCliOn, runCli as runProcess } from '../helpers/cli.js';
+import { copyPgliteTemplate, createTestDatabase, type TestDatabase, usingPostgres } from '../helpers/db.js';
 import { event, marketCreated, ndjson, wallet } from './events.js';
 
 let database: TestDatabase;
 let env: Record<string, string>;
 const dir = mkdtempSync(join(tmpdir(), 'sibyl-markets-cli-'));
 
-function json(args: string[]) {
-  const result = runCli([...args, '--json'], env);
+/** A command run in this process on the test's open database (see runCliOn). */
+const runCli = (args: string[], commandEnv: Record<string, string>) =>
+  runCliOn(database.db, args, commandEnv);
+
+async function json(args: string[]) {
+  const result = await runCli([...args, '--json'], env);
   const lines = result.stdout.trim().split('\n');
   expect(lines, result.stderr).toHaveLength(1); // exactly one JSON object on stdout
   return { status: result.status, body: JSON.parse(lines[0] as string) };
 }
 
-/** Runs a query on the test database (the embedded one is reopened while the CLI is not using it). */
+/** Runs a query on the test database, which the in-process commands share. */
 async function query<R>(sql: string, params: unknown[] = []): Promise<R[]> {
-  if (usingPostgres) return database.db.query<R>(sql, params);
-  const { db } = await PgliteDatabase.open(database.location);
-  try {
-    return await db.query<R>(sql, params);
-  } finally {
-    await db.close();
-  }
+  return database.db.query<R>(sql, params);
 }
 
 beforeAll(async () => {
   database = await createTestDatabase({ poolSize: 2 });
   env = databaseEnv(database.location);
-  // The embedded database admits one process at a time: hand it to the CLI.
-  if (!usingPostgres) await database.db.close();
 });
 afterAll(async () => {
-  if (usingPostgres) await database.close();
-  else rmSync(database.location, { recursive: true, force: true });
+  await database.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
 describe('sibyl markets', () => {
-  it('ingest FILE applies a file, reports bad lines by number, and exits 1 when any was refused', () => {
+  it('ingest FILE applies a file, reports bad lines by number, and exits 1 when any was refused', async () => {
     const file = join(dir, 'events.ndjson');
     writeFileSync(
       file,
@@ -57,7 +51,7 @@ describe('sibyl markets', () => {
         ),
       ])}not json\n`,
     );
-    const first = json(['markets', 'ingest', file]);
+    const first = await json(['markets', 'ingest', file]);
     expect(first).toEqual({
       status: 1,
       body: {
@@ -84,15 +78,18 @@ describe('sibyl markets', () => {
       good,
       ndjson([marketCreated({ id: 'cli-m1', outcomes: ['Up', 'Down'] }, { id: 'cli-e1' })]),
     );
-    expect(json(['markets', 'ingest', good])).toMatchObject({ status: 0, body: { applied: 0, skipped: 1 } });
-    expect(json(['markets', 'ingest', join(dir, 'missing.ndjson')])).toMatchObject({
+    expect(await json(['markets', 'ingest', good])).toMatchObject({
+      status: 0,
+      body: { applied: 0, skipped: 1 },
+    });
+    expect(await json(['markets', 'ingest', join(dir, 'missing.ndjson')])).toMatchObject({
       status: 2,
       body: { code: 'USAGE' },
     });
   });
 
   it('resolve MARKET_ID OUTCOME finalizes by index or label and records it', async () => {
-    const resolved = json(['markets', 'resolve', 'cli-m1', 'Down']);
+    const resolved = await json(['markets', 'resolve', 'cli-m1', 'Down']);
     expect(resolved).toEqual({
       status: 0,
       body: {
@@ -125,23 +122,27 @@ describe('sibyl markets', () => {
       },
     });
     // Already final; an unknown market; an outcome the market does not have.
-    expect(json(['markets', 'resolve', 'cli-m1', '0']).body).toMatchObject({ code: 'VALIDATION_ERROR' });
-    expect(json(['markets', 'resolve', 'nope', '0'])).toEqual({
+    expect((await json(['markets', 'resolve', 'cli-m1', '0'])).body).toMatchObject({
+      code: 'VALIDATION_ERROR',
+    });
+    expect(await json(['markets', 'resolve', 'nope', '0'])).toEqual({
       status: 1,
       body: { error: 'Market nope not found', code: 'NOT_FOUND' },
     });
-    json(['markets', 'ingest', join(dir, 'events.ndjson')]);
+    await json(['markets', 'ingest', join(dir, 'events.ndjson')]);
     const other = join(dir, 'other.ndjson');
     writeFileSync(other, ndjson([marketCreated({ id: 'cli-m2' })]));
-    json(['markets', 'ingest', other]);
-    const badOutcome = json(['markets', 'resolve', 'cli-m2', '2']);
+    await json(['markets', 'ingest', other]);
+    const badOutcome = await json(['markets', 'resolve', 'cli-m2', '2']);
     expect(badOutcome.body.code).toBe('VALIDATION_ERROR');
     expect(badOutcome.body.details.problems[0].message).toContain('Yes, No');
-    expect(json(['markets', 'resolve', 'cli-m2', '0']).body).toMatchObject({ winningOutcomeLabel: 'Yes' });
+    expect((await json(['markets', 'resolve', 'cli-m2', '0'])).body).toMatchObject({
+      winningOutcomeLabel: 'Yes',
+    });
   });
 
   it('demo loads a few dozen sandbox markets of every status and resolution type once', async () => {
-    const demo = json(['markets', 'demo']);
+    const demo = await json(['markets', 'demo']);
     expect(demo.status).toBe(0);
     expect(demo.body).toMatchObject({ seed: 1, markets: DEMO_TEMPLATES.length, alreadyLoaded: false });
     expect(demo.body.ingestion).toMatchObject({ refused: 0, skipped: 0 });
@@ -166,10 +167,26 @@ describe('sibyl markets', () => {
     );
     for (const n of Object.values(activity ?? {})) expect(n).toBeGreaterThan(50n);
 
-    expect(json(['markets', 'demo'])).toMatchObject({
+    expect(await json(['markets', 'demo'])).toMatchObject({
       status: 0,
       body: { alreadyLoaded: true, ingestion: null },
     });
-    expect(json(['markets', 'demo', '--seed', 'x']).body.code).toBe('USAGE');
+    expect((await json(['markets', 'demo', '--seed', 'x'])).body.code).toBe('USAGE');
+  });
+});
+
+describe('sibyl markets as a process', { timeout: 120_000 }, () => {
+  it('ingest reads the file, prints one JSON report and exits 1 when a line was refused', () => {
+    // A database of its own: the embedded one admits one process at a time, and this file holds its own.
+    const location = usingPostgres ? database.location : copyPgliteTemplate();
+    const file = join(dir, 'process.ndjson');
+    writeFileSync(
+      file,
+      `${ndjson([marketCreated({ id: 'cli-p1', outcomes: ['Up', 'Down'] }, { id: 'cli-p1-e1' })])}not json\n`,
+    );
+    const result = runProcess(['markets', 'ingest', file, '--json'], databaseEnv(location));
+    expect(result.status, result.stderr).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ file, received: 2, applied: 1, refused: 1 });
+    if (!usingPostgres) rmSync(dirname(location), { recursive: true, force: true });
   });
 });

@@ -1,4 +1,6 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toSol } from '../../src/markets/detail.js';
 import { ingestText } from '../../src/markets/ingest.js';
 import { MarketDetail, type MarketDetailBody } from '../../src/markets/schemas.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
@@ -349,5 +351,26 @@ describe('price-feed markets', () => {
         tolerance: 500,
       },
     });
+  });
+});
+
+describe('SOL amounts', () => {
+  it('are the exact decimal of the lamports, without float noise (1522800000 → 1.5228)', () => {
+    const decimal = (lamports: bigint) => {
+      const text = `${lamports / 1_000_000_000n}.${(lamports % 1_000_000_000n).toString().padStart(9, '0')}`;
+      return text;
+    };
+    expect(toSol('1522800000')).toBe(1.5228);
+    for (const lamports of [0n, 1n, 100n, 999_999_999n, 1_000_000_000n, 1_522_800_000n, 123_456_789_012n]) {
+      expect(toSol(String(lamports))).toBe(Number(decimal(lamports)));
+    }
+    // Every amount up to 10^15 lamports (a million SOL) is the double nearest its decimal, which
+    // is the one JSON prints as that decimal.
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 10n ** 15n }), (lamports) => {
+        expect(toSol(String(lamports))).toBe(Number(decimal(lamports)));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

@@ -22,6 +22,26 @@ let behaviour: Partial<Record<'binance' | 'coinbase' | 'kraken' | 'okx', (r: Fak
   {};
 let inFlight = 0;
 let maxInFlight = 0;
+let barrier: { arrive(inFlight: number): Promise<void> } | null = null;
+
+/** Holds requests until `size` are in flight together; gives up after `giveUpMs` (then the test fails). */
+function holdUntilInFlight(size: number, giveUpMs: number) {
+  const waiting: (() => void)[] = [];
+  const release = () => {
+    for (const resume of waiting.splice(0)) resume();
+  };
+  const timer = setTimeout(release, giveUpMs);
+  return {
+    arrive(now: number) {
+      const held = new Promise<void>((resolve) => waiting.push(resolve));
+      if (now >= size) {
+        clearTimeout(timer);
+        release();
+      }
+      return held;
+    },
+  };
+}
 
 const quotes = { binance: 150.1, coinbase: 150.2, kraken: 150.3, okx: 150.4 };
 const volumesUsd = { binance: 1_000_000, coinbase: 1_502_000, kraken: 3_005_000, okx: 2_000_000 };
@@ -103,7 +123,9 @@ beforeAll(async () => {
     const venue = venueOf(request.url.pathname);
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);
-    await new Promise((r) => setTimeout(r, 30));
+    // Parallelism is shown by overlap, not by timing: while a barrier is set, a request is held
+    // until that many are in flight at once (calls made one after the other never get there).
+    if (barrier !== null) await barrier.arrive(inFlight);
     inFlight--;
     return behaviour[venue]?.(request) ?? healthy(venue, ctx.clock.now().getTime());
   });
@@ -114,7 +136,9 @@ beforeAll(async () => {
       COINBASE_BASE_URL: venues.url,
       KRAKEN_BASE_URL: venues.url,
       OKX_BASE_URL: venues.url,
-      PRICE_VENUE_TIMEOUT_MS: '300',
+      // Answers of the local fake venues never come near it, however loaded the machine; the
+      // timeout itself is exercised with a venue that never answers.
+      PRICE_VENUE_TIMEOUT_MS: '3000',
       PRICE_CACHE_TTL_MS: '2000',
       PRICE_ERROR_CACHE_TTL_MS: '0',
       PRICE_BREAKER_FAILURES: '3',
@@ -137,6 +161,7 @@ beforeEach(() => {
   ctx.clock.advance(60_000);
   venues.requests.length = 0;
   maxInFlight = 0;
+  barrier = null;
 });
 
 const price = (key: string, symbol = 'SOL') =>
@@ -144,6 +169,7 @@ const price = (key: string, symbol = 'SOL') =>
 
 describe('live prices', () => {
   it('asks every venue in parallel and returns the VWAP of their quotes', async () => {
+    barrier = holdUntilInFlight(4, 2_500);
     const response = await price(live.key);
     expect(response.statusCode).toBe(200);
     const body = response.json();
@@ -175,7 +201,7 @@ describe('live prices', () => {
   });
 
   it('a slow venue is cut off at its timeout and named; the others still price', async () => {
-    behaviour.kraken = () => ({ ...healthy('kraken', ctx.clock.now().getTime()), delayMs: 1000 });
+    behaviour.kraken = () => ({ hang: true });
     const body = (await price(live.key)).json();
     expect(body.unavailableSources).toEqual([{ name: 'kraken', reason: 'timeout' }]);
     expect(body).toMatchObject({ sourceCount: 3, isValid: true });

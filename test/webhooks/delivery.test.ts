@@ -23,7 +23,8 @@ beforeAll(async () => {
   receiver = await startHttpsReceiver();
   transport = createGuardedTransport({
     allowPrivateTargets: true,
-    timeoutMs: 2000,
+    // Far above a local answer however loaded the machine (one case waits it out on a silent receiver).
+    timeoutMs: 4000,
     maxResponseBytes: 65_536,
     ca: (await testCertificate()).cert,
   });
@@ -249,7 +250,13 @@ describe('integrator endpoints', () => {
       url: `/api/v1/webhooks/deliveries/${id}/redeliver`,
     });
     expect(again.statusCode).toBe(200);
-    expect(again.json()).toMatchObject({ id, status: 'PENDING' });
+    // Its own request id, as X-Request-Id says; the delivery's request in originalRequestId.
+    expect(again.json()).toMatchObject({
+      id,
+      status: 'PENDING',
+      requestId: again.headers['x-request-id'],
+      originalRequestId: 'req_redeliver',
+    });
     await queue.drain();
     expect(await delivery(id)).toMatchObject({ status: 'DELIVERED', attempts: 2 });
     expect(receivedAt('/redeliver').map((r) => r.headers['webhook-id'])).toEqual([id, id]);

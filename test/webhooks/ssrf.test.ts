@@ -158,6 +158,7 @@ const NAMES: Record<string, string[]> = {
   'zero.example.com': ['0.0.0.0'],
   'ula.example.com': ['fd12:3456::1'],
   'ipv4compat.example.com': ['::7f00:1'],
+  'ipv4compat-public.example.com': ['::8.8.8.8'],
   'sixtofour.example.com': ['2002:c0a8:101::1'],
   'multicast.example.com': ['224.0.0.251'],
   'broadcast.example.com': ['255.255.255.255'],
@@ -280,5 +281,12 @@ describe('address classification', () => {
     for (const address of [...V4.filter((a) => /^\d+\.\d+\.\d+\.\d+$/.test(a)), ...V6, 'not-an-ip', '']) {
       expect(isPublicAddress(address), address).toBe(false);
     }
+  });
+  it('an IPv4-compatible address (::a.b.c.d) is refused whatever it embeds, however it is written', () => {
+    // ipaddr.js reads ::8.8.8.8 as the mapped ::ffff:8.8.8.8; the bytes say otherwise.
+    for (const address of ['::8.8.8.8', '::808:808', '0:0:0:0:0:0:8.8.8.8', '::1.1.1.1', '::93.184.216.34']) {
+      expect(isPublicAddress(address), address).toBe(false);
+    }
+    expect(isPublicAddress('::ffff:8.8.8.8')).toBe(true);
   });
 });

@@ -15,7 +15,8 @@ beforeAll(async () => {
   receiver = await startHttpsReceiver();
   transport = createGuardedTransport({
     allowPrivateTargets: true,
-    timeoutMs: 1000,
+    // Far above a local answer however loaded the machine; the timeout case uses its own transport.
+    timeoutMs: 10_000,
     maxResponseBytes: MAX,
     ca: (await testCertificate()).cert,
   });
@@ -49,18 +50,30 @@ describe('the webhook transport, against real HTTPS receivers on loopback', () =
 
   it('a receiver that does not answer in time is a timeout', async () => {
     receiver.setHandler(() => 'handled'); // never answers
-    const outcome = await send(`${receiver.url}/slow`);
+    const impatient = createGuardedTransport({
+      allowPrivateTargets: true,
+      timeoutMs: 300,
+      maxResponseBytes: MAX,
+      ca: (await testCertificate()).cert,
+    });
+    const outcome = await send(`${receiver.url}/slow`, impatient);
     expect(outcome).toMatchObject({ kind: 'error', code: 'timeout' });
+    await impatient.close();
   });
 
   it('reads at most 64 KiB of a 10 MiB answer, then drops the connection', async () => {
     let written = 0;
     let closedEarly = false;
+    let closed: () => void = () => {};
+    const connectionClosed = new Promise<void>((resolve) => {
+      closed = resolve;
+    });
     receiver.setHandler((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });
       const chunk = Buffer.alloc(64 * 1024, 'x');
       res.on('close', () => {
         closedEarly = written < 10 * 1024 * 1024;
+        closed();
       });
       const pump = () => {
         while (written < 10 * 1024 * 1024) {
@@ -75,7 +88,7 @@ describe('the webhook transport, against real HTTPS receivers on loopback', () =
     const outcome = await send(`${receiver.url}/big`);
     expect(outcome).toMatchObject({ kind: 'response', statusCode: 200 });
     if (outcome.kind === 'response') expect(outcome.bodyPreview.length).toBeLessThanOrEqual(256);
-    await new Promise((r) => setTimeout(r, 200));
+    await connectionClosed;
     expect(closedEarly).toBe(true);
     expect(written).toBeLessThan(10 * 1024 * 1024);
   });

@@ -84,7 +84,7 @@ describe('DexScreener', () => {
         pair({ base: BONK, quote: UNKNOWN_MINT, liquidityUsd: 2000000, volume24h: 999 }),
       ],
     }));
-    const venue = createDexScreenerVenue({ baseUrl: server.url, timeoutMs: 300 });
+    const venue = createDexScreenerVenue({ baseUrl: server.url, timeoutMs: 10_000 });
     expect(venue.name).toBe('dexscreener');
     expect(venue.role).toBe('market');
 
@@ -106,7 +106,7 @@ describe('DexScreener', () => {
         pair({ base: BONK, quote: USDC, priceUsd: '0.0000209', volume24h: 30 }),
       ],
     }));
-    const venue = createDexScreenerVenue({ baseUrl: server.url, timeoutMs: 300 });
+    const venue = createDexScreenerVenue({ baseUrl: server.url, timeoutMs: 10_000 });
     expect(await venue.fetchQuote(target('BONK'), signal)).toEqual({
       price: 0.0000206,
       volume24hUsd: 50,
@@ -115,7 +115,7 @@ describe('DexScreener', () => {
   });
 
   it('returns null for an empty array or when the token is only ever the quote', async () => {
-    const venue = createDexScreenerVenue({ baseUrl: server.url, timeoutMs: 300 });
+    const venue = createDexScreenerVenue({ baseUrl: server.url, timeoutMs: 10_000 });
     server.setHandler(() => ({ body: [] }));
     expect(await venue.fetchQuote(target('BONK'), signal)).toBeNull();
     server.setHandler(() => ({
@@ -134,7 +134,7 @@ describe('DexScreener', () => {
         pair({ base: UNKNOWN_MINT, quote: SOL, priceUsd: '1.234', liquidityUsd: 5000, volume24h: 777.5 }),
       ],
     }));
-    const venue = createDexScreenerVenue({ baseUrl: server.url, timeoutMs: 300 });
+    const venue = createDexScreenerVenue({ baseUrl: server.url, timeoutMs: 10_000 });
     expect(venue.canPrice(target(UNKNOWN_MINT))).toBe(true);
     expect(venue.canPrice({ key: 'X', token: null, mint: null })).toBe(false);
     expect(await venue.fetchQuote(target(UNKNOWN_MINT), signal)).toEqual({
@@ -151,7 +151,7 @@ describe('DexScreener', () => {
       headers: { 'retry-after': '60' },
       body: { error: 'rate limited' },
     }));
-    const venue = createDexScreenerVenue({ baseUrl: server.url, timeoutMs: 300 });
+    const venue = createDexScreenerVenue({ baseUrl: server.url, timeoutMs: 10_000 });
     await expect(venue.fetchQuote(target('BONK'), signal)).rejects.toMatchObject({
       name: 'VenueError',
       kind: 'rate_limited',
@@ -160,7 +160,7 @@ describe('DexScreener', () => {
   });
 
   it('rejects malformed bodies as bad_response', async () => {
-    const venue = createDexScreenerVenue({ baseUrl: server.url, timeoutMs: 300 });
+    const venue = createDexScreenerVenue({ baseUrl: server.url, timeoutMs: 10_000 });
     // The legacy /latest/dex/tokens shape is an object, not the array /tokens/v1 returns.
     for (const body of ['<html>', { schemaVersion: '1.0.0', pairs: null }, [null], ['pair']]) {
       server.setHandler(() => ({ body }));
@@ -172,7 +172,7 @@ describe('DexScreener', () => {
   });
 
   it('times out a slow answer', async () => {
-    server.setHandler(() => ({ delayMs: 1000, body: [] }));
+    server.setHandler(() => ({ hang: true }));
     const venue = createDexScreenerVenue({ baseUrl: server.url, timeoutMs: 300 });
     await expect(venue.fetchQuote(target('BONK'), signal)).rejects.toMatchObject({
       name: 'VenueError',

@@ -1,0 +1,162 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
+import { balanceOf, countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
+
+/**
+ * Callback URLs that can never be delivered — a non-public IP literal in any spelling the URL
+ * parser accepts, or a localhost name — are refused when submitted (VALIDATION_ERROR, nothing
+ * charged or stored), unless the deployment allows private targets. DNS names are left to the
+ * connect-time check (test/webhooks/ssrf.test.ts).
+ */
+
+const UNDELIVERABLE = [
+  'https://169.254.169.254/latest/meta-data/',
+  'https://127.0.0.1/',
+  'https://[::1]/',
+  'https://0x7f.1/',
+  'https://2130706433/',
+  'https://017700000001/',
+  'https://127.1:8443/hook',
+  'https://[::ffff:127.0.0.1]/',
+  'https://[::ffff:7f00:1]/',
+  'https://[::8.8.8.8]/',
+  'https://10.0.0.1/',
+  'https://192.168.1.10/',
+  'https://100.64.0.1/',
+  'https://0.0.0.0/',
+  'https://[fd00::1]/',
+  'https://[64:ff9b::a00:1]/',
+  'https://localhost/',
+  'https://LOCALHOST./x',
+  'https://api.localhost/',
+];
+
+let strict: TestContext;
+let lenient: TestContext;
+
+beforeAll(async () => {
+  strict = await createTestContext();
+  lenient = await createTestContext({ config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
+});
+afterAll(async () => {
+  for (const ctx of [strict, lenient]) {
+    await expectLedgerReconciles(ctx.database.db);
+    await ctx.close();
+  }
+});
+
+function bodies(ctx: TestContext, callbackUrl: string): [string, Record<string, unknown>][] {
+  const inAnHour = new Date(ctx.clock.now().getTime() + 3_600_000).toISOString();
+  const ai = { question: 'Will the upgrade ship?', outcomes: ['Yes', 'No'] };
+  return [
+    ['/ai/resolve', { ...ai, callbackUrl }],
+    ['/price/schedule', { symbol: 'SOL', resolutionTimestamp: inAnHour, callbackUrl }],
+    ['/price/scheduled', { symbol: 'SOL', scheduledFor: inAnHour, callbackUrl }],
+    ['/ai/schedule', { ...ai, resolutionTimestamp: inAnHour, callbackUrl }],
+  ];
+}
+
+async function stored(ctx: TestContext, account: TestAccount): Promise<number> {
+  const [row] = await ctx.database.db.query<{ n: number }>(
+    `SELECT (SELECT count(*) FROM scheduled_jobs WHERE account_id = $1)
+          + (SELECT count(*) FROM ai_requests WHERE account_id = $1)
+          + (SELECT count(*) FROM webhook_deliveries WHERE account_id = $1) AS n`,
+    [account.accountId],
+  );
+  return Number(row?.n);
+}
+
+describe('callback URLs that can never be delivered', () => {
+  it(`are refused at submit on every route that takes one (${UNDELIVERABLE.length} URLs × 4 routes): nothing charged or stored`, async () => {
+    const account = await strict.createAccount({ balanceUsd: '10.00' });
+    for (const url of UNDELIVERABLE) {
+      for (const [route, payload] of bodies(strict, url)) {
+        const response = await strict.request(account.key, {
+          method: 'POST',
+          url: `/api/v1${route}`,
+          payload,
+        });
+        const where = `${route} ${url}`;
+        expect({ where, status: response.statusCode }).toEqual({ where, status: 400 });
+        const host = new URL(url).hostname;
+        expect(response.json()).toEqual({
+          error: expect.any(String),
+          code: 'VALIDATION_ERROR',
+          details: {
+            problems: [
+              {
+                path: 'body.callbackUrl',
+                message: expect.stringMatching(
+                  new RegExp(
+                    `^host ${host.replace(/[.[\]]/g, '\\$&')} (is not a public address|is a localhost name): `,
+                  ),
+                ),
+              },
+            ],
+          },
+          requestId: response.headers['x-request-id'],
+        });
+      }
+    }
+    expect(await balanceOf(strict.database.db, account.accountId)).toBe(10_000_000n);
+    expect(await countEntries(strict.database.db, account.accountId, 'charge')).toBe(0);
+    expect(await stored(strict, account)).toBe(0);
+  });
+
+  it('public literals and DNS names (even ones that resolve privately) are accepted at submit', async () => {
+    const account = await strict.createAccount({ balanceUsd: '10.00' });
+    for (const url of [
+      'https://8.8.8.8/hook',
+      'https://[2606:4700:4700::1111]/',
+      'https://internal.example.com/',
+    ]) {
+      const [route, payload] = bodies(strict, url)[1] as [string, Record<string, unknown>];
+      const response = await strict.request(account.key, { method: 'POST', url: `/api/v1${route}`, payload });
+      expect({ url, status: response.statusCode }).toEqual({ url, status: 200 });
+    }
+  });
+
+  it('are accepted when the deployment allows private targets (development)', async () => {
+    const account = await lenient.createAccount({ balanceUsd: '10.00' });
+    for (const url of ['https://127.0.0.1:8443/hook', 'https://localhost/', 'https://[::1]/']) {
+      for (const [route, payload] of bodies(lenient, url)) {
+        const response = await lenient.request(account.key, {
+          method: 'POST',
+          url: `/api/v1${route}`,
+          payload,
+        });
+        expect({ route, url, status: response.statusCode }).toEqual({ route, url, status: 200 });
+      }
+    }
+  });
+});
+
+describe('with other problems in the body', () => {
+  it('a callback URL that can never be delivered is named in the same answer as the schema’s problems', async () => {
+    const account = await strict.createAccount({ balanceUsd: '10.00' });
+    const response = await strict.request(account.key, {
+      method: 'POST',
+      url: '/api/v1/price/schedule',
+      payload: { symbol: 'SOL', resolutionTimestamp: 42, callbackUrl: 'https://127.0.0.1/' },
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().details.problems.map((p: { path: string }) => p.path)).toEqual([
+      'body.resolutionTimestamp',
+      'body.callbackUrl',
+    ]);
+    const ai = await strict.request(account.key, {
+      method: 'POST',
+      url: '/api/v1/ai/resolve',
+      payload: {
+        question: 'Q?',
+        outcomes: ['Yes', 'No'],
+        confidenceThreshold: 2,
+        callbackUrl: 'http://x.example/',
+      },
+    });
+    expect(ai.json().details.problems).toEqual([
+      expect.objectContaining({ path: 'body.confidenceThreshold' }),
+      { path: 'body.callbackUrl', message: 'must be an https:// URL' },
+    ]);
+  });
+});
