@@ -88,7 +88,14 @@ describe('depositsOf', () => {
   it('USDC transferChecked: mint from the instruction, sender its authority', async () => {
     const c = await cases.usdcCheckedDeposit(world, 12_345_678n);
     expect(await depositsFor(c)).toMatchObject([
-      { instruction: '0', asset: 'USDC', amount: 12_345_678n, decimals: 6, sender: c.sender, sourceOwner: c.sender },
+      {
+        instruction: '0',
+        asset: 'USDC',
+        amount: 12_345_678n,
+        decimals: 6,
+        sender: c.sender,
+        sourceOwner: c.sender,
+      },
     ]);
   });
 
@@ -143,7 +150,9 @@ describe('depositsOf', () => {
 
   it('a transfer to another address in the same transaction is not ours', async () => {
     const c = await cases.depositBesideOtherTransfer(world, 6_000_000n, 70_000_000n);
-    expect((await depositsFor(c)).map((d) => [d.instruction, d.asset, d.amount])).toEqual([['1', 'SOL', 70_000_000n]]);
+    expect((await depositsFor(c)).map((d) => [d.instruction, d.asset, d.amount])).toEqual([
+      ['1', 'SOL', 70_000_000n],
+    ]);
   });
 
   it('a failed transaction yields nothing', async () => {
@@ -169,7 +178,10 @@ describe('depositsOf', () => {
     const c = await cases.solanaPayUsdcDeposit(world, 7_000_000n, 'order-42');
     const tx = await read(c);
     // A key appended to transferChecked makes the RPC read the authority as a multisig.
-    const info = (tx.transaction.message.instructions[1]?.parsed as { info: Record<string, unknown> }).info;
+    const { parsed } = tx.transaction.message.instructions[1] as {
+      parsed: { info: Record<string, unknown> };
+    };
+    const { info } = parsed;
     expect(info.multisigAuthority).toBe(c.sender);
     expect(info.signers).toEqual([c.reference]);
     const [deposit] = depositsOf(tx, treasury);

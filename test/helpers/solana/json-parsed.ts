@@ -1,5 +1,23 @@
 import type { ExecutedTransaction, RawTokenBalance } from './chain.js';
-import { parseInstruction, SYSTEM_PROGRAM, trimmedDecimal } from './parse-instruction.js';
+import {
+  type JsonParsedInstruction,
+  parseInstruction,
+  SYSTEM_PROGRAM,
+  trimmedDecimal,
+} from './parse-instruction.js';
+
+export interface JsonParsedMessage {
+  accountKeys: {
+    pubkey: string;
+    writable: boolean;
+    signer: boolean;
+    source: 'transaction' | 'lookupTable';
+  }[];
+  recentBlockhash: string;
+  instructions: JsonParsedInstruction[];
+  /** v0 messages only. */
+  addressTableLookups?: ExecutedTransaction['addressTableLookups'];
+}
 
 const BPF_UPGRADEABLE_LOADER = 'BPFLoaderUpgradeab1e11111111111111111111111';
 /** Accounts the runtime never lets a transaction write (sysvars and builtin programs we meet). */
@@ -67,12 +85,12 @@ function uiTokenBalance(balance: RawTokenBalance) {
 export function encodeJsonParsed(tx: ExecutedTransaction) {
   const keys = accountKeysOf(tx);
   const writable = writableFlags(tx, keys);
-  const message: Record<string, unknown> = {
+  const message: JsonParsedMessage = {
     accountKeys: keys.map((pubkey, i) => ({
       pubkey,
-      writable: writable[i],
+      writable: writable[i] as boolean,
       signer: i < tx.header.numSignerAccounts,
-      source: i < tx.staticKeys.length ? 'transaction' : 'lookupTable',
+      source: i < tx.staticKeys.length ? ('transaction' as const) : ('lookupTable' as const),
     })),
     recentBlockhash: tx.recentBlockhash,
     instructions: tx.instructions.map((ix) => parseInstruction(ix, keys, null)),
