@@ -15,7 +15,10 @@ export interface Deposit {
   /** `sol:<signature>:<instruction>`: the unique deposit reference that makes crediting exactly-once. */
   reference: string;
   signature: string;
-  /** The instruction's index in the message (`"1"`), or `<outer>.<inner>` for an inner one (`"0.1"`), from 0. */
+  /**
+   * The instruction's index in the message (`"1"`), `<outer>.<inner>` for an inner one (`"0.1"`),
+   * all from 0; `#<k>` after it for the k-th instruction of a token `batch` (`"2#1"`).
+   */
   instruction: string;
   asset: DepositAsset;
   /** Base units: lamports for SOL, the mint's units for USDC. */
@@ -63,12 +66,14 @@ const TokenTransferChecked = Type.Object({
   ...Authorities,
 });
 const Parsed = Type.Object({ type: Type.String(), info: Type.Unknown() });
+const Batch = Type.Object({ instructions: Type.Array(Parsed) });
 
 const check = {
   parsed: Compile(Parsed),
   systemTransfer: Compile(SystemTransfer),
   tokenTransfer: Compile(TokenTransfer),
   tokenTransferChecked: Compile(TokenTransferChecked),
+  batch: Compile(Batch),
 };
 
 /** The `info` of a transfer the deposit parser reads, or a bad_response error naming the instruction. */
@@ -117,11 +122,10 @@ export function depositsOf(transaction: ParsedTransaction, treasury: Treasury): 
   const readonlyUnsigned = keys.filter((k) => !k.signer && !k.writable).map((k) => k.pubkey);
   const base = { signature, slot: transaction.slot, blockTime: transaction.blockTime ?? null };
 
-  const depositOf = (ix: JsonParsedInstruction, at: string): Deposit | null => {
-    if (ix.parsed === undefined || !check.parsed.Check(ix.parsed)) return null;
-    const { type, info } = ix.parsed;
+  const depositOf = (programId: string, parsed: Static<typeof Parsed>, at: string): Deposit | null => {
+    const { type, info } = parsed;
     const reference = `sol:${signature}:${at}`;
-    if (ix.programId === SYSTEM_PROGRAM && type === 'transfer') {
+    if (programId === SYSTEM_PROGRAM && type === 'transfer') {
       const transfer = infoOf(check.systemTransfer, info, signature, at);
       if (transfer.destination !== treasury.wallet) return null;
       // jsonParsed carries lamports as a JSON number: refuse one JavaScript cannot hold exactly.
@@ -140,7 +144,7 @@ export function depositsOf(transaction: ParsedTransaction, treasury: Treasury): 
         accounts: unique([transfer.source, transfer.destination, ...readonlyUnsigned]),
       };
     }
-    if (ix.programId !== TOKEN_PROGRAM || (type !== 'transfer' && type !== 'transferChecked')) return null;
+    if (programId !== TOKEN_PROGRAM || (type !== 'transfer' && type !== 'transferChecked')) return null;
     const transfer =
       type === 'transfer'
         ? infoOf(check.tokenTransfer, info, signature, at)
@@ -179,15 +183,30 @@ export function depositsOf(transaction: ParsedTransaction, treasury: Treasury): 
     };
   };
 
+  /**
+   * The deposits of one instruction: itself, or — for the token program's `batch`, which executes
+   * several token instructions in one without CPI — each of its instructions, as `<at>#<k>`.
+   */
+  const depositsIn = (ix: JsonParsedInstruction, at: string): Deposit[] => {
+    if (ix.parsed === undefined || !check.parsed.Check(ix.parsed)) return [];
+    if (ix.programId === TOKEN_PROGRAM && ix.parsed.type === 'batch') {
+      const batch = infoOf(check.batch, ix.parsed.info, signature, at);
+      return batch.instructions.flatMap((inner, k) => {
+        const deposit = depositOf(ix.programId, inner, `${at}#${k}`);
+        return deposit ? [deposit] : [];
+      });
+    }
+    const deposit = depositOf(ix.programId, ix.parsed, at);
+    return deposit ? [deposit] : [];
+  };
+
   // In execution order: each outer instruction, then the inner ones it invoked.
   const inner = new Map((transaction.meta.innerInstructions ?? []).map((g) => [g.index, g.instructions]));
   const deposits: Deposit[] = [];
   transaction.transaction.message.instructions.forEach((ix, i) => {
-    const outer = depositOf(ix, String(i));
-    if (outer) deposits.push(outer);
+    deposits.push(...depositsIn(ix, String(i)));
     (inner.get(i) ?? []).forEach((innerIx, j) => {
-      const deposit = depositOf(innerIx, `${i}.${j}`);
-      if (deposit) deposits.push(deposit);
+      deposits.push(...depositsIn(innerIx, `${i}.${j}`));
     });
   });
   return deposits;

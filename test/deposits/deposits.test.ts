@@ -148,6 +148,17 @@ describe('depositsOf', () => {
     ]);
   });
 
+  it('a token batch of two transfers: one deposit each, reference <instruction>#<k>', async () => {
+    const c = await cases.batchedUsdcDeposits(world, 1_100_000n, 2_200_000n);
+    const tx = await read(c);
+    expect(tx.transaction.message.instructions[1]?.parsed).toMatchObject({ type: 'batch' });
+    expect(tx.meta.innerInstructions).toEqual([]);
+    expect(depositsOf(tx, treasury).map((d) => [d.reference, d.amount, d.sender])).toEqual([
+      [`sol:${c.tx.signature}:1#0`, 1_100_000n, c.sender],
+      [`sol:${c.tx.signature}:1#1`, 2_200_000n, c.sender],
+    ]);
+  });
+
   it('a transfer to another address in the same transaction is not ours', async () => {
     const c = await cases.depositBesideOtherTransfer(world, 6_000_000n, 70_000_000n);
     expect((await depositsFor(c)).map((d) => [d.instruction, d.asset, d.amount])).toEqual([

@@ -261,6 +261,33 @@ describe('jsonParsed encoding of real transactions', () => {
     expect(encoded.meta.postTokenBalances.some((b) => b.accountIndex === nestedIndex)).toBe(false);
   });
 
+  it('a token batch: parsed as {type: "batch", info: {instructions}}, each with its own accounts', async () => {
+    const payer = await world.user();
+    await world.openAta(payer, world.treasury.address);
+    const c = await cases.batchedUsdcDeposits(world, 1_000_000n, 250_000n);
+    const senderUsdc = await world.ata(address(c.sender));
+    const treasuryUsdc = await world.treasuryUsdc();
+    const transfer = (amount: string, uiAmount: number, ui: string) => ({
+      type: 'transferChecked',
+      info: {
+        source: senderUsdc,
+        mint: USDC_MINT,
+        destination: treasuryUsdc,
+        tokenAmount: { uiAmount, decimals: 6, amount, uiAmountString: ui },
+        authority: c.sender,
+      },
+    });
+    expect(encodeJsonParsed(c.tx).transaction.message.instructions[1]).toEqual({
+      program: 'spl-token',
+      programId: TOKEN,
+      parsed: {
+        type: 'batch',
+        info: { instructions: [transfer('1000000', 1, '1'), transfer('250000', 0.25, '0.25')] },
+      },
+      stackHeight: null,
+    });
+  });
+
   it('a program Solana does not parse: programId, accounts and base58 data', async () => {
     const payer = await world.user();
     // ComputeBudget SetComputeUnitLimit(200_000): tag 2, then the limit as u32 little-endian.

@@ -8,6 +8,7 @@ import {
   type KeyPairSigner,
 } from '@solana/kit';
 import {
+  getBatchInstruction,
   getRecoverNestedAssociatedTokenInstruction,
   getTransferCheckedInstruction,
   getTransferInstruction,
@@ -225,4 +226,23 @@ export async function innerUsdcDeposit(world: DepositWorld, amount: bigint): Pro
   });
   const tx = await world.chain.send(world.treasury, [recover]);
   return { tx, sender: payer.address };
+}
+
+/**
+ * Two USDC transfers to the treasury in one token `batch` instruction (the token program's
+ * instruction 255, which runs several token instructions in one, without CPI), after a memo.
+ */
+export async function batchedUsdcDeposits(
+  world: DepositWorld,
+  first: bigint,
+  second: bigint,
+): Promise<DepositCase> {
+  const sender = await world.user(first + second);
+  const treasuryUsdc = await world.treasuryUsdc();
+  const batch = getBatchInstruction([
+    (await transferChecked(world, sender, treasuryUsdc, first)) as never,
+    (await transferChecked(world, sender, treasuryUsdc, second)) as never,
+  ]);
+  const tx = await world.chain.send(sender, [memo('two in one'), batch]);
+  return { tx, sender: sender.address };
 }

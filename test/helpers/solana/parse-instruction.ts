@@ -224,9 +224,45 @@ function parseToken(
     }
     case TokenInstruction.InitializeImmutableOwner:
       return { type: 'initializeImmutableOwner', info: { account: key(0) } };
+    case TokenInstruction.Batch:
+      return parseBatch(ix, keys);
     default:
       return null;
   }
+}
+
+/**
+ * The token program's `batch` (tag 255): instructions packed as [account count, data length, data],
+ * each taking the next accounts of the instruction in turn; parsed as `{type: "batch", info:
+ * {instructions: [{type, info}, …]}}` (agave parse_token). A batch inside a batch is not parsable.
+ */
+function parseBatch(ix: CompiledInstruction, keys: string[]): Parsed | null {
+  const instructions: Parsed[] = [];
+  let at = 1;
+  let account = 0;
+  while (at < ix.data.length) {
+    const count = ix.data[at] as number;
+    const length = ix.data[at + 1];
+    if (length === undefined || at + 2 + length > ix.data.length) return null;
+    const data = ix.data.subarray(at + 2, at + 2 + length);
+    if (data[0] === 255 || account + count > ix.accounts.length) return null;
+    const inner = {
+      programIdIndex: ix.programIdIndex,
+      accounts: ix.accounts.slice(account, account + count),
+      data,
+    };
+    const key = (position: number) => {
+      const found = keys[inner.accounts[position] ?? -1];
+      if (found === undefined) throw new Error('instruction key mismatch');
+      return found;
+    };
+    const parsed = parseToken(inner, key, keys);
+    if (!parsed) return null;
+    instructions.push(parsed);
+    at += 2 + length;
+    account += count;
+  }
+  return { type: 'batch', info: { instructions } };
 }
 
 function parseAta(data: Uint8Array, key: (position: number) => string): Parsed | null {
