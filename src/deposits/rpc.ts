@@ -18,7 +18,11 @@ export const SignatureInfoSchema = Type.Object({
   /** A TransactionError object when the transaction failed (failed transactions are listed too). */
   err: Type.Unknown(),
   blockTime: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
-  confirmationStatus: Type.Optional(Type.Union([Type.String(), Type.Null()])),
+  /**
+   * Required: the scan credits only what a node calls `finalized`; without the field it could only
+   * ever see pending transactions, so its absence is an error, not a silent stall.
+   */
+  confirmationStatus: Type.Union([Type.String(), Type.Null()]),
   memo: Type.Optional(Type.Union([Type.String(), Type.Null()])),
 });
 export type SignatureInfo = Static<typeof SignatureInfoSchema>;
