@@ -222,5 +222,8 @@ describe('depositsOf', () => {
     const ix = tx.transaction.message.instructions[0] as { parsed: { info: Record<string, unknown> } };
     ix.parsed.info.lamports = '5000000';
     expect(() => depositsOf(tx, treasury)).toThrow(/unexpected transfer info/);
+    // A JSON number past 2^53 has already lost its last digits: refused, not rounded.
+    ix.parsed.info.lamports = 2 ** 60;
+    expect(() => depositsOf(tx, treasury)).toThrow(/lamports beyond 2\^53/);
   });
 });
