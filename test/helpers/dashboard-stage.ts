@@ -41,7 +41,12 @@ export async function startStage(): Promise<Stage> {
     ca: (await testCertificate()).cert,
   });
   const ctx = await createTestContext({
-    config: { ...DASHBOARD_TEST_CONFIG, DEPOSIT_ADDRESS: TEST_TREASURY },
+    // The receiver is on loopback: a deployment that allows private targets (docs/webhooks.md).
+    config: {
+      ...DASHBOARD_TEST_CONFIG,
+      DEPOSIT_ADDRESS: TEST_TREASURY,
+      WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+    },
     app: { webhookTransport: transport, secrets: clearSecretBox },
   });
   const base = await ctx.app.listen({ port: 0, host: '127.0.0.1' });
