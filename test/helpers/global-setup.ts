@@ -27,7 +27,7 @@ export default async function setup(project: TestProject): Promise<void> {
     const { db } = await PgliteDatabase.open(building);
     await migrate(db, migrations);
     await db.close();
-    renameSync(building, templateDir);
+    publish(building, templateDir);
   }
   project.provide('pgliteTemplate', templateDir);
 
@@ -39,7 +39,7 @@ export default async function setup(project: TestProject): Promise<void> {
     rmSync(building, { recursive: true, force: true });
     const { db } = await PgliteDatabase.open(building);
     await db.close();
-    renameSync(building, emptyDir);
+    publish(building, emptyDir);
   }
   project.provide('pgliteEmptyTemplate', emptyDir);
 
@@ -89,5 +89,18 @@ declare module 'vitest' {
     pgliteTemplate: string;
     pgliteEmptyTemplate: string;
     postgresTemplate: string;
+  }
+}
+
+/**
+ * Moves a built directory into place. Two runs started together (two worktrees' `npm test`, or a
+ * file run beside the suite) both build; the one that loses the rename uses the winner's copy.
+ */
+function publish(building: string, dest: string): void {
+  try {
+    renameSync(building, dest);
+  } catch (error) {
+    if (!existsSync(dest)) throw error;
+    rmSync(building, { recursive: true, force: true });
   }
 }
