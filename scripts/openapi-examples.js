@@ -104,6 +104,12 @@ await withSandboxApp(async (app, key, { db, config }) => {
   const delivery = examples.WebhookDeliveryList.deliveries[0].id;
   examples.WebhookDelivery = await call('GET', `/webhooks/deliveries/${delivery}`);
   examples.RedeliverWebhookResponse = await call('POST', `/webhooks/deliveries/${delivery}/redeliver`);
+  // No worker runs here: the redelivered delivery is still PENDING, so cancelling it answers CANCELLED.
+  examples.CancelWebhookDeliveryResponse = await call('POST', `/webhooks/deliveries/${delivery}/cancel`);
+  examples.GetWebhookSecretResponse = {
+    ...(await call('GET', '/account/webhook-secret')),
+    webhookSecret: FAKE_WEBHOOK_SECRET,
+  };
   examples.RotateWebhookSecretResponse = {
     ...(await call('POST', '/account/webhook-secret/rotate')),
     webhookSecret: FAKE_WEBHOOK_SECRET,

@@ -7,6 +7,7 @@ import { DataDirInUseError } from '../db/pglite.js';
 import { AppError } from '../errors.js';
 import { jobsCommand } from '../jobs/cli.js';
 import { systemClock } from '../lib/clock.js';
+import { ListenError } from '../lib/listen.js';
 import { marketsCommand } from '../markets/cli.js';
 import { webhooksCommand } from '../webhooks/cli.js';
 import { createSecretBox } from '../webhooks/secret-box.js';
@@ -36,6 +37,7 @@ const USAGE = `Usage: sibyl <command> [options]
   accounts show ACCOUNT_ID
   accounts transactions ACCOUNT_ID [--limit N] [--kind K] [--starting-after ID]
   accounts credit ACCOUNT_ID USD --reference REF [--memo TEXT]
+  accounts adjust ACCOUNT_ID ±USD --reason TEXT   a correction (adjustment entry; never below zero)
   accounts suspend ACCOUNT_ID | accounts activate ACCOUNT_ID
   keys create ACCOUNT_ID [--name NAME] [--permissions a,b] [--expires-at ISO]
               [--rate-limit PER_SECOND --burst N]
@@ -50,6 +52,7 @@ const USAGE = `Usage: sibyl <command> [options]
   markets resolve MARKET_ID OUTCOME       finalize a market with the winning outcome (index or label)
   webhooks list [--account ID] [--status S]  the latest 100 webhook deliveries, newest first
   webhooks redeliver DELIVERY_ID          send a delivery again now (same webhook-id)
+  webhooks cancel DELIVERY_ID             stop a pending delivery (never sent again)
   webhooks reseal-secrets                 re-seal every webhook secret with SECRET_ENCRYPTION_KEY
 
   --json    print exactly one JSON object on stdout
@@ -57,7 +60,22 @@ const USAGE = `Usage: sibyl <command> [options]
 Environment: DATABASE_URL (unset: embedded database in SIBYL_DATA_DIR, default ./data),
 PORT, HOST, LOG_LEVEL and the rest in docs/operations.md.`;
 
+/** A negative amount (`-25.00`) is a positional, not an option: carried past parseArgs under this mark. */
+const NEGATIVE = '\u0000negative:';
+
 function parse(argv: string[]) {
+  const restore = (text: string) => (text.startsWith(NEGATIVE) ? `-${text.slice(NEGATIVE.length)}` : text);
+  const parsed = parseOptions(argv.map((arg) => (/^-\d/.test(arg) ? `${NEGATIVE}${arg.slice(1)}` : arg)));
+  const values = Object.fromEntries(
+    Object.entries(parsed.values).map(([name, value]) => [
+      name,
+      typeof value === 'string' ? restore(value) : value,
+    ]),
+  ) as typeof parsed.values;
+  return { values, positionals: parsed.positionals.map(restore) };
+}
+
+function parseOptions(argv: string[]) {
   try {
     return parseArgs({
       args: argv,
@@ -82,6 +100,7 @@ function parse(argv: string[]) {
         kind: { type: 'string' },
         'starting-after': { type: 'string' },
         account: { type: 'string' },
+        reason: { type: 'string' },
       },
     });
   } catch (err) {
@@ -167,7 +186,8 @@ function report(err: unknown, json: boolean, io: CliIo): number {
     err instanceof UsageError ||
     err instanceof ConfigError ||
     err instanceof MigrationError ||
-    err instanceof DataDirInUseError;
+    err instanceof DataDirInUseError ||
+    err instanceof ListenError;
   const message = err instanceof Error ? err.message : String(err);
   const code = err instanceof AppError ? err.code : err instanceof UsageError ? 'USAGE' : 'ERROR';
   if (json) {

@@ -16,7 +16,7 @@ export interface DeliveryDeps {
   log: Log;
   transport: WebhookTransport;
   secrets: SecretBox;
-  settings: { concurrency: number; leaseMs: number };
+  settings: { concurrency: number; leaseMs: number; allowPrivateTargets?: boolean };
 }
 
 /** A claimed delivery, with its account's signing secrets as stored. */

@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { defineRoute } from '../http/route.js';
 import {
+  cancelDelivery,
   getDelivery,
   listDeliveries,
   redeliver,
+  revealWebhookSecret,
   rotateWebhookSecret,
   sendTestEvent,
   type TestEventLimit,
@@ -17,6 +19,7 @@ import {
   RotatedSecret,
   TestBody,
   TestResult,
+  WebhookSecret,
 } from './schemas.js';
 
 /** The integrator's webhook tools (docs/webhooks.md): free, permission `account`. */
@@ -99,11 +102,50 @@ export function webhookRoutes(
 
   defineRoute(app, {
     method: 'POST',
+    url: '/webhooks/deliveries/:deliveryId/cancel',
+    operationId: 'cancelWebhookDelivery',
+    summary: 'Stop a delivery that is still being retried',
+    description:
+      'A PENDING delivery becomes CANCELLED at once and is never sent again. One SENDING (an attempt in ' +
+      'flight, which cannot be called back) shows `cancelledAt` and ends CANCELLED when that attempt ' +
+      'finishes — DELIVERED if that attempt was answered 2xx. A finished delivery (DELIVERED, STOPPED, ' +
+      'CALLBACK_FAILED, CANCELLED) answers 409 DELIVERY_CANNOT_CANCEL with its status in `details`. ' +
+      'A redelivery withdraws a cancellation.',
+    tags: ['webhooks'],
+    permission: 'account',
+    idempotent: true,
+    params: DeliveryParams,
+    response: Delivery,
+    errors: ['NOT_FOUND', 'DELIVERY_CANNOT_CANCEL'],
+    handler: async ({ params, principal, ctx, requestId }) => ({
+      ...(await cancelDelivery(ctx, principal.accountId, params.deliveryId)),
+      requestId,
+    }),
+  });
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/account/webhook-secret',
+    operationId: 'getWebhookSecret',
+    summary: 'The signing secret of the account’s webhook callbacks',
+    description:
+      'Whoever holds it can sign a callback your receiver accepts, so it takes the `keys` permission — ' +
+      'the one that can already make keys — and not `account`: a leaked read-only key cannot forge callbacks.',
+    tags: ['webhooks'],
+    permission: 'keys',
+    response: WebhookSecret,
+    handler: async ({ principal, ctx }) => revealWebhookSecret(ctx, deps.secrets, principal.accountId),
+  });
+
+  defineRoute(app, {
+    method: 'POST',
     url: '/account/webhook-secret/rotate',
     operationId: 'rotateWebhookSecret',
     summary: 'A new webhook signing secret; the previous one keeps signing beside it for 24 hours',
+    description:
+      'Answers the new secret, so it takes the `keys` permission, as `GET /account/webhook-secret` does.',
     tags: ['webhooks'],
-    permission: 'account',
+    permission: 'keys',
     response: RotatedSecret,
     handler: async ({ principal, ctx }) => rotateWebhookSecret(ctx, deps.secrets, principal.accountId),
   });
