@@ -8,6 +8,11 @@ import { systemClock } from './lib/clock.js';
 import { listenOrExplain } from './lib/listen.js';
 import { createLogger } from './logger.js';
 import { startMetricsServer } from './metrics/server.js';
+import {
+  localDevelopment,
+  localDevelopmentNotice,
+  withPrivateTargets,
+} from './webhooks/local-development.js';
 import { createSecretBox } from './webhooks/secret-box.js';
 import { createWorker, type Worker } from './worker/worker.js';
 
@@ -20,7 +25,8 @@ export interface Roles {
  * `sibyl start | serve | work`: opens the database, applies migrations (a failure stops the
  * process), then runs the API, the worker, or both, until SIGTERM/SIGINT drains them.
  */
-export async function runService(config: Config, roles: Roles): Promise<void> {
+export async function runService(configured: Config, roles: Roles): Promise<void> {
+  let config = configured;
   const logger = createLogger(config);
   const { db } = await openDatabase(config);
   const secrets = createSecretBox(config.webhooks);
@@ -35,6 +41,9 @@ export async function runService(config: Config, roles: Roles): Promise<void> {
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
 
     const firstStart = roles.serve && (await needsStarter(db));
+    // DESIGN §9, local development: private callback targets on a first start's embedded database.
+    const local = roles.serve && roles.work && (await localDevelopment(db, config, systemClock, firstStart));
+    if (local) config = withPrivateTargets(config);
 
     if (roles.serve) {
       app = await buildApp({ config, db, clock: systemClock, logger, secrets });
@@ -65,7 +74,9 @@ export async function runService(config: Config, roles: Roles): Promise<void> {
     if (metricsServer)
       logger.info({ port: config.metrics.port, host: config.metrics.host }, 'metrics listening');
     // Last, once everything listens: a start that fails never makes (and loses) the starter key.
-    if (firstStart) printSandboxWelcome(config, await createWelcome(db, systemClock, secrets));
+    const notice = local ? localDevelopmentNotice(config.port) : [];
+    if (firstStart) printSandboxWelcome(config, await createWelcome(db, systemClock, secrets), notice);
+    else if (local) process.stdout.write(`\n${notice.join('\n')}\n`);
   } catch (err) {
     await worker?.stop().catch(() => {});
     await metricsServer?.close().catch(() => {});

@@ -537,6 +537,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account’s webhook events as they are created, as server-sent events
+         * @description A `text/event-stream` that stays open: each callback the account is sent from now on (result callbacks and test events) arrives once as an event `webhook` whose `id` is the delivery id and whose `data` is this object — the raw body and the headers of a delivery, signatures included, so a receiver verifies it exactly as a delivered callback. Comment lines keep the connection alive (`WEBHOOK_STREAM_HEARTBEAT_MS`). Events are not replayed: a redelivery is not streamed again, and events created while no stream was open are in `GET /webhooks/deliveries`. At most `WEBHOOK_STREAMS_PER_KEY` (3) open streams per key: past it 429 `RATE_LIMIT_EXCEEDED`. `sibyl webhooks listen --forward-to URL` posts each event to a local URL (docs/webhooks.md#local-development).
+         *
+         *     Permission: `account`. Price: free.
+         */
+        get: operations["streamWebhookEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks/test": {
         parameters: {
             query?: never;
@@ -1111,16 +1133,16 @@ export interface components {
          * Account
          * @description Success
          * @example {
-         *       "requestId": "req_bYzvSfhfycOp78ZoJPpeF5",
-         *       "id": "acct_SlSF5PjHC2nvfRQRR3SU8y",
+         *       "requestId": "req_g1qiy67jNoMAX7oyGZa7EA",
+         *       "id": "acct_1PPSSWuUD2ONEB92lMenTP",
          *       "mode": "sandbox",
          *       "status": "active",
          *       "walletAddress": null,
          *       "balanceUsd": "100.00",
          *       "currency": "USD",
-         *       "createdAt": "2026-11-26T01:17:52.395Z",
+         *       "createdAt": "2026-11-26T01:53:54.144Z",
          *       "apiKey": {
-         *         "id": "key_E2AbLD9qCsSIO7NvLkryqo",
+         *         "id": "key_QwwTId39eZh75nqUoAwS0l",
          *         "permissions": [
          *           "price",
          *           "batch",
@@ -1235,9 +1257,9 @@ export interface components {
          * AccountUsage
          * @description Success
          * @example {
-         *       "requestId": "req_DhleQsl8dTSptXx7zE13Dn",
+         *       "requestId": "req_7hy0HIAwgPBepNznG5bCzb",
          *       "from": "2026-10-28T00:00:00.000Z",
-         *       "to": "2026-11-26T01:18:05.500Z",
+         *       "to": "2026-11-26T01:54:04.121Z",
          *       "groupBy": "operation",
          *       "totals": {
          *         "requests": 9,
@@ -1380,10 +1402,10 @@ export interface components {
          * AiRequestList
          * @description Success
          * @example {
-         *       "requestId": "req_QWUDOAnrHcbstGvEkGSTCZ",
+         *       "requestId": "req_wYZOLAMBrBbpC0G7sWszdr",
          *       "requests": [
          *         {
-         *           "requestId": "req_5NGFpbgBtD3QUMW1W0u7dD",
+         *           "requestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
          *           "status": "COMPLETED",
          *           "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *           "outcomes": [
@@ -1391,8 +1413,8 @@ export interface components {
          *             "No"
          *           ],
          *           "marketId": null,
-         *           "createdAt": "2026-11-26T01:18:03.495Z",
-         *           "completedAt": "2026-11-26T01:18:03.604Z",
+         *           "createdAt": "2026-11-26T01:54:02.078Z",
+         *           "completedAt": "2026-11-26T01:54:02.199Z",
          *           "winningOutcomeLabel": "Yes",
          *           "canDetermine": true,
          *           "costUsd": "0.25",
@@ -1418,9 +1440,9 @@ export interface components {
          * AiRequestRecord
          * @description Success
          * @example {
-         *       "requestId": "req_5NGFpbgBtD3QUMW1W0u7dD",
+         *       "requestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
          *       "status": "COMPLETED",
-         *       "createdAt": "2026-11-26T01:18:03.495Z",
+         *       "createdAt": "2026-11-26T01:54:02.078Z",
          *       "votes": [
          *         {
          *           "model": "sandbox/alpha",
@@ -1439,7 +1461,7 @@ export interface components {
          *           "outcomeIndex": 0,
          *           "confidence": 0.9,
          *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 0,
+         *           "latencyMs": 1,
          *           "error": null,
          *           "usage": {
          *             "inputTokens": 0,
@@ -1471,9 +1493,9 @@ export interface components {
          *           }
          *         }
          *       ],
-         *       "completedAt": "2026-11-26T01:18:03.604Z",
+         *       "completedAt": "2026-11-26T01:54:02.199Z",
          *       "result": {
-         *         "requestId": "req_5NGFpbgBtD3QUMW1W0u7dD",
+         *         "requestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
          *         "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *         "winningOutcomeIndex": 0,
          *         "winningOutcomeLabel": "Yes",
@@ -1491,18 +1513,18 @@ export interface components {
          *         "remainingBalanceUsd": "99.54"
          *       },
          *       "delivery": {
-         *         "id": "msg_D2p4sbPn8kO40u00FAtMTL",
-         *         "webhookId": "msg_D2p4sbPn8kO40u00FAtMTL",
+         *         "id": "msg_csb68c9IjqYiqw0mXqr7GU",
+         *         "webhookId": "msg_csb68c9IjqYiqw0mXqr7GU",
          *         "type": "ai",
-         *         "requestId": "req_5NGFpbgBtD3QUMW1W0u7dD",
-         *         "originalRequestId": "req_5NGFpbgBtD3QUMW1W0u7dD",
+         *         "requestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
+         *         "originalRequestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
          *         "url": "https://hooks.example.com/sibyl",
          *         "status": "PENDING",
          *         "attemptCount": 0,
-         *         "nextAttemptAt": "2026-11-26T01:18:03.604Z",
+         *         "nextAttemptAt": "2026-11-26T01:54:02.200Z",
          *         "lastStatusCode": null,
          *         "lastError": null,
-         *         "createdAt": "2026-11-26T01:18:03.604Z",
+         *         "createdAt": "2026-11-26T01:54:02.200Z",
          *         "finishedAt": null,
          *         "cancelledAt": null,
          *         "attempts": []
@@ -1580,7 +1602,7 @@ export interface components {
         /**
          * AiRequestSummary
          * @example {
-         *       "requestId": "req_5NGFpbgBtD3QUMW1W0u7dD",
+         *       "requestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
          *       "status": "COMPLETED",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "outcomes": [
@@ -1588,8 +1610,8 @@ export interface components {
          *         "No"
          *       ],
          *       "marketId": null,
-         *       "createdAt": "2026-11-26T01:18:03.495Z",
-         *       "completedAt": "2026-11-26T01:18:03.604Z",
+         *       "createdAt": "2026-11-26T01:54:02.078Z",
+         *       "completedAt": "2026-11-26T01:54:02.199Z",
          *       "winningOutcomeLabel": "Yes",
          *       "canDetermine": true,
          *       "costUsd": "0.25",
@@ -1650,7 +1672,7 @@ export interface components {
         /**
          * AiResult
          * @example {
-         *       "requestId": "req_5NGFpbgBtD3QUMW1W0u7dD",
+         *       "requestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "winningOutcomeIndex": 0,
          *       "winningOutcomeLabel": "Yes",
@@ -1704,7 +1726,7 @@ export interface components {
          *         "Yes",
          *         "No"
          *       ],
-         *       "resolutionTimestamp": "2026-11-26T02:18:00Z",
+         *       "resolutionTimestamp": "2026-11-26T02:54:00Z",
          *       "callbackUrl": "https://hooks.example.com/sibyl"
          *     }
          */
@@ -1766,8 +1788,8 @@ export interface components {
         /**
          * ApiKey
          * @example {
-         *       "id": "key_pymdPaqwxIvj1AHXbTe0ha",
-         *       "keyPrefix": "pk_test_4yFnzfCK",
+         *       "id": "key_0jnZhnm5pWfjsKwmzuCJ0o",
+         *       "keyPrefix": "pk_test_i3WS7Yrz",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -1780,7 +1802,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T01:18:02.188Z",
+         *       "createdAt": "2026-11-26T01:54:01.062Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -1877,11 +1899,11 @@ export interface components {
          * ApiKeyList
          * @description Success
          * @example {
-         *       "requestId": "req_o86kTWhSEgh4NAxLkGizTX",
+         *       "requestId": "req_GnzaEzTNm22Y5D28G04lLe",
          *       "keys": [
          *         {
-         *           "id": "key_pymdPaqwxIvj1AHXbTe0ha",
-         *           "keyPrefix": "pk_test_4yFnzfCK",
+         *           "id": "key_0jnZhnm5pWfjsKwmzuCJ0o",
+         *           "keyPrefix": "pk_test_i3WS7Yrz",
          *           "name": "trading bot (eu)",
          *           "permissions": [
          *             "price",
@@ -1894,7 +1916,7 @@ export interface components {
          *           "ipRestrictionEnabled": true,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-26T01:18:02.188Z",
+         *           "createdAt": "2026-11-26T01:54:01.062Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -1908,8 +1930,8 @@ export interface components {
          *           }
          *         },
          *         {
-         *           "id": "key_E2AbLD9qCsSIO7NvLkryqo",
-         *           "keyPrefix": "pk_test_pkyCmB7r",
+         *           "id": "key_QwwTId39eZh75nqUoAwS0l",
+         *           "keyPrefix": "pk_test_vMwxaYr6",
          *           "name": "sandbox starter key",
          *           "permissions": [
          *             "price",
@@ -1926,7 +1948,7 @@ export interface components {
          *           "ipRestrictionEnabled": false,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-26T01:17:52.602Z",
+         *           "createdAt": "2026-11-26T01:53:54.217Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -1953,31 +1975,31 @@ export interface components {
          * BatchPriceItem
          * @example {
          *       "symbol": "SOL",
-         *       "vwapPrice": 151.48475109,
+         *       "vwapPrice": 148.98067159,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 151.4257906,
-         *           "volume24h": 1112102008,
-         *           "timestamp": "2026-11-26T01:18:00.000Z",
+         *           "price": 148.941635,
+         *           "volume24h": 1157668514,
+         *           "timestamp": "2026-11-26T01:54:00.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.0000490817
+         *           "deviation": 0.000311009
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 151.6173705,
-         *           "volume24h": 667261205,
-         *           "timestamp": "2026-11-26T01:18:00.000Z",
+         *           "price": 149.0408659,
+         *           "volume24h": 694601108,
+         *           "timestamp": "2026-11-26T01:54:00.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.00121603
+         *           "deviation": 0.000355024
          *         },
          *         {
          *           "name": "sandbox-gamma",
-         *           "price": 151.4332232,
-         *           "volume24h": 444840803,
-         *           "timestamp": "2026-11-26T01:18:00.000Z",
+         *           "price": 148.9879716,
+         *           "volume24h": 463067406,
+         *           "timestamp": "2026-11-26T01:54:00.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
@@ -1986,7 +2008,7 @@ export interface components {
          *       "sourceCount": 3,
          *       "isValid": true,
          *       "unavailableSources": [],
-         *       "spread": 0.00126468,
+         *       "spread": 0.000666066,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
@@ -2027,36 +2049,36 @@ export interface components {
          * BatchPriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_xjqqVhX4tW2hfnBW7CqCow",
-         *       "resolutionTimestamp": "2026-11-26T01:18:01.403Z",
+         *       "requestId": "req_j3p3JQLNklphVq371Cy7Hu",
+         *       "resolutionTimestamp": "2026-11-26T01:54:00.927Z",
          *       "prices": [
          *         {
          *           "symbol": "SOL",
-         *           "vwapPrice": 151.48475109,
+         *           "vwapPrice": 148.98067159,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 151.4257906,
-         *               "volume24h": 1112102008,
-         *               "timestamp": "2026-11-26T01:18:00.000Z",
+         *               "price": 148.941635,
+         *               "volume24h": 1157668514,
+         *               "timestamp": "2026-11-26T01:54:00.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.0000490817
+         *               "deviation": 0.000311009
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 151.6173705,
-         *               "volume24h": 667261205,
-         *               "timestamp": "2026-11-26T01:18:00.000Z",
+         *               "price": 149.0408659,
+         *               "volume24h": 694601108,
+         *               "timestamp": "2026-11-26T01:54:00.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.00121603
+         *               "deviation": 0.000355024
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 151.4332232,
-         *               "volume24h": 444840803,
-         *               "timestamp": "2026-11-26T01:18:00.000Z",
+         *               "price": 148.9879716,
+         *               "volume24h": 463067406,
+         *               "timestamp": "2026-11-26T01:54:00.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
@@ -2065,7 +2087,7 @@ export interface components {
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.00126468,
+         *           "spread": 0.000666066,
          *           "token": {
          *             "symbol": "SOL",
          *             "mint": "So11111111111111111111111111111111111111112"
@@ -2073,40 +2095,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "JUP",
-         *           "vwapPrice": 0.83900992826,
+         *           "vwapPrice": 0.834546290989,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.8388982633,
-         *               "volume24h": 45998175,
-         *               "timestamp": "2026-11-26T01:18:00.000Z",
+         *               "price": 0.8347287455,
+         *               "volume24h": 47738833,
+         *               "timestamp": "2026-11-26T01:54:00.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0
+         *               "deviation": 0.0000299082
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 0.8394728465,
-         *               "volume24h": 27598905,
-         *               "timestamp": "2026-11-26T01:18:00.000Z",
+         *               "price": 0.8341372068,
+         *               "volume24h": 28643300,
+         *               "timestamp": "2026-11-26T01:54:00.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000684926
+         *               "deviation": 0.000678773
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 0.8385947133,
-         *               "volume24h": 18399270,
-         *               "timestamp": "2026-11-26T01:18:00.000Z",
+         *               "price": 0.834703781,
+         *               "volume24h": 19095533,
+         *               "timestamp": "2026-11-26T01:54:00.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000361844
+         *               "deviation": 0
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.00104663,
+         *           "spread": 0.000708815,
          *           "token": {
          *             "symbol": "JUP",
          *             "mint": "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN"
@@ -2114,40 +2136,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "BONK",
-         *           "vwapPrice": 0.000023395931745,
+         *           "vwapPrice": 0.000023843500409,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.00002339854652,
-         *               "volume24h": 137050577,
-         *               "timestamp": "2026-11-26T01:18:00.000Z",
+         *               "price": 0.00002385566282,
+         *               "volume24h": 135942972,
+         *               "timestamp": "2026-11-26T01:54:00.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000221744
+         *               "deviation": 0.000230541
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 0.00002339328883,
-         *               "volume24h": 82230346,
-         *               "timestamp": "2026-11-26T01:18:00.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.00000300726
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 0.00002339335918,
-         *               "volume24h": 54820231,
-         *               "timestamp": "2026-11-26T01:18:00.000Z",
+         *               "price": 0.00002385016437,
+         *               "volume24h": 81565783,
+         *               "timestamp": "2026-11-26T01:54:00.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
+         *             },
+         *             {
+         *               "name": "sandbox-gamma",
+         *               "price": 0.00002380309844,
+         *               "volume24h": 54377189,
+         *               "timestamp": "2026-11-26T01:54:00.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0.0019734
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.000224727,
+         *           "spread": 0.00220456,
          *           "token": {
          *             "symbol": "BONK",
          *             "mint": "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"
@@ -2183,8 +2205,8 @@ export interface components {
          * CancelAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_3Des6VuYD7wK5nu2qWdCRJ",
-         *       "jobId": "job_UqzxmDgvTRd4DIddeWxciA",
+         *       "requestId": "req_6KvmoZzlxTMwrydo9664qz",
+         *       "jobId": "job_qCDqGrdxHnlVcj6E1PuYJ4",
          *       "status": "cancelled",
          *       "refundUsd": "0.50",
          *       "remainingBalanceUsd": "99.49"
@@ -2211,8 +2233,8 @@ export interface components {
          * CancelPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_WcRCuIFv9KzbSslGrVT4Qu",
-         *       "jobId": "job_lsN6meqBvtwLHK4aQlfJ4X",
+         *       "requestId": "req_yGWNW4lvfIzZVkqOX6nKLP",
+         *       "jobId": "job_XeAINlncdk6Umgb3uqscbd",
          *       "status": "cancelled",
          *       "refundUsd": "0.05",
          *       "remainingBalanceUsd": "99.79"
@@ -2239,24 +2261,24 @@ export interface components {
          * CancelWebhookDeliveryResponse
          * @description Success
          * @example {
-         *       "requestId": "req_fcTna59OBMPmw4mNrKOLQo",
-         *       "id": "msg_ZEqzS3awVUlq3bCm5aByUt",
-         *       "webhookId": "msg_ZEqzS3awVUlq3bCm5aByUt",
+         *       "requestId": "req_B5Gq7lkTctzW847FGXZ6d5",
+         *       "id": "msg_QwZnUfHys0p1JSj6o5H4oa",
+         *       "webhookId": "msg_QwZnUfHys0p1JSj6o5H4oa",
          *       "type": "test",
-         *       "originalRequestId": "req_S81fQpmWtkZdDEtxyvb0mL",
+         *       "originalRequestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "CANCELLED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T01:18:04.675Z",
-         *       "finishedAt": "2026-11-26T01:18:05.130Z",
-         *       "cancelledAt": "2026-11-26T01:18:05.130Z",
+         *       "createdAt": "2026-11-26T01:54:03.190Z",
+         *       "finishedAt": "2026-11-26T01:54:03.600Z",
+         *       "cancelledAt": "2026-11-26T01:54:03.600Z",
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-26T01:18:04.704Z",
+         *           "at": "2026-11-26T01:54:03.208Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -2308,9 +2330,9 @@ export interface components {
          * CreatedKey
          * @description Success
          * @example {
-         *       "requestId": "req_LmAQ0fadMGqmRGS9EJRBpu",
-         *       "id": "key_pymdPaqwxIvj1AHXbTe0ha",
-         *       "keyPrefix": "pk_test_4yFnzfCK",
+         *       "requestId": "req_hidh1QgrKE4r24DCg3ZMyt",
+         *       "id": "key_0jnZhnm5pWfjsKwmzuCJ0o",
+         *       "keyPrefix": "pk_test_i3WS7Yrz",
          *       "name": "trading bot",
          *       "permissions": [
          *         "price",
@@ -2321,7 +2343,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T01:18:02.188Z",
+         *       "createdAt": "2026-11-26T01:54:01.062Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -2514,12 +2536,12 @@ export interface components {
          * GetAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_9lq1scz34r441cqfzawsTW",
-         *       "jobId": "job_UqzxmDgvTRd4DIddeWxciA",
+         *       "requestId": "req_LUZh1Fo8Q3C5ChxhlcVLhx",
+         *       "jobId": "job_qCDqGrdxHnlVcj6E1PuYJ4",
          *       "jobType": "AI_RESOLUTION",
-         *       "scheduledFor": "2026-11-26T02:18:00.000Z",
+         *       "scheduledFor": "2026-11-26T02:54:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T01:18:04.192Z",
+         *       "createdAt": "2026-11-26T01:54:02.853Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2631,12 +2653,12 @@ export interface components {
          * GetPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_P4LdeqBGq5aaRaUG1869Iw",
-         *       "jobId": "job_lsN6meqBvtwLHK4aQlfJ4X",
+         *       "requestId": "req_Dj9MTlnfabOeoo3hYam2BY",
+         *       "jobId": "job_XeAINlncdk6Umgb3uqscbd",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-26T02:18:00.000Z",
+         *       "scheduledFor": "2026-11-26T02:54:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T01:18:02.978Z",
+         *       "createdAt": "2026-11-26T01:54:01.628Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2744,7 +2766,7 @@ export interface components {
          * GetWebhookSecretResponse
          * @description Success
          * @example {
-         *       "requestId": "req_thDzj0bLPW8fWuRVkdJddI",
+         *       "requestId": "req_bokslfSaCxYjCKSidKtcfM",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA="
          *     }
          */
@@ -2757,11 +2779,11 @@ export interface components {
         /**
          * JobSummary
          * @example {
-         *       "jobId": "job_lsN6meqBvtwLHK4aQlfJ4X",
+         *       "jobId": "job_XeAINlncdk6Umgb3uqscbd",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-26T02:18:00.000Z",
+         *       "scheduledFor": "2026-11-26T02:54:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T01:18:02.978Z",
+         *       "createdAt": "2026-11-26T01:54:01.628Z",
          *       "canCancel": true
          *     }
          */
@@ -2792,14 +2814,14 @@ export interface components {
          * ListAiJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_NIFkyYdGa0GK0htwVxTTxa",
+         *       "requestId": "req_bPZ5peBSMJdRSYi4KOgvDk",
          *       "jobs": [
          *         {
-         *           "jobId": "job_UqzxmDgvTRd4DIddeWxciA",
+         *           "jobId": "job_qCDqGrdxHnlVcj6E1PuYJ4",
          *           "jobType": "AI_RESOLUTION",
-         *           "scheduledFor": "2026-11-26T02:18:00.000Z",
+         *           "scheduledFor": "2026-11-26T02:54:00.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-26T01:18:04.192Z",
+         *           "createdAt": "2026-11-26T01:54:02.853Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -2822,14 +2844,14 @@ export interface components {
          * ListPriceJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_oS0Jb1atNUn2u7sdUyKzuG",
+         *       "requestId": "req_zJqwcALTbe2PhRXlhvqoFJ",
          *       "jobs": [
          *         {
-         *           "jobId": "job_lsN6meqBvtwLHK4aQlfJ4X",
+         *           "jobId": "job_XeAINlncdk6Umgb3uqscbd",
          *           "jobType": "PRICE_RESOLUTION",
-         *           "scheduledFor": "2026-11-26T02:18:00.000Z",
+         *           "scheduledFor": "2026-11-26T02:54:00.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-26T01:18:02.978Z",
+         *           "createdAt": "2026-11-26T01:54:01.628Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -2852,7 +2874,7 @@ export interface components {
          * MarketDetail
          * @description Success
          * @example {
-         *       "requestId": "req_XlITyn5Lu780bOAtZBWNNZ",
+         *       "requestId": "req_IJfCcNQGmO6ggJp2H9Oi39",
          *       "id": "demo-1-25",
          *       "slug": "will-voter-turnout-exceed-60-on-dec-31-2026",
          *       "title": "Will voter turnout exceed 60% on Dec 31, 2026?",
@@ -2871,7 +2893,7 @@ export interface components {
          *           "totalShares": "202450000000",
          *           "totalWagered": "181333900000",
          *           "totalWageredSol": 181.3339,
-         *           "totalWageredUsd": 27469.320706,
+         *           "totalWageredUsd": 27015.246204,
          *           "lastPrice": 8670,
          *           "probability": 0.88171
          *         },
@@ -2881,7 +2903,7 @@ export interface components {
          *           "totalShares": "164450000000",
          *           "totalWagered": "17081000000",
          *           "totalWageredSol": 17.081,
-         *           "totalWageredUsd": 2587.511033,
+         *           "totalWageredUsd": 2544.738851,
          *           "lastPrice": 1440,
          *           "probability": 0.11829
          *         }
@@ -2894,7 +2916,7 @@ export interface components {
          *               "amount": "14077800000",
          *               "shares": "16200000000",
          *               "valueSol": 14.0778,
-         *               "valueUsd": 2132.572029,
+         *               "valueUsd": 2097.320099,
          *               "orders": 1
          *             },
          *             {
@@ -2902,7 +2924,7 @@ export interface components {
          *               "amount": "8626650000",
          *               "shares": "9950000000",
          *               "valueSol": 8.62665,
-         *               "valueUsd": 1306.805928,
+         *               "valueUsd": 1285.204111,
          *               "orders": 1
          *             },
          *             {
@@ -2910,7 +2932,7 @@ export interface components {
          *               "amount": "11743800000",
          *               "shares": "13800000000",
          *               "valueSol": 11.7438,
-         *               "valueUsd": 1779.00662,
+         *               "valueUsd": 1749.599211,
          *               "orders": 1
          *             },
          *             {
@@ -2918,7 +2940,7 @@ export interface components {
          *               "amount": "5433600000",
          *               "shares": "6400000000",
          *               "valueSol": 5.4336,
-         *               "valueUsd": 823.107544,
+         *               "valueUsd": 809.501377,
          *               "orders": 1
          *             },
          *             {
@@ -2926,7 +2948,7 @@ export interface components {
          *               "amount": "16366000000",
          *               "shares": "19600000000",
          *               "valueSol": 16.366,
-         *               "valueUsd": 2479.199436,
+         *               "valueUsd": 2438.217671,
          *               "orders": 2
          *             },
          *             {
@@ -2934,7 +2956,7 @@ export interface components {
          *               "amount": "3540250000",
          *               "shares": "4250000000",
          *               "valueSol": 3.54025,
-         *               "valueUsd": 536.29389,
+         *               "valueUsd": 527.428823,
          *               "orders": 1
          *             }
          *           ],
@@ -2944,7 +2966,7 @@ export interface components {
          *               "amount": "18100000000",
          *               "shares": "20000000000",
          *               "valueSol": 18.1,
-         *               "valueUsd": 2741.873995,
+         *               "valueUsd": 2696.550156,
          *               "orders": 2
          *             },
          *             {
@@ -2952,7 +2974,7 @@ export interface components {
          *               "amount": "1004300000",
          *               "shares": "1100000000",
          *               "valueSol": 1.0043,
-         *               "valueUsd": 152.136136,
+         *               "valueUsd": 149.621288,
          *               "orders": 1
          *             }
          *           ],
@@ -2969,7 +2991,7 @@ export interface components {
          *               "amount": "2147000000",
          *               "shares": "19000000000",
          *               "valueSol": 2.147,
-         *               "valueUsd": 325.237761,
+         *               "valueUsd": 319.861502,
          *               "orders": 1
          *             },
          *             {
@@ -2977,7 +2999,7 @@ export interface components {
          *               "amount": "463250000",
          *               "shares": "4250000000",
          *               "valueSol": 0.46325,
-         *               "valueUsd": 70.175311,
+         *               "valueUsd": 69.015296,
          *               "orders": 1
          *             },
          *             {
@@ -2985,7 +3007,7 @@ export interface components {
          *               "amount": "358900000",
          *               "shares": "3700000000",
          *               "valueSol": 0.3589,
-         *               "valueUsd": 54.367877,
+         *               "valueUsd": 53.469163,
          *               "orders": 1
          *             }
          *           ],
@@ -2995,7 +3017,7 @@ export interface components {
          *               "amount": "4887500000",
          *               "shares": "39100000000",
          *               "valueSol": 4.8875,
-         *               "valueUsd": 740.381721,
+         *               "valueUsd": 728.143032,
          *               "orders": 2
          *             },
          *             {
@@ -3003,7 +3025,7 @@ export interface components {
          *               "amount": "2606800000",
          *               "shares": "19600000000",
          *               "valueSol": 2.6068,
-         *               "valueUsd": 394.890449,
+         *               "valueUsd": 388.362815,
          *               "orders": 1
          *             },
          *             {
@@ -3011,7 +3033,7 @@ export interface components {
          *               "amount": "224750000",
          *               "shares": "1550000000",
          *               "valueSol": 0.22475,
-         *               "valueUsd": 34.046198,
+         *               "valueUsd": 33.483406,
          *               "orders": 1
          *             },
          *             {
@@ -3019,7 +3041,7 @@ export interface components {
          *               "amount": "1131500000",
          *               "shares": "7300000000",
          *               "valueSol": 1.1315,
-         *               "valueUsd": 171.404996,
+         *               "valueUsd": 168.57163,
          *               "orders": 1
          *             },
          *             {
@@ -3027,7 +3049,7 @@ export interface components {
          *               "amount": "1223600000",
          *               "shares": "7600000000",
          *               "valueSol": 1.2236,
-         *               "valueUsd": 185.356741,
+         *               "valueUsd": 182.29275,
          *               "orders": 1
          *             }
          *           ],
@@ -3044,29 +3066,29 @@ export interface components {
          *         "uniqueHolders": 24,
          *         "totalWagered": "198414900000",
          *         "totalWageredSol": 198.4149,
-         *         "totalWageredUsd": 30056.831739,
+         *         "totalWageredUsd": 29559.985055,
          *         "outcomeBreakdown": [
          *           {
          *             "index": 0,
          *             "label": "Yes",
          *             "totalWagered": "181333900000",
          *             "totalWageredSol": 181.3339,
-         *             "totalWageredUsd": 27469.320706
+         *             "totalWageredUsd": 27015.246204
          *           },
          *           {
          *             "index": 1,
          *             "label": "No",
          *             "totalWagered": "17081000000",
          *             "totalWageredSol": 17.081,
-         *             "totalWageredUsd": 2587.511033
+         *             "totalWageredUsd": 2544.738851
          *           }
          *         ]
          *       },
          *       "curatorStaking": {
          *         "totalStaked": "211000000000",
-         *         "totalStakedUsd": 31963.28248,
+         *         "totalStakedUsd": 31434.921705,
          *         "stakerCount": 3,
-         *         "estimatedApy": 107.22,
+         *         "estimatedApy": 106.81,
          *         "lockPeriodSeconds": 604800,
          *         "topCurators": [
          *           {
@@ -3074,21 +3096,21 @@ export interface components {
          *             "wallet": "69pEHKFYqsMhUgL2vtSpBWBZ4J8TgJMKLuTetntey8U4",
          *             "username": null,
          *             "stakedAmount": "91500000000",
-         *             "stakedAmountUsd": 13860.854725
+         *             "stakedAmountUsd": 13631.73145
          *           },
          *           {
          *             "rank": 2,
          *             "wallet": "J5F52nHiAScP6inseMBHLFJ8jospGnppmaA2TT2fFXC4",
          *             "username": "epoch_eve",
          *             "stakedAmount": "66500000000",
-         *             "stakedAmountUsd": 10073.735947
+         *             "stakedAmountUsd": 9907.214661
          *           },
          *           {
          *             "rank": 3,
          *             "wallet": "MHsdCxwrV8hk4NcspGxdAhwmEGrAQCuk4yJLGQguhRf",
          *             "username": "gossip_gus",
          *             "stakedAmount": "53000000000",
-         *             "stakedAmountUsd": 8028.691808
+         *             "stakedAmountUsd": 7895.975594
          *           }
          *         ]
          *       },
@@ -3099,12 +3121,12 @@ export interface components {
          *       "tradingStats": {
          *         "totalVolume": "199253950000",
          *         "totalVolumeSol": 199.25395,
-         *         "totalVolumeUsd": 30183.935019,
+         *         "totalVolumeUsd": 29684.987288,
          *         "totalTrades": 36,
          *         "totalBettors": 39,
          *         "last24hVolume": "31593950000",
          *         "last24hVolumeSol": 31.59395,
-         *         "last24hVolumeUsd": 4786.001652,
+         *         "last24hVolumeUsd": 4706.887889,
          *         "last24hTrades": 7
          *       },
          *       "resolution": {
@@ -3128,8 +3150,8 @@ export interface components {
          *       },
          *       "credibilityScore": 423,
          *       "feeBps": 200,
-         *       "solPriceUsd": 151.48475109,
-         *       "computedAt": "2026-11-26T01:18:02.839Z",
+         *       "solPriceUsd": 148.98067159,
+         *       "computedAt": "2026-11-26T01:54:01.434Z",
          *       "costUsd": "0.02",
          *       "remainingBalanceUsd": "99.79"
          *     }
@@ -3362,7 +3384,7 @@ export interface components {
          * MarketList
          * @description Success
          * @example {
-         *       "requestId": "req_smTiApr9yHXLsxphTwJdhq",
+         *       "requestId": "req_uFWD1SYDLcE19BhoECiA3e",
          *       "markets": [
          *         {
          *           "id": "demo-1-25",
@@ -3497,7 +3519,7 @@ export interface components {
          * PriceHistory
          * @description Success
          * @example {
-         *       "requestId": "req_ClRpoSclVdjpwR6pync3O7",
+         *       "requestId": "req_rH3gpjG4J727w0WHM8zeuE",
          *       "symbol": "SOL",
          *       "interval": "1h",
          *       "startTime": "2026-11-25T22:00:00.000Z",
@@ -3588,33 +3610,33 @@ export interface components {
          * PriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_PnMib6DD2fxAiOLo7xb7Nc",
+         *       "requestId": "req_2iGmLQm97iDEyOOoHJhP33",
          *       "symbol": "SOL",
-         *       "vwapPrice": 151.48475109,
+         *       "vwapPrice": 148.98067159,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 151.4257906,
-         *           "volume24h": 1112102008,
-         *           "timestamp": "2026-11-26T01:18:00.000Z",
+         *           "price": 148.941635,
+         *           "volume24h": 1157668514,
+         *           "timestamp": "2026-11-26T01:54:00.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.0000490817
+         *           "deviation": 0.000311009
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 151.6173705,
-         *           "volume24h": 667261205,
-         *           "timestamp": "2026-11-26T01:18:00.000Z",
+         *           "price": 149.0408659,
+         *           "volume24h": 694601108,
+         *           "timestamp": "2026-11-26T01:54:00.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.00121603
+         *           "deviation": 0.000355024
          *         },
          *         {
          *           "name": "sandbox-gamma",
-         *           "price": 151.4332232,
-         *           "volume24h": 444840803,
-         *           "timestamp": "2026-11-26T01:18:00.000Z",
+         *           "price": 148.9879716,
+         *           "volume24h": 463067406,
+         *           "timestamp": "2026-11-26T01:54:00.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
@@ -3622,13 +3644,13 @@ export interface components {
          *       ],
          *       "sourceCount": 3,
          *       "isValid": true,
-         *       "spread": 0.00126468,
+         *       "spread": 0.000666066,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
          *       },
          *       "unavailableSources": [],
-         *       "resolutionTimestamp": "2026-11-26T01:18:01.190Z",
+         *       "resolutionTimestamp": "2026-11-26T01:54:00.786Z",
          *       "costUsd": "0.01",
          *       "remainingBalanceUsd": "99.99"
          *     }
@@ -3669,7 +3691,7 @@ export interface components {
          * PriceScheduledRequest
          * @example {
          *       "symbol": "JUP",
-         *       "scheduledFor": "2026-11-26T02:18:00Z"
+         *       "scheduledFor": "2026-11-26T02:54:00Z"
          *     }
          */
         PriceScheduledRequest: {
@@ -3693,7 +3715,7 @@ export interface components {
          * PriceScheduleRequest
          * @example {
          *       "symbol": "SOL",
-         *       "resolutionTimestamp": "2026-11-26T02:18:00Z",
+         *       "resolutionTimestamp": "2026-11-26T02:54:00Z",
          *       "callbackUrl": "https://hooks.example.com/sibyl"
          *     }
          */
@@ -3718,12 +3740,12 @@ export interface components {
          * PriceSource
          * @example {
          *       "name": "sandbox-alpha",
-         *       "price": 151.4257906,
-         *       "volume24h": 1112102008,
-         *       "timestamp": "2026-11-26T01:18:00.000Z",
+         *       "price": 148.941635,
+         *       "volume24h": 1157668514,
+         *       "timestamp": "2026-11-26T01:54:00.000Z",
          *       "used": true,
          *       "status": "used",
-         *       "deviation": 0.0000490817
+         *       "deviation": 0.000311009
          *     }
          */
         PriceSource: {
@@ -3752,24 +3774,24 @@ export interface components {
          * RedeliverWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_b5PgaaKUXw0CKClDZuAp9y",
-         *       "id": "msg_ZEqzS3awVUlq3bCm5aByUt",
-         *       "webhookId": "msg_ZEqzS3awVUlq3bCm5aByUt",
+         *       "requestId": "req_wbgRwyLr8SJ9iAhrw0ixbX",
+         *       "id": "msg_QwZnUfHys0p1JSj6o5H4oa",
+         *       "webhookId": "msg_QwZnUfHys0p1JSj6o5H4oa",
          *       "type": "test",
-         *       "originalRequestId": "req_S81fQpmWtkZdDEtxyvb0mL",
+         *       "originalRequestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "PENDING",
          *       "attemptCount": 1,
-         *       "nextAttemptAt": "2026-11-26T01:18:05.030Z",
+         *       "nextAttemptAt": "2026-11-26T01:54:03.461Z",
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T01:18:04.675Z",
+         *       "createdAt": "2026-11-26T01:54:03.190Z",
          *       "finishedAt": null,
          *       "cancelledAt": null,
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-26T01:18:04.704Z",
+         *           "at": "2026-11-26T01:54:03.208Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -3821,7 +3843,7 @@ export interface components {
          * ResolveWithAiResponse
          * @description Success
          * @example {
-         *       "requestId": "req_5NGFpbgBtD3QUMW1W0u7dD",
+         *       "requestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
          *       "status": "processing",
          *       "costUsd": "0.25",
          *       "remainingBalanceUsd": "99.54"
@@ -3847,9 +3869,9 @@ export interface components {
          * RevokeKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_RNwNEZ2knkMCxVzxV5vvMZ",
-         *       "id": "key_pYTxhn1TVocvc2gpc3LRiu",
-         *       "keyPrefix": "pk_test_JmJkPLRR",
+         *       "requestId": "req_66TDcuAbbZCTSOfagumYve",
+         *       "id": "key_AK5npjLOSKFMms6dkXo8pt",
+         *       "keyPrefix": "pk_test_b2CW6J92",
          *       "name": "spare",
          *       "permissions": [
          *         "price"
@@ -3859,7 +3881,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T01:18:05.299Z",
+         *       "createdAt": "2026-11-26T01:54:03.750Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -3871,8 +3893,8 @@ export interface components {
          *         "dailySpendUsd": null,
          *         "monthlySpendUsd": null
          *       },
-         *       "revokedAt": "2026-11-26T01:18:05.392Z",
-         *       "rotatedFrom": "key_m31apfrJFq7e56OxKLPhF0"
+         *       "revokedAt": "2026-11-26T01:54:03.890Z",
+         *       "rotatedFrom": "key_ee8fC3OKjYq3hXBrZpDjDb"
          *     }
          */
         RevokeKeyResponse: {
@@ -3960,10 +3982,10 @@ export interface components {
          * RotateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_sbxoz240uLTabSyAwJfsft",
+         *       "requestId": "req_Mv73z0E0zQhqvpmAQMAW0P",
          *       "newKey": {
-         *         "id": "key_pYTxhn1TVocvc2gpc3LRiu",
-         *         "keyPrefix": "pk_test_JmJkPLRR",
+         *         "id": "key_AK5npjLOSKFMms6dkXo8pt",
+         *         "keyPrefix": "pk_test_b2CW6J92",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -3973,7 +3995,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-26T01:18:05.299Z",
+         *         "createdAt": "2026-11-26T01:54:03.750Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -3986,11 +4008,11 @@ export interface components {
          *           "monthlySpendUsd": null
          *         },
          *         "key": "pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u",
-         *         "rotatedFrom": "key_m31apfrJFq7e56OxKLPhF0"
+         *         "rotatedFrom": "key_ee8fC3OKjYq3hXBrZpDjDb"
          *       },
          *       "oldKey": {
-         *         "id": "key_m31apfrJFq7e56OxKLPhF0",
-         *         "keyPrefix": "pk_test_9DF4W6Fa",
+         *         "id": "key_ee8fC3OKjYq3hXBrZpDjDb",
+         *         "keyPrefix": "pk_test_aGHLBKSN",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -4000,7 +4022,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-26T01:18:05.263Z",
+         *         "createdAt": "2026-11-26T01:54:03.726Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -4012,8 +4034,8 @@ export interface components {
          *           "dailySpendUsd": null,
          *           "monthlySpendUsd": null
          *         },
-         *         "expiresAt": "2026-11-26T02:18:05.275Z",
-         *         "rotatedTo": "key_pYTxhn1TVocvc2gpc3LRiu"
+         *         "expiresAt": "2026-11-26T02:54:03.739Z",
+         *         "rotatedTo": "key_AK5npjLOSKFMms6dkXo8pt"
          *       }
          *     }
          */
@@ -4186,9 +4208,9 @@ export interface components {
          * RotateWebhookSecretResponse
          * @description Success
          * @example {
-         *       "requestId": "req_fEGpha7IGG2WqUq6v9qr7D",
+         *       "requestId": "req_ttPBYhxfxN184n7n5r2qOQ",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "previousSecretValidUntil": "2026-11-27T01:18:05.234Z"
+         *       "previousSecretValidUntil": "2026-11-27T01:54:03.707Z"
          *     }
          */
         RotateWebhookSecretResponse: {
@@ -4206,12 +4228,12 @@ export interface components {
          * ScheduleAiResolutionResponse
          * @description Success
          * @example {
-         *       "requestId": "req_ESrun6BDcPCLHJSpWgQRKj",
-         *       "jobId": "job_UqzxmDgvTRd4DIddeWxciA",
+         *       "requestId": "req_COlCFnWQiDPLjpLhjb5QkT",
+         *       "jobId": "job_qCDqGrdxHnlVcj6E1PuYJ4",
          *       "jobType": "AI_RESOLUTION",
-         *       "scheduledFor": "2026-11-26T02:18:00.000Z",
+         *       "scheduledFor": "2026-11-26T02:54:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T01:18:04.192Z",
+         *       "createdAt": "2026-11-26T01:54:02.853Z",
          *       "canCancel": true,
          *       "costUsd": "0.50",
          *       "remainingBalanceUsd": "98.99"
@@ -4256,12 +4278,12 @@ export interface components {
          * SchedulePriceCheckAtResponse
          * @description Success
          * @example {
-         *       "requestId": "req_WcWoYLwrRQif48o1Fu4IGD",
-         *       "jobId": "job_3YdzH58Hba3kfFcTnSEI1q",
+         *       "requestId": "req_WnoSxwShAdF5YDRxbXPFmv",
+         *       "jobId": "job_wnQSYZlTvnjAiiTMQ45OGu",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-26T02:18:00.000Z",
+         *       "scheduledFor": "2026-11-26T02:54:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T01:18:04.163Z",
+         *       "createdAt": "2026-11-26T01:54:02.828Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.49"
@@ -4306,12 +4328,12 @@ export interface components {
          * SchedulePriceCheckResponse
          * @description Success
          * @example {
-         *       "requestId": "req_jIR0oIuGsN165oaump4CUs",
-         *       "jobId": "job_lsN6meqBvtwLHK4aQlfJ4X",
+         *       "requestId": "req_bjVOpXOas0DjpFjNzgAATb",
+         *       "jobId": "job_XeAINlncdk6Umgb3uqscbd",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-26T02:18:00.000Z",
+         *       "scheduledFor": "2026-11-26T02:54:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T01:18:02.978Z",
+         *       "createdAt": "2026-11-26T01:54:01.628Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.74"
@@ -4356,9 +4378,9 @@ export interface components {
          * SendTestWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_S81fQpmWtkZdDEtxyvb0mL",
-         *       "deliveryId": "msg_ZEqzS3awVUlq3bCm5aByUt",
-         *       "webhookId": "msg_ZEqzS3awVUlq3bCm5aByUt",
+         *       "requestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
+         *       "deliveryId": "msg_QwZnUfHys0p1JSj6o5H4oa",
+         *       "webhookId": "msg_QwZnUfHys0p1JSj6o5H4oa",
          *       "delivered": true,
          *       "status": "DELIVERED",
          *       "statusCode": 200,
@@ -4404,8 +4426,8 @@ export interface components {
          *       "keyId": null,
          *       "reference": null,
          *       "refundOf": "11",
-         *       "memo": "cancelled job_UqzxmDgvTRd4DIddeWxciA",
-         *       "createdAt": "2026-11-26T01:18:04.607Z"
+         *       "memo": "cancelled job_qCDqGrdxHnlVcj6E1PuYJ4",
+         *       "createdAt": "2026-11-26T01:54:03.151Z"
          *     }
          */
         Transaction: {
@@ -4447,7 +4469,7 @@ export interface components {
          * TransactionList
          * @description Success
          * @example {
-         *       "requestId": "req_dNLXLOYe4rvTRuk8ckXZy1",
+         *       "requestId": "req_1PDEvDO7BVeJVwLoWeqfi9",
          *       "transactions": [
          *         {
          *           "id": "12",
@@ -4459,8 +4481,8 @@ export interface components {
          *           "keyId": null,
          *           "reference": null,
          *           "refundOf": "11",
-         *           "memo": "cancelled job_UqzxmDgvTRd4DIddeWxciA",
-         *           "createdAt": "2026-11-26T01:18:04.607Z"
+         *           "memo": "cancelled job_qCDqGrdxHnlVcj6E1PuYJ4",
+         *           "createdAt": "2026-11-26T01:54:03.151Z"
          *         },
          *         {
          *           "id": "11",
@@ -4468,12 +4490,12 @@ export interface components {
          *           "amountUsd": "-0.50",
          *           "balanceAfterUsd": "98.99",
          *           "operation": "scheduleAiResolution",
-         *           "requestId": "req_ESrun6BDcPCLHJSpWgQRKj",
-         *           "keyId": "key_E2AbLD9qCsSIO7NvLkryqo",
+         *           "requestId": "req_COlCFnWQiDPLjpLhjb5QkT",
+         *           "keyId": "key_QwwTId39eZh75nqUoAwS0l",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-26T01:18:04.190Z"
+         *           "createdAt": "2026-11-26T01:54:02.850Z"
          *         },
          *         {
          *           "id": "10",
@@ -4481,12 +4503,12 @@ export interface components {
          *           "amountUsd": "-0.05",
          *           "balanceAfterUsd": "99.49",
          *           "operation": "schedulePriceCheckAt",
-         *           "requestId": "req_WcWoYLwrRQif48o1Fu4IGD",
-         *           "keyId": "key_E2AbLD9qCsSIO7NvLkryqo",
+         *           "requestId": "req_WnoSxwShAdF5YDRxbXPFmv",
+         *           "keyId": "key_QwwTId39eZh75nqUoAwS0l",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-26T01:18:04.155Z"
+         *           "createdAt": "2026-11-26T01:54:02.826Z"
          *         }
          *       ],
          *       "hasMore": true,
@@ -4559,9 +4581,9 @@ export interface components {
          * UpdateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_lyJycKjE5hqEEkWkDqDPC3",
-         *       "id": "key_pymdPaqwxIvj1AHXbTe0ha",
-         *       "keyPrefix": "pk_test_4yFnzfCK",
+         *       "requestId": "req_wqZ2z4N8TDbWRWHjMMpavT",
+         *       "id": "key_0jnZhnm5pWfjsKwmzuCJ0o",
+         *       "keyPrefix": "pk_test_i3WS7Yrz",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -4574,7 +4596,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T01:18:02.188Z",
+         *       "createdAt": "2026-11-26T01:54:01.062Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -4700,24 +4722,24 @@ export interface components {
          * WebhookDelivery
          * @description Success
          * @example {
-         *       "requestId": "req_S81fQpmWtkZdDEtxyvb0mL",
-         *       "id": "msg_ZEqzS3awVUlq3bCm5aByUt",
-         *       "webhookId": "msg_ZEqzS3awVUlq3bCm5aByUt",
+         *       "requestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
+         *       "id": "msg_QwZnUfHys0p1JSj6o5H4oa",
+         *       "webhookId": "msg_QwZnUfHys0p1JSj6o5H4oa",
          *       "type": "test",
-         *       "originalRequestId": "req_S81fQpmWtkZdDEtxyvb0mL",
+         *       "originalRequestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T01:18:04.675Z",
-         *       "finishedAt": "2026-11-26T01:18:04.712Z",
+         *       "createdAt": "2026-11-26T01:54:03.190Z",
+         *       "finishedAt": "2026-11-26T01:54:03.221Z",
          *       "cancelledAt": null,
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-26T01:18:04.704Z",
+         *           "at": "2026-11-26T01:54:03.208Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -4769,37 +4791,37 @@ export interface components {
          * WebhookDeliveryList
          * @description Success
          * @example {
-         *       "requestId": "req_nvOyJPgDu6gzrV8AM4TUMP",
+         *       "requestId": "req_PrYANpCJXpoX7a6mogQFG0",
          *       "deliveries": [
          *         {
-         *           "id": "msg_ZEqzS3awVUlq3bCm5aByUt",
-         *           "webhookId": "msg_ZEqzS3awVUlq3bCm5aByUt",
+         *           "id": "msg_QwZnUfHys0p1JSj6o5H4oa",
+         *           "webhookId": "msg_QwZnUfHys0p1JSj6o5H4oa",
          *           "type": "test",
-         *           "requestId": "req_S81fQpmWtkZdDEtxyvb0mL",
-         *           "originalRequestId": "req_S81fQpmWtkZdDEtxyvb0mL",
+         *           "requestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
+         *           "originalRequestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "DELIVERED",
          *           "attemptCount": 1,
          *           "nextAttemptAt": null,
          *           "lastStatusCode": 200,
          *           "lastError": null,
-         *           "createdAt": "2026-11-26T01:18:04.675Z",
-         *           "finishedAt": "2026-11-26T01:18:04.712Z",
+         *           "createdAt": "2026-11-26T01:54:03.190Z",
+         *           "finishedAt": "2026-11-26T01:54:03.221Z",
          *           "cancelledAt": null
          *         },
          *         {
-         *           "id": "msg_D2p4sbPn8kO40u00FAtMTL",
-         *           "webhookId": "msg_D2p4sbPn8kO40u00FAtMTL",
+         *           "id": "msg_csb68c9IjqYiqw0mXqr7GU",
+         *           "webhookId": "msg_csb68c9IjqYiqw0mXqr7GU",
          *           "type": "ai",
-         *           "requestId": "req_5NGFpbgBtD3QUMW1W0u7dD",
-         *           "originalRequestId": "req_5NGFpbgBtD3QUMW1W0u7dD",
+         *           "requestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
+         *           "originalRequestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "PENDING",
          *           "attemptCount": 0,
-         *           "nextAttemptAt": "2026-11-26T01:18:03.604Z",
+         *           "nextAttemptAt": "2026-11-26T01:54:02.200Z",
          *           "lastStatusCode": null,
          *           "lastError": null,
-         *           "createdAt": "2026-11-26T01:18:03.604Z",
+         *           "createdAt": "2026-11-26T01:54:02.200Z",
          *           "finishedAt": null,
          *           "cancelledAt": null
          *         }
@@ -4821,19 +4843,19 @@ export interface components {
         /**
          * WebhookDeliverySummary
          * @example {
-         *       "id": "msg_ZEqzS3awVUlq3bCm5aByUt",
-         *       "webhookId": "msg_ZEqzS3awVUlq3bCm5aByUt",
+         *       "id": "msg_QwZnUfHys0p1JSj6o5H4oa",
+         *       "webhookId": "msg_QwZnUfHys0p1JSj6o5H4oa",
          *       "type": "test",
-         *       "requestId": "req_S81fQpmWtkZdDEtxyvb0mL",
-         *       "originalRequestId": "req_S81fQpmWtkZdDEtxyvb0mL",
+         *       "requestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
+         *       "originalRequestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T01:18:04.675Z",
-         *       "finishedAt": "2026-11-26T01:18:04.712Z",
+         *       "createdAt": "2026-11-26T01:54:03.190Z",
+         *       "finishedAt": "2026-11-26T01:54:03.221Z",
          *       "cancelledAt": null
          *     }
          */
@@ -4862,6 +4884,35 @@ export interface components {
             finishedAt: string | null;
             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
             cancelledAt: string | null;
+        };
+        /**
+         * WebhookStreamEvent
+         * @description Success
+         * @example {
+         *       "requestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
+         *       "id": "msg_QwZnUfHys0p1JSj6o5H4oa",
+         *       "headers": {
+         *         "content-type": "application/json",
+         *         "user-agent": "Sibyl-Webhooks/1",
+         *         "x-service-signature": "8d40e66fa65e89e3d3e85762cfb30ddd6968edc156bbd967ae907406fcbbf175",
+         *         "webhook-id": "msg_QwZnUfHys0p1JSj6o5H4oa",
+         *         "webhook-timestamp": "1795658043",
+         *         "webhook-signature": "v1,5riqTX7pBG699R6TLHBVDlvncGU1J6c+dZaA1gn69NU="
+         *       },
+         *       "body": "{\"requestId\":\"req_BBfCE8JT3zMvEH2YDjqEfU\",\"type\":\"test\",\"status\":\"completed\",\"data\":{\"message\":\"A test event from Sibyl: your endpoint received and can verify it.\"},\"timestamp\":\"2026-11-26T01:54:03.190Z\",\"signature\":\"8d40e66fa65e89e3d3e85762cfb30ddd6968edc156bbd967ae907406fcbbf175\"}"
+         *     }
+         */
+        WebhookStreamEvent: {
+            /** @description Unique id of this request (also in X-Request-Id) */
+            requestId: string;
+            /** @description The delivery id: its `webhook-id` */
+            id: string;
+            /** @description The headers a delivery of this event carries, signatures included (`webhook-id`, `webhook-timestamp`, `webhook-signature`, `X-Service-Signature`, `Content-Type`, `User-Agent`) */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description The raw body, exactly as a delivery sends it (`signature` last) */
+            body: string;
         };
         /**
          * WebhookTestRequest
@@ -12597,6 +12648,248 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    streamWebhookEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookStreamEvent"];
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INVALID_API_KEY, API_KEY_EXPIRED, API_KEY_REVOKED, ACCOUNT_NOT_FOUND */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: PERMISSION_DENIED, IP_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "RATE_LIMIT_EXCEEDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SERVICE_UNAVAILABLE";
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];

@@ -10,6 +10,7 @@ import { systemClock } from '../lib/clock.js';
 import { ListenError } from '../lib/listen.js';
 import { marketsCommand } from '../markets/cli.js';
 import { webhooksCommand } from '../webhooks/cli.js';
+import { listenAndForward, listenSettings, StreamRefusedError } from '../webhooks/listen.js';
 import { createSecretBox } from '../webhooks/secret-box.js';
 import { accountsCommand, keysCommand, ledgerCommand, migrateCommand } from './commands.js';
 import { createOutput, type Output, UsageError } from './output.js';
@@ -24,6 +25,8 @@ export interface CliIo {
    * many commands on one embedded database, which takes seconds to open in a new process.
    */
   database?: Database;
+  /** Ends a command that runs until a signal (`webhooks listen`), for tests. */
+  signal?: AbortSignal;
 }
 
 const USAGE = `Usage: sibyl <command> [options]
@@ -53,6 +56,8 @@ const USAGE = `Usage: sibyl <command> [options]
   webhooks list [--account ID] [--status S]  the latest 100 webhook deliveries, newest first
   webhooks redeliver DELIVERY_ID          send a delivery again now (same webhook-id)
   webhooks cancel DELIVERY_ID             stop a pending delivery (never sent again)
+  webhooks listen --forward-to URL [--api-url URL]  post the account's events to a local URL
+                                          as they are sent (SIBYL_API_KEY, SIBYL_API_URL)
   webhooks reseal-secrets                 re-seal every webhook secret with SECRET_ENCRYPTION_KEY
 
   --json    print exactly one JSON object on stdout
@@ -101,6 +106,8 @@ function parseOptions(argv: string[]) {
         'starting-after': { type: 'string' },
         account: { type: 'string' },
         reason: { type: 'string' },
+        'forward-to': { type: 'string' },
+        'api-url': { type: 'string' },
       },
     });
   } catch (err) {
@@ -139,6 +146,9 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     await runService(config, { serve: command !== 'work', work: command !== 'serve' });
     return -1; // keeps running until a signal
   }
+
+  // A client of a running service, not of its database.
+  if (command === 'webhooks' && action === 'listen') return listenCommand(values, io, config.port);
 
   const db = io.database ?? (await openDatabase({ ...config, dbPoolSize: 2 })).db;
   try {
@@ -180,6 +190,30 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
+/** `sibyl webhooks listen`: runs until SIGINT/SIGTERM (or `io.signal`), then exits 0. */
+async function listenCommand(
+  values: Record<string, string | boolean | undefined>,
+  io: CliIo,
+  port: number,
+): Promise<number> {
+  const option = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  const settings = listenSettings(option('forward-to'), option('api-url'), io.env, port);
+  const stop = new AbortController();
+  io.signal?.addEventListener('abort', () => stop.abort());
+  const onSignal = () => stop.abort();
+  if (!io.signal) {
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  try {
+    await listenAndForward({ ...settings, signal: stop.signal, print: (line) => io.stdout(`${line}\n`) });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  return 0;
+}
+
 function report(err: unknown, json: boolean, io: CliIo): number {
   const known =
     err instanceof AppError ||
@@ -187,7 +221,8 @@ function report(err: unknown, json: boolean, io: CliIo): number {
     err instanceof ConfigError ||
     err instanceof MigrationError ||
     err instanceof DataDirInUseError ||
-    err instanceof ListenError;
+    err instanceof ListenError ||
+    err instanceof StreamRefusedError;
   const message = err instanceof Error ? err.message : String(err);
   const code = err instanceof AppError ? err.code : err instanceof UsageError ? 'USAGE' : 'ERROR';
   if (json) {

@@ -17,16 +17,48 @@ import {
   DeliveryListQuery,
   DeliveryParams,
   RotatedSecret,
+  StreamEvent,
   TestBody,
   TestResult,
   WebhookSecret,
 } from './schemas.js';
+import { closeStreamsOnShutdown, type StreamSettings, WebhookStreams } from './stream.js';
+
+const DEFAULT_STREAM_SETTINGS: StreamSettings = { streamsPerKey: 3, maxStreams: 500, heartbeatMs: 15_000 };
 
 /** The integrator's webhook tools (docs/webhooks.md): free, permission `account`. */
 export function webhookRoutes(
   app: FastifyInstance,
-  deps: DeliveryDeps & { testEventLimit: TestEventLimit },
+  deps: DeliveryDeps & { testEventLimit: TestEventLimit; settings: { stream?: StreamSettings } },
 ): void {
+  const streams = new WebhookStreams(deps, deps.settings.stream ?? DEFAULT_STREAM_SETTINGS);
+  closeStreamsOnShutdown(app, streams);
+  defineRoute(app, {
+    method: 'GET',
+    url: '/webhooks/stream',
+    operationId: 'streamWebhookEvents',
+    responseName: 'WebhookStreamEvent',
+    summary: 'The account’s webhook events as they are created, as server-sent events',
+    description:
+      'A `text/event-stream` that stays open: each callback the account is sent from now on (result callbacks ' +
+      'and test events) arrives once as an event `webhook` whose `id` is the delivery id and whose `data` is ' +
+      'this object — the raw body and the headers of a delivery, signatures included, so a receiver verifies ' +
+      'it exactly as a delivered callback. Comment lines keep the connection alive ' +
+      '(`WEBHOOK_STREAM_HEARTBEAT_MS`). Events are not replayed: a redelivery is not streamed again, and ' +
+      'events created while no stream was open are in `GET /webhooks/deliveries`. At most ' +
+      '`WEBHOOK_STREAMS_PER_KEY` (3) open streams per key: past it 429 `RATE_LIMIT_EXCEEDED`. ' +
+      '`sibyl webhooks listen --forward-to URL` posts each event to a local URL (docs/webhooks.md#local-development).',
+    tags: ['webhooks'],
+    permission: 'account',
+    response: StreamEvent,
+    errors: ['SERVICE_UNAVAILABLE'],
+    handler: async ({ principal, requestId }, _request, reply) => {
+      await streams.open(principal, reply, requestId);
+      // The response is hijacked and streams on; nothing more is sent from here.
+      return { id: '', headers: {}, body: '' };
+    },
+  });
+
   defineRoute(app, {
     method: 'POST',
     url: '/webhooks/test',

@@ -127,6 +127,19 @@ export const WebhookSecret = Type.Object(
   { additionalProperties: false },
 );
 
+export const StreamEvent = Type.Object(
+  {
+    id: Type.String({ description: 'The delivery id: its `webhook-id`' }),
+    headers: Type.Record(Type.String(), Type.String(), {
+      description:
+        'The headers a delivery of this event carries, signatures included (`webhook-id`, `webhook-timestamp`, ' +
+        '`webhook-signature`, `X-Service-Signature`, `Content-Type`, `User-Agent`)',
+    }),
+    body: Type.String({ description: 'The raw body, exactly as a delivery sends it (`signature` last)' }),
+  },
+  { additionalProperties: false },
+);
+
 export const RotatedSecret = Type.Object(
   {
     webhookSecret: Type.String({ description: 'The new secret (whsec_…), shown this once' }),

@@ -171,6 +171,19 @@ export const CANCEL = statement(
    SELECT t.status AS previous, EXISTS (SELECT 1 FROM updated) AS cancelled FROM target t`,
 );
 
+/**
+ * The webhook stream (GET /webhooks/stream): an account's deliveries created since $2, oldest first,
+ * with its signing secrets. Reads the range of webhook_deliveries_account.
+ */
+export const STREAM_EVENTS = statement(
+  'webhooks_stream_events',
+  `SELECT d.id, d.account_id, d.payload, d.created_at,
+          a.webhook_secret, a.webhook_secret_previous, a.webhook_secret_previous_until
+     FROM webhook_deliveries d JOIN accounts a ON a.id = d.account_id
+    WHERE d.account_id = $1 AND d.created_at >= $2
+    ORDER BY d.created_at, d.id LIMIT $3`,
+);
+
 export const SELECT_SECRETS = statement(
   'webhooks_select_secrets',
   `SELECT webhook_secret, webhook_secret_previous, webhook_secret_previous_until FROM accounts WHERE id = $1`,

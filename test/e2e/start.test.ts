@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { type AddressInfo, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
 
@@ -103,6 +105,38 @@ describe('sibyl start on a brand-new embedded database', { timeout: 2 * READY_WI
     const list = (await markets.json()) as { total: number; markets: unknown[] };
     expect(list.total).toBeGreaterThan(10);
     expect(list.markets[0]).toMatchObject({ status: 'OPEN', sandbox: true });
+
+    // Local development (DESIGN §9): a first start on loopback takes plain http:// callbacks to this
+    // machine, and says so. A real receiver verifies the signed test event.
+    expect(first.output()).toContain('Local development is on');
+    const secret = (
+      (await (
+        await fetch(`http://127.0.0.1:${port}/api/v1/account/webhook-secret`, {
+          headers: { authorization: `Bearer ${key}` },
+        })
+      ).json()) as { webhookSecret: string }
+    ).webhookSecret;
+    const verified: unknown[] = [];
+    const receiver = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      req.on('end', () => {
+        verified.push(new Webhook(secret).verify(body, req.headers as Record<string, string>));
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const receiverPort = (receiver.address() as AddressInfo).port;
+    const test = await fetch(`http://127.0.0.1:${port}/api/v1/webhooks/test`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ callbackUrl: `http://localhost:${receiverPort}/hook` }),
+    });
+    expect(await test.json()).toMatchObject({ delivered: true, statusCode: 204 });
+    expect(verified).toEqual([expect.objectContaining({ type: 'test' })]);
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
     expect(await stop(first.child)).toBe(0);
 
     const second = await start();
@@ -110,6 +144,11 @@ describe('sibyl start on a brand-new embedded database', { timeout: 2 * READY_WI
       headers: { authorization: `Bearer ${key}` },
     });
     expect(again.status).toBe(200);
+    // The notice comes last, once everything listens (readiness may answer just before it).
+    const noticeBy = Date.now() + READY_WITHIN_MS;
+    while (!second.output().includes('Local development is on') && Date.now() < noticeBy)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(second.output()).toContain('Local development is on');
     expect(second.output()).not.toContain('API key');
     expect(await stop(second.child)).toBe(0);
   });
