@@ -10,6 +10,7 @@ import { createResolver } from '../dist/ai/resolver.js';
 import { systemClock } from '../dist/lib/clock.js';
 import { silentLog } from '../dist/logger.js';
 import { webhookOutbox } from '../dist/webhooks/outbox.js';
+import { signedRequest } from '../dist/webhooks/signing.js';
 import { withSandboxApp } from './sandbox-app.js';
 
 await withSandboxApp(async (app, key, { db, config }) => {
@@ -104,6 +105,22 @@ await withSandboxApp(async (app, key, { db, config }) => {
   const delivery = examples.WebhookDeliveryList.deliveries[0].id;
   examples.WebhookDelivery = await call('GET', `/webhooks/deliveries/${delivery}`);
   examples.RedeliverWebhookResponse = await call('POST', `/webhooks/deliveries/${delivery}/redeliver`);
+  // No worker runs here: the redelivered delivery is still PENDING, so cancelling it answers CANCELLED.
+  examples.CancelWebhookDeliveryResponse = await call('POST', `/webhooks/deliveries/${delivery}/cancel`);
+  // One event of GET /webhooks/stream as the stream writes it (src/webhooks/stream.ts): the test
+  // event's stored payload, signed like a delivery — under the fake secret, as no real one is shown.
+  const [streamed] = await db.query('SELECT id, payload FROM webhook_deliveries WHERE id = $1', [delivery]);
+  const signedEvent = signedRequest(streamed.id, streamed.payload, [FAKE_WEBHOOK_SECRET], new Date());
+  examples.WebhookStreamEvent = {
+    requestId: examples.WebhookDelivery.requestId,
+    id: streamed.id,
+    headers: signedEvent.headers,
+    body: signedEvent.body,
+  };
+  examples.GetWebhookSecretResponse = {
+    ...(await call('GET', '/account/webhook-secret')),
+    webhookSecret: FAKE_WEBHOOK_SECRET,
+  };
   examples.RotateWebhookSecretResponse = {
     ...(await call('POST', '/account/webhook-secret/rotate')),
     webhookSecret: FAKE_WEBHOOK_SECRET,

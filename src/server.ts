@@ -1,15 +1,18 @@
 import type { FastifyInstance } from 'fastify';
-import { createSandboxStarter, SANDBOX_WELCOME_MICROS } from './accounts/sandbox.js';
+import { createWelcome, needsStarter, printSandboxWelcome } from './accounts/first-start.js';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { migrate } from './db/migrate.js';
 import { openDatabase } from './db/open.js';
-import { baseUrl } from './http/openapi.js';
 import { systemClock } from './lib/clock.js';
-import { formatUsd } from './lib/money.js';
+import { listenOrExplain } from './lib/listen.js';
 import { createLogger } from './logger.js';
-import { loadDemoMarkets } from './markets/demo.js';
 import { startMetricsServer } from './metrics/server.js';
+import {
+  localDevelopment,
+  localDevelopmentNotice,
+  withPrivateTargets,
+} from './webhooks/local-development.js';
 import { createSecretBox } from './webhooks/secret-box.js';
 import { createWorker, type Worker } from './worker/worker.js';
 
@@ -18,42 +21,14 @@ export interface Roles {
   work: boolean;
 }
 
-function printSandboxWelcome(
-  config: Config,
-  welcome: { accountId: string; key: string; balance: bigint; demoMarkets: number },
-): void {
-  const { accountId, key, balance } = welcome;
-  const base = baseUrl(config);
-  process.stdout.write(
-    [
-      '',
-      '  Sibyl is running on a new embedded database, with a sandbox account:',
-      '',
-      `    account   ${accountId}`,
-      `    balance   ${formatUsd(balance)} USD (play money)`,
-      `    API key   ${key}`,
-      '',
-      `  and ${welcome.demoMarkets} sandbox demo markets (GET /api/v1/markets).`,
-      '',
-      '  The key is shown this once. Try it:',
-      '',
-      `    curl -H "Authorization: Bearer ${key}" ${base}/api/v1/account`,
-      '',
-      `  Dashboard (sign in with a Solana wallet): ${base}/dashboard/`,
-      `  API reference: ${base}/docs`,
-      '',
-      '',
-    ].join('\n'),
-  );
-}
-
 /**
  * `sibyl start | serve | work`: opens the database, applies migrations (a failure stops the
  * process), then runs the API, the worker, or both, until SIGTERM/SIGINT drains them.
  */
-export async function runService(config: Config, roles: Roles): Promise<void> {
+export async function runService(configured: Config, roles: Roles): Promise<void> {
+  let config = configured;
   const logger = createLogger(config);
-  const { db, fresh } = await openDatabase(config);
+  const { db } = await openDatabase(config);
   const secrets = createSecretBox(config.webhooks);
   if (!secrets.encrypts && db.kind !== 'pglite') {
     logger.warn('SECRET_ENCRYPTION_KEY is not set: webhook signing secrets are stored unencrypted');
@@ -65,21 +40,19 @@ export async function runService(config: Config, roles: Roles): Promise<void> {
     const applied = await migrate(db);
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
 
-    let welcome: { accountId: string; key: string; balance: bigint; demoMarkets: number } | undefined;
-    if (fresh && db.kind === 'pglite') {
-      const starter = await createSandboxStarter(db, systemClock, secrets);
-      const demo = await loadDemoMarkets(db, systemClock);
-      welcome = {
-        accountId: starter.account.id,
-        key: starter.key.key,
-        balance: SANDBOX_WELCOME_MICROS,
-        demoMarkets: demo.markets,
-      };
-    }
+    const firstStart = roles.serve && (await needsStarter(db));
+    // DESIGN §9, local development: private callback targets on a first start's embedded database.
+    const local = roles.serve && roles.work && (await localDevelopment(db, config, systemClock, firstStart));
+    if (local) config = withPrivateTargets(config);
 
     if (roles.serve) {
       app = await buildApp({ config, db, clock: systemClock, logger, secrets });
-      await app.listen({ port: config.port, host: config.host });
+      const api = app;
+      await listenOrExplain(() => api.listen({ port: config.port, host: config.host }), {
+        host: config.host,
+        port: config.port,
+        variable: 'PORT',
+      });
       logger.info({ port: config.port, host: config.host, database: db.kind }, 'API listening');
     }
     if (roles.work) {
@@ -93,11 +66,19 @@ export async function runService(config: Config, roles: Roles): Promise<void> {
       await worker.start();
       logger.info('worker started');
     }
-    metricsServer = await startMetricsServer(config.metrics);
+    metricsServer = await listenOrExplain(() => startMetricsServer(config.metrics), {
+      host: config.metrics.host,
+      port: config.metrics.port ?? 0,
+      variable: 'METRICS_PORT',
+    });
     if (metricsServer)
       logger.info({ port: config.metrics.port, host: config.metrics.host }, 'metrics listening');
-    if (welcome) printSandboxWelcome(config, welcome);
+    // Last, once everything listens: a start that fails never makes (and loses) the starter key.
+    const notice = local ? localDevelopmentNotice(config.port) : [];
+    if (firstStart) printSandboxWelcome(config, await createWelcome(db, systemClock, secrets), notice);
+    else if (local) process.stdout.write(`\n${notice.join('\n')}\n`);
   } catch (err) {
+    await worker?.stop().catch(() => {});
     await metricsServer?.close().catch(() => {});
     await app?.close().catch(() => {});
     await db.close().catch(() => {});

@@ -9,6 +9,7 @@ export const IDEMPOTENT_ROUTES: readonly string[] = [
   'POST /api/v1/price/schedule',
   'POST /api/v1/price/scheduled',
   'POST /api/v1/price/scheduled/{jobId}/cancel',
+  'POST /api/v1/webhooks/deliveries/{deliveryId}/cancel',
   'POST /api/v1/webhooks/deliveries/{deliveryId}/redeliver',
   'POST /api/v1/webhooks/test',
 ];

@@ -537,6 +537,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account’s webhook events as they are created, as server-sent events
+         * @description A `text/event-stream` that stays open: each callback the account is sent from now on (result callbacks and test events) arrives once as an event `webhook` whose `id` is the delivery id and whose `data` is this object — the raw body and the headers of a delivery, signatures included, so a receiver verifies it exactly as a delivered callback. Comment lines keep the connection alive (`WEBHOOK_STREAM_HEARTBEAT_MS`). Events are not replayed: a redelivery is not streamed again, and events created while no stream was open are in `GET /webhooks/deliveries`. At most `WEBHOOK_STREAMS_PER_KEY` (3) open streams per key: past it 429 `RATE_LIMIT_EXCEEDED`. `sibyl webhooks listen --forward-to URL` posts each event to a local URL (docs/webhooks.md#local-development).
+         *
+         *     Permission: `account`. Price: free.
+         */
+        get: operations["streamWebhookEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks/test": {
         parameters: {
             query?: never;
@@ -621,6 +643,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks/deliveries/{deliveryId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a delivery that is still being retried
+         * @description A PENDING delivery becomes CANCELLED at once and is never sent again. One SENDING (an attempt in flight, which cannot be called back) shows `cancelledAt` and ends CANCELLED when that attempt finishes — DELIVERED if that attempt was answered 2xx. A finished delivery (DELIVERED, STOPPED, CALLBACK_FAILED, CANCELLED) answers 409 DELIVERY_CANNOT_CANCEL with its status in `details`. A redelivery withdraws a cancellation.
+         *
+         *     Permission: `account`. Price: free.
+         */
+        post: operations["cancelWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/account/webhook-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The signing secret of the account’s webhook callbacks
+         * @description Whoever holds it can sign a callback your receiver accepts, so it takes the `keys` permission — the one that can already make keys — and not `account`: a leaked read-only key cannot forge callbacks.
+         *
+         *     Permission: `keys`. Price: free.
+         */
+        get: operations["getWebhookSecret"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/account/webhook-secret/rotate": {
         parameters: {
             query?: never;
@@ -632,7 +698,9 @@ export interface paths {
         put?: never;
         /**
          * A new webhook signing secret; the previous one keeps signing beside it for 24 hours
-         * @description Permission: `account`. Price: free.
+         * @description Answers the new secret, so it takes the `keys` permission, as `GET /account/webhook-secret` does.
+         *
+         *     Permission: `keys`. Price: free.
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -1065,17 +1133,16 @@ export interface components {
          * Account
          * @description Success
          * @example {
-         *       "requestId": "req_dClEAcVA6IylAJFBQB9Pgf",
-         *       "id": "acct_Z4sM4LqlAsB2kMO39ZCVof",
+         *       "requestId": "req_g1qiy67jNoMAX7oyGZa7EA",
+         *       "id": "acct_1PPSSWuUD2ONEB92lMenTP",
          *       "mode": "sandbox",
          *       "status": "active",
          *       "walletAddress": null,
          *       "balanceUsd": "100.00",
          *       "currency": "USD",
-         *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "createdAt": "2026-11-25T22:48:23.707Z",
+         *       "createdAt": "2026-11-26T01:53:54.144Z",
          *       "apiKey": {
-         *         "id": "key_gjWRESlCinncIonurYwKA2",
+         *         "id": "key_QwwTId39eZh75nqUoAwS0l",
          *         "permissions": [
          *           "price",
          *           "batch",
@@ -1101,7 +1168,8 @@ export interface components {
          *       },
          *       "limits": {
          *         "maxActiveKeys": 25
-         *       }
+         *       },
+         *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA="
          *     }
          */
         Account: {
@@ -1120,8 +1188,8 @@ export interface components {
             balanceUsd: string;
             /** @enum {string} */
             currency: "USD";
-            /** @description Secret (whsec_…) that signs this account’s webhook callbacks; keep it server-side */
-            webhookSecret: string;
+            /** @description Secret (whsec_…) that signs this account’s webhook callbacks; keep it server-side. Present only when the calling key has the `keys` permission (it can forge callbacks): read it with `GET /account/webhook-secret` */
+            webhookSecret?: string;
             /**
              * @description ISO 8601 timestamp (UTC)
              * @example 2026-11-21T12:00:00.000Z
@@ -1189,9 +1257,9 @@ export interface components {
          * AccountUsage
          * @description Success
          * @example {
-         *       "requestId": "req_wSViYk9MxDI6YVIUOXsElk",
-         *       "from": "2026-10-27T00:00:00.000Z",
-         *       "to": "2026-11-25T22:48:16.527Z",
+         *       "requestId": "req_7hy0HIAwgPBepNznG5bCzb",
+         *       "from": "2026-10-28T00:00:00.000Z",
+         *       "to": "2026-11-26T01:54:04.121Z",
          *       "groupBy": "operation",
          *       "totals": {
          *         "requests": 9,
@@ -1334,10 +1402,10 @@ export interface components {
          * AiRequestList
          * @description Success
          * @example {
-         *       "requestId": "req_7Iy57FCkM8XOKUvtJ4IRTk",
+         *       "requestId": "req_wYZOLAMBrBbpC0G7sWszdr",
          *       "requests": [
          *         {
-         *           "requestId": "req_lviRfIOx00dKKS6x0YCWx4",
+         *           "requestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
          *           "status": "COMPLETED",
          *           "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *           "outcomes": [
@@ -1345,8 +1413,8 @@ export interface components {
          *             "No"
          *           ],
          *           "marketId": null,
-         *           "createdAt": "2026-11-25T22:48:15.041Z",
-         *           "completedAt": "2026-11-25T22:48:15.130Z",
+         *           "createdAt": "2026-11-26T01:54:02.078Z",
+         *           "completedAt": "2026-11-26T01:54:02.199Z",
          *           "winningOutcomeLabel": "Yes",
          *           "canDetermine": true,
          *           "costUsd": "0.25",
@@ -1372,9 +1440,9 @@ export interface components {
          * AiRequestRecord
          * @description Success
          * @example {
-         *       "requestId": "req_YDiNTsr58v9MxYp236TYGU",
+         *       "requestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
          *       "status": "COMPLETED",
-         *       "createdAt": "2026-11-25T22:48:31.618Z",
+         *       "createdAt": "2026-11-26T01:54:02.078Z",
          *       "votes": [
          *         {
          *           "model": "sandbox/alpha",
@@ -1393,7 +1461,7 @@ export interface components {
          *           "outcomeIndex": 0,
          *           "confidence": 0.9,
          *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 0,
+         *           "latencyMs": 1,
          *           "error": null,
          *           "usage": {
          *             "inputTokens": 0,
@@ -1425,9 +1493,9 @@ export interface components {
          *           }
          *         }
          *       ],
-         *       "completedAt": "2026-11-25T22:48:31.758Z",
+         *       "completedAt": "2026-11-26T01:54:02.199Z",
          *       "result": {
-         *         "requestId": "req_YDiNTsr58v9MxYp236TYGU",
+         *         "requestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
          *         "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *         "winningOutcomeIndex": 0,
          *         "winningOutcomeLabel": "Yes",
@@ -1445,19 +1513,20 @@ export interface components {
          *         "remainingBalanceUsd": "99.54"
          *       },
          *       "delivery": {
-         *         "id": "msg_k6KL5QMWNIe7eHxX2WYvVz",
-         *         "webhookId": "msg_k6KL5QMWNIe7eHxX2WYvVz",
+         *         "id": "msg_csb68c9IjqYiqw0mXqr7GU",
+         *         "webhookId": "msg_csb68c9IjqYiqw0mXqr7GU",
          *         "type": "ai",
-         *         "requestId": "req_YDiNTsr58v9MxYp236TYGU",
-         *         "originalRequestId": "req_YDiNTsr58v9MxYp236TYGU",
+         *         "requestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
+         *         "originalRequestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
          *         "url": "https://hooks.example.com/sibyl",
          *         "status": "PENDING",
          *         "attemptCount": 0,
-         *         "nextAttemptAt": "2026-11-25T22:48:31.758Z",
+         *         "nextAttemptAt": "2026-11-26T01:54:02.200Z",
          *         "lastStatusCode": null,
          *         "lastError": null,
-         *         "createdAt": "2026-11-25T22:48:31.758Z",
+         *         "createdAt": "2026-11-26T01:54:02.200Z",
          *         "finishedAt": null,
+         *         "cancelledAt": null,
          *         "attempts": []
          *       }
          *     }
@@ -1500,8 +1569,8 @@ export interface components {
                 /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
                 originalRequestId: string;
                 url: string;
-                /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
-                status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
+                /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed), CANCELLED (stopped by its account, POST /webhooks/deliveries/{deliveryId}/cancel) */
+                status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED" | "CANCELLED";
                 attemptCount: number;
                 nextAttemptAt: string | null;
                 lastStatusCode: number | null;
@@ -1512,6 +1581,8 @@ export interface components {
                  */
                 createdAt: string;
                 finishedAt: string | null;
+                /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
+                cancelledAt: string | null;
                 /** @description Every attempt, oldest first */
                 attempts: {
                     attempt: number;
@@ -1531,7 +1602,7 @@ export interface components {
         /**
          * AiRequestSummary
          * @example {
-         *       "requestId": "req_lviRfIOx00dKKS6x0YCWx4",
+         *       "requestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
          *       "status": "COMPLETED",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "outcomes": [
@@ -1539,8 +1610,8 @@ export interface components {
          *         "No"
          *       ],
          *       "marketId": null,
-         *       "createdAt": "2026-11-25T22:48:15.041Z",
-         *       "completedAt": "2026-11-25T22:48:15.130Z",
+         *       "createdAt": "2026-11-26T01:54:02.078Z",
+         *       "completedAt": "2026-11-26T01:54:02.199Z",
          *       "winningOutcomeLabel": "Yes",
          *       "canDetermine": true,
          *       "costUsd": "0.25",
@@ -1601,7 +1672,7 @@ export interface components {
         /**
          * AiResult
          * @example {
-         *       "requestId": "req_YDiNTsr58v9MxYp236TYGU",
+         *       "requestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "winningOutcomeIndex": 0,
          *       "winningOutcomeLabel": "Yes",
@@ -1655,7 +1726,7 @@ export interface components {
          *         "Yes",
          *         "No"
          *       ],
-         *       "resolutionTimestamp": "2026-11-25T23:48:29Z",
+         *       "resolutionTimestamp": "2026-11-26T02:54:00Z",
          *       "callbackUrl": "https://hooks.example.com/sibyl"
          *     }
          */
@@ -1717,8 +1788,8 @@ export interface components {
         /**
          * ApiKey
          * @example {
-         *       "id": "key_MQXrX44ThmjmMdtQX6n7bF",
-         *       "keyPrefix": "pk_test_aF48UmbX",
+         *       "id": "key_0jnZhnm5pWfjsKwmzuCJ0o",
+         *       "keyPrefix": "pk_test_i3WS7Yrz",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -1731,7 +1802,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-25T22:48:30.645Z",
+         *       "createdAt": "2026-11-26T01:54:01.062Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -1828,11 +1899,11 @@ export interface components {
          * ApiKeyList
          * @description Success
          * @example {
-         *       "requestId": "req_JMjT0coLlUbsl9DQqgDr4u",
+         *       "requestId": "req_GnzaEzTNm22Y5D28G04lLe",
          *       "keys": [
          *         {
-         *           "id": "key_MQXrX44ThmjmMdtQX6n7bF",
-         *           "keyPrefix": "pk_test_aF48UmbX",
+         *           "id": "key_0jnZhnm5pWfjsKwmzuCJ0o",
+         *           "keyPrefix": "pk_test_i3WS7Yrz",
          *           "name": "trading bot (eu)",
          *           "permissions": [
          *             "price",
@@ -1845,7 +1916,7 @@ export interface components {
          *           "ipRestrictionEnabled": true,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-25T22:48:30.645Z",
+         *           "createdAt": "2026-11-26T01:54:01.062Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -1859,8 +1930,8 @@ export interface components {
          *           }
          *         },
          *         {
-         *           "id": "key_gjWRESlCinncIonurYwKA2",
-         *           "keyPrefix": "pk_test_xao2FS84",
+         *           "id": "key_QwwTId39eZh75nqUoAwS0l",
+         *           "keyPrefix": "pk_test_vMwxaYr6",
          *           "name": "sandbox starter key",
          *           "permissions": [
          *             "price",
@@ -1877,7 +1948,7 @@ export interface components {
          *           "ipRestrictionEnabled": false,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-25T22:48:23.782Z",
+         *           "createdAt": "2026-11-26T01:53:54.217Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -1904,40 +1975,40 @@ export interface components {
          * BatchPriceItem
          * @example {
          *       "symbol": "SOL",
-         *       "vwapPrice": 149.08451916,
+         *       "vwapPrice": 148.98067159,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 149.1141888,
-         *           "volume24h": 970186739,
-         *           "timestamp": "2026-11-25T22:48:30.000Z",
+         *           "price": 148.941635,
+         *           "volume24h": 1157668514,
+         *           "timestamp": "2026-11-26T01:54:00.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000135406
+         *           "deviation": 0.000311009
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 149.0940006,
-         *           "volume24h": 582112043,
-         *           "timestamp": "2026-11-25T22:48:30.000Z",
+         *           "price": 149.0408659,
+         *           "volume24h": 694601108,
+         *           "timestamp": "2026-11-26T01:54:00.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0
+         *           "deviation": 0.000355024
          *         },
          *         {
          *           "name": "sandbox-gamma",
-         *           "price": 148.9961229,
-         *           "volume24h": 388074695,
-         *           "timestamp": "2026-11-25T22:48:30.000Z",
+         *           "price": 148.9879716,
+         *           "volume24h": 463067406,
+         *           "timestamp": "2026-11-26T01:54:00.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000656483
+         *           "deviation": 0
          *         }
          *       ],
          *       "sourceCount": 3,
          *       "isValid": true,
          *       "unavailableSources": [],
-         *       "spread": 0.000791939,
+         *       "spread": 0.000666066,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
@@ -1978,45 +2049,45 @@ export interface components {
          * BatchPriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_hHTK1gMzu2aQLqhXUx5uLt",
-         *       "resolutionTimestamp": "2026-11-25T22:48:30.282Z",
+         *       "requestId": "req_j3p3JQLNklphVq371Cy7Hu",
+         *       "resolutionTimestamp": "2026-11-26T01:54:00.927Z",
          *       "prices": [
          *         {
          *           "symbol": "SOL",
-         *           "vwapPrice": 149.08451916,
+         *           "vwapPrice": 148.98067159,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 149.1141888,
-         *               "volume24h": 970186739,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 148.941635,
+         *               "volume24h": 1157668514,
+         *               "timestamp": "2026-11-26T01:54:00.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000135406
+         *               "deviation": 0.000311009
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 149.0940006,
-         *               "volume24h": 582112043,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 149.0408659,
+         *               "volume24h": 694601108,
+         *               "timestamp": "2026-11-26T01:54:00.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0
+         *               "deviation": 0.000355024
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 148.9961229,
-         *               "volume24h": 388074695,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 148.9879716,
+         *               "volume24h": 463067406,
+         *               "timestamp": "2026-11-26T01:54:00.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000656483
+         *               "deviation": 0
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.000791939,
+         *           "spread": 0.000666066,
          *           "token": {
          *             "symbol": "SOL",
          *             "mint": "So11111111111111111111111111111111111111112"
@@ -2024,31 +2095,31 @@ export interface components {
          *         },
          *         {
          *           "symbol": "JUP",
-         *           "vwapPrice": 0.8079727479,
+         *           "vwapPrice": 0.834546290989,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.8085397754,
-         *               "volume24h": 38991085,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 0.8347287455,
+         *               "volume24h": 47738833,
+         *               "timestamp": "2026-11-26T01:54:00.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000780262
+         *               "deviation": 0.0000299082
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 0.8070699378,
-         *               "volume24h": 23394651,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 0.8341372068,
+         *               "volume24h": 28643300,
+         *               "timestamp": "2026-11-26T01:54:00.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.00103905
+         *               "deviation": 0.000678773
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 0.8079093943,
-         *               "volume24h": 15596434,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 0.834703781,
+         *               "volume24h": 19095533,
+         *               "timestamp": "2026-11-26T01:54:00.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
@@ -2057,7 +2128,7 @@ export interface components {
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.00181917,
+         *           "spread": 0.000708815,
          *           "token": {
          *             "symbol": "JUP",
          *             "mint": "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN"
@@ -2065,40 +2136,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "BONK",
-         *           "vwapPrice": 0.0000211235911369,
+         *           "vwapPrice": 0.000023843500409,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.00002113913132,
-         *               "volume24h": 134502179,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 0.00002385566282,
+         *               "volume24h": 135942972,
+         *               "timestamp": "2026-11-26T01:54:00.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.0013811
+         *               "deviation": 0.000230541
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 0.00002110997643,
-         *               "volume24h": 80701308,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 0.00002385016437,
+         *               "volume24h": 81565783,
+         *               "timestamp": "2026-11-26T01:54:00.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 0.00002110516274,
-         *               "volume24h": 53800872,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 0.00002380309844,
+         *               "volume24h": 54377189,
+         *               "timestamp": "2026-11-26T01:54:00.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000228029
+         *               "deviation": 0.0019734
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.00160809,
+         *           "spread": 0.00220456,
          *           "token": {
          *             "symbol": "BONK",
          *             "mint": "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"
@@ -2134,8 +2205,8 @@ export interface components {
          * CancelAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_rLozQzFkhLsdA7yfqB1r74",
-         *       "jobId": "job_k2gC1Mdft2pSHf8EP7UXRJ",
+         *       "requestId": "req_6KvmoZzlxTMwrydo9664qz",
+         *       "jobId": "job_qCDqGrdxHnlVcj6E1PuYJ4",
          *       "status": "cancelled",
          *       "refundUsd": "0.50",
          *       "remainingBalanceUsd": "99.49"
@@ -2162,8 +2233,8 @@ export interface components {
          * CancelPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_uqsVpWzYttL7dmHjv8Kzn9",
-         *       "jobId": "job_LRujQGOEJCOFtQhKreoDx8",
+         *       "requestId": "req_yGWNW4lvfIzZVkqOX6nKLP",
+         *       "jobId": "job_XeAINlncdk6Umgb3uqscbd",
          *       "status": "cancelled",
          *       "refundUsd": "0.05",
          *       "remainingBalanceUsd": "99.79"
@@ -2187,12 +2258,81 @@ export interface components {
             remainingBalanceUsd: string;
         };
         /**
+         * CancelWebhookDeliveryResponse
+         * @description Success
+         * @example {
+         *       "requestId": "req_B5Gq7lkTctzW847FGXZ6d5",
+         *       "id": "msg_QwZnUfHys0p1JSj6o5H4oa",
+         *       "webhookId": "msg_QwZnUfHys0p1JSj6o5H4oa",
+         *       "type": "test",
+         *       "originalRequestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
+         *       "url": "https://hooks.example.com/sibyl",
+         *       "status": "CANCELLED",
+         *       "attemptCount": 1,
+         *       "nextAttemptAt": null,
+         *       "lastStatusCode": 200,
+         *       "lastError": null,
+         *       "createdAt": "2026-11-26T01:54:03.190Z",
+         *       "finishedAt": "2026-11-26T01:54:03.600Z",
+         *       "cancelledAt": "2026-11-26T01:54:03.600Z",
+         *       "attempts": [
+         *         {
+         *           "attempt": 1,
+         *           "at": "2026-11-26T01:54:03.208Z",
+         *           "statusCode": 200,
+         *           "error": null,
+         *           "latencyMs": 42
+         *         }
+         *       ]
+         *     }
+         */
+        CancelWebhookDeliveryResponse: {
+            /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
+            requestId: string;
+            /** @description The delivery id, which is also its `webhook-id` */
+            id: string;
+            /** @description The `webhook-id` header: the same on every attempt and redelivery */
+            webhookId: string;
+            type: "ai" | "price" | "test";
+            /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
+            originalRequestId: string;
+            url: string;
+            /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed), CANCELLED (stopped by its account, POST /webhooks/deliveries/{deliveryId}/cancel) */
+            status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED" | "CANCELLED";
+            attemptCount: number;
+            nextAttemptAt: string | null;
+            lastStatusCode: number | null;
+            lastError: string | null;
+            /**
+             * @description ISO 8601 timestamp (UTC)
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            createdAt: string;
+            finishedAt: string | null;
+            /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
+            cancelledAt: string | null;
+            /** @description Every attempt, oldest first */
+            attempts: {
+                attempt: number;
+                /**
+                 * @description ISO 8601 timestamp (UTC)
+                 * @example 2026-11-21T12:00:00.000Z
+                 */
+                at: string;
+                /** @description The receiver’s status code */
+                statusCode: number | null;
+                /** @description Why no answer came: timeout, blocked_address, dns, tls or connection, with a message */
+                error: string | null;
+                latencyMs: number;
+            }[];
+        };
+        /**
          * CreatedKey
          * @description Success
          * @example {
-         *       "requestId": "req_JTVhTeClozOxZWVFeL0t10",
-         *       "id": "key_MQXrX44ThmjmMdtQX6n7bF",
-         *       "keyPrefix": "pk_test_aF48UmbX",
+         *       "requestId": "req_hidh1QgrKE4r24DCg3ZMyt",
+         *       "id": "key_0jnZhnm5pWfjsKwmzuCJ0o",
+         *       "keyPrefix": "pk_test_i3WS7Yrz",
          *       "name": "trading bot",
          *       "permissions": [
          *         "price",
@@ -2203,7 +2343,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-25T22:48:30.645Z",
+         *       "createdAt": "2026-11-26T01:54:01.062Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -2391,17 +2531,17 @@ export interface components {
          * @example INSUFFICIENT_BALANCE
          * @enum {unknown}
          */
-        ErrorCode: "ACCOUNT_NOT_FOUND" | "ACCOUNT_SUSPENDED" | "AI_UNAVAILABLE" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "BATCH_LIMIT_EXCEEDED" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INTERNAL_ERROR" | "INVALID_API_KEY" | "INVALID_SYMBOL" | "INVALID_TIMESTAMP" | "IP_NOT_ALLOWED" | "JOB_CANNOT_CANCEL" | "JOB_NOT_FOUND" | "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED" | "NOT_FOUND" | "ORIGIN_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "PERMISSION_DENIED" | "PRICE_UNAVAILABLE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "SESSION_EXPIRED" | "SIGN_IN_REJECTED" | "SYMBOL_NOT_FOUND" | "TIMESTAMP_IN_PAST" | "UNSUPPORTED_MEDIA_TYPE" | "URI_TOO_LONG" | "VALIDATION_ERROR";
+        ErrorCode: "ACCOUNT_NOT_FOUND" | "ACCOUNT_SUSPENDED" | "AI_UNAVAILABLE" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "BATCH_LIMIT_EXCEEDED" | "DELIVERY_CANNOT_CANCEL" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INTERNAL_ERROR" | "INVALID_API_KEY" | "INVALID_SYMBOL" | "INVALID_TIMESTAMP" | "IP_NOT_ALLOWED" | "JOB_CANNOT_CANCEL" | "JOB_NOT_FOUND" | "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED" | "NOT_FOUND" | "ORIGIN_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "PERMISSION_DENIED" | "PRICE_UNAVAILABLE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "SESSION_EXPIRED" | "SIGN_IN_REJECTED" | "SYMBOL_NOT_FOUND" | "TIMESTAMP_IN_PAST" | "UNSUPPORTED_MEDIA_TYPE" | "URI_TOO_LONG" | "VALIDATION_ERROR";
         /**
          * GetAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_SuyPQi3gRaCJD8VhG7dhRH",
-         *       "jobId": "job_k2gC1Mdft2pSHf8EP7UXRJ",
+         *       "requestId": "req_LUZh1Fo8Q3C5ChxhlcVLhx",
+         *       "jobId": "job_qCDqGrdxHnlVcj6E1PuYJ4",
          *       "jobType": "AI_RESOLUTION",
-         *       "scheduledFor": "2026-11-25T23:48:29.000Z",
+         *       "scheduledFor": "2026-11-26T02:54:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-25T22:48:32.178Z",
+         *       "createdAt": "2026-11-26T01:54:02.853Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2479,8 +2619,8 @@ export interface components {
                 /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
                 originalRequestId: string;
                 url: string;
-                /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
-                status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
+                /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed), CANCELLED (stopped by its account, POST /webhooks/deliveries/{deliveryId}/cancel) */
+                status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED" | "CANCELLED";
                 attemptCount: number;
                 nextAttemptAt: string | null;
                 lastStatusCode: number | null;
@@ -2491,6 +2631,8 @@ export interface components {
                  */
                 createdAt: string;
                 finishedAt: string | null;
+                /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
+                cancelledAt: string | null;
                 /** @description Every attempt, oldest first */
                 attempts: {
                     attempt: number;
@@ -2511,12 +2653,12 @@ export interface components {
          * GetPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_kDn6mutOMFx2dhRfNxvuiX",
-         *       "jobId": "job_LRujQGOEJCOFtQhKreoDx8",
+         *       "requestId": "req_Dj9MTlnfabOeoo3hYam2BY",
+         *       "jobId": "job_XeAINlncdk6Umgb3uqscbd",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-25T23:48:29.000Z",
+         *       "scheduledFor": "2026-11-26T02:54:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-25T22:48:31.190Z",
+         *       "createdAt": "2026-11-26T01:54:01.628Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2590,8 +2732,8 @@ export interface components {
                 /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
                 originalRequestId: string;
                 url: string;
-                /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
-                status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
+                /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed), CANCELLED (stopped by its account, POST /webhooks/deliveries/{deliveryId}/cancel) */
+                status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED" | "CANCELLED";
                 attemptCount: number;
                 nextAttemptAt: string | null;
                 lastStatusCode: number | null;
@@ -2602,6 +2744,8 @@ export interface components {
                  */
                 createdAt: string;
                 finishedAt: string | null;
+                /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
+                cancelledAt: string | null;
                 /** @description Every attempt, oldest first */
                 attempts: {
                     attempt: number;
@@ -2619,13 +2763,27 @@ export interface components {
             } | null;
         };
         /**
+         * GetWebhookSecretResponse
+         * @description Success
+         * @example {
+         *       "requestId": "req_bokslfSaCxYjCKSidKtcfM",
+         *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA="
+         *     }
+         */
+        GetWebhookSecretResponse: {
+            /** @description Unique id of this request (also in X-Request-Id) */
+            requestId: string;
+            /** @description The current secret (whsec_…): the Standard Webhooks key of every callback; keep it server-side */
+            webhookSecret: string;
+        };
+        /**
          * JobSummary
          * @example {
-         *       "jobId": "job_LRujQGOEJCOFtQhKreoDx8",
+         *       "jobId": "job_XeAINlncdk6Umgb3uqscbd",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-25T23:48:29.000Z",
+         *       "scheduledFor": "2026-11-26T02:54:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-25T22:48:31.190Z",
+         *       "createdAt": "2026-11-26T01:54:01.628Z",
          *       "canCancel": true
          *     }
          */
@@ -2656,14 +2814,14 @@ export interface components {
          * ListAiJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_tFLNi5e6J8HlJynyJ5nShX",
+         *       "requestId": "req_bPZ5peBSMJdRSYi4KOgvDk",
          *       "jobs": [
          *         {
-         *           "jobId": "job_k2gC1Mdft2pSHf8EP7UXRJ",
+         *           "jobId": "job_qCDqGrdxHnlVcj6E1PuYJ4",
          *           "jobType": "AI_RESOLUTION",
-         *           "scheduledFor": "2026-11-25T23:48:29.000Z",
+         *           "scheduledFor": "2026-11-26T02:54:00.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-25T22:48:32.178Z",
+         *           "createdAt": "2026-11-26T01:54:02.853Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -2686,14 +2844,14 @@ export interface components {
          * ListPriceJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_kUegxKEKfTxRpODXj0YQQO",
+         *       "requestId": "req_zJqwcALTbe2PhRXlhvqoFJ",
          *       "jobs": [
          *         {
-         *           "jobId": "job_LRujQGOEJCOFtQhKreoDx8",
+         *           "jobId": "job_XeAINlncdk6Umgb3uqscbd",
          *           "jobType": "PRICE_RESOLUTION",
-         *           "scheduledFor": "2026-11-25T23:48:29.000Z",
+         *           "scheduledFor": "2026-11-26T02:54:00.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-25T22:48:31.190Z",
+         *           "createdAt": "2026-11-26T01:54:01.628Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -2716,7 +2874,7 @@ export interface components {
          * MarketDetail
          * @description Success
          * @example {
-         *       "requestId": "req_c4z7VgzcjyM9zeFoiQbHhP",
+         *       "requestId": "req_IJfCcNQGmO6ggJp2H9Oi39",
          *       "id": "demo-1-25",
          *       "slug": "will-voter-turnout-exceed-60-on-dec-31-2026",
          *       "title": "Will voter turnout exceed 60% on Dec 31, 2026?",
@@ -2726,8 +2884,8 @@ export interface components {
          *       "status": "OPEN",
          *       "marketType": "BINARY",
          *       "sandbox": true,
-         *       "createdAt": "2026-11-19T12:00:00.000Z",
-         *       "closesAt": "2026-12-31T08:00:00.000Z",
+         *       "createdAt": "2026-11-19T15:00:00.000Z",
+         *       "closesAt": "2026-12-31T11:00:00.000Z",
          *       "outcomes": [
          *         {
          *           "index": 0,
@@ -2735,7 +2893,7 @@ export interface components {
          *           "totalShares": "202450000000",
          *           "totalWagered": "181333900000",
          *           "totalWageredSol": 181.3339,
-         *           "totalWageredUsd": 27034.077289,
+         *           "totalWageredUsd": 27015.246204,
          *           "lastPrice": 8670,
          *           "probability": 0.88171
          *         },
@@ -2745,7 +2903,7 @@ export interface components {
          *           "totalShares": "164450000000",
          *           "totalWagered": "17081000000",
          *           "totalWageredSol": 17.081,
-         *           "totalWageredUsd": 2546.512672,
+         *           "totalWageredUsd": 2544.738851,
          *           "lastPrice": 1440,
          *           "probability": 0.11829
          *         }
@@ -2758,7 +2916,7 @@ export interface components {
          *               "amount": "14077800000",
          *               "shares": "16200000000",
          *               "valueSol": 14.0778,
-         *               "valueUsd": 2098.782044,
+         *               "valueUsd": 2097.320099,
          *               "orders": 1
          *             },
          *             {
@@ -2766,7 +2924,7 @@ export interface components {
          *               "amount": "8626650000",
          *               "shares": "9950000000",
          *               "valueSol": 8.62665,
-         *               "valueUsd": 1286.099967,
+         *               "valueUsd": 1285.204111,
          *               "orders": 1
          *             },
          *             {
@@ -2774,7 +2932,7 @@ export interface components {
          *               "amount": "11743800000",
          *               "shares": "13800000000",
          *               "valueSol": 11.7438,
-         *               "valueUsd": 1750.818776,
+         *               "valueUsd": 1749.599211,
          *               "orders": 1
          *             },
          *             {
@@ -2782,7 +2940,7 @@ export interface components {
          *               "amount": "5433600000",
          *               "shares": "6400000000",
          *               "valueSol": 5.4336,
-         *               "valueUsd": 810.065643,
+         *               "valueUsd": 809.501377,
          *               "orders": 1
          *             },
          *             {
@@ -2790,7 +2948,7 @@ export interface components {
          *               "amount": "16366000000",
          *               "shares": "19600000000",
          *               "valueSol": 16.366,
-         *               "valueUsd": 2439.917241,
+         *               "valueUsd": 2438.217671,
          *               "orders": 2
          *             },
          *             {
@@ -2798,7 +2956,7 @@ export interface components {
          *               "amount": "3540250000",
          *               "shares": "4250000000",
          *               "valueSol": 3.54025,
-         *               "valueUsd": 527.796469,
+         *               "valueUsd": 527.428823,
          *               "orders": 1
          *             }
          *           ],
@@ -2808,7 +2966,7 @@ export interface components {
          *               "amount": "18100000000",
          *               "shares": "20000000000",
          *               "valueSol": 18.1,
-         *               "valueUsd": 2698.429797,
+         *               "valueUsd": 2696.550156,
          *               "orders": 2
          *             },
          *             {
@@ -2816,7 +2974,7 @@ export interface components {
          *               "amount": "1004300000",
          *               "shares": "1100000000",
          *               "valueSol": 1.0043,
-         *               "valueUsd": 149.725583,
+         *               "valueUsd": 149.621288,
          *               "orders": 1
          *             }
          *           ],
@@ -2833,7 +2991,7 @@ export interface components {
          *               "amount": "2147000000",
          *               "shares": "19000000000",
          *               "valueSol": 2.147,
-         *               "valueUsd": 320.084463,
+         *               "valueUsd": 319.861502,
          *               "orders": 1
          *             },
          *             {
@@ -2841,7 +2999,7 @@ export interface components {
          *               "amount": "463250000",
          *               "shares": "4250000000",
          *               "valueSol": 0.46325,
-         *               "valueUsd": 69.063404,
+         *               "valueUsd": 69.015296,
          *               "orders": 1
          *             },
          *             {
@@ -2849,7 +3007,7 @@ export interface components {
          *               "amount": "358900000",
          *               "shares": "3700000000",
          *               "valueSol": 0.3589,
-         *               "valueUsd": 53.506434,
+         *               "valueUsd": 53.469163,
          *               "orders": 1
          *             }
          *           ],
@@ -2859,7 +3017,7 @@ export interface components {
          *               "amount": "4887500000",
          *               "shares": "39100000000",
          *               "valueSol": 4.8875,
-         *               "valueUsd": 728.650587,
+         *               "valueUsd": 728.143032,
          *               "orders": 2
          *             },
          *             {
@@ -2867,7 +3025,7 @@ export interface components {
          *               "amount": "2606800000",
          *               "shares": "19600000000",
          *               "valueSol": 2.6068,
-         *               "valueUsd": 388.633525,
+         *               "valueUsd": 388.362815,
          *               "orders": 1
          *             },
          *             {
@@ -2875,7 +3033,7 @@ export interface components {
          *               "amount": "224750000",
          *               "shares": "1550000000",
          *               "valueSol": 0.22475,
-         *               "valueUsd": 33.506746,
+         *               "valueUsd": 33.483406,
          *               "orders": 1
          *             },
          *             {
@@ -2883,7 +3041,7 @@ export interface components {
          *               "amount": "1131500000",
          *               "shares": "7300000000",
          *               "valueSol": 1.1315,
-         *               "valueUsd": 168.689133,
+         *               "valueUsd": 168.57163,
          *               "orders": 1
          *             },
          *             {
@@ -2891,7 +3049,7 @@ export interface components {
          *               "amount": "1223600000",
          *               "shares": "7600000000",
          *               "valueSol": 1.2236,
-         *               "valueUsd": 182.419818,
+         *               "valueUsd": 182.29275,
          *               "orders": 1
          *             }
          *           ],
@@ -2908,29 +3066,29 @@ export interface components {
          *         "uniqueHolders": 24,
          *         "totalWagered": "198414900000",
          *         "totalWageredSol": 198.4149,
-         *         "totalWageredUsd": 29580.589961,
+         *         "totalWageredUsd": 29559.985055,
          *         "outcomeBreakdown": [
          *           {
          *             "index": 0,
          *             "label": "Yes",
          *             "totalWagered": "181333900000",
          *             "totalWageredSol": 181.3339,
-         *             "totalWageredUsd": 27034.077289
+         *             "totalWageredUsd": 27015.246204
          *           },
          *           {
          *             "index": 1,
          *             "label": "No",
          *             "totalWagered": "17081000000",
          *             "totalWageredSol": 17.081,
-         *             "totalWageredUsd": 2546.512672
+         *             "totalWageredUsd": 2544.738851
          *           }
          *         ]
          *       },
          *       "curatorStaking": {
          *         "totalStaked": "211000000000",
-         *         "totalStakedUsd": 31456.833543,
+         *         "totalStakedUsd": 31434.921705,
          *         "stakerCount": 3,
-         *         "estimatedApy": 106.87,
+         *         "estimatedApy": 106.81,
          *         "lockPeriodSeconds": 604800,
          *         "topCurators": [
          *           {
@@ -2938,21 +3096,21 @@ export interface components {
          *             "wallet": "69pEHKFYqsMhUgL2vtSpBWBZ4J8TgJMKLuTetntey8U4",
          *             "username": null,
          *             "stakedAmount": "91500000000",
-         *             "stakedAmountUsd": 13641.233503
+         *             "stakedAmountUsd": 13631.73145
          *           },
          *           {
          *             "rank": 2,
          *             "wallet": "J5F52nHiAScP6inseMBHLFJ8jospGnppmaA2TT2fFXC4",
          *             "username": "epoch_eve",
          *             "stakedAmount": "66500000000",
-         *             "stakedAmountUsd": 9914.120524
+         *             "stakedAmountUsd": 9907.214661
          *           },
          *           {
          *             "rank": 3,
          *             "wallet": "MHsdCxwrV8hk4NcspGxdAhwmEGrAQCuk4yJLGQguhRf",
          *             "username": "gossip_gus",
          *             "stakedAmount": "53000000000",
-         *             "stakedAmountUsd": 7901.479515
+         *             "stakedAmountUsd": 7895.975594
          *           }
          *         ]
          *       },
@@ -2963,12 +3121,12 @@ export interface components {
          *       "tradingStats": {
          *         "totalVolume": "199253950000",
          *         "totalVolumeSol": 199.25395,
-         *         "totalVolumeUsd": 29705.679326,
+         *         "totalVolumeUsd": 29684.987288,
          *         "totalTrades": 36,
          *         "totalBettors": 39,
          *         "last24hVolume": "31593950000",
          *         "last24hVolumeSol": 31.59395,
-         *         "last24hVolumeUsd": 4710.168844,
+         *         "last24hVolumeUsd": 4706.887889,
          *         "last24hTrades": 7
          *       },
          *       "resolution": {
@@ -2992,8 +3150,8 @@ export interface components {
          *       },
          *       "credibilityScore": 423,
          *       "feeBps": 200,
-         *       "solPriceUsd": 149.08451916,
-         *       "computedAt": "2026-11-25T22:48:31.020Z",
+         *       "solPriceUsd": 148.98067159,
+         *       "computedAt": "2026-11-26T01:54:01.434Z",
          *       "costUsd": "0.02",
          *       "remainingBalanceUsd": "99.79"
          *     }
@@ -3226,7 +3384,7 @@ export interface components {
          * MarketList
          * @description Success
          * @example {
-         *       "requestId": "req_pqa2DP3QNGzsj0rnpGiO0H",
+         *       "requestId": "req_uFWD1SYDLcE19BhoECiA3e",
          *       "markets": [
          *         {
          *           "id": "demo-1-25",
@@ -3246,8 +3404,8 @@ export interface components {
          *               "label": "No"
          *             }
          *           ],
-         *           "createdAt": "2026-11-19T12:00:00.000Z",
-         *           "closesAt": "2026-12-31T08:00:00.000Z",
+         *           "createdAt": "2026-11-19T15:00:00.000Z",
+         *           "closesAt": "2026-12-31T11:00:00.000Z",
          *           "sandbox": true
          *         },
          *         {
@@ -3268,8 +3426,8 @@ export interface components {
          *               "label": "No"
          *             }
          *           ],
-         *           "createdAt": "2026-11-17T18:00:00.000Z",
-         *           "closesAt": "2027-01-07T05:00:00.000Z",
+         *           "createdAt": "2026-11-17T21:00:00.000Z",
+         *           "closesAt": "2027-01-07T08:00:00.000Z",
          *           "sandbox": true
          *         }
          *       ],
@@ -3320,8 +3478,8 @@ export interface components {
          *           "label": "No"
          *         }
          *       ],
-         *       "createdAt": "2026-11-19T12:00:00.000Z",
-         *       "closesAt": "2026-12-31T08:00:00.000Z",
+         *       "createdAt": "2026-11-19T15:00:00.000Z",
+         *       "closesAt": "2026-12-31T11:00:00.000Z",
          *       "sandbox": true
          *     }
          */
@@ -3361,29 +3519,29 @@ export interface components {
          * PriceHistory
          * @description Success
          * @example {
-         *       "requestId": "req_GKkEyvszeZHabjnNme3Wec",
+         *       "requestId": "req_rH3gpjG4J727w0WHM8zeuE",
          *       "symbol": "SOL",
          *       "interval": "1h",
-         *       "startTime": "2026-11-25T19:00:00.000Z",
-         *       "endTime": "2026-11-25T22:00:00.000Z",
+         *       "startTime": "2026-11-25T22:00:00.000Z",
+         *       "endTime": "2026-11-26T01:00:00.000Z",
          *       "dataPoints": [
          *         {
-         *           "timestamp": "2026-11-25T19:00:00.000Z",
-         *           "price": 149.09614695,
+         *           "timestamp": "2026-11-25T22:00:00.000Z",
+         *           "price": 149.08112576,
          *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *           "sourceCount": 3,
          *           "isComplete": true
          *         },
          *         {
-         *           "timestamp": "2026-11-25T20:00:00.000Z",
-         *           "price": 146.183808888,
-         *           "source": "sandbox-alpha,sandbox-beta",
-         *           "sourceCount": 2,
+         *           "timestamp": "2026-11-25T23:00:00.000Z",
+         *           "price": 157.18019878,
+         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
+         *           "sourceCount": 3,
          *           "isComplete": true
          *         },
          *         {
-         *           "timestamp": "2026-11-25T21:00:00.000Z",
-         *           "price": 144.16505731,
+         *           "timestamp": "2026-11-26T00:00:00.000Z",
+         *           "price": 155.56277985,
          *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *           "sourceCount": 3,
          *           "isComplete": true
@@ -3429,8 +3587,8 @@ export interface components {
         /**
          * PriceHistoryPoint
          * @example {
-         *       "timestamp": "2026-11-25T19:00:00.000Z",
-         *       "price": 149.09614695,
+         *       "timestamp": "2026-11-25T22:00:00.000Z",
+         *       "price": 149.08112576,
          *       "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *       "sourceCount": 3,
          *       "isComplete": true
@@ -3452,47 +3610,47 @@ export interface components {
          * PriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_ABBQYGksFJdmk80rx09L5R",
+         *       "requestId": "req_2iGmLQm97iDEyOOoHJhP33",
          *       "symbol": "SOL",
-         *       "vwapPrice": 149.08451916,
+         *       "vwapPrice": 148.98067159,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 149.1141888,
-         *           "volume24h": 970186739,
-         *           "timestamp": "2026-11-25T22:48:30.000Z",
+         *           "price": 148.941635,
+         *           "volume24h": 1157668514,
+         *           "timestamp": "2026-11-26T01:54:00.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000135406
+         *           "deviation": 0.000311009
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 149.0940006,
-         *           "volume24h": 582112043,
-         *           "timestamp": "2026-11-25T22:48:30.000Z",
+         *           "price": 149.0408659,
+         *           "volume24h": 694601108,
+         *           "timestamp": "2026-11-26T01:54:00.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0
+         *           "deviation": 0.000355024
          *         },
          *         {
          *           "name": "sandbox-gamma",
-         *           "price": 148.9961229,
-         *           "volume24h": 388074695,
-         *           "timestamp": "2026-11-25T22:48:30.000Z",
+         *           "price": 148.9879716,
+         *           "volume24h": 463067406,
+         *           "timestamp": "2026-11-26T01:54:00.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000656483
+         *           "deviation": 0
          *         }
          *       ],
          *       "sourceCount": 3,
          *       "isValid": true,
-         *       "spread": 0.000791939,
+         *       "spread": 0.000666066,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
          *       },
          *       "unavailableSources": [],
-         *       "resolutionTimestamp": "2026-11-25T22:48:30.080Z",
+         *       "resolutionTimestamp": "2026-11-26T01:54:00.786Z",
          *       "costUsd": "0.01",
          *       "remainingBalanceUsd": "99.99"
          *     }
@@ -3533,7 +3691,7 @@ export interface components {
          * PriceScheduledRequest
          * @example {
          *       "symbol": "JUP",
-         *       "scheduledFor": "2026-11-25T23:48:29Z"
+         *       "scheduledFor": "2026-11-26T02:54:00Z"
          *     }
          */
         PriceScheduledRequest: {
@@ -3557,7 +3715,7 @@ export interface components {
          * PriceScheduleRequest
          * @example {
          *       "symbol": "SOL",
-         *       "resolutionTimestamp": "2026-11-25T23:48:29Z",
+         *       "resolutionTimestamp": "2026-11-26T02:54:00Z",
          *       "callbackUrl": "https://hooks.example.com/sibyl"
          *     }
          */
@@ -3582,12 +3740,12 @@ export interface components {
          * PriceSource
          * @example {
          *       "name": "sandbox-alpha",
-         *       "price": 149.1141888,
-         *       "volume24h": 970186739,
-         *       "timestamp": "2026-11-25T22:48:30.000Z",
+         *       "price": 148.941635,
+         *       "volume24h": 1157668514,
+         *       "timestamp": "2026-11-26T01:54:00.000Z",
          *       "used": true,
          *       "status": "used",
-         *       "deviation": 0.000135406
+         *       "deviation": 0.000311009
          *     }
          */
         PriceSource: {
@@ -3616,23 +3774,24 @@ export interface components {
          * RedeliverWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_6OuTdeEbQF8kfLca8ShnFF",
-         *       "id": "msg_fsJqYyGnqEauZC0RkIl7dA",
-         *       "webhookId": "msg_fsJqYyGnqEauZC0RkIl7dA",
+         *       "requestId": "req_wbgRwyLr8SJ9iAhrw0ixbX",
+         *       "id": "msg_QwZnUfHys0p1JSj6o5H4oa",
+         *       "webhookId": "msg_QwZnUfHys0p1JSj6o5H4oa",
          *       "type": "test",
-         *       "originalRequestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
+         *       "originalRequestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "PENDING",
          *       "attemptCount": 1,
-         *       "nextAttemptAt": "2026-11-25T22:48:32.680Z",
+         *       "nextAttemptAt": "2026-11-26T01:54:03.461Z",
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-25T22:48:32.502Z",
+         *       "createdAt": "2026-11-26T01:54:03.190Z",
          *       "finishedAt": null,
+         *       "cancelledAt": null,
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-25T22:48:32.506Z",
+         *           "at": "2026-11-26T01:54:03.208Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -3651,8 +3810,8 @@ export interface components {
             /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
             originalRequestId: string;
             url: string;
-            /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
-            status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
+            /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed), CANCELLED (stopped by its account, POST /webhooks/deliveries/{deliveryId}/cancel) */
+            status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED" | "CANCELLED";
             attemptCount: number;
             nextAttemptAt: string | null;
             lastStatusCode: number | null;
@@ -3663,6 +3822,8 @@ export interface components {
              */
             createdAt: string;
             finishedAt: string | null;
+            /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
+            cancelledAt: string | null;
             /** @description Every attempt, oldest first */
             attempts: {
                 attempt: number;
@@ -3682,7 +3843,7 @@ export interface components {
          * ResolveWithAiResponse
          * @description Success
          * @example {
-         *       "requestId": "req_YDiNTsr58v9MxYp236TYGU",
+         *       "requestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
          *       "status": "processing",
          *       "costUsd": "0.25",
          *       "remainingBalanceUsd": "99.54"
@@ -3708,9 +3869,9 @@ export interface components {
          * RevokeKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_fTDNDPirtsUE3b5Fw7xXxY",
-         *       "id": "key_DsCRLkIOtwaZq6CYk5cYVg",
-         *       "keyPrefix": "pk_test_CvzlwzcC",
+         *       "requestId": "req_66TDcuAbbZCTSOfagumYve",
+         *       "id": "key_AK5npjLOSKFMms6dkXo8pt",
+         *       "keyPrefix": "pk_test_b2CW6J92",
          *       "name": "spare",
          *       "permissions": [
          *         "price"
@@ -3720,7 +3881,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-25T22:48:32.753Z",
+         *       "createdAt": "2026-11-26T01:54:03.750Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -3732,8 +3893,8 @@ export interface components {
          *         "dailySpendUsd": null,
          *         "monthlySpendUsd": null
          *       },
-         *       "revokedAt": "2026-11-25T22:48:32.821Z",
-         *       "rotatedFrom": "key_V9wEQgS3PnHsQOlxapHfok"
+         *       "revokedAt": "2026-11-26T01:54:03.890Z",
+         *       "rotatedFrom": "key_ee8fC3OKjYq3hXBrZpDjDb"
          *     }
          */
         RevokeKeyResponse: {
@@ -3821,10 +3982,10 @@ export interface components {
          * RotateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_NycupZYwDWozqQJwdMoeEa",
+         *       "requestId": "req_Mv73z0E0zQhqvpmAQMAW0P",
          *       "newKey": {
-         *         "id": "key_DsCRLkIOtwaZq6CYk5cYVg",
-         *         "keyPrefix": "pk_test_CvzlwzcC",
+         *         "id": "key_AK5npjLOSKFMms6dkXo8pt",
+         *         "keyPrefix": "pk_test_b2CW6J92",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -3834,7 +3995,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-25T22:48:32.753Z",
+         *         "createdAt": "2026-11-26T01:54:03.750Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -3847,11 +4008,11 @@ export interface components {
          *           "monthlySpendUsd": null
          *         },
          *         "key": "pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u",
-         *         "rotatedFrom": "key_V9wEQgS3PnHsQOlxapHfok"
+         *         "rotatedFrom": "key_ee8fC3OKjYq3hXBrZpDjDb"
          *       },
          *       "oldKey": {
-         *         "id": "key_V9wEQgS3PnHsQOlxapHfok",
-         *         "keyPrefix": "pk_test_Htdt4pGd",
+         *         "id": "key_ee8fC3OKjYq3hXBrZpDjDb",
+         *         "keyPrefix": "pk_test_aGHLBKSN",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -3861,7 +4022,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-25T22:48:32.734Z",
+         *         "createdAt": "2026-11-26T01:54:03.726Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -3873,8 +4034,8 @@ export interface components {
          *           "dailySpendUsd": null,
          *           "monthlySpendUsd": null
          *         },
-         *         "expiresAt": "2026-11-25T23:48:32.742Z",
-         *         "rotatedTo": "key_DsCRLkIOtwaZq6CYk5cYVg"
+         *         "expiresAt": "2026-11-26T02:54:03.739Z",
+         *         "rotatedTo": "key_AK5npjLOSKFMms6dkXo8pt"
          *       }
          *     }
          */
@@ -4047,9 +4208,9 @@ export interface components {
          * RotateWebhookSecretResponse
          * @description Success
          * @example {
-         *       "requestId": "req_flvXAPu2Wp7S2BgAgrvrGC",
+         *       "requestId": "req_ttPBYhxfxN184n7n5r2qOQ",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "previousSecretValidUntil": "2026-11-26T22:48:32.718Z"
+         *       "previousSecretValidUntil": "2026-11-27T01:54:03.707Z"
          *     }
          */
         RotateWebhookSecretResponse: {
@@ -4067,12 +4228,12 @@ export interface components {
          * ScheduleAiResolutionResponse
          * @description Success
          * @example {
-         *       "requestId": "req_pZlMY7R6HhtZW9P7zlT0RZ",
-         *       "jobId": "job_k2gC1Mdft2pSHf8EP7UXRJ",
+         *       "requestId": "req_COlCFnWQiDPLjpLhjb5QkT",
+         *       "jobId": "job_qCDqGrdxHnlVcj6E1PuYJ4",
          *       "jobType": "AI_RESOLUTION",
-         *       "scheduledFor": "2026-11-25T23:48:29.000Z",
+         *       "scheduledFor": "2026-11-26T02:54:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-25T22:48:32.178Z",
+         *       "createdAt": "2026-11-26T01:54:02.853Z",
          *       "canCancel": true,
          *       "costUsd": "0.50",
          *       "remainingBalanceUsd": "98.99"
@@ -4117,12 +4278,12 @@ export interface components {
          * SchedulePriceCheckAtResponse
          * @description Success
          * @example {
-         *       "requestId": "req_j6k59028QrygocDvqKzAS9",
-         *       "jobId": "job_KqqHuL8BetI35dZkH7HVns",
+         *       "requestId": "req_WnoSxwShAdF5YDRxbXPFmv",
+         *       "jobId": "job_wnQSYZlTvnjAiiTMQ45OGu",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-25T23:48:29.000Z",
+         *       "scheduledFor": "2026-11-26T02:54:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-25T22:48:32.147Z",
+         *       "createdAt": "2026-11-26T01:54:02.828Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.49"
@@ -4167,12 +4328,12 @@ export interface components {
          * SchedulePriceCheckResponse
          * @description Success
          * @example {
-         *       "requestId": "req_skX7U71nXsUKCzYtRg42fT",
-         *       "jobId": "job_LRujQGOEJCOFtQhKreoDx8",
+         *       "requestId": "req_bjVOpXOas0DjpFjNzgAATb",
+         *       "jobId": "job_XeAINlncdk6Umgb3uqscbd",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-25T23:48:29.000Z",
+         *       "scheduledFor": "2026-11-26T02:54:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-25T22:48:31.190Z",
+         *       "createdAt": "2026-11-26T01:54:01.628Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.74"
@@ -4217,9 +4378,9 @@ export interface components {
          * SendTestWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
-         *       "deliveryId": "msg_fsJqYyGnqEauZC0RkIl7dA",
-         *       "webhookId": "msg_fsJqYyGnqEauZC0RkIl7dA",
+         *       "requestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
+         *       "deliveryId": "msg_QwZnUfHys0p1JSj6o5H4oa",
+         *       "webhookId": "msg_QwZnUfHys0p1JSj6o5H4oa",
          *       "delivered": true,
          *       "status": "DELIVERED",
          *       "statusCode": 200,
@@ -4234,8 +4395,8 @@ export interface components {
             webhookId: string;
             /** @description True when the receiver answered 2xx */
             delivered: boolean;
-            /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
-            status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
+            /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed), CANCELLED (stopped by its account, POST /webhooks/deliveries/{deliveryId}/cancel) */
+            status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED" | "CANCELLED";
             statusCode: number | null;
             latencyMs: number;
             error: string | null;
@@ -4265,8 +4426,8 @@ export interface components {
          *       "keyId": null,
          *       "reference": null,
          *       "refundOf": "11",
-         *       "memo": "cancelled job_k2gC1Mdft2pSHf8EP7UXRJ",
-         *       "createdAt": "2026-11-25T22:48:32.382Z"
+         *       "memo": "cancelled job_qCDqGrdxHnlVcj6E1PuYJ4",
+         *       "createdAt": "2026-11-26T01:54:03.151Z"
          *     }
          */
         Transaction: {
@@ -4308,7 +4469,7 @@ export interface components {
          * TransactionList
          * @description Success
          * @example {
-         *       "requestId": "req_QrpK7H1bVmewiZKo6i4syi",
+         *       "requestId": "req_1PDEvDO7BVeJVwLoWeqfi9",
          *       "transactions": [
          *         {
          *           "id": "12",
@@ -4320,8 +4481,8 @@ export interface components {
          *           "keyId": null,
          *           "reference": null,
          *           "refundOf": "11",
-         *           "memo": "cancelled job_k2gC1Mdft2pSHf8EP7UXRJ",
-         *           "createdAt": "2026-11-25T22:48:32.382Z"
+         *           "memo": "cancelled job_qCDqGrdxHnlVcj6E1PuYJ4",
+         *           "createdAt": "2026-11-26T01:54:03.151Z"
          *         },
          *         {
          *           "id": "11",
@@ -4329,12 +4490,12 @@ export interface components {
          *           "amountUsd": "-0.50",
          *           "balanceAfterUsd": "98.99",
          *           "operation": "scheduleAiResolution",
-         *           "requestId": "req_pZlMY7R6HhtZW9P7zlT0RZ",
-         *           "keyId": "key_gjWRESlCinncIonurYwKA2",
+         *           "requestId": "req_COlCFnWQiDPLjpLhjb5QkT",
+         *           "keyId": "key_QwwTId39eZh75nqUoAwS0l",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-25T22:48:32.162Z"
+         *           "createdAt": "2026-11-26T01:54:02.850Z"
          *         },
          *         {
          *           "id": "10",
@@ -4342,12 +4503,12 @@ export interface components {
          *           "amountUsd": "-0.05",
          *           "balanceAfterUsd": "99.49",
          *           "operation": "schedulePriceCheckAt",
-         *           "requestId": "req_j6k59028QrygocDvqKzAS9",
-         *           "keyId": "key_gjWRESlCinncIonurYwKA2",
+         *           "requestId": "req_WnoSxwShAdF5YDRxbXPFmv",
+         *           "keyId": "key_QwwTId39eZh75nqUoAwS0l",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-25T22:48:32.141Z"
+         *           "createdAt": "2026-11-26T01:54:02.826Z"
          *         }
          *       ],
          *       "hasMore": true,
@@ -4420,9 +4581,9 @@ export interface components {
          * UpdateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_DUEQtZvHAzpRAxbedCT8pO",
-         *       "id": "key_MQXrX44ThmjmMdtQX6n7bF",
-         *       "keyPrefix": "pk_test_aF48UmbX",
+         *       "requestId": "req_wqZ2z4N8TDbWRWHjMMpavT",
+         *       "id": "key_0jnZhnm5pWfjsKwmzuCJ0o",
+         *       "keyPrefix": "pk_test_i3WS7Yrz",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -4435,7 +4596,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-25T22:48:30.645Z",
+         *       "createdAt": "2026-11-26T01:54:01.062Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -4561,23 +4722,24 @@ export interface components {
          * WebhookDelivery
          * @description Success
          * @example {
-         *       "requestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
-         *       "id": "msg_fsJqYyGnqEauZC0RkIl7dA",
-         *       "webhookId": "msg_fsJqYyGnqEauZC0RkIl7dA",
+         *       "requestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
+         *       "id": "msg_QwZnUfHys0p1JSj6o5H4oa",
+         *       "webhookId": "msg_QwZnUfHys0p1JSj6o5H4oa",
          *       "type": "test",
-         *       "originalRequestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
+         *       "originalRequestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-25T22:48:32.502Z",
-         *       "finishedAt": "2026-11-25T22:48:32.508Z",
+         *       "createdAt": "2026-11-26T01:54:03.190Z",
+         *       "finishedAt": "2026-11-26T01:54:03.221Z",
+         *       "cancelledAt": null,
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-25T22:48:32.506Z",
+         *           "at": "2026-11-26T01:54:03.208Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -4596,8 +4758,8 @@ export interface components {
             /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
             originalRequestId: string;
             url: string;
-            /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
-            status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
+            /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed), CANCELLED (stopped by its account, POST /webhooks/deliveries/{deliveryId}/cancel) */
+            status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED" | "CANCELLED";
             attemptCount: number;
             nextAttemptAt: string | null;
             lastStatusCode: number | null;
@@ -4608,6 +4770,8 @@ export interface components {
              */
             createdAt: string;
             finishedAt: string | null;
+            /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
+            cancelledAt: string | null;
             /** @description Every attempt, oldest first */
             attempts: {
                 attempt: number;
@@ -4627,37 +4791,39 @@ export interface components {
          * WebhookDeliveryList
          * @description Success
          * @example {
-         *       "requestId": "req_kdAWnMtsL1eFI8nqsI7aDy",
+         *       "requestId": "req_PrYANpCJXpoX7a6mogQFG0",
          *       "deliveries": [
          *         {
-         *           "id": "msg_fsJqYyGnqEauZC0RkIl7dA",
-         *           "webhookId": "msg_fsJqYyGnqEauZC0RkIl7dA",
+         *           "id": "msg_QwZnUfHys0p1JSj6o5H4oa",
+         *           "webhookId": "msg_QwZnUfHys0p1JSj6o5H4oa",
          *           "type": "test",
-         *           "requestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
-         *           "originalRequestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
+         *           "requestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
+         *           "originalRequestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "DELIVERED",
          *           "attemptCount": 1,
          *           "nextAttemptAt": null,
          *           "lastStatusCode": 200,
          *           "lastError": null,
-         *           "createdAt": "2026-11-25T22:48:32.502Z",
-         *           "finishedAt": "2026-11-25T22:48:32.508Z"
+         *           "createdAt": "2026-11-26T01:54:03.190Z",
+         *           "finishedAt": "2026-11-26T01:54:03.221Z",
+         *           "cancelledAt": null
          *         },
          *         {
-         *           "id": "msg_k6KL5QMWNIe7eHxX2WYvVz",
-         *           "webhookId": "msg_k6KL5QMWNIe7eHxX2WYvVz",
+         *           "id": "msg_csb68c9IjqYiqw0mXqr7GU",
+         *           "webhookId": "msg_csb68c9IjqYiqw0mXqr7GU",
          *           "type": "ai",
-         *           "requestId": "req_YDiNTsr58v9MxYp236TYGU",
-         *           "originalRequestId": "req_YDiNTsr58v9MxYp236TYGU",
+         *           "requestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
+         *           "originalRequestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "PENDING",
          *           "attemptCount": 0,
-         *           "nextAttemptAt": "2026-11-25T22:48:31.758Z",
+         *           "nextAttemptAt": "2026-11-26T01:54:02.200Z",
          *           "lastStatusCode": null,
          *           "lastError": null,
-         *           "createdAt": "2026-11-25T22:48:31.758Z",
-         *           "finishedAt": null
+         *           "createdAt": "2026-11-26T01:54:02.200Z",
+         *           "finishedAt": null,
+         *           "cancelledAt": null
          *         }
          *       ],
          *       "total": 2,
@@ -4677,19 +4843,20 @@ export interface components {
         /**
          * WebhookDeliverySummary
          * @example {
-         *       "id": "msg_fsJqYyGnqEauZC0RkIl7dA",
-         *       "webhookId": "msg_fsJqYyGnqEauZC0RkIl7dA",
+         *       "id": "msg_QwZnUfHys0p1JSj6o5H4oa",
+         *       "webhookId": "msg_QwZnUfHys0p1JSj6o5H4oa",
          *       "type": "test",
-         *       "requestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
-         *       "originalRequestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
+         *       "requestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
+         *       "originalRequestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-25T22:48:32.502Z",
-         *       "finishedAt": "2026-11-25T22:48:32.508Z"
+         *       "createdAt": "2026-11-26T01:54:03.190Z",
+         *       "finishedAt": "2026-11-26T01:54:03.221Z",
+         *       "cancelledAt": null
          *     }
          */
         WebhookDeliverySummary: {
@@ -4703,8 +4870,8 @@ export interface components {
             /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
             originalRequestId: string;
             url: string;
-            /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
-            status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
+            /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed), CANCELLED (stopped by its account, POST /webhooks/deliveries/{deliveryId}/cancel) */
+            status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED" | "CANCELLED";
             attemptCount: number;
             nextAttemptAt: string | null;
             lastStatusCode: number | null;
@@ -4715,6 +4882,37 @@ export interface components {
              */
             createdAt: string;
             finishedAt: string | null;
+            /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
+            cancelledAt: string | null;
+        };
+        /**
+         * WebhookStreamEvent
+         * @description Success
+         * @example {
+         *       "requestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
+         *       "id": "msg_QwZnUfHys0p1JSj6o5H4oa",
+         *       "headers": {
+         *         "content-type": "application/json",
+         *         "user-agent": "Sibyl-Webhooks/1",
+         *         "x-service-signature": "8d40e66fa65e89e3d3e85762cfb30ddd6968edc156bbd967ae907406fcbbf175",
+         *         "webhook-id": "msg_QwZnUfHys0p1JSj6o5H4oa",
+         *         "webhook-timestamp": "1795658043",
+         *         "webhook-signature": "v1,5riqTX7pBG699R6TLHBVDlvncGU1J6c+dZaA1gn69NU="
+         *       },
+         *       "body": "{\"requestId\":\"req_BBfCE8JT3zMvEH2YDjqEfU\",\"type\":\"test\",\"status\":\"completed\",\"data\":{\"message\":\"A test event from Sibyl: your endpoint received and can verify it.\"},\"timestamp\":\"2026-11-26T01:54:03.190Z\",\"signature\":\"8d40e66fa65e89e3d3e85762cfb30ddd6968edc156bbd967ae907406fcbbf175\"}"
+         *     }
+         */
+        WebhookStreamEvent: {
+            /** @description Unique id of this request (also in X-Request-Id) */
+            requestId: string;
+            /** @description The delivery id: its `webhook-id` */
+            id: string;
+            /** @description The headers a delivery of this event carries, signatures included (`webhook-id`, `webhook-timestamp`, `webhook-signature`, `X-Service-Signature`, `Content-Type`, `User-Agent`) */
+            headers: {
+                [key: string]: string;
+            };
+            /** @description The raw body, exactly as a delivery sends it (`signature` last) */
+            body: string;
         };
         /**
          * WebhookTestRequest
@@ -12467,6 +12665,248 @@ export interface operations {
             };
         };
     };
+    streamWebhookEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookStreamEvent"];
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INVALID_API_KEY, API_KEY_EXPIRED, API_KEY_REVOKED, ACCOUNT_NOT_FOUND */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: PERMISSION_DENIED, IP_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "RATE_LIMIT_EXCEEDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SERVICE_UNAVAILABLE";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
     sendTestWebhook: {
         parameters: {
             query?: never;
@@ -12828,8 +13268,8 @@ export interface operations {
     listWebhookDeliveries: {
         parameters: {
             query?: {
-                /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
-                status?: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
+                /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed), CANCELLED (stopped by its account, POST /webhooks/deliveries/{deliveryId}/cancel) */
+                status?: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED" | "CANCELLED";
                 page?: number;
                 pageSize?: number;
             };
@@ -13508,6 +13948,531 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "RATE_LIMIT_EXCEEDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    cancelWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the first success is stored with its charge for 24 hours and replayed, uncharged, to a retry with the same key and request (docs/api.md#idempotency) */
+                "idempotency-key"?: string;
+            };
+            path: {
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CancelWebhookDeliveryResponse"];
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INVALID_API_KEY, API_KEY_EXPIRED, API_KEY_REVOKED, ACCOUNT_NOT_FOUND */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: PERMISSION_DENIED, IP_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "NOT_FOUND";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: DELIVERY_CANNOT_CANCEL, IDEMPOTENCY_KEY_IN_USE */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "DELIVERY_CANNOT_CANCEL" | "IDEMPOTENCY_KEY_IN_USE";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "IDEMPOTENCY_KEY_REUSED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "RATE_LIMIT_EXCEEDED";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    getWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetWebhookSecretResponse"];
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INVALID_API_KEY, API_KEY_EXPIRED, API_KEY_REVOKED, ACCOUNT_NOT_FOUND */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        requestId: string;
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: PERMISSION_DENIED, IP_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Human-readable message
+                         * @example Insufficient balance
+                         */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
@@ -17569,8 +18534,8 @@ export interface operations {
                             /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
                             originalRequestId: string;
                             url: string;
-                            /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
-                            status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
+                            /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed), CANCELLED (stopped by its account, POST /webhooks/deliveries/{deliveryId}/cancel) */
+                            status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED" | "CANCELLED";
                             attemptCount: number;
                             nextAttemptAt: string | null;
                             lastStatusCode: number | null;
@@ -17581,6 +18546,8 @@ export interface operations {
                              */
                             createdAt: string;
                             finishedAt: string | null;
+                            /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
+                            cancelledAt: string | null;
                             /** @description Every attempt, oldest first */
                             attempts: {
                                 attempt: number;
@@ -18235,8 +19202,8 @@ export interface operations {
                             /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
                             originalRequestId: string;
                             url: string;
-                            /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
-                            status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
+                            /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed), CANCELLED (stopped by its account, POST /webhooks/deliveries/{deliveryId}/cancel) */
+                            status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED" | "CANCELLED";
                             attemptCount: number;
                             nextAttemptAt: string | null;
                             lastStatusCode: number | null;
@@ -18247,6 +19214,8 @@ export interface operations {
                              */
                             createdAt: string;
                             finishedAt: string | null;
+                            /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
+                            cancelledAt: string | null;
                             /** @description Every attempt, oldest first */
                             attempts: {
                                 attempt: number;
@@ -18435,8 +19404,8 @@ export interface operations {
     dashboardListWebhookDeliveries: {
         parameters: {
             query?: {
-                /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
-                status?: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
+                /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed), CANCELLED (stopped by its account, POST /webhooks/deliveries/{deliveryId}/cancel) */
+                status?: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED" | "CANCELLED";
                 page?: number;
                 pageSize?: number;
             };
@@ -18632,8 +19601,8 @@ export interface operations {
                         /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
                         originalRequestId: string;
                         url: string;
-                        /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
-                        status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
+                        /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed), CANCELLED (stopped by its account, POST /webhooks/deliveries/{deliveryId}/cancel) */
+                        status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED" | "CANCELLED";
                         attemptCount: number;
                         nextAttemptAt: string | null;
                         lastStatusCode: number | null;
@@ -18644,6 +19613,8 @@ export interface operations {
                          */
                         createdAt: string;
                         finishedAt: string | null;
+                        /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
+                        cancelledAt: string | null;
                         /** @description Every attempt, oldest first */
                         attempts: {
                             attempt: number;
@@ -18859,8 +19830,8 @@ export interface operations {
                         /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
                         originalRequestId: string;
                         url: string;
-                        /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
-                        status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
+                        /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed), CANCELLED (stopped by its account, POST /webhooks/deliveries/{deliveryId}/cancel) */
+                        status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED" | "CANCELLED";
                         attemptCount: number;
                         nextAttemptAt: string | null;
                         lastStatusCode: number | null;
@@ -18871,6 +19842,8 @@ export interface operations {
                          */
                         createdAt: string;
                         finishedAt: string | null;
+                        /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
+                        cancelledAt: string | null;
                         /** @description Every attempt, oldest first */
                         attempts: {
                             attempt: number;
@@ -19085,8 +20058,8 @@ export interface operations {
                         webhookId: string;
                         /** @description True when the receiver answered 2xx */
                         delivered: boolean;
-                        /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed) */
-                        status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED";
+                        /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed), CANCELLED (stopped by its account, POST /webhooks/deliveries/{deliveryId}/cancel) */
+                        status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED" | "CANCELLED";
                         statusCode: number | null;
                         latencyMs: number;
                         error: string | null;

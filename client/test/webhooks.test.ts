@@ -15,7 +15,7 @@ beforeAll(async () => {
   ({ ctx, baseUrl } = await startService());
   const account = await ctx.createAccount();
   const sibyl = createSibylClient({ baseUrl, apiKey: account.key });
-  secret = (await unwrap(sibyl.GET('/api/v1/account'))).webhookSecret;
+  secret = (await unwrap(sibyl.GET('/api/v1/account/webhook-secret'))).webhookSecret;
 });
 afterAll(async () => {
   await ctx.close();

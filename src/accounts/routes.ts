@@ -12,9 +12,14 @@ const { createdAt, pricing, limits, ...identity } = accountFields;
 // Field order as before the dashboard shared the presenter: the answer's bytes are unchanged.
 const AccountResponse = Type.Object({
   ...identity,
-  webhookSecret: Type.String({
-    description: 'Secret (whsec_…) that signs this account’s webhook callbacks; keep it server-side',
-  }),
+  webhookSecret: Type.Optional(
+    Type.String({
+      description:
+        'Secret (whsec_…) that signs this account’s webhook callbacks; keep it server-side. Present only ' +
+        'when the calling key has the `keys` permission (it can forge callbacks): read it with ' +
+        '`GET /account/webhook-secret`',
+    }),
+  ),
   createdAt,
   apiKey: Type.Object(
     {
@@ -42,7 +47,10 @@ export function accountRoutes(app: FastifyInstance, deps: { secrets: SecretBox }
       const account = await getAccount(ctx.db, principal.accountId);
       return {
         ...presentAccount(account),
-        webhookSecret: deps.secrets.open(account.storedWebhookSecret, account.id),
+        // Whoever holds the secret can forge callbacks: only a key that may manage keys sees it.
+        ...(principal.permissions.has('keys')
+          ? { webhookSecret: deps.secrets.open(account.storedWebhookSecret, account.id) }
+          : {}),
         apiKey: {
           id: principal.keyId,
           permissions: [...principal.permissions],

@@ -15,6 +15,7 @@ import type { KeyPolicy } from '../keys/policy.js';
 import { type ApiKeyRecord, findKeyAccountId, listKeys } from '../keys/rows.js';
 import { presentKey } from '../keys/schemas.js';
 import type { KeySettingsInput } from '../keys/settings.js';
+import { adjustCommand } from '../ledger/adjust-cli.js';
 import { ENTRY_KINDS, type EntryKind, listTransactions } from '../ledger/history.js';
 import { creditDeposit, reconcileLedger, reconciliationView } from '../ledger/ledger.js';
 import { systemClock } from '../lib/clock.js';
@@ -170,6 +171,8 @@ export async function accountsCommand(
       );
       return;
     }
+    case 'adjust':
+      return adjustCommand(db, out, args);
     case 'suspend':
     case 'activate': {
       const account = await setAccountStatus(

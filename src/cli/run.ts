@@ -7,8 +7,10 @@ import { DataDirInUseError } from '../db/pglite.js';
 import { AppError } from '../errors.js';
 import { jobsCommand } from '../jobs/cli.js';
 import { systemClock } from '../lib/clock.js';
+import { ListenError } from '../lib/listen.js';
 import { marketsCommand } from '../markets/cli.js';
 import { webhooksCommand } from '../webhooks/cli.js';
+import { listenAndForward, listenSettings, StreamRefusedError } from '../webhooks/listen.js';
 import { createSecretBox } from '../webhooks/secret-box.js';
 import { accountsCommand, keysCommand, ledgerCommand, migrateCommand } from './commands.js';
 import { createOutput, type Output, UsageError } from './output.js';
@@ -23,6 +25,8 @@ export interface CliIo {
    * many commands on one embedded database, which takes seconds to open in a new process.
    */
   database?: Database;
+  /** Ends a command that runs until a signal (`webhooks listen`), for tests. */
+  signal?: AbortSignal;
 }
 
 const USAGE = `Usage: sibyl <command> [options]
@@ -36,6 +40,7 @@ const USAGE = `Usage: sibyl <command> [options]
   accounts show ACCOUNT_ID
   accounts transactions ACCOUNT_ID [--limit N] [--kind K] [--starting-after ID]
   accounts credit ACCOUNT_ID USD --reference REF [--memo TEXT]
+  accounts adjust ACCOUNT_ID ±USD --reason TEXT   a correction (adjustment entry; never below zero)
   accounts suspend ACCOUNT_ID | accounts activate ACCOUNT_ID
   keys create ACCOUNT_ID [--name NAME] [--permissions a,b] [--expires-at ISO]
               [--rate-limit PER_SECOND --burst N]
@@ -50,6 +55,9 @@ const USAGE = `Usage: sibyl <command> [options]
   markets resolve MARKET_ID OUTCOME       finalize a market with the winning outcome (index or label)
   webhooks list [--account ID] [--status S]  the latest 100 webhook deliveries, newest first
   webhooks redeliver DELIVERY_ID          send a delivery again now (same webhook-id)
+  webhooks cancel DELIVERY_ID             stop a pending delivery (never sent again)
+  webhooks listen --forward-to URL [--api-url URL]  post the account's events to a local URL
+                                          as they are sent (SIBYL_API_KEY, SIBYL_API_URL)
   webhooks reseal-secrets                 re-seal every webhook secret with SECRET_ENCRYPTION_KEY
 
   --json    print exactly one JSON object on stdout
@@ -57,7 +65,22 @@ const USAGE = `Usage: sibyl <command> [options]
 Environment: DATABASE_URL (unset: embedded database in SIBYL_DATA_DIR, default ./data),
 PORT, HOST, LOG_LEVEL and the rest in docs/operations.md.`;
 
+/** A negative amount (`-25.00`) is a positional, not an option: carried past parseArgs under this mark. */
+const NEGATIVE = '\u0000negative:';
+
 function parse(argv: string[]) {
+  const restore = (text: string) => (text.startsWith(NEGATIVE) ? `-${text.slice(NEGATIVE.length)}` : text);
+  const parsed = parseOptions(argv.map((arg) => (/^-\d/.test(arg) ? `${NEGATIVE}${arg.slice(1)}` : arg)));
+  const values = Object.fromEntries(
+    Object.entries(parsed.values).map(([name, value]) => [
+      name,
+      typeof value === 'string' ? restore(value) : value,
+    ]),
+  ) as typeof parsed.values;
+  return { values, positionals: parsed.positionals.map(restore) };
+}
+
+function parseOptions(argv: string[]) {
   try {
     return parseArgs({
       args: argv,
@@ -82,6 +105,9 @@ function parse(argv: string[]) {
         kind: { type: 'string' },
         'starting-after': { type: 'string' },
         account: { type: 'string' },
+        reason: { type: 'string' },
+        'forward-to': { type: 'string' },
+        'api-url': { type: 'string' },
       },
     });
   } catch (err) {
@@ -120,6 +146,9 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     await runService(config, { serve: command !== 'work', work: command !== 'serve' });
     return -1; // keeps running until a signal
   }
+
+  // A client of a running service, not of its database.
+  if (command === 'webhooks' && action === 'listen') return listenCommand(values, io, config.port);
 
   const db = io.database ?? (await openDatabase({ ...config, dbPoolSize: 2 })).db;
   try {
@@ -161,13 +190,39 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
+/** `sibyl webhooks listen`: runs until SIGINT/SIGTERM (or `io.signal`), then exits 0. */
+async function listenCommand(
+  values: Record<string, string | boolean | undefined>,
+  io: CliIo,
+  port: number,
+): Promise<number> {
+  const option = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
+  const settings = listenSettings(option('forward-to'), option('api-url'), io.env, port);
+  const stop = new AbortController();
+  io.signal?.addEventListener('abort', () => stop.abort());
+  const onSignal = () => stop.abort();
+  if (!io.signal) {
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  try {
+    await listenAndForward({ ...settings, signal: stop.signal, print: (line) => io.stdout(`${line}\n`) });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  return 0;
+}
+
 function report(err: unknown, json: boolean, io: CliIo): number {
   const known =
     err instanceof AppError ||
     err instanceof UsageError ||
     err instanceof ConfigError ||
     err instanceof MigrationError ||
-    err instanceof DataDirInUseError;
+    err instanceof DataDirInUseError ||
+    err instanceof ListenError ||
+    err instanceof StreamRefusedError;
   const message = err instanceof Error ? err.message : String(err);
   const code = err instanceof AppError ? err.code : err instanceof UsageError ? 'USAGE' : 'ERROR';
   if (json) {

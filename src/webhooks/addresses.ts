@@ -39,6 +39,19 @@ export function blockedHostReason(hostname: string): string | null {
 }
 
 /**
+ * Whether a callback host is this machine's loopback: `localhost`, or an IP literal in 127.0.0.0/8
+ * or `::1` (in any spelling the URL parser accepts; the mapped `[::ffff:127.0.0.1]` too). With
+ * private targets allowed, such a host may be called over plain `http://` (DESIGN §9, local
+ * development). `hostname` is a WHATWG URL's `hostname`.
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  if (name === 'localhost') return true;
+  const ip = parseIp(name.startsWith('[') ? name.slice(1, -1) : name);
+  return ip !== null && ipaddr.fromByteArray(ipBytes(ip)).range() === 'loopback';
+}
+
+/**
  * The IPv4 address inside an IPv6 form that carries one: undefined for a plain IPv6 address, null
  * for a form that is refused whatever it embeds (IPv4-compatible `::a.b.c.d`, Teredo).
  */

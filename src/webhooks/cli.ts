@@ -3,12 +3,12 @@ import { type Output, UsageError } from '../cli/output.js';
 import { createContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import { systemClock } from '../lib/clock.js';
-import { listDeliveries, redeliver } from './deliveries.js';
+import { cancelDelivery, listDeliveries, redeliver } from './deliveries.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from './outbox.js';
 import { resealSecrets } from './reseal.js';
 import type { SecretBox } from './secret-box.js';
 
-/** `sibyl webhooks list [--account ID] [--status S]`, `redeliver ID` and `reseal-secrets`. */
+/** `sibyl webhooks list [--account ID] [--status S]`, `redeliver ID`, `cancel ID` and `reseal-secrets`. */
 export async function webhooksCommand(
   db: Database,
   out: Output,
@@ -47,6 +47,18 @@ export async function webhooksCommand(
       if (!id) throw new UsageError('missing DELIVERY_ID');
       const delivery = await redeliver(ctx, null, id);
       out.result(delivery, `Delivery ${delivery.id} is due again now (attempt ${delivery.attemptCount + 1})`);
+      return;
+    }
+    case 'cancel': {
+      const id = args.positionals[0];
+      if (!id) throw new UsageError('missing DELIVERY_ID');
+      const delivery = await cancelDelivery(ctx, null, id);
+      out.result(
+        delivery,
+        delivery.status === 'CANCELLED'
+          ? `Delivery ${delivery.id} is cancelled: it will not be sent again`
+          : `Delivery ${delivery.id} has an attempt in flight: it is cancelled when that attempt ends (unless it delivers)`,
+      );
       return;
     }
     case 'reseal-secrets': {

@@ -1,6 +1,6 @@
 import { getAccount, newWebhookSecret } from '../accounts/accounts.js';
 import type { Context } from '../context.js';
-import { notFound } from '../errors.js';
+import { AppError, notFound } from '../errors.js';
 import { randomBase62 } from '../lib/ids.js';
 import { takeOperationLimit } from '../limits/enforce.js';
 import type { RateLimiter, RateLimitPolicy } from '../limits/rate-limiter.js';
@@ -51,6 +51,28 @@ export async function redeliver(ctx: Context, accountId: string | null, id: stri
   return getDelivery(ctx, accountId, id);
 }
 
+/**
+ * Stops a delivery (docs/webhooks.md#cancelling-a-delivery): PENDING → CANCELLED, final, never sent
+ * again; SENDING → marked, so the attempt in flight is the last (CANCELLED unless it delivered).
+ * A finished delivery cannot be cancelled: 409 DELIVERY_CANNOT_CANCEL naming its status.
+ */
+export async function cancelDelivery(ctx: Context, accountId: string | null, id: string) {
+  const [row] = await ctx.db.query<{ previous: DeliveryStatus; cancelled: boolean }>(sql.CANCEL, [
+    id,
+    accountId,
+    ctx.clock.now(),
+  ]);
+  if (!row) throw notFound(`Delivery ${id}`);
+  if (!row.cancelled) {
+    throw new AppError(
+      'DELIVERY_CANNOT_CANCEL',
+      `Delivery ${id} cannot be cancelled: it is already ${row.previous}`,
+      { details: { status: row.previous } },
+    );
+  }
+  return getDelivery(ctx, accountId, id);
+}
+
 /** Admits one test event of an account at `now`, or throws 429 RATE_LIMIT_EXCEEDED. */
 export type TestEventLimit = (accountId: string, now: Date) => Promise<void>;
 
@@ -82,7 +104,12 @@ export async function sendTestEvent(
   deps: DeliveryDeps & { testEventLimit: TestEventLimit },
   input: { accountId: string; url: string; requestId: string },
 ) {
-  validateHttpsCallbackUrl(input.url, 'body.callbackUrl');
+  // Only the rules that need no network (a refused host is answered as the outcome, blocked_address),
+  // and plain http:// to this machine when private targets are allowed (local development).
+  validateHttpsCallbackUrl(input.url, 'body.callbackUrl', {
+    allowPrivateTargets: deps.settings.allowPrivateTargets === true,
+    checkHost: false,
+  });
   const now = ctx.clock.now();
   await deps.testEventLimit(input.accountId, now);
   const id = newDeliveryId();

@@ -16,7 +16,7 @@ export interface DeliveryDeps {
   log: Log;
   transport: WebhookTransport;
   secrets: SecretBox;
-  settings: { concurrency: number; leaseMs: number };
+  settings: { concurrency: number; leaseMs: number; allowPrivateTargets?: boolean };
 }
 
 /** A claimed delivery, with its account's signing secrets as stored. */
@@ -122,7 +122,14 @@ export function nextStep(
 }
 
 /** The current secret, then the previous one while it still signs (24 hours after a rotation). */
-function signingSecrets(box: SecretBox, delivery: ClaimedDelivery, now: Date): string[] {
+export function signingSecrets(
+  box: SecretBox,
+  delivery: Pick<
+    ClaimedDelivery,
+    'account_id' | 'webhook_secret' | 'webhook_secret_previous' | 'webhook_secret_previous_until'
+  >,
+  now: Date,
+): string[] {
   const secrets = [box.open(delivery.webhook_secret, delivery.account_id)];
   const until = delivery.webhook_secret_previous_until;
   if (delivery.webhook_secret_previous && until && until.getTime() > now.getTime()) {

@@ -13,7 +13,14 @@ export const RETRY_DELAYS_MS = [
 ] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 
-export const DELIVERY_STATUSES = ['PENDING', 'SENDING', 'DELIVERED', 'STOPPED', 'CALLBACK_FAILED'] as const;
+export const DELIVERY_STATUSES = [
+  'PENDING',
+  'SENDING',
+  'DELIVERED',
+  'STOPPED',
+  'CALLBACK_FAILED',
+  'CANCELLED',
+] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /** A delivery id is the Standard Webhooks `webhook-id`: `msg_` and 22 random base62 characters. */
@@ -77,6 +84,7 @@ export interface DeliveryRow {
   last_error: string | null;
   created_at: Date;
   finished_at: Date | null;
+  cancelled_at: Date | null;
 }
 
 interface AttemptRow {
@@ -104,6 +112,7 @@ export function presentDelivery(row: DeliveryRow) {
     lastError: row.last_error,
     createdAt: row.created_at.toISOString(),
     finishedAt: row.finished_at?.toISOString() ?? null,
+    cancelledAt: row.cancelled_at?.toISOString() ?? null,
   };
 }
 

@@ -1,7 +1,7 @@
 import type { TxContext } from '../context.js';
 import type { Queryable } from '../db/database.js';
 import { AppError, type ValidationProblem, validationError } from '../errors.js';
-import { blockedHostReason } from './addresses.js';
+import { blockedHostReason, isLoopbackHost } from './addresses.js';
 import type { DeliveryView } from './outbox.js';
 
 /** Where a result's callback goes: the webhook outbox (docs/webhooks.md). */
@@ -57,16 +57,26 @@ export function callbackUrlRule(callbacks: CallbackOutbox): (body: unknown) => V
  * rather than accepted, charged and refused at every attempt. What a DNS name resolves to is
  * decided when connecting, by the delivery worker, on the address actually connected to.
  */
-export function validateHttpsCallbackUrl(
-  url: string,
-  path: string,
-  targets?: { allowPrivateTargets: boolean },
-): void {
+export function validateHttpsCallbackUrl(url: string, path: string, targets?: CallbackTargets): void {
   const problem = callbackUrlProblem(url, targets);
   if (problem) throw validationError([{ path, message: problem }]);
 }
 
-function callbackUrlProblem(url: string, targets?: { allowPrivateTargets: boolean }): string | null {
+/**
+ * Local development (DESIGN §9): with private targets allowed, plain `http://` to a loopback host.
+ * Never anywhere else: a callback over the network is always HTTPS.
+ */
+export function plainHttpAllowed(url: URL, targets?: { allowPrivateTargets: boolean }): boolean {
+  return url.protocol === 'http:' && targets?.allowPrivateTargets === true && isLoopbackHost(url.hostname);
+}
+
+/** What a deployment lets callbacks reach; `checkHost: false` skips the host rule (checked when sending). */
+export interface CallbackTargets {
+  allowPrivateTargets: boolean;
+  checkHost?: boolean;
+}
+
+function callbackUrlProblem(url: string, targets?: CallbackTargets): string | null {
   if (url.length > MAX_CALLBACK_URL_CHARS) return `must be at most ${MAX_CALLBACK_URL_CHARS} characters`;
   let parsed: URL;
   try {
@@ -74,10 +84,14 @@ function callbackUrlProblem(url: string, targets?: { allowPrivateTargets: boolea
   } catch {
     return 'is not a valid URL';
   }
-  if (parsed.protocol !== 'https:') return 'must be an https:// URL';
+  if (parsed.protocol !== 'https:' && !plainHttpAllowed(parsed, targets)) {
+    return targets?.allowPrivateTargets
+      ? 'must be an https:// URL (or http:// to this machine: localhost, 127.0.0.0/8, [::1])'
+      : 'must be an https:// URL';
+  }
   if (parsed.username !== '' || parsed.password !== '') return 'must not contain a user name or password';
   if (parsed.hostname === '') return 'has no host';
-  if (targets && !targets.allowPrivateTargets) {
+  if (targets && targets.checkHost !== false && !targets.allowPrivateTargets) {
     const blocked = blockedHostReason(parsed.hostname);
     if (blocked)
       return `host ${parsed.hostname} ${blocked}: callbacks are only sent to public addresses (docs/webhooks.md#where-callbacks-may-go)`;

@@ -1,9 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { defineRoute } from '../http/route.js';
 import {
+  cancelDelivery,
   getDelivery,
   listDeliveries,
   redeliver,
+  revealWebhookSecret,
   rotateWebhookSecret,
   sendTestEvent,
   type TestEventLimit,
@@ -15,15 +17,48 @@ import {
   DeliveryListQuery,
   DeliveryParams,
   RotatedSecret,
+  StreamEvent,
   TestBody,
   TestResult,
+  WebhookSecret,
 } from './schemas.js';
+import { closeStreamsOnShutdown, type StreamSettings, WebhookStreams } from './stream.js';
+
+const DEFAULT_STREAM_SETTINGS: StreamSettings = { streamsPerKey: 3, maxStreams: 500, heartbeatMs: 15_000 };
 
 /** The integrator's webhook tools (docs/webhooks.md): free, permission `account`. */
 export function webhookRoutes(
   app: FastifyInstance,
-  deps: DeliveryDeps & { testEventLimit: TestEventLimit },
+  deps: DeliveryDeps & { testEventLimit: TestEventLimit; settings: { stream?: StreamSettings } },
 ): void {
+  const streams = new WebhookStreams(deps, deps.settings.stream ?? DEFAULT_STREAM_SETTINGS);
+  closeStreamsOnShutdown(app, streams);
+  defineRoute(app, {
+    method: 'GET',
+    url: '/webhooks/stream',
+    operationId: 'streamWebhookEvents',
+    responseName: 'WebhookStreamEvent',
+    summary: 'The account’s webhook events as they are created, as server-sent events',
+    description:
+      'A `text/event-stream` that stays open: each callback the account is sent from now on (result callbacks ' +
+      'and test events) arrives once as an event `webhook` whose `id` is the delivery id and whose `data` is ' +
+      'this object — the raw body and the headers of a delivery, signatures included, so a receiver verifies ' +
+      'it exactly as a delivered callback. Comment lines keep the connection alive ' +
+      '(`WEBHOOK_STREAM_HEARTBEAT_MS`). Events are not replayed: a redelivery is not streamed again, and ' +
+      'events created while no stream was open are in `GET /webhooks/deliveries`. At most ' +
+      '`WEBHOOK_STREAMS_PER_KEY` (3) open streams per key: past it 429 `RATE_LIMIT_EXCEEDED`. ' +
+      '`sibyl webhooks listen --forward-to URL` posts each event to a local URL (docs/webhooks.md#local-development).',
+    tags: ['webhooks'],
+    permission: 'account',
+    response: StreamEvent,
+    errors: ['SERVICE_UNAVAILABLE'],
+    handler: async ({ principal, requestId }, _request, reply) => {
+      await streams.open(principal, reply, requestId);
+      // The response is hijacked and streams on; nothing more is sent from here.
+      return { id: '', headers: {}, body: '' };
+    },
+  });
+
   defineRoute(app, {
     method: 'POST',
     url: '/webhooks/test',
@@ -99,11 +134,50 @@ export function webhookRoutes(
 
   defineRoute(app, {
     method: 'POST',
+    url: '/webhooks/deliveries/:deliveryId/cancel',
+    operationId: 'cancelWebhookDelivery',
+    summary: 'Stop a delivery that is still being retried',
+    description:
+      'A PENDING delivery becomes CANCELLED at once and is never sent again. One SENDING (an attempt in ' +
+      'flight, which cannot be called back) shows `cancelledAt` and ends CANCELLED when that attempt ' +
+      'finishes — DELIVERED if that attempt was answered 2xx. A finished delivery (DELIVERED, STOPPED, ' +
+      'CALLBACK_FAILED, CANCELLED) answers 409 DELIVERY_CANNOT_CANCEL with its status in `details`. ' +
+      'A redelivery withdraws a cancellation.',
+    tags: ['webhooks'],
+    permission: 'account',
+    idempotent: true,
+    params: DeliveryParams,
+    response: Delivery,
+    errors: ['NOT_FOUND', 'DELIVERY_CANNOT_CANCEL'],
+    handler: async ({ params, principal, ctx, requestId }) => ({
+      ...(await cancelDelivery(ctx, principal.accountId, params.deliveryId)),
+      requestId,
+    }),
+  });
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/account/webhook-secret',
+    operationId: 'getWebhookSecret',
+    summary: 'The signing secret of the account’s webhook callbacks',
+    description:
+      'Whoever holds it can sign a callback your receiver accepts, so it takes the `keys` permission — ' +
+      'the one that can already make keys — and not `account`: a leaked read-only key cannot forge callbacks.',
+    tags: ['webhooks'],
+    permission: 'keys',
+    response: WebhookSecret,
+    handler: async ({ principal, ctx }) => revealWebhookSecret(ctx, deps.secrets, principal.accountId),
+  });
+
+  defineRoute(app, {
+    method: 'POST',
     url: '/account/webhook-secret/rotate',
     operationId: 'rotateWebhookSecret',
     summary: 'A new webhook signing secret; the previous one keeps signing beside it for 24 hours',
+    description:
+      'Answers the new secret, so it takes the `keys` permission, as `GET /account/webhook-secret` does.',
     tags: ['webhooks'],
-    permission: 'account',
+    permission: 'keys',
     response: RotatedSecret,
     handler: async ({ principal, ctx }) => rotateWebhookSecret(ctx, deps.secrets, principal.accountId),
   });

@@ -9,11 +9,13 @@ export const DeliveryStatus = Type.Union(
     Type.Literal('DELIVERED'),
     Type.Literal('STOPPED'),
     Type.Literal('CALLBACK_FAILED'),
+    Type.Literal('CANCELLED'),
   ],
   {
     description:
       'PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED ' +
-      '(the receiver answered 410), CALLBACK_FAILED (every attempt failed)',
+      '(the receiver answered 410), CALLBACK_FAILED (every attempt failed), CANCELLED (stopped by its account, ' +
+      'POST /webhooks/deliveries/{deliveryId}/cancel)',
   },
 );
 
@@ -52,6 +54,11 @@ const deliveryFields = {
   lastError: Type.Union([Type.String(), Type.Null()]),
   createdAt: Timestamp,
   finishedAt: NullableTimestamp,
+  cancelledAt: Type.Union([Timestamp, Type.Null()], {
+    description:
+      'When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which ' +
+      'no further attempt is made',
+  }),
 };
 
 export const DeliverySummary = Type.Object(deliveryFields, {
@@ -106,6 +113,29 @@ export const TestResult = Type.Object(
     statusCode: Type.Union([Type.Integer(), Type.Null()]),
     latencyMs: Type.Integer(),
     error: Type.Union([Type.String(), Type.Null()]),
+  },
+  { additionalProperties: false },
+);
+
+export const WebhookSecret = Type.Object(
+  {
+    webhookSecret: Type.String({
+      description:
+        'The current secret (whsec_…): the Standard Webhooks key of every callback; keep it server-side',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const StreamEvent = Type.Object(
+  {
+    id: Type.String({ description: 'The delivery id: its `webhook-id`' }),
+    headers: Type.Record(Type.String(), Type.String(), {
+      description:
+        'The headers a delivery of this event carries, signatures included (`webhook-id`, `webhook-timestamp`, ' +
+        '`webhook-signature`, `X-Service-Signature`, `Content-Type`, `User-Agent`)',
+    }),
+    body: Type.String({ description: 'The raw body, exactly as a delivery sends it (`signature` last)' }),
   },
   { additionalProperties: false },
 );

@@ -4,7 +4,7 @@ import { statement } from '../db/database.js';
 export const DELIVERIES_CHANNEL = 'webhook_deliveries';
 
 const COLUMNS = `id, account_id, url, type, request_id, payload, status, due_at, attempts, max_attempts,
-  last_status_code, last_error, created_at, finished_at`;
+  last_status_code, last_error, created_at, finished_at, cancelled_at`;
 
 // The row and the workers' wake-up in one statement: the NOTIFY goes out when the result's
 // transaction commits, so a worker never looks for a row that is not there yet.
@@ -30,7 +30,7 @@ export const ABANDONED_ERROR =
  * its attempt counted when it was claimed; its outcome is unknown, so it is a failed attempt like
  * any other: recorded among the attempts with the error `abandoned`, and the next one is due on the
  * retry schedule ($5, the delays in ms, indexed by the attempt that failed) — or, past the last
- * attempt, the delivery is CALLBACK_FAILED and never sent again. Those rows are not sent by this
+ * attempt, the delivery is CALLBACK_FAILED and never sent again (CANCELLED, if cancelled meanwhile). Those rows are not sent by this
  * claim; only PENDING rows whose attempt is due are, leased until $1 + $4 ms under the token $3, each
  * returned with its account's signing secrets.
  *
@@ -40,17 +40,18 @@ export const ABANDONED_ERROR =
 export const CLAIM = statement(
   'webhooks_claim',
   `WITH lapsed AS (
-     SELECT id, attempts, max_attempts, attempt_started_at FROM webhook_deliveries
+     SELECT id, attempts, max_attempts, attempt_started_at, cancelled_at FROM webhook_deliveries
       WHERE status = 'SENDING' AND due_at <= $1
       ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED
    ), settled AS (
      UPDATE webhook_deliveries d
-        SET status = CASE WHEN l.attempts >= l.max_attempts THEN 'CALLBACK_FAILED' ELSE 'PENDING' END,
-            due_at = CASE WHEN l.attempts >= l.max_attempts THEN NULL
+        SET status = CASE WHEN l.cancelled_at IS NOT NULL THEN 'CANCELLED'
+                          WHEN l.attempts >= l.max_attempts THEN 'CALLBACK_FAILED' ELSE 'PENDING' END,
+            due_at = CASE WHEN l.cancelled_at IS NOT NULL OR l.attempts >= l.max_attempts THEN NULL
                           ELSE $1::timestamptz + make_interval(secs =>
                                  ($5::bigint[])[least(greatest(l.attempts, 1), cardinality($5::bigint[]))]::double precision / 1000)
                      END,
-            finished_at = CASE WHEN l.attempts >= l.max_attempts THEN $1::timestamptz END,
+            finished_at = CASE WHEN l.cancelled_at IS NOT NULL OR l.attempts >= l.max_attempts THEN $1::timestamptz END,
             lease_token = NULL, last_status_code = NULL, last_error = '${ABANDONED_ERROR}'
        FROM lapsed l
       WHERE d.id = l.id
@@ -80,14 +81,18 @@ export const NEXT_DUE = statement(
 
 /**
  * Records an attempt's outcome, only for the worker that still holds the lease: the new status, the
- * next attempt's time (PENDING) or none (final), and the attempt itself (counted when claimed).
+ * next attempt's time (PENDING) or none (final), and the attempt itself (counted when claimed). A
+ * delivery cancelled while this attempt was in flight ends CANCELLED, unless the attempt delivered
+ * it or the receiver stopped it: no further attempt is made.
  */
 export const FINISH_ATTEMPT = statement(
   'webhooks_finish_attempt',
   `WITH updated AS (
      UPDATE webhook_deliveries
-        SET status = $3, due_at = $4, lease_token = NULL,
-            last_status_code = $5, last_error = $6, finished_at = CASE WHEN $4::timestamptz IS NULL THEN $7::timestamptz END
+        SET status = CASE WHEN cancelled_at IS NOT NULL AND $3 IN ('PENDING', 'CALLBACK_FAILED') THEN 'CANCELLED' ELSE $3 END,
+            due_at = CASE WHEN cancelled_at IS NOT NULL THEN NULL ELSE $4::timestamptz END,
+            lease_token = NULL, last_status_code = $5, last_error = $6,
+            finished_at = CASE WHEN $4::timestamptz IS NULL OR cancelled_at IS NOT NULL THEN $7::timestamptz END
       WHERE id = $1 AND lease_token = $2 AND status = 'SENDING'
      RETURNING id, attempts
    )
@@ -122,7 +127,8 @@ export const COUNT = statement(
 
 /**
  * Redelivery: one more attempt, due now. A delivery still retrying keeps its schedule and is only
- * brought forward; a finished one gets exactly one new attempt ($3 = now).
+ * brought forward; a finished one (a cancelled one too) gets exactly one new attempt ($3 = now).
+ * Asking for a redelivery withdraws a cancellation.
  */
 export const REDELIVER = statement(
   'webhooks_redeliver',
@@ -131,11 +137,51 @@ export const REDELIVER = statement(
         SET status = CASE WHEN status = 'SENDING' THEN status ELSE 'PENDING' END,
             due_at = CASE WHEN status = 'SENDING' THEN due_at ELSE $3 END,
             max_attempts = CASE WHEN status IN ('PENDING', 'SENDING') THEN max_attempts ELSE attempts + 1 END,
-            finished_at = CASE WHEN status IN ('PENDING', 'SENDING') THEN finished_at END
+            finished_at = CASE WHEN status IN ('PENDING', 'SENDING') THEN finished_at END,
+            cancelled_at = NULL
       WHERE id = $1 AND ($2::text IS NULL OR account_id = $2)
      RETURNING id
    )
    SELECT id, pg_notify('${DELIVERIES_CHANNEL}', '') FROM updated`,
+);
+
+/**
+ * Cancellation ($3 = now): a PENDING delivery becomes CANCELLED, final, at once; a SENDING one (an
+ * attempt in flight, which cannot be called back) is marked, and that attempt's outcome ends it
+ * (FINISH_ATTEMPT, or CLAIM should its worker be lost). The row is locked first: a claim that took it
+ * meanwhile is waited for and its SENDING seen, and a claim after this finds it no longer PENDING.
+ * Answers the status the delivery had; no row: unknown to this account.
+ */
+export const CANCEL = statement(
+  'webhooks_cancel',
+  `WITH target AS (
+     SELECT id, status FROM webhook_deliveries
+      WHERE id = $1 AND ($2::text IS NULL OR account_id = $2)
+      FOR UPDATE
+   ), updated AS (
+     UPDATE webhook_deliveries d
+        SET status = CASE WHEN t.status = 'PENDING' THEN 'CANCELLED' ELSE d.status END,
+            due_at = CASE WHEN t.status = 'PENDING' THEN NULL ELSE d.due_at END,
+            finished_at = CASE WHEN t.status = 'PENDING' THEN $3::timestamptz ELSE d.finished_at END,
+            cancelled_at = coalesce(d.cancelled_at, $3::timestamptz)
+       FROM target t
+      WHERE d.id = t.id AND t.status IN ('PENDING', 'SENDING')
+     RETURNING d.id
+   )
+   SELECT t.status AS previous, EXISTS (SELECT 1 FROM updated) AS cancelled FROM target t`,
+);
+
+/**
+ * The webhook stream (GET /webhooks/stream): an account's deliveries created since $2, oldest first,
+ * with its signing secrets. Reads the range of webhook_deliveries_account.
+ */
+export const STREAM_EVENTS = statement(
+  'webhooks_stream_events',
+  `SELECT d.id, d.account_id, d.payload, d.created_at,
+          a.webhook_secret, a.webhook_secret_previous, a.webhook_secret_previous_until
+     FROM webhook_deliveries d JOIN accounts a ON a.id = d.account_id
+    WHERE d.account_id = $1 AND d.created_at >= $2
+    ORDER BY d.created_at, d.id LIMIT $3`,
 );
 
 export const SELECT_SECRETS = statement(
@@ -185,7 +231,7 @@ function pruneDeliveries(name: string, typeCondition: string) {
     name,
     `WITH doomed AS (
        SELECT id FROM webhook_deliveries
-        WHERE status IN ('DELIVERED', 'STOPPED', 'CALLBACK_FAILED') AND ${typeCondition} AND finished_at < $1
+        WHERE status IN ('DELIVERED', 'STOPPED', 'CALLBACK_FAILED', 'CANCELLED') AND ${typeCondition} AND finished_at < $1
         ORDER BY finished_at LIMIT $2 FOR UPDATE SKIP LOCKED
      ), attempts AS (
        DELETE FROM webhook_attempts WHERE delivery_id = ANY (ARRAY(SELECT id FROM doomed))

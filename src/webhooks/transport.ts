@@ -3,6 +3,7 @@ import type { LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
 import { blockedHostReason, isPublicAddress } from './addresses.js';
 import { MAX_RESPONSE_BYTES } from './config.js';
+import { plainHttpAllowed } from './port.js';
 import type { WebhookErrorCode, WebhookOutcome, WebhookRequest, WebhookTransport } from './transport-port.js';
 
 /** Resolves a host name to every address it has (injectable: tests flip answers between calls). */
@@ -80,7 +81,7 @@ function refusal(url: string, allowPrivate: boolean): { code: WebhookErrorCode; 
   } catch {
     return { code: 'connection', message: 'The callback URL is not a valid URL' };
   }
-  if (parsed.protocol !== 'https:')
+  if (parsed.protocol !== 'https:' && !plainHttpAllowed(parsed, { allowPrivateTargets: allowPrivate }))
     return { code: 'connection', message: 'Callbacks are sent over HTTPS only' };
   // The same classifier as at submit: a non-public IP literal or a localhost name is never connected to.
   if (!allowPrivate && blockedHostReason(parsed.hostname) !== null) {

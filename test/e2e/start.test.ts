@@ -1,8 +1,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { type AddressInfo, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN } from '../helpers/cli.js';
 
@@ -103,6 +105,38 @@ describe('sibyl start on a brand-new embedded database', { timeout: 2 * READY_WI
     const list = (await markets.json()) as { total: number; markets: unknown[] };
     expect(list.total).toBeGreaterThan(10);
     expect(list.markets[0]).toMatchObject({ status: 'OPEN', sandbox: true });
+
+    // Local development (DESIGN §9): a first start on loopback takes plain http:// callbacks to this
+    // machine, and says so. A real receiver verifies the signed test event.
+    expect(first.output()).toContain('Local development is on');
+    const secret = (
+      (await (
+        await fetch(`http://127.0.0.1:${port}/api/v1/account/webhook-secret`, {
+          headers: { authorization: `Bearer ${key}` },
+        })
+      ).json()) as { webhookSecret: string }
+    ).webhookSecret;
+    const verified: unknown[] = [];
+    const receiver = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      req.on('end', () => {
+        verified.push(new Webhook(secret).verify(body, req.headers as Record<string, string>));
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const receiverPort = (receiver.address() as AddressInfo).port;
+    const test = await fetch(`http://127.0.0.1:${port}/api/v1/webhooks/test`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ callbackUrl: `http://localhost:${receiverPort}/hook` }),
+    });
+    expect(await test.json()).toMatchObject({ delivered: true, statusCode: 204 });
+    expect(verified).toEqual([expect.objectContaining({ type: 'test' })]);
+    await new Promise<void>((resolve) => receiver.close(() => resolve()));
     expect(await stop(first.child)).toBe(0);
 
     const second = await start();
@@ -110,7 +144,74 @@ describe('sibyl start on a brand-new embedded database', { timeout: 2 * READY_WI
       headers: { authorization: `Bearer ${key}` },
     });
     expect(again.status).toBe(200);
+    // The notice comes last, once everything listens (readiness may answer just before it).
+    const noticeBy = Date.now() + READY_WITHIN_MS;
+    while (!second.output().includes('Local development is on') && Date.now() < noticeBy)
+      await new Promise((r) => setTimeout(r, 50));
+    expect(second.output()).toContain('Local development is on');
     expect(second.output()).not.toContain('API key');
     expect(await stop(second.child)).toBe(0);
+  });
+});
+
+/**
+ * A first start whose port is taken fails in one line and hands out nothing; the key is not lost:
+ * the start after it, on the same directory, prints the sandbox key.
+ */
+describe('a first start on a port in use', { timeout: 2 * READY_WITHIN_MS + 60_000 }, () => {
+  it('says "set PORT" without a stack trace, and the next start prints the starter key', async () => {
+    const dataDir = join(mkdtempSync(join(tmpdir(), 'sibyl-e2e-')), 'data');
+    dirs.push(dataDir);
+    const port = await freePort();
+    const squatter: Server = createServer();
+    await new Promise<void>((resolve) => squatter.listen(port, '127.0.0.1', resolve));
+    const env = {
+      PATH: process.env.PATH ?? '',
+      SIBYL_DATA_DIR: dataDir,
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+    };
+
+    const failed = spawn(process.execPath, [BIN, 'start'], { env });
+    children.push(failed);
+    let stdout = '';
+    let stderr = '';
+    failed.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    failed.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => failed.on('exit', (c) => resolve(c)));
+    expect(code).toBe(1);
+    expect(stderr).toBe(
+      `sibyl: 127.0.0.1:${port} is already in use (another Sibyl, or another program): set PORT to a free port, e.g. PORT=${port + 1}\n`,
+    );
+    expect(stdout).not.toContain('API key');
+    await new Promise<void>((resolve) => squatter.close(() => resolve()));
+
+    const second = spawn(process.execPath, [BIN, 'start'], { env });
+    children.push(second);
+    let output = '';
+    second.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    second.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const deadline = Date.now() + READY_WITHIN_MS;
+    while (!output.includes('API reference') && second.exitCode === null && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
+    const key = /API key\s+(pk_test_[0-9A-Za-z]{38})/.exec(output)?.[1];
+    expect(key, output).toBeDefined();
+    const account = await fetch(`http://127.0.0.1:${port}/api/v1/account`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(account.status).toBe(200);
+    expect(await account.json()).toMatchObject({ mode: 'sandbox', balanceUsd: '100.00' });
+    await new Promise<number | null>((resolve) => {
+      second.on('exit', (c) => resolve(c));
+      second.kill('SIGTERM');
+    });
   });
 });

@@ -131,6 +131,54 @@ describe('callback URLs that can never be delivered', () => {
   });
 });
 
+describe('plain http:// (local development, DESIGN §9)', () => {
+  it('is accepted to loopback hosts only, and only when private targets are allowed', async () => {
+    const account = await lenient.createAccount({ balanceUsd: '10.00' });
+    for (const url of [
+      'http://127.0.0.1:4000/hook',
+      'http://localhost:4000/',
+      'http://[::1]:4000/',
+      'http://127.8.9.1/',
+    ]) {
+      const [route, payload] = bodies(lenient, url)[1] as [string, Record<string, unknown>];
+      const response = await lenient.request(account.key, {
+        method: 'POST',
+        url: `/api/v1${route}`,
+        payload,
+      });
+      expect({ url, status: response.statusCode }).toEqual({ url, status: 200 });
+    }
+    for (const url of ['http://10.0.0.1/', 'http://hooks.example.com/', 'http://api.localhost/']) {
+      const [route, payload] = bodies(lenient, url)[1] as [string, Record<string, unknown>];
+      const response = await lenient.request(account.key, {
+        method: 'POST',
+        url: `/api/v1${route}`,
+        payload,
+      });
+      expect(response.statusCode, url).toBe(400);
+      expect(response.json().details.problems).toEqual([
+        {
+          path: 'body.callbackUrl',
+          message: 'must be an https:// URL (or http:// to this machine: localhost, 127.0.0.0/8, [::1])',
+        },
+      ]);
+    }
+    const strictAccount = await strict.createAccount({ balanceUsd: '10.00' });
+    const [route, payload] = bodies(strict, 'http://127.0.0.1:4000/hook')[1] as [
+      string,
+      Record<string, unknown>,
+    ];
+    const refused = await strict.request(strictAccount.key, {
+      method: 'POST',
+      url: `/api/v1${route}`,
+      payload,
+    });
+    expect(refused.json().details.problems).toEqual([
+      { path: 'body.callbackUrl', message: 'must be an https:// URL' },
+    ]);
+  });
+});
+
 describe('with other problems in the body', () => {
   it('a callback URL that can never be delivered is named in the same answer as the schema’s problems', async () => {
     const account = await strict.createAccount({ balanceUsd: '10.00' });

@@ -1,3 +1,4 @@
+import { createServer as createHttpServer } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { createServer as createNetServer, type Server } from 'node:net';
@@ -106,9 +107,48 @@ describe('the webhook transport, against real HTTPS receivers on loopback', () =
     expect(await send(`https://127.0.0.1:${port}/`)).toMatchObject({ kind: 'error', code: 'connection' });
   });
 
-  it('refuses http:// even when private targets are allowed', async () => {
-    const outcome = await send(receiver.url.replace('https:', 'http:'));
-    expect(outcome).toMatchObject({ kind: 'error', code: 'connection' });
+  it('http:// only to loopback, and only when private targets are allowed (local development)', async () => {
+    const bodies: string[] = [];
+    const plain = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      req.on('end', () => {
+        bodies.push(body);
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => plain.listen(0, '127.0.0.1', r));
+    const port = (plain.address() as AddressInfo).port;
+    try {
+      expect(await send(`http://127.0.0.1:${port}/hook`)).toMatchObject({
+        kind: 'response',
+        statusCode: 204,
+      });
+      expect(await send(`http://localhost:${port}/hook`)).toMatchObject({
+        kind: 'response',
+        statusCode: 204,
+      });
+      expect(bodies).toEqual(['{"ok":true}', '{"ok":true}']);
+      // Not loopback: never plain HTTP, private targets or not.
+      for (const url of ['http://10.0.0.1/', 'http://hooks.example.com/', 'http://api.localhost/']) {
+        expect(await send(url)).toMatchObject({ kind: 'error', code: 'connection' });
+      }
+      const guarded = createGuardedTransport({
+        allowPrivateTargets: false,
+        timeoutMs: 1000,
+        maxResponseBytes: MAX,
+      });
+      expect(await send(`http://127.0.0.1:${port}/hook`, guarded)).toMatchObject({
+        kind: 'error',
+        code: 'connection',
+      });
+      await guarded.close();
+      expect(bodies).toHaveLength(2);
+    } finally {
+      await new Promise<void>((r) => plain.close(() => r()));
+    }
   });
 
   it('without WEBHOOK_ALLOW_PRIVATE_TARGETS, loopback is refused before any connection', async () => {

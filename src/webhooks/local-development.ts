@@ -1,0 +1,50 @@
+import type { Config } from '../config.js';
+import type { Database } from '../db/database.js';
+import type { Clock } from '../lib/clock.js';
+import { isLoopbackHost } from './addresses.js';
+
+const SETTING = 'local_development';
+
+/**
+ * DESIGN §9, local development: whether this start allows private callback targets (and plain
+ * http:// to loopback) without WEBHOOK_ALLOW_PRIVATE_TARGETS being set. Only an embedded database
+ * listening on loopback qualifies, and only once its first start has turned it on (recorded in
+ * instance_settings): nothing else does — not PostgreSQL, not a non-loopback HOST, and never over a
+ * WEBHOOK_ALLOW_PRIVATE_TARGETS the operator set either way.
+ */
+export async function localDevelopment(
+  db: Database,
+  config: Config,
+  clock: Clock,
+  firstStart: boolean,
+): Promise<boolean> {
+  if (db.kind !== 'pglite' || config.webhooks.allowPrivateTargetsSet) return false;
+  if (!isLoopbackHost(config.host)) return false;
+  if (firstStart) {
+    await db.query(
+      `INSERT INTO instance_settings (name, value, set_at) VALUES ($1, 'on', $2) ON CONFLICT (name) DO NOTHING`,
+      [SETTING, clock.now()],
+    );
+    return true;
+  }
+  const [row] = await db.query<{ value: string }>('SELECT value FROM instance_settings WHERE name = $1', [
+    SETTING,
+  ]);
+  return row?.value === 'on';
+}
+
+/** The configuration with private targets allowed, for the API and the worker of this process. */
+export function withPrivateTargets(config: Config): Config {
+  return { ...config, webhooks: { ...config.webhooks, allowPrivateTargets: true } };
+}
+
+/** What the start banner says about it. */
+export function localDevelopmentNotice(port: number): string[] {
+  return [
+    '  Local development is on (a first start on this machine): callbacks may go to http://localhost',
+    `  and other private addresses — try \`"callbackUrl": "http://localhost:4000/hook"\`, or forward a`,
+    `  deployment's callbacks with \`npm run sibyl -- webhooks listen --forward-to http://localhost:4000/hook\`.`,
+    `  Set WEBHOOK_ALLOW_PRIVATE_TARGETS=false to turn it off (API on port ${port}).`,
+    '',
+  ];
+}

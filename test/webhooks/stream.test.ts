@@ -1,0 +1,243 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/run.js';
+import { createContext, withTransaction } from '../../src/context.js';
+import { webhookOutbox } from '../../src/webhooks/outbox.js';
+import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
+
+/**
+ * DESIGN §9, local development: GET /webhooks/stream sends the account's events as they are created,
+ * with the bytes and headers of a delivery; `sibyl webhooks listen --forward-to URL` posts each one
+ * unchanged, so a receiver on a laptop verifies it with any Standard Webhooks library.
+ */
+
+let ctx: TestContext;
+let base: string;
+
+beforeAll(async () => {
+  ctx = await createTestContext({ config: { WEBHOOK_STREAMS_PER_KEY: '2' } });
+  await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+  base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+});
+let closed = false;
+afterAll(async () => {
+  if (!closed) await ctx.close();
+});
+
+async function enqueue(account: TestAccount, requestId: string): Promise<string> {
+  const context = createContext(ctx.database.db, ctx.clock);
+  return withTransaction(context, (tx) =>
+    webhookOutbox.enqueueCallback(tx, {
+      accountId: account.accountId,
+      url: 'https://hooks.example.com/never-reached',
+      type: 'price',
+      status: 'completed',
+      requestId,
+      data: { symbol: 'SOL', vwapPrice: 142.5 },
+    }),
+  );
+}
+
+async function secretOf(account: TestAccount): Promise<string> {
+  const response = await ctx.request(account.key, { method: 'GET', url: '/api/v1/account/webhook-secret' });
+  return response.json().webhookSecret;
+}
+
+/** An open stream: its events as they come (parsed `data`), and a way to hang up. */
+async function openStream(key: string) {
+  const abort = new AbortController();
+  const response = await fetch(`${base}/api/v1/webhooks/stream`, {
+    headers: { authorization: `Bearer ${key}` },
+    signal: abort.signal,
+  });
+  const events: { id: string; headers: Record<string, string>; body: string }[] = [];
+  let text = '';
+  let ended = false;
+  const reading = (async () => {
+    if (!response.body) return;
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of response.body) {
+        text += decoder.decode(chunk as Uint8Array, { stream: true });
+        let cut = text.indexOf('\n\n');
+        while (cut >= 0) {
+          const block = text.slice(0, cut);
+          text = text.slice(cut + 2);
+          const data = block.split('\n').find((line) => line.startsWith('data: '));
+          if (block.includes('event: webhook') && data) events.push(JSON.parse(data.slice(6)));
+          cut = text.indexOf('\n\n');
+        }
+      }
+    } catch {}
+    ended = true;
+  })();
+  const until = async (check: () => boolean) => {
+    while (!check()) {
+      if (ended) throw new Error('the stream ended');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  return {
+    response,
+    events,
+    until,
+    ended: () => ended,
+    close: async () => {
+      abort.abort();
+      await reading;
+    },
+  };
+}
+
+describe('GET /webhooks/stream', () => {
+  it('streams each new event of the account once, signed exactly as a delivery; not other accounts’', async () => {
+    const account = await ctx.createAccount({ permissions: ['account', 'keys'] });
+    const other = await ctx.createAccount();
+    const before = await enqueue(account, 'req_before'); // created before the stream opened: not streamed
+    ctx.clock.advance(1000);
+    const stream = await openStream(account.key);
+    expect(stream.response.status).toBe(200);
+    expect(stream.response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const first = await enqueue(account, 'req_first');
+    ctx.clock.advance(1000);
+    await enqueue(other, 'req_other');
+    const second = await enqueue(account, 'req_second');
+    await stream.until(() => stream.events.length >= 2);
+    expect(stream.events.map((e) => e.id)).toEqual([first, second]);
+    expect(stream.events.map((e) => e.id)).not.toContain(before);
+
+    const secret = await secretOf(account);
+    for (const event of stream.events) {
+      const parsed = new Webhook(secret).verify(event.body, event.headers) as Record<string, unknown>;
+      expect(parsed).toMatchObject({ type: 'price', status: 'completed', data: { vwapPrice: 142.5 } });
+      expect(event.headers['webhook-id']).toBe(event.id);
+      expect(event.headers['content-type']).toBe('application/json');
+      expect(event.body.endsWith(`,"signature":"${event.headers['x-service-signature']}"}`)).toBe(true);
+    }
+    await stream.close();
+  });
+
+  it('needs the `account` permission; at most WEBHOOK_STREAMS_PER_KEY streams per key (429 past it)', async () => {
+    const reader = await ctx.createAccount({ permissions: ['price'] });
+    const refused = await fetch(`${base}/api/v1/webhooks/stream`, {
+      headers: { authorization: `Bearer ${reader.key}` },
+    });
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { code: string }).code).toBe('PERMISSION_DENIED');
+
+    const account = await ctx.createAccount();
+    const a = await openStream(account.key);
+    const b = await openStream(account.key);
+    const third = await fetch(`${base}/api/v1/webhooks/stream`, {
+      headers: { authorization: `Bearer ${account.key}` },
+    });
+    expect(third.status).toBe(429);
+    expect(await third.json()).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', details: { limit: 2 } });
+    await a.close();
+    // A closed stream gives its place back (the server sees the hang-up).
+    let again: Awaited<ReturnType<typeof openStream>> | undefined;
+    while (!again) {
+      const tried = await openStream(account.key);
+      if (tried.response.status === 200) again = tried;
+      else {
+        await tried.close();
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+    await b.close();
+    await again.close();
+  });
+});
+
+describe('sibyl webhooks listen --forward-to URL', () => {
+  it('posts each event with its headers unchanged: a real receiver verifies it with standardwebhooks', async () => {
+    const account = await ctx.createAccount({ permissions: ['account', 'keys'] });
+    const secret = await secretOf(account);
+    const received: { headers: IncomingHttpHeaders; body: string; verified: unknown }[] = [];
+    const receiver: Server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      req.on('end', () => {
+        try {
+          const verified = new Webhook(secret).verify(body, req.headers as Record<string, string>);
+          received.push({ headers: req.headers, body, verified });
+          res.writeHead(204).end();
+        } catch {
+          res.writeHead(400).end();
+        }
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const port = (receiver.address() as AddressInfo).port;
+
+    const stop = new AbortController();
+    let stdout = '';
+    const running = runCli(['webhooks', 'listen', '--forward-to', `http://localhost:${port}/hook`], {
+      env: { SIBYL_API_KEY: account.key, SIBYL_API_URL: base, LOG_LEVEL: 'silent' },
+      stdout: (text) => {
+        stdout += text;
+      },
+      stderr: (text) => {
+        stdout += text;
+      },
+      signal: stop.signal,
+    });
+    while (!stdout.includes('listening:')) await new Promise((r) => setTimeout(r, 20));
+    const id = await enqueue(account, 'req_forwarded');
+    while (!stdout.includes(`${id}  → `)) await new Promise((r) => setTimeout(r, 20));
+    stop.abort();
+    expect(await running).toBe(0);
+    await new Promise<void>((r) => receiver.close(() => r()));
+
+    const [got] = received;
+    expect(got?.verified).toMatchObject({ requestId: 'req_forwarded', type: 'price' });
+    expect(got?.headers['webhook-id']).toBe(id);
+    expect(got?.headers['user-agent']).toBe('Sibyl-Webhooks/1');
+    expect(got?.headers['x-service-signature']).toMatch(/^[0-9a-f]{64}$/);
+    expect(stdout).toContain(`${id}  → 204`);
+  });
+
+  it('refuses what it cannot run: no URL, no key, a bad key (one line, exit 1 or 2)', async () => {
+    const io = (env: Record<string, string>) => {
+      let err = '';
+      return {
+        io: {
+          env: { LOG_LEVEL: 'silent', ...env },
+          stdout: () => {},
+          stderr: (t: string) => {
+            err += t;
+          },
+        },
+        err: () => err,
+      };
+    };
+    const noUrl = io({ SIBYL_API_KEY: 'pk_test_x' });
+    expect(await runCli(['webhooks', 'listen'], noUrl.io)).toBe(2);
+    expect(noUrl.err()).toContain('--forward-to URL is required');
+    const noKey = io({});
+    expect(await runCli(['webhooks', 'listen', '--forward-to', 'http://localhost:4000/'], noKey.io)).toBe(2);
+    expect(noKey.err()).toContain('SIBYL_API_KEY');
+    const badKey = io({
+      SIBYL_API_KEY: 'pk_test_000000000000000000000000000000000000000',
+      SIBYL_API_URL: base,
+    });
+    expect(await runCli(['webhooks', 'listen', '--forward-to', 'http://localhost:4000/'], badKey.io)).toBe(1);
+    expect(badKey.err()).toMatch(/^sibyl: the stream answered 401 \(INVALID_API_KEY: .*\)\n$/);
+  });
+});
+
+describe('shutdown', () => {
+  it('closing the server ends every open stream', async () => {
+    const account = await ctx.createAccount();
+    const stream = await openStream(account.key);
+    // The app closes (as on SIGTERM) with a stream open: it does not wait for the client to hang up.
+    closed = true;
+    await ctx.close();
+    await stream.until(() => stream.ended());
+    expect(stream.ended()).toBe(true);
+  });
+});
