@@ -4,12 +4,12 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { migrate } from './db/migrate.js';
 import { openDatabase } from './db/open.js';
+import { startMetricsServer } from './http/metrics-server.js';
 import { baseUrl } from './http/openapi.js';
 import { systemClock } from './lib/clock.js';
 import { formatUsd } from './lib/money.js';
 import { createLogger } from './logger.js';
 import { loadDemoMarkets } from './markets/demo.js';
-import { startMetricsServer } from './metrics/server.js';
 import { createSecretBox } from './webhooks/secret-box.js';
 import { createWorker, type Worker } from './worker/worker.js';
 

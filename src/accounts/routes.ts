@@ -39,7 +39,7 @@ export function accountRoutes(app: FastifyInstance, deps: { secrets: SecretBox }
     permission: 'account',
     response: AccountResponse,
     handler: async ({ principal, ctx }) => {
-      const account = await getAccount(ctx.db, principal.accountId);
+      const account = await getAccount(ctx, principal.accountId);
       return {
         ...presentAccount(account),
         webhookSecret: deps.secrets.open(account.storedWebhookSecret, account.id),

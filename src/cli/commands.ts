@@ -5,6 +5,7 @@ import {
   listAccounts,
   setAccountStatus,
 } from '../accounts/accounts.js';
+import { presentAccountToOperator } from '../accounts/schemas.js';
 import { createContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import { migrate } from '../db/migrate.js';
@@ -39,20 +40,6 @@ function option(args: CommandArgs, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function presentAccount(account: Awaited<ReturnType<typeof getAccount>>, secrets: SecretBox) {
-  return {
-    id: account.id,
-    /** Deprecated alias of `id` (the API's name), kept for one release (CHANGELOG.md). */
-    accountId: account.id,
-    mode: account.mode,
-    status: account.status,
-    walletAddress: account.walletAddress,
-    balanceUsd: formatUsd(account.balanceMicros),
-    webhookSecret: secrets.open(account.storedWebhookSecret, account.id),
-    createdAt: account.createdAt.toISOString(),
-  };
-}
-
 export async function migrateCommand(db: Database, out: Output): Promise<void> {
   const applied = await migrate(db);
   out.result(
@@ -68,25 +55,22 @@ export async function accountsCommand(
   args: CommandArgs,
   secrets: SecretBox,
 ): Promise<void> {
+  const ctx = createContext(db, systemClock);
   switch (action) {
     case 'create': {
       const mode = option(args, 'mode') ?? 'live';
       if (mode !== 'live' && mode !== 'sandbox') throw new UsageError('--mode must be live or sandbox');
       const account = await createAccount(
-        db,
-        systemClock,
-        {
-          mode: mode as AccountMode,
-          walletAddress: option(args, 'wallet'),
-        },
+        ctx,
+        { mode: mode as AccountMode, walletAddress: option(args, 'wallet') },
         secrets,
       );
-      out.result(presentAccount(account, secrets), `Created ${account.mode} account ${account.id}`);
+      out.result(presentAccountToOperator(account, secrets), `Created ${account.mode} account ${account.id}`);
       return;
     }
     case 'list': {
-      const accounts = (await listAccounts(db, 500)).map((account) => {
-        const { webhookSecret: _secret, ...view } = presentAccount(account, secrets);
+      const accounts = (await listAccounts(ctx, { limit: 500 })).map((account) => {
+        const { webhookSecret: _secret, ...view } = presentAccountToOperator(account, secrets);
         return view;
       });
       out.result(
@@ -103,7 +87,7 @@ export async function accountsCommand(
     }
     case 'transactions': {
       const accountId = required(args, 0, 'ACCOUNT_ID');
-      await getAccount(db, accountId);
+      await getAccount(ctx, accountId);
       const limitText = option(args, 'limit');
       const limit = limitText === undefined ? 50 : Number(limitText);
       if (!Number.isInteger(limit) || limit < 1 || limit > 100)
@@ -112,7 +96,7 @@ export async function accountsCommand(
       if (kind !== undefined && !(ENTRY_KINDS as readonly string[]).includes(kind)) {
         throw new UsageError(`--kind takes one of ${ENTRY_KINDS.join(', ')}`);
       }
-      const page = await listTransactions(createContext(db, systemClock), accountId, {
+      const page = await listTransactions(ctx, accountId, {
         limit,
         kind: kind as EntryKind | undefined,
         startingAfter: option(args, 'starting-after'),
@@ -131,8 +115,8 @@ export async function accountsCommand(
       return;
     }
     case 'show': {
-      const account = await getAccount(db, required(args, 0, 'ACCOUNT_ID'));
-      const view = presentAccount(account, secrets);
+      const account = await getAccount(ctx, required(args, 0, 'ACCOUNT_ID'));
+      const view = presentAccountToOperator(account, secrets);
       out.result(
         view,
         Object.entries(view)
@@ -149,7 +133,7 @@ export async function accountsCommand(
         throw new UsageError(`"${usdText}" is not a positive USD amount (at most 6 decimals)`);
       const reference = option(args, 'reference');
       if (!reference) throw new UsageError('--reference REF is required (deposits are idempotent on it)');
-      const outcome = await creditDeposit(db, {
+      const outcome = await creditDeposit(ctx, {
         accountId,
         amountMicros: amount,
         reference,
@@ -172,12 +156,11 @@ export async function accountsCommand(
     }
     case 'suspend':
     case 'activate': {
-      const account = await setAccountStatus(
-        db,
-        required(args, 0, 'ACCOUNT_ID'),
-        action === 'suspend' ? 'suspended' : 'active',
-      );
-      out.result(presentAccount(account, secrets), `Account ${account.id} is ${account.status}`);
+      const account = await setAccountStatus(ctx, {
+        accountId: required(args, 0, 'ACCOUNT_ID'),
+        status: action === 'suspend' ? 'suspended' : 'active',
+      });
+      out.result(presentAccountToOperator(account, secrets), `Account ${account.id} is ${account.status}`);
       return;
     }
     default:
@@ -225,6 +208,11 @@ function rateLimitOption(args: CommandArgs): KeySettingsInput['rateLimit'] {
   return { requestsPerSecond, burst: burstSize };
 }
 
+/** The operator acting on an account's keys: every permission, no expiry of its own. */
+function operatorOf(accountId: string) {
+  return { accountId, permissions: PERMISSIONS, expiresAt: null };
+}
+
 function presentForOperator(record: ApiKeyRecord, policy: KeyPolicy) {
   const { usage: _usage, ...key } = presentKey(record, systemClock.now(), {
     defaultRateLimit: policy.defaultRateLimit,
@@ -246,18 +234,16 @@ export async function keysCommand(
   switch (action) {
     case 'create': {
       const accountId = required(args, 0, 'ACCOUNT_ID');
-      const issued = await createKey(
-        db,
-        systemClock,
-        { accountId, permissions: PERMISSIONS, expiresAt: null },
-        {
+      const issued = await createKey(createContext(db, systemClock), {
+        actor: operatorOf(accountId),
+        settings: {
           name: option(args, 'name') ?? 'operator key',
           permissions: permissionsOption(args),
           expiresAt: option(args, 'expires-at'),
           rateLimit: rateLimitOption(args),
         },
         policy,
-      );
+      });
       out.result(
         { ...presentForOperator(issued.record, policy), key: issued.key },
         `Created key ${issued.record.id} for ${accountId} (shown once):\n${issued.key}`,
@@ -280,20 +266,18 @@ export async function keysCommand(
       }
       const accountId = await findKeyAccountId(db, keyId);
       if (accountId === null) throw new AppError('NOT_FOUND', `Key ${keyId} not found`);
-      const updated = await updateKey(
-        db,
-        systemClock,
-        { accountId, permissions: PERMISSIONS, expiresAt: null },
+      const updated = await updateKey(createContext(db, systemClock), {
+        actor: operatorOf(accountId),
         keyId,
-        input,
+        settings: input,
         policy,
-      );
+      });
       out.result(presentForOperator(updated, policy), `Updated key ${keyId} of ${accountId}`);
       return;
     }
     case 'list': {
       const accountId = required(args, 0, 'ACCOUNT_ID');
-      await getAccount(db, accountId); // NOT_FOUND for an unknown account
+      await getAccount(createContext(db, systemClock), accountId); // NOT_FOUND for an unknown account
       const keys = (await listKeys(db, accountId)).map((record) => presentForOperator(record, policy));
       out.result(
         { keys, total: keys.length },
@@ -312,12 +296,10 @@ export async function keysCommand(
       const keyId = required(args, 0, 'KEY_ID');
       const accountId = await findKeyAccountId(db, keyId);
       if (accountId === null) throw new AppError('NOT_FOUND', `Key ${keyId} not found`);
-      const revoked = await revokeKey(
-        db,
-        systemClock,
-        { accountId, permissions: PERMISSIONS, expiresAt: null },
+      const revoked = await revokeKey(createContext(db, systemClock), {
+        actor: operatorOf(accountId),
         keyId,
-      );
+      });
       out.result(presentForOperator(revoked, policy), `Revoked key ${keyId} of ${accountId}`);
       return;
     }

@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
+import { createContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import { MigrationError, migrate } from '../db/migrate.js';
 import { openDatabase } from '../db/open.js';
@@ -152,7 +153,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
         return 0;
       case 'markets':
         await migrate(db);
-        return (await marketsCommand({ db, clock: systemClock }, out, action, args)) ? 0 : 1;
+        return (await marketsCommand(createContext(db, systemClock), out, action, args)) ? 0 : 1;
       default:
         throw new UsageError(`unknown command "${command}"`);
     }

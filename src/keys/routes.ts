@@ -68,8 +68,9 @@ export function keyRoutes(
     bodyRules: keyBodyRules,
     response: ApiKeyWithSecret,
     errors: ['MAX_KEYS_EXCEEDED'],
-    handler: async ({ body, principal }) => {
-      const issued = await createKey(db, clock, actorOf(principal, defaultRateLimit), body, policy);
+    handler: async ({ body, principal, ctx }) => {
+      const actor = actorOf(principal, defaultRateLimit);
+      const issued = await createKey(ctx, { actor, settings: body, policy });
       return { ...presentKey(issued.record, clock.now(), { defaultRateLimit }), key: issued.key };
     },
   });
@@ -104,15 +105,9 @@ export function keyRoutes(
     bodyRules: keyBodyRules,
     response: ApiKey,
     errors: ['NOT_FOUND'],
-    handler: async ({ params, body, principal }) => {
-      const updated = await updateKey(
-        db,
-        clock,
-        actorOf(principal, defaultRateLimit),
-        params.keyId,
-        body,
-        policy,
-      );
+    handler: async ({ params, body, principal, ctx }) => {
+      const actor = actorOf(principal, defaultRateLimit);
+      const updated = await updateKey(ctx, { actor, keyId: params.keyId, settings: body, policy });
       authenticator.cache.evictAccount(principal.accountId);
       const [presented] = await present([updated]);
       return presented as NonNullable<typeof presented>;
@@ -136,14 +131,9 @@ export function keyRoutes(
       }),
     }),
     errors: ['NOT_FOUND', 'KEY_ROTATION_IN_PROGRESS', 'MAX_KEYS_EXCEEDED'],
-    handler: async ({ params, principal }) => {
-      const { newKey, oldKey } = await rotateKey(
-        db,
-        clock,
-        actorOf(principal, defaultRateLimit),
-        params.keyId,
-        policy,
-      );
+    handler: async ({ params, principal, ctx }) => {
+      const actor = actorOf(principal, defaultRateLimit);
+      const { newKey, oldKey } = await rotateKey(ctx, { actor, keyId: params.keyId, policy });
       authenticator.cache.evictAccount(principal.accountId);
       const now = clock.now();
       return {
@@ -163,8 +153,9 @@ export function keyRoutes(
     params: KeyIdParams,
     response: ApiKey,
     errors: ['NOT_FOUND'],
-    handler: async ({ params, principal }) => {
-      const revoked = await revokeKey(db, clock, actorOf(principal, defaultRateLimit), params.keyId);
+    handler: async ({ params, principal, ctx }) => {
+      const actor = actorOf(principal, defaultRateLimit);
+      const revoked = await revokeKey(ctx, { actor, keyId: params.keyId });
       authenticator.cache.evictAccount(principal.accountId);
       return presentKey(revoked, clock.now(), { defaultRateLimit });
     },
