@@ -8,7 +8,7 @@ import { randomBase62 } from '../lib/ids.js';
 import type { Log } from '../logger.js';
 import type { PriceService } from '../prices/service.js';
 import { parseTarget } from '../prices/tokens.js';
-import type { QueueHandler } from '../worker/queue.js';
+import type { QueueHandler } from '../queue/queue.js';
 import * as sql from './lifecycle-sql.js';
 import { listedMarketsChanged } from './list-cache.js';
 import { type Actor, applyResolution, applyStatus } from './status.js';

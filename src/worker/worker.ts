@@ -12,6 +12,8 @@ import { lifecycleQueueHandler } from '../markets/lifecycle.js';
 import { createPriceService } from '../prices/index.js';
 import type { PriceVenue } from '../prices/types.js';
 import { createLiveVenues } from '../prices/venues/registry.js';
+import { PeriodicRunner } from '../queue/periodic.js';
+import { WorkQueue } from '../queue/queue.js';
 import { createRetention } from '../retention/retention.js';
 import { deliveryQueueHandler } from '../webhooks/delivery.js';
 import { createWebhookOutbox } from '../webhooks/outbox.js';
@@ -19,8 +21,6 @@ import type { CallbackOutbox } from '../webhooks/port.js';
 import { createSecretBox, type SecretBox } from '../webhooks/secret-box.js';
 import { createTransport } from '../webhooks/transport.js';
 import type { WebhookTransport } from '../webhooks/transport-port.js';
-import { PeriodicRunner } from './periodic.js';
-import { WorkQueue } from './queue.js';
 
 export interface WorkerDeps {
   config: Config;

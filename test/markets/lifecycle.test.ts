@@ -7,7 +7,7 @@ import { type ClaimedMarket, lifecycleQueueHandler, priceOutcome } from '../../s
 import { resolveByAdmin } from '../../src/markets/status.js';
 import { createPriceService } from '../../src/prices/index.js';
 import { sandboxMidPrice } from '../../src/prices/sandbox/feed.js';
-import { WorkQueue } from '../../src/worker/queue.js';
+import { WorkQueue } from '../../src/queue/queue.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { event, marketCreated, ndjson } from './events.js';
 
