@@ -10,7 +10,7 @@ import { systemClock } from './lib/clock.js';
 import { formatUsd } from './lib/money.js';
 import { createLogger } from './logger.js';
 import { loadDemoMarkets } from './markets/demo.js';
-import { createSecretBox } from './webhooks/secret-box.js';
+import { createPorts } from './ports.js';
 import { createWorker, type Worker } from './worker/worker.js';
 
 export interface Roles {
@@ -54,7 +54,9 @@ function printSandboxWelcome(
 export async function runService(config: Config, roles: Roles): Promise<void> {
   const logger = createLogger(config);
   const { db, fresh } = await openDatabase(config);
-  const secrets = createSecretBox(config.webhooks);
+  // One set of ports for the API and the worker of this process (src/ports.ts).
+  const ports = createPorts(config, db, systemClock);
+  const { secrets } = ports;
   if (!secrets.encrypts && db.kind !== 'pglite') {
     logger.warn('SECRET_ENCRYPTION_KEY is not set: webhook signing secrets are stored unencrypted');
   }
@@ -78,7 +80,7 @@ export async function runService(config: Config, roles: Roles): Promise<void> {
     }
 
     if (roles.serve) {
-      app = await buildApp({ config, db, clock: systemClock, logger, secrets });
+      app = await buildApp({ config, db, clock: systemClock, logger, ports });
       await app.listen({ port: config.port, host: config.host });
       logger.info({ port: config.port, host: config.host, database: db.kind }, 'API listening');
     }
@@ -88,7 +90,7 @@ export async function runService(config: Config, roles: Roles): Promise<void> {
         db,
         clock: systemClock,
         log: logger,
-        secrets,
+        ports,
       });
       await worker.start();
       logger.info('worker started');
@@ -100,6 +102,7 @@ export async function runService(config: Config, roles: Roles): Promise<void> {
   } catch (err) {
     await metricsServer?.close().catch(() => {});
     await app?.close().catch(() => {});
+    await ports.close().catch(() => {});
     await db.close().catch(() => {});
     throw err;
   }
@@ -108,6 +111,7 @@ export async function runService(config: Config, roles: Roles): Promise<void> {
     await worker?.stop();
     await app?.close();
     await metricsServer?.close();
+    await ports.close();
     await db.close();
   });
 }

@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util';
+import { accountsCommand } from '../accounts/cli.js';
 import { ConfigError, loadConfig } from '../config.js';
 import { createContext } from '../context.js';
 import type { Database } from '../db/database.js';
@@ -7,12 +8,14 @@ import { openDatabase } from '../db/open.js';
 import { DataDirInUseError } from '../db/pglite.js';
 import { AppError } from '../errors.js';
 import { jobsCommand } from '../jobs/cli.js';
+import { keysCommand } from '../keys/cli.js';
+import { ledgerCommand } from '../ledger/cli.js';
 import { systemClock } from '../lib/clock.js';
+import { createOutput, type Output, UsageError } from '../lib/command-line.js';
 import { marketsCommand } from '../markets/cli.js';
 import { webhooksCommand } from '../webhooks/cli.js';
 import { createSecretBox } from '../webhooks/secret-box.js';
-import { accountsCommand, keysCommand, ledgerCommand, migrateCommand } from './commands.js';
-import { createOutput, type Output, UsageError } from './output.js';
+import { migrateCommand } from './migrate.js';
 
 /** Where a command reads its settings and writes its answer: the process, or a test. */
 export interface CliIo {

@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import type { Output } from '../cli/output.js';
-import { UsageError } from '../cli/output.js';
 import type { Context } from '../context.js';
+import { type Output, UsageError } from '../lib/command-line.js';
 import { DEFAULT_DEMO_SEED, loadDemoMarkets } from './demo.js';
 import { type IngestReport, ingestText } from './ingest.js';
 import { resolveByAdmin } from './status.js';
