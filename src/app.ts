@@ -1,8 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { accountRoutes } from './accounts/routes.js';
-import type { MarketSource } from './ai/market-port.js';
-import { createResolver } from './ai/resolver.js';
 import { aiRoutes } from './ai/routes.js';
 import type { Config } from './config.js';
 import { registerDashboard } from './dashboard/index.js';
@@ -10,7 +8,6 @@ import type { Database } from './db/database.js';
 import { AppError, validationError } from './errors.js';
 import { healthRoutes } from './health/routes.js';
 import { historicalRoutes } from './historical/routes.js';
-import { HistoricalService } from './historical/service.js';
 import { registerCorsPreflight } from './http/cors.js';
 import {
   charsetRefusal,
@@ -29,8 +26,6 @@ import type { Services } from './http/services.js';
 import { validatorCompiler } from './http/validator.js';
 import { AnswerParts } from './idempotency/answer-parts.js';
 import { KeyClaimer } from './idempotency/claims.js';
-import { aiJobResolver } from './jobs/ai.js';
-import type { AiJobResolver } from './jobs/ports.js';
 import { jobRoutes } from './jobs/routes.js';
 import { Authenticator, type KeyVerification } from './keys/authenticate.js';
 import { keyRoutes } from './keys/routes.js';
@@ -45,46 +40,32 @@ import { AuthFailureLimiter } from './limits/auth-failures.js';
 import { LocalRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
 import { RedisRateLimiter } from './limits/redis-rate-limiter.js';
 import { marketAdminRoutes } from './markets/admin-routes.js';
-import { marketSource } from './markets/market-source.js';
 import { marketRoutes } from './markets/routes.js';
+import { createMarketService } from './markets/wiring.js';
 import { metrics } from './metrics/metrics.js';
-import { createPriceService } from './prices/index.js';
+import { createPorts, type PortOverrides, type Ports } from './ports.js';
 import { priceRoutes } from './prices/routes.js';
-import type { CandleVenue, PriceVenue } from './prices/types.js';
-import { createLiveVenues } from './prices/venues/registry.js';
 import { VERSION } from './version.js';
 import { testEventLimit } from './webhooks/deliveries.js';
-import { createWebhookOutbox } from './webhooks/outbox.js';
-import type { CallbackOutbox } from './webhooks/port.js';
 import { webhookRoutes } from './webhooks/routes.js';
-import { createSecretBox, type SecretBox } from './webhooks/secret-box.js';
-import { createTransport } from './webhooks/transport.js';
-import type { WebhookTransport } from './webhooks/transport-port.js';
 
-export interface AppOptions {
+/**
+ * What the API is built from: the configuration, the database and the clock; the ports, built by
+ * the caller (`sibyl start` shares them with the worker) or here from the one override list.
+ */
+export interface AppOptions extends PortOverrides {
   config: Config;
   db: Database;
   clock: Clock;
+  /** The ports, already built (the caller closes them); default: `createPorts` with the overrides. */
+  ports?: Ports;
   /** The process logger; none means no logs (tests). */
   logger?: Logger;
+  /** The edge's own: how charges are written (tests count them), and the rate limiter. */
   biller?: Biller;
   rateLimiter?: RateLimiter;
-  /** Live price venues; default: the configured registry (tests hand in venues on local servers). */
-  liveVenues?: PriceVenue[];
-  /** Live candle venues for historical prices; default: the configured registry. */
-  candleVenues?: CandleVenue[];
-  /** The webhook outbox results' callbacks go through (their URLs are checked at submit); default: the real one. */
-  callbacks?: CallbackOutbox;
-  /** How test webhooks are sent; default: the guarded HTTPS transport of the configuration. */
-  webhookTransport?: WebhookTransport;
-  /** How webhook secrets are kept at rest; default: from the configuration. */
-  secrets?: SecretBox;
-  /** Where `POST /ai/resolve { marketId }` finds markets; default: the markets tables. */
-  markets?: MarketSource;
   /** Routes to add before the app is sealed (tests use it for probe routes). */
   extraRoutes?: (app: FastifyInstance) => void;
-  /** The AI resolution scheduled AI jobs run; default: the configured models. */
-  aiJobs?: AiJobResolver;
 }
 
 /** The composition root of the HTTP API: every port is chosen here and nowhere else. */
@@ -112,16 +93,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
 
   const cache = new VerificationCache<KeyVerification | null>(config.authCache, clock);
-  const registry = createLiveVenues(config.prices, clock);
   const authenticator = new Authenticator(db, clock, cache);
-  const prices = createPriceService(config.prices, clock, options.liveVenues ?? registry.price);
-  const historical = new HistoricalService(db, options.candleVenues ?? registry.candles, clock, {
-    outlierTolerance: config.prices.outlierTolerance,
-  });
-  const resolver = createResolver(config.ai, clock);
-  const callbacks = options.callbacks ?? createWebhookOutbox(config.webhooks);
-  const secrets = options.secrets ?? createSecretBox(config.webhooks);
-  const webhookTransport = options.webhookTransport ?? createTransport(config.webhooks);
+  const ports = options.ports ?? createPorts(config, db, clock, options);
+  const { prices, historical, resolver, callbacks, secrets, webhookTransport } = ports;
   const rateLimiter = options.rateLimiter ?? createRateLimiter(app, config);
   const edge: Services = {
     config,
@@ -189,13 +163,22 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   keyRoutes(app, { authenticator, access: config.access });
   priceRoutes(app, { prices });
   historicalRoutes(app, { historical });
-  jobRoutes(app, { callbacks, ai: options.aiJobs ?? aiJobResolver(resolver) });
-  marketRoutes(app, { db, clock, prices, settings: config.markets, redisUrl: config.redisUrl });
+  jobRoutes(app, { callbacks, ai: ports.aiJobs });
+  const markets = createMarketService({
+    db,
+    clock,
+    log: app.log,
+    prices,
+    settings: config.markets,
+    redisUrl: config.redisUrl,
+  });
+  app.addHook('onClose', () => markets.close());
+  marketRoutes(app, markets);
   marketAdminRoutes(app, { db, settings: config.markets });
   aiRoutes(app, {
     resolver,
     callbacks,
-    markets: options.markets ?? marketSource,
+    markets: ports.markets,
     maxConcurrentSubmits: config.ai.submitConcurrency,
   });
   const webhooks = {
@@ -216,7 +199,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await app.inFlight.idle();
     cache.stopSync();
     await edge.rateLimiter.close();
-    if (!options.webhookTransport) await webhookTransport.close();
+    if (!options.ports) await ports.close();
   });
   return app;
 }

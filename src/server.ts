@@ -4,16 +4,16 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { migrate } from './db/migrate.js';
 import { openDatabase } from './db/open.js';
+import { startMetricsServer } from './http/metrics-server.js';
 import { systemClock } from './lib/clock.js';
 import { listenOrExplain } from './lib/listen.js';
 import { createLogger } from './logger.js';
-import { startMetricsServer } from './metrics/server.js';
+import { createPorts, type Ports } from './ports.js';
 import {
   localDevelopment,
   localDevelopmentNotice,
   withPrivateTargets,
 } from './webhooks/local-development.js';
-import { createSecretBox } from './webhooks/secret-box.js';
 import { createWorker, type Worker } from './worker/worker.js';
 
 export interface Roles {
@@ -29,10 +29,7 @@ export async function runService(configured: Config, roles: Roles): Promise<void
   let config = configured;
   const logger = createLogger(config);
   const { db } = await openDatabase(config);
-  const secrets = createSecretBox(config.webhooks);
-  if (!secrets.encrypts && db.kind !== 'pglite') {
-    logger.warn('SECRET_ENCRYPTION_KEY is not set: webhook signing secrets are stored unencrypted');
-  }
+  let ports: Ports | undefined;
   let app: FastifyInstance | undefined;
   let worker: Worker | undefined;
   let metricsServer: FastifyInstance | null = null;
@@ -44,9 +41,16 @@ export async function runService(configured: Config, roles: Roles): Promise<void
     // DESIGN §9, local development: private callback targets on a first start's embedded database.
     const local = roles.serve && roles.work && (await localDevelopment(db, config, systemClock, firstStart));
     if (local) config = withPrivateTargets(config);
+    // One set of ports for the API and the worker of this process (src/ports.ts), made once the
+    // configuration is final (local development changes the webhook settings).
+    ports = createPorts(config, db, systemClock);
+    const { secrets } = ports;
+    if (!secrets.encrypts && db.kind !== 'pglite') {
+      logger.warn('SECRET_ENCRYPTION_KEY is not set: webhook signing secrets are stored unencrypted');
+    }
 
     if (roles.serve) {
-      app = await buildApp({ config, db, clock: systemClock, logger, secrets });
+      app = await buildApp({ config, db, clock: systemClock, logger, ports });
       const api = app;
       await listenOrExplain(() => api.listen({ port: config.port, host: config.host }), {
         host: config.host,
@@ -61,7 +65,7 @@ export async function runService(configured: Config, roles: Roles): Promise<void
         db,
         clock: systemClock,
         log: logger,
-        secrets,
+        ports,
       });
       await worker.start();
       logger.info('worker started');
@@ -81,6 +85,7 @@ export async function runService(configured: Config, roles: Roles): Promise<void
     await worker?.stop().catch(() => {});
     await metricsServer?.close().catch(() => {});
     await app?.close().catch(() => {});
+    await ports?.close().catch(() => {});
     await db.close().catch(() => {});
     throw err;
   }
@@ -89,6 +94,7 @@ export async function runService(configured: Config, roles: Roles): Promise<void
     await worker?.stop();
     await app?.close();
     await metricsServer?.close();
+    await ports?.close();
     await db.close();
   });
 }

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { type Database, isUniqueViolation, type Queryable } from '../db/database.js';
+import { type Context, queryable, withTransaction } from '../context.js';
+import { isUniqueViolation } from '../db/database.js';
 import { AppError, validationError } from '../errors.js';
 import { isSolanaAddress } from '../lib/base58.js';
-import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
 import type { SecretBox } from '../webhooks/secret-box.js';
 import * as sql from './sql.js';
@@ -48,9 +48,9 @@ export function newWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
+/** A new account with a fresh webhook secret, sealed by `secrets` (a port, after the input). */
 export async function createAccount(
-  db: Queryable,
-  clock: Clock,
+  ctx: Context,
   input: { mode: AccountMode; walletAddress?: string | undefined },
   secrets: SecretBox,
 ): Promise<Account> {
@@ -60,12 +60,12 @@ export async function createAccount(
   }
   try {
     const id = newId('acct');
-    const [row] = await db.query<AccountRow>(sql.INSERT_ACCOUNT, [
+    const [row] = await queryable(ctx).query<AccountRow>(sql.INSERT_ACCOUNT, [
       id,
       input.mode,
       wallet,
       secrets.seal(newWebhookSecret(), id),
-      clock.now(),
+      ctx.clock.now(),
     ]);
     return toAccount(row as AccountRow);
   } catch (err) {
@@ -77,25 +77,28 @@ export async function createAccount(
 }
 
 /** The newest accounts first (the operator's list). */
-export async function listAccounts(db: Queryable, limit: number): Promise<Account[]> {
-  const rows = await db.query<AccountRow>(sql.LIST_ACCOUNTS, [limit]);
+export async function listAccounts(ctx: Context, input: { limit: number }): Promise<Account[]> {
+  const rows = await queryable(ctx).query<AccountRow>(sql.LIST_ACCOUNTS, [input.limit]);
   return rows.map(toAccount);
 }
 
-export async function findAccount(db: Queryable, id: string): Promise<Account | null> {
-  const [row] = await db.query<AccountRow>(sql.SELECT_ACCOUNT, [id]);
+export async function findAccount(ctx: Context, id: string): Promise<Account | null> {
+  const [row] = await queryable(ctx).query<AccountRow>(sql.SELECT_ACCOUNT, [id]);
   return row ? toAccount(row) : null;
 }
 
-export async function getAccount(db: Queryable, id: string): Promise<Account> {
-  const account = await findAccount(db, id);
+export async function getAccount(ctx: Context, id: string): Promise<Account> {
+  const account = await findAccount(ctx, id);
   if (!account) throw new AppError('ACCOUNT_NOT_FOUND', `Account ${id} does not exist`);
   return account;
 }
 
 /** Suspends or reactivates; every API instance drops its cached keys of the account. */
-export async function setAccountStatus(db: Database, id: string, status: AccountStatus): Promise<Account> {
-  return db.transaction(async (tx) => {
+export async function setAccountStatus(
+  ctx: Context,
+  { accountId: id, status }: { accountId: string; status: AccountStatus },
+): Promise<Account> {
+  return withTransaction(ctx, async ({ tx }) => {
     const [row] = await tx.query<AccountRow>(sql.UPDATE_STATUS, [id, status]);
     if (!row) throw new AppError('ACCOUNT_NOT_FOUND', `Account ${id} does not exist`);
     await tx.query(sql.RECORD_AUTH_CHANGE, [id]);

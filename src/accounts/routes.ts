@@ -44,7 +44,7 @@ export function accountRoutes(app: FastifyInstance, deps: { secrets: SecretBox }
     permission: 'account',
     response: AccountResponse,
     handler: async ({ principal, ctx }) => {
-      const account = await getAccount(ctx.db, principal.accountId);
+      const account = await getAccount(ctx, principal.accountId);
       return {
         ...presentAccount(account),
         // Whoever holds the secret can forge callbacks: only a key that may manage keys sees it.

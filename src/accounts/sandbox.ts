@@ -1,4 +1,5 @@
 import type { Context } from '../context.js';
+import { createContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import { validationError } from '../errors.js';
 import type { IssuedKey } from '../keys/keys.js';
@@ -23,19 +24,18 @@ export async function createSandboxStarter(
   clock: Clock,
   secrets: SecretBox,
 ): Promise<{ account: Account; key: IssuedKey }> {
-  const account = await createAccount(db, clock, { mode: 'sandbox' }, secrets);
-  await creditDeposit(db, {
+  const ctx = createContext(db, clock);
+  const account = await createAccount(ctx, { mode: 'sandbox' }, secrets);
+  await creditDeposit(ctx, {
     accountId: account.id,
     amountMicros: SANDBOX_WELCOME_MICROS,
     reference: `sandbox-welcome:${account.id}`,
     memo: 'Sandbox play money',
   });
-  const key = await createKey(
-    db,
-    clock,
-    { accountId: account.id, permissions: PERMISSIONS, expiresAt: null },
-    { name: 'sandbox starter key' },
-  );
+  const key = await createKey(ctx, {
+    actor: { accountId: account.id, permissions: PERMISSIONS, expiresAt: null },
+    settings: { name: 'sandbox starter key' },
+  });
   return { account, key };
 }
 

@@ -3,6 +3,7 @@ import { FEES } from '../fees.js';
 import { Timestamp, UsdString } from '../http/schemas.js';
 import { MAX_ACTIVE_KEYS } from '../keys/keys.js';
 import { formatUsd } from '../lib/money.js';
+import type { SecretBox } from '../webhooks/secret-box.js';
 import type { Account } from './accounts.js';
 
 const Pricing = Type.Object(
@@ -30,6 +31,7 @@ export const accountFields = {
   }),
 };
 
+/** An account as the API and the dashboard show it (with `accountFields`). */
 export function presentAccount(account: Account) {
   return {
     id: account.id,
@@ -44,5 +46,21 @@ export function presentAccount(account: Account) {
       string
     >,
     limits: { maxActiveKeys: MAX_ACTIVE_KEYS },
+  };
+}
+
+/** An account as the operator's command line shows it: with its webhook secret, without pricing. */
+export function presentAccountToOperator(account: Account, secrets: SecretBox) {
+  const { id, mode, status, walletAddress, balanceUsd, createdAt } = presentAccount(account);
+  return {
+    id,
+    /** Deprecated alias of `id` (the API's name), kept for one release (CHANGELOG.md). */
+    accountId: id,
+    mode,
+    status,
+    walletAddress,
+    balanceUsd,
+    webhookSecret: secrets.open(account.storedWebhookSecret, account.id),
+    createdAt,
   };
 }

@@ -4,6 +4,7 @@ import { isValidAnswer, MODEL_COUNT, type Vote } from './types.js';
 export const MIN_VALID_ANSWERS = 3;
 /** And at least this many must vote for the winner for it to be determined. */
 export const MIN_AGREEING_VOTES = 3;
+/** The threshold of `canDetermine` when the caller gives none (docs/ai.md); the one place it is set. */
 export const DEFAULT_CONFIDENCE_THRESHOLD = 0.75;
 
 export interface Consensus {
@@ -118,4 +119,22 @@ function combineReasoning(votes: readonly Vote[]): string {
     .filter((v) => v.reasoning)
     .map((v) => `${v.model}: ${v.reasoning}`)
     .join('\n');
+}
+
+/**
+ * The result fields of a COMPLETED resolution, in the order of the `AiResult` schema: what
+ * `GET /ai/request/:id`, the AI callback and a scheduled AI job's result all start with.
+ */
+export function consensusResult(requestId: string, question: string, consensus: Consensus) {
+  return {
+    requestId,
+    question,
+    winningOutcomeIndex: consensus.winningOutcomeIndex,
+    winningOutcomeLabel: consensus.winningOutcomeLabel,
+    confidence: consensus.confidence,
+    agreement: consensus.agreement,
+    reasoning: consensus.reasoning,
+    modelsUsed: consensus.modelsUsed,
+    canDetermine: consensus.canDetermine,
+  };
 }

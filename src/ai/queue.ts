@@ -6,10 +6,10 @@ import type { Clock } from '../lib/clock.js';
 import { randomBase62 } from '../lib/ids.js';
 import { formatUsd } from '../lib/money.js';
 import type { Log } from '../logger.js';
+import { type QueueHandler, type QueueOptions, WorkQueue } from '../queue/queue.js';
 import type { CallbackOutbox } from '../webhooks/port.js';
-import { type QueueHandler, type QueueOptions, WorkQueue } from '../worker/queue.js';
 import type { AiConfig } from './config.js';
-import { decideConsensus, MIN_VALID_ANSWERS } from './consensus.js';
+import { type Consensus, consensusResult, decideConsensus, MIN_VALID_ANSWERS } from './consensus.js';
 import { loadVotes, type RequestRow, saveVote } from './requests.js';
 import type { Resolver } from './resolver.js';
 import type { AiResultObject } from './schemas.js';
@@ -51,11 +51,11 @@ export function aiQueueHandler(deps: AiQueueDeps): QueueHandler<Claimed> {
   const { db, clock, log, resolver, callbacks, config } = deps;
 
   /**
-   * Finishes a request in one transaction that still holds its lease. `votes` are its answers as
-   * stored under this lease; null when some answer of ours was not stored (then the stored ones
-   * decide, read inside the transaction).
+   * Finishes a request in one transaction that still holds its lease. `decided` is the consensus of
+   * its answers as stored under this lease (the resolver's, when it asked the models); null when
+   * some answer of ours was not stored (then the stored ones decide, read inside the transaction).
    */
-  async function finish(request: Claimed, stored: Vote[] | null): Promise<void> {
+  async function finish(request: Claimed, decided: Consensus | null): Promise<void> {
     const ctx = createContext(db, clock, { requestId: request.id });
     await withTransaction(ctx, async (tx) => {
       const [held] = await tx.tx.query(sql.LOCK_IF_LEASED, [request.id, request.lease_token]);
@@ -63,15 +63,7 @@ export function aiQueueHandler(deps: AiQueueDeps): QueueHandler<Claimed> {
         log.warn({ aiRequestId: request.id }, 'AI request taken over by another worker; not finishing it');
         return;
       }
-      const byPosition = new Map(
-        (stored ?? (await loadVotes(tx.tx, request.id))).map((v) => [v.position, v]),
-      );
-      const models = resolver.models(request.mode);
-      const votes = Array.from(
-        { length: MODEL_COUNT },
-        (_, p) => byPosition.get(p) ?? abandoned(p, models[p]?.name ?? 'unknown'),
-      );
-      const consensus = decideConsensus(votes, request.outcomes, request.confidence_threshold);
+      const consensus = decided ?? decide(request, await loadVotes(tx.tx, request.id));
       const now = clock.now();
       let result: AiResultObject | null = null;
       let error: { code: OutcomeCode; message: string } | null = null;
@@ -79,15 +71,7 @@ export function aiQueueHandler(deps: AiQueueDeps): QueueHandler<Claimed> {
       let failure: Record<string, unknown> | null = null;
       if (consensus.status === 'COMPLETED') {
         result = {
-          requestId: request.id,
-          question: request.question,
-          winningOutcomeIndex: consensus.winningOutcomeIndex,
-          winningOutcomeLabel: consensus.winningOutcomeLabel,
-          confidence: consensus.confidence,
-          agreement: consensus.agreement,
-          reasoning: consensus.reasoning,
-          modelsUsed: consensus.modelsUsed,
-          canDetermine: consensus.canDetermine,
+          ...consensusResult(request.id, request.question, consensus),
           costUsd: formatUsd(request.cost_micros),
           remainingBalanceUsd: formatUsd(request.balance_after_micros),
         };
@@ -145,6 +129,17 @@ export function aiQueueHandler(deps: AiQueueDeps): QueueHandler<Claimed> {
     });
   }
 
+  /** The consensus of a request's stored answers, a model without one counted as abandoned. */
+  function decide(request: Claimed, stored: readonly Vote[]): Consensus {
+    const byPosition = new Map(stored.map((v) => [v.position, v]));
+    const models = resolver.models(request.mode);
+    const votes = Array.from(
+      { length: MODEL_COUNT },
+      (_, p) => byPosition.get(p) ?? abandoned(p, models[p]?.name ?? 'unknown'),
+    );
+    return decideConsensus(votes, request.outcomes, request.confidence_threshold);
+  }
+
   return {
     name: 'ai-resolution',
     channel: sql.AI_CHANNEL,
@@ -165,6 +160,7 @@ export function aiQueueHandler(deps: AiQueueDeps): QueueHandler<Claimed> {
         if (await saveVote(db, lease, vote, clock.now())) votes.push(vote);
         else allStored = false;
       };
+      let consensus: Consensus | null = null;
       if (request.attempts > config.maxAttempts) {
         // Its workers kept dying or failing: finish with what was answered, the rest abandoned.
         const models = resolver.models(request.mode);
@@ -172,13 +168,15 @@ export function aiQueueHandler(deps: AiQueueDeps): QueueHandler<Claimed> {
           if (!known.has(p)) await store(abandoned(p, models[p]?.name ?? 'unknown'));
         }
       } else if (known.size < MODEL_COUNT) {
-        await resolver.resolve(
+        // The resolver decides over the known answers and the new ones together: stored, its
+        // consensus is the request's.
+        ({ consensus } = await resolver.resolve(
           request.mode,
           { question: request.question, outcomes: request.outcomes, context: request.context },
           { confidenceThreshold: request.confidence_threshold, known, onVote: store },
-        );
+        ));
       }
-      await finish(request, allStored ? votes : null);
+      await finish(request, allStored ? (consensus ?? decide(request, votes)) : null);
     },
     async nextDueAt() {
       const [row] = await db.query<{ next: Date | null }>(sql.NEXT_DUE);

@@ -1,19 +1,19 @@
 import { statement } from '../db/database.js';
+import { wakingWrite } from '../queue/wake.js';
 
 /** The NOTIFY channel of AI requests: the submitting transaction wakes the workers with it. */
 export const AI_CHANNEL = 'ai_requests';
 
-// The request and the workers' wake-up in one statement: the NOTIFY is delivered when the
-// submitting transaction commits, so a worker never looks for a row that is not there yet.
+// The request and the workers' wake-up in one statement (queue/wake.ts).
 export const INSERT_REQUEST = statement(
   'ai_insert_request',
-  `WITH inserted AS (
-     INSERT INTO ai_requests (id, account_id, key_id, mode, question, outcomes, context, confidence_threshold,
+  wakingWrite(
+    AI_CHANNEL,
+    `INSERT INTO ai_requests (id, account_id, key_id, mode, question, outcomes, context, confidence_threshold,
                               callback_url, market_id, charge_entry_id, cost_micros, balance_after_micros, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
-     RETURNING id
-   )
-   SELECT pg_notify('${AI_CHANNEL}', '') FROM inserted`,
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+    'id',
+  ),
 );
 
 const REQUEST_COLUMNS = `id, account_id, mode, status, question, outcomes, context, confidence_threshold, callback_url,

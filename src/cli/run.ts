@@ -1,19 +1,23 @@
 import { parseArgs } from 'node:util';
+import { accountsCommand } from '../accounts/cli.js';
 import { ConfigError, loadConfig } from '../config.js';
+import { createContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import { MigrationError, migrate } from '../db/migrate.js';
 import { openDatabase } from '../db/open.js';
 import { DataDirInUseError } from '../db/pglite.js';
 import { AppError } from '../errors.js';
 import { jobsCommand } from '../jobs/cli.js';
+import { keysCommand } from '../keys/cli.js';
+import { ledgerCommand } from '../ledger/cli.js';
 import { systemClock } from '../lib/clock.js';
+import { createOutput, type Output, UsageError } from '../lib/command-line.js';
 import { ListenError } from '../lib/listen.js';
 import { marketsCommand } from '../markets/cli.js';
 import { webhooksCommand } from '../webhooks/cli.js';
 import { listenAndForward, listenSettings, StreamRefusedError } from '../webhooks/listen.js';
 import { createSecretBox } from '../webhooks/secret-box.js';
-import { accountsCommand, keysCommand, ledgerCommand, migrateCommand } from './commands.js';
-import { createOutput, type Output, UsageError } from './output.js';
+import { migrateCommand } from './migrate.js';
 
 /** Where a command reads its settings and writes its answer: the process, or a test. */
 export interface CliIo {
@@ -181,7 +185,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
         return 0;
       case 'markets':
         await migrate(db);
-        return (await marketsCommand({ db, clock: systemClock }, out, action, args)) ? 0 : 1;
+        return (await marketsCommand(createContext(db, systemClock), out, action, args)) ? 0 : 1;
       default:
         throw new UsageError(`unknown command "${command}"`);
     }

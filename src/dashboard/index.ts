@@ -22,6 +22,8 @@ import { serveDashboard } from './static.js';
  */
 export { type DashboardSettings, dashboardSettings } from './config.js';
 export type { DepositSource, DepositView } from './funds.js';
+/** What retention deletes of the dashboard's tables (retention/tables.ts). */
+export { PRUNE_CHALLENGES, PRUNE_EXPIRED_SESSIONS, PRUNE_IDLE_SESSIONS } from './sql.js';
 
 export interface DashboardDeps {
   config: Config;

@@ -43,14 +43,7 @@ export async function walletAccounts(
   const live =
     given?.mode === 'live'
       ? given.id
-      : (
-          await createAccount(
-            tx,
-            clock,
-            { mode: 'live', walletAddress: given ? undefined : address },
-            secrets,
-          )
-        ).id;
+      : (await createAccount(ctx, { mode: 'live', walletAddress: given ? undefined : address }, secrets)).id;
   const sandbox = given?.mode === 'sandbox' ? given.id : await newSandboxAccount(ctx, secrets);
   await tx.query(sql.INSERT_WALLET, [address, live, sandbox, clock.now()]);
   return {
@@ -60,8 +53,8 @@ export async function walletAccounts(
 }
 
 async function newSandboxAccount(ctx: TxContext, secrets: SecretBox): Promise<string> {
-  const account = await createAccount(ctx.tx, ctx.clock, { mode: 'sandbox' }, secrets);
-  await creditDeposit(ctx.tx, {
+  const account = await createAccount(ctx, { mode: 'sandbox' }, secrets);
+  await creditDeposit(ctx, {
     accountId: account.id,
     amountMicros: SANDBOX_WELCOME_MICROS,
     reference: `sandbox-welcome:${account.id}`,

@@ -1,10 +1,8 @@
+import { consensusResult, DEFAULT_CONFIDENCE_THRESHOLD } from '../ai/consensus.js';
 import { BODY_PATHS, checkQuestion } from '../ai/input.js';
 import type { Resolver } from '../ai/resolver.js';
 import { type OutcomeCode, validationError } from '../errors.js';
 import type { AiJobResolver } from './ports.js';
-
-/** The default consensus threshold (docs/ai.md). */
-const DEFAULT_THRESHOLD = 0.75;
 
 /**
  * Scheduled AI jobs through the AI resolution engine: the same limits and models as
@@ -24,7 +22,7 @@ export function aiJobResolver(resolver: Resolver): AiJobResolver {
       const { votes, consensus } = await resolver.resolve(
         mode,
         { question: input.question, outcomes: input.outcomes, context: input.context ?? '' },
-        { confidenceThreshold: input.confidenceThreshold ?? DEFAULT_THRESHOLD },
+        { confidenceThreshold: input.confidenceThreshold ?? DEFAULT_CONFIDENCE_THRESHOLD },
       );
       if (consensus.status === 'FAILED') {
         return {
@@ -38,15 +36,7 @@ export function aiJobResolver(resolver: Resolver): AiJobResolver {
       return {
         ok: true,
         result: {
-          requestId,
-          question: input.question,
-          winningOutcomeIndex: consensus.winningOutcomeIndex,
-          winningOutcomeLabel: consensus.winningOutcomeLabel,
-          confidence: consensus.confidence,
-          agreement: consensus.agreement,
-          reasoning: consensus.reasoning,
-          modelsUsed: consensus.modelsUsed,
-          canDetermine: consensus.canDetermine,
+          ...consensusResult(requestId, input.question, consensus),
           votes: votes.map(({ position: _position, ...vote }) => vote),
         },
       };

@@ -1,7 +1,6 @@
-import type { CommandArgs } from '../cli/commands.js';
-import { type Output, UsageError } from '../cli/output.js';
 import type { Database } from '../db/database.js';
 import { systemClock } from '../lib/clock.js';
+import { type CommandArgs, type Output, UsageError } from '../lib/command-line.js';
 import { formatUsd } from '../lib/money.js';
 import { canCancel, JOB_STATUSES, type JobRow, type JobStatus } from './jobs.js';
 import * as sql from './sql.js';

@@ -4,6 +4,7 @@ import { AppError, validationError } from '../errors.js';
 import { refundCharge } from '../ledger/ledger.js';
 import { newId } from '../lib/ids.js';
 import { parseIsoTimestamp } from '../lib/time.js';
+import type { AiJobInput } from './ports.js';
 import * as sql from './sql.js';
 
 export type JobType = 'PRICE_RESOLUTION' | 'AI_RESOLUTION';
@@ -20,16 +21,31 @@ export const JOB_STATUSES: readonly JobStatus[] = [
 export const CANCEL_CUTOFF_MS = 5 * 60 * 1000;
 /** The furthest ahead a job can be scheduled. */
 export const MAX_AHEAD_MS = 365 * 24 * 60 * 60 * 1000;
-/** The NOTIFY channel that wakes the job workers. */
-export const JOBS_CHANNEL = 'scheduled_jobs';
 
-export interface JobRow {
+/** What a price check asks for: the token as it was scheduled. */
+export interface PriceJobRequest {
+  symbol: string;
+}
+
+/** A job's type and what it asks, stored in its `request` column: one shape per type. */
+export type JobPayload =
+  | { type: 'PRICE_RESOLUTION'; request: PriceJobRequest }
+  | { type: 'AI_RESOLUTION'; request: AiJobInput };
+
+/** A job row of each type, with the request of that type. */
+export type JobRow = JobRowFields &
+  (
+    | { job_type: 'PRICE_RESOLUTION'; request: PriceJobRequest }
+    | { job_type: 'AI_RESOLUTION'; request: AiJobInput }
+  );
+
+export type PriceJobRow = JobRow & { job_type: 'PRICE_RESOLUTION' };
+
+interface JobRowFields {
   id: string;
   account_id: string;
-  job_type: JobType;
   status: JobStatus;
   scheduled_for: Date;
-  request: Record<string, unknown>;
   callback_url: string | null;
   mode: AccountMode;
   charge_entry_id: bigint;
@@ -74,15 +90,13 @@ export function readScheduledFor(text: string, path: string, now: Date): Date {
   return at;
 }
 
-export interface NewJob {
-  type: JobType;
+export type NewJob = JobPayload & {
   scheduledFor: Date;
-  request: Record<string, unknown>;
   callbackUrl: string | null;
   mode: AccountMode;
   chargeEntryId: bigint;
   costMicros: bigint;
-}
+};
 
 /** Writes a PENDING job in the transaction of its charge, and wakes the workers when it commits. */
 export async function insertJob(ctx: TxContext, accountId: string, job: NewJob): Promise<JobRow> {
@@ -100,8 +114,9 @@ export async function insertJob(ctx: TxContext, accountId: string, job: NewJob):
     ctx.principal?.keyId ?? null,
     ctx.clock.now(),
   ]);
-  await ctx.tx.query(`SELECT pg_notify('${JOBS_CHANNEL}', '')`);
-  return row as JobRow;
+  // The statement's wake-up column is no part of the job.
+  const { woke: _woke, ...inserted } = row as JobRow & { woke: unknown };
+  return inserted as JobRow;
 }
 
 function jobNotFound(jobId: string): AppError {

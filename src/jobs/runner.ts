@@ -10,10 +10,10 @@ import { presentPrice } from '../prices/batch.js';
 import { requireToken } from '../prices/requested.js';
 import type { PriceService } from '../prices/service.js';
 import type { PriceTarget } from '../prices/tokens.js';
+import type { QueueHandler } from '../queue/queue.js';
 import type { CallbackOutbox } from '../webhooks/port.js';
-import type { QueueHandler } from '../worker/queue.js';
-import { JOBS_CHANNEL, type JobRow } from './jobs.js';
-import type { AiJobInput, AiJobResolver } from './ports.js';
+import type { JobRow, PriceJobRow } from './jobs.js';
+import type { AiJobResolver } from './ports.js';
 import * as sql from './sql.js';
 
 export interface JobRunnerDeps {
@@ -54,7 +54,7 @@ export function jobQueueHandler(deps: JobRunnerDeps): QueueHandler<JobRow> {
   const { db, settings } = deps;
   return {
     name: 'scheduled-jobs',
-    channel: JOBS_CHANNEL,
+    channel: sql.JOBS_CHANNEL,
     concurrency: settings.concurrency,
     claim: (limit, now) =>
       db.query<JobRow>(sql.CLAIM, [now, limit, randomBase62(16), settings.priceLeaseMs, settings.aiLeaseMs]),
@@ -67,7 +67,10 @@ export function jobQueueHandler(deps: JobRunnerDeps): QueueHandler<JobRow> {
     batchable: (job) => job.job_type === 'PRICE_RESOLUTION',
     async processBatch(jobs) {
       const spent = jobs.filter((job) => job.attempts > settings.maxAttempts);
-      const runs = jobs.filter((job) => job.attempts <= settings.maxAttempts);
+      const runs = jobs.filter(
+        (job): job is PriceJobRow =>
+          job.job_type === 'PRICE_RESOLUTION' && job.attempts <= settings.maxAttempts,
+      );
       const results = await Promise.allSettled([abandonJobs(deps, spent), runPriceChecks(deps, runs)]);
       const failed = results.find((r) => r.status === 'rejected');
       if (failed) throw failed.reason; // logged by the queue; retried after the lease
@@ -100,10 +103,10 @@ async function abandonJobs(deps: JobRunnerDeps, jobs: JobRow[]): Promise<void> {
   );
 }
 
-async function runAiJob(deps: JobRunnerDeps, job: JobRow): Promise<void> {
+async function runAiJob(deps: JobRunnerDeps, job: JobRow & { job_type: 'AI_RESOLUTION' }): Promise<void> {
   let outcome: Outcome;
   try {
-    outcome = await deps.ai.resolve(job.request as unknown as AiJobInput, job.mode, job.request_id);
+    outcome = await deps.ai.resolve(job.request, job.mode, job.request_id);
   } catch (err) {
     if (job.attempts < deps.settings.maxAttempts) throw err; // logged by the queue; retried after the lease
     deps.log.error({ err, jobId: job.id }, 'scheduled job failed on every attempt');
@@ -125,7 +128,7 @@ interface TokenGroup {
  * others are grouped by token, and each group is priced once and finished together, so that a slow
  * venue for one token holds back only that token's jobs.
  */
-async function runPriceChecks(deps: JobRunnerDeps, jobs: JobRow[]): Promise<void> {
+async function runPriceChecks(deps: JobRunnerDeps, jobs: PriceJobRow[]): Promise<void> {
   const refused: Ran[] = [];
   const groups = new Map<string, TokenGroup>();
   for (const job of jobs) {
@@ -209,23 +212,26 @@ async function finishJobs(deps: JobRunnerDeps, ran: Ran[]): Promise<void> {
  * status, result, refund and callback commit together, and only for a job whose lease still holds.
  */
 async function finishTogether(deps: JobRunnerDeps, ran: Ran[]): Promise<void> {
-  const rows = JSON.stringify(
-    ran.map(({ job, outcome }) => ({
-      id: job.id,
-      lease_token: job.lease_token,
-      status: outcome.ok ? 'COMPLETED' : 'FAILED',
-      result: outcome.ok ? outcome.result : null,
-      error: outcome.ok ? null : outcome.error,
-    })),
-  );
+  const finishing = (deliveries?: ReadonlyMap<string, string>) =>
+    JSON.stringify(
+      ran.map(({ job, outcome }) => ({
+        id: job.id,
+        lease_token: job.lease_token,
+        status: outcome.ok ? 'COMPLETED' : 'FAILED',
+        result: outcome.ok ? outcome.result : null,
+        error: outcome.ok ? null : outcome.error,
+        delivery_id: deliveries?.get(job.id) ?? null,
+      })),
+    );
   if (ran.every(({ job, outcome }) => outcome.ok && !job.callback_url)) {
-    const finished = await deps.db.query<JobRow>(sql.FINISH, [rows, deps.clock.now()]);
+    const finished = await deps.db.query<JobRow>(sql.FINISH, [finishing(), deps.clock.now()]);
     warnLostLeases(deps, ran, finished);
     return;
   }
   const ctx = createContext(deps.db, deps.clock);
   await withTransaction(ctx, async (tx) => {
-    const finished = await tx.tx.query<JobRow>(sql.FINISH, [rows, tx.clock.now()]);
+    const held = JSON.stringify(ran.map(({ job }) => ({ id: job.id, lease_token: job.lease_token })));
+    const finished = await tx.tx.query<JobRow>(sql.LOCK_HELD, [held]);
     warnLostLeases(deps, ran, finished);
     const outcomes = new Map(ran.map(({ job, outcome }) => [job.id, outcome]));
     // Refunds lock account rows: in one order (account, then job), so that two batches never deadlock.
@@ -242,7 +248,7 @@ async function finishTogether(deps: JobRunnerDeps, ran: Ran[]): Promise<void> {
     }
     // Balances once the refunds are in: what the account has when this transaction commits.
     const balances = new Map<string, bigint>();
-    const deliveries: { id: string; delivery_id: string }[] = [];
+    const deliveries = new Map<string, string>();
     for (const job of finished) {
       const outcome = outcomes.get(job.id);
       if (!job.callback_url || !outcome) continue;
@@ -252,9 +258,9 @@ async function finishTogether(deps: JobRunnerDeps, ran: Ran[]): Promise<void> {
         balances.set(job.account_id, balance);
       }
       const deliveryId = await enqueueJobCallback(deps, tx, job, outcome, refunds.get(job.id) ?? 0n, balance);
-      deliveries.push({ id: job.id, delivery_id: deliveryId });
+      deliveries.set(job.id, deliveryId);
     }
-    if (deliveries.length > 0) await tx.tx.query(sql.SET_DELIVERIES, [JSON.stringify(deliveries)]);
+    await tx.tx.query(sql.FINISH, [finishing(deliveries), tx.clock.now()]);
   });
 }
 

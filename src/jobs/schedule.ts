@@ -9,6 +9,7 @@ import {
   canCancel,
   findJob,
   insertJob,
+  type JobPayload,
   type JobRow,
   type JobType,
   readScheduledFor,
@@ -16,12 +17,10 @@ import {
 import type { AiJobInput, AiJobResolver } from './ports.js';
 
 /** What a schedule request says, checked before anything is charged. */
-export interface CheckedJob {
-  type: JobType;
+export type CheckedJob = JobPayload & {
   scheduledFor: Date;
-  request: Record<string, unknown>;
   callbackUrl: string | null;
-}
+};
 
 /**
  * A price check's input: the time (INVALID_TIMESTAMP, TIMESTAMP_IN_PAST, VALIDATION_ERROR beyond a
@@ -67,7 +66,7 @@ export function checkAiJob(
   return {
     type: 'AI_RESOLUTION',
     scheduledFor,
-    request: request as unknown as Record<string, unknown>,
+    request,
     callbackUrl: input.callbackUrl,
   };
 }

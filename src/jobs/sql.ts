@@ -1,14 +1,22 @@
 import { statement } from '../db/database.js';
+import { wakingWrite } from '../queue/wake.js';
+
+/** The NOTIFY channel that wakes the job workers. */
+export const JOBS_CHANNEL = 'scheduled_jobs';
 
 const COLUMNS = `id, account_id, job_type, status, scheduled_for, request, callback_url, mode, charge_entry_id,
   cost_micros, request_id, key_id, result, error, delivery_id, attempts, lease_token, created_at, started_at, finished_at`;
 
+/** The job and the workers' wake-up in one statement (queue/wake.ts). */
 export const INSERT = statement(
   'jobs_insert',
-  `INSERT INTO scheduled_jobs (id, account_id, job_type, status, scheduled_for, request, callback_url, mode,
-     charge_entry_id, cost_micros, request_id, key_id, created_at)
-   VALUES ($1, $2, $3, 'PENDING', $4, $5, $6, $7, $8, $9, $10, $11, $12)
-   RETURNING ${COLUMNS}`,
+  wakingWrite(
+    JOBS_CHANNEL,
+    `INSERT INTO scheduled_jobs (id, account_id, job_type, status, scheduled_for, request, callback_url, mode,
+       charge_entry_id, cost_micros, request_id, key_id, created_at)
+     VALUES ($1, $2, $3, 'PENDING', $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+    COLUMNS,
+  ),
 );
 
 export const FIND = statement(
@@ -76,22 +84,33 @@ const JOB_COLUMNS = COLUMNS.split(',')
  * claimed batch is finished by one statement (one commit) instead of one per job: per-job commits
  * were most of the time 1,000 jobs due in one second took to run (docs/performance.md).
  */
+/**
+ * Finishes the jobs of $1 (a JSON array of `{ id, lease_token, status, result, error, delivery_id }`)
+ * that still hold their lease: one update per job, its callback's delivery id included.
+ */
 export const FINISH = statement(
   'jobs_finish',
   `UPDATE scheduled_jobs j
       SET status = f.status, result = f.result, error = f.error, finished_at = $2,
-          lease_until = NULL, lease_token = NULL
-     FROM jsonb_to_recordset($1::jsonb) AS f(id text, lease_token text, status text, result jsonb, error jsonb)
+          delivery_id = COALESCE(f.delivery_id, j.delivery_id), lease_until = NULL, lease_token = NULL
+     FROM jsonb_to_recordset($1::jsonb)
+          AS f(id text, lease_token text, status text, result jsonb, error jsonb, delivery_id text)
     WHERE j.id = f.id AND j.lease_token = f.lease_token AND j.status = 'PROCESSING'
    RETURNING ${JOB_COLUMNS}`,
 );
 
-/** Records the callbacks' delivery ids: $1 a JSON array of `{ id, delivery_id }`. */
-export const SET_DELIVERIES = statement(
-  'jobs_set_deliveries',
-  `UPDATE scheduled_jobs j SET delivery_id = d.delivery_id
-     FROM jsonb_to_recordset($1::jsonb) AS d(id text, delivery_id text)
-    WHERE j.id = d.id`,
+/**
+ * Locks the jobs of $1 (a JSON array of `{ id, lease_token }`) that still hold their lease, before
+ * their refunds and callbacks are written in the same transaction and FINISH ends them: the rows a
+ * lost lease no longer allows are left alone. Job rows first, then accounts (as FINISH did alone).
+ */
+export const LOCK_HELD = statement(
+  'jobs_lock_held',
+  `SELECT ${JOB_COLUMNS}
+     FROM scheduled_jobs j
+     JOIN jsonb_to_recordset($1::jsonb) AS f(id text, lease_token text)
+       ON j.id = f.id AND j.lease_token = f.lease_token AND j.status = 'PROCESSING'
+      FOR UPDATE OF j`,
 );
 
 export const OPERATOR_LIST = `SELECT ${COLUMNS} FROM scheduled_jobs

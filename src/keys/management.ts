@@ -1,6 +1,5 @@
-import type { Database } from '../db/database.js';
+import { type Context, withTransaction } from '../context.js';
 import { AppError, type ValidationProblem, validationError } from '../errors.js';
-import type { Clock } from '../lib/clock.js';
 import { NO_QUOTAS } from '../limits/quotas.js';
 import { hasBoundingQuota, hasOwnRateLimit } from './bounds.js';
 import {
@@ -35,13 +34,24 @@ import {
 
 /** The verbs that change keys: each one transaction, under the account's row lock. */
 
+/**
+ * Who changes a key (the calling key, the dashboard's account owner, or the operator) and what bounds
+ * them: an actor gets nothing looser than itself, and no more than the policy's ceilings.
+ */
+export interface KeyVerbInput {
+  actor: KeyActor;
+  policy?: KeyPolicy | undefined;
+}
+
 export async function createKey(
-  db: Database,
-  clock: Clock,
-  actor: KeyActor,
-  input: KeySettingsInput & { name: string },
-  policy: KeyPolicy = OPERATOR_POLICY,
+  ctx: Context,
+  {
+    actor,
+    settings: input,
+    policy = OPERATOR_POLICY,
+  }: KeyVerbInput & { settings: KeySettingsInput & { name: string } },
 ): Promise<IssuedKey> {
+  const { clock } = ctx;
   const now = clock.now();
   const problems: ValidationProblem[] = [];
   const name = input.name.trim();
@@ -85,7 +95,7 @@ export async function createKey(
     policy,
   );
 
-  return db.transaction(async (tx) => {
+  return withTransaction(ctx, async ({ tx }) => {
     const mode = await lockAccount(tx, actor.accountId);
     await assertRoomForKey(tx, actor.accountId, now);
     return insertKey(tx, clock, mode, actor.accountId, {
@@ -104,15 +114,16 @@ export async function createKey(
 
 /** Changes any setting of a key but its secret; fields left out keep their value. */
 export async function updateKey(
-  db: Database,
-  clock: Clock,
-  actor: KeyActor,
-  keyId: string,
-  input: KeySettingsInput,
-  policy: KeyPolicy = OPERATOR_POLICY,
+  ctx: Context,
+  {
+    actor,
+    keyId,
+    settings: input,
+    policy = OPERATOR_POLICY,
+  }: KeyVerbInput & { keyId: string; settings: KeySettingsInput },
 ): Promise<ApiKeyRecord> {
-  const now = clock.now();
-  return db.transaction(async (tx) => {
+  const now = ctx.clock.now();
+  return withTransaction(ctx, async ({ tx }) => {
     // Account first, as in createKey and rotateKey: one lock order, and a stable key count.
     await lockAccount(tx, actor.accountId);
     const key = await lockKey(tx, actor.accountId, keyId);
@@ -168,14 +179,12 @@ export async function updateKey(
  * rotated is in its grace period until then: rotating it again is KEY_ROTATION_IN_PROGRESS.
  */
 export async function rotateKey(
-  db: Database,
-  clock: Clock,
-  actor: KeyActor,
-  keyId: string,
-  policy: KeyPolicy = OPERATOR_POLICY,
+  ctx: Context,
+  { actor, keyId, policy = OPERATOR_POLICY }: KeyVerbInput & { keyId: string },
 ): Promise<{ newKey: IssuedKey; oldKey: ApiKeyRecord }> {
+  const { clock } = ctx;
   const now = clock.now();
-  return db.transaction(async (tx) => {
+  return withTransaction(ctx, async ({ tx }) => {
     const mode = await lockAccount(tx, actor.accountId);
     const old = await lockKey(tx, actor.accountId, keyId);
     refuseUnmanageable(actor, old);
@@ -224,15 +233,13 @@ export async function rotateKey(
 
 /** Revokes at once; revoking a revoked key changes nothing. */
 export async function revokeKey(
-  db: Database,
-  clock: Clock,
-  actor: KeyActor,
-  keyId: string,
+  ctx: Context,
+  { actor, keyId }: { actor: KeyActor; keyId: string },
 ): Promise<ApiKeyRecord> {
-  return db.transaction(async (tx) => {
+  return withTransaction(ctx, async ({ tx }) => {
     const key = await lockKey(tx, actor.accountId, keyId);
     refuseUnmanageable(actor, key);
-    const revoked = await revokeKeyRow(tx, keyId, clock.now());
+    const revoked = await revokeKeyRow(tx, keyId, ctx.clock.now());
     await recordAuthChange(tx, actor.accountId);
     return revoked;
   });

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
+import { type Context, queryable } from '../context.js';
 import { defineRoute } from '../http/route.js';
 import { formatCidr } from '../lib/ip.js';
 import type { AccessConfig } from '../limits/config.js';
@@ -45,13 +46,13 @@ export function keyRoutes(
   app: FastifyInstance,
   deps: { authenticator: Authenticator; access: AccessConfig },
 ): void {
-  const { db, clock } = app.services;
   const { authenticator, access } = deps;
   const defaultRateLimit = access.defaultRateLimit;
   const policy = { ceilings: access.ceilings, defaultRateLimit };
 
   /** Keys as answered, with current usage for those that have a quota. */
-  const present = (records: ApiKeyRecord[]) => presentKeys(db, clock.now(), defaultRateLimit, records);
+  const present = (ctx: Context, records: ApiKeyRecord[]) =>
+    presentKeys(queryable(ctx), ctx.clock.now(), defaultRateLimit, records);
 
   defineRoute(app, {
     method: 'POST',
@@ -68,9 +69,10 @@ export function keyRoutes(
     bodyRules: keyBodyRules,
     response: ApiKeyWithSecret,
     errors: ['MAX_KEYS_EXCEEDED'],
-    handler: async ({ body, principal }) => {
-      const issued = await createKey(db, clock, actorOf(principal, defaultRateLimit), body, policy);
-      return { ...presentKey(issued.record, clock.now(), { defaultRateLimit }), key: issued.key };
+    handler: async ({ body, principal, ctx }) => {
+      const actor = actorOf(principal, defaultRateLimit);
+      const issued = await createKey(ctx, { actor, settings: body, policy });
+      return { ...presentKey(issued.record, ctx.clock.now(), { defaultRateLimit }), key: issued.key };
     },
   });
 
@@ -83,8 +85,8 @@ export function keyRoutes(
     tags: ['keys'],
     permission: 'keys',
     response: Type.Object({ keys: Type.Array(ApiKey), total: Type.Integer() }),
-    handler: async ({ principal }) => {
-      const keys = await present(await listKeys(db, principal.accountId));
+    handler: async ({ principal, ctx }) => {
+      const keys = await present(ctx, await listKeys(queryable(ctx), principal.accountId));
       return { keys, total: keys.length };
     },
   });
@@ -104,17 +106,11 @@ export function keyRoutes(
     bodyRules: keyBodyRules,
     response: ApiKey,
     errors: ['NOT_FOUND'],
-    handler: async ({ params, body, principal }) => {
-      const updated = await updateKey(
-        db,
-        clock,
-        actorOf(principal, defaultRateLimit),
-        params.keyId,
-        body,
-        policy,
-      );
+    handler: async ({ params, body, principal, ctx }) => {
+      const actor = actorOf(principal, defaultRateLimit);
+      const updated = await updateKey(ctx, { actor, keyId: params.keyId, settings: body, policy });
       authenticator.cache.evictAccount(principal.accountId);
-      const [presented] = await present([updated]);
+      const [presented] = await present(ctx, [updated]);
       return presented as NonNullable<typeof presented>;
     },
   });
@@ -136,16 +132,11 @@ export function keyRoutes(
       }),
     }),
     errors: ['NOT_FOUND', 'KEY_ROTATION_IN_PROGRESS', 'MAX_KEYS_EXCEEDED'],
-    handler: async ({ params, principal }) => {
-      const { newKey, oldKey } = await rotateKey(
-        db,
-        clock,
-        actorOf(principal, defaultRateLimit),
-        params.keyId,
-        policy,
-      );
+    handler: async ({ params, principal, ctx }) => {
+      const actor = actorOf(principal, defaultRateLimit);
+      const { newKey, oldKey } = await rotateKey(ctx, { actor, keyId: params.keyId, policy });
       authenticator.cache.evictAccount(principal.accountId);
-      const now = clock.now();
+      const now = ctx.clock.now();
       return {
         newKey: { ...presentKey(newKey.record, now, { defaultRateLimit }), key: newKey.key },
         oldKey: presentKey(oldKey, now, { defaultRateLimit }),
@@ -163,10 +154,11 @@ export function keyRoutes(
     params: KeyIdParams,
     response: ApiKey,
     errors: ['NOT_FOUND'],
-    handler: async ({ params, principal }) => {
-      const revoked = await revokeKey(db, clock, actorOf(principal, defaultRateLimit), params.keyId);
+    handler: async ({ params, principal, ctx }) => {
+      const actor = actorOf(principal, defaultRateLimit);
+      const revoked = await revokeKey(ctx, { actor, keyId: params.keyId });
       authenticator.cache.evictAccount(principal.accountId);
-      return presentKey(revoked, clock.now(), { defaultRateLimit });
+      return presentKey(revoked, ctx.clock.now(), { defaultRateLimit });
     },
   });
 }

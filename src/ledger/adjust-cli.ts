@@ -1,7 +1,6 @@
-import type { CommandArgs } from '../cli/commands.js';
-import { type Output, UsageError } from '../cli/output.js';
 import type { Database } from '../db/database.js';
 import { AppError } from '../errors.js';
+import { type CommandArgs, type Output, UsageError } from '../lib/command-line.js';
 import { formatUsd, parseUsd } from '../lib/money.js';
 import { adjustBalance, getBalance } from './ledger.js';
 

@@ -1,3 +1,4 @@
+import { type Context, queryable } from '../context.js';
 import { afterCommit } from '../db/after-commit.js';
 import { isUniqueViolation, type Queryable } from '../db/database.js';
 import { AppError } from '../errors.js';
@@ -8,7 +9,7 @@ import * as sql from './sql.js';
 export interface ChargeInput {
   accountId: string;
   amountMicros: bigint;
-  /** What was sold, e.g. `price.single`. */
+  /** What was sold: the route's operationId, e.g. `getPrice`. */
   operation: string;
   requestId?: string | undefined;
   keyId?: string | undefined;
@@ -56,7 +57,8 @@ export interface DepositOutcome {
   duplicate: boolean;
 }
 
-export async function creditDeposit(db: Queryable, input: DepositInput): Promise<DepositOutcome> {
+export async function creditDeposit(ctx: Context, input: DepositInput): Promise<DepositOutcome> {
+  const db = queryable(ctx);
   assertPositive(input.amountMicros, 'A deposit');
   if (input.reference.trim() === '') throw new AppError('VALIDATION_ERROR', 'A deposit needs a reference');
   try {

@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.js';
 import type { Log } from '../logger.js';
-import type { PeriodicTask } from '../worker/periodic.js';
+import type { PeriodicTask } from '../queue/periodic.js';
 import type { LedgerConfig } from './config.js';
 import { reconcileLedger, reconciliationView } from './ledger.js';
 

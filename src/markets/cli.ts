@@ -1,8 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import type { Output } from '../cli/output.js';
-import { UsageError } from '../cli/output.js';
-import type { Database } from '../db/database.js';
-import type { Clock } from '../lib/clock.js';
+import type { Context } from '../context.js';
+import { type Output, UsageError } from '../lib/command-line.js';
 import { DEFAULT_DEMO_SEED, loadDemoMarkets } from './demo.js';
 import { type IngestReport, ingestText } from './ingest.js';
 import { resolveByAdmin } from './status.js';
@@ -28,7 +26,7 @@ function summary(report: IngestReport): string {
  * Returns false when the command did its work but something was refused (exit 1).
  */
 export async function marketsCommand(
-  ctx: { db: Database; clock: Clock },
+  ctx: Context,
   out: Output,
   action: string,
   args: MarketsCommandArgs,

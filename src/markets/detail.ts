@@ -3,7 +3,7 @@ import type { AiPredictionBody, MarketDetailBody, PriceFeedBody } from './schema
 import { creatorScore, estimatedApy, marketCredibility } from './scores.js';
 
 /**
- * Assembles the extended detail from the rows of detail-sql.ts and the prices of the moment: the
+ * Assembles the extended detail from the rows `service.ts` reads (statements in `sql.ts`) and the prices of the moment: the
  * orderbook, probability and statistics rules of docs/markets.md, as pure functions.
  */
 

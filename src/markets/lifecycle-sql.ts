@@ -1,9 +1,10 @@
 import { statement } from '../db/database.js';
+import { wakeUp } from '../queue/wake.js';
 
 /** The NOTIFY channel of the lifecycle: ingestion wakes the worker when markets change. */
 export const LIFECYCLE_CHANNEL = 'markets_lifecycle';
 
-export const NOTIFY = `SELECT pg_notify('${LIFECYCLE_CHANNEL}', '')`;
+export const NOTIFY = wakeUp(LIFECYCLE_CHANNEL);
 
 // Due: OPEN markets past closes_at, and markets this worker closed whose automatic resolution has
 // not run yet (its worker died mid-way). Markets the platform itself set CLOSED or RESOLVING are the

@@ -1,4 +1,5 @@
 import type { AccountMode } from '../accounts/accounts.js';
+import { DEFAULT_CONFIDENCE_THRESHOLD } from '../ai/consensus.js';
 import type { Resolver } from '../ai/resolver.js';
 import type { Database, Queryable } from '../db/database.js';
 import { AppError } from '../errors.js';
@@ -7,13 +8,11 @@ import { randomBase62 } from '../lib/ids.js';
 import type { Log } from '../logger.js';
 import type { PriceService } from '../prices/service.js';
 import { parseTarget } from '../prices/tokens.js';
-import type { QueueHandler } from '../worker/queue.js';
+import type { QueueHandler } from '../queue/queue.js';
 import * as sql from './lifecycle-sql.js';
 import { listedMarketsChanged } from './list-cache.js';
 import { type Actor, applyResolution, applyStatus } from './status.js';
 
-/** The consensus threshold of automatic AI resolutions (the default of POST /ai/resolve). */
-const AI_THRESHOLD = 0.75;
 /** A market whose closing the platform's newer status refused is looked at again this much later. */
 const RECHECK_MS = 60_000;
 const BY: Actor = 'lifecycle';
@@ -142,7 +141,7 @@ export async function resolveAutomatically(
     const { consensus } = await deps.resolver.resolve(
       mode,
       { question: market.title, outcomes, context: market.description },
-      { confidenceThreshold: AI_THRESHOLD },
+      { confidenceThreshold: DEFAULT_CONFIDENCE_THRESHOLD },
     );
     const decided =
       consensus.status === 'COMPLETED' && consensus.canDetermine && consensus.winningOutcomeIndex !== null;

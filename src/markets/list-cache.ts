@@ -1,7 +1,7 @@
-import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../db/database.js';
 import { setBounded } from '../lib/bounded-map.js';
 import type { Clock } from '../lib/clock.js';
+import type { Log } from '../logger.js';
 
 /** Notified at the commit of every change to what the list shows (migration 0016). */
 export const LISTED_CHANNEL = 'markets_listed';
@@ -47,9 +47,7 @@ export class ListCache<V> {
   private unlisten: (() => Promise<void>) | undefined;
   private readonly invalidateFn = () => this.invalidate();
 
-  constructor(
-    private readonly deps: { db: Database; clock: Clock; log: FastifyBaseLogger; enabled: boolean },
-  ) {}
+  constructor(private readonly deps: { db: Database; clock: Clock; log: Log; enabled: boolean }) {}
 
   /** The page under `key`, from the cache or from `load`. */
   get(key: string, load: () => Promise<V>): Promise<V> {

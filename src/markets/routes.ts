@@ -1,18 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
-import type { Database } from '../db/database.js';
 import { AppError } from '../errors.js';
 import { FEES } from '../fees.js';
 import { defineRoute } from '../http/route.js';
-import type { Clock } from '../lib/clock.js';
-import type { PriceService } from '../prices/service.js';
 import { cachedBodySerializer } from './cached-json.js';
-import type { MarketsConfig } from './config.js';
 import { MARKET_STATUSES } from './events.js';
-import { ListCache } from './list-cache.js';
-import { MarketDetail, type MarketDetailBody, MarketList, type MarketListBody } from './schemas.js';
-import { MarketService } from './service.js';
-import { RedisDetailStore } from './shared-cache.js';
+import { MarketDetail, MarketList } from './schemas.js';
+import type { MarketService } from './service.js';
 
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 100;
@@ -21,7 +15,9 @@ const LISTED_STATUSES = MARKET_STATUSES.filter((s) => s !== 'DRAFT');
 const ListQuery = Type.Object(
   {
     status: Type.Optional(
-      Type.Enum(LISTED_STATUSES, { description: `One of ${LISTED_STATUSES.join(', ')}; default: all` }),
+      Type.Enum(LISTED_STATUSES, {
+        description: `One of ${LISTED_STATUSES.join(', ')}; default: all`,
+      }),
     ),
     category: Type.Optional(
       Type.String({
@@ -32,36 +28,20 @@ const ListQuery = Type.Object(
       }),
     ),
     page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
-    pageSize: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE_SIZE, default: DEFAULT_PAGE_SIZE })),
+    pageSize: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_PAGE_SIZE,
+        default: DEFAULT_PAGE_SIZE,
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 
 /** GET /markets and GET /markets/:id (docs/markets.md). */
-export function marketRoutes(
-  app: FastifyInstance,
-  deps: {
-    db: Database;
-    clock: Clock;
-    prices: PriceService;
-    settings: MarketsConfig;
-    /** Set: the detail cache is shared by every API instance through this Redis. */
-    redisUrl?: string | undefined;
-  },
-): void {
-  const { db, clock, prices, settings } = deps;
-  const shared = deps.redisUrl
-    ? new RedisDetailStore<MarketDetailBody>(
-        deps.redisUrl,
-        app.log,
-        settings.detailCachePrefix,
-        settings.detailCacheTimeoutMs,
-      )
-    : undefined;
-  if (shared) app.addHook('onClose', () => shared.close());
-  const list = new ListCache<MarketListBody>({ db, clock, log: app.log, enabled: settings.listCache });
-  app.addHook('onClose', () => list.close());
-  const markets = new MarketService({ db, clock, prices, bookDepth: settings.bookDepth, shared, list });
+export function marketRoutes(app: FastifyInstance, deps: { markets: MarketService }): void {
+  const { markets } = deps;
 
   defineRoute(app, {
     method: 'GET',
@@ -106,7 +86,11 @@ export function marketRoutes(
     permission: 'markets',
     price: FEES.marketDetail,
     params: Type.Object({
-      id: Type.String({ minLength: 1, maxLength: 200, description: 'Market id or slug' }),
+      id: Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'Market id or slug',
+      }),
     }),
     response: MarketDetail,
     errors: ['NOT_FOUND'],

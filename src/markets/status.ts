@@ -1,6 +1,6 @@
-import type { Database, Queryable } from '../db/database.js';
+import { type Context, withTransaction } from '../context.js';
+import type { Queryable } from '../db/database.js';
 import { AppError, notFound, validationError } from '../errors.js';
-import type { Clock } from '../lib/clock.js';
 import { type MarketStatus, toMicros } from './events.js';
 import { listedMarketsChanged } from './list-cache.js';
 
@@ -109,10 +109,10 @@ export interface AdminResolution {
  * or label) of an OPEN, CLOSED or RESOLVING market, which becomes FINALIZED now.
  */
 export async function resolveByAdmin(
-  ctx: { db: Database; clock: Clock },
+  ctx: Context,
   input: { market: string; outcome: string },
 ): Promise<AdminResolution> {
-  const resolved = await ctx.db.transaction(async (tx): Promise<AdminResolution> => {
+  const resolved = await withTransaction(ctx, async ({ tx }): Promise<AdminResolution> => {
     const [market] = await tx.query<{
       id: string;
       status: MarketStatus;
@@ -177,6 +177,7 @@ export async function resolveByAdmin(
       resolvedAt: new Date(Date.parse(now.iso)).toISOString(),
     };
   });
+  // The pool names this process's list caches (no query): they drop their entries.
   listedMarketsChanged(ctx.db);
   return resolved;
 }

@@ -39,15 +39,15 @@ function unavailable(outcome: VenueOutcome): UnavailableSource | null {
   }
 }
 
+/** Aggregates reused while a token's quotes stay the same objects, for at most this long. */
+const MEMO_MS = 1000;
+const MEMO_MAX = 10_000;
+
 /**
  * Prices tokens for an account: sandbox accounts always from the simulated venues, live accounts
  * never. Throws SYMBOL_NOT_FOUND when no venue lists the token, PRICE_UNAVAILABLE when venues that
  * might have priced it all failed.
  */
-/** Aggregates reused while a token's quotes stay the same objects, for at most this long. */
-const MEMO_MS = 1000;
-const MEMO_MAX = 10_000;
-
 export class PriceService {
   /**
    * The last aggregate per (mode, token). Quotes come from a cache, so thousands of requests a

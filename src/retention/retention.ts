@@ -2,8 +2,8 @@ import type { Database } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import { randomBase62 } from '../lib/ids.js';
 import type { Log } from '../logger.js';
-import { TaskLease } from '../worker/lease.js';
-import type { PeriodicTask } from '../worker/periodic.js';
+import { TaskLease } from '../queue/lease.js';
+import type { PeriodicTask } from '../queue/periodic.js';
 import type { RetentionSettings } from './config.js';
 import { type RetentionTable, retentionTables } from './tables.js';
 

@@ -1,5 +1,5 @@
 import * as ai from '../ai/sql.js';
-import * as dashboard from '../dashboard/sql.js';
+import * as dashboard from '../dashboard/index.js';
 import type { Statement } from '../db/database.js';
 import { PARTS_RETENTION_MS, PRUNE_PARTS } from '../idempotency/answer-parts.js';
 import { RETENTION_MS as IDEMPOTENCY_RETENTION_MS } from '../idempotency/idempotency.js';

@@ -1,8 +1,7 @@
-import type { CommandArgs } from '../cli/commands.js';
-import { type Output, UsageError } from '../cli/output.js';
 import { createContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import { systemClock } from '../lib/clock.js';
+import { type CommandArgs, type Output, UsageError } from '../lib/command-line.js';
 import { cancelDelivery, listDeliveries, redeliver } from './deliveries.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from './outbox.js';
 import { resealSecrets } from './reseal.js';

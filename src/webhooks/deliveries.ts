@@ -1,5 +1,5 @@
 import { getAccount, newWebhookSecret } from '../accounts/accounts.js';
-import type { Context } from '../context.js';
+import { type Context, queryable } from '../context.js';
 import { AppError, notFound } from '../errors.js';
 import { randomBase62 } from '../lib/ids.js';
 import { takeOperationLimit } from '../limits/enforce.js';
@@ -27,26 +27,26 @@ export async function listDeliveries(
 ) {
   const status = filter.status ?? null;
   const [rows, [count]] = await Promise.all([
-    ctx.db.query<DeliveryRow>(sql.LIST, [
+    queryable(ctx).query<DeliveryRow>(sql.LIST, [
       accountId,
       status,
       filter.pageSize,
       (filter.page - 1) * filter.pageSize,
     ]),
-    ctx.db.query<{ total: bigint | number }>(sql.COUNT, [accountId, status]),
+    queryable(ctx).query<{ total: bigint | number }>(sql.COUNT, [accountId, status]),
   ]);
   return { deliveries: rows.map((row) => presentDelivery(row)), total: Number(count?.total ?? 0) };
 }
 
 export async function getDelivery(ctx: Context, accountId: string | null, id: string) {
-  const delivery = await findDelivery(ctx.db, id, accountId);
+  const delivery = await findDelivery(queryable(ctx), id, accountId);
   if (!delivery) throw notFound(`Delivery ${id}`);
   return delivery;
 }
 
 /** One more attempt, due now, with the same `webhook-id` (docs/webhooks.md#redelivery). */
 export async function redeliver(ctx: Context, accountId: string | null, id: string) {
-  const [row] = await ctx.db.query(sql.REDELIVER, [id, accountId, ctx.clock.now()]);
+  const [row] = await queryable(ctx).query(sql.REDELIVER, [id, accountId, ctx.clock.now()]);
   if (!row) throw notFound(`Delivery ${id}`);
   return getDelivery(ctx, accountId, id);
 }
@@ -57,7 +57,7 @@ export async function redeliver(ctx: Context, accountId: string | null, id: stri
  * A finished delivery cannot be cancelled: 409 DELIVERY_CANNOT_CANCEL naming its status.
  */
 export async function cancelDelivery(ctx: Context, accountId: string | null, id: string) {
-  const [row] = await ctx.db.query<{ previous: DeliveryStatus; cancelled: boolean }>(sql.CANCEL, [
+  const [row] = await queryable(ctx).query<{ previous: DeliveryStatus; cancelled: boolean }>(sql.CANCEL, [
     id,
     accountId,
     ctx.clock.now(),
@@ -121,7 +121,7 @@ export async function sendTestEvent(
     data: { message: 'A test event from Sibyl: your endpoint received and can verify it.' },
     timestamp: now.toISOString(),
   });
-  const [secrets] = await ctx.db.query<
+  const [secrets] = await queryable(ctx).query<
     Pick<ClaimedDelivery, 'webhook_secret' | 'webhook_secret_previous' | 'webhook_secret_previous_until'>
   >(sql.INSERT_TEST, [
     id,
@@ -165,13 +165,17 @@ export async function sendTestEvent(
 export async function rotateWebhookSecret(ctx: Context, box: SecretBox, accountId: string) {
   const secret = newWebhookSecret();
   const until = new Date(ctx.clock.now().getTime() + ROTATION_OVERLAP_MS);
-  const [row] = await ctx.db.query(sql.ROTATE_SECRET, [accountId, box.seal(secret, accountId), until]);
+  const [row] = await queryable(ctx).query(sql.ROTATE_SECRET, [
+    accountId,
+    box.seal(secret, accountId),
+    until,
+  ]);
   if (!row) throw notFound(`Account ${accountId}`);
   return { webhookSecret: secret, previousSecretValidUntil: until.toISOString() };
 }
 
 /** The signing secret in clear, for its owner (GET /account and the dashboard's "reveal"). */
 export async function revealWebhookSecret(ctx: Context, box: SecretBox, accountId: string) {
-  const account = await getAccount(ctx.db, accountId);
+  const account = await getAccount(ctx, accountId);
   return { webhookSecret: box.open(account.storedWebhookSecret, account.id) };
 }

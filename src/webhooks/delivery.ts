@@ -2,7 +2,7 @@ import type { Database } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import { randomBase62 } from '../lib/ids.js';
 import type { Log } from '../logger.js';
-import type { QueueHandler } from '../worker/queue.js';
+import type { QueueHandler } from '../queue/queue.js';
 import type { DeliveryStatus } from './outbox.js';
 import { RETRY_DELAYS_MS } from './outbox.js';
 import type { SecretBox } from './secret-box.js';

@@ -1,5 +1,5 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { UsageError } from '../cli/output.js';
+import { UsageError } from '../lib/command-line.js';
 
 export interface ListenOptions {
   /** The service, e.g. `https://api.example.com` or `http://127.0.0.1:3000`. */

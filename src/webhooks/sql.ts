@@ -1,4 +1,5 @@
 import { statement } from '../db/database.js';
+import { wakingWrite } from '../queue/wake.js';
 
 /** The NOTIFY channel of webhook deliveries: the transaction that writes one wakes the workers. */
 export const DELIVERIES_CHANNEL = 'webhook_deliveries';
@@ -6,16 +7,15 @@ export const DELIVERIES_CHANNEL = 'webhook_deliveries';
 const COLUMNS = `id, account_id, url, type, request_id, payload, status, due_at, attempts, max_attempts,
   last_status_code, last_error, created_at, finished_at, cancelled_at`;
 
-// The row and the workers' wake-up in one statement: the NOTIFY goes out when the result's
-// transaction commits, so a worker never looks for a row that is not there yet.
+// The row and the workers' wake-up in one statement (queue/wake.ts).
 export const INSERT = statement(
   'webhooks_insert',
-  `WITH inserted AS (
-     INSERT INTO webhook_deliveries (id, account_id, url, type, request_id, payload, status, due_at, max_attempts, created_at)
-     VALUES ($1, $2, $3, $4, $5, $6, 'PENDING', $7, $8, $7)
-     RETURNING id
-   )
-   SELECT pg_notify('${DELIVERIES_CHANNEL}', '') FROM inserted`,
+  wakingWrite(
+    DELIVERIES_CHANNEL,
+    `INSERT INTO webhook_deliveries (id, account_id, url, type, request_id, payload, status, due_at, max_attempts, created_at)
+     VALUES ($1, $2, $3, $4, $5, $6, 'PENDING', $7, $8, $7)`,
+    'id',
+  ),
 );
 
 /** The error of an attempt whose worker was lost: its outcome is unknown, and it counts as failed. */
@@ -132,17 +132,17 @@ export const COUNT = statement(
  */
 export const REDELIVER = statement(
   'webhooks_redeliver',
-  `WITH updated AS (
-     UPDATE webhook_deliveries
+  wakingWrite(
+    DELIVERIES_CHANNEL,
+    `UPDATE webhook_deliveries
         SET status = CASE WHEN status = 'SENDING' THEN status ELSE 'PENDING' END,
             due_at = CASE WHEN status = 'SENDING' THEN due_at ELSE $3 END,
             max_attempts = CASE WHEN status IN ('PENDING', 'SENDING') THEN max_attempts ELSE attempts + 1 END,
             finished_at = CASE WHEN status IN ('PENDING', 'SENDING') THEN finished_at END,
             cancelled_at = NULL
-      WHERE id = $1 AND ($2::text IS NULL OR account_id = $2)
-     RETURNING id
-   )
-   SELECT id, pg_notify('${DELIVERIES_CHANNEL}', '') FROM updated`,
+      WHERE id = $1 AND ($2::text IS NULL OR account_id = $2)`,
+    'id',
+  ),
 );
 
 /**

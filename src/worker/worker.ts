@@ -1,42 +1,25 @@
 import { createAiQueue } from '../ai/queue.js';
-import { createResolver } from '../ai/resolver.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
-import { aiJobResolver } from '../jobs/ai.js';
-import type { AiJobResolver } from '../jobs/ports.js';
 import { jobQueueHandler } from '../jobs/runner.js';
 import { ledgerTasks } from '../ledger/tasks.js';
 import type { Clock } from '../lib/clock.js';
 import type { Log } from '../logger.js';
 import { lifecycleQueueHandler } from '../markets/lifecycle.js';
-import { createPriceService } from '../prices/index.js';
-import type { PriceVenue } from '../prices/types.js';
-import { createLiveVenues } from '../prices/venues/registry.js';
+import { createPorts, type PortOverrides, type Ports } from '../ports.js';
+import { PeriodicRunner } from '../queue/periodic.js';
+import { WorkQueue } from '../queue/queue.js';
 import { createRetention } from '../retention/retention.js';
 import { deliveryQueueHandler } from '../webhooks/delivery.js';
-import { createWebhookOutbox } from '../webhooks/outbox.js';
-import type { CallbackOutbox } from '../webhooks/port.js';
-import { createSecretBox, type SecretBox } from '../webhooks/secret-box.js';
-import { createTransport } from '../webhooks/transport.js';
-import type { WebhookTransport } from '../webhooks/transport-port.js';
-import { PeriodicRunner } from './periodic.js';
-import { WorkQueue } from './queue.js';
 
-export interface WorkerDeps {
+/** What the worker is built from; the ports as for the API (src/ports.ts). */
+export interface WorkerDeps extends PortOverrides {
   config: Config;
   db: Database;
   clock: Clock;
   log: Log;
-  /** The webhook outbox that results' callbacks are written to; default: the real one. */
-  callbacks?: CallbackOutbox;
-  /** How webhooks are sent; default: the guarded HTTPS transport of the configuration. */
-  webhookTransport?: WebhookTransport;
-  /** How webhook secrets are kept at rest; default: from the configuration. */
-  secrets?: SecretBox;
-  /** Live price venues; default: the configured registry. */
-  liveVenues?: PriceVenue[];
-  /** The AI resolution scheduled AI jobs run; default: the configured models. */
-  aiJobs?: AiJobResolver;
+  /** The ports, already built (the caller closes them); default: `createPorts` with the overrides. */
+  ports?: Ports;
 }
 
 /** A durable work queue as the worker runs it. */
@@ -56,20 +39,14 @@ export interface Worker {
  */
 export function createWorker(deps: WorkerDeps): Worker {
   const { config, db, clock, log } = deps;
-  const callbacks = deps.callbacks ?? createWebhookOutbox(config.webhooks);
-  const transport = deps.webhookTransport ?? createTransport(config.webhooks);
+  const ports = deps.ports ?? createPorts(config, db, clock, deps);
+  const { prices, resolver, callbacks } = ports;
   const periodic = new PeriodicRunner(
     [
       ...ledgerTasks({ db, log, config: config.ledger }),
       createRetention({ db, clock, log, settings: config.retention }).task,
     ],
     { clock, log },
-  );
-  const resolver = createResolver(config.ai, clock);
-  const prices = createPriceService(
-    config.prices,
-    clock,
-    deps.liveVenues ?? createLiveVenues(config.prices, clock).price,
   );
   const queues: Queue[] = [
     createAiQueue({ db, clock, log, resolver, callbacks, config: config.ai }),
@@ -80,7 +57,7 @@ export function createWorker(deps: WorkerDeps): Worker {
         log,
         prices,
         callbacks,
-        ai: deps.aiJobs ?? aiJobResolver(resolver),
+        ai: ports.aiJobs,
         settings: config.jobs,
       }),
       { db, clock, log },
@@ -95,8 +72,8 @@ export function createWorker(deps: WorkerDeps): Worker {
         db,
         clock,
         log,
-        transport,
-        secrets: deps.secrets ?? createSecretBox(config.webhooks),
+        transport: ports.webhookTransport,
+        secrets: ports.secrets,
         settings: config.webhooks,
       }),
       { db, clock, log },
@@ -110,7 +87,7 @@ export function createWorker(deps: WorkerDeps): Worker {
     },
     async stop() {
       await Promise.all([periodic.stop(), ...queues.map((queue) => queue.stop())]);
-      if (!deps.webhookTransport) await transport.close();
+      if (!deps.ports) await ports.close();
     },
   };
 }

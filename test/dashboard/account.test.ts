@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createContext } from '../../src/context.js';
 import { MAX_CSV_ENTRIES } from '../../src/dashboard/csv.js';
 import { creditDeposit } from '../../src/ledger/ledger.js';
 import { isSolanaAddress } from '../../src/lib/base58.js';
+import { systemClock } from '../../src/lib/clock.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { DASHBOARD_TEST_CONFIG, DashboardClient } from '../helpers/dashboard.js';
 import { balanceOf, expectLedgerReconciles } from '../helpers/ledger.js';
@@ -86,7 +88,7 @@ describe('play money', () => {
 
 describe('funds', () => {
   it('live: the treasury address, a stable reference key, Solana Pay links for SOL and USDC, the deposits', async () => {
-    await creditDeposit(ctx.database.db, {
+    await creditDeposit(createContext(ctx.database.db, systemClock), {
       accountId: ids.live,
       amountMicros: 25_000_000n,
       reference:
@@ -138,7 +140,7 @@ describe('funds', () => {
 
 describe('the ledger as CSV', () => {
   it('is the entries of the range, oldest first, with a header; text a spreadsheet would run is neutralised', async () => {
-    await creditDeposit(ctx.database.db, {
+    await creditDeposit(createContext(ctx.database.db, systemClock), {
       accountId: ids.live,
       amountMicros: 1_000_000n,
       reference: '=HYPERLINK("https://evil.example")',

@@ -4,8 +4,10 @@ import { join } from 'node:path';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setAccountStatus } from '../../src/accounts/accounts.js';
+import { createContext } from '../../src/context.js';
 import { CONTENT_SECURITY_POLICY, DASHBOARD_BUILD, serveDashboard } from '../../src/dashboard/static.js';
 import { registerErrorHandling } from '../../src/http/errors.js';
+import { systemClock } from '../../src/lib/clock.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { DASHBOARD_TEST_CONFIG, DashboardClient } from '../helpers/dashboard.js';
 
@@ -101,7 +103,10 @@ describe('every dashboard endpoint', () => {
     const session = (await carol.call('GET', '/dashboard/api/auth/session')).body as {
       accounts: { sandbox: { id: string } };
     };
-    await setAccountStatus(ctx.database.db, session.accounts.sandbox.id, 'suspended');
+    await setAccountStatus(createContext(ctx.database.db, systemClock), {
+      accountId: session.accounts.sandbox.id,
+      status: 'suspended',
+    });
     const refused = await carol.call('GET', '/dashboard/api/sandbox/overview');
     expect(refused.status).toBe(403);
     expect(refused.body.code).toBe('ACCOUNT_SUSPENDED');

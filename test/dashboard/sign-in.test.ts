@@ -1,6 +1,7 @@
 import { createSignInMessageText } from '@solana/wallet-standard-util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.js';
+import { createContext } from '../../src/context.js';
 import { CHALLENGE_TTL_MS } from '../../src/dashboard/siws.js';
 import { clearSecretBox } from '../../src/webhooks/secret-box.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
@@ -277,8 +278,7 @@ describe('verify', () => {
   it('signs a wallet the operator gave to an account in to that account', async () => {
     const wallet = new TestWallet();
     const given = await createAccount(
-      ctx.database.db,
-      ctx.clock,
+      createContext(ctx.database.db, ctx.clock),
       { mode: 'live', walletAddress: wallet.address },
       clearSecretBox,
     );

@@ -4,11 +4,12 @@ import { type AccountMode, createAccount } from '../../src/accounts/accounts.js'
 import type { MarketSource } from '../../src/ai/market-port.js';
 import { type AppOptions, buildApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
+import { createContext } from '../../src/context.js';
 import { createKey, type IssuedKey } from '../../src/keys/keys.js';
 import { PERMISSIONS, type Permission } from '../../src/keys/permissions.js';
 import type { Biller } from '../../src/ledger/biller.js';
 import { creditDeposit } from '../../src/ledger/ledger.js';
-import { ManualClock } from '../../src/lib/clock.js';
+import { ManualClock, systemClock } from '../../src/lib/clock.js';
 import { parseUsd } from '../../src/lib/money.js';
 import type { CallbackOutbox } from '../../src/webhooks/port.js';
 import { clearSecretBox } from '../../src/webhooks/secret-box.js';
@@ -83,16 +84,14 @@ export async function createTestContext(
   const db = database.db;
 
   const addKey: TestContext['addKey'] = (accountId, permissions = PERMISSIONS, expiresAt = null) =>
-    createKey(
-      db,
-      clock,
-      { accountId, permissions: PERMISSIONS, expiresAt: null },
-      {
+    createKey(createContext(db, clock), {
+      actor: { accountId, permissions: PERMISSIONS, expiresAt: null },
+      settings: {
         name: 'test key',
         permissions: [...permissions],
         expiresAt: expiresAt?.toISOString(),
       },
-    );
+    });
 
   return {
     database,
@@ -100,11 +99,11 @@ export async function createTestContext(
     clock,
     config,
     async createAccount({ mode = 'sandbox', balanceUsd = '10.00', permissions = PERMISSIONS } = {}) {
-      const account = await createAccount(db, clock, { mode }, clearSecretBox);
+      const account = await createAccount(createContext(db, clock), { mode }, clearSecretBox);
       const amount = parseUsd(balanceUsd) ?? 0n;
       if (amount > 0n) {
         referenceCounter += 1;
-        await creditDeposit(db, {
+        await creditDeposit(createContext(db, systemClock), {
           accountId: account.id,
           amountMicros: amount,
           reference: `test-${account.id}-${referenceCounter}`,

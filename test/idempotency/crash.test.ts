@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.js';
+import { createContext } from '../../src/context.js';
 import { createKey } from '../../src/keys/keys.js';
 import { PERMISSIONS } from '../../src/keys/permissions.js';
 import { creditDeposit } from '../../src/ledger/ledger.js';
@@ -51,18 +52,16 @@ function sendAndForget(port: number, path: string, headers: Record<string, strin
 describe.runIf(usingPostgres)('a crash between commit and answer (PostgreSQL, real processes)', () => {
   it('the retry with the same key gets the stored answer and no second charge', async () => {
     const { db } = database;
-    const account = await createAccount(db, systemClock, { mode: 'sandbox' }, clearSecretBox);
-    await creditDeposit(db, {
+    const account = await createAccount(createContext(db, systemClock), { mode: 'sandbox' }, clearSecretBox);
+    await creditDeposit(createContext(db, systemClock), {
       accountId: account.id,
       amountMicros: 5_000_000n,
       reference: `crash-${account.id}`,
     });
-    const { key } = await createKey(
-      db,
-      systemClock,
-      { accountId: account.id, permissions: PERMISSIONS, expiresAt: null },
-      { name: 'crash test' },
-    );
+    const { key } = await createKey(createContext(db, systemClock), {
+      actor: { accountId: account.id, permissions: PERMISSIONS, expiresAt: null },
+      settings: { name: 'crash test' },
+    });
     const headers = {
       authorization: `Bearer ${key}`,
       'content-type': 'application/json',

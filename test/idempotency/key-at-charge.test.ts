@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.js';
+import { createContext } from '../../src/context.js';
 import type { Database } from '../../src/db/database.js';
 import { fingerprint } from '../../src/idempotency/idempotency.js';
 import { answerAwaitingBalance } from '../../src/idempotency/pending-answer.js';
@@ -36,8 +37,12 @@ afterAll(async () => {
 });
 
 async function account(balance: bigint): Promise<string> {
-  const { id } = await createAccount(db, systemClock, { mode: 'live' }, clearSecretBox);
-  await creditDeposit(db, { accountId: id, amountMicros: balance, reference: `seed-${id}` });
+  const { id } = await createAccount(createContext(db, systemClock), { mode: 'live' }, clearSecretBox);
+  await creditDeposit(createContext(db, systemClock), {
+    accountId: id,
+    amountMicros: balance,
+    reference: `seed-${id}`,
+  });
   return id;
 }
 

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { createContext } from '../../src/context.js';
 import type { Database, Queryable, Row, Sql } from '../../src/db/database.js';
 import { sqlText } from '../../src/db/database.js';
+import { systemClock } from '../../src/lib/clock.js';
 import { webhookOutbox } from '../../src/webhooks/outbox.js';
 import { createTestContext, type TestContext, testConfig } from '../helpers/context.js';
 
@@ -103,10 +105,16 @@ describe('key verification cache', () => {
     const owner = await ctx.createAccount();
     const call = () => ctx.request(owner.key, { method: 'GET', url: '/api/v1/account' });
     expect((await call()).statusCode).toBe(200);
-    await setAccountStatus(ctx.database.db, owner.accountId, 'suspended');
+    await setAccountStatus(createContext(ctx.database.db, systemClock), {
+      accountId: owner.accountId,
+      status: 'suspended',
+    });
     await ctx.app.services.authenticator.cache.sync(ctx.database.db);
     expect((await call()).json().code).toBe('ACCOUNT_SUSPENDED');
-    await setAccountStatus(ctx.database.db, owner.accountId, 'active');
+    await setAccountStatus(createContext(ctx.database.db, systemClock), {
+      accountId: owner.accountId,
+      status: 'active',
+    });
     await ctx.app.services.authenticator.cache.sync(ctx.database.db);
     expect((await call()).statusCode).toBe(200);
   });
@@ -141,7 +149,10 @@ describe('key verification cache', () => {
     };
     const first = cache.sync(slow);
     await read;
-    await setAccountStatus(ctx.database.db, owner.accountId, 'suspended');
+    await setAccountStatus(createContext(ctx.database.db, systemClock), {
+      accountId: owner.accountId,
+      status: 'suspended',
+    });
     const second = cache.sync(ctx.database.db);
     release();
     await Promise.all([first, second]);

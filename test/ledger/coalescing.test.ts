@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.js';
+import { createContext } from '../../src/context.js';
 import type { Database } from '../../src/db/database.js';
 import { CoalescingBiller } from '../../src/ledger/coalescing-biller.js';
 import { creditDeposit } from '../../src/ledger/ledger.js';
@@ -22,9 +23,13 @@ afterAll(async () => {
 });
 
 async function account(balance: bigint): Promise<string> {
-  const { id } = await createAccount(db, systemClock, { mode: 'live' }, clearSecretBox);
+  const { id } = await createAccount(createContext(db, systemClock), { mode: 'live' }, clearSecretBox);
   if (balance > 0n)
-    await creditDeposit(db, { accountId: id, amountMicros: balance, reference: `seed-${id}` });
+    await creditDeposit(createContext(db, systemClock), {
+      accountId: id,
+      amountMicros: balance,
+      reference: `seed-${id}`,
+    });
   return id;
 }
 

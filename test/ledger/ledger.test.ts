@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.js';
+import { createContext } from '../../src/context.js';
 import type { Database } from '../../src/db/database.js';
 import { AppError } from '../../src/errors.js';
 import {
@@ -31,9 +32,9 @@ afterAll(async () => {
 });
 
 async function newAccount(balance = 0n): Promise<string> {
-  const account = await createAccount(db, systemClock, { mode: 'live' }, clearSecretBox);
+  const account = await createAccount(createContext(db, systemClock), { mode: 'live' }, clearSecretBox);
   if (balance > 0n) {
-    await creditDeposit(db, {
+    await creditDeposit(createContext(db, systemClock), {
       accountId: account.id,
       amountMicros: balance,
       reference: `seed-${account.id}`,
@@ -54,9 +55,17 @@ async function expectAppError(promise: Promise<unknown>, code: string): Promise<
 describe('deposits', () => {
   it('credits once per external reference', async () => {
     const id = await newAccount();
-    const first = await creditDeposit(db, { accountId: id, amountMicros: 5n * USD, reference: 'sig-1' });
+    const first = await creditDeposit(createContext(db, systemClock), {
+      accountId: id,
+      amountMicros: 5n * USD,
+      reference: 'sig-1',
+    });
     expect(first).toMatchObject({ balanceMicros: 5n * USD, duplicate: false });
-    const again = await creditDeposit(db, { accountId: id, amountMicros: 5n * USD, reference: 'sig-1' });
+    const again = await creditDeposit(createContext(db, systemClock), {
+      accountId: id,
+      amountMicros: 5n * USD,
+      reference: 'sig-1',
+    });
     expect(again).toEqual({ entryId: first.entryId, balanceMicros: 5n * USD, duplicate: true });
     expect(await balanceOf(db, id)).toBe(5n * USD);
     expect(await countEntries(db, id, 'deposit')).toBe(1);
@@ -65,13 +74,21 @@ describe('deposits', () => {
   it('refuses a reference reused with another amount or account', async () => {
     const a = await newAccount();
     const b = await newAccount();
-    await creditDeposit(db, { accountId: a, amountMicros: USD, reference: 'sig-2' });
+    await creditDeposit(createContext(db, systemClock), {
+      accountId: a,
+      amountMicros: USD,
+      reference: 'sig-2',
+    });
     await expectAppError(
-      creditDeposit(db, { accountId: a, amountMicros: 2n * USD, reference: 'sig-2' }),
+      creditDeposit(createContext(db, systemClock), {
+        accountId: a,
+        amountMicros: 2n * USD,
+        reference: 'sig-2',
+      }),
       'VALIDATION_ERROR',
     );
     await expectAppError(
-      creditDeposit(db, { accountId: b, amountMicros: USD, reference: 'sig-2' }),
+      creditDeposit(createContext(db, systemClock), { accountId: b, amountMicros: USD, reference: 'sig-2' }),
       'VALIDATION_ERROR',
     );
     expect(await balanceOf(db, a)).toBe(USD);
@@ -80,20 +97,28 @@ describe('deposits', () => {
 
   it('refuses unknown accounts and non-positive amounts', async () => {
     await expectAppError(
-      creditDeposit(db, { accountId: 'acct_nope', amountMicros: USD, reference: 'sig-3' }),
+      creditDeposit(createContext(db, systemClock), {
+        accountId: 'acct_nope',
+        amountMicros: USD,
+        reference: 'sig-3',
+      }),
       'ACCOUNT_NOT_FOUND',
     );
     const id = await newAccount();
     await expectAppError(
-      creditDeposit(db, { accountId: id, amountMicros: 0n, reference: 'sig-4' }),
+      creditDeposit(createContext(db, systemClock), { accountId: id, amountMicros: 0n, reference: 'sig-4' }),
       'VALIDATION_ERROR',
     );
     await expectAppError(
-      creditDeposit(db, { accountId: id, amountMicros: -USD, reference: 'sig-5' }),
+      creditDeposit(createContext(db, systemClock), {
+        accountId: id,
+        amountMicros: -USD,
+        reference: 'sig-5',
+      }),
       'VALIDATION_ERROR',
     );
     await expectAppError(
-      creditDeposit(db, { accountId: id, amountMicros: USD, reference: ' ' }),
+      creditDeposit(createContext(db, systemClock), { accountId: id, amountMicros: USD, reference: ' ' }),
       'VALIDATION_ERROR',
     );
   });
@@ -102,7 +127,11 @@ describe('deposits', () => {
     const id = await newAccount();
     const results = await Promise.all(
       Array.from({ length: 20 }, () =>
-        creditDeposit(db, { accountId: id, amountMicros: 3n * USD, reference: 'sig-race' }),
+        creditDeposit(createContext(db, systemClock), {
+          accountId: id,
+          amountMicros: 3n * USD,
+          reference: 'sig-race',
+        }),
       ),
     );
     expect(results.filter((r) => !r.duplicate)).toHaveLength(1);

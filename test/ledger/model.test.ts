@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.js';
+import { createContext } from '../../src/context.js';
 import type { Database } from '../../src/db/database.js';
 import { AppError } from '../../src/errors.js';
 import {
@@ -59,7 +60,7 @@ class Deposit implements Cmd {
     const known = model.deposits.get(reference);
     let got: string;
     try {
-      const r = await creditDeposit(real.db, {
+      const r = await creditDeposit(createContext(real.db, systemClock), {
         accountId: real.accounts[this.account] as string,
         amountMicros: this.amount,
         reference,
@@ -195,7 +196,10 @@ describe('ledger model', () => {
         run += 1;
         const accounts: string[] = [];
         for (let i = 0; i < ACCOUNTS; i++) {
-          accounts.push((await createAccount(database.db, systemClock, { mode: 'live' }, clearSecretBox)).id);
+          accounts.push(
+            (await createAccount(createContext(database.db, systemClock), { mode: 'live' }, clearSecretBox))
+              .id,
+          );
         }
         const model: Model = { balances: accounts.map(() => 0n), deposits: new Map(), charges: [] };
         await fc.asyncModelRun(() => ({ model, real: { db: database.db, accounts, run } }), cmds);

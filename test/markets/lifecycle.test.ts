@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createResolver } from '../../src/ai/resolver.js';
+import { createContext } from '../../src/context.js';
 import { silentLog } from '../../src/logger.js';
 import { ingestText } from '../../src/markets/ingest.js';
 import { type ClaimedMarket, lifecycleQueueHandler, priceOutcome } from '../../src/markets/lifecycle.js';
 import { resolveByAdmin } from '../../src/markets/status.js';
 import { createPriceService } from '../../src/prices/index.js';
 import { sandboxMidPrice } from '../../src/prices/sandbox/feed.js';
-import { WorkQueue } from '../../src/worker/queue.js';
+import { WorkQueue } from '../../src/queue/queue.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { event, marketCreated, ndjson } from './events.js';
 
@@ -177,7 +178,7 @@ describe('market lifecycle', () => {
     ctx.clock.set(iso(at));
     const [claimed] = await handler.claim(10, ctx.clock.now());
     expect(claimed?.id).toBe('race');
-    await resolveByAdmin({ db: ctx.database.db, clock: ctx.clock }, { market: 'race', outcome: '1' });
+    await resolveByAdmin(createContext(ctx.database.db, ctx.clock), { market: 'race', outcome: '1' });
     await handler.process(claimed as ClaimedMarket);
     expect(await market('race')).toMatchObject({ status: 'FINALIZED', winning_outcome_index: 1 });
   });

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { afterCommit } from '../../src/db/after-commit.js';
-import { startMetricsServer } from '../../src/metrics/server.js';
+import { startMetricsServer } from '../../src/http/metrics-server.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
 
 let ctx: TestContext;

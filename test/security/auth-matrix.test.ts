@@ -1,10 +1,12 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setAccountStatus } from '../../src/accounts/accounts.js';
+import { createContext } from '../../src/context.js';
 import type { ApiRouteInfo } from '../../src/http/route.js';
 import { generateKey } from '../../src/keys/format.js';
 import { revokeKey } from '../../src/keys/keys.js';
 import { PERMISSIONS } from '../../src/keys/permissions.js';
+import { systemClock } from '../../src/lib/clock.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
 import { balanceOf } from '../helpers/ledger.js';
 import { probeRoutes } from '../helpers/probe-routes.js';
@@ -26,16 +28,17 @@ beforeAll(async () => {
   routes = ctx.app.apiRoutes;
   valid = await ctx.createAccount({ balanceUsd: '5.00' });
   suspended = await ctx.createAccount({ balanceUsd: '5.00' });
-  await setAccountStatus(ctx.database.db, suspended.accountId, 'suspended');
+  await setAccountStatus(createContext(ctx.database.db, systemClock), {
+    accountId: suspended.accountId,
+    status: 'suspended',
+  });
   const soon = new Date(ctx.clock.now().getTime() + 60_000);
   expiredKey = (await ctx.addKey(valid.accountId, PERMISSIONS, soon)).key;
   const revoked = await ctx.addKey(valid.accountId);
-  await revokeKey(
-    ctx.database.db,
-    ctx.clock,
-    { accountId: valid.accountId, permissions: PERMISSIONS, expiresAt: null },
-    revoked.record.id,
-  );
+  await revokeKey(createContext(ctx.database.db, ctx.clock), {
+    actor: { accountId: valid.accountId, permissions: PERMISSIONS, expiresAt: null },
+    keyId: revoked.record.id,
+  });
   revokedKey = revoked.key;
   ctx.clock.advance(120_000);
 });

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext, withTransaction } from '../../src/context.js';
 import { silentLog } from '../../src/logger.js';
+import type { QueueHandler } from '../../src/queue/queue.js';
 import { type ClaimedDelivery, deliveryQueueHandler } from '../../src/webhooks/delivery.js';
 import { webhookOutbox } from '../../src/webhooks/outbox.js';
 import { clearSecretBox } from '../../src/webhooks/secret-box.js';
 import type { WebhookRequest, WebhookTransport } from '../../src/webhooks/transport-port.js';
-import type { QueueHandler } from '../../src/worker/queue.js';
 import { runCliOn } from '../helpers/cli.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.js';
+import { createContext } from '../../src/context.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { resealSecrets } from '../../src/webhooks/reseal.js';
 import { clearSecretBox, createSecretBox } from '../../src/webhooks/secret-box.js';
@@ -33,8 +34,8 @@ describe('webhook secrets at rest', () => {
   it('rotating the key: the previous key still reads, and reseal-secrets moves every account to the new one', async () => {
     const db = database.db;
     const oldBox = createSecretBox({ encryptionKey: KEY_A });
-    const clear = await createAccount(db, systemClock, { mode: 'live' }, clearSecretBox);
-    const sealed = await createAccount(db, systemClock, { mode: 'live' }, oldBox);
+    const clear = await createAccount(createContext(db, systemClock), { mode: 'live' }, clearSecretBox);
+    const sealed = await createAccount(createContext(db, systemClock), { mode: 'live' }, oldBox);
     const plain = {
       [clear.id]: clearSecretBox.open(clear.storedWebhookSecret, clear.id),
       [sealed.id]: oldBox.open(sealed.storedWebhookSecret, sealed.id),

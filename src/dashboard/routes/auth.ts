@@ -113,7 +113,7 @@ export function authRoutes(edge: DashboardEdge, deps: { secrets: SecretBox }): v
         },
       );
       setCookie(reply, signedIn.token, SESSION_MAX_MS / 1000);
-      const live = await getAccount(ctx.db, signedIn.wallet.liveAccountId);
+      const live = await getAccount(ctx, signedIn.wallet.liveAccountId);
       return { account: presentAccount(live), created: signedIn.created };
     },
   });
@@ -151,7 +151,7 @@ export function authRoutes(edge: DashboardEdge, deps: { secrets: SecretBox }): v
     }),
     handler: async ({ ctx, session }) => {
       const summary = async (id: string) => {
-        const account = await getAccount(ctx.db, id);
+        const account = await getAccount(ctx, id);
         return { id: account.id, status: account.status, balanceUsd: formatUsd(account.balanceMicros) };
       };
       const [live, sandbox] = await Promise.all([

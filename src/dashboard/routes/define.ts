@@ -247,7 +247,7 @@ async function takeSignInToken(edge: DashboardEdge, request: FastifyRequest): Pr
 /** The session wallet's account of `mode`; a suspended account is refused as the API refuses its keys. */
 async function accountOf(ctx: Context, session: Session, mode: Mode): Promise<Account> {
   const id = mode === 'live' ? session.wallet.liveAccountId : session.wallet.sandboxAccountId;
-  const account = await findAccount(ctx.db, id);
+  const account = await findAccount(ctx, id);
   // Wallet rows reference their accounts, which are never deleted.
   if (!account) throw new Error(`account ${id} of a signed-in wallet is missing`);
   if (account.status === 'suspended') {

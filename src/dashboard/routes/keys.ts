@@ -57,8 +57,8 @@ export function keyRoutes(
     body: CreateKeyBody,
     response: ApiKeyWithSecret,
     errors: ['MAX_KEYS_EXCEEDED'],
-    handler: async ({ account, body }) => {
-      const issued = await createKey(db, clock, accountOwner(account.id), body, policy);
+    handler: async ({ account, body, ctx }) => {
+      const issued = await createKey(ctx, { actor: accountOwner(account.id), settings: body, policy });
       return { ...presentKey(issued.record, clock.now(), { defaultRateLimit }), key: issued.key };
     },
   });
@@ -73,8 +73,9 @@ export function keyRoutes(
     body: UpdateKeyBody,
     response: ApiKey,
     errors: ['NOT_FOUND', 'MAX_KEYS_EXCEEDED'],
-    handler: async ({ account, params, body }) => {
-      const updated = await updateKey(db, clock, accountOwner(account.id), params.keyId, body, policy);
+    handler: async ({ account, params, body, ctx }) => {
+      const actor = accountOwner(account.id);
+      const updated = await updateKey(ctx, { actor, keyId: params.keyId, settings: body, policy });
       deps.authenticator.cache.evictAccount(account.id);
       return present(updated);
     },
@@ -89,8 +90,9 @@ export function keyRoutes(
     params: KeyIdParams,
     response: Type.Object({ newKey: ApiKeyWithSecret, oldKey: ApiKey }),
     errors: ['NOT_FOUND', 'KEY_ROTATION_IN_PROGRESS', 'MAX_KEYS_EXCEEDED'],
-    handler: async ({ account, params }) => {
-      const { newKey, oldKey } = await rotateKey(db, clock, accountOwner(account.id), params.keyId, policy);
+    handler: async ({ account, params, ctx }) => {
+      const actor = accountOwner(account.id);
+      const { newKey, oldKey } = await rotateKey(ctx, { actor, keyId: params.keyId, policy });
       deps.authenticator.cache.evictAccount(account.id);
       const now = clock.now();
       return {
@@ -109,8 +111,8 @@ export function keyRoutes(
     params: KeyIdParams,
     response: ApiKey,
     errors: ['NOT_FOUND'],
-    handler: async ({ account, params }) => {
-      const revoked = await revokeKey(db, clock, accountOwner(account.id), params.keyId);
+    handler: async ({ account, params, ctx }) => {
+      const revoked = await revokeKey(ctx, { actor: accountOwner(account.id), keyId: params.keyId });
       deps.authenticator.cache.evictAccount(account.id);
       return presentKey(revoked, clock.now(), { defaultRateLimit });
     },

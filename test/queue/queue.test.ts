@@ -4,7 +4,7 @@ import { PostgresDatabase } from '../../src/db/postgres.js';
 import { type Clock, ManualClock, systemClock } from '../../src/lib/clock.js';
 import { randomBase62 } from '../../src/lib/ids.js';
 import { silentLog } from '../../src/logger.js';
-import { type QueueHandler, WorkQueue } from '../../src/worker/queue.js';
+import { type QueueHandler, WorkQueue } from '../../src/queue/queue.js';
 import { createTestDatabase, type TestDatabase, usingPostgres } from '../helpers/db.js';
 
 /**

@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import type { MetricsSettings } from './config.js';
-import { registry } from './metrics.js';
+import type { MetricsSettings } from '../metrics/config.js';
+import { registry } from '../metrics/metrics.js';
 
 /**
  * `GET /metrics` in the Prometheus text format, on its own listener: not behind the API's keys,

@@ -1,0 +1,91 @@
+import type { MarketSource } from './ai/market-port.js';
+import { createResolver, type Resolver } from './ai/resolver.js';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import { HistoricalService } from './historical/service.js';
+import { aiJobResolver } from './jobs/ai.js';
+import type { AiJobResolver } from './jobs/ports.js';
+import type { Clock } from './lib/clock.js';
+import { marketSource } from './markets/market-source.js';
+import { createPriceService } from './prices/index.js';
+import type { PriceService } from './prices/service.js';
+import type { CandleVenue, PriceVenue } from './prices/types.js';
+import { createLiveVenues } from './prices/venues/registry.js';
+import { createWebhookOutbox } from './webhooks/outbox.js';
+import type { CallbackOutbox } from './webhooks/port.js';
+import { createSecretBox, type SecretBox } from './webhooks/secret-box.js';
+import { createTransport } from './webhooks/transport.js';
+import type { WebhookTransport } from './webhooks/transport-port.js';
+
+/**
+ * The outside world as the features reach it: price and candle venues, the AI models, the webhook
+ * transport and outbox, the secret box, the market source. Built once per process by
+ * `createPorts`, for the API, the worker and the command line alike.
+ */
+export interface Ports {
+  prices: PriceService;
+  historical: HistoricalService;
+  resolver: Resolver;
+  /** The AI resolution scheduled AI jobs run. */
+  aiJobs: AiJobResolver;
+  /** The webhook outbox results' callbacks are written to. */
+  callbacks: CallbackOutbox;
+  /** How webhook secrets are kept at rest. */
+  secrets: SecretBox;
+  /** How webhooks are sent. */
+  webhookTransport: WebhookTransport;
+  /** Where `POST /ai/resolve { marketId }` finds markets. */
+  markets: MarketSource;
+  /** Releases what `createPorts` opened (a transport handed in stays open: its owner closes it). */
+  close(): Promise<void>;
+}
+
+/**
+ * The one list of what a caller may hand in instead of the configured port: tests give venues on
+ * local servers, a recording outbox, a transport to a local receiver. Anything left out is built
+ * from the configuration.
+ */
+export interface PortOverrides {
+  /** Live price venues; default: the configured registry. */
+  liveVenues?: PriceVenue[];
+  /** Live candle venues for historical prices; default: the configured registry. */
+  candleVenues?: CandleVenue[];
+  /** Default: the real outbox (rows of webhook_deliveries; URLs checked at submit). */
+  callbacks?: CallbackOutbox;
+  /** Default: the guarded HTTPS transport of the configuration. */
+  webhookTransport?: WebhookTransport;
+  /** Default: from SECRET_ENCRYPTION_KEY. */
+  secrets?: SecretBox;
+  /** Default: the markets tables. */
+  markets?: MarketSource;
+  /** Default: the configured models. */
+  aiJobs?: AiJobResolver;
+}
+
+/** Builds every port from the configuration, but those `overrides` hands in. */
+export function createPorts(
+  config: Config,
+  db: Database,
+  clock: Clock,
+  overrides: PortOverrides = {},
+): Ports {
+  const needsRegistry = !overrides.liveVenues || !overrides.candleVenues;
+  const registry = needsRegistry ? createLiveVenues(config.prices, clock) : undefined;
+  const resolver = createResolver(config.ai, clock);
+  const webhookTransport = overrides.webhookTransport ?? createTransport(config.webhooks);
+  return {
+    prices: createPriceService(config.prices, clock, overrides.liveVenues ?? registry?.price ?? []),
+    historical: new HistoricalService(db, overrides.candleVenues ?? registry?.candles ?? [], clock, {
+      outlierTolerance: config.prices.outlierTolerance,
+    }),
+    resolver,
+    aiJobs: overrides.aiJobs ?? aiJobResolver(resolver),
+    callbacks: overrides.callbacks ?? createWebhookOutbox(config.webhooks),
+    secrets: overrides.secrets ?? createSecretBox(config.webhooks),
+    webhookTransport,
+    markets: overrides.markets ?? marketSource,
+    async close() {
+      if (!overrides.webhookTransport) await webhookTransport.close();
+    },
+  };
+}

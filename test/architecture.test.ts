@@ -1,0 +1,158 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+/**
+ * The shape of the house (docs/architecture.md), checked on every run: it fails when a file outside
+ * the HTTP edge imports Fastify, when a feature reaches into a sealed feature's files instead of its
+ * entry module, or when a `src/` file passes 400 lines.
+ */
+
+const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+const FILES = sourceFiles(SRC).map((path) => ({
+  path: relative(SRC, path).split(sep).join('/'),
+  text: readFileSync(path, 'utf8'),
+}));
+
+/** `src/`-relative paths of the modules a file imports (relative imports only). */
+function importsOf(file: { path: string; text: string }): string[] {
+  const found: string[] = [];
+  for (const match of file.text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
+    const target = join(dirname(file.path), match[1] as string)
+      .split(sep)
+      .join('/');
+    found.push(target.replace(/\.js$/, '.ts'));
+  }
+  return found;
+}
+
+/** The top-level folder of a `src/`-relative path, or null for a file directly in `src/`. */
+function folderOf(path: string): string | null {
+  const slash = path.indexOf('/');
+  return slash === -1 ? null : path.slice(0, slash);
+}
+
+describe('the HTTP edge', () => {
+  /** Where Fastify may be named: the edge, route files, and the two composition roots. */
+  const mayImportFastify = (path: string) =>
+    path.startsWith('http/') ||
+    /(^|\/)routes\.ts$/.test(path) ||
+    /-routes\.ts$/.test(path) ||
+    /\/routes\//.test(path) ||
+    path === 'app.ts' ||
+    path === 'server.ts' ||
+    // The dashboard's entry module registers its routes and serves the built page (its edge).
+    path === 'dashboard/index.ts' ||
+    path === 'dashboard/static.ts';
+
+  it('no file outside http/, route files and the composition roots imports Fastify', () => {
+    const offenders = FILES.filter(
+      (file) =>
+        !mayImportFastify(file.path) &&
+        /(from\s+'(fastify|@fastify\/[^']+)')|(import\(\s*'fastify)|(declare module 'fastify')/.test(
+          file.text,
+        ),
+    ).map((file) => file.path);
+    expect(offenders).toEqual([]);
+  });
+});
+
+describe('the rooms', () => {
+  /**
+   * Features whose entry module (`<feature>/index.ts`) is their only door: another feature imports
+   * that module, never the files behind it. A new feature folder must be listed here (or below, with
+   * its reason) — the test fails for an unlisted one.
+   */
+  const SEALED = ['dashboard', 'deposits'];
+
+  /**
+   * Folders that are not features (shared mechanisms any room may use), and features whose files
+   * are still imported directly: issue #25 moves each of these behind an entry module; until then
+   * they are listed, so that the debt is visible and cannot grow unnoticed.
+   */
+  const OPEN: Record<string, string> = {
+    lib: 'small pure helpers, imported by anyone',
+    db: 'the Database port and its adapters',
+    http: 'the HTTP edge (defineRoute, schemas, errors)',
+    queue: 'the durable-work engine every feature uses',
+    worker: 'composition only',
+    cli: 'composition only',
+    metrics: 'the Prometheus registry, a port every room reports to',
+    accounts: 'not yet behind an entry module (issue #25 step 4)',
+    ai: 'not yet behind an entry module (issue #25 step 4)',
+    health: 'not yet behind an entry module (issue #25 step 4)',
+    historical: 'not yet behind an entry module (issue #25 step 4)',
+    idempotency: 'not yet behind an entry module (issue #25 step 4)',
+    jobs: 'not yet behind an entry module (issue #25 step 4)',
+    keys: 'not yet behind an entry module (issue #25 step 4)',
+    ledger: 'not yet behind an entry module (issue #25 step 4)',
+    limits: 'not yet behind an entry module (issue #25 step 4)',
+    markets: 'not yet behind an entry module (issue #25 step 4)',
+    prices: 'not yet behind an entry module (issue #25 step 4); prices/index.ts wires the service',
+    retention: 'not yet behind an entry module (issue #25 step 4)',
+    webhooks: 'not yet behind an entry module (issue #25 step 4)',
+  };
+
+  /**
+   * Imports of a sealed feature's internals that are justified, `from -> to`, with the reason.
+   */
+  const ALLOWED: Record<string, string> = {};
+
+  it('every folder of src/ is a sealed feature or listed with its reason', () => {
+    const folders = [...new Set(FILES.map((f) => folderOf(f.path)).filter((f) => f !== null))];
+    const unlisted = folders.filter((folder) => !SEALED.includes(folder) && !(folder in OPEN));
+    expect(unlisted).toEqual([]);
+    for (const feature of SEALED) {
+      expect(
+        FILES.some((f) => f.path === `${feature}/index.ts`),
+        `${feature}/index.ts`,
+      ).toBe(true);
+    }
+  });
+
+  it('a feature reaches a sealed feature only through its entry module', () => {
+    const offenders: string[] = [];
+    for (const file of FILES) {
+      const from = folderOf(file.path);
+      for (const target of importsOf(file)) {
+        const to = folderOf(target);
+        if (to === null || to === from || !SEALED.includes(to)) continue;
+        if (target === `${to}/index.ts`) continue;
+        if (`${file.path} -> ${target}` in ALLOWED) continue;
+        offenders.push(`${file.path} -> ${target}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  it('the worker and the command line are composition: no feature imports them', () => {
+    const offenders = FILES.filter((file) => !['worker', 'cli'].includes(folderOf(file.path) ?? ''))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((target) => ['worker', 'cli'].includes(folderOf(target) ?? ''))
+          .map((target) => `${file.path} -> ${target}`),
+      )
+      // server.ts starts the worker; that is its job.
+      .filter((edge) => !edge.startsWith('server.ts -> worker/'));
+    expect(offenders).toEqual([]);
+  });
+});
+
+describe('small files', () => {
+  it('no src/ file passes 400 lines', () => {
+    const long = FILES.filter((file) => file.text.split('\n').length > 400).map(
+      (file) => `${file.path}: ${file.text.split('\n').length} lines`,
+    );
+    expect(long).toEqual([]);
+  });
+});
