@@ -118,6 +118,7 @@ describe('POST /ai/resolve, then polling', () => {
         lastError: null,
         createdAt: ctx.clock.now().toISOString(),
         finishedAt: null,
+        cancelledAt: null,
         attempts: [],
       },
     });
