@@ -22,7 +22,7 @@ import {
   TestResult,
   WebhookSecret,
 } from './schemas.js';
-import { closeStreamsOnShutdown, type StreamSettings, WebhookStreams } from './stream.js';
+import { closeStreamsOnShutdown, type StreamSettings, WebhookStreams } from './stream-routes.js';
 
 const DEFAULT_STREAM_SETTINGS: StreamSettings = { streamsPerKey: 3, maxStreams: 500, heartbeatMs: 15_000 };
 
