@@ -2355,11 +2355,13 @@ export interface components {
          *     }
          */
         ErrorBody: {
-            /**
-             * @description Human-readable message
-             * @example Insufficient balance
-             */
+            /** @description Human-readable message */
             error: string;
+            /**
+             * @description The id of this request (also in X-Request-Id)
+             * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+             */
+            requestId: string;
             /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
             details?: {
                 problems?: ({
@@ -2378,8 +2380,6 @@ export interface components {
             } & {
                 [key: string]: unknown;
             };
-            /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-            requestId: string;
             /** @description SYMBOL_NOT_FOUND: the symbol asked for */
             symbol?: string;
             /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -4862,24 +4862,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -4898,24 +4898,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -4934,24 +4934,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -4971,24 +4971,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5007,24 +5007,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5077,24 +5077,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5113,24 +5113,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5149,24 +5149,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5186,24 +5186,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5222,24 +5222,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5288,24 +5288,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5324,24 +5324,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5360,24 +5360,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5397,24 +5397,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5433,24 +5433,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5493,24 +5493,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5529,24 +5529,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5565,24 +5565,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5602,24 +5602,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5638,24 +5638,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5702,24 +5702,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5738,24 +5738,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5774,24 +5774,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5810,24 +5810,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "MAX_KEYS_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5846,24 +5846,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5882,24 +5882,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5919,24 +5919,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5955,24 +5955,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6018,24 +6018,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6054,24 +6054,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6090,24 +6090,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6126,24 +6126,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6163,24 +6163,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6199,24 +6199,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6266,24 +6266,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6302,24 +6302,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6338,24 +6338,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6374,24 +6374,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6410,24 +6410,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6446,24 +6446,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6483,24 +6483,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6519,24 +6519,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6582,24 +6582,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6618,24 +6618,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6654,24 +6654,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6690,24 +6690,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6726,24 +6726,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6763,24 +6763,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6799,24 +6799,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6862,24 +6862,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_SYMBOL" | "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6898,24 +6898,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6934,24 +6934,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6970,24 +6970,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7006,24 +7006,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7043,24 +7043,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7079,24 +7079,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7116,24 +7116,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PRICE_UNAVAILABLE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7184,24 +7184,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "BATCH_LIMIT_EXCEEDED" | "INVALID_SYMBOL" | "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7220,24 +7220,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7256,24 +7256,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7292,24 +7292,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7328,24 +7328,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7365,24 +7365,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7401,24 +7401,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7437,24 +7437,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7473,24 +7473,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7510,24 +7510,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7546,24 +7546,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7583,24 +7583,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PRICE_UNAVAILABLE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7653,24 +7653,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_SYMBOL" | "INVALID_TIMESTAMP" | "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7689,24 +7689,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7725,24 +7725,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7761,24 +7761,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7797,24 +7797,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7834,24 +7834,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7870,24 +7870,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7907,24 +7907,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PRICE_UNAVAILABLE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7975,24 +7975,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_TIMESTAMP" | "TIMESTAMP_IN_PAST" | "INVALID_SYMBOL" | "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8011,24 +8011,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8047,24 +8047,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8083,24 +8083,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8119,24 +8119,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8156,24 +8156,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8192,24 +8192,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8228,24 +8228,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8264,24 +8264,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8301,24 +8301,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8337,24 +8337,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8402,24 +8402,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8438,24 +8438,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8474,24 +8474,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8511,24 +8511,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8547,24 +8547,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8615,24 +8615,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_TIMESTAMP" | "TIMESTAMP_IN_PAST" | "INVALID_SYMBOL" | "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8651,24 +8651,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8687,24 +8687,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8723,24 +8723,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8759,24 +8759,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8796,24 +8796,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8832,24 +8832,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8868,24 +8868,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8904,24 +8904,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8941,24 +8941,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8977,24 +8977,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9045,24 +9045,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_TIMESTAMP" | "TIMESTAMP_IN_PAST" | "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9081,24 +9081,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9117,24 +9117,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9153,24 +9153,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9190,24 +9190,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9226,24 +9226,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9262,24 +9262,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9298,24 +9298,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9335,24 +9335,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9371,24 +9371,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9408,24 +9408,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "AI_UNAVAILABLE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9471,24 +9471,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9507,24 +9507,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9543,24 +9543,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9579,24 +9579,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9616,24 +9616,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9652,24 +9652,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9719,24 +9719,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9755,24 +9755,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9791,24 +9791,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9827,24 +9827,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9864,24 +9864,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "JOB_CANNOT_CANCEL" | "IDEMPOTENCY_KEY_IN_USE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9900,24 +9900,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9937,24 +9937,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9973,24 +9973,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10038,24 +10038,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10074,24 +10074,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10110,24 +10110,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10147,24 +10147,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10183,24 +10183,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10246,24 +10246,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10282,24 +10282,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10318,24 +10318,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10354,24 +10354,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10391,24 +10391,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10427,24 +10427,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10494,24 +10494,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10530,24 +10530,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10566,24 +10566,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10602,24 +10602,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10639,24 +10639,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "JOB_CANNOT_CANCEL" | "IDEMPOTENCY_KEY_IN_USE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10675,24 +10675,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10712,24 +10712,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10748,24 +10748,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10815,24 +10815,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10851,24 +10851,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10887,24 +10887,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10923,24 +10923,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10960,24 +10960,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10996,24 +10996,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11059,24 +11059,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11095,24 +11095,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11131,24 +11131,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11167,24 +11167,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11203,24 +11203,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11240,24 +11240,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11276,24 +11276,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11344,24 +11344,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11380,24 +11380,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11416,24 +11416,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11452,24 +11452,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11488,24 +11488,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11525,24 +11525,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11561,24 +11561,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11597,24 +11597,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11633,24 +11633,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11670,24 +11670,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11706,24 +11706,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11743,24 +11743,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "AI_UNAVAILABLE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11806,24 +11806,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11842,24 +11842,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11878,24 +11878,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11914,24 +11914,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11951,24 +11951,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11987,24 +11987,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12050,24 +12050,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12086,24 +12086,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12122,24 +12122,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12158,24 +12158,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12195,24 +12195,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12231,24 +12231,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12295,24 +12295,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12331,24 +12331,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12367,24 +12367,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12404,24 +12404,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12440,24 +12440,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12508,24 +12508,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12544,24 +12544,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12580,24 +12580,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12617,24 +12617,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12653,24 +12653,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12689,24 +12689,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12725,24 +12725,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12762,24 +12762,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12798,24 +12798,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12863,24 +12863,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12899,24 +12899,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12935,24 +12935,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12972,24 +12972,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13008,24 +13008,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13070,24 +13070,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13106,24 +13106,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13142,24 +13142,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13178,24 +13178,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13215,24 +13215,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13251,24 +13251,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13317,24 +13317,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13353,24 +13353,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13389,24 +13389,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13425,24 +13425,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13462,24 +13462,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13498,24 +13498,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13535,24 +13535,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13571,24 +13571,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13631,24 +13631,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13667,24 +13667,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13703,24 +13703,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13740,24 +13740,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13776,24 +13776,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13864,24 +13864,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13897,24 +13897,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13930,24 +13930,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13963,24 +13963,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13997,24 +13997,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14030,24 +14030,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14176,24 +14176,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14209,24 +14209,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SIGN_IN_REJECTED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14242,24 +14242,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14275,24 +14275,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14308,24 +14308,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14342,24 +14342,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14375,24 +14375,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14434,24 +14434,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14467,24 +14467,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14500,24 +14500,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14589,24 +14589,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14622,24 +14622,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14655,24 +14655,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14810,24 +14810,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14843,24 +14843,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14876,24 +14876,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14909,24 +14909,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15026,24 +15026,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15059,24 +15059,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15092,24 +15092,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15125,24 +15125,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15200,24 +15200,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15233,24 +15233,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15266,24 +15266,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15299,24 +15299,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15363,24 +15363,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15396,24 +15396,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15429,24 +15429,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15462,24 +15462,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15559,24 +15559,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15592,24 +15592,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15625,24 +15625,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15658,24 +15658,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15733,24 +15733,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15766,24 +15766,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15799,24 +15799,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15832,24 +15832,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15894,24 +15894,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15927,24 +15927,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15960,24 +15960,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15993,24 +15993,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16136,24 +16136,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16169,24 +16169,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16202,24 +16202,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16235,24 +16235,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "MAX_KEYS_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16268,24 +16268,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16301,24 +16301,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16334,24 +16334,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16473,24 +16473,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16506,24 +16506,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16539,24 +16539,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16572,24 +16572,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16605,24 +16605,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16748,24 +16748,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16781,24 +16781,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16814,24 +16814,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16847,24 +16847,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16880,24 +16880,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "MAX_KEYS_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16913,24 +16913,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16946,24 +16946,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16979,24 +16979,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17123,24 +17123,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17156,24 +17156,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17189,24 +17189,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17222,24 +17222,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17255,24 +17255,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17288,24 +17288,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17361,24 +17361,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17394,24 +17394,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17427,24 +17427,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17460,24 +17460,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17607,24 +17607,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17640,24 +17640,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17673,24 +17673,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17706,24 +17706,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17739,24 +17739,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17816,24 +17816,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17849,24 +17849,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17882,24 +17882,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17915,24 +17915,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17948,24 +17948,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "JOB_CANNOT_CANCEL";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17981,24 +17981,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18051,24 +18051,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18084,24 +18084,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18117,24 +18117,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18150,24 +18150,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18273,24 +18273,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18306,24 +18306,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18339,24 +18339,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18372,24 +18372,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18405,24 +18405,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18475,24 +18475,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18508,24 +18508,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18541,24 +18541,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18574,24 +18574,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18669,24 +18669,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18702,24 +18702,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18735,24 +18735,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18768,24 +18768,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18801,24 +18801,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18896,24 +18896,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18929,24 +18929,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18962,24 +18962,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18995,24 +18995,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19028,24 +19028,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19101,24 +19101,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19134,24 +19134,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19167,24 +19167,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19200,24 +19200,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19233,24 +19233,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19266,24 +19266,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19328,24 +19328,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19361,24 +19361,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19394,24 +19394,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19427,24 +19427,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19494,24 +19494,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19527,24 +19527,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19560,24 +19560,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19593,24 +19593,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */

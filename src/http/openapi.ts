@@ -32,7 +32,7 @@ const DESCRIPTION = `Prepaid, metered API for Solana prediction-market builders.
 
 Every API route needs \`Authorization: Bearer <key>\` (keys start with \`pk_live_\` or \`pk_test_\`).
 Billable successes carry \`costUsd\` and \`remainingBalanceUsd\`; errors are never charged.
-Errors share one body: \`{ error, code, details?, requestId }\`.
+Errors share one body: \`{ error, code, requestId, details? }\`.
 
 Guides: ${guide('api', 'API conventions, errors, idempotency')} · ${guide('prices', 'prices')} ·
 ${guide('markets', 'markets')} · ${guide('ai', 'AI resolution')} · ${guide('jobs', 'scheduled jobs')} ·

@@ -42,8 +42,12 @@ export const ValidationProblemSchema = Type.Object(
 const CODE_DESCRIPTION = 'Machine-readable code from the error vocabulary (docs/api.md)';
 
 export const ErrorBodyProperties = {
-  error: Type.String({ description: 'Human-readable message', examples: ['Insufficient balance'] }),
+  error: Type.String({ description: 'Human-readable message' }),
   code: Type.String({ description: CODE_DESCRIPTION }),
+  requestId: Type.String({
+    description: 'The id of this request (also in X-Request-Id)',
+    examples: ['req_4fKq8ZtV1xYwJ2mN7pRb3c'],
+  }),
   details: Type.Optional(
     Type.Object(
       { problems: Type.Optional(Type.Array(ValidationProblemSchema)) },
@@ -55,7 +59,6 @@ export const ErrorBodyProperties = {
       },
     ),
   ),
-  requestId: Type.String({ examples: ['req_4fKq8ZtV1xYwJ2mN7pRb3c'] }),
   symbol: Type.Optional(Type.String({ description: 'SYMBOL_NOT_FOUND: the symbol asked for' })),
   maxSymbols: Type.Optional(Type.Integer({ description: 'BATCH_LIMIT_EXCEEDED: the limit' })),
 } satisfies TProperties;
