@@ -1065,17 +1065,17 @@ export interface components {
          * Account
          * @description Success
          * @example {
-         *       "requestId": "req_dClEAcVA6IylAJFBQB9Pgf",
-         *       "id": "acct_Z4sM4LqlAsB2kMO39ZCVof",
+         *       "requestId": "req_C4HmhvhP61npgZnXmafuvq",
+         *       "id": "acct_ss44sqS6P1DsMO2NVTN9DT",
          *       "mode": "sandbox",
          *       "status": "active",
          *       "walletAddress": null,
          *       "balanceUsd": "100.00",
          *       "currency": "USD",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "createdAt": "2026-11-25T22:48:23.707Z",
+         *       "createdAt": "2026-11-26T02:00:15.100Z",
          *       "apiKey": {
-         *         "id": "key_gjWRESlCinncIonurYwKA2",
+         *         "id": "key_QvYCqLYpPuayJGOi4f7w9v",
          *         "permissions": [
          *           "price",
          *           "batch",
@@ -1189,9 +1189,9 @@ export interface components {
          * AccountUsage
          * @description Success
          * @example {
-         *       "requestId": "req_wSViYk9MxDI6YVIUOXsElk",
-         *       "from": "2026-10-27T00:00:00.000Z",
-         *       "to": "2026-11-25T22:48:16.527Z",
+         *       "requestId": "req_Y934UxQwD6G9V4xhPAD2yu",
+         *       "from": "2026-10-28T00:00:00.000Z",
+         *       "to": "2026-11-26T02:00:25.576Z",
          *       "groupBy": "operation",
          *       "totals": {
          *         "requests": 9,
@@ -1334,10 +1334,10 @@ export interface components {
          * AiRequestList
          * @description Success
          * @example {
-         *       "requestId": "req_7Iy57FCkM8XOKUvtJ4IRTk",
+         *       "requestId": "req_RpvlkkFmglRX2V20ri7gQ2",
          *       "requests": [
          *         {
-         *           "requestId": "req_lviRfIOx00dKKS6x0YCWx4",
+         *           "requestId": "req_OIuqoSdEKLi7kYLznvNT3V",
          *           "status": "COMPLETED",
          *           "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *           "outcomes": [
@@ -1345,8 +1345,8 @@ export interface components {
          *             "No"
          *           ],
          *           "marketId": null,
-         *           "createdAt": "2026-11-25T22:48:15.041Z",
-         *           "completedAt": "2026-11-25T22:48:15.130Z",
+         *           "createdAt": "2026-11-26T02:00:23.324Z",
+         *           "completedAt": "2026-11-26T02:00:23.916Z",
          *           "winningOutcomeLabel": "Yes",
          *           "canDetermine": true,
          *           "costUsd": "0.25",
@@ -1372,16 +1372,16 @@ export interface components {
          * AiRequestRecord
          * @description Success
          * @example {
-         *       "requestId": "req_YDiNTsr58v9MxYp236TYGU",
+         *       "requestId": "req_OIuqoSdEKLi7kYLznvNT3V",
          *       "status": "COMPLETED",
-         *       "createdAt": "2026-11-25T22:48:31.618Z",
+         *       "createdAt": "2026-11-26T02:00:23.324Z",
          *       "votes": [
          *         {
          *           "model": "sandbox/alpha",
          *           "outcomeIndex": 0,
          *           "confidence": 0.9,
          *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 1,
+         *           "latencyMs": 2,
          *           "error": null,
          *           "usage": {
          *             "inputTokens": 0,
@@ -1393,7 +1393,7 @@ export interface components {
          *           "outcomeIndex": 0,
          *           "confidence": 0.9,
          *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 0,
+         *           "latencyMs": 1,
          *           "error": null,
          *           "usage": {
          *             "inputTokens": 0,
@@ -1425,9 +1425,9 @@ export interface components {
          *           }
          *         }
          *       ],
-         *       "completedAt": "2026-11-25T22:48:31.758Z",
+         *       "completedAt": "2026-11-26T02:00:23.916Z",
          *       "result": {
-         *         "requestId": "req_YDiNTsr58v9MxYp236TYGU",
+         *         "requestId": "req_OIuqoSdEKLi7kYLznvNT3V",
          *         "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *         "winningOutcomeIndex": 0,
          *         "winningOutcomeLabel": "Yes",
@@ -1445,18 +1445,18 @@ export interface components {
          *         "remainingBalanceUsd": "99.54"
          *       },
          *       "delivery": {
-         *         "id": "msg_k6KL5QMWNIe7eHxX2WYvVz",
-         *         "webhookId": "msg_k6KL5QMWNIe7eHxX2WYvVz",
+         *         "id": "msg_BgOtxNpE7hnyxCKJP3KrsQ",
+         *         "webhookId": "msg_BgOtxNpE7hnyxCKJP3KrsQ",
          *         "type": "ai",
-         *         "requestId": "req_YDiNTsr58v9MxYp236TYGU",
-         *         "originalRequestId": "req_YDiNTsr58v9MxYp236TYGU",
+         *         "requestId": "req_OIuqoSdEKLi7kYLznvNT3V",
+         *         "originalRequestId": "req_OIuqoSdEKLi7kYLznvNT3V",
          *         "url": "https://hooks.example.com/sibyl",
          *         "status": "PENDING",
          *         "attemptCount": 0,
-         *         "nextAttemptAt": "2026-11-25T22:48:31.758Z",
+         *         "nextAttemptAt": "2026-11-26T02:00:23.916Z",
          *         "lastStatusCode": null,
          *         "lastError": null,
-         *         "createdAt": "2026-11-25T22:48:31.758Z",
+         *         "createdAt": "2026-11-26T02:00:23.916Z",
          *         "finishedAt": null,
          *         "attempts": []
          *       }
@@ -1531,7 +1531,7 @@ export interface components {
         /**
          * AiRequestSummary
          * @example {
-         *       "requestId": "req_lviRfIOx00dKKS6x0YCWx4",
+         *       "requestId": "req_OIuqoSdEKLi7kYLznvNT3V",
          *       "status": "COMPLETED",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "outcomes": [
@@ -1539,8 +1539,8 @@ export interface components {
          *         "No"
          *       ],
          *       "marketId": null,
-         *       "createdAt": "2026-11-25T22:48:15.041Z",
-         *       "completedAt": "2026-11-25T22:48:15.130Z",
+         *       "createdAt": "2026-11-26T02:00:23.324Z",
+         *       "completedAt": "2026-11-26T02:00:23.916Z",
          *       "winningOutcomeLabel": "Yes",
          *       "canDetermine": true,
          *       "costUsd": "0.25",
@@ -1585,13 +1585,16 @@ export interface components {
          *     }
          */
         AiResolveRequest: {
-            /** @description The question to resolve (required unless `marketId` is given) */
+            /** @description The question to resolve (required unless `marketId` is given); not blank */
             question?: string;
-            /** @description The possible outcomes, distinct; answers refer to them by zero-based index */
+            /** @description The possible outcomes, distinct (also ignoring case); answers refer to them by zero-based index */
             outcomes?: string[];
             /** @description Additional context for the models; on sandbox accounts, `[sandbox:…]` directives steer the simulated models */
             context?: string;
-            /** @description HTTPS URL that receives the signed result webhook (required unless `marketId` is given) */
+            /**
+             * Format: uri
+             * @description HTTPS URL that receives the signed result webhook (required unless `marketId` is given)
+             */
             callbackUrl?: string;
             /** @description Minimum mean confidence of the winning outcome’s voters for `canDetermine` (default 0.75) */
             confidenceThreshold?: number;
@@ -1601,7 +1604,7 @@ export interface components {
         /**
          * AiResult
          * @example {
-         *       "requestId": "req_YDiNTsr58v9MxYp236TYGU",
+         *       "requestId": "req_OIuqoSdEKLi7kYLznvNT3V",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "winningOutcomeIndex": 0,
          *       "winningOutcomeLabel": "Yes",
@@ -1655,23 +1658,25 @@ export interface components {
          *         "Yes",
          *         "No"
          *       ],
-         *       "resolutionTimestamp": "2026-11-25T23:48:29Z",
+         *       "resolutionTimestamp": "2027-05-01T12:00:00Z",
          *       "callbackUrl": "https://hooks.example.com/sibyl"
          *     }
          */
         AiScheduleRequest: {
-            /** @description 1 to 1,000 characters */
+            /** @description 1 to 1,000 characters, not blank */
             question: string;
-            /** @description 2 to 20 distinct labels of 1 to 200 characters */
+            /** @description 2 to 20 distinct labels of 1 to 200 characters (distinct also ignoring case) */
             outcomes: string[];
             /**
+             * Format: date-time
              * @description When to resolve: ISO 8601 with a zone, in the future, ≤ 365 days
-             * @example 2026-12-01T12:00:00Z
+             * @example 2027-06-30T12:00:00Z
              */
             resolutionTimestamp: string;
             /** @description Up to 10,000 characters */
             context?: string;
             /**
+             * Format: uri
              * @description HTTPS URL that receives the signed result callback (docs/webhooks.md)
              * @example https://example.com/hooks/sibyl
              */
@@ -1687,7 +1692,7 @@ export interface components {
          *       "outcomeIndex": 0,
          *       "confidence": 0.9,
          *       "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *       "latencyMs": 1,
+         *       "latencyMs": 2,
          *       "error": null,
          *       "usage": {
          *         "inputTokens": 0,
@@ -1717,8 +1722,8 @@ export interface components {
         /**
          * ApiKey
          * @example {
-         *       "id": "key_MQXrX44ThmjmMdtQX6n7bF",
-         *       "keyPrefix": "pk_test_aF48UmbX",
+         *       "id": "key_OPzDixvcf1nmmLBIqYFkJ3",
+         *       "keyPrefix": "pk_test_ZoOp4oxB",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -1731,7 +1736,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-25T22:48:30.645Z",
+         *       "createdAt": "2026-11-26T02:00:22.204Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -1828,11 +1833,11 @@ export interface components {
          * ApiKeyList
          * @description Success
          * @example {
-         *       "requestId": "req_JMjT0coLlUbsl9DQqgDr4u",
+         *       "requestId": "req_dd14038cHGkGkpI2Kf45Zi",
          *       "keys": [
          *         {
-         *           "id": "key_MQXrX44ThmjmMdtQX6n7bF",
-         *           "keyPrefix": "pk_test_aF48UmbX",
+         *           "id": "key_OPzDixvcf1nmmLBIqYFkJ3",
+         *           "keyPrefix": "pk_test_ZoOp4oxB",
          *           "name": "trading bot (eu)",
          *           "permissions": [
          *             "price",
@@ -1845,7 +1850,7 @@ export interface components {
          *           "ipRestrictionEnabled": true,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-25T22:48:30.645Z",
+         *           "createdAt": "2026-11-26T02:00:22.204Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -1859,8 +1864,8 @@ export interface components {
          *           }
          *         },
          *         {
-         *           "id": "key_gjWRESlCinncIonurYwKA2",
-         *           "keyPrefix": "pk_test_xao2FS84",
+         *           "id": "key_QvYCqLYpPuayJGOi4f7w9v",
+         *           "keyPrefix": "pk_test_2osdvdr9",
          *           "name": "sandbox starter key",
          *           "permissions": [
          *             "price",
@@ -1877,7 +1882,7 @@ export interface components {
          *           "ipRestrictionEnabled": false,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-25T22:48:23.782Z",
+         *           "createdAt": "2026-11-26T02:00:15.187Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -1904,40 +1909,40 @@ export interface components {
          * BatchPriceItem
          * @example {
          *       "symbol": "SOL",
-         *       "vwapPrice": 149.08451916,
+         *       "vwapPrice": 146.23271818,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 149.1141888,
-         *           "volume24h": 970186739,
-         *           "timestamp": "2026-11-25T22:48:30.000Z",
+         *           "price": 146.1593455,
+         *           "volume24h": 1165952916,
+         *           "timestamp": "2026-11-26T02:00:20.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000135406
+         *           "deviation": 0.000920775
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 149.0940006,
-         *           "volume24h": 582112043,
-         *           "timestamp": "2026-11-25T22:48:30.000Z",
+         *           "price": 146.3141185,
+         *           "volume24h": 699571750,
+         *           "timestamp": "2026-11-26T02:00:20.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0
+         *           "deviation": 0.000137183
          *         },
          *         {
          *           "name": "sandbox-gamma",
-         *           "price": 148.9961229,
-         *           "volume24h": 388074695,
-         *           "timestamp": "2026-11-25T22:48:30.000Z",
+         *           "price": 146.2940494,
+         *           "volume24h": 466381166,
+         *           "timestamp": "2026-11-26T02:00:20.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000656483
+         *           "deviation": 0
          *         }
          *       ],
          *       "sourceCount": 3,
          *       "isValid": true,
          *       "unavailableSources": [],
-         *       "spread": 0.000791939,
+         *       "spread": 0.0010584,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
@@ -1978,45 +1983,45 @@ export interface components {
          * BatchPriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_hHTK1gMzu2aQLqhXUx5uLt",
-         *       "resolutionTimestamp": "2026-11-25T22:48:30.282Z",
+         *       "requestId": "req_mHmTdIWdto1t7U3IOjARYi",
+         *       "resolutionTimestamp": "2026-11-26T02:00:22.021Z",
          *       "prices": [
          *         {
          *           "symbol": "SOL",
-         *           "vwapPrice": 149.08451916,
+         *           "vwapPrice": 146.23271818,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 149.1141888,
-         *               "volume24h": 970186739,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 146.1593455,
+         *               "volume24h": 1165952916,
+         *               "timestamp": "2026-11-26T02:00:20.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000135406
+         *               "deviation": 0.000920775
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 149.0940006,
-         *               "volume24h": 582112043,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 146.3141185,
+         *               "volume24h": 699571750,
+         *               "timestamp": "2026-11-26T02:00:20.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0
+         *               "deviation": 0.000137183
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 148.9961229,
-         *               "volume24h": 388074695,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 146.2940494,
+         *               "volume24h": 466381166,
+         *               "timestamp": "2026-11-26T02:00:20.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000656483
+         *               "deviation": 0
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.000791939,
+         *           "spread": 0.0010584,
          *           "token": {
          *             "symbol": "SOL",
          *             "mint": "So11111111111111111111111111111111111111112"
@@ -2024,31 +2029,31 @@ export interface components {
          *         },
          *         {
          *           "symbol": "JUP",
-         *           "vwapPrice": 0.8079727479,
+         *           "vwapPrice": 0.808992974259,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.8085397754,
-         *               "volume24h": 38991085,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 0.8088748196,
+         *               "volume24h": 48039282,
+         *               "timestamp": "2026-11-26T02:00:20.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000780262
+         *               "deviation": 0.00010847
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 0.8070699378,
-         *               "volume24h": 23394651,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 0.8092101696,
+         *               "volume24h": 28823569,
+         *               "timestamp": "2026-11-26T02:00:20.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.00103905
+         *               "deviation": 0.000306073
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 0.8079093943,
-         *               "volume24h": 15596434,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 0.8089625679,
+         *               "volume24h": 19215713,
+         *               "timestamp": "2026-11-26T02:00:20.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
@@ -2057,7 +2062,7 @@ export interface components {
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.00181917,
+         *           "spread": 0.000414528,
          *           "token": {
          *             "symbol": "JUP",
          *             "mint": "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN"
@@ -2065,40 +2070,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "BONK",
-         *           "vwapPrice": 0.0000211235911369,
+         *           "vwapPrice": 0.0000235036653539,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.00002113913132,
-         *               "volume24h": 134502179,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 0.00002348331559,
+         *               "volume24h": 135681016,
+         *               "timestamp": "2026-11-26T02:00:20.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.0013811
+         *               "deviation": 0.00149406
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 0.00002110997643,
-         *               "volume24h": 80701308,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 0.00002352772287,
+         *               "volume24h": 81408609,
+         *               "timestamp": "2026-11-26T02:00:20.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0
+         *               "deviation": 0.000394132
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 0.00002110516274,
-         *               "volume24h": 53800872,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 0.00002351845349,
+         *               "volume24h": 54272406,
+         *               "timestamp": "2026-11-26T02:00:20.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000228029
+         *               "deviation": 0
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.00160809,
+         *           "spread": 0.00188938,
          *           "token": {
          *             "symbol": "BONK",
          *             "mint": "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"
@@ -2134,8 +2139,8 @@ export interface components {
          * CancelAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_rLozQzFkhLsdA7yfqB1r74",
-         *       "jobId": "job_k2gC1Mdft2pSHf8EP7UXRJ",
+         *       "requestId": "req_yLx5qcvoDfcwvfE8A7HJXE",
+         *       "jobId": "job_p2NuP1K3cgvi2wWX7T2p0n",
          *       "status": "cancelled",
          *       "refundUsd": "0.50",
          *       "remainingBalanceUsd": "99.49"
@@ -2162,8 +2167,8 @@ export interface components {
          * CancelPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_uqsVpWzYttL7dmHjv8Kzn9",
-         *       "jobId": "job_LRujQGOEJCOFtQhKreoDx8",
+         *       "requestId": "req_VQ6fhVWhCU8hvgy1r2av3m",
+         *       "jobId": "job_nJYIwCea46cQxTZljfsdxi",
          *       "status": "cancelled",
          *       "refundUsd": "0.05",
          *       "remainingBalanceUsd": "99.79"
@@ -2190,9 +2195,9 @@ export interface components {
          * CreatedKey
          * @description Success
          * @example {
-         *       "requestId": "req_JTVhTeClozOxZWVFeL0t10",
-         *       "id": "key_MQXrX44ThmjmMdtQX6n7bF",
-         *       "keyPrefix": "pk_test_aF48UmbX",
+         *       "requestId": "req_8tY12CEGH4VnoSHAjx1SLw",
+         *       "id": "key_OPzDixvcf1nmmLBIqYFkJ3",
+         *       "keyPrefix": "pk_test_ZoOp4oxB",
          *       "name": "trading bot",
          *       "permissions": [
          *         "price",
@@ -2203,7 +2208,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-25T22:48:30.645Z",
+         *       "createdAt": "2026-11-26T02:00:22.204Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -2312,12 +2317,14 @@ export interface components {
          *     }
          */
         CreateKeyRequest: {
-            name: string;
+            /** @description Printable text, not blank */
+            name: string & unknown;
             /** @description Defaults to the calling key's permissions, and cannot exceed them */
             permissions?: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
+            /** @description null: never */
             expiresAt?: string | null;
             /** @description IPv4/IPv6 addresses or CIDR ranges */
-            allowedIps?: string[];
+            allowedIps?: (string | unknown | unknown | unknown)[];
             /** @description Defaults to true when allowedIps is given */
             ipRestrictionEnabled?: boolean;
             /** @description Browser origins such as https://app.example.com; https://*.example.com allows subdomains */
@@ -2326,8 +2333,9 @@ export interface components {
             originRestrictionEnabled?: boolean;
             /** @description This key's token bucket; null returns it to the service default */
             rateLimit?: {
-                /** @description At least 0.001 (one per 1,000 s) */
+                /** @description At least 0.001 (one per 1,000 s); at most the deployment’s RATE_LIMIT_MAX_PER_SECOND */
                 requestsPerSecond: number;
+                /** @description At most the deployment’s RATE_LIMIT_MAX_BURST */
                 burst: number;
             } | null;
             /** @description Each quota given replaces the current one; null removes it; one left out is kept */
@@ -2337,58 +2345,9 @@ export interface components {
                 dailySpendUsd?: string | null;
                 monthlySpendUsd?: string | null;
             };
-        };
-        /**
-         * @description The one body of every error
-         * @example {
-         *       "error": "body.symbols: must be array",
-         *       "code": "VALIDATION_ERROR",
-         *       "details": {
-         *         "problems": [
-         *           {
-         *             "path": "body.symbols",
-         *             "message": "must be array"
-         *           }
-         *         ]
-         *       },
-         *       "requestId": "req_4fKq8ZtV1xYwJ2mN7pRb3c"
-         *     }
-         */
-        ErrorBody: {
-            /** @description Human-readable message */
-            error: string;
-            /**
-             * @description The id of this request (also in X-Request-Id)
-             * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-             */
-            requestId: string;
-            /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-            details?: {
-                problems?: ({
-                    /**
-                     * @description Where: `body.…`, `query.…`, `path.…` or `header.…`
-                     * @example body.symbols[2]
-                     */
-                    path: string;
-                    /** @example is not a known symbol or mint */
-                    message: string;
-                    /** @description For an enumeration: every value the field accepts */
-                    allowed?: string[];
-                } & {
-                    [key: string]: unknown;
-                })[];
-            } & {
-                [key: string]: unknown;
-            };
-            /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-            symbol?: string;
-            /** @description BATCH_LIMIT_EXCEEDED: the limit */
-            maxSymbols?: number;
-            code: components["schemas"]["ErrorCode"];
-        };
+        } & (unknown & unknown);
         /**
          * @description Every code of the error vocabulary (docs/api.md#errors); each answer lists those its status can carry
-         * @example INSUFFICIENT_BALANCE
          * @enum {unknown}
          */
         ErrorCode: "ACCOUNT_NOT_FOUND" | "ACCOUNT_SUSPENDED" | "AI_UNAVAILABLE" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "BATCH_LIMIT_EXCEEDED" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INTERNAL_ERROR" | "INVALID_API_KEY" | "INVALID_SYMBOL" | "INVALID_TIMESTAMP" | "IP_NOT_ALLOWED" | "JOB_CANNOT_CANCEL" | "JOB_NOT_FOUND" | "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED" | "NOT_FOUND" | "ORIGIN_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "PERMISSION_DENIED" | "PRICE_UNAVAILABLE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "SESSION_EXPIRED" | "SIGN_IN_REJECTED" | "SYMBOL_NOT_FOUND" | "TIMESTAMP_IN_PAST" | "UNSUPPORTED_MEDIA_TYPE" | "URI_TOO_LONG" | "VALIDATION_ERROR";
@@ -2396,12 +2355,12 @@ export interface components {
          * GetAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_SuyPQi3gRaCJD8VhG7dhRH",
-         *       "jobId": "job_k2gC1Mdft2pSHf8EP7UXRJ",
+         *       "requestId": "req_UBmGbd74vdUX5voqpfyzAg",
+         *       "jobId": "job_p2NuP1K3cgvi2wWX7T2p0n",
          *       "jobType": "AI_RESOLUTION",
-         *       "scheduledFor": "2026-11-25T23:48:29.000Z",
+         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-25T22:48:32.178Z",
+         *       "createdAt": "2026-11-26T02:00:24.642Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2511,12 +2470,12 @@ export interface components {
          * GetPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_kDn6mutOMFx2dhRfNxvuiX",
-         *       "jobId": "job_LRujQGOEJCOFtQhKreoDx8",
+         *       "requestId": "req_v0i7udsj0kEmvwjuFcPCWH",
+         *       "jobId": "job_nJYIwCea46cQxTZljfsdxi",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-25T23:48:29.000Z",
+         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-25T22:48:31.190Z",
+         *       "createdAt": "2026-11-26T02:00:22.857Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2621,11 +2580,11 @@ export interface components {
         /**
          * JobSummary
          * @example {
-         *       "jobId": "job_LRujQGOEJCOFtQhKreoDx8",
+         *       "jobId": "job_nJYIwCea46cQxTZljfsdxi",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-25T23:48:29.000Z",
+         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-25T22:48:31.190Z",
+         *       "createdAt": "2026-11-26T02:00:22.857Z",
          *       "canCancel": true
          *     }
          */
@@ -2656,14 +2615,14 @@ export interface components {
          * ListAiJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_tFLNi5e6J8HlJynyJ5nShX",
+         *       "requestId": "req_QPVDpcpanWZnjjYSp7Gi7l",
          *       "jobs": [
          *         {
-         *           "jobId": "job_k2gC1Mdft2pSHf8EP7UXRJ",
+         *           "jobId": "job_p2NuP1K3cgvi2wWX7T2p0n",
          *           "jobType": "AI_RESOLUTION",
-         *           "scheduledFor": "2026-11-25T23:48:29.000Z",
+         *           "scheduledFor": "2027-05-01T12:00:00.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-25T22:48:32.178Z",
+         *           "createdAt": "2026-11-26T02:00:24.642Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -2686,14 +2645,14 @@ export interface components {
          * ListPriceJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_kUegxKEKfTxRpODXj0YQQO",
+         *       "requestId": "req_AlKLTMEkXjb8vBykRdkRbv",
          *       "jobs": [
          *         {
-         *           "jobId": "job_LRujQGOEJCOFtQhKreoDx8",
+         *           "jobId": "job_nJYIwCea46cQxTZljfsdxi",
          *           "jobType": "PRICE_RESOLUTION",
-         *           "scheduledFor": "2026-11-25T23:48:29.000Z",
+         *           "scheduledFor": "2027-05-01T12:00:00.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-25T22:48:31.190Z",
+         *           "createdAt": "2026-11-26T02:00:22.857Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -2716,7 +2675,7 @@ export interface components {
          * MarketDetail
          * @description Success
          * @example {
-         *       "requestId": "req_c4z7VgzcjyM9zeFoiQbHhP",
+         *       "requestId": "req_P6RbPXteQfxSBki9sMEKLR",
          *       "id": "demo-1-25",
          *       "slug": "will-voter-turnout-exceed-60-on-dec-31-2026",
          *       "title": "Will voter turnout exceed 60% on Dec 31, 2026?",
@@ -2726,8 +2685,8 @@ export interface components {
          *       "status": "OPEN",
          *       "marketType": "BINARY",
          *       "sandbox": true,
-         *       "createdAt": "2026-11-19T12:00:00.000Z",
-         *       "closesAt": "2026-12-31T08:00:00.000Z",
+         *       "createdAt": "2026-11-19T16:00:00.000Z",
+         *       "closesAt": "2026-12-31T12:00:00.000Z",
          *       "outcomes": [
          *         {
          *           "index": 0,
@@ -2735,7 +2694,7 @@ export interface components {
          *           "totalShares": "202450000000",
          *           "totalWagered": "181333900000",
          *           "totalWageredSol": 181.3339,
-         *           "totalWageredUsd": 27034.077289,
+         *           "totalWageredUsd": 26516.949095,
          *           "lastPrice": 8670,
          *           "probability": 0.88171
          *         },
@@ -2745,7 +2704,7 @@ export interface components {
          *           "totalShares": "164450000000",
          *           "totalWagered": "17081000000",
          *           "totalWageredSol": 17.081,
-         *           "totalWageredUsd": 2546.512672,
+         *           "totalWageredUsd": 2497.801059,
          *           "lastPrice": 1440,
          *           "probability": 0.11829
          *         }
@@ -2758,7 +2717,7 @@ export interface components {
          *               "amount": "14077800000",
          *               "shares": "16200000000",
          *               "valueSol": 14.0778,
-         *               "valueUsd": 2098.782044,
+         *               "valueUsd": 2058.63496,
          *               "orders": 1
          *             },
          *             {
@@ -2766,7 +2725,7 @@ export interface components {
          *               "amount": "8626650000",
          *               "shares": "9950000000",
          *               "valueSol": 8.62665,
-         *               "valueUsd": 1286.099967,
+         *               "valueUsd": 1261.498478,
          *               "orders": 1
          *             },
          *             {
@@ -2774,7 +2733,7 @@ export interface components {
          *               "amount": "11743800000",
          *               "shares": "13800000000",
          *               "valueSol": 11.7438,
-         *               "valueUsd": 1750.818776,
+         *               "valueUsd": 1717.327796,
          *               "orders": 1
          *             },
          *             {
@@ -2782,7 +2741,7 @@ export interface components {
          *               "amount": "5433600000",
          *               "shares": "6400000000",
          *               "valueSol": 5.4336,
-         *               "valueUsd": 810.065643,
+         *               "valueUsd": 794.570098,
          *               "orders": 1
          *             },
          *             {
@@ -2790,7 +2749,7 @@ export interface components {
          *               "amount": "16366000000",
          *               "shares": "19600000000",
          *               "valueSol": 16.366,
-         *               "valueUsd": 2439.917241,
+         *               "valueUsd": 2393.244666,
          *               "orders": 2
          *             },
          *             {
@@ -2798,7 +2757,7 @@ export interface components {
          *               "amount": "3540250000",
          *               "shares": "4250000000",
          *               "valueSol": 3.54025,
-         *               "valueUsd": 527.796469,
+         *               "valueUsd": 517.700381,
          *               "orders": 1
          *             }
          *           ],
@@ -2808,7 +2767,7 @@ export interface components {
          *               "amount": "18100000000",
          *               "shares": "20000000000",
          *               "valueSol": 18.1,
-         *               "valueUsd": 2698.429797,
+         *               "valueUsd": 2646.812199,
          *               "orders": 2
          *             },
          *             {
@@ -2816,7 +2775,7 @@ export interface components {
          *               "amount": "1004300000",
          *               "shares": "1100000000",
          *               "valueSol": 1.0043,
-         *               "valueUsd": 149.725583,
+         *               "valueUsd": 146.861519,
          *               "orders": 1
          *             }
          *           ],
@@ -2833,7 +2792,7 @@ export interface components {
          *               "amount": "2147000000",
          *               "shares": "19000000000",
          *               "valueSol": 2.147,
-         *               "valueUsd": 320.084463,
+         *               "valueUsd": 313.961646,
          *               "orders": 1
          *             },
          *             {
@@ -2841,7 +2800,7 @@ export interface components {
          *               "amount": "463250000",
          *               "shares": "4250000000",
          *               "valueSol": 0.46325,
-         *               "valueUsd": 69.063404,
+         *               "valueUsd": 67.742307,
          *               "orders": 1
          *             },
          *             {
@@ -2849,7 +2808,7 @@ export interface components {
          *               "amount": "358900000",
          *               "shares": "3700000000",
          *               "valueSol": 0.3589,
-         *               "valueUsd": 53.506434,
+         *               "valueUsd": 52.482923,
          *               "orders": 1
          *             }
          *           ],
@@ -2859,7 +2818,7 @@ export interface components {
          *               "amount": "4887500000",
          *               "shares": "39100000000",
          *               "valueSol": 4.8875,
-         *               "valueUsd": 728.650587,
+         *               "valueUsd": 714.71241,
          *               "orders": 2
          *             },
          *             {
@@ -2867,7 +2826,7 @@ export interface components {
          *               "amount": "2606800000",
          *               "shares": "19600000000",
          *               "valueSol": 2.6068,
-         *               "valueUsd": 388.633525,
+         *               "valueUsd": 381.19945,
          *               "orders": 1
          *             },
          *             {
@@ -2875,7 +2834,7 @@ export interface components {
          *               "amount": "224750000",
          *               "shares": "1550000000",
          *               "valueSol": 0.22475,
-         *               "valueUsd": 33.506746,
+         *               "valueUsd": 32.865803,
          *               "orders": 1
          *             },
          *             {
@@ -2883,7 +2842,7 @@ export interface components {
          *               "amount": "1131500000",
          *               "shares": "7300000000",
          *               "valueSol": 1.1315,
-         *               "valueUsd": 168.689133,
+         *               "valueUsd": 165.462321,
          *               "orders": 1
          *             },
          *             {
@@ -2891,7 +2850,7 @@ export interface components {
          *               "amount": "1223600000",
          *               "shares": "7600000000",
          *               "valueSol": 1.2236,
-         *               "valueUsd": 182.419818,
+         *               "valueUsd": 178.930354,
          *               "orders": 1
          *             }
          *           ],
@@ -2908,29 +2867,29 @@ export interface components {
          *         "uniqueHolders": 24,
          *         "totalWagered": "198414900000",
          *         "totalWageredSol": 198.4149,
-         *         "totalWageredUsd": 29580.589961,
+         *         "totalWageredUsd": 29014.750154,
          *         "outcomeBreakdown": [
          *           {
          *             "index": 0,
          *             "label": "Yes",
          *             "totalWagered": "181333900000",
          *             "totalWageredSol": 181.3339,
-         *             "totalWageredUsd": 27034.077289
+         *             "totalWageredUsd": 26516.949095
          *           },
          *           {
          *             "index": 1,
          *             "label": "No",
          *             "totalWagered": "17081000000",
          *             "totalWageredSol": 17.081,
-         *             "totalWageredUsd": 2546.512672
+         *             "totalWageredUsd": 2497.801059
          *           }
          *         ]
          *       },
          *       "curatorStaking": {
          *         "totalStaked": "211000000000",
-         *         "totalStakedUsd": 31456.833543,
+         *         "totalStakedUsd": 30855.103536,
          *         "stakerCount": 3,
-         *         "estimatedApy": 106.87,
+         *         "estimatedApy": 107.43,
          *         "lockPeriodSeconds": 604800,
          *         "topCurators": [
          *           {
@@ -2938,21 +2897,21 @@ export interface components {
          *             "wallet": "69pEHKFYqsMhUgL2vtSpBWBZ4J8TgJMKLuTetntey8U4",
          *             "username": null,
          *             "stakedAmount": "91500000000",
-         *             "stakedAmountUsd": 13641.233503
+         *             "stakedAmountUsd": 13380.293713
          *           },
          *           {
          *             "rank": 2,
          *             "wallet": "J5F52nHiAScP6inseMBHLFJ8jospGnppmaA2TT2fFXC4",
          *             "username": "epoch_eve",
          *             "stakedAmount": "66500000000",
-         *             "stakedAmountUsd": 9914.120524
+         *             "stakedAmountUsd": 9724.475759
          *           },
          *           {
          *             "rank": 3,
          *             "wallet": "MHsdCxwrV8hk4NcspGxdAhwmEGrAQCuk4yJLGQguhRf",
          *             "username": "gossip_gus",
          *             "stakedAmount": "53000000000",
-         *             "stakedAmountUsd": 7901.479515
+         *             "stakedAmountUsd": 7750.334064
          *           }
          *         ]
          *       },
@@ -2963,12 +2922,12 @@ export interface components {
          *       "tradingStats": {
          *         "totalVolume": "199253950000",
          *         "totalVolumeSol": 199.25395,
-         *         "totalVolumeUsd": 29705.679326,
+         *         "totalVolumeUsd": 29137.446717,
          *         "totalTrades": 36,
          *         "totalBettors": 39,
          *         "last24hVolume": "31593950000",
          *         "last24hVolumeSol": 31.59395,
-         *         "last24hVolumeUsd": 4710.168844,
+         *         "last24hVolumeUsd": 4620.069187,
          *         "last24hTrades": 7
          *       },
          *       "resolution": {
@@ -2992,8 +2951,8 @@ export interface components {
          *       },
          *       "credibilityScore": 423,
          *       "feeBps": 200,
-         *       "solPriceUsd": 149.08451916,
-         *       "computedAt": "2026-11-25T22:48:31.020Z",
+         *       "solPriceUsd": 146.23271818,
+         *       "computedAt": "2026-11-26T02:00:22.698Z",
          *       "costUsd": "0.02",
          *       "remainingBalanceUsd": "99.79"
          *     }
@@ -3226,7 +3185,7 @@ export interface components {
          * MarketList
          * @description Success
          * @example {
-         *       "requestId": "req_pqa2DP3QNGzsj0rnpGiO0H",
+         *       "requestId": "req_Zl05r9p9TOvLo6HbwTJYxA",
          *       "markets": [
          *         {
          *           "id": "demo-1-25",
@@ -3246,8 +3205,8 @@ export interface components {
          *               "label": "No"
          *             }
          *           ],
-         *           "createdAt": "2026-11-19T12:00:00.000Z",
-         *           "closesAt": "2026-12-31T08:00:00.000Z",
+         *           "createdAt": "2026-11-19T16:00:00.000Z",
+         *           "closesAt": "2026-12-31T12:00:00.000Z",
          *           "sandbox": true
          *         },
          *         {
@@ -3268,8 +3227,8 @@ export interface components {
          *               "label": "No"
          *             }
          *           ],
-         *           "createdAt": "2026-11-17T18:00:00.000Z",
-         *           "closesAt": "2027-01-07T05:00:00.000Z",
+         *           "createdAt": "2026-11-17T22:00:00.000Z",
+         *           "closesAt": "2027-01-07T09:00:00.000Z",
          *           "sandbox": true
          *         }
          *       ],
@@ -3320,8 +3279,8 @@ export interface components {
          *           "label": "No"
          *         }
          *       ],
-         *       "createdAt": "2026-11-19T12:00:00.000Z",
-         *       "closesAt": "2026-12-31T08:00:00.000Z",
+         *       "createdAt": "2026-11-19T16:00:00.000Z",
+         *       "closesAt": "2026-12-31T12:00:00.000Z",
          *       "sandbox": true
          *     }
          */
@@ -3361,29 +3320,29 @@ export interface components {
          * PriceHistory
          * @description Success
          * @example {
-         *       "requestId": "req_GKkEyvszeZHabjnNme3Wec",
+         *       "requestId": "req_tBgLLuBIjhKXY8KPCfQF7P",
          *       "symbol": "SOL",
          *       "interval": "1h",
-         *       "startTime": "2026-11-25T19:00:00.000Z",
-         *       "endTime": "2026-11-25T22:00:00.000Z",
+         *       "startTime": "2026-11-25T23:00:00.000Z",
+         *       "endTime": "2026-11-26T02:00:00.000Z",
          *       "dataPoints": [
          *         {
-         *           "timestamp": "2026-11-25T19:00:00.000Z",
-         *           "price": 149.09614695,
+         *           "timestamp": "2026-11-25T23:00:00.000Z",
+         *           "price": 157.18019878,
          *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *           "sourceCount": 3,
          *           "isComplete": true
          *         },
          *         {
-         *           "timestamp": "2026-11-25T20:00:00.000Z",
-         *           "price": 146.183808888,
-         *           "source": "sandbox-alpha,sandbox-beta",
-         *           "sourceCount": 2,
+         *           "timestamp": "2026-11-26T00:00:00.000Z",
+         *           "price": 155.56277985,
+         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
+         *           "sourceCount": 3,
          *           "isComplete": true
          *         },
          *         {
-         *           "timestamp": "2026-11-25T21:00:00.000Z",
-         *           "price": 144.16505731,
+         *           "timestamp": "2026-11-26T01:00:00.000Z",
+         *           "price": 146.65815619,
          *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *           "sourceCount": 3,
          *           "isComplete": true
@@ -3429,8 +3388,8 @@ export interface components {
         /**
          * PriceHistoryPoint
          * @example {
-         *       "timestamp": "2026-11-25T19:00:00.000Z",
-         *       "price": 149.09614695,
+         *       "timestamp": "2026-11-25T23:00:00.000Z",
+         *       "price": 157.18019878,
          *       "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *       "sourceCount": 3,
          *       "isComplete": true
@@ -3452,47 +3411,47 @@ export interface components {
          * PriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_ABBQYGksFJdmk80rx09L5R",
+         *       "requestId": "req_TNejTVGSMfhvpYfBULNA3T",
          *       "symbol": "SOL",
-         *       "vwapPrice": 149.08451916,
+         *       "vwapPrice": 146.23271818,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 149.1141888,
-         *           "volume24h": 970186739,
-         *           "timestamp": "2026-11-25T22:48:30.000Z",
+         *           "price": 146.1593455,
+         *           "volume24h": 1165952916,
+         *           "timestamp": "2026-11-26T02:00:20.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000135406
+         *           "deviation": 0.000920775
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 149.0940006,
-         *           "volume24h": 582112043,
-         *           "timestamp": "2026-11-25T22:48:30.000Z",
+         *           "price": 146.3141185,
+         *           "volume24h": 699571750,
+         *           "timestamp": "2026-11-26T02:00:20.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0
+         *           "deviation": 0.000137183
          *         },
          *         {
          *           "name": "sandbox-gamma",
-         *           "price": 148.9961229,
-         *           "volume24h": 388074695,
-         *           "timestamp": "2026-11-25T22:48:30.000Z",
+         *           "price": 146.2940494,
+         *           "volume24h": 466381166,
+         *           "timestamp": "2026-11-26T02:00:20.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000656483
+         *           "deviation": 0
          *         }
          *       ],
          *       "sourceCount": 3,
          *       "isValid": true,
-         *       "spread": 0.000791939,
+         *       "spread": 0.0010584,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
          *       },
          *       "unavailableSources": [],
-         *       "resolutionTimestamp": "2026-11-25T22:48:30.080Z",
+         *       "resolutionTimestamp": "2026-11-26T02:00:21.827Z",
          *       "costUsd": "0.01",
          *       "remainingBalanceUsd": "99.99"
          *     }
@@ -3533,7 +3492,7 @@ export interface components {
          * PriceScheduledRequest
          * @example {
          *       "symbol": "JUP",
-         *       "scheduledFor": "2026-11-25T23:48:29Z"
+         *       "scheduledFor": "2027-05-01T12:00:00Z"
          *     }
          */
         PriceScheduledRequest: {
@@ -3543,11 +3502,13 @@ export interface components {
              */
             symbol: string;
             /**
+             * Format: date-time
              * @description When to take the price: ISO 8601 with a zone, in the future, ≤ 365 days
-             * @example 2026-12-01T12:00:00Z
+             * @example 2027-06-30T12:00:00Z
              */
             scheduledFor: string;
             /**
+             * Format: uri
              * @description HTTPS URL that receives the signed result callback (docs/webhooks.md)
              * @example https://example.com/hooks/sibyl
              */
@@ -3557,7 +3518,7 @@ export interface components {
          * PriceScheduleRequest
          * @example {
          *       "symbol": "SOL",
-         *       "resolutionTimestamp": "2026-11-25T23:48:29Z",
+         *       "resolutionTimestamp": "2027-05-01T12:00:00Z",
          *       "callbackUrl": "https://hooks.example.com/sibyl"
          *     }
          */
@@ -3568,11 +3529,13 @@ export interface components {
              */
             symbol: string;
             /**
+             * Format: date-time
              * @description When to take the price: ISO 8601 with a zone, in the future, ≤ 365 days
-             * @example 2026-12-01T12:00:00Z
+             * @example 2027-06-30T12:00:00Z
              */
             resolutionTimestamp: string;
             /**
+             * Format: uri
              * @description HTTPS URL that receives the signed result callback (docs/webhooks.md)
              * @example https://example.com/hooks/sibyl
              */
@@ -3582,12 +3545,12 @@ export interface components {
          * PriceSource
          * @example {
          *       "name": "sandbox-alpha",
-         *       "price": 149.1141888,
-         *       "volume24h": 970186739,
-         *       "timestamp": "2026-11-25T22:48:30.000Z",
+         *       "price": 146.1593455,
+         *       "volume24h": 1165952916,
+         *       "timestamp": "2026-11-26T02:00:20.000Z",
          *       "used": true,
          *       "status": "used",
-         *       "deviation": 0.000135406
+         *       "deviation": 0.000920775
          *     }
          */
         PriceSource: {
@@ -3616,23 +3579,23 @@ export interface components {
          * RedeliverWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_6OuTdeEbQF8kfLca8ShnFF",
-         *       "id": "msg_fsJqYyGnqEauZC0RkIl7dA",
-         *       "webhookId": "msg_fsJqYyGnqEauZC0RkIl7dA",
+         *       "requestId": "req_e9RHvvkn4UWY9ejl7xUSbX",
+         *       "id": "msg_r1q9pJkt7k3DtWk4xoZNBQ",
+         *       "webhookId": "msg_r1q9pJkt7k3DtWk4xoZNBQ",
          *       "type": "test",
-         *       "originalRequestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
+         *       "originalRequestId": "req_YDHchiok4vPcqaBqkhH2WU",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "PENDING",
          *       "attemptCount": 1,
-         *       "nextAttemptAt": "2026-11-25T22:48:32.680Z",
+         *       "nextAttemptAt": "2026-11-26T02:00:25.242Z",
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-25T22:48:32.502Z",
+         *       "createdAt": "2026-11-26T02:00:24.984Z",
          *       "finishedAt": null,
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-25T22:48:32.506Z",
+         *           "at": "2026-11-26T02:00:25.024Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -3682,7 +3645,7 @@ export interface components {
          * ResolveWithAiResponse
          * @description Success
          * @example {
-         *       "requestId": "req_YDiNTsr58v9MxYp236TYGU",
+         *       "requestId": "req_OIuqoSdEKLi7kYLznvNT3V",
          *       "status": "processing",
          *       "costUsd": "0.25",
          *       "remainingBalanceUsd": "99.54"
@@ -3708,9 +3671,9 @@ export interface components {
          * RevokeKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_fTDNDPirtsUE3b5Fw7xXxY",
-         *       "id": "key_DsCRLkIOtwaZq6CYk5cYVg",
-         *       "keyPrefix": "pk_test_CvzlwzcC",
+         *       "requestId": "req_SrlMw6Y8uMTWK7CoFQtbKh",
+         *       "id": "key_sYukFH9Zs1e4LcoIZawCpp",
+         *       "keyPrefix": "pk_test_Kqp2TZtj",
          *       "name": "spare",
          *       "permissions": [
          *         "price"
@@ -3720,7 +3683,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-25T22:48:32.753Z",
+         *       "createdAt": "2026-11-26T02:00:25.375Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -3732,8 +3695,8 @@ export interface components {
          *         "dailySpendUsd": null,
          *         "monthlySpendUsd": null
          *       },
-         *       "revokedAt": "2026-11-25T22:48:32.821Z",
-         *       "rotatedFrom": "key_V9wEQgS3PnHsQOlxapHfok"
+         *       "revokedAt": "2026-11-26T02:00:25.493Z",
+         *       "rotatedFrom": "key_Mm7XCE3kS4U3HKIMS8G1Lr"
          *     }
          */
         RevokeKeyResponse: {
@@ -3821,10 +3784,10 @@ export interface components {
          * RotateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_NycupZYwDWozqQJwdMoeEa",
+         *       "requestId": "req_B75WzaPsLuOTLwnoDaUs7r",
          *       "newKey": {
-         *         "id": "key_DsCRLkIOtwaZq6CYk5cYVg",
-         *         "keyPrefix": "pk_test_CvzlwzcC",
+         *         "id": "key_sYukFH9Zs1e4LcoIZawCpp",
+         *         "keyPrefix": "pk_test_Kqp2TZtj",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -3834,7 +3797,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-25T22:48:32.753Z",
+         *         "createdAt": "2026-11-26T02:00:25.375Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -3847,11 +3810,11 @@ export interface components {
          *           "monthlySpendUsd": null
          *         },
          *         "key": "pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u",
-         *         "rotatedFrom": "key_V9wEQgS3PnHsQOlxapHfok"
+         *         "rotatedFrom": "key_Mm7XCE3kS4U3HKIMS8G1Lr"
          *       },
          *       "oldKey": {
-         *         "id": "key_V9wEQgS3PnHsQOlxapHfok",
-         *         "keyPrefix": "pk_test_Htdt4pGd",
+         *         "id": "key_Mm7XCE3kS4U3HKIMS8G1Lr",
+         *         "keyPrefix": "pk_test_p7xwaBxZ",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -3861,7 +3824,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-25T22:48:32.734Z",
+         *         "createdAt": "2026-11-26T02:00:25.346Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -3873,8 +3836,8 @@ export interface components {
          *           "dailySpendUsd": null,
          *           "monthlySpendUsd": null
          *         },
-         *         "expiresAt": "2026-11-25T23:48:32.742Z",
-         *         "rotatedTo": "key_DsCRLkIOtwaZq6CYk5cYVg"
+         *         "expiresAt": "2026-11-26T03:00:25.361Z",
+         *         "rotatedTo": "key_sYukFH9Zs1e4LcoIZawCpp"
          *       }
          *     }
          */
@@ -4047,9 +4010,9 @@ export interface components {
          * RotateWebhookSecretResponse
          * @description Success
          * @example {
-         *       "requestId": "req_flvXAPu2Wp7S2BgAgrvrGC",
+         *       "requestId": "req_VCKcfoPud1f6tTpzWSq60C",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "previousSecretValidUntil": "2026-11-26T22:48:32.718Z"
+         *       "previousSecretValidUntil": "2026-11-27T02:00:25.318Z"
          *     }
          */
         RotateWebhookSecretResponse: {
@@ -4067,12 +4030,12 @@ export interface components {
          * ScheduleAiResolutionResponse
          * @description Success
          * @example {
-         *       "requestId": "req_pZlMY7R6HhtZW9P7zlT0RZ",
-         *       "jobId": "job_k2gC1Mdft2pSHf8EP7UXRJ",
+         *       "requestId": "req_Lz1zT25zhx1h0IqKzz17F6",
+         *       "jobId": "job_p2NuP1K3cgvi2wWX7T2p0n",
          *       "jobType": "AI_RESOLUTION",
-         *       "scheduledFor": "2026-11-25T23:48:29.000Z",
+         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-25T22:48:32.178Z",
+         *       "createdAt": "2026-11-26T02:00:24.642Z",
          *       "canCancel": true,
          *       "costUsd": "0.50",
          *       "remainingBalanceUsd": "98.99"
@@ -4117,12 +4080,12 @@ export interface components {
          * SchedulePriceCheckAtResponse
          * @description Success
          * @example {
-         *       "requestId": "req_j6k59028QrygocDvqKzAS9",
-         *       "jobId": "job_KqqHuL8BetI35dZkH7HVns",
+         *       "requestId": "req_U56V7OVyqBRJrDsqZZBDV2",
+         *       "jobId": "job_tymvKRAxAEogg7fVf1GY4S",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-25T23:48:29.000Z",
+         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-25T22:48:32.147Z",
+         *       "createdAt": "2026-11-26T02:00:24.613Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.49"
@@ -4167,12 +4130,12 @@ export interface components {
          * SchedulePriceCheckResponse
          * @description Success
          * @example {
-         *       "requestId": "req_skX7U71nXsUKCzYtRg42fT",
-         *       "jobId": "job_LRujQGOEJCOFtQhKreoDx8",
+         *       "requestId": "req_q0TuhiVLKNgr5o46efJk6N",
+         *       "jobId": "job_nJYIwCea46cQxTZljfsdxi",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-25T23:48:29.000Z",
+         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-25T22:48:31.190Z",
+         *       "createdAt": "2026-11-26T02:00:22.857Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.74"
@@ -4217,9 +4180,9 @@ export interface components {
          * SendTestWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
-         *       "deliveryId": "msg_fsJqYyGnqEauZC0RkIl7dA",
-         *       "webhookId": "msg_fsJqYyGnqEauZC0RkIl7dA",
+         *       "requestId": "req_YDHchiok4vPcqaBqkhH2WU",
+         *       "deliveryId": "msg_r1q9pJkt7k3DtWk4xoZNBQ",
+         *       "webhookId": "msg_r1q9pJkt7k3DtWk4xoZNBQ",
          *       "delivered": true,
          *       "status": "DELIVERED",
          *       "statusCode": 200,
@@ -4265,8 +4228,8 @@ export interface components {
          *       "keyId": null,
          *       "reference": null,
          *       "refundOf": "11",
-         *       "memo": "cancelled job_k2gC1Mdft2pSHf8EP7UXRJ",
-         *       "createdAt": "2026-11-25T22:48:32.382Z"
+         *       "memo": "cancelled job_p2NuP1K3cgvi2wWX7T2p0n",
+         *       "createdAt": "2026-11-26T02:00:24.927Z"
          *     }
          */
         Transaction: {
@@ -4308,7 +4271,7 @@ export interface components {
          * TransactionList
          * @description Success
          * @example {
-         *       "requestId": "req_QrpK7H1bVmewiZKo6i4syi",
+         *       "requestId": "req_DAgLZgmMe9uzlwhSb8n7sP",
          *       "transactions": [
          *         {
          *           "id": "12",
@@ -4320,8 +4283,8 @@ export interface components {
          *           "keyId": null,
          *           "reference": null,
          *           "refundOf": "11",
-         *           "memo": "cancelled job_k2gC1Mdft2pSHf8EP7UXRJ",
-         *           "createdAt": "2026-11-25T22:48:32.382Z"
+         *           "memo": "cancelled job_p2NuP1K3cgvi2wWX7T2p0n",
+         *           "createdAt": "2026-11-26T02:00:24.927Z"
          *         },
          *         {
          *           "id": "11",
@@ -4329,12 +4292,12 @@ export interface components {
          *           "amountUsd": "-0.50",
          *           "balanceAfterUsd": "98.99",
          *           "operation": "scheduleAiResolution",
-         *           "requestId": "req_pZlMY7R6HhtZW9P7zlT0RZ",
-         *           "keyId": "key_gjWRESlCinncIonurYwKA2",
+         *           "requestId": "req_Lz1zT25zhx1h0IqKzz17F6",
+         *           "keyId": "key_QvYCqLYpPuayJGOi4f7w9v",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-25T22:48:32.162Z"
+         *           "createdAt": "2026-11-26T02:00:24.639Z"
          *         },
          *         {
          *           "id": "10",
@@ -4342,12 +4305,12 @@ export interface components {
          *           "amountUsd": "-0.05",
          *           "balanceAfterUsd": "99.49",
          *           "operation": "schedulePriceCheckAt",
-         *           "requestId": "req_j6k59028QrygocDvqKzAS9",
-         *           "keyId": "key_gjWRESlCinncIonurYwKA2",
+         *           "requestId": "req_U56V7OVyqBRJrDsqZZBDV2",
+         *           "keyId": "key_QvYCqLYpPuayJGOi4f7w9v",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-25T22:48:32.141Z"
+         *           "createdAt": "2026-11-26T02:00:24.600Z"
          *         }
          *       ],
          *       "hasMore": true,
@@ -4392,20 +4355,22 @@ export interface components {
          *     }
          */
         UpdateKeyRequest: {
-            name?: string;
+            /** @description Printable text, not blank */
+            name?: string & unknown;
             permissions?: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
             /** @description null: never */
             expiresAt?: string | null;
             /** @description IPv4/IPv6 addresses or CIDR ranges */
-            allowedIps?: string[];
+            allowedIps?: (string | unknown | unknown | unknown)[];
             ipRestrictionEnabled?: boolean;
             /** @description Browser origins such as https://app.example.com; https://*.example.com allows subdomains */
             allowedOrigins?: string[];
             originRestrictionEnabled?: boolean;
             /** @description This key's token bucket; null returns it to the service default */
             rateLimit?: {
-                /** @description At least 0.001 (one per 1,000 s) */
+                /** @description At least 0.001 (one per 1,000 s); at most the deployment’s RATE_LIMIT_MAX_PER_SECOND */
                 requestsPerSecond: number;
+                /** @description At most the deployment’s RATE_LIMIT_MAX_BURST */
                 burst: number;
             } | null;
             /** @description Each quota given replaces the current one; null removes it; one left out is kept */
@@ -4415,14 +4380,14 @@ export interface components {
                 dailySpendUsd?: string | null;
                 monthlySpendUsd?: string | null;
             };
-        };
+        } & (unknown & unknown);
         /**
          * UpdateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_DUEQtZvHAzpRAxbedCT8pO",
-         *       "id": "key_MQXrX44ThmjmMdtQX6n7bF",
-         *       "keyPrefix": "pk_test_aF48UmbX",
+         *       "requestId": "req_FvDX2ZQIvKOnYCFOgzeyK8",
+         *       "id": "key_OPzDixvcf1nmmLBIqYFkJ3",
+         *       "keyPrefix": "pk_test_ZoOp4oxB",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -4435,7 +4400,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-25T22:48:30.645Z",
+         *       "createdAt": "2026-11-26T02:00:22.204Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -4561,23 +4526,23 @@ export interface components {
          * WebhookDelivery
          * @description Success
          * @example {
-         *       "requestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
-         *       "id": "msg_fsJqYyGnqEauZC0RkIl7dA",
-         *       "webhookId": "msg_fsJqYyGnqEauZC0RkIl7dA",
+         *       "requestId": "req_YDHchiok4vPcqaBqkhH2WU",
+         *       "id": "msg_r1q9pJkt7k3DtWk4xoZNBQ",
+         *       "webhookId": "msg_r1q9pJkt7k3DtWk4xoZNBQ",
          *       "type": "test",
-         *       "originalRequestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
+         *       "originalRequestId": "req_YDHchiok4vPcqaBqkhH2WU",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-25T22:48:32.502Z",
-         *       "finishedAt": "2026-11-25T22:48:32.508Z",
+         *       "createdAt": "2026-11-26T02:00:24.984Z",
+         *       "finishedAt": "2026-11-26T02:00:25.031Z",
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-25T22:48:32.506Z",
+         *           "at": "2026-11-26T02:00:25.024Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -4627,36 +4592,36 @@ export interface components {
          * WebhookDeliveryList
          * @description Success
          * @example {
-         *       "requestId": "req_kdAWnMtsL1eFI8nqsI7aDy",
+         *       "requestId": "req_Ykrqp181ZHNwrMJcHMnrsP",
          *       "deliveries": [
          *         {
-         *           "id": "msg_fsJqYyGnqEauZC0RkIl7dA",
-         *           "webhookId": "msg_fsJqYyGnqEauZC0RkIl7dA",
+         *           "id": "msg_r1q9pJkt7k3DtWk4xoZNBQ",
+         *           "webhookId": "msg_r1q9pJkt7k3DtWk4xoZNBQ",
          *           "type": "test",
-         *           "requestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
-         *           "originalRequestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
+         *           "requestId": "req_YDHchiok4vPcqaBqkhH2WU",
+         *           "originalRequestId": "req_YDHchiok4vPcqaBqkhH2WU",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "DELIVERED",
          *           "attemptCount": 1,
          *           "nextAttemptAt": null,
          *           "lastStatusCode": 200,
          *           "lastError": null,
-         *           "createdAt": "2026-11-25T22:48:32.502Z",
-         *           "finishedAt": "2026-11-25T22:48:32.508Z"
+         *           "createdAt": "2026-11-26T02:00:24.984Z",
+         *           "finishedAt": "2026-11-26T02:00:25.031Z"
          *         },
          *         {
-         *           "id": "msg_k6KL5QMWNIe7eHxX2WYvVz",
-         *           "webhookId": "msg_k6KL5QMWNIe7eHxX2WYvVz",
+         *           "id": "msg_BgOtxNpE7hnyxCKJP3KrsQ",
+         *           "webhookId": "msg_BgOtxNpE7hnyxCKJP3KrsQ",
          *           "type": "ai",
-         *           "requestId": "req_YDiNTsr58v9MxYp236TYGU",
-         *           "originalRequestId": "req_YDiNTsr58v9MxYp236TYGU",
+         *           "requestId": "req_OIuqoSdEKLi7kYLznvNT3V",
+         *           "originalRequestId": "req_OIuqoSdEKLi7kYLznvNT3V",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "PENDING",
          *           "attemptCount": 0,
-         *           "nextAttemptAt": "2026-11-25T22:48:31.758Z",
+         *           "nextAttemptAt": "2026-11-26T02:00:23.916Z",
          *           "lastStatusCode": null,
          *           "lastError": null,
-         *           "createdAt": "2026-11-25T22:48:31.758Z",
+         *           "createdAt": "2026-11-26T02:00:23.916Z",
          *           "finishedAt": null
          *         }
          *       ],
@@ -4677,19 +4642,19 @@ export interface components {
         /**
          * WebhookDeliverySummary
          * @example {
-         *       "id": "msg_fsJqYyGnqEauZC0RkIl7dA",
-         *       "webhookId": "msg_fsJqYyGnqEauZC0RkIl7dA",
+         *       "id": "msg_r1q9pJkt7k3DtWk4xoZNBQ",
+         *       "webhookId": "msg_r1q9pJkt7k3DtWk4xoZNBQ",
          *       "type": "test",
-         *       "requestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
-         *       "originalRequestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
+         *       "requestId": "req_YDHchiok4vPcqaBqkhH2WU",
+         *       "originalRequestId": "req_YDHchiok4vPcqaBqkhH2WU",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-25T22:48:32.502Z",
-         *       "finishedAt": "2026-11-25T22:48:32.508Z"
+         *       "createdAt": "2026-11-26T02:00:24.984Z",
+         *       "finishedAt": "2026-11-26T02:00:25.031Z"
          *     }
          */
         WebhookDeliverySummary: {
@@ -4723,7 +4688,10 @@ export interface components {
          *     }
          */
         WebhookTestRequest: {
-            /** @description An https:// URL to send a signed `type: "test"` event to, now */
+            /**
+             * Format: uri
+             * @description An https:// URL to send a signed `type: "test"` event to, now
+             */
             callbackUrl: string;
         };
     };
@@ -5038,11 +5006,11 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                /** @description Entries older than this entry id */
+                /** @description Entries older than this entry id (a `nextStartingAfter`) */
                 startingAfter?: string;
                 /** @description deposit (a credit), charge (a paid request), refund (a charge given back), adjustment */
                 kind?: "deposit" | "charge" | "refund" | "adjustment";
-                /** @description ISO 8601: entries at or after this time */
+                /** @description ISO 8601: entries at or after this time; not after `to` */
                 from?: string;
                 /** @description ISO 8601: entries at or before this time */
                 to?: string;
@@ -5252,10 +5220,10 @@ export interface operations {
     getAccountUsage: {
         parameters: {
             query?: {
-                /** @description ISO 8601 timestamp or UTC date: from this time on */
-                from?: string;
+                /** @description ISO 8601 timestamp or UTC date: from this time on; before `to`, at most 366 days before it */
+                from?: string | unknown | unknown;
                 /** @description ISO 8601 timestamp or UTC date: before this time */
-                to?: string;
+                to?: string | unknown | unknown;
                 groupBy?: "day" | "operation" | "key";
             };
             header?: never;
@@ -6151,6 +6119,42 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
             /** @description Error: RATE_LIMIT_EXCEEDED */
             429: {
                 headers: {
@@ -6417,6 +6421,42 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
                         /**
                          * @description The id of this request (also in X-Request-Id)
                          * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
@@ -6751,6 +6791,42 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
             /** @description Error: RATE_LIMIT_EXCEEDED */
             429: {
                 headers: {
@@ -7013,6 +7089,42 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
                         /**
                          * @description The id of this request (also in X-Request-Id)
                          * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
@@ -7613,7 +7725,7 @@ export interface operations {
     getHistoricalPrice: {
         parameters: {
             query: {
-                /** @description ISO 8601 with a zone, e.g. 2026-11-01T00:00:00Z */
+                /** @description ISO 8601 with a zone, e.g. 2026-11-01T00:00:00Z; before endTime */
                 startTime: string;
                 /** @description ISO 8601 with a zone; a time after now is clamped to now */
                 endTime: string;
@@ -7804,6 +7916,42 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
                         /**
                          * @description The id of this request (also in X-Request-Id)
                          * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
@@ -9604,6 +9752,42 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
             /** @description Error: RATE_LIMIT_EXCEEDED */
             429: {
                 headers: {
@@ -9871,6 +10055,42 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_CANNOT_CANCEL" | "IDEMPOTENCY_KEY_IN_USE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
                         /**
                          * @description The id of this request (also in X-Request-Id)
                          * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
@@ -10379,6 +10599,42 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
             /** @description Error: RATE_LIMIT_EXCEEDED */
             429: {
                 headers: {
@@ -10646,6 +10902,42 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_CANNOT_CANCEL" | "IDEMPOTENCY_KEY_IN_USE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
                         /**
                          * @description The id of this request (also in X-Request-Id)
                          * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
@@ -11210,6 +11502,42 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
                         /**
                          * @description The id of this request (also in X-Request-Id)
                          * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
@@ -11939,6 +12267,42 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
             /** @description Error: RATE_LIMIT_EXCEEDED */
             429: {
                 headers: {
@@ -12165,6 +12529,42 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
                         /**
                          * @description The id of this request (also in X-Request-Id)
                          * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
@@ -13203,6 +13603,42 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
             /** @description Error: RATE_LIMIT_EXCEEDED */
             429: {
                 headers: {
@@ -13469,6 +13905,42 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
                         /**
                          * @description The id of this request (also in X-Request-Id)
                          * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
@@ -14939,10 +15411,10 @@ export interface operations {
     dashboardUsage: {
         parameters: {
             query?: {
-                /** @description ISO 8601 timestamp or UTC date: from this time on */
-                from?: string;
+                /** @description ISO 8601 timestamp or UTC date: from this time on; before `to`, at most 366 days before it */
+                from?: string | unknown | unknown;
                 /** @description ISO 8601 timestamp or UTC date: before this time */
-                to?: string;
+                to?: string | unknown | unknown;
                 groupBy?: "day" | "operation" | "key";
             };
             header?: never;
@@ -15156,11 +15628,11 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                /** @description Entries older than this entry id */
+                /** @description Entries older than this entry id (a `nextStartingAfter`) */
                 startingAfter?: string;
                 /** @description deposit (a credit), charge (a paid request), refund (a charge given back), adjustment */
                 kind?: "deposit" | "charge" | "refund" | "adjustment";
-                /** @description ISO 8601: entries at or after this time */
+                /** @description ISO 8601: entries at or after this time; not after `to` */
                 from?: string;
                 /** @description ISO 8601: entries at or before this time */
                 to?: string;
@@ -15331,7 +15803,7 @@ export interface operations {
             query?: {
                 /** @description deposit (a credit), charge (a paid request), refund (a charge given back), adjustment */
                 kind?: "deposit" | "charge" | "refund" | "adjustment";
-                /** @description ISO 8601: entries at or after this time */
+                /** @description ISO 8601: entries at or after this time; not after `to` */
                 from?: string;
                 /** @description ISO 8601: entries at or before this time */
                 to?: string;

@@ -47,7 +47,13 @@ export async function registerOpenApi(app: FastifyInstance, version: string, con
           string,
           unknown
         >,
-        { serverUrl: baseUrl(config) },
+        {
+          serverUrl: baseUrl(config),
+          settings: {
+            RATE_LIMIT_MAX_PER_SECOND: config.access.ceilings.maxPerSecond,
+            RATE_LIMIT_MAX_BURST: config.access.ceilings.maxBurst,
+          },
+        },
       ) as never,
     openapi: {
       openapi: '3.1.0',

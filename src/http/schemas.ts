@@ -75,3 +75,41 @@ export const BillingProperties = {
   costUsd: UsdString,
   remainingBalanceUsd: UsdString,
 } satisfies TProperties;
+
+/**
+ * Where a schema carries rules its route's own code enforces, with that route's documented error
+ * codes and messages (INVALID_SYMBOL for a malformed symbol, BATCH_LIMIT_EXCEEDED for a 51st symbol,
+ * a VALIDATION_ERROR problem naming the field): the validator does not compile them, and the
+ * OpenAPI document states them as plain JSON Schema keywords (openapi-document.ts), so that
+ * generated clients and testers know every rule a request must meet. A string value `$NAME` is the
+ * deployment's setting NAME, filled in when the document is made.
+ */
+export const HANDLER_RULES = 'x-handler-rules';
+
+export function handlerRules(rules: Record<string, unknown>): Record<string, unknown> {
+  return { [HANDLER_RULES]: rules };
+}
+
+/** The timestamps the service reads (src/lib/time.ts), as RFC 3339 states them: with seconds and a zone. */
+export const ISO_TIMESTAMP_PATTERN =
+  '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(?:\\.\\d{1,9})?(?:Z|[+-]\\d{2}:\\d{2})$';
+
+/** A request timestamp: RFC 3339 `date-time`, upper-case `T` and `Z`, a zone always. */
+export const timestampRules = (): Record<string, unknown> =>
+  handlerRules({ format: 'date-time', pattern: ISO_TIMESTAMP_PATTERN });
+
+/** A timestamp, or a UTC date (`2026-11-01`, its midnight). */
+export const timestampOrDateRules = (): Record<string, unknown> =>
+  handlerRules({
+    anyOf: [
+      { format: 'date-time', pattern: ISO_TIMESTAMP_PATTERN },
+      { format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
+    ],
+  });
+
+/** A token as the price routes read it (src/prices/tokens.ts): a symbol, or a base58 mint address. */
+export const SYMBOL_OR_MINT_PATTERN = '^(?:[A-Za-z0-9]{1,15}|[1-9A-HJ-NP-Za-km-z]{32,44})$';
+
+/** A callback URL the service accepts (src/webhooks/port.ts): an absolute https:// URI. */
+export const callbackUrlRules = (more: Record<string, unknown> = {}): Record<string, unknown> =>
+  handlerRules({ format: 'uri', pattern: '^https://[^/?#@\\s]+(?:[/?#]\\S*)?$', ...more });

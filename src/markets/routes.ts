@@ -3,6 +3,7 @@ import Type from 'typebox';
 import type { Database } from '../db/database.js';
 import { AppError } from '../errors.js';
 import { FEES } from '../fees.js';
+import { MAX_PARAM_LENGTH } from '../http/edge.js';
 import { defineRoute } from '../http/route.js';
 import type { Clock } from '../lib/clock.js';
 import type { PriceService } from '../prices/service.js';
@@ -106,7 +107,8 @@ export function marketRoutes(
     permission: 'markets',
     price: FEES.marketDetail,
     params: Type.Object({
-      id: Type.String({ minLength: 1, maxLength: 200, description: 'Market id or slug' }),
+      // A longer path segment is 414 URI_TOO_LONG before any route runs (http/edge.ts).
+      id: Type.String({ minLength: 1, maxLength: MAX_PARAM_LENGTH, description: 'Market id or slug' }),
     }),
     response: MarketDetail,
     errors: ['NOT_FOUND'],
