@@ -1,25 +1,12 @@
-import { readFile } from 'node:fs/promises';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import { AppError } from '../errors.js';
+import { registerGuides } from './guides.js';
 import { finishDocument } from './openapi-document.js';
 import { API_PREFIX } from './route.js';
 
-/** The guides in docs/, served beside the reference page so its links work offline. */
-export const GUIDES = [
-  'api',
-  'prices',
-  'markets',
-  'ai',
-  'jobs',
-  'webhooks',
-  'dashboard',
-  'operations',
-] as const;
-const GUIDES_DIR = new URL('../../docs/', import.meta.url);
-const guide = (name: (typeof GUIDES)[number], label: string) => `[${label}](/docs/guides/${name}.md)`;
+const guide = (name: string, label: string) => `[${label}](/docs/guides/${name}.md)`;
 
 /** Where clients reach this service: PUBLIC_BASE_URL, else the listening address. */
 export function baseUrl(config: Pick<Config, 'host' | 'port' | 'publicBaseUrl'>): string {
@@ -106,16 +93,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string, con
 
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
 
-  app.get<{ Params: { name: string } }>(
-    '/docs/guides/:name',
-    { schema: { hide: true } },
-    async (request, reply) => {
-      const name = request.params.name.replace(/\.md$/, '');
-      if (!(GUIDES as readonly string[]).includes(name)) throw new AppError('NOT_FOUND', 'No such guide');
-      const text = await readFile(new URL(`${name}.md`, GUIDES_DIR), 'utf8');
-      return reply.type('text/markdown; charset=utf-8').send(text);
-    },
-  );
+  registerGuides(app);
 
   // Swagger UI ships its assets inside the package: the page works offline, no CDN.
   await app.register(swaggerUi, {

@@ -305,16 +305,51 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('links the guides, and serves them beside the reference page', async () => {
+  it('links the guides, and serves them as HTML pages whose links between them work', async () => {
     const description = (doc as unknown as { info: { description: string } }).info.description;
     const links = [...description.matchAll(/\]\((\/docs\/guides\/[\w-]+\.md)\)/g)].map((m) => m[1] as string);
     expect(links.length).toBeGreaterThanOrEqual(7);
+    const pages = new Map<string, string>();
+    const fetchPage = async (url: string) => {
+      const cached = pages.get(url);
+      if (cached !== undefined) return cached;
+      const page = await ctx.request(null, { method: 'GET', url });
+      expect(page.statusCode, url).toBe(200);
+      expect(page.headers['content-type'], url).toBe('text/html; charset=utf-8');
+      pages.set(url, page.body);
+      return page.body;
+    };
     for (const link of links) {
-      const page = await ctx.request(null, { method: 'GET', url: link });
-      expect(page.statusCode, link).toBe(200);
-      expect(page.headers['content-type']).toContain('text/markdown');
-      expect(page.body).toMatch(/^# /);
+      const html = await fetchPage(link);
+      expect(html, link).toMatch(/^<!doctype html>/);
+      expect(html, link).toMatch(/<h1 id="[^"]+">/);
+      expect(html, link).not.toMatch(/^# /m);
     }
+    // Every link of every guide to another guide (or a section of one) lands on a page and an id.
+    let checked = 0;
+    for (const url of pages.keys()) {
+      // pages found on the way are visited too
+      const html = await fetchPage(url);
+      for (const [, href] of html.matchAll(/href="([^"]+)"/g)) {
+        if (/^(https?:|mailto:|\/docs$)/.test(href as string)) continue;
+        const [target, anchor] = (href as string).split('#');
+        const page = target ? new URL(target, `http://x${url}`).pathname : url;
+        if (!page.endsWith('.md')) continue;
+        const body = await fetchPage(page);
+        if (anchor) expect(body, `${url} → ${href}`).toContain(`id="${anchor}"`);
+        checked += 1;
+      }
+    }
+    expect(checked).toBeGreaterThan(30);
+    // The dashboard guide's screenshots are served too.
+    const image = /<img src="([^"]+)"/.exec(await fetchPage('/docs/guides/dashboard.md'))?.[1];
+    expect(image).toBeDefined();
+    const png = await ctx.request(null, {
+      method: 'GET',
+      url: new URL(image as string, 'http://x/docs/guides/').pathname,
+    });
+    expect(png.statusCode).toBe(200);
+    expect(png.headers['content-type']).toBe('image/png');
     const missing = await ctx.request(null, { method: 'GET', url: '/docs/guides/..%2Fpackage.json' });
     expect(missing.statusCode).toBe(404);
   });
