@@ -4,7 +4,7 @@
 // (src/http/openapi-document.ts) and a test checks each against its schema.
 //
 //   npm run build && node scripts/openapi-examples.js
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createAiQueue } from '../dist/ai/queue.js';
 import { createResolver } from '../dist/ai/resolver.js';
 import { systemClock } from '../dist/lib/clock.js';
@@ -84,6 +84,13 @@ await withSandboxApp(async (app, key, { db, config }) => {
     config: config.ai,
   }).drain();
   examples.AiRequestRecord = await call('GET', `/ai/request/${examples.ResolveWithAiResponse.requestId}`);
+  // The callback that resolution sent (its outbox row), for docs/webhooks.md: the body as delivered,
+  // but for `signature`, which each attempt appends (docs/webhooks.md#verifying).
+  const [callbackRow] = await db.query(
+    "SELECT payload FROM webhook_deliveries WHERE type = 'ai' AND request_id = $1",
+    [examples.ResolveWithAiResponse.requestId],
+  );
+  const aiCallback = JSON.parse(callbackRow.payload);
 
   examples.PriceScheduledRequest = { symbol: 'JUP', scheduledFor: ahead };
   examples.SchedulePriceCheckAtResponse = await call(
@@ -143,6 +150,20 @@ await withSandboxApp(async (app, key, { db, config }) => {
   process.stdout.write(
     `${Object.keys(sortedErrors).length} error answers written to src/http/openapi-error-examples.json\n`,
   );
+
+  // The docs' examples (a `<!-- example: Name -->` line before a ```json block): rewritten from
+  // these answers, and checked against their schemas by test/http/docs-examples.test.ts.
+  examples.AiCallback = aiCallback;
+  const docsExamples = examples;
+  for (const file of readdirSync(new URL('../docs/', import.meta.url)).filter((f) => f.endsWith('.md'))) {
+    const url = new URL(`../docs/${file}`, import.meta.url);
+    const text = readFileSync(url, 'utf8');
+    const next = text.replace(/(<!-- example: (\w+) -->\n```json\n)[\s\S]*?\n```/g, (_, head, name) => {
+      if (!(name in docsExamples)) throw new Error(`docs/${file}: no recorded example ${name}`);
+      return `${head}${JSON.stringify(docsExamples[name], null, 2)}\n\`\`\``;
+    });
+    if (next !== text) writeFileSync(url, next);
+  }
 
   const out = new URL('../src/http/openapi-examples.json', import.meta.url);
   const sorted = Object.fromEntries(Object.entries(examples).sort(([a], [b]) => a.localeCompare(b)));

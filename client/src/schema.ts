@@ -1065,17 +1065,17 @@ export interface components {
          * Account
          * @description Success
          * @example {
-         *       "requestId": "req_C4HmhvhP61npgZnXmafuvq",
-         *       "id": "acct_ss44sqS6P1DsMO2NVTN9DT",
+         *       "requestId": "req_TOLaCtUME25O8vw3wd9qsV",
+         *       "id": "acct_wVFFNPf1nhMNBLVx5slR1t",
          *       "mode": "sandbox",
          *       "status": "active",
          *       "walletAddress": null,
          *       "balanceUsd": "100.00",
          *       "currency": "USD",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "createdAt": "2026-11-26T02:00:15.100Z",
+         *       "createdAt": "2026-11-26T02:34:58.545Z",
          *       "apiKey": {
-         *         "id": "key_QvYCqLYpPuayJGOi4f7w9v",
+         *         "id": "key_WZOpNnsFYGlB0RWzRYc0Ex",
          *         "permissions": [
          *           "price",
          *           "batch",
@@ -1189,9 +1189,9 @@ export interface components {
          * AccountUsage
          * @description Success
          * @example {
-         *       "requestId": "req_Y934UxQwD6G9V4xhPAD2yu",
+         *       "requestId": "req_O55oczIS4nzjiJCQBXNLrq",
          *       "from": "2026-10-28T00:00:00.000Z",
-         *       "to": "2026-11-26T02:00:25.576Z",
+         *       "to": "2026-11-26T02:35:06.696Z",
          *       "groupBy": "operation",
          *       "totals": {
          *         "requests": 9,
@@ -1334,10 +1334,10 @@ export interface components {
          * AiRequestList
          * @description Success
          * @example {
-         *       "requestId": "req_RpvlkkFmglRX2V20ri7gQ2",
+         *       "requestId": "req_XbvaLckZTJTC69mXLiFiVH",
          *       "requests": [
          *         {
-         *           "requestId": "req_OIuqoSdEKLi7kYLznvNT3V",
+         *           "requestId": "req_qS4FTXEuH31JFgXhbekXl6",
          *           "status": "COMPLETED",
          *           "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *           "outcomes": [
@@ -1345,8 +1345,8 @@ export interface components {
          *             "No"
          *           ],
          *           "marketId": null,
-         *           "createdAt": "2026-11-26T02:00:23.324Z",
-         *           "completedAt": "2026-11-26T02:00:23.916Z",
+         *           "createdAt": "2026-11-26T02:35:05.261Z",
+         *           "completedAt": "2026-11-26T02:35:05.384Z",
          *           "winningOutcomeLabel": "Yes",
          *           "canDetermine": true,
          *           "costUsd": "0.25",
@@ -1372,16 +1372,16 @@ export interface components {
          * AiRequestRecord
          * @description Success
          * @example {
-         *       "requestId": "req_OIuqoSdEKLi7kYLznvNT3V",
+         *       "requestId": "req_qS4FTXEuH31JFgXhbekXl6",
          *       "status": "COMPLETED",
-         *       "createdAt": "2026-11-26T02:00:23.324Z",
+         *       "createdAt": "2026-11-26T02:35:05.261Z",
          *       "votes": [
          *         {
          *           "model": "sandbox/alpha",
          *           "outcomeIndex": 0,
          *           "confidence": 0.9,
          *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 2,
+         *           "latencyMs": 1,
          *           "error": null,
          *           "usage": {
          *             "inputTokens": 0,
@@ -1393,7 +1393,7 @@ export interface components {
          *           "outcomeIndex": 0,
          *           "confidence": 0.9,
          *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 1,
+         *           "latencyMs": 0,
          *           "error": null,
          *           "usage": {
          *             "inputTokens": 0,
@@ -1425,9 +1425,9 @@ export interface components {
          *           }
          *         }
          *       ],
-         *       "completedAt": "2026-11-26T02:00:23.916Z",
+         *       "completedAt": "2026-11-26T02:35:05.384Z",
          *       "result": {
-         *         "requestId": "req_OIuqoSdEKLi7kYLznvNT3V",
+         *         "requestId": "req_qS4FTXEuH31JFgXhbekXl6",
          *         "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *         "winningOutcomeIndex": 0,
          *         "winningOutcomeLabel": "Yes",
@@ -1445,18 +1445,18 @@ export interface components {
          *         "remainingBalanceUsd": "99.54"
          *       },
          *       "delivery": {
-         *         "id": "msg_BgOtxNpE7hnyxCKJP3KrsQ",
-         *         "webhookId": "msg_BgOtxNpE7hnyxCKJP3KrsQ",
+         *         "id": "msg_GO7rFQPhfwyOYjYBb7Fu5d",
+         *         "webhookId": "msg_GO7rFQPhfwyOYjYBb7Fu5d",
          *         "type": "ai",
-         *         "requestId": "req_OIuqoSdEKLi7kYLznvNT3V",
-         *         "originalRequestId": "req_OIuqoSdEKLi7kYLznvNT3V",
+         *         "requestId": "req_qS4FTXEuH31JFgXhbekXl6",
+         *         "originalRequestId": "req_qS4FTXEuH31JFgXhbekXl6",
          *         "url": "https://hooks.example.com/sibyl",
          *         "status": "PENDING",
          *         "attemptCount": 0,
-         *         "nextAttemptAt": "2026-11-26T02:00:23.916Z",
+         *         "nextAttemptAt": "2026-11-26T02:35:05.384Z",
          *         "lastStatusCode": null,
          *         "lastError": null,
-         *         "createdAt": "2026-11-26T02:00:23.916Z",
+         *         "createdAt": "2026-11-26T02:35:05.384Z",
          *         "finishedAt": null,
          *         "attempts": []
          *       }
@@ -1531,7 +1531,7 @@ export interface components {
         /**
          * AiRequestSummary
          * @example {
-         *       "requestId": "req_OIuqoSdEKLi7kYLznvNT3V",
+         *       "requestId": "req_qS4FTXEuH31JFgXhbekXl6",
          *       "status": "COMPLETED",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "outcomes": [
@@ -1539,8 +1539,8 @@ export interface components {
          *         "No"
          *       ],
          *       "marketId": null,
-         *       "createdAt": "2026-11-26T02:00:23.324Z",
-         *       "completedAt": "2026-11-26T02:00:23.916Z",
+         *       "createdAt": "2026-11-26T02:35:05.261Z",
+         *       "completedAt": "2026-11-26T02:35:05.384Z",
          *       "winningOutcomeLabel": "Yes",
          *       "canDetermine": true,
          *       "costUsd": "0.25",
@@ -1604,7 +1604,7 @@ export interface components {
         /**
          * AiResult
          * @example {
-         *       "requestId": "req_OIuqoSdEKLi7kYLznvNT3V",
+         *       "requestId": "req_qS4FTXEuH31JFgXhbekXl6",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "winningOutcomeIndex": 0,
          *       "winningOutcomeLabel": "Yes",
@@ -1692,7 +1692,7 @@ export interface components {
          *       "outcomeIndex": 0,
          *       "confidence": 0.9,
          *       "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *       "latencyMs": 2,
+         *       "latencyMs": 1,
          *       "error": null,
          *       "usage": {
          *         "inputTokens": 0,
@@ -1722,8 +1722,8 @@ export interface components {
         /**
          * ApiKey
          * @example {
-         *       "id": "key_OPzDixvcf1nmmLBIqYFkJ3",
-         *       "keyPrefix": "pk_test_ZoOp4oxB",
+         *       "id": "key_ZU5wmw4ijVdImADUm2R72P",
+         *       "keyPrefix": "pk_test_IopN81g8",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -1736,7 +1736,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T02:00:22.204Z",
+         *       "createdAt": "2026-11-26T02:35:04.081Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -1833,11 +1833,11 @@ export interface components {
          * ApiKeyList
          * @description Success
          * @example {
-         *       "requestId": "req_dd14038cHGkGkpI2Kf45Zi",
+         *       "requestId": "req_52aCJbyRfZmLMQKzeh2JlK",
          *       "keys": [
          *         {
-         *           "id": "key_OPzDixvcf1nmmLBIqYFkJ3",
-         *           "keyPrefix": "pk_test_ZoOp4oxB",
+         *           "id": "key_ZU5wmw4ijVdImADUm2R72P",
+         *           "keyPrefix": "pk_test_IopN81g8",
          *           "name": "trading bot (eu)",
          *           "permissions": [
          *             "price",
@@ -1850,7 +1850,7 @@ export interface components {
          *           "ipRestrictionEnabled": true,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-26T02:00:22.204Z",
+         *           "createdAt": "2026-11-26T02:35:04.081Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -1864,8 +1864,8 @@ export interface components {
          *           }
          *         },
          *         {
-         *           "id": "key_QvYCqLYpPuayJGOi4f7w9v",
-         *           "keyPrefix": "pk_test_2osdvdr9",
+         *           "id": "key_WZOpNnsFYGlB0RWzRYc0Ex",
+         *           "keyPrefix": "pk_test_ymkMjlhB",
          *           "name": "sandbox starter key",
          *           "permissions": [
          *             "price",
@@ -1882,7 +1882,7 @@ export interface components {
          *           "ipRestrictionEnabled": false,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-26T02:00:15.187Z",
+         *           "createdAt": "2026-11-26T02:34:58.587Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -1909,40 +1909,40 @@ export interface components {
          * BatchPriceItem
          * @example {
          *       "symbol": "SOL",
-         *       "vwapPrice": 146.23271818,
+         *       "vwapPrice": 146.40953948,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 146.1593455,
-         *           "volume24h": 1165952916,
-         *           "timestamp": "2026-11-26T02:00:20.000Z",
+         *           "price": 146.431099,
+         *           "volume24h": 1212266821,
+         *           "timestamp": "2026-11-26T02:35:00.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000920775
+         *           "deviation": 0.000135796
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 146.3141185,
-         *           "volume24h": 699571750,
-         *           "timestamp": "2026-11-26T02:00:20.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.000137183
-         *         },
-         *         {
-         *           "name": "sandbox-gamma",
-         *           "price": 146.2940494,
-         *           "volume24h": 466381166,
-         *           "timestamp": "2026-11-26T02:00:20.000Z",
+         *           "price": 146.411217,
+         *           "volume24h": 727360092,
+         *           "timestamp": "2026-11-26T02:35:00.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
+         *         },
+         *         {
+         *           "name": "sandbox-gamma",
+         *           "price": 146.3531244,
+         *           "volume24h": 484906728,
+         *           "timestamp": "2026-11-26T02:35:00.000Z",
+         *           "used": true,
+         *           "status": "used",
+         *           "deviation": 0.000396777
          *         }
          *       ],
          *       "sourceCount": 3,
          *       "isValid": true,
          *       "unavailableSources": [],
-         *       "spread": 0.0010584,
+         *       "spread": 0.000532579,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
@@ -1983,45 +1983,45 @@ export interface components {
          * BatchPriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_mHmTdIWdto1t7U3IOjARYi",
-         *       "resolutionTimestamp": "2026-11-26T02:00:22.021Z",
+         *       "requestId": "req_wuZSJ4OQcAKN1lLaBlV1To",
+         *       "resolutionTimestamp": "2026-11-26T02:35:03.971Z",
          *       "prices": [
          *         {
          *           "symbol": "SOL",
-         *           "vwapPrice": 146.23271818,
+         *           "vwapPrice": 146.40953948,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 146.1593455,
-         *               "volume24h": 1165952916,
-         *               "timestamp": "2026-11-26T02:00:20.000Z",
+         *               "price": 146.431099,
+         *               "volume24h": 1212266821,
+         *               "timestamp": "2026-11-26T02:35:00.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000920775
+         *               "deviation": 0.000135796
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 146.3141185,
-         *               "volume24h": 699571750,
-         *               "timestamp": "2026-11-26T02:00:20.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000137183
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 146.2940494,
-         *               "volume24h": 466381166,
-         *               "timestamp": "2026-11-26T02:00:20.000Z",
+         *               "price": 146.411217,
+         *               "volume24h": 727360092,
+         *               "timestamp": "2026-11-26T02:35:00.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
+         *             },
+         *             {
+         *               "name": "sandbox-gamma",
+         *               "price": 146.3531244,
+         *               "volume24h": 484906728,
+         *               "timestamp": "2026-11-26T02:35:00.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0.000396777
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.0010584,
+         *           "spread": 0.000532579,
          *           "token": {
          *             "symbol": "SOL",
          *             "mint": "So11111111111111111111111111111111111111112"
@@ -2029,40 +2029,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "JUP",
-         *           "vwapPrice": 0.808992974259,
+         *           "vwapPrice": 0.808581997431,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.8088748196,
-         *               "volume24h": 48039282,
-         *               "timestamp": "2026-11-26T02:00:20.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.00010847
-         *             },
-         *             {
-         *               "name": "sandbox-beta",
-         *               "price": 0.8092101696,
-         *               "volume24h": 28823569,
-         *               "timestamp": "2026-11-26T02:00:20.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000306073
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 0.8089625679,
-         *               "volume24h": 19215713,
-         *               "timestamp": "2026-11-26T02:00:20.000Z",
+         *               "price": 0.8086662905,
+         *               "volume24h": 49636758,
+         *               "timestamp": "2026-11-26T02:35:00.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
+         *             },
+         *             {
+         *               "name": "sandbox-beta",
+         *               "price": 0.8087056916,
+         *               "volume24h": 29782055,
+         *               "timestamp": "2026-11-26T02:35:00.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0.0000487236
+         *             },
+         *             {
+         *               "name": "sandbox-gamma",
+         *               "price": 0.8081857235,
+         *               "volume24h": 19854703,
+         *               "timestamp": "2026-11-26T02:35:00.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0.000594271
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.000414528,
+         *           "spread": 0.000643062,
          *           "token": {
          *             "symbol": "JUP",
          *             "mint": "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN"
@@ -2070,40 +2070,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "BONK",
-         *           "vwapPrice": 0.0000235036653539,
+         *           "vwapPrice": 0.0000227802758119,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.00002348331559,
-         *               "volume24h": 135681016,
-         *               "timestamp": "2026-11-26T02:00:20.000Z",
+         *               "price": 0.00002276462248,
+         *               "volume24h": 133905726,
+         *               "timestamp": "2026-11-26T02:35:00.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.00149406
+         *               "deviation": 0.00075124
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 0.00002352772287,
-         *               "volume24h": 81408609,
-         *               "timestamp": "2026-11-26T02:00:20.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000394132
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 0.00002351845349,
-         *               "volume24h": 54272406,
-         *               "timestamp": "2026-11-26T02:00:20.000Z",
+         *               "price": 0.00002278173704,
+         *               "volume24h": 80343436,
+         *               "timestamp": "2026-11-26T02:35:00.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
+         *             },
+         *             {
+         *               "name": "sandbox-gamma",
+         *               "price": 0.0000228172173,
+         *               "volume24h": 53562290,
+         *               "timestamp": "2026-11-26T02:35:00.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0.0015574
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.00188938,
+         *           "spread": 0.00230879,
          *           "token": {
          *             "symbol": "BONK",
          *             "mint": "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"
@@ -2139,8 +2139,8 @@ export interface components {
          * CancelAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_yLx5qcvoDfcwvfE8A7HJXE",
-         *       "jobId": "job_p2NuP1K3cgvi2wWX7T2p0n",
+         *       "requestId": "req_js5Wg6CYX8ycnSPS05PKCb",
+         *       "jobId": "job_35NfWHzXPoFSoCdb2MqR3H",
          *       "status": "cancelled",
          *       "refundUsd": "0.50",
          *       "remainingBalanceUsd": "99.49"
@@ -2167,8 +2167,8 @@ export interface components {
          * CancelPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_VQ6fhVWhCU8hvgy1r2av3m",
-         *       "jobId": "job_nJYIwCea46cQxTZljfsdxi",
+         *       "requestId": "req_1q6TzlVkAMy2WumhPHD81B",
+         *       "jobId": "job_cG4VatYdjAkq6gFz0TUDMy",
          *       "status": "cancelled",
          *       "refundUsd": "0.05",
          *       "remainingBalanceUsd": "99.79"
@@ -2195,9 +2195,9 @@ export interface components {
          * CreatedKey
          * @description Success
          * @example {
-         *       "requestId": "req_8tY12CEGH4VnoSHAjx1SLw",
-         *       "id": "key_OPzDixvcf1nmmLBIqYFkJ3",
-         *       "keyPrefix": "pk_test_ZoOp4oxB",
+         *       "requestId": "req_SoEAN4X9C8b5skMNIFE2G6",
+         *       "id": "key_ZU5wmw4ijVdImADUm2R72P",
+         *       "keyPrefix": "pk_test_IopN81g8",
          *       "name": "trading bot",
          *       "permissions": [
          *         "price",
@@ -2208,7 +2208,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T02:00:22.204Z",
+         *       "createdAt": "2026-11-26T02:35:04.081Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -2355,12 +2355,12 @@ export interface components {
          * GetAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_UBmGbd74vdUX5voqpfyzAg",
-         *       "jobId": "job_p2NuP1K3cgvi2wWX7T2p0n",
+         *       "requestId": "req_DifKDiUWt3ZedDv9HWxKAr",
+         *       "jobId": "job_35NfWHzXPoFSoCdb2MqR3H",
          *       "jobType": "AI_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T02:00:24.642Z",
+         *       "createdAt": "2026-11-26T02:35:05.836Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2470,12 +2470,12 @@ export interface components {
          * GetPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_v0i7udsj0kEmvwjuFcPCWH",
-         *       "jobId": "job_nJYIwCea46cQxTZljfsdxi",
+         *       "requestId": "req_GTrShBATLifhG4HWw3EZdt",
+         *       "jobId": "job_cG4VatYdjAkq6gFz0TUDMy",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T02:00:22.857Z",
+         *       "createdAt": "2026-11-26T02:35:04.869Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2580,11 +2580,11 @@ export interface components {
         /**
          * JobSummary
          * @example {
-         *       "jobId": "job_nJYIwCea46cQxTZljfsdxi",
+         *       "jobId": "job_cG4VatYdjAkq6gFz0TUDMy",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T02:00:22.857Z",
+         *       "createdAt": "2026-11-26T02:35:04.869Z",
          *       "canCancel": true
          *     }
          */
@@ -2615,14 +2615,14 @@ export interface components {
          * ListAiJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_QPVDpcpanWZnjjYSp7Gi7l",
+         *       "requestId": "req_715f5dEA72JtQtuDP5x9fN",
          *       "jobs": [
          *         {
-         *           "jobId": "job_p2NuP1K3cgvi2wWX7T2p0n",
+         *           "jobId": "job_35NfWHzXPoFSoCdb2MqR3H",
          *           "jobType": "AI_RESOLUTION",
          *           "scheduledFor": "2027-05-01T12:00:00.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-26T02:00:24.642Z",
+         *           "createdAt": "2026-11-26T02:35:05.836Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -2645,14 +2645,14 @@ export interface components {
          * ListPriceJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_AlKLTMEkXjb8vBykRdkRbv",
+         *       "requestId": "req_wfRVHP5I9nVXkXWKyYSOrT",
          *       "jobs": [
          *         {
-         *           "jobId": "job_nJYIwCea46cQxTZljfsdxi",
+         *           "jobId": "job_cG4VatYdjAkq6gFz0TUDMy",
          *           "jobType": "PRICE_RESOLUTION",
          *           "scheduledFor": "2027-05-01T12:00:00.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-26T02:00:22.857Z",
+         *           "createdAt": "2026-11-26T02:35:04.869Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -2675,7 +2675,7 @@ export interface components {
          * MarketDetail
          * @description Success
          * @example {
-         *       "requestId": "req_P6RbPXteQfxSBki9sMEKLR",
+         *       "requestId": "req_HvLITYFh663noX68lSRV3B",
          *       "id": "demo-1-25",
          *       "slug": "will-voter-turnout-exceed-60-on-dec-31-2026",
          *       "title": "Will voter turnout exceed 60% on Dec 31, 2026?",
@@ -2694,7 +2694,7 @@ export interface components {
          *           "totalShares": "202450000000",
          *           "totalWagered": "181333900000",
          *           "totalWageredSol": 181.3339,
-         *           "totalWageredUsd": 26516.949095,
+         *           "totalWageredUsd": 26549.012791,
          *           "lastPrice": 8670,
          *           "probability": 0.88171
          *         },
@@ -2704,7 +2704,7 @@ export interface components {
          *           "totalShares": "164450000000",
          *           "totalWagered": "17081000000",
          *           "totalWageredSol": 17.081,
-         *           "totalWageredUsd": 2497.801059,
+         *           "totalWageredUsd": 2500.821344,
          *           "lastPrice": 1440,
          *           "probability": 0.11829
          *         }
@@ -2717,7 +2717,7 @@ export interface components {
          *               "amount": "14077800000",
          *               "shares": "16200000000",
          *               "valueSol": 14.0778,
-         *               "valueUsd": 2058.63496,
+         *               "valueUsd": 2061.124215,
          *               "orders": 1
          *             },
          *             {
@@ -2725,7 +2725,7 @@ export interface components {
          *               "amount": "8626650000",
          *               "shares": "9950000000",
          *               "valueSol": 8.62665,
-         *               "valueUsd": 1261.498478,
+         *               "valueUsd": 1263.023854,
          *               "orders": 1
          *             },
          *             {
@@ -2733,7 +2733,7 @@ export interface components {
          *               "amount": "11743800000",
          *               "shares": "13800000000",
          *               "valueSol": 11.7438,
-         *               "valueUsd": 1717.327796,
+         *               "valueUsd": 1719.40435,
          *               "orders": 1
          *             },
          *             {
@@ -2741,7 +2741,7 @@ export interface components {
          *               "amount": "5433600000",
          *               "shares": "6400000000",
          *               "valueSol": 5.4336,
-         *               "valueUsd": 794.570098,
+         *               "valueUsd": 795.530874,
          *               "orders": 1
          *             },
          *             {
@@ -2749,7 +2749,7 @@ export interface components {
          *               "amount": "16366000000",
          *               "shares": "19600000000",
          *               "valueSol": 16.366,
-         *               "valueUsd": 2393.244666,
+         *               "valueUsd": 2396.138523,
          *               "orders": 2
          *             },
          *             {
@@ -2757,7 +2757,7 @@ export interface components {
          *               "amount": "3540250000",
          *               "shares": "4250000000",
          *               "valueSol": 3.54025,
-         *               "valueUsd": 517.700381,
+         *               "valueUsd": 518.326372,
          *               "orders": 1
          *             }
          *           ],
@@ -2767,7 +2767,7 @@ export interface components {
          *               "amount": "18100000000",
          *               "shares": "20000000000",
          *               "valueSol": 18.1,
-         *               "valueUsd": 2646.812199,
+         *               "valueUsd": 2650.012665,
          *               "orders": 2
          *             },
          *             {
@@ -2775,7 +2775,7 @@ export interface components {
          *               "amount": "1004300000",
          *               "shares": "1100000000",
          *               "valueSol": 1.0043,
-         *               "valueUsd": 146.861519,
+         *               "valueUsd": 147.0391,
          *               "orders": 1
          *             }
          *           ],
@@ -2792,7 +2792,7 @@ export interface components {
          *               "amount": "2147000000",
          *               "shares": "19000000000",
          *               "valueSol": 2.147,
-         *               "valueUsd": 313.961646,
+         *               "valueUsd": 314.341281,
          *               "orders": 1
          *             },
          *             {
@@ -2800,7 +2800,7 @@ export interface components {
          *               "amount": "463250000",
          *               "shares": "4250000000",
          *               "valueSol": 0.46325,
-         *               "valueUsd": 67.742307,
+         *               "valueUsd": 67.824219,
          *               "orders": 1
          *             },
          *             {
@@ -2808,7 +2808,7 @@ export interface components {
          *               "amount": "358900000",
          *               "shares": "3700000000",
          *               "valueSol": 0.3589,
-         *               "valueUsd": 52.482923,
+         *               "valueUsd": 52.546384,
          *               "orders": 1
          *             }
          *           ],
@@ -2818,7 +2818,7 @@ export interface components {
          *               "amount": "4887500000",
          *               "shares": "39100000000",
          *               "valueSol": 4.8875,
-         *               "valueUsd": 714.71241,
+         *               "valueUsd": 715.576624,
          *               "orders": 2
          *             },
          *             {
@@ -2826,7 +2826,7 @@ export interface components {
          *               "amount": "2606800000",
          *               "shares": "19600000000",
          *               "valueSol": 2.6068,
-         *               "valueUsd": 381.19945,
+         *               "valueUsd": 381.660388,
          *               "orders": 1
          *             },
          *             {
@@ -2834,7 +2834,7 @@ export interface components {
          *               "amount": "224750000",
          *               "shares": "1550000000",
          *               "valueSol": 0.22475,
-         *               "valueUsd": 32.865803,
+         *               "valueUsd": 32.905544,
          *               "orders": 1
          *             },
          *             {
@@ -2842,7 +2842,7 @@ export interface components {
          *               "amount": "1131500000",
          *               "shares": "7300000000",
          *               "valueSol": 1.1315,
-         *               "valueUsd": 165.462321,
+         *               "valueUsd": 165.662394,
          *               "orders": 1
          *             },
          *             {
@@ -2850,7 +2850,7 @@ export interface components {
          *               "amount": "1223600000",
          *               "shares": "7600000000",
          *               "valueSol": 1.2236,
-         *               "valueUsd": 178.930354,
+         *               "valueUsd": 179.146713,
          *               "orders": 1
          *             }
          *           ],
@@ -2867,29 +2867,29 @@ export interface components {
          *         "uniqueHolders": 24,
          *         "totalWagered": "198414900000",
          *         "totalWageredSol": 198.4149,
-         *         "totalWageredUsd": 29014.750154,
+         *         "totalWageredUsd": 29049.834135,
          *         "outcomeBreakdown": [
          *           {
          *             "index": 0,
          *             "label": "Yes",
          *             "totalWagered": "181333900000",
          *             "totalWageredSol": 181.3339,
-         *             "totalWageredUsd": 26516.949095
+         *             "totalWageredUsd": 26549.012791
          *           },
          *           {
          *             "index": 1,
          *             "label": "No",
          *             "totalWagered": "17081000000",
          *             "totalWageredSol": 17.081,
-         *             "totalWageredUsd": 2497.801059
+         *             "totalWageredUsd": 2500.821344
          *           }
          *         ]
          *       },
          *       "curatorStaking": {
          *         "totalStaked": "211000000000",
-         *         "totalStakedUsd": 30855.103536,
+         *         "totalStakedUsd": 30892.41283,
          *         "stakerCount": 3,
-         *         "estimatedApy": 107.43,
+         *         "estimatedApy": 107.03,
          *         "lockPeriodSeconds": 604800,
          *         "topCurators": [
          *           {
@@ -2897,21 +2897,21 @@ export interface components {
          *             "wallet": "69pEHKFYqsMhUgL2vtSpBWBZ4J8TgJMKLuTetntey8U4",
          *             "username": null,
          *             "stakedAmount": "91500000000",
-         *             "stakedAmountUsd": 13380.293713
+         *             "stakedAmountUsd": 13396.472862
          *           },
          *           {
          *             "rank": 2,
          *             "wallet": "J5F52nHiAScP6inseMBHLFJ8jospGnppmaA2TT2fFXC4",
          *             "username": "epoch_eve",
          *             "stakedAmount": "66500000000",
-         *             "stakedAmountUsd": 9724.475759
+         *             "stakedAmountUsd": 9736.234375
          *           },
          *           {
          *             "rank": 3,
          *             "wallet": "MHsdCxwrV8hk4NcspGxdAhwmEGrAQCuk4yJLGQguhRf",
          *             "username": "gossip_gus",
          *             "stakedAmount": "53000000000",
-         *             "stakedAmountUsd": 7750.334064
+         *             "stakedAmountUsd": 7759.705592
          *           }
          *         ]
          *       },
@@ -2922,12 +2922,12 @@ export interface components {
          *       "tradingStats": {
          *         "totalVolume": "199253950000",
          *         "totalVolumeSol": 199.25395,
-         *         "totalVolumeUsd": 29137.446717,
+         *         "totalVolumeUsd": 29172.679059,
          *         "totalTrades": 36,
          *         "totalBettors": 39,
          *         "last24hVolume": "31593950000",
          *         "last24hVolumeSol": 31.59395,
-         *         "last24hVolumeUsd": 4620.069187,
+         *         "last24hVolumeUsd": 4625.65567,
          *         "last24hTrades": 7
          *       },
          *       "resolution": {
@@ -2951,8 +2951,8 @@ export interface components {
          *       },
          *       "credibilityScore": 423,
          *       "feeBps": 200,
-         *       "solPriceUsd": 146.23271818,
-         *       "computedAt": "2026-11-26T02:00:22.698Z",
+         *       "solPriceUsd": 146.40953948,
+         *       "computedAt": "2026-11-26T02:35:04.747Z",
          *       "costUsd": "0.02",
          *       "remainingBalanceUsd": "99.79"
          *     }
@@ -3185,7 +3185,7 @@ export interface components {
          * MarketList
          * @description Success
          * @example {
-         *       "requestId": "req_Zl05r9p9TOvLo6HbwTJYxA",
+         *       "requestId": "req_8Sc9ccstJ96FyuhZJoXoLX",
          *       "markets": [
          *         {
          *           "id": "demo-1-25",
@@ -3320,7 +3320,7 @@ export interface components {
          * PriceHistory
          * @description Success
          * @example {
-         *       "requestId": "req_tBgLLuBIjhKXY8KPCfQF7P",
+         *       "requestId": "req_CdETz9MPO2DoGOBrIflRDj",
          *       "symbol": "SOL",
          *       "interval": "1h",
          *       "startTime": "2026-11-25T23:00:00.000Z",
@@ -3411,47 +3411,47 @@ export interface components {
          * PriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_TNejTVGSMfhvpYfBULNA3T",
+         *       "requestId": "req_xBKQRoWBqG2S0VhiaTnyhg",
          *       "symbol": "SOL",
-         *       "vwapPrice": 146.23271818,
+         *       "vwapPrice": 146.40953948,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 146.1593455,
-         *           "volume24h": 1165952916,
-         *           "timestamp": "2026-11-26T02:00:20.000Z",
+         *           "price": 146.431099,
+         *           "volume24h": 1212266821,
+         *           "timestamp": "2026-11-26T02:35:00.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000920775
+         *           "deviation": 0.000135796
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 146.3141185,
-         *           "volume24h": 699571750,
-         *           "timestamp": "2026-11-26T02:00:20.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.000137183
-         *         },
-         *         {
-         *           "name": "sandbox-gamma",
-         *           "price": 146.2940494,
-         *           "volume24h": 466381166,
-         *           "timestamp": "2026-11-26T02:00:20.000Z",
+         *           "price": 146.411217,
+         *           "volume24h": 727360092,
+         *           "timestamp": "2026-11-26T02:35:00.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
+         *         },
+         *         {
+         *           "name": "sandbox-gamma",
+         *           "price": 146.3531244,
+         *           "volume24h": 484906728,
+         *           "timestamp": "2026-11-26T02:35:00.000Z",
+         *           "used": true,
+         *           "status": "used",
+         *           "deviation": 0.000396777
          *         }
          *       ],
          *       "sourceCount": 3,
          *       "isValid": true,
-         *       "spread": 0.0010584,
+         *       "spread": 0.000532579,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
          *       },
          *       "unavailableSources": [],
-         *       "resolutionTimestamp": "2026-11-26T02:00:21.827Z",
+         *       "resolutionTimestamp": "2026-11-26T02:35:03.919Z",
          *       "costUsd": "0.01",
          *       "remainingBalanceUsd": "99.99"
          *     }
@@ -3545,12 +3545,12 @@ export interface components {
          * PriceSource
          * @example {
          *       "name": "sandbox-alpha",
-         *       "price": 146.1593455,
-         *       "volume24h": 1165952916,
-         *       "timestamp": "2026-11-26T02:00:20.000Z",
+         *       "price": 146.431099,
+         *       "volume24h": 1212266821,
+         *       "timestamp": "2026-11-26T02:35:00.000Z",
          *       "used": true,
          *       "status": "used",
-         *       "deviation": 0.000920775
+         *       "deviation": 0.000135796
          *     }
          */
         PriceSource: {
@@ -3579,23 +3579,23 @@ export interface components {
          * RedeliverWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_e9RHvvkn4UWY9ejl7xUSbX",
-         *       "id": "msg_r1q9pJkt7k3DtWk4xoZNBQ",
-         *       "webhookId": "msg_r1q9pJkt7k3DtWk4xoZNBQ",
+         *       "requestId": "req_6mpQtx7R6ayn9klmHqau63",
+         *       "id": "msg_XcAFYuMAXPzTD2NPpZAHkX",
+         *       "webhookId": "msg_XcAFYuMAXPzTD2NPpZAHkX",
          *       "type": "test",
-         *       "originalRequestId": "req_YDHchiok4vPcqaBqkhH2WU",
+         *       "originalRequestId": "req_NsmLzIOcI8g7mLmnpVk9vl",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "PENDING",
          *       "attemptCount": 1,
-         *       "nextAttemptAt": "2026-11-26T02:00:25.242Z",
+         *       "nextAttemptAt": "2026-11-26T02:35:06.194Z",
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T02:00:24.984Z",
+         *       "createdAt": "2026-11-26T02:35:05.966Z",
          *       "finishedAt": null,
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-26T02:00:25.024Z",
+         *           "at": "2026-11-26T02:35:05.980Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -3645,7 +3645,7 @@ export interface components {
          * ResolveWithAiResponse
          * @description Success
          * @example {
-         *       "requestId": "req_OIuqoSdEKLi7kYLznvNT3V",
+         *       "requestId": "req_qS4FTXEuH31JFgXhbekXl6",
          *       "status": "processing",
          *       "costUsd": "0.25",
          *       "remainingBalanceUsd": "99.54"
@@ -3671,9 +3671,9 @@ export interface components {
          * RevokeKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_SrlMw6Y8uMTWK7CoFQtbKh",
-         *       "id": "key_sYukFH9Zs1e4LcoIZawCpp",
-         *       "keyPrefix": "pk_test_Kqp2TZtj",
+         *       "requestId": "req_puiB4bHeGbjRhzFqV9f3HW",
+         *       "id": "key_mjep4CvjfOGcnaKoCG1g6T",
+         *       "keyPrefix": "pk_test_j2SrRjN1",
          *       "name": "spare",
          *       "permissions": [
          *         "price"
@@ -3683,7 +3683,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T02:00:25.375Z",
+         *       "createdAt": "2026-11-26T02:35:06.353Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -3695,8 +3695,8 @@ export interface components {
          *         "dailySpendUsd": null,
          *         "monthlySpendUsd": null
          *       },
-         *       "revokedAt": "2026-11-26T02:00:25.493Z",
-         *       "rotatedFrom": "key_Mm7XCE3kS4U3HKIMS8G1Lr"
+         *       "revokedAt": "2026-11-26T02:35:06.507Z",
+         *       "rotatedFrom": "key_qGrRxoeXKqrlRjjKiufHee"
          *     }
          */
         RevokeKeyResponse: {
@@ -3784,10 +3784,10 @@ export interface components {
          * RotateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_B75WzaPsLuOTLwnoDaUs7r",
+         *       "requestId": "req_Axefe4QeetagQdQXOn8r7q",
          *       "newKey": {
-         *         "id": "key_sYukFH9Zs1e4LcoIZawCpp",
-         *         "keyPrefix": "pk_test_Kqp2TZtj",
+         *         "id": "key_mjep4CvjfOGcnaKoCG1g6T",
+         *         "keyPrefix": "pk_test_j2SrRjN1",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -3797,7 +3797,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-26T02:00:25.375Z",
+         *         "createdAt": "2026-11-26T02:35:06.353Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -3810,11 +3810,11 @@ export interface components {
          *           "monthlySpendUsd": null
          *         },
          *         "key": "pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u",
-         *         "rotatedFrom": "key_Mm7XCE3kS4U3HKIMS8G1Lr"
+         *         "rotatedFrom": "key_qGrRxoeXKqrlRjjKiufHee"
          *       },
          *       "oldKey": {
-         *         "id": "key_Mm7XCE3kS4U3HKIMS8G1Lr",
-         *         "keyPrefix": "pk_test_p7xwaBxZ",
+         *         "id": "key_qGrRxoeXKqrlRjjKiufHee",
+         *         "keyPrefix": "pk_test_NV7nNRiL",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -3824,7 +3824,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-26T02:00:25.346Z",
+         *         "createdAt": "2026-11-26T02:35:06.317Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -3836,8 +3836,8 @@ export interface components {
          *           "dailySpendUsd": null,
          *           "monthlySpendUsd": null
          *         },
-         *         "expiresAt": "2026-11-26T03:00:25.361Z",
-         *         "rotatedTo": "key_sYukFH9Zs1e4LcoIZawCpp"
+         *         "expiresAt": "2026-11-26T03:35:06.324Z",
+         *         "rotatedTo": "key_mjep4CvjfOGcnaKoCG1g6T"
          *       }
          *     }
          */
@@ -4010,9 +4010,9 @@ export interface components {
          * RotateWebhookSecretResponse
          * @description Success
          * @example {
-         *       "requestId": "req_VCKcfoPud1f6tTpzWSq60C",
+         *       "requestId": "req_B2Vqo9fH6MG0WhAeU9lNuf",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "previousSecretValidUntil": "2026-11-27T02:00:25.318Z"
+         *       "previousSecretValidUntil": "2026-11-27T02:35:06.260Z"
          *     }
          */
         RotateWebhookSecretResponse: {
@@ -4030,12 +4030,12 @@ export interface components {
          * ScheduleAiResolutionResponse
          * @description Success
          * @example {
-         *       "requestId": "req_Lz1zT25zhx1h0IqKzz17F6",
-         *       "jobId": "job_p2NuP1K3cgvi2wWX7T2p0n",
+         *       "requestId": "req_3Cf3UU52J34QJbQhLWahSf",
+         *       "jobId": "job_35NfWHzXPoFSoCdb2MqR3H",
          *       "jobType": "AI_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T02:00:24.642Z",
+         *       "createdAt": "2026-11-26T02:35:05.836Z",
          *       "canCancel": true,
          *       "costUsd": "0.50",
          *       "remainingBalanceUsd": "98.99"
@@ -4080,12 +4080,12 @@ export interface components {
          * SchedulePriceCheckAtResponse
          * @description Success
          * @example {
-         *       "requestId": "req_U56V7OVyqBRJrDsqZZBDV2",
-         *       "jobId": "job_tymvKRAxAEogg7fVf1GY4S",
+         *       "requestId": "req_llhIYGhkcv9ds6fakVmUb2",
+         *       "jobId": "job_RWOTpCqyOqq3XpmCIXbmMd",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T02:00:24.613Z",
+         *       "createdAt": "2026-11-26T02:35:05.828Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.49"
@@ -4130,12 +4130,12 @@ export interface components {
          * SchedulePriceCheckResponse
          * @description Success
          * @example {
-         *       "requestId": "req_q0TuhiVLKNgr5o46efJk6N",
-         *       "jobId": "job_nJYIwCea46cQxTZljfsdxi",
+         *       "requestId": "req_77thJyE6eggzDD0DFrL0Ha",
+         *       "jobId": "job_cG4VatYdjAkq6gFz0TUDMy",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T02:00:22.857Z",
+         *       "createdAt": "2026-11-26T02:35:04.869Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.74"
@@ -4180,9 +4180,9 @@ export interface components {
          * SendTestWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_YDHchiok4vPcqaBqkhH2WU",
-         *       "deliveryId": "msg_r1q9pJkt7k3DtWk4xoZNBQ",
-         *       "webhookId": "msg_r1q9pJkt7k3DtWk4xoZNBQ",
+         *       "requestId": "req_NsmLzIOcI8g7mLmnpVk9vl",
+         *       "deliveryId": "msg_XcAFYuMAXPzTD2NPpZAHkX",
+         *       "webhookId": "msg_XcAFYuMAXPzTD2NPpZAHkX",
          *       "delivered": true,
          *       "status": "DELIVERED",
          *       "statusCode": 200,
@@ -4228,8 +4228,8 @@ export interface components {
          *       "keyId": null,
          *       "reference": null,
          *       "refundOf": "11",
-         *       "memo": "cancelled job_p2NuP1K3cgvi2wWX7T2p0n",
-         *       "createdAt": "2026-11-26T02:00:24.927Z"
+         *       "memo": "cancelled job_35NfWHzXPoFSoCdb2MqR3H",
+         *       "createdAt": "2026-11-26T02:35:05.952Z"
          *     }
          */
         Transaction: {
@@ -4271,7 +4271,7 @@ export interface components {
          * TransactionList
          * @description Success
          * @example {
-         *       "requestId": "req_DAgLZgmMe9uzlwhSb8n7sP",
+         *       "requestId": "req_qqRtxUltIWFmZgbmf5zlek",
          *       "transactions": [
          *         {
          *           "id": "12",
@@ -4283,8 +4283,8 @@ export interface components {
          *           "keyId": null,
          *           "reference": null,
          *           "refundOf": "11",
-         *           "memo": "cancelled job_p2NuP1K3cgvi2wWX7T2p0n",
-         *           "createdAt": "2026-11-26T02:00:24.927Z"
+         *           "memo": "cancelled job_35NfWHzXPoFSoCdb2MqR3H",
+         *           "createdAt": "2026-11-26T02:35:05.952Z"
          *         },
          *         {
          *           "id": "11",
@@ -4292,12 +4292,12 @@ export interface components {
          *           "amountUsd": "-0.50",
          *           "balanceAfterUsd": "98.99",
          *           "operation": "scheduleAiResolution",
-         *           "requestId": "req_Lz1zT25zhx1h0IqKzz17F6",
-         *           "keyId": "key_QvYCqLYpPuayJGOi4f7w9v",
+         *           "requestId": "req_3Cf3UU52J34QJbQhLWahSf",
+         *           "keyId": "key_WZOpNnsFYGlB0RWzRYc0Ex",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-26T02:00:24.639Z"
+         *           "createdAt": "2026-11-26T02:35:05.833Z"
          *         },
          *         {
          *           "id": "10",
@@ -4305,12 +4305,12 @@ export interface components {
          *           "amountUsd": "-0.05",
          *           "balanceAfterUsd": "99.49",
          *           "operation": "schedulePriceCheckAt",
-         *           "requestId": "req_U56V7OVyqBRJrDsqZZBDV2",
-         *           "keyId": "key_QvYCqLYpPuayJGOi4f7w9v",
+         *           "requestId": "req_llhIYGhkcv9ds6fakVmUb2",
+         *           "keyId": "key_WZOpNnsFYGlB0RWzRYc0Ex",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-26T02:00:24.600Z"
+         *           "createdAt": "2026-11-26T02:35:05.827Z"
          *         }
          *       ],
          *       "hasMore": true,
@@ -4385,9 +4385,9 @@ export interface components {
          * UpdateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_FvDX2ZQIvKOnYCFOgzeyK8",
-         *       "id": "key_OPzDixvcf1nmmLBIqYFkJ3",
-         *       "keyPrefix": "pk_test_ZoOp4oxB",
+         *       "requestId": "req_y9d1x8BTwbZqTPktap41cl",
+         *       "id": "key_ZU5wmw4ijVdImADUm2R72P",
+         *       "keyPrefix": "pk_test_IopN81g8",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -4400,7 +4400,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T02:00:22.204Z",
+         *       "createdAt": "2026-11-26T02:35:04.081Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -4526,23 +4526,23 @@ export interface components {
          * WebhookDelivery
          * @description Success
          * @example {
-         *       "requestId": "req_YDHchiok4vPcqaBqkhH2WU",
-         *       "id": "msg_r1q9pJkt7k3DtWk4xoZNBQ",
-         *       "webhookId": "msg_r1q9pJkt7k3DtWk4xoZNBQ",
+         *       "requestId": "req_NsmLzIOcI8g7mLmnpVk9vl",
+         *       "id": "msg_XcAFYuMAXPzTD2NPpZAHkX",
+         *       "webhookId": "msg_XcAFYuMAXPzTD2NPpZAHkX",
          *       "type": "test",
-         *       "originalRequestId": "req_YDHchiok4vPcqaBqkhH2WU",
+         *       "originalRequestId": "req_NsmLzIOcI8g7mLmnpVk9vl",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T02:00:24.984Z",
-         *       "finishedAt": "2026-11-26T02:00:25.031Z",
+         *       "createdAt": "2026-11-26T02:35:05.966Z",
+         *       "finishedAt": "2026-11-26T02:35:05.996Z",
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-26T02:00:25.024Z",
+         *           "at": "2026-11-26T02:35:05.980Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -4592,36 +4592,36 @@ export interface components {
          * WebhookDeliveryList
          * @description Success
          * @example {
-         *       "requestId": "req_Ykrqp181ZHNwrMJcHMnrsP",
+         *       "requestId": "req_2BPsuyhgWSutrXH6EDzdpN",
          *       "deliveries": [
          *         {
-         *           "id": "msg_r1q9pJkt7k3DtWk4xoZNBQ",
-         *           "webhookId": "msg_r1q9pJkt7k3DtWk4xoZNBQ",
+         *           "id": "msg_XcAFYuMAXPzTD2NPpZAHkX",
+         *           "webhookId": "msg_XcAFYuMAXPzTD2NPpZAHkX",
          *           "type": "test",
-         *           "requestId": "req_YDHchiok4vPcqaBqkhH2WU",
-         *           "originalRequestId": "req_YDHchiok4vPcqaBqkhH2WU",
+         *           "requestId": "req_NsmLzIOcI8g7mLmnpVk9vl",
+         *           "originalRequestId": "req_NsmLzIOcI8g7mLmnpVk9vl",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "DELIVERED",
          *           "attemptCount": 1,
          *           "nextAttemptAt": null,
          *           "lastStatusCode": 200,
          *           "lastError": null,
-         *           "createdAt": "2026-11-26T02:00:24.984Z",
-         *           "finishedAt": "2026-11-26T02:00:25.031Z"
+         *           "createdAt": "2026-11-26T02:35:05.966Z",
+         *           "finishedAt": "2026-11-26T02:35:05.996Z"
          *         },
          *         {
-         *           "id": "msg_BgOtxNpE7hnyxCKJP3KrsQ",
-         *           "webhookId": "msg_BgOtxNpE7hnyxCKJP3KrsQ",
+         *           "id": "msg_GO7rFQPhfwyOYjYBb7Fu5d",
+         *           "webhookId": "msg_GO7rFQPhfwyOYjYBb7Fu5d",
          *           "type": "ai",
-         *           "requestId": "req_OIuqoSdEKLi7kYLznvNT3V",
-         *           "originalRequestId": "req_OIuqoSdEKLi7kYLznvNT3V",
+         *           "requestId": "req_qS4FTXEuH31JFgXhbekXl6",
+         *           "originalRequestId": "req_qS4FTXEuH31JFgXhbekXl6",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "PENDING",
          *           "attemptCount": 0,
-         *           "nextAttemptAt": "2026-11-26T02:00:23.916Z",
+         *           "nextAttemptAt": "2026-11-26T02:35:05.384Z",
          *           "lastStatusCode": null,
          *           "lastError": null,
-         *           "createdAt": "2026-11-26T02:00:23.916Z",
+         *           "createdAt": "2026-11-26T02:35:05.384Z",
          *           "finishedAt": null
          *         }
          *       ],
@@ -4642,19 +4642,19 @@ export interface components {
         /**
          * WebhookDeliverySummary
          * @example {
-         *       "id": "msg_r1q9pJkt7k3DtWk4xoZNBQ",
-         *       "webhookId": "msg_r1q9pJkt7k3DtWk4xoZNBQ",
+         *       "id": "msg_XcAFYuMAXPzTD2NPpZAHkX",
+         *       "webhookId": "msg_XcAFYuMAXPzTD2NPpZAHkX",
          *       "type": "test",
-         *       "requestId": "req_YDHchiok4vPcqaBqkhH2WU",
-         *       "originalRequestId": "req_YDHchiok4vPcqaBqkhH2WU",
+         *       "requestId": "req_NsmLzIOcI8g7mLmnpVk9vl",
+         *       "originalRequestId": "req_NsmLzIOcI8g7mLmnpVk9vl",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T02:00:24.984Z",
-         *       "finishedAt": "2026-11-26T02:00:25.031Z"
+         *       "createdAt": "2026-11-26T02:35:05.966Z",
+         *       "finishedAt": "2026-11-26T02:35:05.996Z"
          *     }
          */
         WebhookDeliverySummary: {
