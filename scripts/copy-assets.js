@@ -14,3 +14,7 @@ cpSync(
   new URL('../src/http/openapi-examples.json', import.meta.url),
   new URL('../dist/http/openapi-examples.json', import.meta.url),
 );
+cpSync(
+  new URL('../src/http/openapi-error-examples.json', import.meta.url),
+  new URL('../dist/http/openapi-error-examples.json', import.meta.url),
+);

@@ -4,13 +4,14 @@
 // (src/http/openapi-document.ts) and a test checks each against its schema.
 //
 //   npm run build && node scripts/openapi-examples.js
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createAiQueue } from '../dist/ai/queue.js';
 import { createResolver } from '../dist/ai/resolver.js';
 import { systemClock } from '../dist/lib/clock.js';
 import { silentLog } from '../dist/logger.js';
 import { webhookOutbox } from '../dist/webhooks/outbox.js';
 import { signedRequest } from '../dist/webhooks/signing.js';
+import { recordErrors } from './error-examples.js';
 import { withSandboxApp } from './sandbox-app.js';
 
 await withSandboxApp(async (app, key, { db, config }) => {
@@ -30,7 +31,11 @@ await withSandboxApp(async (app, key, { db, config }) => {
   const FAKE_KEY = 'pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u';
   const FAKE_WEBHOOK_SECRET = 'whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=';
   const examples = {};
-  const inAnHour = new Date(Date.now() + 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  // Request examples name a time well ahead (the 1st of the month, six months on, at noon UTC): a
+  // reader trying one gets a schedule the service takes (within the 365 days a job may be ahead).
+  const now = new Date();
+  const later = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 6, 1, 12)).toISOString();
+  const ahead = later.replace(/\.\d{3}Z$/, 'Z');
   const callbackUrl = 'https://hooks.example.com/sibyl';
 
   examples.Account = { ...(await call('GET', '/account')), webhookSecret: FAKE_WEBHOOK_SECRET };
@@ -52,7 +57,7 @@ await withSandboxApp(async (app, key, { db, config }) => {
   examples.ApiKeyList = await call('GET', '/keys');
   examples.MarketList = await call('GET', '/markets?status=OPEN&pageSize=2');
   examples.MarketDetail = await call('GET', `/markets/${examples.MarketList.markets[0].id}`);
-  examples.PriceScheduleRequest = { symbol: 'SOL', resolutionTimestamp: inAnHour, callbackUrl };
+  examples.PriceScheduleRequest = { symbol: 'SOL', resolutionTimestamp: ahead, callbackUrl };
   examples.SchedulePriceCheckResponse = await call('POST', '/price/schedule', examples.PriceScheduleRequest);
   examples.ListPriceJobsResponse = await call('GET', '/price/scheduled?pageSize=1');
   examples.GetPriceJobResponse = await call(
@@ -80,8 +85,15 @@ await withSandboxApp(async (app, key, { db, config }) => {
     config: config.ai,
   }).drain();
   examples.AiRequestRecord = await call('GET', `/ai/request/${examples.ResolveWithAiResponse.requestId}`);
+  // The callback that resolution sent (its outbox row), for docs/webhooks.md: the body as delivered,
+  // but for `signature`, which each attempt appends (docs/webhooks.md#verifying).
+  const [callbackRow] = await db.query(
+    "SELECT payload FROM webhook_deliveries WHERE type = 'ai' AND request_id = $1",
+    [examples.ResolveWithAiResponse.requestId],
+  );
+  const aiCallback = JSON.parse(callbackRow.payload);
 
-  examples.PriceScheduledRequest = { symbol: 'JUP', scheduledFor: inAnHour };
+  examples.PriceScheduledRequest = { symbol: 'JUP', scheduledFor: ahead };
   examples.SchedulePriceCheckAtResponse = await call(
     'POST',
     '/price/scheduled',
@@ -90,7 +102,7 @@ await withSandboxApp(async (app, key, { db, config }) => {
   examples.AiScheduleRequest = {
     question: 'Will the Solana network process more than 100M transactions on 2026-12-01 (UTC)?',
     outcomes: ['Yes', 'No'],
-    resolutionTimestamp: inAnHour,
+    resolutionTimestamp: ahead,
     callbackUrl,
   };
   examples.ScheduleAiResolutionResponse = await call('POST', '/ai/schedule', examples.AiScheduleRequest);
@@ -147,6 +159,28 @@ await withSandboxApp(async (app, key, { db, config }) => {
   examples.AiVote = examples.AiRequestRecord.votes[0];
   examples.AiRequestSummary = examples.AiRequestList.requests[0];
   examples.WebhookDeliverySummary = examples.WebhookDeliveryList.deliveries[0];
+
+  const errors = await recordErrors(app, key, { db });
+  const errorsOut = new URL('../src/http/openapi-error-examples.json', import.meta.url);
+  const sortedErrors = Object.fromEntries(Object.entries(errors).sort(([a], [b]) => a.localeCompare(b)));
+  writeFileSync(errorsOut, `${JSON.stringify(sortedErrors, null, 2)}\n`);
+  process.stdout.write(
+    `${Object.keys(sortedErrors).length} error answers written to src/http/openapi-error-examples.json\n`,
+  );
+
+  // The docs' examples (a `<!-- example: Name -->` line before a ```json block): rewritten from
+  // these answers, and checked against their schemas by test/http/docs-examples.test.ts.
+  examples.AiCallback = aiCallback;
+  const docsExamples = examples;
+  for (const file of readdirSync(new URL('../docs/', import.meta.url)).filter((f) => f.endsWith('.md'))) {
+    const url = new URL(`../docs/${file}`, import.meta.url);
+    const text = readFileSync(url, 'utf8');
+    const next = text.replace(/(<!-- example: (\w+) -->\n```json\n)[\s\S]*?\n```/g, (_, head, name) => {
+      if (!(name in docsExamples)) throw new Error(`docs/${file}: no recorded example ${name}`);
+      return `${head}${JSON.stringify(docsExamples[name], null, 2)}\n\`\`\``;
+    });
+    if (next !== text) writeFileSync(url, next);
+  }
 
   const out = new URL('../src/http/openapi-examples.json', import.meta.url);
   const sorted = Object.fromEntries(Object.entries(examples).sort(([a], [b]) => a.localeCompare(b)));

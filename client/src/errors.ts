@@ -1,7 +1,21 @@
 import type { components } from './schema.js';
 
-export type ErrorBody = components['schemas']['ErrorBody'];
 export type ErrorCode = components['schemas']['ErrorCode'];
+
+/**
+ * The one body of every error answer (docs/api.md#errors). The document gives each status of each
+ * operation its own schema, whose `code` lists the codes that status can carry there.
+ */
+export interface ErrorBody {
+  error: string;
+  code: ErrorCode;
+  requestId: string;
+  details?: Record<string, unknown>;
+  /** SYMBOL_NOT_FOUND: the symbol asked for. */
+  symbol?: string;
+  /** BATCH_LIMIT_EXCEEDED: the limit. */
+  maxSymbols?: number;
+}
 
 /** An error answer of the API, with what support needs: its code, its status and its `requestId`. */
 export class SibylApiError extends Error {

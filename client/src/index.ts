@@ -33,7 +33,7 @@ export type { components, paths } from './schema.js';
 export type { Sleep } from './transport.js';
 export { verifyWebhook, type WebhookHeaders, type WebhookPayload } from './webhooks.js';
 
-/** Every named schema of the API (`Schemas['PriceResult']`, `Schemas['ErrorBody']`, …). */
+/** Every named schema of the API (`Schemas['PriceResult']`, `Schemas['ErrorCode']`, …). */
 export type Schemas = components['schemas'];
 
 export interface SibylClientOptions {

@@ -1133,16 +1133,17 @@ export interface components {
          * Account
          * @description Success
          * @example {
-         *       "requestId": "req_g1qiy67jNoMAX7oyGZa7EA",
-         *       "id": "acct_1PPSSWuUD2ONEB92lMenTP",
+         *       "requestId": "req_TOLaCtUME25O8vw3wd9qsV",
+         *       "id": "acct_wVFFNPf1nhMNBLVx5slR1t",
          *       "mode": "sandbox",
          *       "status": "active",
          *       "walletAddress": null,
          *       "balanceUsd": "100.00",
          *       "currency": "USD",
-         *       "createdAt": "2026-11-26T01:53:54.144Z",
+         *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
+         *       "createdAt": "2026-11-26T02:34:58.545Z",
          *       "apiKey": {
-         *         "id": "key_QwwTId39eZh75nqUoAwS0l",
+         *         "id": "key_WZOpNnsFYGlB0RWzRYc0Ex",
          *         "permissions": [
          *           "price",
          *           "batch",
@@ -1168,8 +1169,7 @@ export interface components {
          *       },
          *       "limits": {
          *         "maxActiveKeys": 25
-         *       },
-         *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA="
+         *       }
          *     }
          */
         Account: {
@@ -1257,9 +1257,9 @@ export interface components {
          * AccountUsage
          * @description Success
          * @example {
-         *       "requestId": "req_7hy0HIAwgPBepNznG5bCzb",
+         *       "requestId": "req_O55oczIS4nzjiJCQBXNLrq",
          *       "from": "2026-10-28T00:00:00.000Z",
-         *       "to": "2026-11-26T01:54:04.121Z",
+         *       "to": "2026-11-26T02:35:06.696Z",
          *       "groupBy": "operation",
          *       "totals": {
          *         "requests": 9,
@@ -1402,10 +1402,10 @@ export interface components {
          * AiRequestList
          * @description Success
          * @example {
-         *       "requestId": "req_wYZOLAMBrBbpC0G7sWszdr",
+         *       "requestId": "req_XbvaLckZTJTC69mXLiFiVH",
          *       "requests": [
          *         {
-         *           "requestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
+         *           "requestId": "req_qS4FTXEuH31JFgXhbekXl6",
          *           "status": "COMPLETED",
          *           "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *           "outcomes": [
@@ -1413,8 +1413,8 @@ export interface components {
          *             "No"
          *           ],
          *           "marketId": null,
-         *           "createdAt": "2026-11-26T01:54:02.078Z",
-         *           "completedAt": "2026-11-26T01:54:02.199Z",
+         *           "createdAt": "2026-11-26T02:35:05.261Z",
+         *           "completedAt": "2026-11-26T02:35:05.384Z",
          *           "winningOutcomeLabel": "Yes",
          *           "canDetermine": true,
          *           "costUsd": "0.25",
@@ -1440,9 +1440,9 @@ export interface components {
          * AiRequestRecord
          * @description Success
          * @example {
-         *       "requestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
+         *       "requestId": "req_qS4FTXEuH31JFgXhbekXl6",
          *       "status": "COMPLETED",
-         *       "createdAt": "2026-11-26T01:54:02.078Z",
+         *       "createdAt": "2026-11-26T02:35:05.261Z",
          *       "votes": [
          *         {
          *           "model": "sandbox/alpha",
@@ -1461,7 +1461,7 @@ export interface components {
          *           "outcomeIndex": 0,
          *           "confidence": 0.9,
          *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 1,
+         *           "latencyMs": 0,
          *           "error": null,
          *           "usage": {
          *             "inputTokens": 0,
@@ -1493,9 +1493,9 @@ export interface components {
          *           }
          *         }
          *       ],
-         *       "completedAt": "2026-11-26T01:54:02.199Z",
+         *       "completedAt": "2026-11-26T02:35:05.384Z",
          *       "result": {
-         *         "requestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
+         *         "requestId": "req_qS4FTXEuH31JFgXhbekXl6",
          *         "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *         "winningOutcomeIndex": 0,
          *         "winningOutcomeLabel": "Yes",
@@ -1513,20 +1513,19 @@ export interface components {
          *         "remainingBalanceUsd": "99.54"
          *       },
          *       "delivery": {
-         *         "id": "msg_csb68c9IjqYiqw0mXqr7GU",
-         *         "webhookId": "msg_csb68c9IjqYiqw0mXqr7GU",
+         *         "id": "msg_GO7rFQPhfwyOYjYBb7Fu5d",
+         *         "webhookId": "msg_GO7rFQPhfwyOYjYBb7Fu5d",
          *         "type": "ai",
-         *         "requestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
-         *         "originalRequestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
+         *         "requestId": "req_qS4FTXEuH31JFgXhbekXl6",
+         *         "originalRequestId": "req_qS4FTXEuH31JFgXhbekXl6",
          *         "url": "https://hooks.example.com/sibyl",
          *         "status": "PENDING",
          *         "attemptCount": 0,
-         *         "nextAttemptAt": "2026-11-26T01:54:02.200Z",
+         *         "nextAttemptAt": "2026-11-26T02:35:05.384Z",
          *         "lastStatusCode": null,
          *         "lastError": null,
-         *         "createdAt": "2026-11-26T01:54:02.200Z",
+         *         "createdAt": "2026-11-26T02:35:05.384Z",
          *         "finishedAt": null,
-         *         "cancelledAt": null,
          *         "attempts": []
          *       }
          *     }
@@ -1602,7 +1601,7 @@ export interface components {
         /**
          * AiRequestSummary
          * @example {
-         *       "requestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
+         *       "requestId": "req_qS4FTXEuH31JFgXhbekXl6",
          *       "status": "COMPLETED",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "outcomes": [
@@ -1610,8 +1609,8 @@ export interface components {
          *         "No"
          *       ],
          *       "marketId": null,
-         *       "createdAt": "2026-11-26T01:54:02.078Z",
-         *       "completedAt": "2026-11-26T01:54:02.199Z",
+         *       "createdAt": "2026-11-26T02:35:05.261Z",
+         *       "completedAt": "2026-11-26T02:35:05.384Z",
          *       "winningOutcomeLabel": "Yes",
          *       "canDetermine": true,
          *       "costUsd": "0.25",
@@ -1656,13 +1655,16 @@ export interface components {
          *     }
          */
         AiResolveRequest: {
-            /** @description The question to resolve (required unless `marketId` is given) */
+            /** @description The question to resolve (required unless `marketId` is given); not blank */
             question?: string;
-            /** @description The possible outcomes, distinct; answers refer to them by zero-based index */
+            /** @description The possible outcomes, distinct (also ignoring case); answers refer to them by zero-based index */
             outcomes?: string[];
             /** @description Additional context for the models; on sandbox accounts, `[sandbox:…]` directives steer the simulated models */
             context?: string;
-            /** @description HTTPS URL that receives the signed result webhook (required unless `marketId` is given) */
+            /**
+             * Format: uri
+             * @description HTTPS URL that receives the signed result webhook (required unless `marketId` is given)
+             */
             callbackUrl?: string;
             /** @description Minimum mean confidence of the winning outcome’s voters for `canDetermine` (default 0.75) */
             confidenceThreshold?: number;
@@ -1672,7 +1674,7 @@ export interface components {
         /**
          * AiResult
          * @example {
-         *       "requestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
+         *       "requestId": "req_qS4FTXEuH31JFgXhbekXl6",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "winningOutcomeIndex": 0,
          *       "winningOutcomeLabel": "Yes",
@@ -1726,23 +1728,25 @@ export interface components {
          *         "Yes",
          *         "No"
          *       ],
-         *       "resolutionTimestamp": "2026-11-26T02:54:00Z",
+         *       "resolutionTimestamp": "2027-05-01T12:00:00Z",
          *       "callbackUrl": "https://hooks.example.com/sibyl"
          *     }
          */
         AiScheduleRequest: {
-            /** @description 1 to 1,000 characters */
+            /** @description 1 to 1,000 characters, not blank */
             question: string;
-            /** @description 2 to 20 distinct labels of 1 to 200 characters */
+            /** @description 2 to 20 distinct labels of 1 to 200 characters (distinct also ignoring case) */
             outcomes: string[];
             /**
+             * Format: date-time
              * @description When to resolve: ISO 8601 with a zone, in the future, ≤ 365 days
-             * @example 2026-12-01T12:00:00Z
+             * @example 2027-06-30T12:00:00Z
              */
             resolutionTimestamp: string;
             /** @description Up to 10,000 characters */
             context?: string;
             /**
+             * Format: uri
              * @description HTTPS URL that receives the signed result callback (docs/webhooks.md)
              * @example https://example.com/hooks/sibyl
              */
@@ -1788,8 +1792,8 @@ export interface components {
         /**
          * ApiKey
          * @example {
-         *       "id": "key_0jnZhnm5pWfjsKwmzuCJ0o",
-         *       "keyPrefix": "pk_test_i3WS7Yrz",
+         *       "id": "key_ZU5wmw4ijVdImADUm2R72P",
+         *       "keyPrefix": "pk_test_IopN81g8",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -1802,7 +1806,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T01:54:01.062Z",
+         *       "createdAt": "2026-11-26T02:35:04.081Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -1899,11 +1903,11 @@ export interface components {
          * ApiKeyList
          * @description Success
          * @example {
-         *       "requestId": "req_GnzaEzTNm22Y5D28G04lLe",
+         *       "requestId": "req_52aCJbyRfZmLMQKzeh2JlK",
          *       "keys": [
          *         {
-         *           "id": "key_0jnZhnm5pWfjsKwmzuCJ0o",
-         *           "keyPrefix": "pk_test_i3WS7Yrz",
+         *           "id": "key_ZU5wmw4ijVdImADUm2R72P",
+         *           "keyPrefix": "pk_test_IopN81g8",
          *           "name": "trading bot (eu)",
          *           "permissions": [
          *             "price",
@@ -1916,7 +1920,7 @@ export interface components {
          *           "ipRestrictionEnabled": true,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-26T01:54:01.062Z",
+         *           "createdAt": "2026-11-26T02:35:04.081Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -1930,8 +1934,8 @@ export interface components {
          *           }
          *         },
          *         {
-         *           "id": "key_QwwTId39eZh75nqUoAwS0l",
-         *           "keyPrefix": "pk_test_vMwxaYr6",
+         *           "id": "key_WZOpNnsFYGlB0RWzRYc0Ex",
+         *           "keyPrefix": "pk_test_ymkMjlhB",
          *           "name": "sandbox starter key",
          *           "permissions": [
          *             "price",
@@ -1948,7 +1952,7 @@ export interface components {
          *           "ipRestrictionEnabled": false,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-26T01:53:54.217Z",
+         *           "createdAt": "2026-11-26T02:34:58.587Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -1975,40 +1979,40 @@ export interface components {
          * BatchPriceItem
          * @example {
          *       "symbol": "SOL",
-         *       "vwapPrice": 148.98067159,
+         *       "vwapPrice": 146.40953948,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 148.941635,
-         *           "volume24h": 1157668514,
-         *           "timestamp": "2026-11-26T01:54:00.000Z",
+         *           "price": 146.431099,
+         *           "volume24h": 1212266821,
+         *           "timestamp": "2026-11-26T02:35:00.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000311009
+         *           "deviation": 0.000135796
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 149.0408659,
-         *           "volume24h": 694601108,
-         *           "timestamp": "2026-11-26T01:54:00.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.000355024
-         *         },
-         *         {
-         *           "name": "sandbox-gamma",
-         *           "price": 148.9879716,
-         *           "volume24h": 463067406,
-         *           "timestamp": "2026-11-26T01:54:00.000Z",
+         *           "price": 146.411217,
+         *           "volume24h": 727360092,
+         *           "timestamp": "2026-11-26T02:35:00.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
+         *         },
+         *         {
+         *           "name": "sandbox-gamma",
+         *           "price": 146.3531244,
+         *           "volume24h": 484906728,
+         *           "timestamp": "2026-11-26T02:35:00.000Z",
+         *           "used": true,
+         *           "status": "used",
+         *           "deviation": 0.000396777
          *         }
          *       ],
          *       "sourceCount": 3,
          *       "isValid": true,
          *       "unavailableSources": [],
-         *       "spread": 0.000666066,
+         *       "spread": 0.000532579,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
@@ -2049,45 +2053,45 @@ export interface components {
          * BatchPriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_j3p3JQLNklphVq371Cy7Hu",
-         *       "resolutionTimestamp": "2026-11-26T01:54:00.927Z",
+         *       "requestId": "req_wuZSJ4OQcAKN1lLaBlV1To",
+         *       "resolutionTimestamp": "2026-11-26T02:35:03.971Z",
          *       "prices": [
          *         {
          *           "symbol": "SOL",
-         *           "vwapPrice": 148.98067159,
+         *           "vwapPrice": 146.40953948,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 148.941635,
-         *               "volume24h": 1157668514,
-         *               "timestamp": "2026-11-26T01:54:00.000Z",
+         *               "price": 146.431099,
+         *               "volume24h": 1212266821,
+         *               "timestamp": "2026-11-26T02:35:00.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000311009
+         *               "deviation": 0.000135796
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 149.0408659,
-         *               "volume24h": 694601108,
-         *               "timestamp": "2026-11-26T01:54:00.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000355024
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 148.9879716,
-         *               "volume24h": 463067406,
-         *               "timestamp": "2026-11-26T01:54:00.000Z",
+         *               "price": 146.411217,
+         *               "volume24h": 727360092,
+         *               "timestamp": "2026-11-26T02:35:00.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
+         *             },
+         *             {
+         *               "name": "sandbox-gamma",
+         *               "price": 146.3531244,
+         *               "volume24h": 484906728,
+         *               "timestamp": "2026-11-26T02:35:00.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0.000396777
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.000666066,
+         *           "spread": 0.000532579,
          *           "token": {
          *             "symbol": "SOL",
          *             "mint": "So11111111111111111111111111111111111111112"
@@ -2095,40 +2099,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "JUP",
-         *           "vwapPrice": 0.834546290989,
+         *           "vwapPrice": 0.808581997431,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.8347287455,
-         *               "volume24h": 47738833,
-         *               "timestamp": "2026-11-26T01:54:00.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.0000299082
-         *             },
-         *             {
-         *               "name": "sandbox-beta",
-         *               "price": 0.8341372068,
-         *               "volume24h": 28643300,
-         *               "timestamp": "2026-11-26T01:54:00.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000678773
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 0.834703781,
-         *               "volume24h": 19095533,
-         *               "timestamp": "2026-11-26T01:54:00.000Z",
+         *               "price": 0.8086662905,
+         *               "volume24h": 49636758,
+         *               "timestamp": "2026-11-26T02:35:00.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
+         *             },
+         *             {
+         *               "name": "sandbox-beta",
+         *               "price": 0.8087056916,
+         *               "volume24h": 29782055,
+         *               "timestamp": "2026-11-26T02:35:00.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0.0000487236
+         *             },
+         *             {
+         *               "name": "sandbox-gamma",
+         *               "price": 0.8081857235,
+         *               "volume24h": 19854703,
+         *               "timestamp": "2026-11-26T02:35:00.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0.000594271
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.000708815,
+         *           "spread": 0.000643062,
          *           "token": {
          *             "symbol": "JUP",
          *             "mint": "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN"
@@ -2136,40 +2140,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "BONK",
-         *           "vwapPrice": 0.000023843500409,
+         *           "vwapPrice": 0.0000227802758119,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.00002385566282,
-         *               "volume24h": 135942972,
-         *               "timestamp": "2026-11-26T01:54:00.000Z",
+         *               "price": 0.00002276462248,
+         *               "volume24h": 133905726,
+         *               "timestamp": "2026-11-26T02:35:00.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000230541
+         *               "deviation": 0.00075124
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 0.00002385016437,
-         *               "volume24h": 81565783,
-         *               "timestamp": "2026-11-26T01:54:00.000Z",
+         *               "price": 0.00002278173704,
+         *               "volume24h": 80343436,
+         *               "timestamp": "2026-11-26T02:35:00.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 0.00002380309844,
-         *               "volume24h": 54377189,
-         *               "timestamp": "2026-11-26T01:54:00.000Z",
+         *               "price": 0.0000228172173,
+         *               "volume24h": 53562290,
+         *               "timestamp": "2026-11-26T02:35:00.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.0019734
+         *               "deviation": 0.0015574
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.00220456,
+         *           "spread": 0.00230879,
          *           "token": {
          *             "symbol": "BONK",
          *             "mint": "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"
@@ -2205,8 +2209,8 @@ export interface components {
          * CancelAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_6KvmoZzlxTMwrydo9664qz",
-         *       "jobId": "job_qCDqGrdxHnlVcj6E1PuYJ4",
+         *       "requestId": "req_js5Wg6CYX8ycnSPS05PKCb",
+         *       "jobId": "job_35NfWHzXPoFSoCdb2MqR3H",
          *       "status": "cancelled",
          *       "refundUsd": "0.50",
          *       "remainingBalanceUsd": "99.49"
@@ -2233,8 +2237,8 @@ export interface components {
          * CancelPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_yGWNW4lvfIzZVkqOX6nKLP",
-         *       "jobId": "job_XeAINlncdk6Umgb3uqscbd",
+         *       "requestId": "req_1q6TzlVkAMy2WumhPHD81B",
+         *       "jobId": "job_cG4VatYdjAkq6gFz0TUDMy",
          *       "status": "cancelled",
          *       "refundUsd": "0.05",
          *       "remainingBalanceUsd": "99.79"
@@ -2260,31 +2264,6 @@ export interface components {
         /**
          * CancelWebhookDeliveryResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_B5Gq7lkTctzW847FGXZ6d5",
-         *       "id": "msg_QwZnUfHys0p1JSj6o5H4oa",
-         *       "webhookId": "msg_QwZnUfHys0p1JSj6o5H4oa",
-         *       "type": "test",
-         *       "originalRequestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
-         *       "url": "https://hooks.example.com/sibyl",
-         *       "status": "CANCELLED",
-         *       "attemptCount": 1,
-         *       "nextAttemptAt": null,
-         *       "lastStatusCode": 200,
-         *       "lastError": null,
-         *       "createdAt": "2026-11-26T01:54:03.190Z",
-         *       "finishedAt": "2026-11-26T01:54:03.600Z",
-         *       "cancelledAt": "2026-11-26T01:54:03.600Z",
-         *       "attempts": [
-         *         {
-         *           "attempt": 1,
-         *           "at": "2026-11-26T01:54:03.208Z",
-         *           "statusCode": 200,
-         *           "error": null,
-         *           "latencyMs": 42
-         *         }
-         *       ]
-         *     }
          */
         CancelWebhookDeliveryResponse: {
             /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
@@ -2330,9 +2309,9 @@ export interface components {
          * CreatedKey
          * @description Success
          * @example {
-         *       "requestId": "req_hidh1QgrKE4r24DCg3ZMyt",
-         *       "id": "key_0jnZhnm5pWfjsKwmzuCJ0o",
-         *       "keyPrefix": "pk_test_i3WS7Yrz",
+         *       "requestId": "req_SoEAN4X9C8b5skMNIFE2G6",
+         *       "id": "key_ZU5wmw4ijVdImADUm2R72P",
+         *       "keyPrefix": "pk_test_IopN81g8",
          *       "name": "trading bot",
          *       "permissions": [
          *         "price",
@@ -2343,7 +2322,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T01:54:01.062Z",
+         *       "createdAt": "2026-11-26T02:35:04.081Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -2452,12 +2431,14 @@ export interface components {
          *     }
          */
         CreateKeyRequest: {
-            name: string;
+            /** @description Printable text, not blank */
+            name: string & unknown;
             /** @description Defaults to the calling key's permissions, and cannot exceed them */
             permissions?: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
+            /** @description null: never */
             expiresAt?: string | null;
             /** @description IPv4/IPv6 addresses or CIDR ranges */
-            allowedIps?: string[];
+            allowedIps?: (string | unknown | unknown | unknown)[];
             /** @description Defaults to true when allowedIps is given */
             ipRestrictionEnabled?: boolean;
             /** @description Browser origins such as https://app.example.com; https://*.example.com allows subdomains */
@@ -2466,8 +2447,9 @@ export interface components {
             originRestrictionEnabled?: boolean;
             /** @description This key's token bucket; null returns it to the service default */
             rateLimit?: {
-                /** @description At least 0.001 (one per 1,000 s) */
+                /** @description At least 0.001 (one per 1,000 s); at most the deployment’s RATE_LIMIT_MAX_PER_SECOND */
                 requestsPerSecond: number;
+                /** @description At most the deployment’s RATE_LIMIT_MAX_BURST */
                 burst: number;
             } | null;
             /** @description Each quota given replaces the current one; null removes it; one left out is kept */
@@ -2477,58 +2459,9 @@ export interface components {
                 dailySpendUsd?: string | null;
                 monthlySpendUsd?: string | null;
             };
-        };
-        /**
-         * @description The one body of every error
-         * @example {
-         *       "error": "body.symbols: must be array",
-         *       "code": "VALIDATION_ERROR",
-         *       "details": {
-         *         "problems": [
-         *           {
-         *             "path": "body.symbols",
-         *             "message": "must be array"
-         *           }
-         *         ]
-         *       },
-         *       "requestId": "req_4fKq8ZtV1xYwJ2mN7pRb3c"
-         *     }
-         */
-        ErrorBody: {
-            /**
-             * @description Human-readable message
-             * @example Insufficient balance
-             */
-            error: string;
-            /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-            details?: {
-                problems?: ({
-                    /**
-                     * @description Where: `body.…`, `query.…`, `path.…` or `header.…`
-                     * @example body.symbols[2]
-                     */
-                    path: string;
-                    /** @example is not a known symbol or mint */
-                    message: string;
-                    /** @description For an enumeration: every value the field accepts */
-                    allowed?: string[];
-                } & {
-                    [key: string]: unknown;
-                })[];
-            } & {
-                [key: string]: unknown;
-            };
-            /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-            requestId: string;
-            /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-            symbol?: string;
-            /** @description BATCH_LIMIT_EXCEEDED: the limit */
-            maxSymbols?: number;
-            code: components["schemas"]["ErrorCode"];
-        };
+        } & (unknown & unknown);
         /**
          * @description Every code of the error vocabulary (docs/api.md#errors); each answer lists those its status can carry
-         * @example INSUFFICIENT_BALANCE
          * @enum {unknown}
          */
         ErrorCode: "ACCOUNT_NOT_FOUND" | "ACCOUNT_SUSPENDED" | "AI_UNAVAILABLE" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "BATCH_LIMIT_EXCEEDED" | "DELIVERY_CANNOT_CANCEL" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INTERNAL_ERROR" | "INVALID_API_KEY" | "INVALID_SYMBOL" | "INVALID_TIMESTAMP" | "IP_NOT_ALLOWED" | "JOB_CANNOT_CANCEL" | "JOB_NOT_FOUND" | "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED" | "NOT_FOUND" | "ORIGIN_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "PERMISSION_DENIED" | "PRICE_UNAVAILABLE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "SESSION_EXPIRED" | "SIGN_IN_REJECTED" | "SYMBOL_NOT_FOUND" | "TIMESTAMP_IN_PAST" | "UNSUPPORTED_MEDIA_TYPE" | "URI_TOO_LONG" | "VALIDATION_ERROR";
@@ -2536,12 +2469,12 @@ export interface components {
          * GetAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_LUZh1Fo8Q3C5ChxhlcVLhx",
-         *       "jobId": "job_qCDqGrdxHnlVcj6E1PuYJ4",
+         *       "requestId": "req_DifKDiUWt3ZedDv9HWxKAr",
+         *       "jobId": "job_35NfWHzXPoFSoCdb2MqR3H",
          *       "jobType": "AI_RESOLUTION",
-         *       "scheduledFor": "2026-11-26T02:54:00.000Z",
+         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T01:54:02.853Z",
+         *       "createdAt": "2026-11-26T02:35:05.836Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2653,12 +2586,12 @@ export interface components {
          * GetPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_Dj9MTlnfabOeoo3hYam2BY",
-         *       "jobId": "job_XeAINlncdk6Umgb3uqscbd",
+         *       "requestId": "req_GTrShBATLifhG4HWw3EZdt",
+         *       "jobId": "job_cG4VatYdjAkq6gFz0TUDMy",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-26T02:54:00.000Z",
+         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T01:54:01.628Z",
+         *       "createdAt": "2026-11-26T02:35:04.869Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2765,10 +2698,6 @@ export interface components {
         /**
          * GetWebhookSecretResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_bokslfSaCxYjCKSidKtcfM",
-         *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA="
-         *     }
          */
         GetWebhookSecretResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -2779,11 +2708,11 @@ export interface components {
         /**
          * JobSummary
          * @example {
-         *       "jobId": "job_XeAINlncdk6Umgb3uqscbd",
+         *       "jobId": "job_cG4VatYdjAkq6gFz0TUDMy",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-26T02:54:00.000Z",
+         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T01:54:01.628Z",
+         *       "createdAt": "2026-11-26T02:35:04.869Z",
          *       "canCancel": true
          *     }
          */
@@ -2814,14 +2743,14 @@ export interface components {
          * ListAiJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_bPZ5peBSMJdRSYi4KOgvDk",
+         *       "requestId": "req_715f5dEA72JtQtuDP5x9fN",
          *       "jobs": [
          *         {
-         *           "jobId": "job_qCDqGrdxHnlVcj6E1PuYJ4",
+         *           "jobId": "job_35NfWHzXPoFSoCdb2MqR3H",
          *           "jobType": "AI_RESOLUTION",
-         *           "scheduledFor": "2026-11-26T02:54:00.000Z",
+         *           "scheduledFor": "2027-05-01T12:00:00.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-26T01:54:02.853Z",
+         *           "createdAt": "2026-11-26T02:35:05.836Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -2844,14 +2773,14 @@ export interface components {
          * ListPriceJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_zJqwcALTbe2PhRXlhvqoFJ",
+         *       "requestId": "req_wfRVHP5I9nVXkXWKyYSOrT",
          *       "jobs": [
          *         {
-         *           "jobId": "job_XeAINlncdk6Umgb3uqscbd",
+         *           "jobId": "job_cG4VatYdjAkq6gFz0TUDMy",
          *           "jobType": "PRICE_RESOLUTION",
-         *           "scheduledFor": "2026-11-26T02:54:00.000Z",
+         *           "scheduledFor": "2027-05-01T12:00:00.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-26T01:54:01.628Z",
+         *           "createdAt": "2026-11-26T02:35:04.869Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -2874,7 +2803,7 @@ export interface components {
          * MarketDetail
          * @description Success
          * @example {
-         *       "requestId": "req_IJfCcNQGmO6ggJp2H9Oi39",
+         *       "requestId": "req_HvLITYFh663noX68lSRV3B",
          *       "id": "demo-1-25",
          *       "slug": "will-voter-turnout-exceed-60-on-dec-31-2026",
          *       "title": "Will voter turnout exceed 60% on Dec 31, 2026?",
@@ -2884,8 +2813,8 @@ export interface components {
          *       "status": "OPEN",
          *       "marketType": "BINARY",
          *       "sandbox": true,
-         *       "createdAt": "2026-11-19T15:00:00.000Z",
-         *       "closesAt": "2026-12-31T11:00:00.000Z",
+         *       "createdAt": "2026-11-19T16:00:00.000Z",
+         *       "closesAt": "2026-12-31T12:00:00.000Z",
          *       "outcomes": [
          *         {
          *           "index": 0,
@@ -2893,7 +2822,7 @@ export interface components {
          *           "totalShares": "202450000000",
          *           "totalWagered": "181333900000",
          *           "totalWageredSol": 181.3339,
-         *           "totalWageredUsd": 27015.246204,
+         *           "totalWageredUsd": 26549.012791,
          *           "lastPrice": 8670,
          *           "probability": 0.88171
          *         },
@@ -2903,7 +2832,7 @@ export interface components {
          *           "totalShares": "164450000000",
          *           "totalWagered": "17081000000",
          *           "totalWageredSol": 17.081,
-         *           "totalWageredUsd": 2544.738851,
+         *           "totalWageredUsd": 2500.821344,
          *           "lastPrice": 1440,
          *           "probability": 0.11829
          *         }
@@ -2916,7 +2845,7 @@ export interface components {
          *               "amount": "14077800000",
          *               "shares": "16200000000",
          *               "valueSol": 14.0778,
-         *               "valueUsd": 2097.320099,
+         *               "valueUsd": 2061.124215,
          *               "orders": 1
          *             },
          *             {
@@ -2924,7 +2853,7 @@ export interface components {
          *               "amount": "8626650000",
          *               "shares": "9950000000",
          *               "valueSol": 8.62665,
-         *               "valueUsd": 1285.204111,
+         *               "valueUsd": 1263.023854,
          *               "orders": 1
          *             },
          *             {
@@ -2932,7 +2861,7 @@ export interface components {
          *               "amount": "11743800000",
          *               "shares": "13800000000",
          *               "valueSol": 11.7438,
-         *               "valueUsd": 1749.599211,
+         *               "valueUsd": 1719.40435,
          *               "orders": 1
          *             },
          *             {
@@ -2940,7 +2869,7 @@ export interface components {
          *               "amount": "5433600000",
          *               "shares": "6400000000",
          *               "valueSol": 5.4336,
-         *               "valueUsd": 809.501377,
+         *               "valueUsd": 795.530874,
          *               "orders": 1
          *             },
          *             {
@@ -2948,7 +2877,7 @@ export interface components {
          *               "amount": "16366000000",
          *               "shares": "19600000000",
          *               "valueSol": 16.366,
-         *               "valueUsd": 2438.217671,
+         *               "valueUsd": 2396.138523,
          *               "orders": 2
          *             },
          *             {
@@ -2956,7 +2885,7 @@ export interface components {
          *               "amount": "3540250000",
          *               "shares": "4250000000",
          *               "valueSol": 3.54025,
-         *               "valueUsd": 527.428823,
+         *               "valueUsd": 518.326372,
          *               "orders": 1
          *             }
          *           ],
@@ -2966,7 +2895,7 @@ export interface components {
          *               "amount": "18100000000",
          *               "shares": "20000000000",
          *               "valueSol": 18.1,
-         *               "valueUsd": 2696.550156,
+         *               "valueUsd": 2650.012665,
          *               "orders": 2
          *             },
          *             {
@@ -2974,7 +2903,7 @@ export interface components {
          *               "amount": "1004300000",
          *               "shares": "1100000000",
          *               "valueSol": 1.0043,
-         *               "valueUsd": 149.621288,
+         *               "valueUsd": 147.0391,
          *               "orders": 1
          *             }
          *           ],
@@ -2991,7 +2920,7 @@ export interface components {
          *               "amount": "2147000000",
          *               "shares": "19000000000",
          *               "valueSol": 2.147,
-         *               "valueUsd": 319.861502,
+         *               "valueUsd": 314.341281,
          *               "orders": 1
          *             },
          *             {
@@ -2999,7 +2928,7 @@ export interface components {
          *               "amount": "463250000",
          *               "shares": "4250000000",
          *               "valueSol": 0.46325,
-         *               "valueUsd": 69.015296,
+         *               "valueUsd": 67.824219,
          *               "orders": 1
          *             },
          *             {
@@ -3007,7 +2936,7 @@ export interface components {
          *               "amount": "358900000",
          *               "shares": "3700000000",
          *               "valueSol": 0.3589,
-         *               "valueUsd": 53.469163,
+         *               "valueUsd": 52.546384,
          *               "orders": 1
          *             }
          *           ],
@@ -3017,7 +2946,7 @@ export interface components {
          *               "amount": "4887500000",
          *               "shares": "39100000000",
          *               "valueSol": 4.8875,
-         *               "valueUsd": 728.143032,
+         *               "valueUsd": 715.576624,
          *               "orders": 2
          *             },
          *             {
@@ -3025,7 +2954,7 @@ export interface components {
          *               "amount": "2606800000",
          *               "shares": "19600000000",
          *               "valueSol": 2.6068,
-         *               "valueUsd": 388.362815,
+         *               "valueUsd": 381.660388,
          *               "orders": 1
          *             },
          *             {
@@ -3033,7 +2962,7 @@ export interface components {
          *               "amount": "224750000",
          *               "shares": "1550000000",
          *               "valueSol": 0.22475,
-         *               "valueUsd": 33.483406,
+         *               "valueUsd": 32.905544,
          *               "orders": 1
          *             },
          *             {
@@ -3041,7 +2970,7 @@ export interface components {
          *               "amount": "1131500000",
          *               "shares": "7300000000",
          *               "valueSol": 1.1315,
-         *               "valueUsd": 168.57163,
+         *               "valueUsd": 165.662394,
          *               "orders": 1
          *             },
          *             {
@@ -3049,7 +2978,7 @@ export interface components {
          *               "amount": "1223600000",
          *               "shares": "7600000000",
          *               "valueSol": 1.2236,
-         *               "valueUsd": 182.29275,
+         *               "valueUsd": 179.146713,
          *               "orders": 1
          *             }
          *           ],
@@ -3066,29 +2995,29 @@ export interface components {
          *         "uniqueHolders": 24,
          *         "totalWagered": "198414900000",
          *         "totalWageredSol": 198.4149,
-         *         "totalWageredUsd": 29559.985055,
+         *         "totalWageredUsd": 29049.834135,
          *         "outcomeBreakdown": [
          *           {
          *             "index": 0,
          *             "label": "Yes",
          *             "totalWagered": "181333900000",
          *             "totalWageredSol": 181.3339,
-         *             "totalWageredUsd": 27015.246204
+         *             "totalWageredUsd": 26549.012791
          *           },
          *           {
          *             "index": 1,
          *             "label": "No",
          *             "totalWagered": "17081000000",
          *             "totalWageredSol": 17.081,
-         *             "totalWageredUsd": 2544.738851
+         *             "totalWageredUsd": 2500.821344
          *           }
          *         ]
          *       },
          *       "curatorStaking": {
          *         "totalStaked": "211000000000",
-         *         "totalStakedUsd": 31434.921705,
+         *         "totalStakedUsd": 30892.41283,
          *         "stakerCount": 3,
-         *         "estimatedApy": 106.81,
+         *         "estimatedApy": 107.03,
          *         "lockPeriodSeconds": 604800,
          *         "topCurators": [
          *           {
@@ -3096,21 +3025,21 @@ export interface components {
          *             "wallet": "69pEHKFYqsMhUgL2vtSpBWBZ4J8TgJMKLuTetntey8U4",
          *             "username": null,
          *             "stakedAmount": "91500000000",
-         *             "stakedAmountUsd": 13631.73145
+         *             "stakedAmountUsd": 13396.472862
          *           },
          *           {
          *             "rank": 2,
          *             "wallet": "J5F52nHiAScP6inseMBHLFJ8jospGnppmaA2TT2fFXC4",
          *             "username": "epoch_eve",
          *             "stakedAmount": "66500000000",
-         *             "stakedAmountUsd": 9907.214661
+         *             "stakedAmountUsd": 9736.234375
          *           },
          *           {
          *             "rank": 3,
          *             "wallet": "MHsdCxwrV8hk4NcspGxdAhwmEGrAQCuk4yJLGQguhRf",
          *             "username": "gossip_gus",
          *             "stakedAmount": "53000000000",
-         *             "stakedAmountUsd": 7895.975594
+         *             "stakedAmountUsd": 7759.705592
          *           }
          *         ]
          *       },
@@ -3121,12 +3050,12 @@ export interface components {
          *       "tradingStats": {
          *         "totalVolume": "199253950000",
          *         "totalVolumeSol": 199.25395,
-         *         "totalVolumeUsd": 29684.987288,
+         *         "totalVolumeUsd": 29172.679059,
          *         "totalTrades": 36,
          *         "totalBettors": 39,
          *         "last24hVolume": "31593950000",
          *         "last24hVolumeSol": 31.59395,
-         *         "last24hVolumeUsd": 4706.887889,
+         *         "last24hVolumeUsd": 4625.65567,
          *         "last24hTrades": 7
          *       },
          *       "resolution": {
@@ -3150,8 +3079,8 @@ export interface components {
          *       },
          *       "credibilityScore": 423,
          *       "feeBps": 200,
-         *       "solPriceUsd": 148.98067159,
-         *       "computedAt": "2026-11-26T01:54:01.434Z",
+         *       "solPriceUsd": 146.40953948,
+         *       "computedAt": "2026-11-26T02:35:04.747Z",
          *       "costUsd": "0.02",
          *       "remainingBalanceUsd": "99.79"
          *     }
@@ -3384,7 +3313,7 @@ export interface components {
          * MarketList
          * @description Success
          * @example {
-         *       "requestId": "req_uFWD1SYDLcE19BhoECiA3e",
+         *       "requestId": "req_8Sc9ccstJ96FyuhZJoXoLX",
          *       "markets": [
          *         {
          *           "id": "demo-1-25",
@@ -3404,8 +3333,8 @@ export interface components {
          *               "label": "No"
          *             }
          *           ],
-         *           "createdAt": "2026-11-19T15:00:00.000Z",
-         *           "closesAt": "2026-12-31T11:00:00.000Z",
+         *           "createdAt": "2026-11-19T16:00:00.000Z",
+         *           "closesAt": "2026-12-31T12:00:00.000Z",
          *           "sandbox": true
          *         },
          *         {
@@ -3426,8 +3355,8 @@ export interface components {
          *               "label": "No"
          *             }
          *           ],
-         *           "createdAt": "2026-11-17T21:00:00.000Z",
-         *           "closesAt": "2027-01-07T08:00:00.000Z",
+         *           "createdAt": "2026-11-17T22:00:00.000Z",
+         *           "closesAt": "2027-01-07T09:00:00.000Z",
          *           "sandbox": true
          *         }
          *       ],
@@ -3478,8 +3407,8 @@ export interface components {
          *           "label": "No"
          *         }
          *       ],
-         *       "createdAt": "2026-11-19T15:00:00.000Z",
-         *       "closesAt": "2026-12-31T11:00:00.000Z",
+         *       "createdAt": "2026-11-19T16:00:00.000Z",
+         *       "closesAt": "2026-12-31T12:00:00.000Z",
          *       "sandbox": true
          *     }
          */
@@ -3519,19 +3448,12 @@ export interface components {
          * PriceHistory
          * @description Success
          * @example {
-         *       "requestId": "req_rH3gpjG4J727w0WHM8zeuE",
+         *       "requestId": "req_CdETz9MPO2DoGOBrIflRDj",
          *       "symbol": "SOL",
          *       "interval": "1h",
-         *       "startTime": "2026-11-25T22:00:00.000Z",
-         *       "endTime": "2026-11-26T01:00:00.000Z",
+         *       "startTime": "2026-11-25T23:00:00.000Z",
+         *       "endTime": "2026-11-26T02:00:00.000Z",
          *       "dataPoints": [
-         *         {
-         *           "timestamp": "2026-11-25T22:00:00.000Z",
-         *           "price": 149.08112576,
-         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
-         *           "sourceCount": 3,
-         *           "isComplete": true
-         *         },
          *         {
          *           "timestamp": "2026-11-25T23:00:00.000Z",
          *           "price": 157.18019878,
@@ -3542,6 +3464,13 @@ export interface components {
          *         {
          *           "timestamp": "2026-11-26T00:00:00.000Z",
          *           "price": 155.56277985,
+         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
+         *           "sourceCount": 3,
+         *           "isComplete": true
+         *         },
+         *         {
+         *           "timestamp": "2026-11-26T01:00:00.000Z",
+         *           "price": 146.65815619,
          *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *           "sourceCount": 3,
          *           "isComplete": true
@@ -3587,8 +3516,8 @@ export interface components {
         /**
          * PriceHistoryPoint
          * @example {
-         *       "timestamp": "2026-11-25T22:00:00.000Z",
-         *       "price": 149.08112576,
+         *       "timestamp": "2026-11-25T23:00:00.000Z",
+         *       "price": 157.18019878,
          *       "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *       "sourceCount": 3,
          *       "isComplete": true
@@ -3610,47 +3539,47 @@ export interface components {
          * PriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_2iGmLQm97iDEyOOoHJhP33",
+         *       "requestId": "req_xBKQRoWBqG2S0VhiaTnyhg",
          *       "symbol": "SOL",
-         *       "vwapPrice": 148.98067159,
+         *       "vwapPrice": 146.40953948,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 148.941635,
-         *           "volume24h": 1157668514,
-         *           "timestamp": "2026-11-26T01:54:00.000Z",
+         *           "price": 146.431099,
+         *           "volume24h": 1212266821,
+         *           "timestamp": "2026-11-26T02:35:00.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000311009
+         *           "deviation": 0.000135796
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 149.0408659,
-         *           "volume24h": 694601108,
-         *           "timestamp": "2026-11-26T01:54:00.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.000355024
-         *         },
-         *         {
-         *           "name": "sandbox-gamma",
-         *           "price": 148.9879716,
-         *           "volume24h": 463067406,
-         *           "timestamp": "2026-11-26T01:54:00.000Z",
+         *           "price": 146.411217,
+         *           "volume24h": 727360092,
+         *           "timestamp": "2026-11-26T02:35:00.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
+         *         },
+         *         {
+         *           "name": "sandbox-gamma",
+         *           "price": 146.3531244,
+         *           "volume24h": 484906728,
+         *           "timestamp": "2026-11-26T02:35:00.000Z",
+         *           "used": true,
+         *           "status": "used",
+         *           "deviation": 0.000396777
          *         }
          *       ],
          *       "sourceCount": 3,
          *       "isValid": true,
-         *       "spread": 0.000666066,
+         *       "spread": 0.000532579,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
          *       },
          *       "unavailableSources": [],
-         *       "resolutionTimestamp": "2026-11-26T01:54:00.786Z",
+         *       "resolutionTimestamp": "2026-11-26T02:35:03.919Z",
          *       "costUsd": "0.01",
          *       "remainingBalanceUsd": "99.99"
          *     }
@@ -3691,7 +3620,7 @@ export interface components {
          * PriceScheduledRequest
          * @example {
          *       "symbol": "JUP",
-         *       "scheduledFor": "2026-11-26T02:54:00Z"
+         *       "scheduledFor": "2027-05-01T12:00:00Z"
          *     }
          */
         PriceScheduledRequest: {
@@ -3701,11 +3630,13 @@ export interface components {
              */
             symbol: string;
             /**
+             * Format: date-time
              * @description When to take the price: ISO 8601 with a zone, in the future, ≤ 365 days
-             * @example 2026-12-01T12:00:00Z
+             * @example 2027-06-30T12:00:00Z
              */
             scheduledFor: string;
             /**
+             * Format: uri
              * @description HTTPS URL that receives the signed result callback (docs/webhooks.md)
              * @example https://example.com/hooks/sibyl
              */
@@ -3715,7 +3646,7 @@ export interface components {
          * PriceScheduleRequest
          * @example {
          *       "symbol": "SOL",
-         *       "resolutionTimestamp": "2026-11-26T02:54:00Z",
+         *       "resolutionTimestamp": "2027-05-01T12:00:00Z",
          *       "callbackUrl": "https://hooks.example.com/sibyl"
          *     }
          */
@@ -3726,11 +3657,13 @@ export interface components {
              */
             symbol: string;
             /**
+             * Format: date-time
              * @description When to take the price: ISO 8601 with a zone, in the future, ≤ 365 days
-             * @example 2026-12-01T12:00:00Z
+             * @example 2027-06-30T12:00:00Z
              */
             resolutionTimestamp: string;
             /**
+             * Format: uri
              * @description HTTPS URL that receives the signed result callback (docs/webhooks.md)
              * @example https://example.com/hooks/sibyl
              */
@@ -3740,12 +3673,12 @@ export interface components {
          * PriceSource
          * @example {
          *       "name": "sandbox-alpha",
-         *       "price": 148.941635,
-         *       "volume24h": 1157668514,
-         *       "timestamp": "2026-11-26T01:54:00.000Z",
+         *       "price": 146.431099,
+         *       "volume24h": 1212266821,
+         *       "timestamp": "2026-11-26T02:35:00.000Z",
          *       "used": true,
          *       "status": "used",
-         *       "deviation": 0.000311009
+         *       "deviation": 0.000135796
          *     }
          */
         PriceSource: {
@@ -3774,24 +3707,23 @@ export interface components {
          * RedeliverWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_wbgRwyLr8SJ9iAhrw0ixbX",
-         *       "id": "msg_QwZnUfHys0p1JSj6o5H4oa",
-         *       "webhookId": "msg_QwZnUfHys0p1JSj6o5H4oa",
+         *       "requestId": "req_6mpQtx7R6ayn9klmHqau63",
+         *       "id": "msg_XcAFYuMAXPzTD2NPpZAHkX",
+         *       "webhookId": "msg_XcAFYuMAXPzTD2NPpZAHkX",
          *       "type": "test",
-         *       "originalRequestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
+         *       "originalRequestId": "req_NsmLzIOcI8g7mLmnpVk9vl",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "PENDING",
          *       "attemptCount": 1,
-         *       "nextAttemptAt": "2026-11-26T01:54:03.461Z",
+         *       "nextAttemptAt": "2026-11-26T02:35:06.194Z",
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T01:54:03.190Z",
+         *       "createdAt": "2026-11-26T02:35:05.966Z",
          *       "finishedAt": null,
-         *       "cancelledAt": null,
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-26T01:54:03.208Z",
+         *           "at": "2026-11-26T02:35:05.980Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -3843,7 +3775,7 @@ export interface components {
          * ResolveWithAiResponse
          * @description Success
          * @example {
-         *       "requestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
+         *       "requestId": "req_qS4FTXEuH31JFgXhbekXl6",
          *       "status": "processing",
          *       "costUsd": "0.25",
          *       "remainingBalanceUsd": "99.54"
@@ -3869,9 +3801,9 @@ export interface components {
          * RevokeKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_66TDcuAbbZCTSOfagumYve",
-         *       "id": "key_AK5npjLOSKFMms6dkXo8pt",
-         *       "keyPrefix": "pk_test_b2CW6J92",
+         *       "requestId": "req_puiB4bHeGbjRhzFqV9f3HW",
+         *       "id": "key_mjep4CvjfOGcnaKoCG1g6T",
+         *       "keyPrefix": "pk_test_j2SrRjN1",
          *       "name": "spare",
          *       "permissions": [
          *         "price"
@@ -3881,7 +3813,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T01:54:03.750Z",
+         *       "createdAt": "2026-11-26T02:35:06.353Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -3893,8 +3825,8 @@ export interface components {
          *         "dailySpendUsd": null,
          *         "monthlySpendUsd": null
          *       },
-         *       "revokedAt": "2026-11-26T01:54:03.890Z",
-         *       "rotatedFrom": "key_ee8fC3OKjYq3hXBrZpDjDb"
+         *       "revokedAt": "2026-11-26T02:35:06.507Z",
+         *       "rotatedFrom": "key_qGrRxoeXKqrlRjjKiufHee"
          *     }
          */
         RevokeKeyResponse: {
@@ -3982,10 +3914,10 @@ export interface components {
          * RotateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_Mv73z0E0zQhqvpmAQMAW0P",
+         *       "requestId": "req_Axefe4QeetagQdQXOn8r7q",
          *       "newKey": {
-         *         "id": "key_AK5npjLOSKFMms6dkXo8pt",
-         *         "keyPrefix": "pk_test_b2CW6J92",
+         *         "id": "key_mjep4CvjfOGcnaKoCG1g6T",
+         *         "keyPrefix": "pk_test_j2SrRjN1",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -3995,7 +3927,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-26T01:54:03.750Z",
+         *         "createdAt": "2026-11-26T02:35:06.353Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -4008,11 +3940,11 @@ export interface components {
          *           "monthlySpendUsd": null
          *         },
          *         "key": "pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u",
-         *         "rotatedFrom": "key_ee8fC3OKjYq3hXBrZpDjDb"
+         *         "rotatedFrom": "key_qGrRxoeXKqrlRjjKiufHee"
          *       },
          *       "oldKey": {
-         *         "id": "key_ee8fC3OKjYq3hXBrZpDjDb",
-         *         "keyPrefix": "pk_test_aGHLBKSN",
+         *         "id": "key_qGrRxoeXKqrlRjjKiufHee",
+         *         "keyPrefix": "pk_test_NV7nNRiL",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -4022,7 +3954,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-26T01:54:03.726Z",
+         *         "createdAt": "2026-11-26T02:35:06.317Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -4034,8 +3966,8 @@ export interface components {
          *           "dailySpendUsd": null,
          *           "monthlySpendUsd": null
          *         },
-         *         "expiresAt": "2026-11-26T02:54:03.739Z",
-         *         "rotatedTo": "key_AK5npjLOSKFMms6dkXo8pt"
+         *         "expiresAt": "2026-11-26T03:35:06.324Z",
+         *         "rotatedTo": "key_mjep4CvjfOGcnaKoCG1g6T"
          *       }
          *     }
          */
@@ -4208,9 +4140,9 @@ export interface components {
          * RotateWebhookSecretResponse
          * @description Success
          * @example {
-         *       "requestId": "req_ttPBYhxfxN184n7n5r2qOQ",
+         *       "requestId": "req_B2Vqo9fH6MG0WhAeU9lNuf",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "previousSecretValidUntil": "2026-11-27T01:54:03.707Z"
+         *       "previousSecretValidUntil": "2026-11-27T02:35:06.260Z"
          *     }
          */
         RotateWebhookSecretResponse: {
@@ -4228,12 +4160,12 @@ export interface components {
          * ScheduleAiResolutionResponse
          * @description Success
          * @example {
-         *       "requestId": "req_COlCFnWQiDPLjpLhjb5QkT",
-         *       "jobId": "job_qCDqGrdxHnlVcj6E1PuYJ4",
+         *       "requestId": "req_3Cf3UU52J34QJbQhLWahSf",
+         *       "jobId": "job_35NfWHzXPoFSoCdb2MqR3H",
          *       "jobType": "AI_RESOLUTION",
-         *       "scheduledFor": "2026-11-26T02:54:00.000Z",
+         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T01:54:02.853Z",
+         *       "createdAt": "2026-11-26T02:35:05.836Z",
          *       "canCancel": true,
          *       "costUsd": "0.50",
          *       "remainingBalanceUsd": "98.99"
@@ -4278,12 +4210,12 @@ export interface components {
          * SchedulePriceCheckAtResponse
          * @description Success
          * @example {
-         *       "requestId": "req_WnoSxwShAdF5YDRxbXPFmv",
-         *       "jobId": "job_wnQSYZlTvnjAiiTMQ45OGu",
+         *       "requestId": "req_llhIYGhkcv9ds6fakVmUb2",
+         *       "jobId": "job_RWOTpCqyOqq3XpmCIXbmMd",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-26T02:54:00.000Z",
+         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T01:54:02.828Z",
+         *       "createdAt": "2026-11-26T02:35:05.828Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.49"
@@ -4328,12 +4260,12 @@ export interface components {
          * SchedulePriceCheckResponse
          * @description Success
          * @example {
-         *       "requestId": "req_bjVOpXOas0DjpFjNzgAATb",
-         *       "jobId": "job_XeAINlncdk6Umgb3uqscbd",
+         *       "requestId": "req_77thJyE6eggzDD0DFrL0Ha",
+         *       "jobId": "job_cG4VatYdjAkq6gFz0TUDMy",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-26T02:54:00.000Z",
+         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T01:54:01.628Z",
+         *       "createdAt": "2026-11-26T02:35:04.869Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.74"
@@ -4378,9 +4310,9 @@ export interface components {
          * SendTestWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
-         *       "deliveryId": "msg_QwZnUfHys0p1JSj6o5H4oa",
-         *       "webhookId": "msg_QwZnUfHys0p1JSj6o5H4oa",
+         *       "requestId": "req_NsmLzIOcI8g7mLmnpVk9vl",
+         *       "deliveryId": "msg_XcAFYuMAXPzTD2NPpZAHkX",
+         *       "webhookId": "msg_XcAFYuMAXPzTD2NPpZAHkX",
          *       "delivered": true,
          *       "status": "DELIVERED",
          *       "statusCode": 200,
@@ -4426,8 +4358,8 @@ export interface components {
          *       "keyId": null,
          *       "reference": null,
          *       "refundOf": "11",
-         *       "memo": "cancelled job_qCDqGrdxHnlVcj6E1PuYJ4",
-         *       "createdAt": "2026-11-26T01:54:03.151Z"
+         *       "memo": "cancelled job_35NfWHzXPoFSoCdb2MqR3H",
+         *       "createdAt": "2026-11-26T02:35:05.952Z"
          *     }
          */
         Transaction: {
@@ -4469,7 +4401,7 @@ export interface components {
          * TransactionList
          * @description Success
          * @example {
-         *       "requestId": "req_1PDEvDO7BVeJVwLoWeqfi9",
+         *       "requestId": "req_qqRtxUltIWFmZgbmf5zlek",
          *       "transactions": [
          *         {
          *           "id": "12",
@@ -4481,8 +4413,8 @@ export interface components {
          *           "keyId": null,
          *           "reference": null,
          *           "refundOf": "11",
-         *           "memo": "cancelled job_qCDqGrdxHnlVcj6E1PuYJ4",
-         *           "createdAt": "2026-11-26T01:54:03.151Z"
+         *           "memo": "cancelled job_35NfWHzXPoFSoCdb2MqR3H",
+         *           "createdAt": "2026-11-26T02:35:05.952Z"
          *         },
          *         {
          *           "id": "11",
@@ -4490,12 +4422,12 @@ export interface components {
          *           "amountUsd": "-0.50",
          *           "balanceAfterUsd": "98.99",
          *           "operation": "scheduleAiResolution",
-         *           "requestId": "req_COlCFnWQiDPLjpLhjb5QkT",
-         *           "keyId": "key_QwwTId39eZh75nqUoAwS0l",
+         *           "requestId": "req_3Cf3UU52J34QJbQhLWahSf",
+         *           "keyId": "key_WZOpNnsFYGlB0RWzRYc0Ex",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-26T01:54:02.850Z"
+         *           "createdAt": "2026-11-26T02:35:05.833Z"
          *         },
          *         {
          *           "id": "10",
@@ -4503,12 +4435,12 @@ export interface components {
          *           "amountUsd": "-0.05",
          *           "balanceAfterUsd": "99.49",
          *           "operation": "schedulePriceCheckAt",
-         *           "requestId": "req_WnoSxwShAdF5YDRxbXPFmv",
-         *           "keyId": "key_QwwTId39eZh75nqUoAwS0l",
+         *           "requestId": "req_llhIYGhkcv9ds6fakVmUb2",
+         *           "keyId": "key_WZOpNnsFYGlB0RWzRYc0Ex",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-26T01:54:02.826Z"
+         *           "createdAt": "2026-11-26T02:35:05.827Z"
          *         }
          *       ],
          *       "hasMore": true,
@@ -4553,20 +4485,22 @@ export interface components {
          *     }
          */
         UpdateKeyRequest: {
-            name?: string;
+            /** @description Printable text, not blank */
+            name?: string & unknown;
             permissions?: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
             /** @description null: never */
             expiresAt?: string | null;
             /** @description IPv4/IPv6 addresses or CIDR ranges */
-            allowedIps?: string[];
+            allowedIps?: (string | unknown | unknown | unknown)[];
             ipRestrictionEnabled?: boolean;
             /** @description Browser origins such as https://app.example.com; https://*.example.com allows subdomains */
             allowedOrigins?: string[];
             originRestrictionEnabled?: boolean;
             /** @description This key's token bucket; null returns it to the service default */
             rateLimit?: {
-                /** @description At least 0.001 (one per 1,000 s) */
+                /** @description At least 0.001 (one per 1,000 s); at most the deployment’s RATE_LIMIT_MAX_PER_SECOND */
                 requestsPerSecond: number;
+                /** @description At most the deployment’s RATE_LIMIT_MAX_BURST */
                 burst: number;
             } | null;
             /** @description Each quota given replaces the current one; null removes it; one left out is kept */
@@ -4576,14 +4510,14 @@ export interface components {
                 dailySpendUsd?: string | null;
                 monthlySpendUsd?: string | null;
             };
-        };
+        } & (unknown & unknown);
         /**
          * UpdateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_wqZ2z4N8TDbWRWHjMMpavT",
-         *       "id": "key_0jnZhnm5pWfjsKwmzuCJ0o",
-         *       "keyPrefix": "pk_test_i3WS7Yrz",
+         *       "requestId": "req_y9d1x8BTwbZqTPktap41cl",
+         *       "id": "key_ZU5wmw4ijVdImADUm2R72P",
+         *       "keyPrefix": "pk_test_IopN81g8",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -4596,7 +4530,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T01:54:01.062Z",
+         *       "createdAt": "2026-11-26T02:35:04.081Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -4722,24 +4656,23 @@ export interface components {
          * WebhookDelivery
          * @description Success
          * @example {
-         *       "requestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
-         *       "id": "msg_QwZnUfHys0p1JSj6o5H4oa",
-         *       "webhookId": "msg_QwZnUfHys0p1JSj6o5H4oa",
+         *       "requestId": "req_NsmLzIOcI8g7mLmnpVk9vl",
+         *       "id": "msg_XcAFYuMAXPzTD2NPpZAHkX",
+         *       "webhookId": "msg_XcAFYuMAXPzTD2NPpZAHkX",
          *       "type": "test",
-         *       "originalRequestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
+         *       "originalRequestId": "req_NsmLzIOcI8g7mLmnpVk9vl",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T01:54:03.190Z",
-         *       "finishedAt": "2026-11-26T01:54:03.221Z",
-         *       "cancelledAt": null,
+         *       "createdAt": "2026-11-26T02:35:05.966Z",
+         *       "finishedAt": "2026-11-26T02:35:05.996Z",
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-26T01:54:03.208Z",
+         *           "at": "2026-11-26T02:35:05.980Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -4791,39 +4724,37 @@ export interface components {
          * WebhookDeliveryList
          * @description Success
          * @example {
-         *       "requestId": "req_PrYANpCJXpoX7a6mogQFG0",
+         *       "requestId": "req_2BPsuyhgWSutrXH6EDzdpN",
          *       "deliveries": [
          *         {
-         *           "id": "msg_QwZnUfHys0p1JSj6o5H4oa",
-         *           "webhookId": "msg_QwZnUfHys0p1JSj6o5H4oa",
+         *           "id": "msg_XcAFYuMAXPzTD2NPpZAHkX",
+         *           "webhookId": "msg_XcAFYuMAXPzTD2NPpZAHkX",
          *           "type": "test",
-         *           "requestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
-         *           "originalRequestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
+         *           "requestId": "req_NsmLzIOcI8g7mLmnpVk9vl",
+         *           "originalRequestId": "req_NsmLzIOcI8g7mLmnpVk9vl",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "DELIVERED",
          *           "attemptCount": 1,
          *           "nextAttemptAt": null,
          *           "lastStatusCode": 200,
          *           "lastError": null,
-         *           "createdAt": "2026-11-26T01:54:03.190Z",
-         *           "finishedAt": "2026-11-26T01:54:03.221Z",
-         *           "cancelledAt": null
+         *           "createdAt": "2026-11-26T02:35:05.966Z",
+         *           "finishedAt": "2026-11-26T02:35:05.996Z"
          *         },
          *         {
-         *           "id": "msg_csb68c9IjqYiqw0mXqr7GU",
-         *           "webhookId": "msg_csb68c9IjqYiqw0mXqr7GU",
+         *           "id": "msg_GO7rFQPhfwyOYjYBb7Fu5d",
+         *           "webhookId": "msg_GO7rFQPhfwyOYjYBb7Fu5d",
          *           "type": "ai",
-         *           "requestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
-         *           "originalRequestId": "req_5RvyhkkE7Qvkz0SuYQHMM0",
+         *           "requestId": "req_qS4FTXEuH31JFgXhbekXl6",
+         *           "originalRequestId": "req_qS4FTXEuH31JFgXhbekXl6",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "PENDING",
          *           "attemptCount": 0,
-         *           "nextAttemptAt": "2026-11-26T01:54:02.200Z",
+         *           "nextAttemptAt": "2026-11-26T02:35:05.384Z",
          *           "lastStatusCode": null,
          *           "lastError": null,
-         *           "createdAt": "2026-11-26T01:54:02.200Z",
-         *           "finishedAt": null,
-         *           "cancelledAt": null
+         *           "createdAt": "2026-11-26T02:35:05.384Z",
+         *           "finishedAt": null
          *         }
          *       ],
          *       "total": 2,
@@ -4843,20 +4774,19 @@ export interface components {
         /**
          * WebhookDeliverySummary
          * @example {
-         *       "id": "msg_QwZnUfHys0p1JSj6o5H4oa",
-         *       "webhookId": "msg_QwZnUfHys0p1JSj6o5H4oa",
+         *       "id": "msg_XcAFYuMAXPzTD2NPpZAHkX",
+         *       "webhookId": "msg_XcAFYuMAXPzTD2NPpZAHkX",
          *       "type": "test",
-         *       "requestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
-         *       "originalRequestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
+         *       "requestId": "req_NsmLzIOcI8g7mLmnpVk9vl",
+         *       "originalRequestId": "req_NsmLzIOcI8g7mLmnpVk9vl",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T01:54:03.190Z",
-         *       "finishedAt": "2026-11-26T01:54:03.221Z",
-         *       "cancelledAt": null
+         *       "createdAt": "2026-11-26T02:35:05.966Z",
+         *       "finishedAt": "2026-11-26T02:35:05.996Z"
          *     }
          */
         WebhookDeliverySummary: {
@@ -4888,19 +4818,6 @@ export interface components {
         /**
          * WebhookStreamEvent
          * @description Success
-         * @example {
-         *       "requestId": "req_BBfCE8JT3zMvEH2YDjqEfU",
-         *       "id": "msg_QwZnUfHys0p1JSj6o5H4oa",
-         *       "headers": {
-         *         "content-type": "application/json",
-         *         "user-agent": "Sibyl-Webhooks/1",
-         *         "x-service-signature": "8d40e66fa65e89e3d3e85762cfb30ddd6968edc156bbd967ae907406fcbbf175",
-         *         "webhook-id": "msg_QwZnUfHys0p1JSj6o5H4oa",
-         *         "webhook-timestamp": "1795658043",
-         *         "webhook-signature": "v1,5riqTX7pBG699R6TLHBVDlvncGU1J6c+dZaA1gn69NU="
-         *       },
-         *       "body": "{\"requestId\":\"req_BBfCE8JT3zMvEH2YDjqEfU\",\"type\":\"test\",\"status\":\"completed\",\"data\":{\"message\":\"A test event from Sibyl: your endpoint received and can verify it.\"},\"timestamp\":\"2026-11-26T01:54:03.190Z\",\"signature\":\"8d40e66fa65e89e3d3e85762cfb30ddd6968edc156bbd967ae907406fcbbf175\"}"
-         *     }
          */
         WebhookStreamEvent: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -4921,7 +4838,10 @@ export interface components {
          *     }
          */
         WebhookTestRequest: {
-            /** @description An https:// URL to send a signed `type: "test"` event to, now */
+            /**
+             * Format: uri
+             * @description An https:// URL to send a signed `type: "test"` event to, now
+             */
             callbackUrl: string;
         };
     };
@@ -5060,24 +4980,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5096,24 +5016,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5132,24 +5052,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5169,24 +5089,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5205,24 +5125,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5236,11 +5156,11 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                /** @description Entries older than this entry id */
+                /** @description Entries older than this entry id (a `nextStartingAfter`) */
                 startingAfter?: string;
                 /** @description deposit (a credit), charge (a paid request), refund (a charge given back), adjustment */
                 kind?: "deposit" | "charge" | "refund" | "adjustment";
-                /** @description ISO 8601: entries at or after this time */
+                /** @description ISO 8601: entries at or after this time; not after `to` */
                 from?: string;
                 /** @description ISO 8601: entries at or before this time */
                 to?: string;
@@ -5275,24 +5195,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5311,24 +5231,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5347,24 +5267,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5384,24 +5304,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5420,24 +5340,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5450,10 +5370,10 @@ export interface operations {
     getAccountUsage: {
         parameters: {
             query?: {
-                /** @description ISO 8601 timestamp or UTC date: from this time on */
-                from?: string;
+                /** @description ISO 8601 timestamp or UTC date: from this time on; before `to`, at most 366 days before it */
+                from?: string | unknown | unknown;
                 /** @description ISO 8601 timestamp or UTC date: before this time */
-                to?: string;
+                to?: string | unknown | unknown;
                 groupBy?: "day" | "operation" | "key";
             };
             header?: never;
@@ -5486,24 +5406,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5522,24 +5442,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5558,24 +5478,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5595,24 +5515,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5631,24 +5551,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5691,24 +5611,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5727,24 +5647,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5763,24 +5683,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5800,24 +5720,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5836,24 +5756,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5900,24 +5820,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5936,24 +5856,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -5972,24 +5892,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6008,24 +5928,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "MAX_KEYS_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6044,24 +5964,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6080,24 +6000,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6117,24 +6037,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6153,24 +6073,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6216,24 +6136,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6252,24 +6172,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6288,24 +6208,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6324,24 +6244,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
                         requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6361,24 +6317,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6397,24 +6353,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6464,24 +6420,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6500,24 +6456,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6536,24 +6492,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6572,24 +6528,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6608,24 +6564,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
                         requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6644,24 +6636,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6681,24 +6673,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6717,24 +6709,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6780,24 +6772,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6816,24 +6808,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6852,24 +6844,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6888,24 +6880,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6924,24 +6916,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
                         requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6961,24 +6989,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -6997,24 +7025,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7060,24 +7088,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_SYMBOL" | "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7096,24 +7124,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7132,24 +7160,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7168,24 +7196,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7204,24 +7232,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
                         requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7241,24 +7305,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7277,24 +7341,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7314,24 +7378,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PRICE_UNAVAILABLE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7382,24 +7446,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "BATCH_LIMIT_EXCEEDED" | "INVALID_SYMBOL" | "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7418,24 +7482,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7454,24 +7518,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7490,24 +7554,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7526,24 +7590,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7563,24 +7627,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7599,24 +7663,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7635,24 +7699,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7671,24 +7735,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7708,24 +7772,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7744,24 +7808,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7781,24 +7845,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PRICE_UNAVAILABLE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7811,7 +7875,7 @@ export interface operations {
     getHistoricalPrice: {
         parameters: {
             query: {
-                /** @description ISO 8601 with a zone, e.g. 2026-11-01T00:00:00Z */
+                /** @description ISO 8601 with a zone, e.g. 2026-11-01T00:00:00Z; before endTime */
                 startTime: string;
                 /** @description ISO 8601 with a zone; a time after now is clamped to now */
                 endTime: string;
@@ -7851,24 +7915,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_SYMBOL" | "INVALID_TIMESTAMP" | "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7887,24 +7951,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7923,24 +7987,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7959,24 +8023,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -7995,24 +8059,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
                         requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8032,24 +8132,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8068,24 +8168,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8105,24 +8205,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PRICE_UNAVAILABLE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8173,24 +8273,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_TIMESTAMP" | "TIMESTAMP_IN_PAST" | "INVALID_SYMBOL" | "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8209,24 +8309,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8245,24 +8345,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8281,24 +8381,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8317,24 +8417,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8354,24 +8454,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8390,24 +8490,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8426,24 +8526,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8462,24 +8562,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8499,24 +8599,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8535,24 +8635,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8600,24 +8700,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8636,24 +8736,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8672,24 +8772,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8709,24 +8809,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8745,24 +8845,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8813,24 +8913,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_TIMESTAMP" | "TIMESTAMP_IN_PAST" | "INVALID_SYMBOL" | "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8849,24 +8949,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8885,24 +8985,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8921,24 +9021,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8957,24 +9057,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -8994,24 +9094,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9030,24 +9130,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9066,24 +9166,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9102,24 +9202,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9139,24 +9239,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9175,24 +9275,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9243,24 +9343,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_TIMESTAMP" | "TIMESTAMP_IN_PAST" | "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9279,24 +9379,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9315,24 +9415,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9351,24 +9451,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9388,24 +9488,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9424,24 +9524,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9460,24 +9560,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9496,24 +9596,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9533,24 +9633,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9569,24 +9669,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9606,24 +9706,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "AI_UNAVAILABLE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9669,24 +9769,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9705,24 +9805,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9741,24 +9841,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9777,24 +9877,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
                         requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9814,24 +9950,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9850,24 +9986,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9917,24 +10053,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9953,24 +10089,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -9989,24 +10125,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10025,24 +10161,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10062,24 +10198,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "JOB_CANNOT_CANCEL" | "IDEMPOTENCY_KEY_IN_USE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
                         requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10098,24 +10270,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10135,24 +10307,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10171,24 +10343,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10236,24 +10408,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10272,24 +10444,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10308,24 +10480,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10345,24 +10517,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10381,24 +10553,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10444,24 +10616,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10480,24 +10652,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10516,24 +10688,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10552,24 +10724,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
                         requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10589,24 +10797,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10625,24 +10833,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10692,24 +10900,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10728,24 +10936,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10764,24 +10972,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10800,24 +11008,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10837,24 +11045,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "JOB_CANNOT_CANCEL" | "IDEMPOTENCY_KEY_IN_USE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
                         requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10873,24 +11117,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10910,24 +11154,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -10946,24 +11190,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11013,24 +11257,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11049,24 +11293,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11085,24 +11329,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11121,24 +11365,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11158,24 +11402,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11194,24 +11438,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11257,24 +11501,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11293,24 +11537,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11329,24 +11573,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11365,24 +11609,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11401,24 +11645,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
                         requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11438,24 +11718,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11474,24 +11754,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11542,24 +11822,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11578,24 +11858,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11614,24 +11894,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11650,24 +11930,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11686,24 +11966,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11723,24 +12003,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11759,24 +12039,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11795,24 +12075,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11831,24 +12111,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11868,24 +12148,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11904,24 +12184,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -11941,24 +12221,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "AI_UNAVAILABLE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12004,24 +12284,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12040,24 +12320,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12076,24 +12356,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12112,24 +12392,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
                         requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12149,24 +12465,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12185,24 +12501,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12248,24 +12564,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12284,24 +12600,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12320,24 +12636,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12356,24 +12672,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
                         requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12393,24 +12745,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12429,24 +12781,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12493,24 +12845,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12529,24 +12881,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12565,24 +12917,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12602,24 +12954,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12638,24 +12990,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12698,24 +13050,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12734,24 +13086,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12770,24 +13122,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12807,24 +13159,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12843,24 +13195,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12880,24 +13232,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SERVICE_UNAVAILABLE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12948,24 +13300,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -12984,24 +13336,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13020,24 +13372,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13057,24 +13409,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13093,24 +13445,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13129,24 +13481,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13165,24 +13517,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13202,24 +13554,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13238,24 +13590,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13303,24 +13655,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13339,24 +13691,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13375,24 +13727,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13412,24 +13764,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13448,24 +13800,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13510,24 +13862,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13546,24 +13898,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13582,24 +13934,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13618,24 +13970,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
                         requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13655,24 +14043,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13691,24 +14079,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13757,24 +14145,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13793,24 +14181,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13829,24 +14217,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13865,24 +14253,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13902,24 +14290,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
                         requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13938,24 +14362,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -13975,24 +14399,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14011,24 +14435,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14077,24 +14501,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14113,24 +14537,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14149,24 +14573,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14185,24 +14609,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14222,24 +14646,60 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "DELIVERY_CANNOT_CANCEL" | "IDEMPOTENCY_KEY_IN_USE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
                         requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14258,24 +14718,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14295,24 +14755,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14331,24 +14791,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14391,24 +14851,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14427,24 +14887,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14463,24 +14923,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14500,24 +14960,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14536,24 +14996,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14596,24 +15056,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14632,24 +15092,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14668,24 +15128,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14705,24 +15165,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14741,24 +15201,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14829,24 +15289,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14862,24 +15322,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14895,24 +15355,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14928,24 +15388,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14962,24 +15422,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -14995,24 +15455,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15141,24 +15601,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15174,24 +15634,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SIGN_IN_REJECTED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15207,24 +15667,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15240,24 +15700,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15273,24 +15733,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15307,24 +15767,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15340,24 +15800,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15399,24 +15859,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15432,24 +15892,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15465,24 +15925,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15554,24 +16014,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15587,24 +16047,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15620,24 +16080,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15775,24 +16235,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15808,24 +16268,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15841,24 +16301,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15874,24 +16334,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -15904,10 +16364,10 @@ export interface operations {
     dashboardUsage: {
         parameters: {
             query?: {
-                /** @description ISO 8601 timestamp or UTC date: from this time on */
-                from?: string;
+                /** @description ISO 8601 timestamp or UTC date: from this time on; before `to`, at most 366 days before it */
+                from?: string | unknown | unknown;
                 /** @description ISO 8601 timestamp or UTC date: before this time */
-                to?: string;
+                to?: string | unknown | unknown;
                 groupBy?: "day" | "operation" | "key";
             };
             header?: never;
@@ -15991,24 +16451,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16024,24 +16484,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16057,24 +16517,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16090,24 +16550,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16121,11 +16581,11 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                /** @description Entries older than this entry id */
+                /** @description Entries older than this entry id (a `nextStartingAfter`) */
                 startingAfter?: string;
                 /** @description deposit (a credit), charge (a paid request), refund (a charge given back), adjustment */
                 kind?: "deposit" | "charge" | "refund" | "adjustment";
-                /** @description ISO 8601: entries at or after this time */
+                /** @description ISO 8601: entries at or after this time; not after `to` */
                 from?: string;
                 /** @description ISO 8601: entries at or before this time */
                 to?: string;
@@ -16165,24 +16625,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16198,24 +16658,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16231,24 +16691,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16264,24 +16724,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16296,7 +16756,7 @@ export interface operations {
             query?: {
                 /** @description deposit (a credit), charge (a paid request), refund (a charge given back), adjustment */
                 kind?: "deposit" | "charge" | "refund" | "adjustment";
-                /** @description ISO 8601: entries at or after this time */
+                /** @description ISO 8601: entries at or after this time; not after `to` */
                 from?: string;
                 /** @description ISO 8601: entries at or before this time */
                 to?: string;
@@ -16328,24 +16788,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16361,24 +16821,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16394,24 +16854,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16427,24 +16887,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16524,24 +16984,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16557,24 +17017,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16590,24 +17050,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16623,24 +17083,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16698,24 +17158,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16731,24 +17191,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16764,24 +17224,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16797,24 +17257,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16859,24 +17319,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16892,24 +17352,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16925,24 +17385,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -16958,24 +17418,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17101,24 +17561,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17134,24 +17594,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17167,24 +17627,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17200,24 +17660,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "MAX_KEYS_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17233,24 +17693,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17266,24 +17726,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17299,24 +17759,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17438,24 +17898,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17471,24 +17931,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17504,24 +17964,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17537,24 +17997,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17570,24 +18030,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17713,24 +18173,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17746,24 +18206,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17779,24 +18239,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17812,24 +18272,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17845,24 +18305,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "MAX_KEYS_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17878,24 +18338,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17911,24 +18371,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -17944,24 +18404,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18088,24 +18548,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18121,24 +18581,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18154,24 +18614,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18187,24 +18647,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18220,24 +18680,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18253,24 +18713,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18326,24 +18786,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18359,24 +18819,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18392,24 +18852,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18425,24 +18885,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18574,24 +19034,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18607,24 +19067,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18640,24 +19100,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18673,24 +19133,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18706,24 +19166,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18783,24 +19243,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18816,24 +19276,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18849,24 +19309,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18882,24 +19342,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18915,24 +19375,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "JOB_CANNOT_CANCEL";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -18948,24 +19408,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19018,24 +19478,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19051,24 +19511,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19084,24 +19544,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19117,24 +19577,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19242,24 +19702,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19275,24 +19735,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19308,24 +19768,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19341,24 +19801,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19374,24 +19834,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19444,24 +19904,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19477,24 +19937,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19510,24 +19970,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19543,24 +20003,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19640,24 +20100,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19673,24 +20133,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19706,24 +20166,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19739,24 +20199,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19772,24 +20232,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19869,24 +20329,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19902,24 +20362,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19935,24 +20395,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -19968,24 +20428,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -20001,24 +20461,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -20074,24 +20534,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -20107,24 +20567,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -20140,24 +20600,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -20173,24 +20633,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -20206,24 +20666,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -20239,24 +20699,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -20301,24 +20761,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -20334,24 +20794,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -20367,24 +20827,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -20400,24 +20860,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -20467,24 +20927,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -20500,24 +20960,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -20533,24 +20993,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
@@ -20566,24 +21026,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /**
-                         * @description Human-readable message
-                         * @example Insufficient balance
-                         */
+                        /** @description Human-readable message */
                         error: string;
                         /**
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
                             problems?: components["schemas"]["ValidationProblem"][];
                         } & {
                             [key: string]: unknown;
                         };
-                        /** @example req_4fKq8ZtV1xYwJ2mN7pRb3c */
-                        requestId: string;
                         /** @description SYMBOL_NOT_FOUND: the symbol asked for */
                         symbol?: string;
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */

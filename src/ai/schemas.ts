@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { Timestamp, UsdString } from '../http/schemas.js';
+import { callbackUrlRules, handlerRules, Timestamp, UsdString } from '../http/schemas.js';
 import { MAX_CALLBACK_URL_CHARS } from '../webhooks/port.js';
 import { Delivery } from '../webhooks/schemas.js';
 import { LIMITS } from './input.js';
@@ -11,16 +11,21 @@ export const ResolveBody = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: LIMITS.questionMaxChars,
-        description: 'The question to resolve (required unless `marketId` is given)',
+        description: 'The question to resolve (required unless `marketId` is given); not blank',
+        ...handlerRules({ pattern: '\\S' }),
       }),
     ),
     outcomes: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: LIMITS.outcomeMaxChars }), {
-        minItems: LIMITS.minOutcomes,
-        maxItems: LIMITS.maxOutcomes,
-        uniqueItems: true,
-        description: 'The possible outcomes, distinct; answers refer to them by zero-based index',
-      }),
+      Type.Array(
+        Type.String({ minLength: 1, maxLength: LIMITS.outcomeMaxChars, ...handlerRules({ pattern: '\\S' }) }),
+        {
+          minItems: LIMITS.minOutcomes,
+          maxItems: LIMITS.maxOutcomes,
+          uniqueItems: true,
+          description:
+            'The possible outcomes, distinct (also ignoring case); answers refer to them by zero-based index',
+        },
+      ),
     ),
     context: Type.Optional(
       Type.String({
@@ -34,6 +39,7 @@ export const ResolveBody = Type.Object(
         maxLength: MAX_CALLBACK_URL_CHARS,
         description:
           'HTTPS URL that receives the signed result webhook (required unless `marketId` is given)',
+        ...callbackUrlRules(),
       }),
     ),
     confidenceThreshold: Type.Optional(
@@ -53,7 +59,19 @@ export const ResolveBody = Type.Object(
       }),
     ),
   },
-  { title: 'AiResolveRequest', additionalProperties: false },
+  {
+    title: 'AiResolveRequest',
+    additionalProperties: false,
+    // Checked by the handler (ai/requests.ts), every problem in one VALIDATION_ERROR.
+    ...handlerRules({
+      if: { required: ['marketId'] },
+      // biome-ignore lint/suspicious/noThenProperty: `then` is the JSON Schema keyword
+      then: {
+        not: { anyOf: [{ required: ['question'] }, { required: ['outcomes'] }, { required: ['context'] }] },
+      },
+      else: { required: ['question', 'outcomes', 'callbackUrl'] },
+    }),
+  },
 );
 
 export type ResolveBodyInput = Static<typeof ResolveBody>;

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import { errorBody } from '../http/errors.js';
+import { sendError } from '../http/errors.js';
 
 /** Where `npm run build` puts the single-page app (dashboard/ is its Vite workspace). */
 export const DASHBOARD_BUILD = fileURLToPath(new URL('../../dashboard/dist/', import.meta.url));
@@ -37,17 +37,11 @@ export async function serveDashboard(app: FastifyInstance, root: string = DASHBO
   if (!existsSync(`${root}/index.html`)) {
     // A checkout whose dashboard was not built still serves the API; the page says how to build it.
     app.get('/dashboard/*', { schema: { hide: true } }, async (request, reply) =>
-      reply
-        .code(503)
-        .send(
-          errorBody(
-            new AppError(
-              'SERVICE_UNAVAILABLE',
-              'The dashboard is not built: run npm install (or npm run build)',
-            ),
-            request.id,
-          ),
-        ),
+      sendError(
+        reply,
+        new AppError('SERVICE_UNAVAILABLE', 'The dashboard is not built: run npm install (or npm run build)'),
+        request.id,
+      ),
     );
     return;
   }
@@ -79,9 +73,7 @@ export async function serveDashboard(app: FastifyInstance, root: string = DASHBO
         ) {
           return reply.sendFile('index.html');
         }
-        return reply
-          .code(404)
-          .send(errorBody(new AppError('NOT_FOUND', 'No such dashboard resource'), request.id));
+        return sendError(reply, new AppError('NOT_FOUND', 'No such dashboard resource'), request.id);
       });
     },
     { prefix: '/dashboard' },

@@ -3,7 +3,7 @@ import Type from 'typebox';
 import { AppError, type ValidationProblem } from '../errors.js';
 import { FEES } from '../fees.js';
 import { defineRoute } from '../http/route.js';
-import { Timestamp } from '../http/schemas.js';
+import { handlerRules, SYMBOL_OR_MINT_PATTERN, Timestamp, timestampRules } from '../http/schemas.js';
 import { parseIsoTimestamp } from '../lib/time.js';
 import { invalidSymbol, readToken, unknownSymbol } from '../prices/requested.js';
 import { UnavailableSourceSchema } from '../prices/schemas.js';
@@ -15,8 +15,14 @@ const DEFAULT_INTERVAL: CandleInterval = '1h';
 
 const HistoricalQuery = Type.Object(
   {
-    startTime: Type.String({ description: 'ISO 8601 with a zone, e.g. 2026-11-01T00:00:00Z' }),
-    endTime: Type.String({ description: 'ISO 8601 with a zone; a time after now is clamped to now' }),
+    startTime: Type.String({
+      description: 'ISO 8601 with a zone, e.g. 2026-11-01T00:00:00Z; before endTime',
+      ...timestampRules(),
+    }),
+    endTime: Type.String({
+      description: 'ISO 8601 with a zone; a time after now is clamped to now',
+      ...timestampRules(),
+    }),
     interval: Type.Optional(
       Type.Enum(CANDLE_INTERVALS, {
         default: DEFAULT_INTERVAL,
@@ -71,7 +77,12 @@ export function historicalRoutes(app: FastifyInstance, deps: { historical: Histo
     tags: ['historical'],
     permission: 'historical',
     price: FEES.historical,
-    params: Type.Object({ symbol: Type.String({ description: 'e.g. SOL, or a mint address' }) }),
+    params: Type.Object({
+      symbol: Type.String({
+        description: 'e.g. SOL, or a mint address',
+        ...handlerRules({ pattern: SYMBOL_OR_MINT_PATTERN }),
+      }),
+    }),
     querystring: HistoricalQuery,
     response: HistoricalResult,
     errors: ['INVALID_SYMBOL', 'INVALID_TIMESTAMP', 'SYMBOL_NOT_FOUND', 'PRICE_UNAVAILABLE'],

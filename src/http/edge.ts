@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, validationError } from '../errors.js';
-import { errorBody } from './errors.js';
+import { errorJson, sendError } from './errors.js';
 
 /**
  * Answers the service writes before any route runs — requests the HTTP parser refuses, URLs the
@@ -62,7 +62,7 @@ export function clientErrorHandler(nextRequestId: () => string, requestTimeoutMs
     if (socket.writable && !inFlight?.headersSent) {
       const error = parserError(err.code, requestTimeoutMs);
       const requestId = nextRequestId();
-      const body = JSON.stringify(errorBody(error, requestId));
+      const body = errorJson(error, requestId);
       this.log.debug({ code: err.code, requestId, status: error.status }, 'client error');
       socket.write(
         `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\n` +
@@ -96,7 +96,7 @@ export function frameworkErrors(maxParamLength: number) {
       appError = new AppError('INTERNAL_ERROR', 'Internal server error; retry later');
     }
     reply.header('x-request-id', request.id);
-    return reply.code(appError.status).send(errorBody(appError, request.id));
+    return sendError(reply, appError, request.id);
   };
 }
 

@@ -132,14 +132,32 @@ export function toAppError(error: FastifyError | AppError | Error, request?: Fas
   return new AppError('INTERNAL_ERROR', 'Internal server error; retry later');
 }
 
+/**
+ * The one error body, fields in one order on every answer: `error`, `code`, `requestId`, then
+ * `details` and a code's extra fields when it has them (docs/api.md#errors).
+ */
 export function errorBody(error: AppError, requestId: string): Record<string, unknown> {
   return {
     error: error.message,
     code: error.code,
-    ...(error.details ? { details: error.details } : {}),
     requestId,
+    ...(error.details ? { details: error.details } : {}),
     ...(error.extras ?? {}),
   };
+}
+
+/** An error body as sent: JSON text, by this one serialiser. */
+export function errorJson(error: AppError, requestId: string): string {
+  return JSON.stringify(errorBody(error, requestId));
+}
+
+/**
+ * Sends an error answer: JSON text with its content type, whatever serialiser or content type the
+ * route had set for its success (Fastify drops the content type of a reply that turns into an error,
+ * and a route's own serialiser would otherwise write the body), so every error is the same bytes.
+ */
+export function sendError(reply: FastifyReply, error: AppError, requestId: string): FastifyReply {
+  return reply.code(error.status).type('application/json; charset=utf-8').send(errorJson(error, requestId));
 }
 
 /**
@@ -173,12 +191,12 @@ export function registerErrorHandling(app: FastifyInstance): void {
     if (appError.status === 503 && !reply.hasHeader('retry-after')) {
       reply.header('retry-after', String(RETRY_AFTER_503[appError.code] ?? DEFAULT_RETRY_AFTER_SECONDS));
     }
-    return reply.code(appError.status).send(errorBody(appError, request.id));
+    return sendError(reply, appError, request.id);
   });
 
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     const error = new AppError('NOT_FOUND', `No route ${request.method} ${excerpt(path)}`);
-    return reply.code(404).send(errorBody(error, request.id));
+    return sendError(reply, error, request.id);
   });
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import Type from 'typebox';
 import { ERROR_STATUS } from '../errors.js';
-import { ErrorBodyProperties } from './schemas.js';
+import { HANDLER_RULES } from './schemas.js';
 
 /**
  * The last pass over the generated OpenAPI document, so that it reads as a contract a client
@@ -121,30 +121,38 @@ export function documentHeaders(doc: Json): void {
   }
 }
 
-/** The error body with every code of the vocabulary, and the vocabulary itself, as components. */
-export function documentErrorBody(doc: Json): void {
+/** The error vocabulary as a component: every code, each answer listing those its status can carry. */
+export function documentErrorCodes(doc: Json): void {
   const schemas = componentsOf(doc, 'schemas');
-  const codes = Object.keys(ERROR_STATUS).sort();
-  schemas.ErrorCode = Type.Enum(codes, {
-    examples: ['INSUFFICIENT_BALANCE'],
+  schemas.ErrorCode = Type.Enum(Object.keys(ERROR_STATUS).sort(), {
     description:
       'Every code of the error vocabulary (docs/api.md#errors); each answer lists those its status can carry',
   });
-  const { code: _code, ...rest } = ErrorBodyProperties;
-  schemas.ErrorBody = Type.Object(
-    { ...rest, code: { $ref: '#/components/schemas/ErrorCode' } },
-    {
-      description: 'The one body of every error',
-      examples: [
-        {
-          error: 'body.symbols: must be array',
-          code: 'VALIDATION_ERROR',
-          details: { problems: [{ path: 'body.symbols', message: 'must be array' }] },
-          requestId: 'req_4fKq8ZtV1xYwJ2mN7pRb3c',
-        },
-      ],
-    },
-  );
+}
+
+/**
+ * States the rules a route's own code enforces (schemas.ts, `handlerRules`) as the JSON Schema
+ * keywords they are, filling in `$SETTING` values from the deployment's settings.
+ */
+export function stateHandlerRules(node: unknown, settings: Record<string, unknown> = {}): unknown {
+  if (Array.isArray(node)) return node.map((item) => stateHandlerRules(item, settings));
+  if (!isObject(node)) return node;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === HANDLER_RULES) continue;
+    out[key] = DATA_KEYWORDS.has(key) ? value : stateHandlerRules(value, settings);
+  }
+  const rules = node[HANDLER_RULES];
+  if (isObject(rules)) {
+    for (const [key, value] of Object.entries(rules)) {
+      if (typeof value === 'string' && value.startsWith('$')) {
+        const setting = settings[value.slice(1)];
+        if (setting === undefined) throw new Error(`OpenAPI: no setting ${value} for ${key}`);
+        out[key] = setting;
+      } else out[key] = value;
+    }
+  }
+  return out;
 }
 
 /** Real answers, recorded by scripts/openapi-examples.js, by component name. */
@@ -161,16 +169,52 @@ export function attachExamples(doc: Json, examples: Record<string, unknown> = RE
   }
 }
 
+/** Real error answers, recorded by scripts/openapi-examples.js: by code, or `operationId:CODE`. */
+const RECORDED_ERRORS = JSON.parse(
+  readFileSync(new URL('./openapi-error-examples.json', import.meta.url), 'utf8'),
+) as Record<string, unknown>;
+
+/**
+ * Gives each error response one recorded answer per code it can carry, named by the code: the
+ * operation's own answer where one was recorded (a NOT_FOUND of what its path names), else the code's,
+ * else another operation's answer with that code.
+ */
+export function attachErrorExamples(doc: Json, errors: Record<string, unknown> = RECORDED_ERRORS): void {
+  for (const item of Object.values((doc.paths ?? {}) as Json)) {
+    for (const operation of Object.values(item as Json)) {
+      if (!isObject(operation) || !isObject(operation.responses)) continue;
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (Number(status) < 400 || !isObject(response)) continue;
+        const media = (response.content as Json | undefined)?.['application/json'];
+        if (!isObject(media)) continue;
+        const examples: Json = {};
+        for (const code of errorCodesOf(response)) {
+          const value =
+            errors[`${operation.operationId}:${code}`] ??
+            errors[code] ??
+            Object.entries(errors).find(([label]) => label.endsWith(`:${code}`))?.[1];
+          if (value !== undefined) examples[code] = { summary: code, value };
+        }
+        if (Object.keys(examples).length > 0) media.examples = examples;
+      }
+    }
+  }
+}
+
 export interface DocumentOptions {
   /** Where clients reach this service: PUBLIC_BASE_URL, else the listening address. */
   serverUrl: string;
+  /** The settings some stated rules take their values from (`$NAME`, see `handlerRules`). */
+  settings?: Record<string, unknown>;
 }
 
 export function finishDocument(doc: Json, options: DocumentOptions): Json {
   doc.servers = [{ url: options.serverUrl }];
+  doc.paths = stateHandlerRules(doc.paths, options.settings);
   documentHeaders(doc);
+  attachErrorExamples(doc);
   hoistNamedSchemas(doc);
-  documentErrorBody(doc);
+  documentErrorCodes(doc);
   attachExamples(doc);
   const components = doc.components as Json;
   components.schemas = Object.fromEntries(

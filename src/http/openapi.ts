@@ -1,25 +1,12 @@
-import { readFile } from 'node:fs/promises';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import { AppError } from '../errors.js';
+import { registerGuides } from './guides.js';
 import { finishDocument } from './openapi-document.js';
 import { API_PREFIX } from './route.js';
 
-/** The guides in docs/, served beside the reference page so its links work offline. */
-export const GUIDES = [
-  'api',
-  'prices',
-  'markets',
-  'ai',
-  'jobs',
-  'webhooks',
-  'dashboard',
-  'operations',
-] as const;
-const GUIDES_DIR = new URL('../../docs/', import.meta.url);
-const guide = (name: (typeof GUIDES)[number], label: string) => `[${label}](/docs/guides/${name}.md)`;
+const guide = (name: string, label: string) => `[${label}](/docs/guides/${name}.md)`;
 
 /** Where clients reach this service: PUBLIC_BASE_URL, else the listening address. */
 export function baseUrl(config: Pick<Config, 'host' | 'port' | 'publicBaseUrl'>): string {
@@ -32,7 +19,7 @@ const DESCRIPTION = `Prepaid, metered API for Solana prediction-market builders.
 
 Every API route needs \`Authorization: Bearer <key>\` (keys start with \`pk_live_\` or \`pk_test_\`).
 Billable successes carry \`costUsd\` and \`remainingBalanceUsd\`; errors are never charged.
-Errors share one body: \`{ error, code, details?, requestId }\`.
+Errors share one body: \`{ error, code, requestId, details? }\`.
 
 Guides: ${guide('api', 'API conventions, errors, idempotency')} · ${guide('prices', 'prices')} ·
 ${guide('markets', 'markets')} · ${guide('ai', 'AI resolution')} · ${guide('jobs', 'scheduled jobs')} ·
@@ -47,7 +34,13 @@ export async function registerOpenApi(app: FastifyInstance, version: string, con
           string,
           unknown
         >,
-        { serverUrl: baseUrl(config) },
+        {
+          serverUrl: baseUrl(config),
+          settings: {
+            RATE_LIMIT_MAX_PER_SECOND: config.access.ceilings.maxPerSecond,
+            RATE_LIMIT_MAX_BURST: config.access.ceilings.maxBurst,
+          },
+        },
       ) as never,
     openapi: {
       openapi: '3.1.0',
@@ -100,16 +93,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string, con
 
   app.get(`${API_PREFIX}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
 
-  app.get<{ Params: { name: string } }>(
-    '/docs/guides/:name',
-    { schema: { hide: true } },
-    async (request, reply) => {
-      const name = request.params.name.replace(/\.md$/, '');
-      if (!(GUIDES as readonly string[]).includes(name)) throw new AppError('NOT_FOUND', 'No such guide');
-      const text = await readFile(new URL(`${name}.md`, GUIDES_DIR), 'utf8');
-      return reply.type('text/markdown; charset=utf-8').send(text);
-    },
-  );
+  registerGuides(app);
 
   // Swagger UI ships its assets inside the package: the page works offline, no CDN.
   await app.register(swaggerUi, {

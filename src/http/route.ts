@@ -152,6 +152,8 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
   if (spec.body) codes.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
   if (priced) codes.push('INSUFFICIENT_BALANCE', 'QUOTA_EXCEEDED');
   if (spec.idempotent) codes.push('IDEMPOTENCY_KEY_IN_USE', 'IDEMPOTENCY_KEY_REUSED');
+  // A path segment over the router's limit is refused before the route runs (http/edge.ts).
+  if (spec.url.includes(':')) codes.push('URI_TOO_LONG');
 
   const success = Type.Object(
     {

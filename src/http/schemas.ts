@@ -42,8 +42,12 @@ export const ValidationProblemSchema = Type.Object(
 const CODE_DESCRIPTION = 'Machine-readable code from the error vocabulary (docs/api.md)';
 
 export const ErrorBodyProperties = {
-  error: Type.String({ description: 'Human-readable message', examples: ['Insufficient balance'] }),
+  error: Type.String({ description: 'Human-readable message' }),
   code: Type.String({ description: CODE_DESCRIPTION }),
+  requestId: Type.String({
+    description: 'The id of this request (also in X-Request-Id)',
+    examples: ['req_4fKq8ZtV1xYwJ2mN7pRb3c'],
+  }),
   details: Type.Optional(
     Type.Object(
       { problems: Type.Optional(Type.Array(ValidationProblemSchema)) },
@@ -55,7 +59,6 @@ export const ErrorBodyProperties = {
       },
     ),
   ),
-  requestId: Type.String({ examples: ['req_4fKq8ZtV1xYwJ2mN7pRb3c'] }),
   symbol: Type.Optional(Type.String({ description: 'SYMBOL_NOT_FOUND: the symbol asked for' })),
   maxSymbols: Type.Optional(Type.Integer({ description: 'BATCH_LIMIT_EXCEEDED: the limit' })),
 } satisfies TProperties;
@@ -72,3 +75,41 @@ export const BillingProperties = {
   costUsd: UsdString,
   remainingBalanceUsd: UsdString,
 } satisfies TProperties;
+
+/**
+ * Where a schema carries rules its route's own code enforces, with that route's documented error
+ * codes and messages (INVALID_SYMBOL for a malformed symbol, BATCH_LIMIT_EXCEEDED for a 51st symbol,
+ * a VALIDATION_ERROR problem naming the field): the validator does not compile them, and the
+ * OpenAPI document states them as plain JSON Schema keywords (openapi-document.ts), so that
+ * generated clients and testers know every rule a request must meet. A string value `$NAME` is the
+ * deployment's setting NAME, filled in when the document is made.
+ */
+export const HANDLER_RULES = 'x-handler-rules';
+
+export function handlerRules(rules: Record<string, unknown>): Record<string, unknown> {
+  return { [HANDLER_RULES]: rules };
+}
+
+/** The timestamps the service reads (src/lib/time.ts), as RFC 3339 states them: with seconds and a zone. */
+export const ISO_TIMESTAMP_PATTERN =
+  '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(?:\\.\\d{1,9})?(?:Z|[+-]\\d{2}:\\d{2})$';
+
+/** A request timestamp: RFC 3339 `date-time`, upper-case `T` and `Z`, a zone always. */
+export const timestampRules = (): Record<string, unknown> =>
+  handlerRules({ format: 'date-time', pattern: ISO_TIMESTAMP_PATTERN });
+
+/** A timestamp, or a UTC date (`2026-11-01`, its midnight). */
+export const timestampOrDateRules = (): Record<string, unknown> =>
+  handlerRules({
+    anyOf: [
+      { format: 'date-time', pattern: ISO_TIMESTAMP_PATTERN },
+      { format: 'date', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
+    ],
+  });
+
+/** A token as the price routes read it (src/prices/tokens.ts): a symbol, or a base58 mint address. */
+export const SYMBOL_OR_MINT_PATTERN = '^(?:[A-Za-z0-9]{1,15}|[1-9A-HJ-NP-Za-km-z]{32,44})$';
+
+/** A callback URL the service accepts (src/webhooks/port.ts): an absolute https:// URI. */
+export const callbackUrlRules = (more: Record<string, unknown> = {}): Record<string, unknown> =>
+  handlerRules({ format: 'uri', pattern: '^https://[^/?#@\\s]+(?:[/?#]\\S*)?$', ...more });

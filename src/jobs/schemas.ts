@@ -1,5 +1,14 @@
 import Type from 'typebox';
-import { Timestamp, UsdString } from '../http/schemas.js';
+import { LIMITS } from '../ai/input.js';
+import {
+  callbackUrlRules,
+  handlerRules,
+  SYMBOL_OR_MINT_PATTERN,
+  Timestamp,
+  timestampRules,
+  UsdString,
+} from '../http/schemas.js';
+import { MAX_CALLBACK_URL_CHARS } from '../webhooks/port.js';
 import { Delivery } from '../webhooks/schemas.js';
 import { JOB_STATUSES } from './jobs.js';
 
@@ -7,14 +16,24 @@ export const CallbackUrl = Type.String({
   maxLength: 4096,
   description: 'HTTPS URL that receives the signed result callback (docs/webhooks.md)',
   examples: ['https://example.com/hooks/sibyl'],
+  // The handler's limit is the outbox's (webhooks/port.ts); the schema's is a backstop.
+  ...callbackUrlRules({ maxLength: MAX_CALLBACK_URL_CHARS }),
 });
 
+/** A far-enough example: within the 365 days a job may be scheduled ahead, and not soon in the past. */
 const IsoTime = (description: string) =>
-  Type.String({ maxLength: 64, description, examples: ['2026-12-01T12:00:00Z'] });
+  Type.String({ maxLength: 64, description, examples: ['2027-06-30T12:00:00Z'], ...timestampRules() });
+
+const SymbolOrMint = Type.String({
+  maxLength: 64,
+  description: 'Symbol or Solana mint address',
+  examples: ['SOL'],
+  ...handlerRules({ pattern: SYMBOL_OR_MINT_PATTERN }),
+});
 
 export const PriceScheduleBody = Type.Object(
   {
-    symbol: Type.String({ maxLength: 64, description: 'Symbol or Solana mint address', examples: ['SOL'] }),
+    symbol: SymbolOrMint,
     resolutionTimestamp: IsoTime('When to take the price: ISO 8601 with a zone, in the future, ≤ 365 days'),
     callbackUrl: CallbackUrl,
   },
@@ -23,7 +42,7 @@ export const PriceScheduleBody = Type.Object(
 
 export const PriceScheduledBody = Type.Object(
   {
-    symbol: Type.String({ maxLength: 64, description: 'Symbol or Solana mint address', examples: ['SOL'] }),
+    symbol: SymbolOrMint,
     scheduledFor: IsoTime('When to take the price: ISO 8601 with a zone, in the future, ≤ 365 days'),
     callbackUrl: Type.Optional(CallbackUrl),
   },
@@ -32,10 +51,26 @@ export const PriceScheduledBody = Type.Object(
 
 export const AiScheduleBody = Type.Object(
   {
-    question: Type.String({ description: '1 to 1,000 characters' }),
-    outcomes: Type.Array(Type.String(), { description: '2 to 20 distinct labels of 1 to 200 characters' }),
+    // The limits are checked with every other problem of the question (ai/input.ts), as on
+    // POST /ai/resolve; the document states them as that route's schema does.
+    question: Type.String({
+      description: '1 to 1,000 characters, not blank',
+      ...handlerRules({ minLength: 1, maxLength: LIMITS.questionMaxChars, pattern: '\\S' }),
+    }),
+    outcomes: Type.Array(
+      Type.String(handlerRules({ minLength: 1, maxLength: LIMITS.outcomeMaxChars, pattern: '\\S' })),
+      {
+        description: '2 to 20 distinct labels of 1 to 200 characters (distinct also ignoring case)',
+        ...handlerRules({ minItems: LIMITS.minOutcomes, maxItems: LIMITS.maxOutcomes, uniqueItems: true }),
+      },
+    ),
     resolutionTimestamp: IsoTime('When to resolve: ISO 8601 with a zone, in the future, ≤ 365 days'),
-    context: Type.Optional(Type.String({ description: 'Up to 10,000 characters' })),
+    context: Type.Optional(
+      Type.String({
+        description: 'Up to 10,000 characters',
+        ...handlerRules({ maxLength: LIMITS.contextMaxChars }),
+      }),
+    ),
     callbackUrl: CallbackUrl,
     confidenceThreshold: Type.Optional(
       Type.Number({ minimum: 0, maximum: 1, description: 'Minimum consensus confidence; default 0.75' }),

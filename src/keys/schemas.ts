@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { Timestamp, UsdString } from '../http/schemas.js';
+import { handlerRules, Timestamp, timestampRules, UsdString } from '../http/schemas.js';
 import { formatUsd } from '../lib/money.js';
 import type { UsageNow } from '../limits/quotas.js';
 import type { RateLimitPolicy } from '../limits/rate-limiter.js';
@@ -68,24 +68,58 @@ export const ApiKeyWithSecret = Type.Object(
   { additionalProperties: false },
 );
 
-const AllowedIps = Type.Array(Type.String({ maxLength: 64 }), {
-  maxItems: MAX_ALLOW_LIST_ENTRIES,
-  description: 'IPv4/IPv6 addresses or CIDR ranges',
-});
-const AllowedOrigins = Type.Array(Type.String({ maxLength: 255 }), {
-  maxItems: MAX_ALLOW_LIST_ENTRIES,
-  description: 'Browser origins such as https://app.example.com; https://*.example.com allows subdomains',
-});
+const AllowedIps = Type.Array(
+  Type.String({
+    maxLength: 64,
+    description: 'An address or a CIDR range whose host bits are zero (10.0.0.0/8, not 10.0.0.1/8)',
+    // An address, or a range: its prefix length at most 32 (IPv4) or 128 (IPv6), its host bits zero.
+    ...handlerRules({
+      anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }, { pattern: '^[0-9A-Fa-f:.]+/\\d{1,3}$' }],
+    }),
+  }),
+  {
+    maxItems: MAX_ALLOW_LIST_ENTRIES,
+    description: 'IPv4/IPv6 addresses or CIDR ranges',
+  },
+);
+const AllowedOrigins = Type.Array(
+  Type.String({
+    maxLength: 255,
+    ...handlerRules({
+      format: 'uri',
+      pattern:
+        '^https?://(?:\\*\\.)?[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*(?::[1-9]\\d{0,3})?$',
+    }),
+  }),
+  {
+    maxItems: MAX_ALLOW_LIST_ENTRIES,
+    description: 'Browser origins such as https://app.example.com; https://*.example.com allows subdomains',
+  },
+);
 
 /** Printable text: control characters (NUL included) have no place in a name. */
-const KeyName = Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001f\\u007f]+$' });
+const KeyName = Type.String({
+  minLength: 1,
+  maxLength: 100,
+  pattern: '^[^\\u0000-\\u001f\\u007f]+$',
+  description: 'Printable text, not blank',
+  ...handlerRules({ allOf: [{ pattern: '\\S' }] }),
+});
 
 const RateLimitInput = Type.Union(
   [
     Type.Object(
       {
-        requestsPerSecond: Type.Number({ minimum: 0.001, description: 'At least 0.001 (one per 1,000 s)' }),
-        burst: Type.Integer({ minimum: 1 }),
+        requestsPerSecond: Type.Number({
+          minimum: 0.001,
+          description: 'At least 0.001 (one per 1,000 s); at most the deployment’s RATE_LIMIT_MAX_PER_SECOND',
+          ...handlerRules({ maximum: '$RATE_LIMIT_MAX_PER_SECOND' }),
+        }),
+        burst: Type.Integer({
+          minimum: 1,
+          description: 'At most the deployment’s RATE_LIMIT_MAX_BURST',
+          ...handlerRules({ maximum: '$RATE_LIMIT_MAX_BURST' }),
+        }),
       },
       { additionalProperties: false },
     ),
@@ -95,7 +129,37 @@ const RateLimitInput = Type.Union(
 );
 
 const QuotaCount = Type.Optional(Type.Union([Type.Integer({ minimum: 0, maximum: 1e15 }), Type.Null()]));
-const QuotaSpend = Type.Optional(Type.Union([Type.String({ maxLength: 32 }), Type.Null()]));
+const QuotaSpend = Type.Optional(
+  Type.Union([
+    Type.String({
+      maxLength: 32,
+      description: 'A USD amount: up to 12 digits, then up to 6 decimals ("25", "25.00")',
+      ...handlerRules({ pattern: '^\\d{1,12}(?:\\.\\d{1,6})?$' }),
+    }),
+    Type.Null(),
+  ]),
+);
+
+/** A restriction switched on needs a list to enforce (resolveRestrictions): stated for the document. */
+const RESTRICTIONS_NEED_ENTRIES = handlerRules({
+  allOf: (['Ip', 'Origin'] as const).map((kind) => ({
+    if: {
+      required: [`${kind.toLowerCase()}RestrictionEnabled`],
+      properties: { [`${kind.toLowerCase()}RestrictionEnabled`]: { const: true } },
+    },
+    // biome-ignore lint/suspicious/noThenProperty: `then` is the JSON Schema keyword
+    then: {
+      required: [`allowed${kind}s`],
+      properties: { [`allowed${kind}s`]: { minItems: 1 } },
+    },
+  })),
+});
+
+const ExpiresAt = Type.String({
+  maxLength: 64,
+  description: 'ISO 8601 with a zone, in the future',
+  ...timestampRules(),
+});
 
 const QuotasInputSchema = Type.Object(
   {
@@ -120,7 +184,7 @@ export const CreateKeyBody = Type.Object(
         description: "Defaults to the calling key's permissions, and cannot exceed them",
       }),
     ),
-    expiresAt: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Type.Null()])),
+    expiresAt: Type.Optional(Type.Union([ExpiresAt, Type.Null()], { description: 'null: never' })),
     allowedIps: Type.Optional(AllowedIps),
     ipRestrictionEnabled: Type.Optional(
       Type.Boolean({ description: 'Defaults to true when allowedIps is given' }),
@@ -132,16 +196,14 @@ export const CreateKeyBody = Type.Object(
     rateLimit: Type.Optional(RateLimitInput),
     quotas: Type.Optional(QuotasInputSchema),
   },
-  { title: 'CreateKeyRequest', additionalProperties: false },
+  { title: 'CreateKeyRequest', additionalProperties: false, ...RESTRICTIONS_NEED_ENTRIES },
 );
 
 export const UpdateKeyBody = Type.Object(
   {
     name: Type.Optional(KeyName),
     permissions: Type.Optional(Type.Array(PermissionName, { minItems: 1, maxItems: PERMISSIONS.length })),
-    expiresAt: Type.Optional(
-      Type.Union([Type.String({ maxLength: 64 }), Type.Null()], { description: 'null: never' }),
-    ),
+    expiresAt: Type.Optional(Type.Union([ExpiresAt, Type.Null()], { description: 'null: never' })),
     allowedIps: Type.Optional(AllowedIps),
     ipRestrictionEnabled: Type.Optional(Type.Boolean()),
     allowedOrigins: Type.Optional(AllowedOrigins),
@@ -149,7 +211,7 @@ export const UpdateKeyBody = Type.Object(
     rateLimit: Type.Optional(RateLimitInput),
     quotas: Type.Optional(QuotasInputSchema),
   },
-  { title: 'UpdateKeyRequest', additionalProperties: false, minProperties: 1 },
+  { title: 'UpdateKeyRequest', additionalProperties: false, minProperties: 1, ...RESTRICTIONS_NEED_ENTRIES },
 );
 
 export const KeyIdParams = Type.Object({

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { Timestamp, UsdString } from '../http/schemas.js';
+import { handlerRules, Timestamp, timestampOrDateRules, timestampRules, UsdString } from '../http/schemas.js';
 
 /** The ledger on the wire: its entries (GET /account/transactions) and the usage computed from them. */
 
@@ -50,14 +50,26 @@ export const TransactionQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
     startingAfter: Type.Optional(
-      Type.String({ maxLength: 20, description: 'Entries older than this entry id' }),
+      Type.String({
+        maxLength: 20,
+        description: 'Entries older than this entry id (a `nextStartingAfter`)',
+        ...handlerRules({ pattern: '^\\d{1,18}$' }),
+      }),
     ),
     kind: Type.Optional(EntryKind),
     from: Type.Optional(
-      Type.String({ maxLength: 40, description: 'ISO 8601: entries at or after this time' }),
+      Type.String({
+        maxLength: 40,
+        description: 'ISO 8601: entries at or after this time; not after `to`',
+        ...timestampRules(),
+      }),
     ),
     to: Type.Optional(
-      Type.String({ maxLength: 40, description: 'ISO 8601: entries at or before this time' }),
+      Type.String({
+        maxLength: 40,
+        description: 'ISO 8601: entries at or before this time',
+        ...timestampRules(),
+      }),
     ),
   },
   { additionalProperties: false },
@@ -104,10 +116,19 @@ export const UsageReport = Type.Object(
 export const UsageQuery = Type.Object(
   {
     from: Type.Optional(
-      Type.String({ maxLength: 40, description: 'ISO 8601 timestamp or UTC date: from this time on' }),
+      Type.String({
+        maxLength: 40,
+        description:
+          'ISO 8601 timestamp or UTC date: from this time on; before `to`, at most 366 days before it',
+        ...timestampOrDateRules(),
+      }),
     ),
     to: Type.Optional(
-      Type.String({ maxLength: 40, description: 'ISO 8601 timestamp or UTC date: before this time' }),
+      Type.String({
+        maxLength: 40,
+        description: 'ISO 8601 timestamp or UTC date: before this time',
+        ...timestampOrDateRules(),
+      }),
     ),
     groupBy: Type.Optional(
       Type.Union([Type.Literal('day'), Type.Literal('operation'), Type.Literal('key')], { default: 'day' }),

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import { AppError } from '../errors.js';
 import { FEES } from '../fees.js';
+import { MAX_PARAM_LENGTH } from '../http/edge.js';
 import { defineRoute } from '../http/route.js';
 import { cachedBodySerializer } from './cached-json.js';
 import { MARKET_STATUSES } from './events.js';
@@ -86,11 +87,8 @@ export function marketRoutes(app: FastifyInstance, deps: { markets: MarketServic
     permission: 'markets',
     price: FEES.marketDetail,
     params: Type.Object({
-      id: Type.String({
-        minLength: 1,
-        maxLength: 200,
-        description: 'Market id or slug',
-      }),
+      // A longer path segment is 414 URI_TOO_LONG before any route runs (http/edge.ts).
+      id: Type.String({ minLength: 1, maxLength: MAX_PARAM_LENGTH, description: 'Market id or slug' }),
     }),
     response: MarketDetail,
     errors: ['NOT_FOUND'],

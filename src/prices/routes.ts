@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import { FEES } from '../fees.js';
 import { defineRoute } from '../http/route.js';
+import { handlerRules, SYMBOL_OR_MINT_PATTERN } from '../http/schemas.js';
 import { presentPrice, priceBatch } from './batch.js';
 import { requireToken } from './requested.js';
 import { BatchBody, BatchResult, MAX_BATCH_SYMBOLS, SinglePriceResult } from './schemas.js';
@@ -19,7 +20,12 @@ export function priceRoutes(app: FastifyInstance, deps: { prices: PriceService }
     tags: ['prices'],
     permission: 'price',
     price: FEES.priceSingle,
-    params: Type.Object({ symbolOrMint: Type.String({ description: 'e.g. SOL, or a mint address' }) }),
+    params: Type.Object({
+      symbolOrMint: Type.String({
+        description: 'e.g. SOL, or a mint address',
+        ...handlerRules({ pattern: SYMBOL_OR_MINT_PATTERN }),
+      }),
+    }),
     response: SinglePriceResult,
     errors: ['INVALID_SYMBOL', 'SYMBOL_NOT_FOUND', 'PRICE_UNAVAILABLE'],
     handler: async ({ params, principal, ctx }) => {

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { Timestamp } from '../http/schemas.js';
+import { handlerRules, SYMBOL_OR_MINT_PATTERN, Timestamp } from '../http/schemas.js';
 
 export const MAX_BATCH_SYMBOLS = 50;
 
@@ -99,11 +99,12 @@ export const BatchResult = Type.Object({
 
 export const BatchBody = Type.Object(
   {
-    // No maxItems here: more than 50 is BATCH_LIMIT_EXCEEDED (docs/api.md#errors), not a schema error;
-    // the body size limit bounds the array.
-    symbols: Type.Array(Type.String(), {
+    // maxItems and the pattern are the handler's: more than 50 is BATCH_LIMIT_EXCEEDED and a malformed
+    // entry INVALID_SYMBOL (docs/api.md#errors), not schema errors; the body size limit bounds the array.
+    symbols: Type.Array(Type.String(handlerRules({ pattern: SYMBOL_OR_MINT_PATTERN })), {
       minItems: 1,
       description: `Symbols or mint addresses, at most ${MAX_BATCH_SYMBOLS}`,
+      ...handlerRules({ maxItems: MAX_BATCH_SYMBOLS }),
     }),
   },
   { title: 'BatchPriceRequest', additionalProperties: false },

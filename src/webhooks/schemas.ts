@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { NullableTimestamp, Timestamp } from '../http/schemas.js';
+import { callbackUrlRules, NullableTimestamp, Timestamp } from '../http/schemas.js';
 import { MAX_CALLBACK_URL_CHARS } from './port.js';
 
 export const DeliveryStatus = Type.Union(
@@ -99,6 +99,7 @@ export const TestBody = Type.Object(
     callbackUrl: Type.String({
       maxLength: MAX_CALLBACK_URL_CHARS,
       description: 'An https:// URL to send a signed `type: "test"` event to, now',
+      ...callbackUrlRules(),
     }),
   },
   { title: 'WebhookTestRequest', additionalProperties: false },

@@ -1,6 +1,10 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import ajvFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/context.js';
+
+/** ajv-formats is CommonJS: its default import is the plugin itself. */
+const addFormats = ajvFormats as unknown as (ajv: Ajv2020) => void;
 
 let ctx: TestContext;
 let doc: {
@@ -88,8 +92,10 @@ describe('OpenAPI document', () => {
 
   it('names its schemas as components and refers to them, so generated clients get importable types', () => {
     const schemas = (doc.components as unknown as { schemas: Record<string, unknown> }).schemas;
-    for (const name of ['PriceResult', 'BatchPriceResult', 'PriceHistory', 'Account', 'ApiKey', 'ErrorBody'])
+    for (const name of ['PriceResult', 'BatchPriceResult', 'PriceHistory', 'Account', 'ApiKey', 'ErrorCode'])
       expect(Object.keys(schemas), name).toContain(name);
+    // Nothing unused: the error bodies are each status's own schema.
+    expect(Object.keys(schemas)).not.toContain('ErrorBody');
     const price = doc.paths['/api/v1/price/{symbolOrMint}']?.get?.responses['200'] as unknown as {
       content: { 'application/json': { schema: unknown } };
     };
@@ -113,10 +119,11 @@ describe('OpenAPI document', () => {
       'Account',
       'ApiKey',
       'MarketDetail',
-      'ErrorBody',
     ])
       expect(withExamples).toContain(name);
-    expect(Object.keys(schemas).filter((name) => !withExamples.includes(name))).toEqual([]);
+    expect(
+      Object.keys(schemas).filter((name) => !withExamples.includes(name) && name !== 'ErrorCode'),
+    ).toEqual([]);
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     for (const name of withExamples) {
       const validate = ajv.compile({ $ref: `#/components/schemas/${name}`, components: doc.components });
@@ -127,6 +134,57 @@ describe('OpenAPI document', () => {
     const price = schemas.PriceResult?.examples?.[0] as { symbol: string; vwapPrice: number };
     expect(price.symbol).toBe('SOL');
     expect(price.vwapPrice).toBeGreaterThan(1);
+  });
+
+  it('shows one recorded answer per code under each error status, each valid against that status’s schema', () => {
+    // The codes no client request provokes on a healthy service (scripts/error-examples.js, UNRECORDED).
+    const UNRECORDED = new Set([
+      'INTERNAL_ERROR',
+      'ACCOUNT_NOT_FOUND',
+      'IDEMPOTENCY_KEY_IN_USE',
+      'PRICE_UNAVAILABLE',
+      'SIGN_IN_REJECTED',
+    ]);
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    let shown = 0;
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          if (Number(status) < 400) continue;
+          const media = (
+            response as {
+              content?: {
+                'application/json': {
+                  schema: { properties?: { code?: { enum: string[] } } };
+                  examples?: Record<string, { value: { code: string; error: string } }>;
+                };
+              };
+            }
+          ).content?.['application/json'];
+          if (!media) continue;
+          const where = `${method} ${path} ${status}`;
+          const codes = media.schema.properties?.code?.enum;
+          if (!codes) continue; // /readyz: its 503 is the readiness body
+          const examples = media.examples ?? {};
+          expect(Object.keys(examples).sort(), where).toEqual(codes.filter((c) => !UNRECORDED.has(c)).sort());
+          const validate = ajv.compile({ ...media.schema, components: doc.components });
+          for (const [code, example] of Object.entries(examples)) {
+            expect(example.value.code, where).toBe(code);
+            expect(validate(example.value), `${where} ${code}: ${JSON.stringify(validate.errors)}`).toBe(
+              true,
+            );
+            shown += 1;
+          }
+        }
+      }
+    }
+    expect(shown).toBeGreaterThan(300);
+    expect(JSON.stringify(doc)).not.toMatch(/additionalProp\d/);
+    // A route's own answer where it has one: the market's NOT_FOUND names a market.
+    const market = doc.paths['/api/v1/markets/{id}']?.get?.responses['404'] as unknown as {
+      content: { 'application/json': { examples: { NOT_FOUND: { value: { error: string } } } } };
+    };
+    expect(market.content['application/json'].examples.NOT_FOUND.value.error).toMatch(/^Market /);
   });
 
   it('gives each error status of each operation the enum of codes it can carry', () => {
@@ -165,6 +223,75 @@ describe('OpenAPI document', () => {
     expect(Object.keys(batch['200']?.headers ?? {})).toContain('Idempotent-Replayed');
   });
 
+  it('states the rules the handlers enforce, as JSON Schema keywords (issue #28, item 11)', () => {
+    const text = JSON.stringify(doc);
+    expect(text).not.toContain('x-handler-rules');
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats(ajv);
+    const components = doc.components as unknown as { schemas: Record<string, Record<string, unknown>> };
+    const valid = (name: string, value: unknown) =>
+      ajv.validate({ $ref: `#/components/schemas/${name}`, components: doc.components }, value);
+    // POST /ai/resolve: a question with its outcomes and callback, or a market.
+    expect(valid('AiResolveRequest', {})).toBe(false);
+    expect(valid('AiResolveRequest', { marketId: 'm-1' })).toBe(true);
+    expect(valid('AiResolveRequest', { marketId: 'm-1', question: 'Q?' })).toBe(false);
+    const question = { question: 'Q?', outcomes: ['Yes', 'No'], callbackUrl: 'https://example.com/hook' };
+    expect(valid('AiResolveRequest', question)).toBe(true);
+    expect(valid('AiResolveRequest', { ...question, callbackUrl: 'http://example.com/hook' })).toBe(false);
+    // POST /ai/schedule: the same limits.
+    const at = '2027-06-30T12:00:00Z';
+    expect(valid('AiScheduleRequest', { ...question, resolutionTimestamp: at })).toBe(true);
+    expect(valid('AiScheduleRequest', { ...question, outcomes: ['Yes'], resolutionTimestamp: at })).toBe(
+      false,
+    );
+    expect(valid('AiScheduleRequest', { ...question, question: '', resolutionTimestamp: at })).toBe(false);
+    expect(valid('AiScheduleRequest', { ...question, resolutionTimestamp: '2027-06-30' })).toBe(false);
+    // Symbols, the batch's size, quotas, restrictions.
+    expect(valid('BatchPriceRequest', { symbols: Array.from({ length: 51 }, (_, i) => `T${i}`) })).toBe(
+      false,
+    );
+    expect(valid('BatchPriceRequest', { symbols: ['SOL', 'not a symbol'] })).toBe(false);
+    expect(valid('CreateKeyRequest', { name: 'k', quotas: { dailySpendUsd: '5.00' } })).toBe(true);
+    expect(valid('CreateKeyRequest', { name: 'k', quotas: { dailySpendUsd: 'five' } })).toBe(false);
+    expect(valid('CreateKeyRequest', { name: 'k', ipRestrictionEnabled: true })).toBe(false);
+    expect(
+      valid('CreateKeyRequest', { name: 'k', ipRestrictionEnabled: true, allowedIps: ['10.0.0.0/8'] }),
+    ).toBe(true);
+    expect(valid('CreateKeyRequest', { name: '   ' })).toBe(false);
+    const burst = (
+      (components.schemas.CreateKeyRequest as { properties: unknown }).properties as Record<
+        string,
+        { anyOf: { properties: { burst: { maximum: number } } }[] }
+      >
+    ).rateLimit?.anyOf[0]?.properties.burst.maximum;
+    expect(burst).toBe(ctx.config.access.ceilings.maxBurst);
+    // Query and path parameters.
+    const parameter = (path: string, name: string) => {
+      const operation = doc.paths[path]?.get as unknown as
+        | { parameters: { name: string; schema: Record<string, unknown> }[] }
+        | undefined;
+      return operation?.parameters.find((p) => p.name === name)?.schema;
+    };
+    expect(parameter('/api/v1/account/transactions', 'startingAfter')?.pattern).toBe('^\\d{1,18}$');
+    expect(parameter('/api/v1/account/transactions', 'from')?.format).toBe('date-time');
+    expect(parameter('/api/v1/historical/price/{symbol}', 'startTime')?.format).toBe('date-time');
+    expect(parameter('/api/v1/price/{symbolOrMint}', 'symbolOrMint')?.pattern).toBeDefined();
+    expect(parameter('/api/v1/markets/{id}', 'id')?.maxLength).toBe(100);
+  });
+
+  it('documents 414 URI_TOO_LONG on every operation with a path parameter, and no security on health', () => {
+    for (const [path, item] of Object.entries(doc.paths)) {
+      if (!path.startsWith('/api/v1/')) continue;
+      for (const [method, operation] of Object.entries(item)) {
+        const codes = JSON.stringify(operation.responses['414'] ?? null);
+        if (path.includes('{')) expect(codes, `${method} ${path}`).toContain('URI_TOO_LONG');
+        else expect(operation.responses['414'], `${method} ${path}`).toBeUndefined();
+      }
+    }
+    expect(doc.paths['/healthz']?.get?.security).toEqual([]);
+    expect(doc.paths['/readyz']?.get?.security).toEqual([]);
+  });
+
   it('names its server: PUBLIC_BASE_URL when set, else the listening address', async () => {
     expect((doc as unknown as { servers: unknown }).servers).toEqual([
       { url: `http://127.0.0.1:${ctx.config.port}` },
@@ -178,16 +305,51 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('links the guides, and serves them beside the reference page', async () => {
+  it('links the guides, and serves them as HTML pages whose links between them work', async () => {
     const description = (doc as unknown as { info: { description: string } }).info.description;
     const links = [...description.matchAll(/\]\((\/docs\/guides\/[\w-]+\.md)\)/g)].map((m) => m[1] as string);
     expect(links.length).toBeGreaterThanOrEqual(7);
+    const pages = new Map<string, string>();
+    const fetchPage = async (url: string) => {
+      const cached = pages.get(url);
+      if (cached !== undefined) return cached;
+      const page = await ctx.request(null, { method: 'GET', url });
+      expect(page.statusCode, url).toBe(200);
+      expect(page.headers['content-type'], url).toBe('text/html; charset=utf-8');
+      pages.set(url, page.body);
+      return page.body;
+    };
     for (const link of links) {
-      const page = await ctx.request(null, { method: 'GET', url: link });
-      expect(page.statusCode, link).toBe(200);
-      expect(page.headers['content-type']).toContain('text/markdown');
-      expect(page.body).toMatch(/^# /);
+      const html = await fetchPage(link);
+      expect(html, link).toMatch(/^<!doctype html>/);
+      expect(html, link).toMatch(/<h1 id="[^"]+">/);
+      expect(html, link).not.toMatch(/^# /m);
     }
+    // Every link of every guide to another guide (or a section of one) lands on a page and an id.
+    let checked = 0;
+    for (const url of pages.keys()) {
+      // pages found on the way are visited too
+      const html = await fetchPage(url);
+      for (const [, href] of html.matchAll(/href="([^"]+)"/g)) {
+        if (/^(https?:|mailto:|\/docs$)/.test(href as string)) continue;
+        const [target, anchor] = (href as string).split('#');
+        const page = target ? new URL(target, `http://x${url}`).pathname : url;
+        if (!page.endsWith('.md')) continue;
+        const body = await fetchPage(page);
+        if (anchor) expect(body, `${url} → ${href}`).toContain(`id="${anchor}"`);
+        checked += 1;
+      }
+    }
+    expect(checked).toBeGreaterThan(30);
+    // The dashboard guide's screenshots are served too.
+    const image = /<img src="([^"]+)"/.exec(await fetchPage('/docs/guides/dashboard.md'))?.[1];
+    expect(image).toBeDefined();
+    const png = await ctx.request(null, {
+      method: 'GET',
+      url: new URL(image as string, 'http://x/docs/guides/').pathname,
+    });
+    expect(png.statusCode).toBe(200);
+    expect(png.headers['content-type']).toBe('image/png');
     const missing = await ctx.request(null, { method: 'GET', url: '/docs/guides/..%2Fpackage.json' });
     expect(missing.statusCode).toBe(404);
   });
