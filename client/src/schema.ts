@@ -4800,6 +4800,16 @@ export interface operations {
                                 reason?: string;
                             }[];
                         };
+                        /** @description The deposit watcher (informational: it never makes the service unready) */
+                        deposits?: {
+                            /** @description off: SOLANA_RPC_URL and DEPOSIT_ADDRESS are not set, deposits are credited by the operator */
+                            watcher: "off" | "on";
+                            lastPollAt: string | null;
+                            lastSuccessAt: string | null;
+                            lastError: string | null;
+                            /** @description Finalized slots not yet processed, as of the last poll */
+                            lagSlots: number | null;
+                        };
                     };
                 };
             };
@@ -4823,6 +4833,16 @@ export interface operations {
                                 configured: boolean;
                                 reason?: string;
                             }[];
+                        };
+                        /** @description The deposit watcher (informational: it never makes the service unready) */
+                        deposits?: {
+                            /** @description off: SOLANA_RPC_URL and DEPOSIT_ADDRESS are not set, deposits are credited by the operator */
+                            watcher: "off" | "on";
+                            lastPollAt: string | null;
+                            lastSuccessAt: string | null;
+                            lastError: string | null;
+                            /** @description Finalized slots not yet processed, as of the last poll */
+                            lagSlots: number | null;
                         };
                     };
                 };
@@ -15529,17 +15549,14 @@ export interface operations {
                         minimumUsd: string;
                         /** @description Newest first (the last 50) */
                         deposits: {
-                            /** @description The ledger entry id (once credited) */
+                            /** @description The ledger entry id; from the chain, the deposit reference */
                             id: string;
                             status: "pending" | "credited" | "held" | "ignored";
                             token: "SOL" | "USDC" | null;
                             /** @description In the token’s units */
                             amount: string | null;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
-                            usdValue: string;
+                            /** @description Null while pending (valued when final) */
+                            usdValue: string | null;
                             /** @description USD per token used to value it */
                             rateUsd: string | null;
                             signature: string | null;

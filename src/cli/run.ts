@@ -4,6 +4,7 @@ import type { Database } from '../db/database.js';
 import { MigrationError, migrate } from '../db/migrate.js';
 import { openDatabase } from '../db/open.js';
 import { DataDirInUseError } from '../db/pglite.js';
+import { depositsCommand } from '../deposits/cli.js';
 import { AppError } from '../errors.js';
 import { jobsCommand } from '../jobs/cli.js';
 import { systemClock } from '../lib/clock.js';
@@ -51,6 +52,9 @@ const USAGE = `Usage: sibyl <command> [options]
   webhooks list [--account ID] [--status S]  the latest 100 webhook deliveries, newest first
   webhooks redeliver DELIVERY_ID          send a delivery again now (same webhook-id)
   webhooks reseal-secrets                 re-seal every webhook secret with SECRET_ENCRYPTION_KEY
+  deposits list [--status pending|credited|unattributed|held|ignored] [--account ID] [--limit N]
+  deposits assign SIGNATURE ACCOUNT_ID    credit a transaction's unattributed deposits, once
+  deposits rescan --before SIG | --since ISO   read a range of the chain again (nothing doubles)
 
   --json    print exactly one JSON object on stdout
 
@@ -82,6 +86,8 @@ function parse(argv: string[]) {
         kind: { type: 'string' },
         'starting-after': { type: 'string' },
         account: { type: 'string' },
+        before: { type: 'string' },
+        since: { type: 'string' },
       },
     });
   } catch (err) {
@@ -142,6 +148,10 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       case 'ledger':
         await migrate(db);
         return (await ledgerCommand(db, out, action)) ? 0 : 1;
+      case 'deposits':
+        await migrate(db);
+        await depositsCommand(db, out, action, args, config);
+        return 0;
       case 'jobs':
         await migrate(db);
         await jobsCommand(db, out, action, args);

@@ -2,6 +2,8 @@ import { createAiQueue } from '../ai/queue.js';
 import { createResolver } from '../ai/resolver.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
+import { type DepositWiring, depositTasks } from '../deposits/index.js';
+import { HistoricalService } from '../historical/service.js';
 import { aiJobResolver } from '../jobs/ai.js';
 import type { AiJobResolver } from '../jobs/ports.js';
 import { jobQueueHandler } from '../jobs/runner.js';
@@ -37,6 +39,8 @@ export interface WorkerDeps {
   liveVenues?: PriceVenue[];
   /** The AI resolution scheduled AI jobs run; default: the configured models. */
   aiJobs?: AiJobResolver;
+  /** Deposits: the prices at block time and the chain; default: the price services and SOLANA_RPC_URL. */
+  deposits?: Pick<DepositWiring, 'prices' | 'rpc'>;
 }
 
 /** A durable work queue as the worker runs it. */
@@ -58,18 +62,25 @@ export function createWorker(deps: WorkerDeps): Worker {
   const { config, db, clock, log } = deps;
   const callbacks = deps.callbacks ?? createWebhookOutbox(config.webhooks);
   const transport = deps.webhookTransport ?? createTransport(config.webhooks);
+  const resolver = createResolver(config.ai, clock);
+  const venues = createLiveVenues(config.prices, clock);
+  const prices = createPriceService(config.prices, clock, deps.liveVenues ?? venues.price);
   const periodic = new PeriodicRunner(
     [
       ...ledgerTasks({ db, log, config: config.ledger }),
       createRetention({ db, clock, log, settings: config.retention }).task,
+      // Deposits from the chain (src/deposits): none when the watcher is off.
+      ...depositTasks({
+        db,
+        clock,
+        log,
+        config: config.deposits,
+        priceService: prices,
+        historical: new HistoricalService(db, venues.candles, clock, config.prices),
+        ...deps.deposits,
+      }),
     ],
     { clock, log },
-  );
-  const resolver = createResolver(config.ai, clock);
-  const prices = createPriceService(
-    config.prices,
-    clock,
-    deps.liveVenues ?? createLiveVenues(config.prices, clock).price,
   );
   const queues: Queue[] = [
     createAiQueue({ db, clock, log, resolver, callbacks, config: config.ai }),
