@@ -1065,17 +1065,17 @@ export interface components {
          * Account
          * @description Success
          * @example {
-         *       "requestId": "req_dClEAcVA6IylAJFBQB9Pgf",
-         *       "id": "acct_Z4sM4LqlAsB2kMO39ZCVof",
+         *       "requestId": "req_s4keAE8qk7uUzAdVirJ5VM",
+         *       "id": "acct_bTkze51T6QFm8CaPMAuuXT",
          *       "mode": "sandbox",
          *       "status": "active",
          *       "walletAddress": null,
          *       "balanceUsd": "100.00",
          *       "currency": "USD",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "createdAt": "2026-11-25T22:48:23.707Z",
+         *       "createdAt": "2026-11-26T01:56:26.749Z",
          *       "apiKey": {
-         *         "id": "key_gjWRESlCinncIonurYwKA2",
+         *         "id": "key_AFna1HnNCv1kV89ZkJBMn6",
          *         "permissions": [
          *           "price",
          *           "batch",
@@ -1189,9 +1189,9 @@ export interface components {
          * AccountUsage
          * @description Success
          * @example {
-         *       "requestId": "req_wSViYk9MxDI6YVIUOXsElk",
-         *       "from": "2026-10-27T00:00:00.000Z",
-         *       "to": "2026-11-25T22:48:16.527Z",
+         *       "requestId": "req_kdZObvDafpn8wDt3479roe",
+         *       "from": "2026-10-28T00:00:00.000Z",
+         *       "to": "2026-11-26T01:56:39.577Z",
          *       "groupBy": "operation",
          *       "totals": {
          *         "requests": 9,
@@ -1334,10 +1334,10 @@ export interface components {
          * AiRequestList
          * @description Success
          * @example {
-         *       "requestId": "req_7Iy57FCkM8XOKUvtJ4IRTk",
+         *       "requestId": "req_DtYzxgo7ctGHYBqHNhsH3e",
          *       "requests": [
          *         {
-         *           "requestId": "req_lviRfIOx00dKKS6x0YCWx4",
+         *           "requestId": "req_90hSrbRVEcMDylBcGDKjLi",
          *           "status": "COMPLETED",
          *           "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *           "outcomes": [
@@ -1345,8 +1345,8 @@ export interface components {
          *             "No"
          *           ],
          *           "marketId": null,
-         *           "createdAt": "2026-11-25T22:48:15.041Z",
-         *           "completedAt": "2026-11-25T22:48:15.130Z",
+         *           "createdAt": "2026-11-26T01:56:36.678Z",
+         *           "completedAt": "2026-11-26T01:56:36.964Z",
          *           "winningOutcomeLabel": "Yes",
          *           "canDetermine": true,
          *           "costUsd": "0.25",
@@ -1372,9 +1372,9 @@ export interface components {
          * AiRequestRecord
          * @description Success
          * @example {
-         *       "requestId": "req_YDiNTsr58v9MxYp236TYGU",
+         *       "requestId": "req_90hSrbRVEcMDylBcGDKjLi",
          *       "status": "COMPLETED",
-         *       "createdAt": "2026-11-25T22:48:31.618Z",
+         *       "createdAt": "2026-11-26T01:56:36.678Z",
          *       "votes": [
          *         {
          *           "model": "sandbox/alpha",
@@ -1393,7 +1393,7 @@ export interface components {
          *           "outcomeIndex": 0,
          *           "confidence": 0.9,
          *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 0,
+         *           "latencyMs": 1,
          *           "error": null,
          *           "usage": {
          *             "inputTokens": 0,
@@ -1405,7 +1405,7 @@ export interface components {
          *           "outcomeIndex": 0,
          *           "confidence": 0.9,
          *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 0,
+         *           "latencyMs": 1,
          *           "error": null,
          *           "usage": {
          *             "inputTokens": 0,
@@ -1425,9 +1425,9 @@ export interface components {
          *           }
          *         }
          *       ],
-         *       "completedAt": "2026-11-25T22:48:31.758Z",
+         *       "completedAt": "2026-11-26T01:56:36.964Z",
          *       "result": {
-         *         "requestId": "req_YDiNTsr58v9MxYp236TYGU",
+         *         "requestId": "req_90hSrbRVEcMDylBcGDKjLi",
          *         "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *         "winningOutcomeIndex": 0,
          *         "winningOutcomeLabel": "Yes",
@@ -1445,18 +1445,18 @@ export interface components {
          *         "remainingBalanceUsd": "99.54"
          *       },
          *       "delivery": {
-         *         "id": "msg_k6KL5QMWNIe7eHxX2WYvVz",
-         *         "webhookId": "msg_k6KL5QMWNIe7eHxX2WYvVz",
+         *         "id": "msg_oTWBmH9lWErfWAgXkGRN5S",
+         *         "webhookId": "msg_oTWBmH9lWErfWAgXkGRN5S",
          *         "type": "ai",
-         *         "requestId": "req_YDiNTsr58v9MxYp236TYGU",
-         *         "originalRequestId": "req_YDiNTsr58v9MxYp236TYGU",
+         *         "requestId": "req_90hSrbRVEcMDylBcGDKjLi",
+         *         "originalRequestId": "req_90hSrbRVEcMDylBcGDKjLi",
          *         "url": "https://hooks.example.com/sibyl",
          *         "status": "PENDING",
          *         "attemptCount": 0,
-         *         "nextAttemptAt": "2026-11-25T22:48:31.758Z",
+         *         "nextAttemptAt": "2026-11-26T01:56:36.977Z",
          *         "lastStatusCode": null,
          *         "lastError": null,
-         *         "createdAt": "2026-11-25T22:48:31.758Z",
+         *         "createdAt": "2026-11-26T01:56:36.977Z",
          *         "finishedAt": null,
          *         "attempts": []
          *       }
@@ -1531,7 +1531,7 @@ export interface components {
         /**
          * AiRequestSummary
          * @example {
-         *       "requestId": "req_lviRfIOx00dKKS6x0YCWx4",
+         *       "requestId": "req_90hSrbRVEcMDylBcGDKjLi",
          *       "status": "COMPLETED",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "outcomes": [
@@ -1539,8 +1539,8 @@ export interface components {
          *         "No"
          *       ],
          *       "marketId": null,
-         *       "createdAt": "2026-11-25T22:48:15.041Z",
-         *       "completedAt": "2026-11-25T22:48:15.130Z",
+         *       "createdAt": "2026-11-26T01:56:36.678Z",
+         *       "completedAt": "2026-11-26T01:56:36.964Z",
          *       "winningOutcomeLabel": "Yes",
          *       "canDetermine": true,
          *       "costUsd": "0.25",
@@ -1601,7 +1601,7 @@ export interface components {
         /**
          * AiResult
          * @example {
-         *       "requestId": "req_YDiNTsr58v9MxYp236TYGU",
+         *       "requestId": "req_90hSrbRVEcMDylBcGDKjLi",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "winningOutcomeIndex": 0,
          *       "winningOutcomeLabel": "Yes",
@@ -1655,7 +1655,7 @@ export interface components {
          *         "Yes",
          *         "No"
          *       ],
-         *       "resolutionTimestamp": "2026-11-25T23:48:29Z",
+         *       "resolutionTimestamp": "2026-11-26T02:56:34Z",
          *       "callbackUrl": "https://hooks.example.com/sibyl"
          *     }
          */
@@ -1717,8 +1717,8 @@ export interface components {
         /**
          * ApiKey
          * @example {
-         *       "id": "key_MQXrX44ThmjmMdtQX6n7bF",
-         *       "keyPrefix": "pk_test_aF48UmbX",
+         *       "id": "key_5sOAoiZVeHGyX3HBCNAdaj",
+         *       "keyPrefix": "pk_test_xhRdFTfW",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -1731,7 +1731,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-25T22:48:30.645Z",
+         *       "createdAt": "2026-11-26T01:56:35.268Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -1828,11 +1828,11 @@ export interface components {
          * ApiKeyList
          * @description Success
          * @example {
-         *       "requestId": "req_JMjT0coLlUbsl9DQqgDr4u",
+         *       "requestId": "req_Gxbd9LXUxog4cgp4BnZkPP",
          *       "keys": [
          *         {
-         *           "id": "key_MQXrX44ThmjmMdtQX6n7bF",
-         *           "keyPrefix": "pk_test_aF48UmbX",
+         *           "id": "key_5sOAoiZVeHGyX3HBCNAdaj",
+         *           "keyPrefix": "pk_test_xhRdFTfW",
          *           "name": "trading bot (eu)",
          *           "permissions": [
          *             "price",
@@ -1845,7 +1845,7 @@ export interface components {
          *           "ipRestrictionEnabled": true,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-25T22:48:30.645Z",
+         *           "createdAt": "2026-11-26T01:56:35.268Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -1859,8 +1859,8 @@ export interface components {
          *           }
          *         },
          *         {
-         *           "id": "key_gjWRESlCinncIonurYwKA2",
-         *           "keyPrefix": "pk_test_xao2FS84",
+         *           "id": "key_AFna1HnNCv1kV89ZkJBMn6",
+         *           "keyPrefix": "pk_test_rVZZjZFU",
          *           "name": "sandbox starter key",
          *           "permissions": [
          *             "price",
@@ -1877,7 +1877,7 @@ export interface components {
          *           "ipRestrictionEnabled": false,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-25T22:48:23.782Z",
+         *           "createdAt": "2026-11-26T01:56:26.820Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -1904,40 +1904,40 @@ export interface components {
          * BatchPriceItem
          * @example {
          *       "symbol": "SOL",
-         *       "vwapPrice": 149.08451916,
+         *       "vwapPrice": 147.41848369,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 149.1141888,
-         *           "volume24h": 970186739,
-         *           "timestamp": "2026-11-25T22:48:30.000Z",
+         *           "price": 147.4084406,
+         *           "volume24h": 1160930600,
+         *           "timestamp": "2026-11-26T01:56:30.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000135406
+         *           "deviation": 0.0000764016
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 149.0940006,
-         *           "volume24h": 582112043,
-         *           "timestamp": "2026-11-25T22:48:30.000Z",
+         *           "price": 147.4197037,
+         *           "volume24h": 696558360,
+         *           "timestamp": "2026-11-26T01:56:30.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
          *         },
          *         {
          *           "name": "sandbox-gamma",
-         *           "price": 148.9961229,
-         *           "volume24h": 388074695,
-         *           "timestamp": "2026-11-25T22:48:30.000Z",
+         *           "price": 147.4417614,
+         *           "volume24h": 464372240,
+         *           "timestamp": "2026-11-26T01:56:30.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000656483
+         *           "deviation": 0.000149625
          *         }
          *       ],
          *       "sourceCount": 3,
          *       "isValid": true,
          *       "unavailableSources": [],
-         *       "spread": 0.000791939,
+         *       "spread": 0.000226029,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
@@ -1978,45 +1978,45 @@ export interface components {
          * BatchPriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_hHTK1gMzu2aQLqhXUx5uLt",
-         *       "resolutionTimestamp": "2026-11-25T22:48:30.282Z",
+         *       "requestId": "req_2gXQFvMq45L4Q7rFM0ptEy",
+         *       "resolutionTimestamp": "2026-11-26T01:56:35.180Z",
          *       "prices": [
          *         {
          *           "symbol": "SOL",
-         *           "vwapPrice": 149.08451916,
+         *           "vwapPrice": 147.41848369,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 149.1141888,
-         *               "volume24h": 970186739,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 147.4084406,
+         *               "volume24h": 1160930600,
+         *               "timestamp": "2026-11-26T01:56:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000135406
+         *               "deviation": 0.0000764016
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 149.0940006,
-         *               "volume24h": 582112043,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 147.4197037,
+         *               "volume24h": 696558360,
+         *               "timestamp": "2026-11-26T01:56:30.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 148.9961229,
-         *               "volume24h": 388074695,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 147.4417614,
+         *               "volume24h": 464372240,
+         *               "timestamp": "2026-11-26T01:56:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000656483
+         *               "deviation": 0.000149625
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.000791939,
+         *           "spread": 0.000226029,
          *           "token": {
          *             "symbol": "SOL",
          *             "mint": "So11111111111111111111111111111111111111112"
@@ -2024,31 +2024,31 @@ export interface components {
          *         },
          *         {
          *           "symbol": "JUP",
-         *           "vwapPrice": 0.8079727479,
+         *           "vwapPrice": 0.817146206023,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.8085397754,
-         *               "volume24h": 38991085,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 0.8176680698,
+         *               "volume24h": 47857694,
+         *               "timestamp": "2026-11-26T01:56:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000780262
+         *               "deviation": 0.000406439
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 0.8070699378,
-         *               "volume24h": 23394651,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 0.8161499888,
+         *               "volume24h": 28714616,
+         *               "timestamp": "2026-11-26T01:56:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.00103905
+         *               "deviation": 0.00145091
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 0.8079093943,
-         *               "volume24h": 15596434,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 0.8173358724,
+         *               "volume24h": 19143077,
+         *               "timestamp": "2026-11-26T01:56:30.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
@@ -2057,7 +2057,7 @@ export interface components {
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.00181917,
+         *           "spread": 0.00185778,
          *           "token": {
          *             "symbol": "JUP",
          *             "mint": "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN"
@@ -2065,40 +2065,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "BONK",
-         *           "vwapPrice": 0.0000211235911369,
+         *           "vwapPrice": 0.00002366808551,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.00002113913132,
-         *               "volume24h": 134502179,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 0.00002363618454,
+         *               "volume24h": 135841924,
+         *               "timestamp": "2026-11-26T01:56:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.0013811
+         *               "deviation": 0.00198665
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 0.00002110997643,
-         *               "volume24h": 80701308,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 0.0000237111543,
+         *               "volume24h": 81505154,
+         *               "timestamp": "2026-11-26T01:56:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0
+         *               "deviation": 0.00117887
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 0.00002110516274,
-         *               "volume24h": 53800872,
-         *               "timestamp": "2026-11-25T22:48:30.000Z",
+         *               "price": 0.00002368323475,
+         *               "volume24h": 54336770,
+         *               "timestamp": "2026-11-26T01:56:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000228029
+         *               "deviation": 0
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.00160809,
+         *           "spread": 0.00316755,
          *           "token": {
          *             "symbol": "BONK",
          *             "mint": "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"
@@ -2134,8 +2134,8 @@ export interface components {
          * CancelAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_rLozQzFkhLsdA7yfqB1r74",
-         *       "jobId": "job_k2gC1Mdft2pSHf8EP7UXRJ",
+         *       "requestId": "req_FkB3RR69q3Wf72D9W39dWJ",
+         *       "jobId": "job_ZJktVJoTXQKO85wqu6K8VX",
          *       "status": "cancelled",
          *       "refundUsd": "0.50",
          *       "remainingBalanceUsd": "99.49"
@@ -2162,8 +2162,8 @@ export interface components {
          * CancelPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_uqsVpWzYttL7dmHjv8Kzn9",
-         *       "jobId": "job_LRujQGOEJCOFtQhKreoDx8",
+         *       "requestId": "req_o9dYS4E4tezuwDPwYSV3ay",
+         *       "jobId": "job_kh2E0To6d3PVmI9DHhd4VZ",
          *       "status": "cancelled",
          *       "refundUsd": "0.05",
          *       "remainingBalanceUsd": "99.79"
@@ -2190,9 +2190,9 @@ export interface components {
          * CreatedKey
          * @description Success
          * @example {
-         *       "requestId": "req_JTVhTeClozOxZWVFeL0t10",
-         *       "id": "key_MQXrX44ThmjmMdtQX6n7bF",
-         *       "keyPrefix": "pk_test_aF48UmbX",
+         *       "requestId": "req_UmAupgltJ479NabFCVgTz2",
+         *       "id": "key_5sOAoiZVeHGyX3HBCNAdaj",
+         *       "keyPrefix": "pk_test_xhRdFTfW",
          *       "name": "trading bot",
          *       "permissions": [
          *         "price",
@@ -2203,7 +2203,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-25T22:48:30.645Z",
+         *       "createdAt": "2026-11-26T01:56:35.268Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -2396,12 +2396,12 @@ export interface components {
          * GetAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_SuyPQi3gRaCJD8VhG7dhRH",
-         *       "jobId": "job_k2gC1Mdft2pSHf8EP7UXRJ",
+         *       "requestId": "req_O3lDfWzorkeW66qQtWcI0a",
+         *       "jobId": "job_ZJktVJoTXQKO85wqu6K8VX",
          *       "jobType": "AI_RESOLUTION",
-         *       "scheduledFor": "2026-11-25T23:48:29.000Z",
+         *       "scheduledFor": "2026-11-26T02:56:34.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-25T22:48:32.178Z",
+         *       "createdAt": "2026-11-26T01:56:38.052Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2511,12 +2511,12 @@ export interface components {
          * GetPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_kDn6mutOMFx2dhRfNxvuiX",
-         *       "jobId": "job_LRujQGOEJCOFtQhKreoDx8",
+         *       "requestId": "req_3i0o28rxdVilcWf8z65gNC",
+         *       "jobId": "job_kh2E0To6d3PVmI9DHhd4VZ",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-25T23:48:29.000Z",
+         *       "scheduledFor": "2026-11-26T02:56:34.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-25T22:48:31.190Z",
+         *       "createdAt": "2026-11-26T01:56:35.915Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2621,11 +2621,11 @@ export interface components {
         /**
          * JobSummary
          * @example {
-         *       "jobId": "job_LRujQGOEJCOFtQhKreoDx8",
+         *       "jobId": "job_kh2E0To6d3PVmI9DHhd4VZ",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-25T23:48:29.000Z",
+         *       "scheduledFor": "2026-11-26T02:56:34.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-25T22:48:31.190Z",
+         *       "createdAt": "2026-11-26T01:56:35.915Z",
          *       "canCancel": true
          *     }
          */
@@ -2656,14 +2656,14 @@ export interface components {
          * ListAiJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_tFLNi5e6J8HlJynyJ5nShX",
+         *       "requestId": "req_EZc3l09EQBHP6AruIpVHZS",
          *       "jobs": [
          *         {
-         *           "jobId": "job_k2gC1Mdft2pSHf8EP7UXRJ",
+         *           "jobId": "job_ZJktVJoTXQKO85wqu6K8VX",
          *           "jobType": "AI_RESOLUTION",
-         *           "scheduledFor": "2026-11-25T23:48:29.000Z",
+         *           "scheduledFor": "2026-11-26T02:56:34.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-25T22:48:32.178Z",
+         *           "createdAt": "2026-11-26T01:56:38.052Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -2686,14 +2686,14 @@ export interface components {
          * ListPriceJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_kUegxKEKfTxRpODXj0YQQO",
+         *       "requestId": "req_L7CJ6o25soklki9LkFLDJe",
          *       "jobs": [
          *         {
-         *           "jobId": "job_LRujQGOEJCOFtQhKreoDx8",
+         *           "jobId": "job_kh2E0To6d3PVmI9DHhd4VZ",
          *           "jobType": "PRICE_RESOLUTION",
-         *           "scheduledFor": "2026-11-25T23:48:29.000Z",
+         *           "scheduledFor": "2026-11-26T02:56:34.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-25T22:48:31.190Z",
+         *           "createdAt": "2026-11-26T01:56:35.915Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -2716,7 +2716,7 @@ export interface components {
          * MarketDetail
          * @description Success
          * @example {
-         *       "requestId": "req_c4z7VgzcjyM9zeFoiQbHhP",
+         *       "requestId": "req_spN60cPGaMAMaIiwvXrPMR",
          *       "id": "demo-1-25",
          *       "slug": "will-voter-turnout-exceed-60-on-dec-31-2026",
          *       "title": "Will voter turnout exceed 60% on Dec 31, 2026?",
@@ -2726,8 +2726,8 @@ export interface components {
          *       "status": "OPEN",
          *       "marketType": "BINARY",
          *       "sandbox": true,
-         *       "createdAt": "2026-11-19T12:00:00.000Z",
-         *       "closesAt": "2026-12-31T08:00:00.000Z",
+         *       "createdAt": "2026-11-19T15:00:00.000Z",
+         *       "closesAt": "2026-12-31T11:00:00.000Z",
          *       "outcomes": [
          *         {
          *           "index": 0,
@@ -2735,7 +2735,7 @@ export interface components {
          *           "totalShares": "202450000000",
          *           "totalWagered": "181333900000",
          *           "totalWageredSol": 181.3339,
-         *           "totalWageredUsd": 27034.077289,
+         *           "totalWageredUsd": 26731.96858,
          *           "lastPrice": 8670,
          *           "probability": 0.88171
          *         },
@@ -2745,7 +2745,7 @@ export interface components {
          *           "totalShares": "164450000000",
          *           "totalWagered": "17081000000",
          *           "totalWageredSol": 17.081,
-         *           "totalWageredUsd": 2546.512672,
+         *           "totalWageredUsd": 2518.05512,
          *           "lastPrice": 1440,
          *           "probability": 0.11829
          *         }
@@ -2758,7 +2758,7 @@ export interface components {
          *               "amount": "14077800000",
          *               "shares": "16200000000",
          *               "valueSol": 14.0778,
-         *               "valueUsd": 2098.782044,
+         *               "valueUsd": 2075.32793,
          *               "orders": 1
          *             },
          *             {
@@ -2766,7 +2766,7 @@ export interface components {
          *               "amount": "8626650000",
          *               "shares": "9950000000",
          *               "valueSol": 8.62665,
-         *               "valueUsd": 1286.099967,
+         *               "valueUsd": 1271.727662,
          *               "orders": 1
          *             },
          *             {
@@ -2774,7 +2774,7 @@ export interface components {
          *               "amount": "11743800000",
          *               "shares": "13800000000",
          *               "valueSol": 11.7438,
-         *               "valueUsd": 1750.818776,
+         *               "valueUsd": 1731.253189,
          *               "orders": 1
          *             },
          *             {
@@ -2782,7 +2782,7 @@ export interface components {
          *               "amount": "5433600000",
          *               "shares": "6400000000",
          *               "valueSol": 5.4336,
-         *               "valueUsd": 810.065643,
+         *               "valueUsd": 801.013073,
          *               "orders": 1
          *             },
          *             {
@@ -2790,7 +2790,7 @@ export interface components {
          *               "amount": "16366000000",
          *               "shares": "19600000000",
          *               "valueSol": 16.366,
-         *               "valueUsd": 2439.917241,
+         *               "valueUsd": 2412.650904,
          *               "orders": 2
          *             },
          *             {
@@ -2798,7 +2798,7 @@ export interface components {
          *               "amount": "3540250000",
          *               "shares": "4250000000",
          *               "valueSol": 3.54025,
-         *               "valueUsd": 527.796469,
+         *               "valueUsd": 521.898287,
          *               "orders": 1
          *             }
          *           ],
@@ -2808,7 +2808,7 @@ export interface components {
          *               "amount": "18100000000",
          *               "shares": "20000000000",
          *               "valueSol": 18.1,
-         *               "valueUsd": 2698.429797,
+         *               "valueUsd": 2668.274555,
          *               "orders": 2
          *             },
          *             {
@@ -2816,7 +2816,7 @@ export interface components {
          *               "amount": "1004300000",
          *               "shares": "1100000000",
          *               "valueSol": 1.0043,
-         *               "valueUsd": 149.725583,
+         *               "valueUsd": 148.052383,
          *               "orders": 1
          *             }
          *           ],
@@ -2833,7 +2833,7 @@ export interface components {
          *               "amount": "2147000000",
          *               "shares": "19000000000",
          *               "valueSol": 2.147,
-         *               "valueUsd": 320.084463,
+         *               "valueUsd": 316.507484,
          *               "orders": 1
          *             },
          *             {
@@ -2841,7 +2841,7 @@ export interface components {
          *               "amount": "463250000",
          *               "shares": "4250000000",
          *               "valueSol": 0.46325,
-         *               "valueUsd": 69.063404,
+         *               "valueUsd": 68.291613,
          *               "orders": 1
          *             },
          *             {
@@ -2849,7 +2849,7 @@ export interface components {
          *               "amount": "358900000",
          *               "shares": "3700000000",
          *               "valueSol": 0.3589,
-         *               "valueUsd": 53.506434,
+         *               "valueUsd": 52.908494,
          *               "orders": 1
          *             }
          *           ],
@@ -2859,7 +2859,7 @@ export interface components {
          *               "amount": "4887500000",
          *               "shares": "39100000000",
          *               "valueSol": 4.8875,
-         *               "valueUsd": 728.650587,
+         *               "valueUsd": 720.507839,
          *               "orders": 2
          *             },
          *             {
@@ -2867,7 +2867,7 @@ export interface components {
          *               "amount": "2606800000",
          *               "shares": "19600000000",
          *               "valueSol": 2.6068,
-         *               "valueUsd": 388.633525,
+         *               "valueUsd": 384.290503,
          *               "orders": 1
          *             },
          *             {
@@ -2875,7 +2875,7 @@ export interface components {
          *               "amount": "224750000",
          *               "shares": "1550000000",
          *               "valueSol": 0.22475,
-         *               "valueUsd": 33.506746,
+         *               "valueUsd": 33.132304,
          *               "orders": 1
          *             },
          *             {
@@ -2883,7 +2883,7 @@ export interface components {
          *               "amount": "1131500000",
          *               "shares": "7300000000",
          *               "valueSol": 1.1315,
-         *               "valueUsd": 168.689133,
+         *               "valueUsd": 166.804014,
          *               "orders": 1
          *             },
          *             {
@@ -2891,7 +2891,7 @@ export interface components {
          *               "amount": "1223600000",
          *               "shares": "7600000000",
          *               "valueSol": 1.2236,
-         *               "valueUsd": 182.419818,
+         *               "valueUsd": 180.381257,
          *               "orders": 1
          *             }
          *           ],
@@ -2908,29 +2908,29 @@ export interface components {
          *         "uniqueHolders": 24,
          *         "totalWagered": "198414900000",
          *         "totalWageredSol": 198.4149,
-         *         "totalWageredUsd": 29580.589961,
+         *         "totalWageredUsd": 29250.0237,
          *         "outcomeBreakdown": [
          *           {
          *             "index": 0,
          *             "label": "Yes",
          *             "totalWagered": "181333900000",
          *             "totalWageredSol": 181.3339,
-         *             "totalWageredUsd": 27034.077289
+         *             "totalWageredUsd": 26731.96858
          *           },
          *           {
          *             "index": 1,
          *             "label": "No",
          *             "totalWagered": "17081000000",
          *             "totalWageredSol": 17.081,
-         *             "totalWageredUsd": 2546.512672
+         *             "totalWageredUsd": 2518.05512
          *           }
          *         ]
          *       },
          *       "curatorStaking": {
          *         "totalStaked": "211000000000",
-         *         "totalStakedUsd": 31456.833543,
+         *         "totalStakedUsd": 31105.300059,
          *         "stakerCount": 3,
-         *         "estimatedApy": 106.87,
+         *         "estimatedApy": 106.78,
          *         "lockPeriodSeconds": 604800,
          *         "topCurators": [
          *           {
@@ -2938,21 +2938,21 @@ export interface components {
          *             "wallet": "69pEHKFYqsMhUgL2vtSpBWBZ4J8TgJMKLuTetntey8U4",
          *             "username": null,
          *             "stakedAmount": "91500000000",
-         *             "stakedAmountUsd": 13641.233503
+         *             "stakedAmountUsd": 13488.791258
          *           },
          *           {
          *             "rank": 2,
          *             "wallet": "J5F52nHiAScP6inseMBHLFJ8jospGnppmaA2TT2fFXC4",
          *             "username": "epoch_eve",
          *             "stakedAmount": "66500000000",
-         *             "stakedAmountUsd": 9914.120524
+         *             "stakedAmountUsd": 9803.329165
          *           },
          *           {
          *             "rank": 3,
          *             "wallet": "MHsdCxwrV8hk4NcspGxdAhwmEGrAQCuk4yJLGQguhRf",
          *             "username": "gossip_gus",
          *             "stakedAmount": "53000000000",
-         *             "stakedAmountUsd": 7901.479515
+         *             "stakedAmountUsd": 7813.179636
          *           }
          *         ]
          *       },
@@ -2963,12 +2963,12 @@ export interface components {
          *       "tradingStats": {
          *         "totalVolume": "199253950000",
          *         "totalVolumeSol": 199.25395,
-         *         "totalVolumeUsd": 29705.679326,
+         *         "totalVolumeUsd": 29373.715178,
          *         "totalTrades": 36,
          *         "totalBettors": 39,
          *         "last24hVolume": "31593950000",
          *         "last24hVolumeSol": 31.59395,
-         *         "last24hVolumeUsd": 4710.168844,
+         *         "last24hVolumeUsd": 4657.532203,
          *         "last24hTrades": 7
          *       },
          *       "resolution": {
@@ -2992,8 +2992,8 @@ export interface components {
          *       },
          *       "credibilityScore": 423,
          *       "feeBps": 200,
-         *       "solPriceUsd": 149.08451916,
-         *       "computedAt": "2026-11-25T22:48:31.020Z",
+         *       "solPriceUsd": 147.41848369,
+         *       "computedAt": "2026-11-26T01:56:35.644Z",
          *       "costUsd": "0.02",
          *       "remainingBalanceUsd": "99.79"
          *     }
@@ -3226,7 +3226,7 @@ export interface components {
          * MarketList
          * @description Success
          * @example {
-         *       "requestId": "req_pqa2DP3QNGzsj0rnpGiO0H",
+         *       "requestId": "req_lzcx3aBsDWXNIYUCIi3cLI",
          *       "markets": [
          *         {
          *           "id": "demo-1-25",
@@ -3246,8 +3246,8 @@ export interface components {
          *               "label": "No"
          *             }
          *           ],
-         *           "createdAt": "2026-11-19T12:00:00.000Z",
-         *           "closesAt": "2026-12-31T08:00:00.000Z",
+         *           "createdAt": "2026-11-19T15:00:00.000Z",
+         *           "closesAt": "2026-12-31T11:00:00.000Z",
          *           "sandbox": true
          *         },
          *         {
@@ -3268,8 +3268,8 @@ export interface components {
          *               "label": "No"
          *             }
          *           ],
-         *           "createdAt": "2026-11-17T18:00:00.000Z",
-         *           "closesAt": "2027-01-07T05:00:00.000Z",
+         *           "createdAt": "2026-11-17T21:00:00.000Z",
+         *           "closesAt": "2027-01-07T08:00:00.000Z",
          *           "sandbox": true
          *         }
          *       ],
@@ -3320,8 +3320,8 @@ export interface components {
          *           "label": "No"
          *         }
          *       ],
-         *       "createdAt": "2026-11-19T12:00:00.000Z",
-         *       "closesAt": "2026-12-31T08:00:00.000Z",
+         *       "createdAt": "2026-11-19T15:00:00.000Z",
+         *       "closesAt": "2026-12-31T11:00:00.000Z",
          *       "sandbox": true
          *     }
          */
@@ -3361,29 +3361,29 @@ export interface components {
          * PriceHistory
          * @description Success
          * @example {
-         *       "requestId": "req_GKkEyvszeZHabjnNme3Wec",
+         *       "requestId": "req_KBBUU8Mf3osHWuer9Y9158",
          *       "symbol": "SOL",
          *       "interval": "1h",
-         *       "startTime": "2026-11-25T19:00:00.000Z",
-         *       "endTime": "2026-11-25T22:00:00.000Z",
+         *       "startTime": "2026-11-25T22:00:00.000Z",
+         *       "endTime": "2026-11-26T01:00:00.000Z",
          *       "dataPoints": [
          *         {
-         *           "timestamp": "2026-11-25T19:00:00.000Z",
-         *           "price": 149.09614695,
+         *           "timestamp": "2026-11-25T22:00:00.000Z",
+         *           "price": 149.08112576,
          *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *           "sourceCount": 3,
          *           "isComplete": true
          *         },
          *         {
-         *           "timestamp": "2026-11-25T20:00:00.000Z",
-         *           "price": 146.183808888,
-         *           "source": "sandbox-alpha,sandbox-beta",
-         *           "sourceCount": 2,
+         *           "timestamp": "2026-11-25T23:00:00.000Z",
+         *           "price": 157.18019878,
+         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
+         *           "sourceCount": 3,
          *           "isComplete": true
          *         },
          *         {
-         *           "timestamp": "2026-11-25T21:00:00.000Z",
-         *           "price": 144.16505731,
+         *           "timestamp": "2026-11-26T00:00:00.000Z",
+         *           "price": 155.56277985,
          *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *           "sourceCount": 3,
          *           "isComplete": true
@@ -3429,8 +3429,8 @@ export interface components {
         /**
          * PriceHistoryPoint
          * @example {
-         *       "timestamp": "2026-11-25T19:00:00.000Z",
-         *       "price": 149.09614695,
+         *       "timestamp": "2026-11-25T22:00:00.000Z",
+         *       "price": 149.08112576,
          *       "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *       "sourceCount": 3,
          *       "isComplete": true
@@ -3452,47 +3452,47 @@ export interface components {
          * PriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_ABBQYGksFJdmk80rx09L5R",
+         *       "requestId": "req_E6qQbLzdZZZ1E4jQPX0wLu",
          *       "symbol": "SOL",
-         *       "vwapPrice": 149.08451916,
+         *       "vwapPrice": 147.41848369,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 149.1141888,
-         *           "volume24h": 970186739,
-         *           "timestamp": "2026-11-25T22:48:30.000Z",
+         *           "price": 147.4084406,
+         *           "volume24h": 1160930600,
+         *           "timestamp": "2026-11-26T01:56:30.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000135406
+         *           "deviation": 0.0000764016
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 149.0940006,
-         *           "volume24h": 582112043,
-         *           "timestamp": "2026-11-25T22:48:30.000Z",
+         *           "price": 147.4197037,
+         *           "volume24h": 696558360,
+         *           "timestamp": "2026-11-26T01:56:30.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
          *         },
          *         {
          *           "name": "sandbox-gamma",
-         *           "price": 148.9961229,
-         *           "volume24h": 388074695,
-         *           "timestamp": "2026-11-25T22:48:30.000Z",
+         *           "price": 147.4417614,
+         *           "volume24h": 464372240,
+         *           "timestamp": "2026-11-26T01:56:30.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000656483
+         *           "deviation": 0.000149625
          *         }
          *       ],
          *       "sourceCount": 3,
          *       "isValid": true,
-         *       "spread": 0.000791939,
+         *       "spread": 0.000226029,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
          *       },
          *       "unavailableSources": [],
-         *       "resolutionTimestamp": "2026-11-25T22:48:30.080Z",
+         *       "resolutionTimestamp": "2026-11-26T01:56:35.040Z",
          *       "costUsd": "0.01",
          *       "remainingBalanceUsd": "99.99"
          *     }
@@ -3533,7 +3533,7 @@ export interface components {
          * PriceScheduledRequest
          * @example {
          *       "symbol": "JUP",
-         *       "scheduledFor": "2026-11-25T23:48:29Z"
+         *       "scheduledFor": "2026-11-26T02:56:34Z"
          *     }
          */
         PriceScheduledRequest: {
@@ -3557,7 +3557,7 @@ export interface components {
          * PriceScheduleRequest
          * @example {
          *       "symbol": "SOL",
-         *       "resolutionTimestamp": "2026-11-25T23:48:29Z",
+         *       "resolutionTimestamp": "2026-11-26T02:56:34Z",
          *       "callbackUrl": "https://hooks.example.com/sibyl"
          *     }
          */
@@ -3582,12 +3582,12 @@ export interface components {
          * PriceSource
          * @example {
          *       "name": "sandbox-alpha",
-         *       "price": 149.1141888,
-         *       "volume24h": 970186739,
-         *       "timestamp": "2026-11-25T22:48:30.000Z",
+         *       "price": 147.4084406,
+         *       "volume24h": 1160930600,
+         *       "timestamp": "2026-11-26T01:56:30.000Z",
          *       "used": true,
          *       "status": "used",
-         *       "deviation": 0.000135406
+         *       "deviation": 0.0000764016
          *     }
          */
         PriceSource: {
@@ -3616,23 +3616,23 @@ export interface components {
          * RedeliverWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_6OuTdeEbQF8kfLca8ShnFF",
-         *       "id": "msg_fsJqYyGnqEauZC0RkIl7dA",
-         *       "webhookId": "msg_fsJqYyGnqEauZC0RkIl7dA",
+         *       "requestId": "req_2RFb7XlkEBUIxD6leqvuYO",
+         *       "id": "msg_34ncCsTFa1HX4z64HWnYpl",
+         *       "webhookId": "msg_34ncCsTFa1HX4z64HWnYpl",
          *       "type": "test",
-         *       "originalRequestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
+         *       "originalRequestId": "req_YY37NibgVzDBj4SVH5XTdH",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "PENDING",
          *       "attemptCount": 1,
-         *       "nextAttemptAt": "2026-11-25T22:48:32.680Z",
+         *       "nextAttemptAt": "2026-11-26T01:56:38.848Z",
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-25T22:48:32.502Z",
+         *       "createdAt": "2026-11-26T01:56:38.388Z",
          *       "finishedAt": null,
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-25T22:48:32.506Z",
+         *           "at": "2026-11-26T01:56:38.455Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -3682,7 +3682,7 @@ export interface components {
          * ResolveWithAiResponse
          * @description Success
          * @example {
-         *       "requestId": "req_YDiNTsr58v9MxYp236TYGU",
+         *       "requestId": "req_90hSrbRVEcMDylBcGDKjLi",
          *       "status": "processing",
          *       "costUsd": "0.25",
          *       "remainingBalanceUsd": "99.54"
@@ -3708,9 +3708,9 @@ export interface components {
          * RevokeKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_fTDNDPirtsUE3b5Fw7xXxY",
-         *       "id": "key_DsCRLkIOtwaZq6CYk5cYVg",
-         *       "keyPrefix": "pk_test_CvzlwzcC",
+         *       "requestId": "req_fCl9dc7J8IUlYggVoqTz2s",
+         *       "id": "key_LV6y7gDetPhtBejjlidpcg",
+         *       "keyPrefix": "pk_test_aExeyK6o",
          *       "name": "spare",
          *       "permissions": [
          *         "price"
@@ -3720,7 +3720,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-25T22:48:32.753Z",
+         *       "createdAt": "2026-11-26T01:56:39.067Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -3732,8 +3732,8 @@ export interface components {
          *         "dailySpendUsd": null,
          *         "monthlySpendUsd": null
          *       },
-         *       "revokedAt": "2026-11-25T22:48:32.821Z",
-         *       "rotatedFrom": "key_V9wEQgS3PnHsQOlxapHfok"
+         *       "revokedAt": "2026-11-26T01:56:39.290Z",
+         *       "rotatedFrom": "key_cnkD3xYo2Y2jvCXXQmQari"
          *     }
          */
         RevokeKeyResponse: {
@@ -3821,10 +3821,10 @@ export interface components {
          * RotateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_NycupZYwDWozqQJwdMoeEa",
+         *       "requestId": "req_9hWwby52e3e41HMossd2Wq",
          *       "newKey": {
-         *         "id": "key_DsCRLkIOtwaZq6CYk5cYVg",
-         *         "keyPrefix": "pk_test_CvzlwzcC",
+         *         "id": "key_LV6y7gDetPhtBejjlidpcg",
+         *         "keyPrefix": "pk_test_aExeyK6o",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -3834,7 +3834,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-25T22:48:32.753Z",
+         *         "createdAt": "2026-11-26T01:56:39.067Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -3847,11 +3847,11 @@ export interface components {
          *           "monthlySpendUsd": null
          *         },
          *         "key": "pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u",
-         *         "rotatedFrom": "key_V9wEQgS3PnHsQOlxapHfok"
+         *         "rotatedFrom": "key_cnkD3xYo2Y2jvCXXQmQari"
          *       },
          *       "oldKey": {
-         *         "id": "key_V9wEQgS3PnHsQOlxapHfok",
-         *         "keyPrefix": "pk_test_Htdt4pGd",
+         *         "id": "key_cnkD3xYo2Y2jvCXXQmQari",
+         *         "keyPrefix": "pk_test_w0e4lhSS",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -3861,7 +3861,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-25T22:48:32.734Z",
+         *         "createdAt": "2026-11-26T01:56:39.033Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -3873,8 +3873,8 @@ export interface components {
          *           "dailySpendUsd": null,
          *           "monthlySpendUsd": null
          *         },
-         *         "expiresAt": "2026-11-25T23:48:32.742Z",
-         *         "rotatedTo": "key_DsCRLkIOtwaZq6CYk5cYVg"
+         *         "expiresAt": "2026-11-26T02:56:39.050Z",
+         *         "rotatedTo": "key_LV6y7gDetPhtBejjlidpcg"
          *       }
          *     }
          */
@@ -4047,9 +4047,9 @@ export interface components {
          * RotateWebhookSecretResponse
          * @description Success
          * @example {
-         *       "requestId": "req_flvXAPu2Wp7S2BgAgrvrGC",
+         *       "requestId": "req_JSSEX5paoSxf7cXY3qarfG",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "previousSecretValidUntil": "2026-11-26T22:48:32.718Z"
+         *       "previousSecretValidUntil": "2026-11-27T01:56:39.005Z"
          *     }
          */
         RotateWebhookSecretResponse: {
@@ -4067,12 +4067,12 @@ export interface components {
          * ScheduleAiResolutionResponse
          * @description Success
          * @example {
-         *       "requestId": "req_pZlMY7R6HhtZW9P7zlT0RZ",
-         *       "jobId": "job_k2gC1Mdft2pSHf8EP7UXRJ",
+         *       "requestId": "req_rbrkRunn9dvxrVQ3YTeLF5",
+         *       "jobId": "job_ZJktVJoTXQKO85wqu6K8VX",
          *       "jobType": "AI_RESOLUTION",
-         *       "scheduledFor": "2026-11-25T23:48:29.000Z",
+         *       "scheduledFor": "2026-11-26T02:56:34.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-25T22:48:32.178Z",
+         *       "createdAt": "2026-11-26T01:56:38.052Z",
          *       "canCancel": true,
          *       "costUsd": "0.50",
          *       "remainingBalanceUsd": "98.99"
@@ -4117,12 +4117,12 @@ export interface components {
          * SchedulePriceCheckAtResponse
          * @description Success
          * @example {
-         *       "requestId": "req_j6k59028QrygocDvqKzAS9",
-         *       "jobId": "job_KqqHuL8BetI35dZkH7HVns",
+         *       "requestId": "req_MC368LvP52TBsgCh0Nl7u1",
+         *       "jobId": "job_aItCFv0G7YrRUq62pkpJfW",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-25T23:48:29.000Z",
+         *       "scheduledFor": "2026-11-26T02:56:34.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-25T22:48:32.147Z",
+         *       "createdAt": "2026-11-26T01:56:37.998Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.49"
@@ -4167,12 +4167,12 @@ export interface components {
          * SchedulePriceCheckResponse
          * @description Success
          * @example {
-         *       "requestId": "req_skX7U71nXsUKCzYtRg42fT",
-         *       "jobId": "job_LRujQGOEJCOFtQhKreoDx8",
+         *       "requestId": "req_Dhh2Ut8PdYoe1Q9FgBhTHG",
+         *       "jobId": "job_kh2E0To6d3PVmI9DHhd4VZ",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-25T23:48:29.000Z",
+         *       "scheduledFor": "2026-11-26T02:56:34.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-25T22:48:31.190Z",
+         *       "createdAt": "2026-11-26T01:56:35.915Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.74"
@@ -4217,9 +4217,9 @@ export interface components {
          * SendTestWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
-         *       "deliveryId": "msg_fsJqYyGnqEauZC0RkIl7dA",
-         *       "webhookId": "msg_fsJqYyGnqEauZC0RkIl7dA",
+         *       "requestId": "req_YY37NibgVzDBj4SVH5XTdH",
+         *       "deliveryId": "msg_34ncCsTFa1HX4z64HWnYpl",
+         *       "webhookId": "msg_34ncCsTFa1HX4z64HWnYpl",
          *       "delivered": true,
          *       "status": "DELIVERED",
          *       "statusCode": 200,
@@ -4265,8 +4265,9 @@ export interface components {
          *       "keyId": null,
          *       "reference": null,
          *       "refundOf": "11",
-         *       "memo": "cancelled job_k2gC1Mdft2pSHf8EP7UXRJ",
-         *       "createdAt": "2026-11-25T22:48:32.382Z"
+         *       "memo": "cancelled job_ZJktVJoTXQKO85wqu6K8VX",
+         *       "createdAt": "2026-11-26T01:56:38.302Z",
+         *       "chain": null
          *     }
          */
         Transaction: {
@@ -4303,12 +4304,29 @@ export interface components {
              * @example 2026-11-21T12:00:00.000Z
              */
             createdAt: string;
+            /** @description Deposits credited from the chain: what arrived, at what rate, where; else null */
+            chain: {
+                token: "SOL" | "USDC";
+                /**
+                 * @description In the token’s units
+                 * @example 0.25
+                 */
+                amount: string;
+                /**
+                 * @description USD per token the deposit was valued at
+                 * @example 142.12
+                 */
+                rateUsd: string | null;
+                /** @description The Solana slot of the transaction */
+                slot: number;
+                signature: string | null;
+            } | null;
         };
         /**
          * TransactionList
          * @description Success
          * @example {
-         *       "requestId": "req_QrpK7H1bVmewiZKo6i4syi",
+         *       "requestId": "req_sSj8zFeNiE5LRPrBCoDYD0",
          *       "transactions": [
          *         {
          *           "id": "12",
@@ -4320,8 +4338,9 @@ export interface components {
          *           "keyId": null,
          *           "reference": null,
          *           "refundOf": "11",
-         *           "memo": "cancelled job_k2gC1Mdft2pSHf8EP7UXRJ",
-         *           "createdAt": "2026-11-25T22:48:32.382Z"
+         *           "memo": "cancelled job_ZJktVJoTXQKO85wqu6K8VX",
+         *           "createdAt": "2026-11-26T01:56:38.302Z",
+         *           "chain": null
          *         },
          *         {
          *           "id": "11",
@@ -4329,12 +4348,13 @@ export interface components {
          *           "amountUsd": "-0.50",
          *           "balanceAfterUsd": "98.99",
          *           "operation": "scheduleAiResolution",
-         *           "requestId": "req_pZlMY7R6HhtZW9P7zlT0RZ",
-         *           "keyId": "key_gjWRESlCinncIonurYwKA2",
+         *           "requestId": "req_rbrkRunn9dvxrVQ3YTeLF5",
+         *           "keyId": "key_AFna1HnNCv1kV89ZkJBMn6",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-25T22:48:32.162Z"
+         *           "createdAt": "2026-11-26T01:56:38.050Z",
+         *           "chain": null
          *         },
          *         {
          *           "id": "10",
@@ -4342,12 +4362,13 @@ export interface components {
          *           "amountUsd": "-0.05",
          *           "balanceAfterUsd": "99.49",
          *           "operation": "schedulePriceCheckAt",
-         *           "requestId": "req_j6k59028QrygocDvqKzAS9",
-         *           "keyId": "key_gjWRESlCinncIonurYwKA2",
+         *           "requestId": "req_MC368LvP52TBsgCh0Nl7u1",
+         *           "keyId": "key_AFna1HnNCv1kV89ZkJBMn6",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-25T22:48:32.141Z"
+         *           "createdAt": "2026-11-26T01:56:37.971Z",
+         *           "chain": null
          *         }
          *       ],
          *       "hasMore": true,
@@ -4420,9 +4441,9 @@ export interface components {
          * UpdateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_DUEQtZvHAzpRAxbedCT8pO",
-         *       "id": "key_MQXrX44ThmjmMdtQX6n7bF",
-         *       "keyPrefix": "pk_test_aF48UmbX",
+         *       "requestId": "req_dfkEdPnjeRIoXmyWe3Cigi",
+         *       "id": "key_5sOAoiZVeHGyX3HBCNAdaj",
+         *       "keyPrefix": "pk_test_xhRdFTfW",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -4435,7 +4456,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-25T22:48:30.645Z",
+         *       "createdAt": "2026-11-26T01:56:35.268Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -4561,23 +4582,23 @@ export interface components {
          * WebhookDelivery
          * @description Success
          * @example {
-         *       "requestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
-         *       "id": "msg_fsJqYyGnqEauZC0RkIl7dA",
-         *       "webhookId": "msg_fsJqYyGnqEauZC0RkIl7dA",
+         *       "requestId": "req_YY37NibgVzDBj4SVH5XTdH",
+         *       "id": "msg_34ncCsTFa1HX4z64HWnYpl",
+         *       "webhookId": "msg_34ncCsTFa1HX4z64HWnYpl",
          *       "type": "test",
-         *       "originalRequestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
+         *       "originalRequestId": "req_YY37NibgVzDBj4SVH5XTdH",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-25T22:48:32.502Z",
-         *       "finishedAt": "2026-11-25T22:48:32.508Z",
+         *       "createdAt": "2026-11-26T01:56:38.388Z",
+         *       "finishedAt": "2026-11-26T01:56:38.491Z",
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-25T22:48:32.506Z",
+         *           "at": "2026-11-26T01:56:38.455Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -4627,36 +4648,36 @@ export interface components {
          * WebhookDeliveryList
          * @description Success
          * @example {
-         *       "requestId": "req_kdAWnMtsL1eFI8nqsI7aDy",
+         *       "requestId": "req_ChTjKs5aEj4IHsF9AwrclE",
          *       "deliveries": [
          *         {
-         *           "id": "msg_fsJqYyGnqEauZC0RkIl7dA",
-         *           "webhookId": "msg_fsJqYyGnqEauZC0RkIl7dA",
+         *           "id": "msg_34ncCsTFa1HX4z64HWnYpl",
+         *           "webhookId": "msg_34ncCsTFa1HX4z64HWnYpl",
          *           "type": "test",
-         *           "requestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
-         *           "originalRequestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
+         *           "requestId": "req_YY37NibgVzDBj4SVH5XTdH",
+         *           "originalRequestId": "req_YY37NibgVzDBj4SVH5XTdH",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "DELIVERED",
          *           "attemptCount": 1,
          *           "nextAttemptAt": null,
          *           "lastStatusCode": 200,
          *           "lastError": null,
-         *           "createdAt": "2026-11-25T22:48:32.502Z",
-         *           "finishedAt": "2026-11-25T22:48:32.508Z"
+         *           "createdAt": "2026-11-26T01:56:38.388Z",
+         *           "finishedAt": "2026-11-26T01:56:38.491Z"
          *         },
          *         {
-         *           "id": "msg_k6KL5QMWNIe7eHxX2WYvVz",
-         *           "webhookId": "msg_k6KL5QMWNIe7eHxX2WYvVz",
+         *           "id": "msg_oTWBmH9lWErfWAgXkGRN5S",
+         *           "webhookId": "msg_oTWBmH9lWErfWAgXkGRN5S",
          *           "type": "ai",
-         *           "requestId": "req_YDiNTsr58v9MxYp236TYGU",
-         *           "originalRequestId": "req_YDiNTsr58v9MxYp236TYGU",
+         *           "requestId": "req_90hSrbRVEcMDylBcGDKjLi",
+         *           "originalRequestId": "req_90hSrbRVEcMDylBcGDKjLi",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "PENDING",
          *           "attemptCount": 0,
-         *           "nextAttemptAt": "2026-11-25T22:48:31.758Z",
+         *           "nextAttemptAt": "2026-11-26T01:56:36.977Z",
          *           "lastStatusCode": null,
          *           "lastError": null,
-         *           "createdAt": "2026-11-25T22:48:31.758Z",
+         *           "createdAt": "2026-11-26T01:56:36.977Z",
          *           "finishedAt": null
          *         }
          *       ],
@@ -4677,19 +4698,19 @@ export interface components {
         /**
          * WebhookDeliverySummary
          * @example {
-         *       "id": "msg_fsJqYyGnqEauZC0RkIl7dA",
-         *       "webhookId": "msg_fsJqYyGnqEauZC0RkIl7dA",
+         *       "id": "msg_34ncCsTFa1HX4z64HWnYpl",
+         *       "webhookId": "msg_34ncCsTFa1HX4z64HWnYpl",
          *       "type": "test",
-         *       "requestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
-         *       "originalRequestId": "req_Ln8nqhIinlMbBOgX4ijwFL",
+         *       "requestId": "req_YY37NibgVzDBj4SVH5XTdH",
+         *       "originalRequestId": "req_YY37NibgVzDBj4SVH5XTdH",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-25T22:48:32.502Z",
-         *       "finishedAt": "2026-11-25T22:48:32.508Z"
+         *       "createdAt": "2026-11-26T01:56:38.388Z",
+         *       "finishedAt": "2026-11-26T01:56:38.491Z"
          *     }
          */
         WebhookDeliverySummary: {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.js';
+import { createContext } from '../../src/context.js';
 import type { Database } from '../../src/db/database.js';
 import { rescanRange } from '../../src/deposits/operator.js';
 import type { DepositPrices } from '../../src/deposits/prices.js';
@@ -8,6 +9,7 @@ import type { SolanaRpc } from '../../src/deposits/rpc.js';
 import { createSolanaRpcClient } from '../../src/deposits/rpc-client.js';
 import { type Treasury, treasuryOf } from '../../src/deposits/treasury.js';
 import { createDepositWatcher } from '../../src/deposits/watcher.js';
+import { listTransactions } from '../../src/ledger/history.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { silentLog } from '../../src/logger.js';
 import { clearSecretBox } from '../../src/webhooks/secret-box.js';
@@ -135,6 +137,22 @@ describe('the deposit watcher', () => {
       { account_id: account.id, amount_micros: 37_500_000n, memo: `0.25 SOL at 150 USD, slot ${b.tx.slot}` },
     ]);
     expect(await balanceOf(db, account.id)).toBe(52_500_000n);
+    // /account/transactions shows the token, its amount, the rate and the slot with each entry.
+    const { transactions } = await listTransactions(createContext(db, clock), account.id, {
+      kind: 'deposit',
+    });
+    expect(transactions.map((t) => [t.amountUsd, t.reference, t.chain])).toEqual([
+      [
+        '37.50',
+        `sol:${b.tx.signature}:0`,
+        { token: 'SOL', amount: '0.25', rateUsd: '150', slot: b.tx.slot, signature: b.tx.signature },
+      ],
+      [
+        '15.00',
+        `sol:${a.tx.signature}:0`,
+        { token: 'SOL', amount: '0.1', rateUsd: '150', slot: a.tx.slot, signature: a.tx.signature },
+      ],
+    ]);
     // Polling again finds nothing new; nothing doubles.
     expect((await watcher().poll())?.written.credited).toBe(0);
     expect(await balanceOf(db, account.id)).toBe(52_500_000n);
