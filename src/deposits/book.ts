@@ -1,5 +1,4 @@
 import type { Queryable } from '../db/database.js';
-import { creditDeposit } from '../ledger/ledger.js';
 import type { Deposit } from './deposits.js';
 import type { DepositPrices } from './prices.js';
 import * as sql from './sql.js';
@@ -124,8 +123,9 @@ export function depositMemo(d: Deposit, rate: string): string {
 }
 
 /**
- * Writes a batch of finalized deposits inside the caller's transaction: each credited one gets its
- * ledger entry (under its reference, unique in the ledger) and its row, together. A reference that
+ * Writes a batch of finalized deposits inside the caller's transaction, in one statement
+ * (sql.WRITE_FINAL_BATCH): each credited one gets its ledger entry (under its reference, unique in
+ * the ledger) and its row, together. A reference that
  * already has a final row is skipped (a rescan, or a rerun after a crash): nothing doubles.
  * Returns the deposits written now.
  */
@@ -136,41 +136,31 @@ export async function writeFinal(tx: Queryable, booked: Booked[], now: Date): Pr
       (r) => r.reference,
     ),
   );
-  const written: Booked[] = [];
-  for (const b of booked) {
-    const d = b.deposit;
-    if (done.has(d.reference)) continue;
-    done.add(d.reference);
-    let entryId: bigint | null = null;
-    if (b.status === 'credited') {
-      const credit = await creditDeposit(tx, {
-        accountId: b.accountId as string,
-        amountMicros: b.usdMicros as bigint,
-        reference: d.reference,
-        memo: depositMemo(d, b.rate as string),
-      });
-      entryId = credit.entryId;
-    }
-    await tx.query(sql.WRITE_FINAL, [
-      d.reference,
-      d.signature,
-      d.instruction,
-      d.asset,
-      d.amount,
-      d.decimals,
-      d.sender,
-      d.slot,
-      d.blockTime === null ? null : new Date(d.blockTime * 1000),
-      b.status,
-      b.reason,
-      b.accountId,
-      b.rate,
-      b.usdMicros,
-      entryId,
-      now,
-    ]);
-    written.push(b);
-  }
+  const written = booked.filter((b) => {
+    if (done.has(b.deposit.reference)) return false;
+    done.add(b.deposit.reference);
+    return true;
+  });
+  if (written.length === 0) return [];
+  const column = <T>(f: (b: Booked) => T) => written.map(f);
+  await tx.query(sql.WRITE_FINAL_BATCH, [
+    column((b) => b.deposit.reference),
+    column((b) => b.deposit.signature),
+    column((b) => b.deposit.instruction),
+    column((b) => b.deposit.asset),
+    column((b) => b.deposit.amount),
+    column((b) => b.deposit.decimals),
+    column((b) => b.deposit.sender),
+    column((b) => b.deposit.slot),
+    column((b) => (b.deposit.blockTime === null ? null : new Date(b.deposit.blockTime * 1000))),
+    column((b) => b.status),
+    column((b) => b.reason),
+    column((b) => b.accountId),
+    column((b) => b.rate),
+    column((b) => b.usdMicros),
+    column((b) => (b.status === 'credited' ? depositMemo(b.deposit, b.rate as string) : null)),
+    now,
+  ]);
   return written;
 }
 

@@ -48,11 +48,48 @@ export const FINAL_AMONG = statement(
   `SELECT reference FROM deposits WHERE reference = ANY($1::text[]) AND status <> 'pending'`,
 );
 
-/** A finalized deposit: a new row, or its pending row made final. */
-export const WRITE_FINAL = statement(
-  'deposits_write_final',
-  `INSERT INTO deposits (${COLUMNS})
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)
+/**
+ * A chunk of finalized deposits in one statement (the pattern of the ledger's CHARGE_COVERED): each
+ * credited one's ledger entry — amount its value, balance_after the running balance of its account
+ * in chunk order, ids drawn in that order so each account's chain of balances holds — the accounts'
+ * balances, and every row (a pending one made final), together. A reference already in the ledger
+ * violates ledger_entries_deposit_reference and aborts the whole statement: nothing is written twice.
+ */
+export const WRITE_FINAL_BATCH = statement(
+  'deposits_write_final_batch',
+  `WITH items AS MATERIALIZED (
+     SELECT t.*, t.item::integer AS ord
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::smallint[], $7::text[],
+                   $8::bigint[], $9::timestamptz[], $10::text[], $11::text[], $12::text[], $13::text[],
+                   $14::bigint[], $15::text[])
+            WITH ORDINALITY AS t(reference, signature, instruction, asset, amount, decimals, sender, slot,
+                                 block_time, status, reason, account_id, rate, usd_micros, memo, item)
+   ), credits AS MATERIALIZED (
+     SELECT * FROM items WHERE status = 'credited'
+   ), locked AS MATERIALIZED (
+     SELECT a.id, a.balance_micros FROM accounts a
+      WHERE a.id IN (SELECT account_id FROM credits) ORDER BY a.id FOR UPDATE
+   ), totals AS MATERIALIZED (
+     SELECT l.id AS account_id, l.balance_micros AS balance, sum(c.usd_micros)::bigint AS total
+       FROM locked l JOIN credits c ON c.account_id = l.id
+      GROUP BY l.id, l.balance_micros
+   ), credited AS MATERIALIZED (
+     SELECT nextval('ledger_entries_id_seq') AS entry_id, c.*
+       FROM (SELECT i.*, (t.balance + sum(i.usd_micros) OVER (PARTITION BY i.account_id ORDER BY i.ord))::bigint AS balance_after
+               FROM credits i JOIN totals t ON t.account_id = i.account_id
+              ORDER BY i.account_id, i.ord) AS c
+   ), balances AS (
+     UPDATE accounts a SET balance_micros = t.balance + t.total FROM totals t WHERE a.id = t.account_id
+   ), entries AS (
+     INSERT INTO ledger_entries (id, account_id, kind, amount_micros, balance_after_micros, reference, memo)
+     OVERRIDING SYSTEM VALUE
+     SELECT entry_id, account_id, 'deposit', usd_micros, balance_after, reference, memo FROM credited
+   )
+   INSERT INTO deposits (${COLUMNS})
+   SELECT i.reference, i.signature, i.instruction, i.asset, i.amount, i.decimals, i.sender, i.slot, i.block_time,
+          i.status, i.reason, i.account_id, i.rate, i.usd_micros, c.entry_id, $16::timestamptz, $16::timestamptz
+     FROM items i LEFT JOIN credited c ON c.reference = i.reference
+    ORDER BY i.ord
    ON CONFLICT (reference) DO UPDATE SET
      slot = EXCLUDED.slot, block_time = EXCLUDED.block_time, status = EXCLUDED.status,
      reason = EXCLUDED.reason, account_id = EXCLUDED.account_id, rate = EXCLUDED.rate,
