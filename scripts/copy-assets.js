@@ -1,6 +1,9 @@
 // tsc compiles TypeScript only; the migrations are plain SQL read at run time from beside the code.
-import { cpSync } from 'node:fs';
+import { cpSync, rmSync } from 'node:fs';
 
+// Replaced, not merged: a migration renamed or removed in src/ must not stay behind in dist/, where
+// it would run as a migration of its own.
+rmSync(new URL('../dist/db/migrations/', import.meta.url), { recursive: true, force: true });
 cpSync(
   new URL('../src/db/migrations/', import.meta.url),
   new URL('../dist/db/migrations/', import.meta.url),

@@ -5,6 +5,7 @@ import { aiRoutes } from './ai/routes.js';
 import type { Config } from './config.js';
 import { registerDashboard } from './dashboard/index.js';
 import type { Database } from './db/database.js';
+import { chainDeposits, depositReadiness } from './deposits/index.js';
 import { AppError, validationError } from './errors.js';
 import { healthRoutes } from './health/routes.js';
 import { historicalRoutes } from './historical/routes.js';
@@ -157,7 +158,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerOpenApi(app, VERSION, config);
 
   // Every feature's routes, with what each needs.
-  healthRoutes(app, { db, aiModels: resolver.liveStatus });
+  healthRoutes(app, {
+    db,
+    aiModels: resolver.liveStatus,
+    deposits: () => depositReadiness(db, config.deposits),
+  });
   accountRoutes(app, { secrets });
   ledgerRoutes(app);
   keyRoutes(app, { authenticator, access: config.access });
@@ -191,7 +196,15 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     testEventLimit: testEventLimit(rateLimiter, config.webhooks.testLimit),
   };
   webhookRoutes(app, webhooks);
-  await registerDashboard(app, { config, authenticator, secrets, callbacks, webhooks });
+  await registerDashboard(app, {
+    config,
+    authenticator,
+    secrets,
+    callbacks,
+    webhooks,
+    // Deposits from the chain (src/deposits) when the watcher is configured.
+    ...(config.deposits.watch !== null ? { deposits: chainDeposits } : {}),
+  });
   options.extraRoutes?.(app);
 
   cache.startSync(db, app.log);

@@ -2,6 +2,7 @@ import Type from 'typebox';
 import Value from 'typebox/value';
 import { aiSettings } from './ai/config.js';
 import { dashboardSettings } from './dashboard/index.js';
+import { depositSettings } from './deposits/config.js';
 import { jobSettings } from './jobs/config.js';
 import { authCacheSettings } from './keys/config.js';
 import { ledgerSettings } from './ledger/config.js';
@@ -68,6 +69,7 @@ const Env = Type.Object({
   ...metricsSettings.env,
   ...retentionSettings.env,
   ...dashboardSettings.env,
+  ...depositSettings.env,
 });
 
 export function loadConfig(env: Record<string, string | undefined> = process.env) {
@@ -98,6 +100,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metrics: metricsSettings.parse(values),
     retention: retentionSettings.parse(values),
     dashboard: dashboardSettings.parse(values),
+    deposits: depositSettings.parse(values),
   };
 }
 

@@ -1133,17 +1133,17 @@ export interface components {
          * Account
          * @description Success
          * @example {
-         *       "requestId": "req_TOLaCtUME25O8vw3wd9qsV",
-         *       "id": "acct_wVFFNPf1nhMNBLVx5slR1t",
+         *       "requestId": "req_s4keAE8qk7uUzAdVirJ5VM",
+         *       "id": "acct_bTkze51T6QFm8CaPMAuuXT",
          *       "mode": "sandbox",
          *       "status": "active",
          *       "walletAddress": null,
          *       "balanceUsd": "100.00",
          *       "currency": "USD",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "createdAt": "2026-11-26T02:34:58.545Z",
+         *       "createdAt": "2026-11-26T01:56:26.749Z",
          *       "apiKey": {
-         *         "id": "key_WZOpNnsFYGlB0RWzRYc0Ex",
+         *         "id": "key_AFna1HnNCv1kV89ZkJBMn6",
          *         "permissions": [
          *           "price",
          *           "batch",
@@ -1257,9 +1257,9 @@ export interface components {
          * AccountUsage
          * @description Success
          * @example {
-         *       "requestId": "req_O55oczIS4nzjiJCQBXNLrq",
+         *       "requestId": "req_kdZObvDafpn8wDt3479roe",
          *       "from": "2026-10-28T00:00:00.000Z",
-         *       "to": "2026-11-26T02:35:06.696Z",
+         *       "to": "2026-11-26T01:56:39.577Z",
          *       "groupBy": "operation",
          *       "totals": {
          *         "requests": 9,
@@ -1402,10 +1402,10 @@ export interface components {
          * AiRequestList
          * @description Success
          * @example {
-         *       "requestId": "req_XbvaLckZTJTC69mXLiFiVH",
+         *       "requestId": "req_DtYzxgo7ctGHYBqHNhsH3e",
          *       "requests": [
          *         {
-         *           "requestId": "req_qS4FTXEuH31JFgXhbekXl6",
+         *           "requestId": "req_90hSrbRVEcMDylBcGDKjLi",
          *           "status": "COMPLETED",
          *           "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *           "outcomes": [
@@ -1413,8 +1413,8 @@ export interface components {
          *             "No"
          *           ],
          *           "marketId": null,
-         *           "createdAt": "2026-11-26T02:35:05.261Z",
-         *           "completedAt": "2026-11-26T02:35:05.384Z",
+         *           "createdAt": "2026-11-26T01:56:36.678Z",
+         *           "completedAt": "2026-11-26T01:56:36.964Z",
          *           "winningOutcomeLabel": "Yes",
          *           "canDetermine": true,
          *           "costUsd": "0.25",
@@ -1440,9 +1440,9 @@ export interface components {
          * AiRequestRecord
          * @description Success
          * @example {
-         *       "requestId": "req_qS4FTXEuH31JFgXhbekXl6",
+         *       "requestId": "req_90hSrbRVEcMDylBcGDKjLi",
          *       "status": "COMPLETED",
-         *       "createdAt": "2026-11-26T02:35:05.261Z",
+         *       "createdAt": "2026-11-26T01:56:36.678Z",
          *       "votes": [
          *         {
          *           "model": "sandbox/alpha",
@@ -1461,7 +1461,7 @@ export interface components {
          *           "outcomeIndex": 0,
          *           "confidence": 0.9,
          *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 0,
+         *           "latencyMs": 1,
          *           "error": null,
          *           "usage": {
          *             "inputTokens": 0,
@@ -1473,7 +1473,7 @@ export interface components {
          *           "outcomeIndex": 0,
          *           "confidence": 0.9,
          *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 0,
+         *           "latencyMs": 1,
          *           "error": null,
          *           "usage": {
          *             "inputTokens": 0,
@@ -1493,9 +1493,9 @@ export interface components {
          *           }
          *         }
          *       ],
-         *       "completedAt": "2026-11-26T02:35:05.384Z",
+         *       "completedAt": "2026-11-26T01:56:36.964Z",
          *       "result": {
-         *         "requestId": "req_qS4FTXEuH31JFgXhbekXl6",
+         *         "requestId": "req_90hSrbRVEcMDylBcGDKjLi",
          *         "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *         "winningOutcomeIndex": 0,
          *         "winningOutcomeLabel": "Yes",
@@ -1513,18 +1513,18 @@ export interface components {
          *         "remainingBalanceUsd": "99.54"
          *       },
          *       "delivery": {
-         *         "id": "msg_GO7rFQPhfwyOYjYBb7Fu5d",
-         *         "webhookId": "msg_GO7rFQPhfwyOYjYBb7Fu5d",
+         *         "id": "msg_oTWBmH9lWErfWAgXkGRN5S",
+         *         "webhookId": "msg_oTWBmH9lWErfWAgXkGRN5S",
          *         "type": "ai",
-         *         "requestId": "req_qS4FTXEuH31JFgXhbekXl6",
-         *         "originalRequestId": "req_qS4FTXEuH31JFgXhbekXl6",
+         *         "requestId": "req_90hSrbRVEcMDylBcGDKjLi",
+         *         "originalRequestId": "req_90hSrbRVEcMDylBcGDKjLi",
          *         "url": "https://hooks.example.com/sibyl",
          *         "status": "PENDING",
          *         "attemptCount": 0,
-         *         "nextAttemptAt": "2026-11-26T02:35:05.384Z",
+         *         "nextAttemptAt": "2026-11-26T01:56:36.977Z",
          *         "lastStatusCode": null,
          *         "lastError": null,
-         *         "createdAt": "2026-11-26T02:35:05.384Z",
+         *         "createdAt": "2026-11-26T01:56:36.977Z",
          *         "finishedAt": null,
          *         "attempts": []
          *       }
@@ -1601,7 +1601,7 @@ export interface components {
         /**
          * AiRequestSummary
          * @example {
-         *       "requestId": "req_qS4FTXEuH31JFgXhbekXl6",
+         *       "requestId": "req_90hSrbRVEcMDylBcGDKjLi",
          *       "status": "COMPLETED",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "outcomes": [
@@ -1609,8 +1609,8 @@ export interface components {
          *         "No"
          *       ],
          *       "marketId": null,
-         *       "createdAt": "2026-11-26T02:35:05.261Z",
-         *       "completedAt": "2026-11-26T02:35:05.384Z",
+         *       "createdAt": "2026-11-26T01:56:36.678Z",
+         *       "completedAt": "2026-11-26T01:56:36.964Z",
          *       "winningOutcomeLabel": "Yes",
          *       "canDetermine": true,
          *       "costUsd": "0.25",
@@ -1674,7 +1674,7 @@ export interface components {
         /**
          * AiResult
          * @example {
-         *       "requestId": "req_qS4FTXEuH31JFgXhbekXl6",
+         *       "requestId": "req_90hSrbRVEcMDylBcGDKjLi",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "winningOutcomeIndex": 0,
          *       "winningOutcomeLabel": "Yes",
@@ -1728,7 +1728,7 @@ export interface components {
          *         "Yes",
          *         "No"
          *       ],
-         *       "resolutionTimestamp": "2027-05-01T12:00:00Z",
+         *       "resolutionTimestamp": "2026-11-26T02:56:34Z",
          *       "callbackUrl": "https://hooks.example.com/sibyl"
          *     }
          */
@@ -1792,8 +1792,8 @@ export interface components {
         /**
          * ApiKey
          * @example {
-         *       "id": "key_ZU5wmw4ijVdImADUm2R72P",
-         *       "keyPrefix": "pk_test_IopN81g8",
+         *       "id": "key_5sOAoiZVeHGyX3HBCNAdaj",
+         *       "keyPrefix": "pk_test_xhRdFTfW",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -1806,7 +1806,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T02:35:04.081Z",
+         *       "createdAt": "2026-11-26T01:56:35.268Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -1903,11 +1903,11 @@ export interface components {
          * ApiKeyList
          * @description Success
          * @example {
-         *       "requestId": "req_52aCJbyRfZmLMQKzeh2JlK",
+         *       "requestId": "req_Gxbd9LXUxog4cgp4BnZkPP",
          *       "keys": [
          *         {
-         *           "id": "key_ZU5wmw4ijVdImADUm2R72P",
-         *           "keyPrefix": "pk_test_IopN81g8",
+         *           "id": "key_5sOAoiZVeHGyX3HBCNAdaj",
+         *           "keyPrefix": "pk_test_xhRdFTfW",
          *           "name": "trading bot (eu)",
          *           "permissions": [
          *             "price",
@@ -1920,7 +1920,7 @@ export interface components {
          *           "ipRestrictionEnabled": true,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-26T02:35:04.081Z",
+         *           "createdAt": "2026-11-26T01:56:35.268Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -1934,8 +1934,8 @@ export interface components {
          *           }
          *         },
          *         {
-         *           "id": "key_WZOpNnsFYGlB0RWzRYc0Ex",
-         *           "keyPrefix": "pk_test_ymkMjlhB",
+         *           "id": "key_AFna1HnNCv1kV89ZkJBMn6",
+         *           "keyPrefix": "pk_test_rVZZjZFU",
          *           "name": "sandbox starter key",
          *           "permissions": [
          *             "price",
@@ -1952,7 +1952,7 @@ export interface components {
          *           "ipRestrictionEnabled": false,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-26T02:34:58.587Z",
+         *           "createdAt": "2026-11-26T01:56:26.820Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -1979,40 +1979,40 @@ export interface components {
          * BatchPriceItem
          * @example {
          *       "symbol": "SOL",
-         *       "vwapPrice": 146.40953948,
+         *       "vwapPrice": 147.41848369,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 146.431099,
-         *           "volume24h": 1212266821,
-         *           "timestamp": "2026-11-26T02:35:00.000Z",
+         *           "price": 147.4084406,
+         *           "volume24h": 1160930600,
+         *           "timestamp": "2026-11-26T01:56:30.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000135796
+         *           "deviation": 0.0000764016
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 146.411217,
-         *           "volume24h": 727360092,
-         *           "timestamp": "2026-11-26T02:35:00.000Z",
+         *           "price": 147.4197037,
+         *           "volume24h": 696558360,
+         *           "timestamp": "2026-11-26T01:56:30.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
          *         },
          *         {
          *           "name": "sandbox-gamma",
-         *           "price": 146.3531244,
-         *           "volume24h": 484906728,
-         *           "timestamp": "2026-11-26T02:35:00.000Z",
+         *           "price": 147.4417614,
+         *           "volume24h": 464372240,
+         *           "timestamp": "2026-11-26T01:56:30.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000396777
+         *           "deviation": 0.000149625
          *         }
          *       ],
          *       "sourceCount": 3,
          *       "isValid": true,
          *       "unavailableSources": [],
-         *       "spread": 0.000532579,
+         *       "spread": 0.000226029,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
@@ -2053,45 +2053,45 @@ export interface components {
          * BatchPriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_wuZSJ4OQcAKN1lLaBlV1To",
-         *       "resolutionTimestamp": "2026-11-26T02:35:03.971Z",
+         *       "requestId": "req_2gXQFvMq45L4Q7rFM0ptEy",
+         *       "resolutionTimestamp": "2026-11-26T01:56:35.180Z",
          *       "prices": [
          *         {
          *           "symbol": "SOL",
-         *           "vwapPrice": 146.40953948,
+         *           "vwapPrice": 147.41848369,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 146.431099,
-         *               "volume24h": 1212266821,
-         *               "timestamp": "2026-11-26T02:35:00.000Z",
+         *               "price": 147.4084406,
+         *               "volume24h": 1160930600,
+         *               "timestamp": "2026-11-26T01:56:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000135796
+         *               "deviation": 0.0000764016
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 146.411217,
-         *               "volume24h": 727360092,
-         *               "timestamp": "2026-11-26T02:35:00.000Z",
+         *               "price": 147.4197037,
+         *               "volume24h": 696558360,
+         *               "timestamp": "2026-11-26T01:56:30.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 146.3531244,
-         *               "volume24h": 484906728,
-         *               "timestamp": "2026-11-26T02:35:00.000Z",
+         *               "price": 147.4417614,
+         *               "volume24h": 464372240,
+         *               "timestamp": "2026-11-26T01:56:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000396777
+         *               "deviation": 0.000149625
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.000532579,
+         *           "spread": 0.000226029,
          *           "token": {
          *             "symbol": "SOL",
          *             "mint": "So11111111111111111111111111111111111111112"
@@ -2099,40 +2099,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "JUP",
-         *           "vwapPrice": 0.808581997431,
+         *           "vwapPrice": 0.817146206023,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.8086662905,
-         *               "volume24h": 49636758,
-         *               "timestamp": "2026-11-26T02:35:00.000Z",
+         *               "price": 0.8176680698,
+         *               "volume24h": 47857694,
+         *               "timestamp": "2026-11-26T01:56:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0
+         *               "deviation": 0.000406439
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 0.8087056916,
-         *               "volume24h": 29782055,
-         *               "timestamp": "2026-11-26T02:35:00.000Z",
+         *               "price": 0.8161499888,
+         *               "volume24h": 28714616,
+         *               "timestamp": "2026-11-26T01:56:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.0000487236
+         *               "deviation": 0.00145091
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 0.8081857235,
-         *               "volume24h": 19854703,
-         *               "timestamp": "2026-11-26T02:35:00.000Z",
+         *               "price": 0.8173358724,
+         *               "volume24h": 19143077,
+         *               "timestamp": "2026-11-26T01:56:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000594271
+         *               "deviation": 0
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.000643062,
+         *           "spread": 0.00185778,
          *           "token": {
          *             "symbol": "JUP",
          *             "mint": "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN"
@@ -2140,40 +2140,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "BONK",
-         *           "vwapPrice": 0.0000227802758119,
+         *           "vwapPrice": 0.00002366808551,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.00002276462248,
-         *               "volume24h": 133905726,
-         *               "timestamp": "2026-11-26T02:35:00.000Z",
+         *               "price": 0.00002363618454,
+         *               "volume24h": 135841924,
+         *               "timestamp": "2026-11-26T01:56:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.00075124
+         *               "deviation": 0.00198665
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 0.00002278173704,
-         *               "volume24h": 80343436,
-         *               "timestamp": "2026-11-26T02:35:00.000Z",
+         *               "price": 0.0000237111543,
+         *               "volume24h": 81505154,
+         *               "timestamp": "2026-11-26T01:56:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0
+         *               "deviation": 0.00117887
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 0.0000228172173,
-         *               "volume24h": 53562290,
-         *               "timestamp": "2026-11-26T02:35:00.000Z",
+         *               "price": 0.00002368323475,
+         *               "volume24h": 54336770,
+         *               "timestamp": "2026-11-26T01:56:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.0015574
+         *               "deviation": 0
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.00230879,
+         *           "spread": 0.00316755,
          *           "token": {
          *             "symbol": "BONK",
          *             "mint": "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"
@@ -2209,8 +2209,8 @@ export interface components {
          * CancelAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_js5Wg6CYX8ycnSPS05PKCb",
-         *       "jobId": "job_35NfWHzXPoFSoCdb2MqR3H",
+         *       "requestId": "req_FkB3RR69q3Wf72D9W39dWJ",
+         *       "jobId": "job_ZJktVJoTXQKO85wqu6K8VX",
          *       "status": "cancelled",
          *       "refundUsd": "0.50",
          *       "remainingBalanceUsd": "99.49"
@@ -2237,8 +2237,8 @@ export interface components {
          * CancelPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_1q6TzlVkAMy2WumhPHD81B",
-         *       "jobId": "job_cG4VatYdjAkq6gFz0TUDMy",
+         *       "requestId": "req_o9dYS4E4tezuwDPwYSV3ay",
+         *       "jobId": "job_kh2E0To6d3PVmI9DHhd4VZ",
          *       "status": "cancelled",
          *       "refundUsd": "0.05",
          *       "remainingBalanceUsd": "99.79"
@@ -2309,9 +2309,9 @@ export interface components {
          * CreatedKey
          * @description Success
          * @example {
-         *       "requestId": "req_SoEAN4X9C8b5skMNIFE2G6",
-         *       "id": "key_ZU5wmw4ijVdImADUm2R72P",
-         *       "keyPrefix": "pk_test_IopN81g8",
+         *       "requestId": "req_UmAupgltJ479NabFCVgTz2",
+         *       "id": "key_5sOAoiZVeHGyX3HBCNAdaj",
+         *       "keyPrefix": "pk_test_xhRdFTfW",
          *       "name": "trading bot",
          *       "permissions": [
          *         "price",
@@ -2322,7 +2322,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T02:35:04.081Z",
+         *       "createdAt": "2026-11-26T01:56:35.268Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -2469,12 +2469,12 @@ export interface components {
          * GetAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_DifKDiUWt3ZedDv9HWxKAr",
-         *       "jobId": "job_35NfWHzXPoFSoCdb2MqR3H",
+         *       "requestId": "req_O3lDfWzorkeW66qQtWcI0a",
+         *       "jobId": "job_ZJktVJoTXQKO85wqu6K8VX",
          *       "jobType": "AI_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
+         *       "scheduledFor": "2026-11-26T02:56:34.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T02:35:05.836Z",
+         *       "createdAt": "2026-11-26T01:56:38.052Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2586,12 +2586,12 @@ export interface components {
          * GetPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_GTrShBATLifhG4HWw3EZdt",
-         *       "jobId": "job_cG4VatYdjAkq6gFz0TUDMy",
+         *       "requestId": "req_3i0o28rxdVilcWf8z65gNC",
+         *       "jobId": "job_kh2E0To6d3PVmI9DHhd4VZ",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
+         *       "scheduledFor": "2026-11-26T02:56:34.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T02:35:04.869Z",
+         *       "createdAt": "2026-11-26T01:56:35.915Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2708,11 +2708,11 @@ export interface components {
         /**
          * JobSummary
          * @example {
-         *       "jobId": "job_cG4VatYdjAkq6gFz0TUDMy",
+         *       "jobId": "job_kh2E0To6d3PVmI9DHhd4VZ",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
+         *       "scheduledFor": "2026-11-26T02:56:34.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T02:35:04.869Z",
+         *       "createdAt": "2026-11-26T01:56:35.915Z",
          *       "canCancel": true
          *     }
          */
@@ -2743,14 +2743,14 @@ export interface components {
          * ListAiJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_715f5dEA72JtQtuDP5x9fN",
+         *       "requestId": "req_EZc3l09EQBHP6AruIpVHZS",
          *       "jobs": [
          *         {
-         *           "jobId": "job_35NfWHzXPoFSoCdb2MqR3H",
+         *           "jobId": "job_ZJktVJoTXQKO85wqu6K8VX",
          *           "jobType": "AI_RESOLUTION",
-         *           "scheduledFor": "2027-05-01T12:00:00.000Z",
+         *           "scheduledFor": "2026-11-26T02:56:34.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-26T02:35:05.836Z",
+         *           "createdAt": "2026-11-26T01:56:38.052Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -2773,14 +2773,14 @@ export interface components {
          * ListPriceJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_wfRVHP5I9nVXkXWKyYSOrT",
+         *       "requestId": "req_L7CJ6o25soklki9LkFLDJe",
          *       "jobs": [
          *         {
-         *           "jobId": "job_cG4VatYdjAkq6gFz0TUDMy",
+         *           "jobId": "job_kh2E0To6d3PVmI9DHhd4VZ",
          *           "jobType": "PRICE_RESOLUTION",
-         *           "scheduledFor": "2027-05-01T12:00:00.000Z",
+         *           "scheduledFor": "2026-11-26T02:56:34.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-26T02:35:04.869Z",
+         *           "createdAt": "2026-11-26T01:56:35.915Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -2803,7 +2803,7 @@ export interface components {
          * MarketDetail
          * @description Success
          * @example {
-         *       "requestId": "req_HvLITYFh663noX68lSRV3B",
+         *       "requestId": "req_spN60cPGaMAMaIiwvXrPMR",
          *       "id": "demo-1-25",
          *       "slug": "will-voter-turnout-exceed-60-on-dec-31-2026",
          *       "title": "Will voter turnout exceed 60% on Dec 31, 2026?",
@@ -2813,8 +2813,8 @@ export interface components {
          *       "status": "OPEN",
          *       "marketType": "BINARY",
          *       "sandbox": true,
-         *       "createdAt": "2026-11-19T16:00:00.000Z",
-         *       "closesAt": "2026-12-31T12:00:00.000Z",
+         *       "createdAt": "2026-11-19T15:00:00.000Z",
+         *       "closesAt": "2026-12-31T11:00:00.000Z",
          *       "outcomes": [
          *         {
          *           "index": 0,
@@ -2822,7 +2822,7 @@ export interface components {
          *           "totalShares": "202450000000",
          *           "totalWagered": "181333900000",
          *           "totalWageredSol": 181.3339,
-         *           "totalWageredUsd": 26549.012791,
+         *           "totalWageredUsd": 26731.96858,
          *           "lastPrice": 8670,
          *           "probability": 0.88171
          *         },
@@ -2832,7 +2832,7 @@ export interface components {
          *           "totalShares": "164450000000",
          *           "totalWagered": "17081000000",
          *           "totalWageredSol": 17.081,
-         *           "totalWageredUsd": 2500.821344,
+         *           "totalWageredUsd": 2518.05512,
          *           "lastPrice": 1440,
          *           "probability": 0.11829
          *         }
@@ -2845,7 +2845,7 @@ export interface components {
          *               "amount": "14077800000",
          *               "shares": "16200000000",
          *               "valueSol": 14.0778,
-         *               "valueUsd": 2061.124215,
+         *               "valueUsd": 2075.32793,
          *               "orders": 1
          *             },
          *             {
@@ -2853,7 +2853,7 @@ export interface components {
          *               "amount": "8626650000",
          *               "shares": "9950000000",
          *               "valueSol": 8.62665,
-         *               "valueUsd": 1263.023854,
+         *               "valueUsd": 1271.727662,
          *               "orders": 1
          *             },
          *             {
@@ -2861,7 +2861,7 @@ export interface components {
          *               "amount": "11743800000",
          *               "shares": "13800000000",
          *               "valueSol": 11.7438,
-         *               "valueUsd": 1719.40435,
+         *               "valueUsd": 1731.253189,
          *               "orders": 1
          *             },
          *             {
@@ -2869,7 +2869,7 @@ export interface components {
          *               "amount": "5433600000",
          *               "shares": "6400000000",
          *               "valueSol": 5.4336,
-         *               "valueUsd": 795.530874,
+         *               "valueUsd": 801.013073,
          *               "orders": 1
          *             },
          *             {
@@ -2877,7 +2877,7 @@ export interface components {
          *               "amount": "16366000000",
          *               "shares": "19600000000",
          *               "valueSol": 16.366,
-         *               "valueUsd": 2396.138523,
+         *               "valueUsd": 2412.650904,
          *               "orders": 2
          *             },
          *             {
@@ -2885,7 +2885,7 @@ export interface components {
          *               "amount": "3540250000",
          *               "shares": "4250000000",
          *               "valueSol": 3.54025,
-         *               "valueUsd": 518.326372,
+         *               "valueUsd": 521.898287,
          *               "orders": 1
          *             }
          *           ],
@@ -2895,7 +2895,7 @@ export interface components {
          *               "amount": "18100000000",
          *               "shares": "20000000000",
          *               "valueSol": 18.1,
-         *               "valueUsd": 2650.012665,
+         *               "valueUsd": 2668.274555,
          *               "orders": 2
          *             },
          *             {
@@ -2903,7 +2903,7 @@ export interface components {
          *               "amount": "1004300000",
          *               "shares": "1100000000",
          *               "valueSol": 1.0043,
-         *               "valueUsd": 147.0391,
+         *               "valueUsd": 148.052383,
          *               "orders": 1
          *             }
          *           ],
@@ -2920,7 +2920,7 @@ export interface components {
          *               "amount": "2147000000",
          *               "shares": "19000000000",
          *               "valueSol": 2.147,
-         *               "valueUsd": 314.341281,
+         *               "valueUsd": 316.507484,
          *               "orders": 1
          *             },
          *             {
@@ -2928,7 +2928,7 @@ export interface components {
          *               "amount": "463250000",
          *               "shares": "4250000000",
          *               "valueSol": 0.46325,
-         *               "valueUsd": 67.824219,
+         *               "valueUsd": 68.291613,
          *               "orders": 1
          *             },
          *             {
@@ -2936,7 +2936,7 @@ export interface components {
          *               "amount": "358900000",
          *               "shares": "3700000000",
          *               "valueSol": 0.3589,
-         *               "valueUsd": 52.546384,
+         *               "valueUsd": 52.908494,
          *               "orders": 1
          *             }
          *           ],
@@ -2946,7 +2946,7 @@ export interface components {
          *               "amount": "4887500000",
          *               "shares": "39100000000",
          *               "valueSol": 4.8875,
-         *               "valueUsd": 715.576624,
+         *               "valueUsd": 720.507839,
          *               "orders": 2
          *             },
          *             {
@@ -2954,7 +2954,7 @@ export interface components {
          *               "amount": "2606800000",
          *               "shares": "19600000000",
          *               "valueSol": 2.6068,
-         *               "valueUsd": 381.660388,
+         *               "valueUsd": 384.290503,
          *               "orders": 1
          *             },
          *             {
@@ -2962,7 +2962,7 @@ export interface components {
          *               "amount": "224750000",
          *               "shares": "1550000000",
          *               "valueSol": 0.22475,
-         *               "valueUsd": 32.905544,
+         *               "valueUsd": 33.132304,
          *               "orders": 1
          *             },
          *             {
@@ -2970,7 +2970,7 @@ export interface components {
          *               "amount": "1131500000",
          *               "shares": "7300000000",
          *               "valueSol": 1.1315,
-         *               "valueUsd": 165.662394,
+         *               "valueUsd": 166.804014,
          *               "orders": 1
          *             },
          *             {
@@ -2978,7 +2978,7 @@ export interface components {
          *               "amount": "1223600000",
          *               "shares": "7600000000",
          *               "valueSol": 1.2236,
-         *               "valueUsd": 179.146713,
+         *               "valueUsd": 180.381257,
          *               "orders": 1
          *             }
          *           ],
@@ -2995,29 +2995,29 @@ export interface components {
          *         "uniqueHolders": 24,
          *         "totalWagered": "198414900000",
          *         "totalWageredSol": 198.4149,
-         *         "totalWageredUsd": 29049.834135,
+         *         "totalWageredUsd": 29250.0237,
          *         "outcomeBreakdown": [
          *           {
          *             "index": 0,
          *             "label": "Yes",
          *             "totalWagered": "181333900000",
          *             "totalWageredSol": 181.3339,
-         *             "totalWageredUsd": 26549.012791
+         *             "totalWageredUsd": 26731.96858
          *           },
          *           {
          *             "index": 1,
          *             "label": "No",
          *             "totalWagered": "17081000000",
          *             "totalWageredSol": 17.081,
-         *             "totalWageredUsd": 2500.821344
+         *             "totalWageredUsd": 2518.05512
          *           }
          *         ]
          *       },
          *       "curatorStaking": {
          *         "totalStaked": "211000000000",
-         *         "totalStakedUsd": 30892.41283,
+         *         "totalStakedUsd": 31105.300059,
          *         "stakerCount": 3,
-         *         "estimatedApy": 107.03,
+         *         "estimatedApy": 106.78,
          *         "lockPeriodSeconds": 604800,
          *         "topCurators": [
          *           {
@@ -3025,21 +3025,21 @@ export interface components {
          *             "wallet": "69pEHKFYqsMhUgL2vtSpBWBZ4J8TgJMKLuTetntey8U4",
          *             "username": null,
          *             "stakedAmount": "91500000000",
-         *             "stakedAmountUsd": 13396.472862
+         *             "stakedAmountUsd": 13488.791258
          *           },
          *           {
          *             "rank": 2,
          *             "wallet": "J5F52nHiAScP6inseMBHLFJ8jospGnppmaA2TT2fFXC4",
          *             "username": "epoch_eve",
          *             "stakedAmount": "66500000000",
-         *             "stakedAmountUsd": 9736.234375
+         *             "stakedAmountUsd": 9803.329165
          *           },
          *           {
          *             "rank": 3,
          *             "wallet": "MHsdCxwrV8hk4NcspGxdAhwmEGrAQCuk4yJLGQguhRf",
          *             "username": "gossip_gus",
          *             "stakedAmount": "53000000000",
-         *             "stakedAmountUsd": 7759.705592
+         *             "stakedAmountUsd": 7813.179636
          *           }
          *         ]
          *       },
@@ -3050,12 +3050,12 @@ export interface components {
          *       "tradingStats": {
          *         "totalVolume": "199253950000",
          *         "totalVolumeSol": 199.25395,
-         *         "totalVolumeUsd": 29172.679059,
+         *         "totalVolumeUsd": 29373.715178,
          *         "totalTrades": 36,
          *         "totalBettors": 39,
          *         "last24hVolume": "31593950000",
          *         "last24hVolumeSol": 31.59395,
-         *         "last24hVolumeUsd": 4625.65567,
+         *         "last24hVolumeUsd": 4657.532203,
          *         "last24hTrades": 7
          *       },
          *       "resolution": {
@@ -3079,8 +3079,8 @@ export interface components {
          *       },
          *       "credibilityScore": 423,
          *       "feeBps": 200,
-         *       "solPriceUsd": 146.40953948,
-         *       "computedAt": "2026-11-26T02:35:04.747Z",
+         *       "solPriceUsd": 147.41848369,
+         *       "computedAt": "2026-11-26T01:56:35.644Z",
          *       "costUsd": "0.02",
          *       "remainingBalanceUsd": "99.79"
          *     }
@@ -3313,7 +3313,7 @@ export interface components {
          * MarketList
          * @description Success
          * @example {
-         *       "requestId": "req_8Sc9ccstJ96FyuhZJoXoLX",
+         *       "requestId": "req_lzcx3aBsDWXNIYUCIi3cLI",
          *       "markets": [
          *         {
          *           "id": "demo-1-25",
@@ -3333,8 +3333,8 @@ export interface components {
          *               "label": "No"
          *             }
          *           ],
-         *           "createdAt": "2026-11-19T16:00:00.000Z",
-         *           "closesAt": "2026-12-31T12:00:00.000Z",
+         *           "createdAt": "2026-11-19T15:00:00.000Z",
+         *           "closesAt": "2026-12-31T11:00:00.000Z",
          *           "sandbox": true
          *         },
          *         {
@@ -3355,8 +3355,8 @@ export interface components {
          *               "label": "No"
          *             }
          *           ],
-         *           "createdAt": "2026-11-17T22:00:00.000Z",
-         *           "closesAt": "2027-01-07T09:00:00.000Z",
+         *           "createdAt": "2026-11-17T21:00:00.000Z",
+         *           "closesAt": "2027-01-07T08:00:00.000Z",
          *           "sandbox": true
          *         }
          *       ],
@@ -3407,8 +3407,8 @@ export interface components {
          *           "label": "No"
          *         }
          *       ],
-         *       "createdAt": "2026-11-19T16:00:00.000Z",
-         *       "closesAt": "2026-12-31T12:00:00.000Z",
+         *       "createdAt": "2026-11-19T15:00:00.000Z",
+         *       "closesAt": "2026-12-31T11:00:00.000Z",
          *       "sandbox": true
          *     }
          */
@@ -3448,12 +3448,19 @@ export interface components {
          * PriceHistory
          * @description Success
          * @example {
-         *       "requestId": "req_CdETz9MPO2DoGOBrIflRDj",
+         *       "requestId": "req_KBBUU8Mf3osHWuer9Y9158",
          *       "symbol": "SOL",
          *       "interval": "1h",
-         *       "startTime": "2026-11-25T23:00:00.000Z",
-         *       "endTime": "2026-11-26T02:00:00.000Z",
+         *       "startTime": "2026-11-25T22:00:00.000Z",
+         *       "endTime": "2026-11-26T01:00:00.000Z",
          *       "dataPoints": [
+         *         {
+         *           "timestamp": "2026-11-25T22:00:00.000Z",
+         *           "price": 149.08112576,
+         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
+         *           "sourceCount": 3,
+         *           "isComplete": true
+         *         },
          *         {
          *           "timestamp": "2026-11-25T23:00:00.000Z",
          *           "price": 157.18019878,
@@ -3464,13 +3471,6 @@ export interface components {
          *         {
          *           "timestamp": "2026-11-26T00:00:00.000Z",
          *           "price": 155.56277985,
-         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
-         *           "sourceCount": 3,
-         *           "isComplete": true
-         *         },
-         *         {
-         *           "timestamp": "2026-11-26T01:00:00.000Z",
-         *           "price": 146.65815619,
          *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *           "sourceCount": 3,
          *           "isComplete": true
@@ -3516,8 +3516,8 @@ export interface components {
         /**
          * PriceHistoryPoint
          * @example {
-         *       "timestamp": "2026-11-25T23:00:00.000Z",
-         *       "price": 157.18019878,
+         *       "timestamp": "2026-11-25T22:00:00.000Z",
+         *       "price": 149.08112576,
          *       "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *       "sourceCount": 3,
          *       "isComplete": true
@@ -3539,47 +3539,47 @@ export interface components {
          * PriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_xBKQRoWBqG2S0VhiaTnyhg",
+         *       "requestId": "req_E6qQbLzdZZZ1E4jQPX0wLu",
          *       "symbol": "SOL",
-         *       "vwapPrice": 146.40953948,
+         *       "vwapPrice": 147.41848369,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 146.431099,
-         *           "volume24h": 1212266821,
-         *           "timestamp": "2026-11-26T02:35:00.000Z",
+         *           "price": 147.4084406,
+         *           "volume24h": 1160930600,
+         *           "timestamp": "2026-11-26T01:56:30.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000135796
+         *           "deviation": 0.0000764016
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 146.411217,
-         *           "volume24h": 727360092,
-         *           "timestamp": "2026-11-26T02:35:00.000Z",
+         *           "price": 147.4197037,
+         *           "volume24h": 696558360,
+         *           "timestamp": "2026-11-26T01:56:30.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
          *         },
          *         {
          *           "name": "sandbox-gamma",
-         *           "price": 146.3531244,
-         *           "volume24h": 484906728,
-         *           "timestamp": "2026-11-26T02:35:00.000Z",
+         *           "price": 147.4417614,
+         *           "volume24h": 464372240,
+         *           "timestamp": "2026-11-26T01:56:30.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000396777
+         *           "deviation": 0.000149625
          *         }
          *       ],
          *       "sourceCount": 3,
          *       "isValid": true,
-         *       "spread": 0.000532579,
+         *       "spread": 0.000226029,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
          *       },
          *       "unavailableSources": [],
-         *       "resolutionTimestamp": "2026-11-26T02:35:03.919Z",
+         *       "resolutionTimestamp": "2026-11-26T01:56:35.040Z",
          *       "costUsd": "0.01",
          *       "remainingBalanceUsd": "99.99"
          *     }
@@ -3620,7 +3620,7 @@ export interface components {
          * PriceScheduledRequest
          * @example {
          *       "symbol": "JUP",
-         *       "scheduledFor": "2027-05-01T12:00:00Z"
+         *       "scheduledFor": "2026-11-26T02:56:34Z"
          *     }
          */
         PriceScheduledRequest: {
@@ -3646,7 +3646,7 @@ export interface components {
          * PriceScheduleRequest
          * @example {
          *       "symbol": "SOL",
-         *       "resolutionTimestamp": "2027-05-01T12:00:00Z",
+         *       "resolutionTimestamp": "2026-11-26T02:56:34Z",
          *       "callbackUrl": "https://hooks.example.com/sibyl"
          *     }
          */
@@ -3673,12 +3673,12 @@ export interface components {
          * PriceSource
          * @example {
          *       "name": "sandbox-alpha",
-         *       "price": 146.431099,
-         *       "volume24h": 1212266821,
-         *       "timestamp": "2026-11-26T02:35:00.000Z",
+         *       "price": 147.4084406,
+         *       "volume24h": 1160930600,
+         *       "timestamp": "2026-11-26T01:56:30.000Z",
          *       "used": true,
          *       "status": "used",
-         *       "deviation": 0.000135796
+         *       "deviation": 0.0000764016
          *     }
          */
         PriceSource: {
@@ -3707,23 +3707,23 @@ export interface components {
          * RedeliverWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_6mpQtx7R6ayn9klmHqau63",
-         *       "id": "msg_XcAFYuMAXPzTD2NPpZAHkX",
-         *       "webhookId": "msg_XcAFYuMAXPzTD2NPpZAHkX",
+         *       "requestId": "req_2RFb7XlkEBUIxD6leqvuYO",
+         *       "id": "msg_34ncCsTFa1HX4z64HWnYpl",
+         *       "webhookId": "msg_34ncCsTFa1HX4z64HWnYpl",
          *       "type": "test",
-         *       "originalRequestId": "req_NsmLzIOcI8g7mLmnpVk9vl",
+         *       "originalRequestId": "req_YY37NibgVzDBj4SVH5XTdH",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "PENDING",
          *       "attemptCount": 1,
-         *       "nextAttemptAt": "2026-11-26T02:35:06.194Z",
+         *       "nextAttemptAt": "2026-11-26T01:56:38.848Z",
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T02:35:05.966Z",
+         *       "createdAt": "2026-11-26T01:56:38.388Z",
          *       "finishedAt": null,
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-26T02:35:05.980Z",
+         *           "at": "2026-11-26T01:56:38.455Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -3775,7 +3775,7 @@ export interface components {
          * ResolveWithAiResponse
          * @description Success
          * @example {
-         *       "requestId": "req_qS4FTXEuH31JFgXhbekXl6",
+         *       "requestId": "req_90hSrbRVEcMDylBcGDKjLi",
          *       "status": "processing",
          *       "costUsd": "0.25",
          *       "remainingBalanceUsd": "99.54"
@@ -3801,9 +3801,9 @@ export interface components {
          * RevokeKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_puiB4bHeGbjRhzFqV9f3HW",
-         *       "id": "key_mjep4CvjfOGcnaKoCG1g6T",
-         *       "keyPrefix": "pk_test_j2SrRjN1",
+         *       "requestId": "req_fCl9dc7J8IUlYggVoqTz2s",
+         *       "id": "key_LV6y7gDetPhtBejjlidpcg",
+         *       "keyPrefix": "pk_test_aExeyK6o",
          *       "name": "spare",
          *       "permissions": [
          *         "price"
@@ -3813,7 +3813,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T02:35:06.353Z",
+         *       "createdAt": "2026-11-26T01:56:39.067Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -3825,8 +3825,8 @@ export interface components {
          *         "dailySpendUsd": null,
          *         "monthlySpendUsd": null
          *       },
-         *       "revokedAt": "2026-11-26T02:35:06.507Z",
-         *       "rotatedFrom": "key_qGrRxoeXKqrlRjjKiufHee"
+         *       "revokedAt": "2026-11-26T01:56:39.290Z",
+         *       "rotatedFrom": "key_cnkD3xYo2Y2jvCXXQmQari"
          *     }
          */
         RevokeKeyResponse: {
@@ -3914,10 +3914,10 @@ export interface components {
          * RotateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_Axefe4QeetagQdQXOn8r7q",
+         *       "requestId": "req_9hWwby52e3e41HMossd2Wq",
          *       "newKey": {
-         *         "id": "key_mjep4CvjfOGcnaKoCG1g6T",
-         *         "keyPrefix": "pk_test_j2SrRjN1",
+         *         "id": "key_LV6y7gDetPhtBejjlidpcg",
+         *         "keyPrefix": "pk_test_aExeyK6o",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -3927,7 +3927,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-26T02:35:06.353Z",
+         *         "createdAt": "2026-11-26T01:56:39.067Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -3940,11 +3940,11 @@ export interface components {
          *           "monthlySpendUsd": null
          *         },
          *         "key": "pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u",
-         *         "rotatedFrom": "key_qGrRxoeXKqrlRjjKiufHee"
+         *         "rotatedFrom": "key_cnkD3xYo2Y2jvCXXQmQari"
          *       },
          *       "oldKey": {
-         *         "id": "key_qGrRxoeXKqrlRjjKiufHee",
-         *         "keyPrefix": "pk_test_NV7nNRiL",
+         *         "id": "key_cnkD3xYo2Y2jvCXXQmQari",
+         *         "keyPrefix": "pk_test_w0e4lhSS",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -3954,7 +3954,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-26T02:35:06.317Z",
+         *         "createdAt": "2026-11-26T01:56:39.033Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -3966,8 +3966,8 @@ export interface components {
          *           "dailySpendUsd": null,
          *           "monthlySpendUsd": null
          *         },
-         *         "expiresAt": "2026-11-26T03:35:06.324Z",
-         *         "rotatedTo": "key_mjep4CvjfOGcnaKoCG1g6T"
+         *         "expiresAt": "2026-11-26T02:56:39.050Z",
+         *         "rotatedTo": "key_LV6y7gDetPhtBejjlidpcg"
          *       }
          *     }
          */
@@ -4140,9 +4140,9 @@ export interface components {
          * RotateWebhookSecretResponse
          * @description Success
          * @example {
-         *       "requestId": "req_B2Vqo9fH6MG0WhAeU9lNuf",
+         *       "requestId": "req_JSSEX5paoSxf7cXY3qarfG",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "previousSecretValidUntil": "2026-11-27T02:35:06.260Z"
+         *       "previousSecretValidUntil": "2026-11-27T01:56:39.005Z"
          *     }
          */
         RotateWebhookSecretResponse: {
@@ -4160,12 +4160,12 @@ export interface components {
          * ScheduleAiResolutionResponse
          * @description Success
          * @example {
-         *       "requestId": "req_3Cf3UU52J34QJbQhLWahSf",
-         *       "jobId": "job_35NfWHzXPoFSoCdb2MqR3H",
+         *       "requestId": "req_rbrkRunn9dvxrVQ3YTeLF5",
+         *       "jobId": "job_ZJktVJoTXQKO85wqu6K8VX",
          *       "jobType": "AI_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
+         *       "scheduledFor": "2026-11-26T02:56:34.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T02:35:05.836Z",
+         *       "createdAt": "2026-11-26T01:56:38.052Z",
          *       "canCancel": true,
          *       "costUsd": "0.50",
          *       "remainingBalanceUsd": "98.99"
@@ -4210,12 +4210,12 @@ export interface components {
          * SchedulePriceCheckAtResponse
          * @description Success
          * @example {
-         *       "requestId": "req_llhIYGhkcv9ds6fakVmUb2",
-         *       "jobId": "job_RWOTpCqyOqq3XpmCIXbmMd",
+         *       "requestId": "req_MC368LvP52TBsgCh0Nl7u1",
+         *       "jobId": "job_aItCFv0G7YrRUq62pkpJfW",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
+         *       "scheduledFor": "2026-11-26T02:56:34.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T02:35:05.828Z",
+         *       "createdAt": "2026-11-26T01:56:37.998Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.49"
@@ -4260,12 +4260,12 @@ export interface components {
          * SchedulePriceCheckResponse
          * @description Success
          * @example {
-         *       "requestId": "req_77thJyE6eggzDD0DFrL0Ha",
-         *       "jobId": "job_cG4VatYdjAkq6gFz0TUDMy",
+         *       "requestId": "req_Dhh2Ut8PdYoe1Q9FgBhTHG",
+         *       "jobId": "job_kh2E0To6d3PVmI9DHhd4VZ",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
+         *       "scheduledFor": "2026-11-26T02:56:34.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T02:35:04.869Z",
+         *       "createdAt": "2026-11-26T01:56:35.915Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.74"
@@ -4310,9 +4310,9 @@ export interface components {
          * SendTestWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_NsmLzIOcI8g7mLmnpVk9vl",
-         *       "deliveryId": "msg_XcAFYuMAXPzTD2NPpZAHkX",
-         *       "webhookId": "msg_XcAFYuMAXPzTD2NPpZAHkX",
+         *       "requestId": "req_YY37NibgVzDBj4SVH5XTdH",
+         *       "deliveryId": "msg_34ncCsTFa1HX4z64HWnYpl",
+         *       "webhookId": "msg_34ncCsTFa1HX4z64HWnYpl",
          *       "delivered": true,
          *       "status": "DELIVERED",
          *       "statusCode": 200,
@@ -4358,8 +4358,9 @@ export interface components {
          *       "keyId": null,
          *       "reference": null,
          *       "refundOf": "11",
-         *       "memo": "cancelled job_35NfWHzXPoFSoCdb2MqR3H",
-         *       "createdAt": "2026-11-26T02:35:05.952Z"
+         *       "memo": "cancelled job_ZJktVJoTXQKO85wqu6K8VX",
+         *       "createdAt": "2026-11-26T01:56:38.302Z",
+         *       "chain": null
          *     }
          */
         Transaction: {
@@ -4396,12 +4397,29 @@ export interface components {
              * @example 2026-11-21T12:00:00.000Z
              */
             createdAt: string;
+            /** @description Deposits credited from the chain: what arrived, at what rate, where; else null */
+            chain: {
+                token: "SOL" | "USDC";
+                /**
+                 * @description In the token’s units
+                 * @example 0.25
+                 */
+                amount: string;
+                /**
+                 * @description USD per token the deposit was valued at
+                 * @example 142.12
+                 */
+                rateUsd: string | null;
+                /** @description The Solana slot of the transaction */
+                slot: number;
+                signature: string | null;
+            } | null;
         };
         /**
          * TransactionList
          * @description Success
          * @example {
-         *       "requestId": "req_qqRtxUltIWFmZgbmf5zlek",
+         *       "requestId": "req_sSj8zFeNiE5LRPrBCoDYD0",
          *       "transactions": [
          *         {
          *           "id": "12",
@@ -4413,8 +4431,9 @@ export interface components {
          *           "keyId": null,
          *           "reference": null,
          *           "refundOf": "11",
-         *           "memo": "cancelled job_35NfWHzXPoFSoCdb2MqR3H",
-         *           "createdAt": "2026-11-26T02:35:05.952Z"
+         *           "memo": "cancelled job_ZJktVJoTXQKO85wqu6K8VX",
+         *           "createdAt": "2026-11-26T01:56:38.302Z",
+         *           "chain": null
          *         },
          *         {
          *           "id": "11",
@@ -4422,12 +4441,13 @@ export interface components {
          *           "amountUsd": "-0.50",
          *           "balanceAfterUsd": "98.99",
          *           "operation": "scheduleAiResolution",
-         *           "requestId": "req_3Cf3UU52J34QJbQhLWahSf",
-         *           "keyId": "key_WZOpNnsFYGlB0RWzRYc0Ex",
+         *           "requestId": "req_rbrkRunn9dvxrVQ3YTeLF5",
+         *           "keyId": "key_AFna1HnNCv1kV89ZkJBMn6",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-26T02:35:05.833Z"
+         *           "createdAt": "2026-11-26T01:56:38.050Z",
+         *           "chain": null
          *         },
          *         {
          *           "id": "10",
@@ -4435,12 +4455,13 @@ export interface components {
          *           "amountUsd": "-0.05",
          *           "balanceAfterUsd": "99.49",
          *           "operation": "schedulePriceCheckAt",
-         *           "requestId": "req_llhIYGhkcv9ds6fakVmUb2",
-         *           "keyId": "key_WZOpNnsFYGlB0RWzRYc0Ex",
+         *           "requestId": "req_MC368LvP52TBsgCh0Nl7u1",
+         *           "keyId": "key_AFna1HnNCv1kV89ZkJBMn6",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-26T02:35:05.827Z"
+         *           "createdAt": "2026-11-26T01:56:37.971Z",
+         *           "chain": null
          *         }
          *       ],
          *       "hasMore": true,
@@ -4515,9 +4536,9 @@ export interface components {
          * UpdateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_y9d1x8BTwbZqTPktap41cl",
-         *       "id": "key_ZU5wmw4ijVdImADUm2R72P",
-         *       "keyPrefix": "pk_test_IopN81g8",
+         *       "requestId": "req_dfkEdPnjeRIoXmyWe3Cigi",
+         *       "id": "key_5sOAoiZVeHGyX3HBCNAdaj",
+         *       "keyPrefix": "pk_test_xhRdFTfW",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -4530,7 +4551,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T02:35:04.081Z",
+         *       "createdAt": "2026-11-26T01:56:35.268Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -4656,23 +4677,23 @@ export interface components {
          * WebhookDelivery
          * @description Success
          * @example {
-         *       "requestId": "req_NsmLzIOcI8g7mLmnpVk9vl",
-         *       "id": "msg_XcAFYuMAXPzTD2NPpZAHkX",
-         *       "webhookId": "msg_XcAFYuMAXPzTD2NPpZAHkX",
+         *       "requestId": "req_YY37NibgVzDBj4SVH5XTdH",
+         *       "id": "msg_34ncCsTFa1HX4z64HWnYpl",
+         *       "webhookId": "msg_34ncCsTFa1HX4z64HWnYpl",
          *       "type": "test",
-         *       "originalRequestId": "req_NsmLzIOcI8g7mLmnpVk9vl",
+         *       "originalRequestId": "req_YY37NibgVzDBj4SVH5XTdH",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T02:35:05.966Z",
-         *       "finishedAt": "2026-11-26T02:35:05.996Z",
+         *       "createdAt": "2026-11-26T01:56:38.388Z",
+         *       "finishedAt": "2026-11-26T01:56:38.491Z",
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-26T02:35:05.980Z",
+         *           "at": "2026-11-26T01:56:38.455Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -4724,36 +4745,36 @@ export interface components {
          * WebhookDeliveryList
          * @description Success
          * @example {
-         *       "requestId": "req_2BPsuyhgWSutrXH6EDzdpN",
+         *       "requestId": "req_ChTjKs5aEj4IHsF9AwrclE",
          *       "deliveries": [
          *         {
-         *           "id": "msg_XcAFYuMAXPzTD2NPpZAHkX",
-         *           "webhookId": "msg_XcAFYuMAXPzTD2NPpZAHkX",
+         *           "id": "msg_34ncCsTFa1HX4z64HWnYpl",
+         *           "webhookId": "msg_34ncCsTFa1HX4z64HWnYpl",
          *           "type": "test",
-         *           "requestId": "req_NsmLzIOcI8g7mLmnpVk9vl",
-         *           "originalRequestId": "req_NsmLzIOcI8g7mLmnpVk9vl",
+         *           "requestId": "req_YY37NibgVzDBj4SVH5XTdH",
+         *           "originalRequestId": "req_YY37NibgVzDBj4SVH5XTdH",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "DELIVERED",
          *           "attemptCount": 1,
          *           "nextAttemptAt": null,
          *           "lastStatusCode": 200,
          *           "lastError": null,
-         *           "createdAt": "2026-11-26T02:35:05.966Z",
-         *           "finishedAt": "2026-11-26T02:35:05.996Z"
+         *           "createdAt": "2026-11-26T01:56:38.388Z",
+         *           "finishedAt": "2026-11-26T01:56:38.491Z"
          *         },
          *         {
-         *           "id": "msg_GO7rFQPhfwyOYjYBb7Fu5d",
-         *           "webhookId": "msg_GO7rFQPhfwyOYjYBb7Fu5d",
+         *           "id": "msg_oTWBmH9lWErfWAgXkGRN5S",
+         *           "webhookId": "msg_oTWBmH9lWErfWAgXkGRN5S",
          *           "type": "ai",
-         *           "requestId": "req_qS4FTXEuH31JFgXhbekXl6",
-         *           "originalRequestId": "req_qS4FTXEuH31JFgXhbekXl6",
+         *           "requestId": "req_90hSrbRVEcMDylBcGDKjLi",
+         *           "originalRequestId": "req_90hSrbRVEcMDylBcGDKjLi",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "PENDING",
          *           "attemptCount": 0,
-         *           "nextAttemptAt": "2026-11-26T02:35:05.384Z",
+         *           "nextAttemptAt": "2026-11-26T01:56:36.977Z",
          *           "lastStatusCode": null,
          *           "lastError": null,
-         *           "createdAt": "2026-11-26T02:35:05.384Z",
+         *           "createdAt": "2026-11-26T01:56:36.977Z",
          *           "finishedAt": null
          *         }
          *       ],
@@ -4774,19 +4795,19 @@ export interface components {
         /**
          * WebhookDeliverySummary
          * @example {
-         *       "id": "msg_XcAFYuMAXPzTD2NPpZAHkX",
-         *       "webhookId": "msg_XcAFYuMAXPzTD2NPpZAHkX",
+         *       "id": "msg_34ncCsTFa1HX4z64HWnYpl",
+         *       "webhookId": "msg_34ncCsTFa1HX4z64HWnYpl",
          *       "type": "test",
-         *       "requestId": "req_NsmLzIOcI8g7mLmnpVk9vl",
-         *       "originalRequestId": "req_NsmLzIOcI8g7mLmnpVk9vl",
+         *       "requestId": "req_YY37NibgVzDBj4SVH5XTdH",
+         *       "originalRequestId": "req_YY37NibgVzDBj4SVH5XTdH",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T02:35:05.966Z",
-         *       "finishedAt": "2026-11-26T02:35:05.996Z"
+         *       "createdAt": "2026-11-26T01:56:38.388Z",
+         *       "finishedAt": "2026-11-26T01:56:38.491Z"
          *     }
          */
         WebhookDeliverySummary: {
@@ -4918,6 +4939,16 @@ export interface operations {
                                 reason?: string;
                             }[];
                         };
+                        /** @description The deposit watcher (informational: it never makes the service unready) */
+                        deposits?: {
+                            /** @description off: SOLANA_RPC_URL and DEPOSIT_ADDRESS are not set, deposits are credited by the operator */
+                            watcher: "off" | "on";
+                            lastPollAt: string | null;
+                            lastSuccessAt: string | null;
+                            lastError: string | null;
+                            /** @description Finalized slots not yet processed, as of the last poll */
+                            lagSlots: number | null;
+                        };
                     };
                 };
             };
@@ -4941,6 +4972,16 @@ export interface operations {
                                 configured: boolean;
                                 reason?: string;
                             }[];
+                        };
+                        /** @description The deposit watcher (informational: it never makes the service unready) */
+                        deposits?: {
+                            /** @description off: SOLANA_RPC_URL and DEPOSIT_ADDRESS are not set, deposits are credited by the operator */
+                            watcher: "off" | "on";
+                            lastPollAt: string | null;
+                            lastSuccessAt: string | null;
+                            lastError: string | null;
+                            /** @description Finalized slots not yet processed, as of the last poll */
+                            lagSlots: number | null;
                         };
                     };
                 };
@@ -16954,17 +16995,14 @@ export interface operations {
                         minimumUsd: string;
                         /** @description Newest first (the last 50) */
                         deposits: {
-                            /** @description The ledger entry id (once credited) */
+                            /** @description The ledger entry id; from the chain, the deposit reference */
                             id: string;
                             status: "pending" | "credited" | "held" | "ignored";
                             token: "SOL" | "USDC" | null;
                             /** @description In the token’s units */
                             amount: string | null;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
-                            usdValue: string;
+                            /** @description Null while pending (valued when final) */
+                            usdValue: string | null;
                             /** @description USD per token used to value it */
                             rateUsd: string | null;
                             signature: string | null;

@@ -6,6 +6,7 @@ import type { Database } from '../db/database.js';
 import { MigrationError, migrate } from '../db/migrate.js';
 import { openDatabase } from '../db/open.js';
 import { DataDirInUseError } from '../db/pglite.js';
+import { depositsCommand } from '../deposits/cli.js';
 import { AppError } from '../errors.js';
 import { jobsCommand } from '../jobs/cli.js';
 import { keysCommand } from '../keys/cli.js';
@@ -63,6 +64,9 @@ const USAGE = `Usage: sibyl <command> [options]
   webhooks listen --forward-to URL [--api-url URL]  post the account's events to a local URL
                                           as they are sent (SIBYL_API_KEY, SIBYL_API_URL)
   webhooks reseal-secrets                 re-seal every webhook secret with SECRET_ENCRYPTION_KEY
+  deposits list [--status pending|credited|unattributed|held|ignored] [--account ID] [--limit N]
+  deposits assign SIGNATURE ACCOUNT_ID    credit a transaction's unattributed deposits, once
+  deposits rescan --before SIG | --since ISO   read a range of the chain again (nothing doubles)
 
   --json    print exactly one JSON object on stdout
 
@@ -112,6 +116,8 @@ function parseOptions(argv: string[]) {
         reason: { type: 'string' },
         'forward-to': { type: 'string' },
         'api-url': { type: 'string' },
+        before: { type: 'string' },
+        since: { type: 'string' },
       },
     });
   } catch (err) {
@@ -175,6 +181,10 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       case 'ledger':
         await migrate(db);
         return (await ledgerCommand(db, out, action)) ? 0 : 1;
+      case 'deposits':
+        await migrate(db);
+        await depositsCommand(db, out, action, args, config);
+        return 0;
       case 'jobs':
         await migrate(db);
         await jobsCommand(db, out, action, args);

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Account } from '../accounts/accounts.js';
 import { type Context, queryable } from '../context.js';
+import type { DepositDisplay } from '../deposits/config.js';
 import { listTransactions } from '../ledger/history.js';
 import { encodeBase58 } from '../lib/base58.js';
 import { formatUsd } from '../lib/money.js';
-import type { DashboardSettings } from './config.js';
 import * as sql from './sql.js';
 
 /** One deposit as DESIGN §13 describes it; the fields only the chain knows are null until the watcher lands. */
@@ -13,7 +13,8 @@ export interface DepositView {
   status: 'pending' | 'credited' | 'held' | 'ignored';
   token: 'SOL' | 'USDC' | null;
   amount: string | null;
-  usdValue: string;
+  /** Null while pending: a deposit is valued at its finalization. */
+  usdValue: string | null;
   rateUsd: string | null;
   signature: string | null;
   slot: number | null;
@@ -79,7 +80,7 @@ export function solanaPayUrl(recipient: string, reference: string, splToken?: st
 /** `GET /dashboard/api/{mode}/funds`: how to add funds to the account, and the deposits so far. */
 export async function fundsView(
   ctx: Context,
-  deps: { settings: DashboardSettings['deposits']; source: DepositSource },
+  deps: { settings: DepositDisplay; source: DepositSource },
   account: Pick<Account, 'id' | 'mode'>,
 ) {
   const { settings, source } = deps;

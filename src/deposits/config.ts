@@ -10,8 +10,9 @@ const OptionalText = Type.Optional(Type.String({ minLength: 1 }));
 
 /**
  * The deposit watcher (docs/deposits.md#configuration). It watches only when both SOLANA_RPC_URL
- * and DEPOSIT_ADDRESS are set; one without the other is refused at start-up rather than leaving
- * an operator believing deposits are watched.
+ * and DEPOSIT_ADDRESS are set. DEPOSIT_ADDRESS alone is where the dashboard tells users to send
+ * funds while the operator credits them by hand (the watcher off, as /readyz and the dashboard
+ * say); SOLANA_RPC_URL alone has nothing to watch and is refused at start-up.
  */
 export const depositSettings = defineSettings(
   {
@@ -26,10 +27,8 @@ export const depositSettings = defineSettings(
   },
   (v) => {
     const problem = (message: string) => new ConfigError(`Invalid configuration: ${message}`);
-    if ((v.SOLANA_RPC_URL === undefined) !== (v.DEPOSIT_ADDRESS === undefined)) {
-      throw problem(
-        'SOLANA_RPC_URL and DEPOSIT_ADDRESS are set together (the deposit watcher needs both) or not at all',
-      );
+    if (v.SOLANA_RPC_URL !== undefined && v.DEPOSIT_ADDRESS === undefined) {
+      throw problem('SOLANA_RPC_URL is set without DEPOSIT_ADDRESS (the deposit watcher needs both)');
     }
     if (v.SOLANA_RPC_URL !== undefined && !/^https?:\/\/[^\s]+$/.test(v.SOLANA_RPC_URL)) {
       throw problem('SOLANA_RPC_URL must be an http(s) URL');
@@ -46,6 +45,8 @@ export const depositSettings = defineSettings(
         v.SOLANA_RPC_URL !== undefined && v.DEPOSIT_ADDRESS !== undefined
           ? { rpcUrl: v.SOLANA_RPC_URL, depositAddress: v.DEPOSIT_ADDRESS }
           : null,
+      /** The treasury wallet shown to users, watched or not; null: none configured. */
+      depositAddress: v.DEPOSIT_ADDRESS ?? null,
       usdcMint: v.USDC_MINT,
       pollMs: v.DEPOSIT_POLL_MS,
       /** Transfers worth less are recorded as ignored, not credited. */
@@ -61,3 +62,19 @@ export const depositSettings = defineSettings(
 );
 
 export type DepositConfig = ReturnType<typeof depositSettings.parse>;
+
+/** Where funds go, as the dashboard's funds page shows it. */
+export interface DepositDisplay {
+  /** The treasury wallet; null: none configured (the operator credits deposits). */
+  address: string | null;
+  usdcMint: string;
+  minimumMicros: bigint;
+}
+
+export function depositDisplay(config: DepositConfig): DepositDisplay {
+  return {
+    address: config.depositAddress,
+    usdcMint: config.usdcMint,
+    minimumMicros: config.minUsdMicros,
+  };
+}

@@ -1,9 +1,26 @@
 /**
- * Deposits from the chain (DESIGN §13, docs/deposits.md): the pure parts the watcher is built from.
- * The watcher itself (its table, ledger crediting, lease, CLI, metrics) is wired on top of these.
+ * Deposits from the chain (DESIGN §13, docs/deposits.md): the watcher (worker task with a lease),
+ * its parts (RPC client, parser, value rule, scan), the operator's verbs and what the dashboard reads.
  */
-export { type DepositConfig, depositSettings, MAINNET_USDC_MINT } from './config.js';
+export {
+  type DepositConfig,
+  type DepositDisplay,
+  depositDisplay,
+  depositSettings,
+  MAINNET_USDC_MINT,
+} from './config.js';
 export { type Deposit, type DepositAsset, depositsOf } from './deposits.js';
+export { chainDeposits } from './funds.js';
+export {
+  assignDeposits,
+  DEPOSIT_STATUSES,
+  type DepositStatus,
+  listDeposits,
+  presentDeposit,
+  rescanRange,
+} from './operator.js';
+export { type DepositPrices, fixedDepositPrices, serviceDepositPrices } from './prices.js';
+export { type DepositReadiness, depositReadiness } from './readiness.js';
 export type { Commitment, ParsedTransaction, RpcFailure, SignatureInfo, SolanaRpc } from './rpc.js';
 export { SolanaRpcError } from './rpc.js';
 export {
@@ -29,3 +46,5 @@ export {
   type Valuation,
   valueDeposit,
 } from './value.js';
+export { createDepositWatcher, type DepositWatcher, type PollReport, type WatcherDeps } from './watcher.js';
+export { type DepositWiring, depositTasks, rpcFromConfig, watcherFromConfig } from './wiring.js';

@@ -1,19 +1,40 @@
 import type { FastifyInstance } from 'fastify';
-import Type from 'typebox';
+import Type, { type Static } from 'typebox';
 import type { SlotStatus } from '../ai/providers/registry.js';
 import { AiReadiness } from '../ai/schemas.js';
 import type { Database } from '../db/database.js';
 
 const Health = Type.Object({ status: Type.String() });
+const DepositWatcher = Type.Object(
+  {
+    watcher: Type.Union([Type.Literal('off'), Type.Literal('on')], {
+      description:
+        'off: SOLANA_RPC_URL and DEPOSIT_ADDRESS are not set, deposits are credited by the operator',
+    }),
+    lastPollAt: Type.Union([Type.String(), Type.Null()]),
+    lastSuccessAt: Type.Union([Type.String(), Type.Null()]),
+    lastError: Type.Union([Type.String(), Type.Null()]),
+    lagSlots: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'Finalized slots not yet processed, as of the last poll',
+    }),
+  },
+  { description: 'The deposit watcher (informational: it never makes the service unready)' },
+);
 const Readiness = Type.Object({
   status: Type.String(),
   ai: AiReadiness,
+  deposits: Type.Optional(DepositWatcher),
 });
 
 /** Liveness and readiness for load balancers and orchestrators: unauthenticated and free. */
 export function healthRoutes(
   app: FastifyInstance,
-  deps: { db: Database; aiModels: readonly SlotStatus[] },
+  deps: {
+    db: Database;
+    aiModels: readonly SlotStatus[];
+    /** The deposit watcher's state, read from the database. */
+    deposits?: () => Promise<Static<typeof DepositWatcher>>;
+  },
 ): void {
   // Which AI providers are configured, for operators; readiness itself is the database's.
   const ai = {
@@ -49,7 +70,7 @@ export function healthRoutes(
     async (request, reply) => {
       try {
         await deps.db.query('SELECT 1');
-        return { status: 'ready', ai };
+        return { status: 'ready', ai, ...(deps.deposits ? { deposits: await deps.deposits() } : {}) };
       } catch (err) {
         request.log.warn({ err }, 'readiness check failed');
         return reply.code(503).header('retry-after', '5').send({ status: 'unavailable', ai });

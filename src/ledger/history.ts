@@ -19,6 +19,20 @@ interface EntryRow {
   refund_of: bigint | string | null;
   memo: string | null;
   created_at: Date;
+  deposit_asset: 'SOL' | 'USDC' | null;
+  deposit_amount: bigint | string | null;
+  deposit_decimals: number | null;
+  deposit_rate: string | null;
+  deposit_slot: bigint | string | null;
+  deposit_signature: string | null;
+}
+
+/** `amount` base units of `decimals` as a decimal string without trailing zeros. */
+function tokenAmount(amount: bigint, decimals: number): string {
+  if (decimals === 0) return amount.toString();
+  const text = amount.toString().padStart(decimals + 1, '0');
+  const fraction = text.slice(-decimals).replace(/0+$/, '');
+  return fraction === '' ? text.slice(0, -decimals) : `${text.slice(0, -decimals)}.${fraction}`;
 }
 
 export interface HistoryQuery {
@@ -85,5 +99,15 @@ function presentEntry(row: EntryRow) {
     refundOf: row.refund_of === null ? null : String(row.refund_of),
     memo: row.memo,
     createdAt: row.created_at.toISOString(),
+    chain:
+      row.deposit_asset === null
+        ? null
+        : {
+            token: row.deposit_asset,
+            amount: tokenAmount(BigInt(row.deposit_amount as bigint), row.deposit_decimals as number),
+            rateUsd: row.deposit_rate,
+            slot: Number(row.deposit_slot),
+            signature: row.deposit_signature,
+          },
   };
 }

@@ -31,6 +31,25 @@ export const Transaction = Type.Object(
     refundOf: Type.Union([Type.String(), Type.Null()], { description: 'Refunds: the charge given back' }),
     memo: Type.Union([Type.String(), Type.Null()]),
     createdAt: Timestamp,
+    chain: Type.Union(
+      [
+        Type.Object(
+          {
+            token: Type.Union([Type.Literal('SOL'), Type.Literal('USDC')]),
+            amount: Type.String({ description: 'In the token’s units', examples: ['0.25'] }),
+            rateUsd: Type.Union([Type.String(), Type.Null()], {
+              description: 'USD per token the deposit was valued at',
+              examples: ['142.12'],
+            }),
+            slot: Type.Integer({ description: 'The Solana slot of the transaction' }),
+            signature: Type.Union([Type.String(), Type.Null()]),
+          },
+          { additionalProperties: false },
+        ),
+        Type.Null(),
+      ],
+      { description: 'Deposits credited from the chain: what arrived, at what rate, where; else null' },
+    ),
   },
   { title: 'Transaction', additionalProperties: false },
 );

@@ -220,12 +220,16 @@ export const RECONCILE_REFUNDS = `
 /** An account's entries, newest first: before the cursor ($2), of a kind ($3), within [$4, $5]. */
 export const HISTORY = statement(
   'ledger_history',
-  `SELECT id, kind, amount_micros, balance_after_micros, operation, request_id, key_id, reference, refund_of, memo,
-          created_at
-     FROM ledger_entries
-    WHERE account_id = $1 AND ($2::bigint IS NULL OR id < $2::bigint) AND ($3::text IS NULL OR kind = $3)
-      AND ($4::timestamptz IS NULL OR created_at >= $4) AND ($5::timestamptz IS NULL OR created_at <= $5)
-    ORDER BY id DESC LIMIT $6`,
+  `SELECT e.id, e.kind, e.amount_micros, e.balance_after_micros, e.operation, e.request_id, e.key_id, e.reference,
+          e.refund_of, e.memo, e.created_at,
+          d.asset AS deposit_asset, d.amount AS deposit_amount, d.decimals AS deposit_decimals,
+          d.rate AS deposit_rate, d.slot AS deposit_slot, d.signature AS deposit_signature
+     FROM ledger_entries e
+     -- A deposit from the chain (src/deposits): its token, amount, rate and slot, shown with the entry.
+     LEFT JOIN deposits d ON e.kind = 'deposit' AND d.reference = e.reference AND d.ledger_entry_id = e.id
+    WHERE e.account_id = $1 AND ($2::bigint IS NULL OR e.id < $2::bigint) AND ($3::text IS NULL OR e.kind = $3)
+      AND ($4::timestamptz IS NULL OR e.created_at >= $4) AND ($5::timestamptz IS NULL OR e.created_at <= $5)
+    ORDER BY e.id DESC LIMIT $6`,
 );
 
 /**

@@ -1,6 +1,7 @@
 import { createAiQueue } from '../ai/queue.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
+import { type DepositWiring, depositTasks } from '../deposits/index.js';
 import { jobQueueHandler } from '../jobs/runner.js';
 import { ledgerTasks } from '../ledger/tasks.js';
 import type { Clock } from '../lib/clock.js';
@@ -20,6 +21,8 @@ export interface WorkerDeps extends PortOverrides {
   log: Log;
   /** The ports, already built (the caller closes them); default: `createPorts` with the overrides. */
   ports?: Ports;
+  /** Deposits: the prices at block time and the chain; default: the price services and SOLANA_RPC_URL. */
+  deposits?: Pick<DepositWiring, 'prices' | 'rpc'>;
 }
 
 /** A durable work queue as the worker runs it. */
@@ -45,6 +48,16 @@ export function createWorker(deps: WorkerDeps): Worker {
     [
       ...ledgerTasks({ db, log, config: config.ledger }),
       createRetention({ db, clock, log, settings: config.retention }).task,
+      // Deposits from the chain (src/deposits): none when the watcher is off.
+      ...depositTasks({
+        db,
+        clock,
+        log,
+        config: config.deposits,
+        priceService: prices,
+        historical: ports.historical,
+        ...deps.deposits,
+      }),
     ],
     { clock, log },
   );

@@ -296,6 +296,7 @@ describe('AI availability', () => {
             { slot: 4, model: 'xai/grok-4', configured: true },
           ],
         },
+        deposits: { watcher: 'off', lastPollAt: null, lastSuccessAt: null, lastError: null, lagSlots: null },
       });
       // Readiness is about the database; keys and hosts of the providers are never shown.
       expect(ready.body).not.toContain('sk-test');

@@ -18,6 +18,7 @@ describe('deposit settings', () => {
   it('off by default, with the documented defaults', () => {
     expect(parse({})).toEqual({
       watch: null,
+      depositAddress: null,
       usdcMint: MAINNET_USDC_MINT,
       pollMs: 5000,
       minUsdMicros: 1_000_000n,
@@ -36,10 +37,13 @@ describe('deposit settings', () => {
     expect([config.pollMs, config.minUsdMicros]).toEqual([2000, 500_000n]);
   });
 
-  it('refuses half a configuration and malformed values', () => {
+  it('shows DEPOSIT_ADDRESS without watching when there is no RPC (the operator credits)', () => {
+    expect(parse({ DEPOSIT_ADDRESS: ADDRESS })).toMatchObject({ watch: null, depositAddress: ADDRESS });
+  });
+
+  it('refuses an RPC without an address, and malformed values', () => {
     const refused: Record<string, string>[] = [
       { SOLANA_RPC_URL: 'https://rpc.example.com' },
-      { DEPOSIT_ADDRESS: ADDRESS },
       { SOLANA_RPC_URL: 'ftp://rpc.example.com', DEPOSIT_ADDRESS: ADDRESS },
       { SOLANA_RPC_URL: 'https://rpc.example.com', DEPOSIT_ADDRESS: 'not-base58-0OIl' },
       { USDC_MINT: 'short' },

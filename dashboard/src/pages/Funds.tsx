@@ -55,7 +55,7 @@ export function Funds({ mode, onBalanceChange }: { mode: Mode; onBalanceChange: 
                     <td>{when(deposit.createdAt)}</td>
                     <td>{deposit.status}</td>
                     <td>{deposit.token ? `${deposit.amount} ${deposit.token}` : '—'}</td>
-                    <td class="num">{usd(deposit.usdValue)}</td>
+                    <td class="num">{deposit.usdValue === null ? '—' : usd(deposit.usdValue)}</td>
                     <td class="mono">{deposit.signature ?? deposit.reference ?? '—'}</td>
                   </tr>
                 ))}

@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { addPlayMoney } from '../../accounts/sandbox.js';
 import { accountFields, presentAccount } from '../../accounts/schemas.js';
+import { depositDisplay } from '../../deposits/config.js';
 import { UsdString } from '../../http/schemas.js';
 import { listTransactions } from '../../ledger/history.js';
 import { TransactionList, TransactionQuery, UsageQuery, UsageReport } from '../../ledger/schemas.js';
@@ -18,7 +19,7 @@ const Period = Type.Object({
 });
 
 const Deposit = Type.Object({
-  id: Type.String({ description: 'The ledger entry id (once credited)' }),
+  id: Type.String({ description: 'The ledger entry id; from the chain, the deposit reference' }),
   status: Type.Union([
     Type.Literal('pending'),
     Type.Literal('credited'),
@@ -27,7 +28,7 @@ const Deposit = Type.Object({
   ]),
   token: Type.Union([Type.Literal('SOL'), Type.Literal('USDC'), Type.Null()]),
   amount: Type.Union([Type.String(), Type.Null()], { description: 'In the token’s units' }),
-  usdValue: UsdString,
+  usdValue: Type.Union([UsdString, Type.Null()], { description: 'Null while pending (valued when final)' }),
   rateUsd: Type.Union([Type.String(), Type.Null()], { description: 'USD per token used to value it' }),
   signature: Type.Union([Type.String(), Type.Null()]),
   slot: Type.Union([Type.Integer(), Type.Null()]),
@@ -144,7 +145,7 @@ export function accountRoutes(edge: DashboardEdge, deps: { deposits: DepositSour
       deposits: Type.Array(Deposit, { description: 'Newest first (the last 50)' }),
     }),
     handler: async ({ ctx, account }) =>
-      fundsView(ctx, { settings: edge.settings.deposits, source: deps.deposits }, account),
+      fundsView(ctx, { settings: depositDisplay(edge.config.deposits), source: deps.deposits }, account),
   });
 
   defineDashboardRoute(edge, {

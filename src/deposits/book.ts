@@ -1,0 +1,195 @@
+import type { Queryable } from '../db/database.js';
+import type { Deposit } from './deposits.js';
+import type { DepositPrices } from './prices.js';
+import * as sql from './sql.js';
+import { formatUnits } from './units.js';
+import { rateFromPrice, valueDeposit } from './value.js';
+
+export type FinalStatus = 'credited' | 'unattributed' | 'held' | 'ignored';
+
+/** Whose deposit it is, and how that was decided (DESIGN §13); null account: nobody's by rule. */
+export interface Attribution {
+  accountId: string | null;
+  how: 'wallet' | 'reference' | 'ambiguous_reference' | null;
+}
+
+/** A finalized deposit with its attribution and value: what one row (and at most one entry) records. */
+export interface Booked {
+  deposit: Deposit;
+  status: FinalStatus;
+  /** held/ignored: why; credited: how it was attributed. */
+  reason: string | null;
+  accountId: string | null;
+  rate: string | null;
+  usdMicros: bigint | null;
+}
+
+/**
+ * Attribution for a batch of deposits, in two queries: (1) the sender is a wallet of a live account
+ * (its sign-in wallet or one it linked); for a token transfer signed by a delegate, the source
+ * account's owner is tried next; (2) else a live account's Solana Pay reference key is among the
+ * instruction's accounts — exactly one account's, or it is ambiguous; (3) else nobody's.
+ */
+export async function attribute(db: Queryable, deposits: Deposit[]): Promise<Map<string, Attribution>> {
+  const wallets = [...new Set(deposits.flatMap((d) => [d.sender, d.sourceOwner]).filter((w) => w !== null))];
+  const keys = [...new Set(deposits.flatMap((d) => d.accounts))];
+  const walletOwners = new Map<string, Set<string>>();
+  if (wallets.length > 0) {
+    const rows = await db.query<{ address: string; account_id: string }>(sql.WALLET_OWNERS, [wallets]);
+    for (const row of rows) {
+      const owners = walletOwners.get(row.address) ?? new Set();
+      owners.add(row.account_id);
+      walletOwners.set(row.address, owners);
+    }
+  }
+  const referenceOwners = new Map<string, string>();
+  if (keys.length > 0) {
+    const rows = await db.query<{ key: string; account_id: string }>(sql.REFERENCE_OWNERS, [keys]);
+    for (const row of rows) referenceOwners.set(row.key, row.account_id);
+  }
+  const ownerOf = (wallet: string | null): string | null => {
+    const owners = wallet === null ? undefined : walletOwners.get(wallet);
+    // A wallet belongs to one account; should two ever claim it, neither is guessed.
+    return owners?.size === 1 ? ([...owners][0] as string) : null;
+  };
+  const out = new Map<string, Attribution>();
+  for (const d of deposits) {
+    const byWallet = ownerOf(d.sender) ?? ownerOf(d.sourceOwner);
+    if (byWallet !== null) {
+      out.set(d.reference, { accountId: byWallet, how: 'wallet' });
+      continue;
+    }
+    const byReference = new Set(
+      d.accounts.map((k) => referenceOwners.get(k)).filter((a): a is string => a !== undefined),
+    );
+    if (byReference.size === 1) {
+      out.set(d.reference, { accountId: [...byReference][0] as string, how: 'reference' });
+    } else {
+      out.set(d.reference, { accountId: null, how: byReference.size > 1 ? 'ambiguous_reference' : null });
+    }
+  }
+  return out;
+}
+
+/**
+ * Prices a batch at each deposit's block time (one lookup per asset and minute), and decides each
+ * one's fate: ignored (below the minimum) before held (no price, USDC off its peg) before
+ * unattributed before credited.
+ */
+export async function book(
+  db: Queryable,
+  prices: DepositPrices,
+  minUsdMicros: bigint,
+  deposits: Deposit[],
+): Promise<Booked[]> {
+  const attributions = await attribute(db, deposits);
+  const cache = new Map<string, Promise<number | null>>();
+  const priceAt = (asset: 'SOL' | 'USDC', blockTime: number | null) => {
+    const key = `${asset}:${blockTime === null ? 'now' : Math.floor(blockTime / 60)}`;
+    let price = cache.get(key);
+    if (!price) {
+      price = prices.at(asset, blockTime === null ? null : new Date(blockTime * 1000));
+      cache.set(key, price);
+    }
+    return price;
+  };
+  const out: Booked[] = [];
+  for (const deposit of deposits) {
+    const solPrice = deposit.asset === 'SOL' ? await priceAt('SOL', deposit.blockTime) : null;
+    const usdcPrice = deposit.asset === 'USDC' ? await priceAt('USDC', deposit.blockTime) : null;
+    const value = valueDeposit(
+      deposit,
+      { usdcPrice, solRate: solPrice === null ? null : rateFromPrice(solPrice) },
+      minUsdMicros,
+    );
+    const who = attributions.get(deposit.reference) ?? { accountId: null, how: null };
+    const base = { deposit, rate: value.rate, usdMicros: value.usdMicros, accountId: who.accountId };
+    if (value.status === 'ignored' || (value.usdMicros !== null && value.usdMicros <= 0n)) {
+      out.push({ ...base, status: 'ignored', reason: 'below_minimum' });
+    } else if (value.status === 'held') {
+      out.push({ ...base, status: 'held', reason: value.reason });
+    } else if (who.accountId === null) {
+      out.push({ ...base, status: 'unattributed', reason: who.how });
+    } else {
+      out.push({ ...base, status: 'credited', reason: who.how });
+    }
+  }
+  return out;
+}
+
+/** The ledger entry's memo: what arrived, at what rate, where. */
+export function depositMemo(d: Deposit, rate: string): string {
+  return `${formatUnits(d.amount, d.decimals)} ${d.asset} at ${rate} USD, slot ${d.slot}`;
+}
+
+/**
+ * Writes a batch of finalized deposits inside the caller's transaction, in one statement
+ * (sql.WRITE_FINAL_BATCH): each credited one gets its ledger entry (under its reference, unique in
+ * the ledger) and its row, together. A reference that
+ * already has a final row is skipped (a rescan, or a rerun after a crash): nothing doubles.
+ * Returns the deposits written now.
+ */
+export async function writeFinal(tx: Queryable, booked: Booked[], now: Date): Promise<Booked[]> {
+  if (booked.length === 0) return [];
+  const done = new Set(
+    (await tx.query<{ reference: string }>(sql.FINAL_OF, [booked.map((b) => b.deposit.reference)])).map(
+      (r) => r.reference,
+    ),
+  );
+  const written = booked.filter((b) => {
+    if (done.has(b.deposit.reference)) return false;
+    done.add(b.deposit.reference);
+    return true;
+  });
+  if (written.length === 0) return [];
+  const column = <T>(f: (b: Booked) => T) => written.map(f);
+  await tx.query(sql.WRITE_FINAL_BATCH, [
+    column((b) => b.deposit.reference),
+    column((b) => b.deposit.signature),
+    column((b) => b.deposit.instruction),
+    column((b) => b.deposit.asset),
+    column((b) => b.deposit.amount),
+    column((b) => b.deposit.decimals),
+    column((b) => b.deposit.sender),
+    column((b) => b.deposit.slot),
+    column((b) => (b.deposit.blockTime === null ? null : new Date(b.deposit.blockTime * 1000))),
+    column((b) => b.status),
+    column((b) => b.reason),
+    column((b) => b.accountId),
+    column((b) => b.rate),
+    column((b) => b.usdMicros),
+    column((b) => (b.status === 'credited' ? depositMemo(b.deposit, b.rate as string) : null)),
+    now,
+  ]);
+  return written;
+}
+
+/**
+ * The pending set, replaced (inside the caller's transaction): deposits seen at `confirmed` get a
+ * pending row (attributed, so the account sees it coming); pending rows no longer listed go.
+ */
+export async function writePending(
+  tx: Queryable,
+  pending: Deposit[],
+  attributions: Map<string, Attribution>,
+  now: Date,
+): Promise<void> {
+  for (const d of pending) {
+    const who = attributions.get(d.reference);
+    await tx.query(sql.WRITE_PENDING, [
+      d.reference,
+      d.signature,
+      d.instruction,
+      d.asset,
+      d.amount,
+      d.decimals,
+      d.sender,
+      d.slot,
+      d.blockTime === null ? null : new Date(d.blockTime * 1000),
+      who?.how ?? null,
+      who?.accountId ?? null,
+      now,
+    ]);
+  }
+  await tx.query(sql.DROP_STALE_PENDING, [pending.map((d) => d.reference)]);
+}

@@ -1,0 +1,178 @@
+import { statement } from '../db/database.js';
+
+/** The deposit watcher's statements (migration 0022). */
+
+export const CURSORS = statement('deposits_cursors', 'SELECT address, signature FROM deposit_cursors');
+
+export const SAVE_CURSOR = statement(
+  'deposits_save_cursor',
+  `INSERT INTO deposit_cursors (address, signature, slot, updated_at) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (address) DO UPDATE
+       SET signature = EXCLUDED.signature, slot = EXCLUDED.slot, updated_at = EXCLUDED.updated_at`,
+);
+
+/**
+ * The live accounts whose wallet each of $1 is: the sign-in wallet (dashboard_wallets' live
+ * account, or an account the operator created with --wallet), or a wallet it linked. Sandbox
+ * accounts are never funded from the chain, so they are never found.
+ */
+export const WALLET_OWNERS = statement(
+  'deposits_wallet_owners',
+  `SELECT o.address, o.account_id FROM (
+       SELECT wallet_address AS address, id AS account_id FROM accounts
+        WHERE wallet_address = ANY($1::text[]) AND mode = 'live'
+       UNION SELECT address, live_account_id FROM dashboard_wallets WHERE address = ANY($1::text[])
+       UNION SELECT address, account_id FROM deposit_wallets WHERE address = ANY($1::text[])
+     ) o JOIN accounts a ON a.id = o.account_id AND a.mode = 'live'`,
+);
+
+/** The live accounts whose Solana Pay reference key is one of $1. */
+export const REFERENCE_OWNERS = statement(
+  'deposits_reference_owners',
+  `SELECT deposit_reference AS key, id AS account_id FROM accounts
+    WHERE deposit_reference = ANY($1::text[]) AND mode = 'live'`,
+);
+
+/** Which of the references $1 already have a final row (credited, unattributed, held, ignored). */
+export const FINAL_OF = statement(
+  'deposits_final_of',
+  `SELECT reference FROM deposits WHERE reference = ANY($1::text[]) AND status <> 'pending' FOR UPDATE`,
+);
+
+const COLUMNS = `reference, signature, instruction, asset, amount, decimals, sender, slot, block_time, status,
+  reason, account_id, rate, usd_micros, ledger_entry_id, seen_at, finalized_at`;
+
+/** FINAL_OF without the lock: what a chunk need not price again (a rescan, a rerun). */
+export const FINAL_AMONG = statement(
+  'deposits_final_among',
+  `SELECT reference FROM deposits WHERE reference = ANY($1::text[]) AND status <> 'pending'`,
+);
+
+/**
+ * A chunk of finalized deposits in one statement (the pattern of the ledger's CHARGE_COVERED): each
+ * credited one's ledger entry — amount its value, balance_after the running balance of its account
+ * in chunk order, ids drawn in that order so each account's chain of balances holds — the accounts'
+ * balances, and every row (a pending one made final), together. A reference already in the ledger
+ * violates ledger_entries_deposit_reference and aborts the whole statement: nothing is written twice.
+ */
+export const WRITE_FINAL_BATCH = statement(
+  'deposits_write_final_batch',
+  `WITH items AS MATERIALIZED (
+     SELECT t.*, t.item::integer AS ord
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::smallint[], $7::text[],
+                   $8::bigint[], $9::timestamptz[], $10::text[], $11::text[], $12::text[], $13::text[],
+                   $14::bigint[], $15::text[])
+            WITH ORDINALITY AS t(reference, signature, instruction, asset, amount, decimals, sender, slot,
+                                 block_time, status, reason, account_id, rate, usd_micros, memo, item)
+   ), credits AS MATERIALIZED (
+     SELECT * FROM items WHERE status = 'credited'
+   ), locked AS MATERIALIZED (
+     SELECT a.id, a.balance_micros FROM accounts a
+      WHERE a.id IN (SELECT account_id FROM credits) ORDER BY a.id FOR UPDATE
+   ), totals AS MATERIALIZED (
+     SELECT l.id AS account_id, l.balance_micros AS balance, sum(c.usd_micros)::bigint AS total
+       FROM locked l JOIN credits c ON c.account_id = l.id
+      GROUP BY l.id, l.balance_micros
+   ), credited AS MATERIALIZED (
+     SELECT nextval('ledger_entries_id_seq') AS entry_id, c.*
+       FROM (SELECT i.*, (t.balance + sum(i.usd_micros) OVER (PARTITION BY i.account_id ORDER BY i.ord))::bigint AS balance_after
+               FROM credits i JOIN totals t ON t.account_id = i.account_id
+              ORDER BY i.account_id, i.ord) AS c
+   ), balances AS (
+     UPDATE accounts a SET balance_micros = t.balance + t.total FROM totals t WHERE a.id = t.account_id
+   ), entries AS (
+     INSERT INTO ledger_entries (id, account_id, kind, amount_micros, balance_after_micros, reference, memo)
+     OVERRIDING SYSTEM VALUE
+     SELECT entry_id, account_id, 'deposit', usd_micros, balance_after, reference, memo FROM credited
+   )
+   INSERT INTO deposits (${COLUMNS})
+   SELECT i.reference, i.signature, i.instruction, i.asset, i.amount, i.decimals, i.sender, i.slot, i.block_time,
+          i.status, i.reason, i.account_id, i.rate, i.usd_micros, c.entry_id, $16::timestamptz, $16::timestamptz
+     FROM items i LEFT JOIN credited c ON c.reference = i.reference
+    ORDER BY i.ord
+   ON CONFLICT (reference) DO UPDATE SET
+     slot = EXCLUDED.slot, block_time = EXCLUDED.block_time, status = EXCLUDED.status,
+     reason = EXCLUDED.reason, account_id = EXCLUDED.account_id, rate = EXCLUDED.rate,
+     usd_micros = EXCLUDED.usd_micros, ledger_entry_id = EXCLUDED.ledger_entry_id,
+     finalized_at = EXCLUDED.finalized_at
+   WHERE deposits.status = 'pending'`,
+);
+
+/** A deposit seen at `confirmed`: shown as pending until it is finalized or disappears. */
+export const WRITE_PENDING = statement(
+  'deposits_write_pending',
+  `INSERT INTO deposits (${COLUMNS})
+   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'pending', $10, $11, NULL, NULL, NULL, $12, NULL)
+   ON CONFLICT (reference) DO NOTHING`,
+);
+
+/** Pending rows no longer listed at `confirmed` (their fork abandoned): gone. */
+export const DROP_STALE_PENDING = statement(
+  'deposits_drop_stale_pending',
+  `DELETE FROM deposits WHERE status = 'pending' AND NOT (reference = ANY($1::text[]))`,
+);
+
+export const RECORD_POLL = statement(
+  'deposits_record_poll',
+  `INSERT INTO deposit_watcher (id, last_poll_at, last_success_at, last_error, finalized_slot, processed_slot)
+   VALUES (1, $1::timestamptz, CASE WHEN $2::text IS NULL THEN $1::timestamptz END, $2::text, $3::bigint, $4::bigint)
+   ON CONFLICT (id) DO UPDATE SET
+     last_poll_at = EXCLUDED.last_poll_at,
+     last_success_at = COALESCE(EXCLUDED.last_success_at, deposit_watcher.last_success_at),
+     last_error = EXCLUDED.last_error,
+     finalized_slot = COALESCE(EXCLUDED.finalized_slot, deposit_watcher.finalized_slot),
+     processed_slot = COALESCE(EXCLUDED.processed_slot, deposit_watcher.processed_slot)`,
+);
+
+export const WATCHER_STATE = statement(
+  'deposits_watcher_state',
+  `SELECT last_poll_at, last_success_at, last_error, finalized_slot, processed_slot FROM deposit_watcher WHERE id = 1`,
+);
+
+export const COUNTS = statement(
+  'deposits_counts',
+  `SELECT status, count(*)::bigint AS n, COALESCE(sum(usd_micros), 0)::bigint AS usd_micros
+     FROM deposits GROUP BY status`,
+);
+
+export const LIST = statement(
+  'deposits_list',
+  `SELECT ${COLUMNS} FROM deposits
+    WHERE ($1::text IS NULL OR status = $1) AND ($2::text IS NULL OR account_id = $2)
+    ORDER BY slot DESC, reference DESC LIMIT $3`,
+);
+
+export const LOCK_SIGNATURE = statement(
+  'deposits_lock_signature',
+  `SELECT ${COLUMNS} FROM deposits WHERE signature = $1 ORDER BY reference FOR UPDATE`,
+);
+
+export const ASSIGN = statement(
+  'deposits_assign',
+  `UPDATE deposits SET status = 'credited', reason = 'operator', account_id = $2, ledger_entry_id = $3
+    WHERE reference = $1 AND status = 'unattributed'`,
+);
+
+export const LINK_WALLET = statement(
+  'deposits_link_wallet',
+  `INSERT INTO deposit_wallets (address, account_id, linked_at) VALUES ($1, $2, $3)
+     ON CONFLICT (address) DO NOTHING
+   RETURNING account_id`,
+);
+
+export const WALLET_LINK = statement(
+  'deposits_wallet_link',
+  'SELECT account_id FROM deposit_wallets WHERE address = $1',
+);
+
+export const LINKED_WALLETS = statement(
+  'deposits_linked_wallets',
+  'SELECT address, linked_at FROM deposit_wallets WHERE account_id = $1 ORDER BY linked_at, address',
+);
+
+export const SIGN_IN_OWNER = statement(
+  'deposits_sign_in_owner',
+  `SELECT id AS account_id FROM accounts WHERE wallet_address = $1
+   UNION SELECT live_account_id FROM dashboard_wallets WHERE address = $1
+   UNION SELECT sandbox_account_id FROM dashboard_wallets WHERE address = $1`,
+);
