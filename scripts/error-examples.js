@@ -18,11 +18,12 @@ export const UNRECORDED = {
   IDEMPOTENCY_KEY_IN_USE: 'a retry racing the first request with its Idempotency-Key',
   PRICE_UNAVAILABLE: 'every venue failing at once',
   SIGN_IN_REJECTED: 'a wallet signature that does not verify (the dashboard)',
+  SERVICE_UNAVAILABLE: 'a server at its limit of open webhook streams, or shutting down',
 };
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function recordErrors(app, key, { db }) {
+export async function recordErrors(app, key, { db, cancelledDelivery }) {
   const found = {};
   const record = async (label, expectedCode, options) => {
     const response = await app.inject(options);
@@ -176,6 +177,12 @@ export async function recordErrors(app, key, { db }) {
     'MAX_KEYS_EXCEEDED',
     'MAX_KEYS_EXCEEDED',
     api('POST', '/keys', crowdedKey, { payload: { name: 'one more' } }),
+  );
+  // A delivery already cancelled (scripts/openapi-examples.js) cannot be cancelled again.
+  await record(
+    'DELIVERY_CANNOT_CANCEL',
+    'DELIVERY_CANNOT_CANCEL',
+    api('POST', `/webhooks/deliveries/${cancelledDelivery}/cancel`, key),
   );
   await record('NOT_FOUND', 'NOT_FOUND', api('GET', '/no-such-route', key));
 

@@ -160,7 +160,7 @@ await withSandboxApp(async (app, key, { db, config }) => {
   examples.AiRequestSummary = examples.AiRequestList.requests[0];
   examples.WebhookDeliverySummary = examples.WebhookDeliveryList.deliveries[0];
 
-  const errors = await recordErrors(app, key, { db });
+  const errors = await recordErrors(app, key, { db, cancelledDelivery: delivery });
   const errorsOut = new URL('../src/http/openapi-error-examples.json', import.meta.url);
   const sortedErrors = Object.fromEntries(Object.entries(errors).sort(([a], [b]) => a.localeCompare(b)));
   writeFileSync(errorsOut, `${JSON.stringify(sortedErrors, null, 2)}\n`);

@@ -2,7 +2,7 @@ import Type from 'typebox';
 import Value from 'typebox/value';
 import { aiSettings } from './ai/config.js';
 import { dashboardSettings } from './dashboard/index.js';
-import { depositSettings } from './deposits/config.js';
+import { depositSettings } from './deposits/index.js';
 import { jobSettings } from './jobs/config.js';
 import { authCacheSettings } from './keys/config.js';
 import { ledgerSettings } from './ledger/config.js';

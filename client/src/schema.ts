@@ -1133,17 +1133,16 @@ export interface components {
          * Account
          * @description Success
          * @example {
-         *       "requestId": "req_s4keAE8qk7uUzAdVirJ5VM",
-         *       "id": "acct_bTkze51T6QFm8CaPMAuuXT",
+         *       "requestId": "req_ebYP1atxxrY2hIblddCl9h",
+         *       "id": "acct_zm90Pp9FpjxhXdLYAHt7VW",
          *       "mode": "sandbox",
          *       "status": "active",
          *       "walletAddress": null,
          *       "balanceUsd": "100.00",
          *       "currency": "USD",
-         *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "createdAt": "2026-11-26T01:56:26.749Z",
+         *       "createdAt": "2026-11-26T03:00:18.319Z",
          *       "apiKey": {
-         *         "id": "key_AFna1HnNCv1kV89ZkJBMn6",
+         *         "id": "key_fLX0GATj0XkfhmdB9wESDl",
          *         "permissions": [
          *           "price",
          *           "batch",
@@ -1169,7 +1168,8 @@ export interface components {
          *       },
          *       "limits": {
          *         "maxActiveKeys": 25
-         *       }
+         *       },
+         *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA="
          *     }
          */
         Account: {
@@ -1257,9 +1257,9 @@ export interface components {
          * AccountUsage
          * @description Success
          * @example {
-         *       "requestId": "req_kdZObvDafpn8wDt3479roe",
+         *       "requestId": "req_5UUy9vOGWeT6w7pNKJj1P1",
          *       "from": "2026-10-28T00:00:00.000Z",
-         *       "to": "2026-11-26T01:56:39.577Z",
+         *       "to": "2026-11-26T03:00:21.012Z",
          *       "groupBy": "operation",
          *       "totals": {
          *         "requests": 9,
@@ -1402,10 +1402,10 @@ export interface components {
          * AiRequestList
          * @description Success
          * @example {
-         *       "requestId": "req_DtYzxgo7ctGHYBqHNhsH3e",
+         *       "requestId": "req_XUvjRHvqN6Mp35ZRhYAKec",
          *       "requests": [
          *         {
-         *           "requestId": "req_90hSrbRVEcMDylBcGDKjLi",
+         *           "requestId": "req_o8eTqwVYm0FopR70xyasyo",
          *           "status": "COMPLETED",
          *           "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *           "outcomes": [
@@ -1413,8 +1413,8 @@ export interface components {
          *             "No"
          *           ],
          *           "marketId": null,
-         *           "createdAt": "2026-11-26T01:56:36.678Z",
-         *           "completedAt": "2026-11-26T01:56:36.964Z",
+         *           "createdAt": "2026-11-26T03:00:20.527Z",
+         *           "completedAt": "2026-11-26T03:00:20.568Z",
          *           "winningOutcomeLabel": "Yes",
          *           "canDetermine": true,
          *           "costUsd": "0.25",
@@ -1440,16 +1440,16 @@ export interface components {
          * AiRequestRecord
          * @description Success
          * @example {
-         *       "requestId": "req_90hSrbRVEcMDylBcGDKjLi",
+         *       "requestId": "req_o8eTqwVYm0FopR70xyasyo",
          *       "status": "COMPLETED",
-         *       "createdAt": "2026-11-26T01:56:36.678Z",
+         *       "createdAt": "2026-11-26T03:00:20.527Z",
          *       "votes": [
          *         {
          *           "model": "sandbox/alpha",
          *           "outcomeIndex": 0,
          *           "confidence": 0.9,
          *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 1,
+         *           "latencyMs": 2,
          *           "error": null,
          *           "usage": {
          *             "inputTokens": 0,
@@ -1493,9 +1493,9 @@ export interface components {
          *           }
          *         }
          *       ],
-         *       "completedAt": "2026-11-26T01:56:36.964Z",
+         *       "completedAt": "2026-11-26T03:00:20.568Z",
          *       "result": {
-         *         "requestId": "req_90hSrbRVEcMDylBcGDKjLi",
+         *         "requestId": "req_o8eTqwVYm0FopR70xyasyo",
          *         "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *         "winningOutcomeIndex": 0,
          *         "winningOutcomeLabel": "Yes",
@@ -1513,19 +1513,20 @@ export interface components {
          *         "remainingBalanceUsd": "99.54"
          *       },
          *       "delivery": {
-         *         "id": "msg_oTWBmH9lWErfWAgXkGRN5S",
-         *         "webhookId": "msg_oTWBmH9lWErfWAgXkGRN5S",
+         *         "id": "msg_ZkLZH7UlRyWBrzYT34vYji",
+         *         "webhookId": "msg_ZkLZH7UlRyWBrzYT34vYji",
          *         "type": "ai",
-         *         "requestId": "req_90hSrbRVEcMDylBcGDKjLi",
-         *         "originalRequestId": "req_90hSrbRVEcMDylBcGDKjLi",
+         *         "requestId": "req_o8eTqwVYm0FopR70xyasyo",
+         *         "originalRequestId": "req_o8eTqwVYm0FopR70xyasyo",
          *         "url": "https://hooks.example.com/sibyl",
          *         "status": "PENDING",
          *         "attemptCount": 0,
-         *         "nextAttemptAt": "2026-11-26T01:56:36.977Z",
+         *         "nextAttemptAt": "2026-11-26T03:00:20.569Z",
          *         "lastStatusCode": null,
          *         "lastError": null,
-         *         "createdAt": "2026-11-26T01:56:36.977Z",
+         *         "createdAt": "2026-11-26T03:00:20.569Z",
          *         "finishedAt": null,
+         *         "cancelledAt": null,
          *         "attempts": []
          *       }
          *     }
@@ -1601,7 +1602,7 @@ export interface components {
         /**
          * AiRequestSummary
          * @example {
-         *       "requestId": "req_90hSrbRVEcMDylBcGDKjLi",
+         *       "requestId": "req_o8eTqwVYm0FopR70xyasyo",
          *       "status": "COMPLETED",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "outcomes": [
@@ -1609,8 +1610,8 @@ export interface components {
          *         "No"
          *       ],
          *       "marketId": null,
-         *       "createdAt": "2026-11-26T01:56:36.678Z",
-         *       "completedAt": "2026-11-26T01:56:36.964Z",
+         *       "createdAt": "2026-11-26T03:00:20.527Z",
+         *       "completedAt": "2026-11-26T03:00:20.568Z",
          *       "winningOutcomeLabel": "Yes",
          *       "canDetermine": true,
          *       "costUsd": "0.25",
@@ -1674,7 +1675,7 @@ export interface components {
         /**
          * AiResult
          * @example {
-         *       "requestId": "req_90hSrbRVEcMDylBcGDKjLi",
+         *       "requestId": "req_o8eTqwVYm0FopR70xyasyo",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "winningOutcomeIndex": 0,
          *       "winningOutcomeLabel": "Yes",
@@ -1728,7 +1729,7 @@ export interface components {
          *         "Yes",
          *         "No"
          *       ],
-         *       "resolutionTimestamp": "2026-11-26T02:56:34Z",
+         *       "resolutionTimestamp": "2027-05-01T12:00:00Z",
          *       "callbackUrl": "https://hooks.example.com/sibyl"
          *     }
          */
@@ -1762,7 +1763,7 @@ export interface components {
          *       "outcomeIndex": 0,
          *       "confidence": 0.9,
          *       "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *       "latencyMs": 1,
+         *       "latencyMs": 2,
          *       "error": null,
          *       "usage": {
          *         "inputTokens": 0,
@@ -1792,8 +1793,8 @@ export interface components {
         /**
          * ApiKey
          * @example {
-         *       "id": "key_5sOAoiZVeHGyX3HBCNAdaj",
-         *       "keyPrefix": "pk_test_xhRdFTfW",
+         *       "id": "key_TKOp6x8uGmzUc73wl3GMIf",
+         *       "keyPrefix": "pk_test_tY8FUqbC",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -1806,7 +1807,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T01:56:35.268Z",
+         *       "createdAt": "2026-11-26T03:00:20.282Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -1903,11 +1904,11 @@ export interface components {
          * ApiKeyList
          * @description Success
          * @example {
-         *       "requestId": "req_Gxbd9LXUxog4cgp4BnZkPP",
+         *       "requestId": "req_hsFC7mBZ8Fu0bpz2g7PmQg",
          *       "keys": [
          *         {
-         *           "id": "key_5sOAoiZVeHGyX3HBCNAdaj",
-         *           "keyPrefix": "pk_test_xhRdFTfW",
+         *           "id": "key_TKOp6x8uGmzUc73wl3GMIf",
+         *           "keyPrefix": "pk_test_tY8FUqbC",
          *           "name": "trading bot (eu)",
          *           "permissions": [
          *             "price",
@@ -1920,7 +1921,7 @@ export interface components {
          *           "ipRestrictionEnabled": true,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-26T01:56:35.268Z",
+         *           "createdAt": "2026-11-26T03:00:20.282Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -1934,8 +1935,8 @@ export interface components {
          *           }
          *         },
          *         {
-         *           "id": "key_AFna1HnNCv1kV89ZkJBMn6",
-         *           "keyPrefix": "pk_test_rVZZjZFU",
+         *           "id": "key_fLX0GATj0XkfhmdB9wESDl",
+         *           "keyPrefix": "pk_test_us3Oado8",
          *           "name": "sandbox starter key",
          *           "permissions": [
          *             "price",
@@ -1952,7 +1953,7 @@ export interface components {
          *           "ipRestrictionEnabled": false,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-26T01:56:26.820Z",
+         *           "createdAt": "2026-11-26T03:00:18.337Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -1979,40 +1980,40 @@ export interface components {
          * BatchPriceItem
          * @example {
          *       "symbol": "SOL",
-         *       "vwapPrice": 147.41848369,
+         *       "vwapPrice": 143.44294643,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 147.4084406,
-         *           "volume24h": 1160930600,
-         *           "timestamp": "2026-11-26T01:56:30.000Z",
+         *           "price": 143.5086772,
+         *           "volume24h": 1246717559,
+         *           "timestamp": "2026-11-26T03:00:20.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.0000764016
+         *           "deviation": 0.000688631
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 147.4197037,
-         *           "volume24h": 696558360,
-         *           "timestamp": "2026-11-26T01:56:30.000Z",
+         *           "price": 143.4099207,
+         *           "volume24h": 748030536,
+         *           "timestamp": "2026-11-26T03:00:20.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
          *         },
          *         {
          *           "name": "sandbox-gamma",
-         *           "price": 147.4417614,
-         *           "volume24h": 464372240,
-         *           "timestamp": "2026-11-26T01:56:30.000Z",
+         *           "price": 143.3281581,
+         *           "volume24h": 498687024,
+         *           "timestamp": "2026-11-26T03:00:20.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000149625
+         *           "deviation": 0.000570132
          *         }
          *       ],
          *       "sourceCount": 3,
          *       "isValid": true,
          *       "unavailableSources": [],
-         *       "spread": 0.000226029,
+         *       "spread": 0.00125847,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
@@ -2053,45 +2054,45 @@ export interface components {
          * BatchPriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_2gXQFvMq45L4Q7rFM0ptEy",
-         *       "resolutionTimestamp": "2026-11-26T01:56:35.180Z",
+         *       "requestId": "req_bqBF4gQIhsG0zzv10zNnNE",
+         *       "resolutionTimestamp": "2026-11-26T03:00:20.151Z",
          *       "prices": [
          *         {
          *           "symbol": "SOL",
-         *           "vwapPrice": 147.41848369,
+         *           "vwapPrice": 143.44294643,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 147.4084406,
-         *               "volume24h": 1160930600,
-         *               "timestamp": "2026-11-26T01:56:30.000Z",
+         *               "price": 143.5086772,
+         *               "volume24h": 1246717559,
+         *               "timestamp": "2026-11-26T03:00:20.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.0000764016
+         *               "deviation": 0.000688631
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 147.4197037,
-         *               "volume24h": 696558360,
-         *               "timestamp": "2026-11-26T01:56:30.000Z",
+         *               "price": 143.4099207,
+         *               "volume24h": 748030536,
+         *               "timestamp": "2026-11-26T03:00:20.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 147.4417614,
-         *               "volume24h": 464372240,
-         *               "timestamp": "2026-11-26T01:56:30.000Z",
+         *               "price": 143.3281581,
+         *               "volume24h": 498687024,
+         *               "timestamp": "2026-11-26T03:00:20.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000149625
+         *               "deviation": 0.000570132
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.000226029,
+         *           "spread": 0.00125847,
          *           "token": {
          *             "symbol": "SOL",
          *             "mint": "So11111111111111111111111111111111111111112"
@@ -2099,40 +2100,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "JUP",
-         *           "vwapPrice": 0.817146206023,
+         *           "vwapPrice": 0.765735718461,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.8176680698,
-         *               "volume24h": 47857694,
-         *               "timestamp": "2026-11-26T01:56:30.000Z",
+         *               "price": 0.7656300345,
+         *               "volume24h": 50739166,
+         *               "timestamp": "2026-11-26T03:00:20.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000406439
+         *               "deviation": 0.000367959
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 0.8161499888,
-         *               "volume24h": 28714616,
-         *               "timestamp": "2026-11-26T01:56:30.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.00145091
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 0.8173358724,
-         *               "volume24h": 19143077,
-         *               "timestamp": "2026-11-26T01:56:30.000Z",
+         *               "price": 0.7659118584,
+         *               "volume24h": 30443499,
+         *               "timestamp": "2026-11-26T03:00:20.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
+         *             },
+         *             {
+         *               "name": "sandbox-gamma",
+         *               "price": 0.8123494851,
+         *               "volume24h": 20295666,
+         *               "timestamp": "2026-11-26T03:00:20.000Z",
+         *               "used": false,
+         *               "status": "outlier",
+         *               "deviation": 0.0606305
          *             }
          *           ],
-         *           "sourceCount": 3,
+         *           "sourceCount": 2,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.00185778,
+         *           "spread": 0.000368043,
          *           "token": {
          *             "symbol": "JUP",
          *             "mint": "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN"
@@ -2140,40 +2141,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "BONK",
-         *           "vwapPrice": 0.00002366808551,
+         *           "vwapPrice": 0.000020811075136,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.00002363618454,
-         *               "volume24h": 135841924,
-         *               "timestamp": "2026-11-26T01:56:30.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.00198665
-         *             },
-         *             {
-         *               "name": "sandbox-beta",
-         *               "price": 0.0000237111543,
-         *               "volume24h": 81505154,
-         *               "timestamp": "2026-11-26T01:56:30.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.00117887
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 0.00002368323475,
-         *               "volume24h": 54336770,
-         *               "timestamp": "2026-11-26T01:56:30.000Z",
+         *               "price": 0.00002080663741,
+         *               "volume24h": 132260363,
+         *               "timestamp": "2026-11-26T03:00:20.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
+         *             },
+         *             {
+         *               "name": "sandbox-beta",
+         *               "price": 0.00002082250873,
+         *               "volume24h": 79356218,
+         *               "timestamp": "2026-11-26T03:00:20.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0.000762801
+         *             },
+         *             {
+         *               "name": "sandbox-gamma",
+         *               "price": 0.00002080501906,
+         *               "volume24h": 52904145,
+         *               "timestamp": "2026-11-26T03:00:20.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0.0000777805
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.00316755,
+         *           "spread": 0.000840402,
          *           "token": {
          *             "symbol": "BONK",
          *             "mint": "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"
@@ -2209,8 +2210,8 @@ export interface components {
          * CancelAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_FkB3RR69q3Wf72D9W39dWJ",
-         *       "jobId": "job_ZJktVJoTXQKO85wqu6K8VX",
+         *       "requestId": "req_Ege1MCfUVgpeuQD1wHhTiL",
+         *       "jobId": "job_olImtjVhE3juC4gCfNi7cu",
          *       "status": "cancelled",
          *       "refundUsd": "0.50",
          *       "remainingBalanceUsd": "99.49"
@@ -2237,8 +2238,8 @@ export interface components {
          * CancelPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_o9dYS4E4tezuwDPwYSV3ay",
-         *       "jobId": "job_kh2E0To6d3PVmI9DHhd4VZ",
+         *       "requestId": "req_TgrWStIsPSE3qDOF4yUkZo",
+         *       "jobId": "job_zylCqv21FPP0X9gOx91f2a",
          *       "status": "cancelled",
          *       "refundUsd": "0.05",
          *       "remainingBalanceUsd": "99.79"
@@ -2264,6 +2265,31 @@ export interface components {
         /**
          * CancelWebhookDeliveryResponse
          * @description Success
+         * @example {
+         *       "requestId": "req_ASt4oyRHY2ILq5vIxBWlvU",
+         *       "id": "msg_DuO9NRblg6WVI11nZeveks",
+         *       "webhookId": "msg_DuO9NRblg6WVI11nZeveks",
+         *       "type": "test",
+         *       "originalRequestId": "req_rRvXYUhLglVQSiHmusj1uz",
+         *       "url": "https://hooks.example.com/sibyl",
+         *       "status": "CANCELLED",
+         *       "attemptCount": 1,
+         *       "nextAttemptAt": null,
+         *       "lastStatusCode": 200,
+         *       "lastError": null,
+         *       "createdAt": "2026-11-26T03:00:20.752Z",
+         *       "finishedAt": "2026-11-26T03:00:20.852Z",
+         *       "cancelledAt": "2026-11-26T03:00:20.852Z",
+         *       "attempts": [
+         *         {
+         *           "attempt": 1,
+         *           "at": "2026-11-26T03:00:20.756Z",
+         *           "statusCode": 200,
+         *           "error": null,
+         *           "latencyMs": 42
+         *         }
+         *       ]
+         *     }
          */
         CancelWebhookDeliveryResponse: {
             /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
@@ -2309,9 +2335,9 @@ export interface components {
          * CreatedKey
          * @description Success
          * @example {
-         *       "requestId": "req_UmAupgltJ479NabFCVgTz2",
-         *       "id": "key_5sOAoiZVeHGyX3HBCNAdaj",
-         *       "keyPrefix": "pk_test_xhRdFTfW",
+         *       "requestId": "req_b0nfRJteguaZaIgS14Ua5H",
+         *       "id": "key_TKOp6x8uGmzUc73wl3GMIf",
+         *       "keyPrefix": "pk_test_tY8FUqbC",
          *       "name": "trading bot",
          *       "permissions": [
          *         "price",
@@ -2322,7 +2348,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T01:56:35.268Z",
+         *       "createdAt": "2026-11-26T03:00:20.282Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -2469,12 +2495,12 @@ export interface components {
          * GetAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_O3lDfWzorkeW66qQtWcI0a",
-         *       "jobId": "job_ZJktVJoTXQKO85wqu6K8VX",
+         *       "requestId": "req_sewy8yUdkEfzzY7PxsvFVo",
+         *       "jobId": "job_olImtjVhE3juC4gCfNi7cu",
          *       "jobType": "AI_RESOLUTION",
-         *       "scheduledFor": "2026-11-26T02:56:34.000Z",
+         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T01:56:38.052Z",
+         *       "createdAt": "2026-11-26T03:00:20.696Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2586,12 +2612,12 @@ export interface components {
          * GetPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_3i0o28rxdVilcWf8z65gNC",
-         *       "jobId": "job_kh2E0To6d3PVmI9DHhd4VZ",
+         *       "requestId": "req_1stbJR2sBisLiW4Ibh38oO",
+         *       "jobId": "job_zylCqv21FPP0X9gOx91f2a",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-26T02:56:34.000Z",
+         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T01:56:35.915Z",
+         *       "createdAt": "2026-11-26T03:00:20.427Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2698,6 +2724,10 @@ export interface components {
         /**
          * GetWebhookSecretResponse
          * @description Success
+         * @example {
+         *       "requestId": "req_5cM4aDMVMciBk0ymuSESr1",
+         *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA="
+         *     }
          */
         GetWebhookSecretResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -2708,11 +2738,11 @@ export interface components {
         /**
          * JobSummary
          * @example {
-         *       "jobId": "job_kh2E0To6d3PVmI9DHhd4VZ",
+         *       "jobId": "job_zylCqv21FPP0X9gOx91f2a",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-26T02:56:34.000Z",
+         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T01:56:35.915Z",
+         *       "createdAt": "2026-11-26T03:00:20.427Z",
          *       "canCancel": true
          *     }
          */
@@ -2743,14 +2773,14 @@ export interface components {
          * ListAiJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_EZc3l09EQBHP6AruIpVHZS",
+         *       "requestId": "req_LS2X431YQdhHyx5clKBKgA",
          *       "jobs": [
          *         {
-         *           "jobId": "job_ZJktVJoTXQKO85wqu6K8VX",
+         *           "jobId": "job_olImtjVhE3juC4gCfNi7cu",
          *           "jobType": "AI_RESOLUTION",
-         *           "scheduledFor": "2026-11-26T02:56:34.000Z",
+         *           "scheduledFor": "2027-05-01T12:00:00.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-26T01:56:38.052Z",
+         *           "createdAt": "2026-11-26T03:00:20.696Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -2773,14 +2803,14 @@ export interface components {
          * ListPriceJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_L7CJ6o25soklki9LkFLDJe",
+         *       "requestId": "req_eo2UxCq6PgnO7UGzdTZPA8",
          *       "jobs": [
          *         {
-         *           "jobId": "job_kh2E0To6d3PVmI9DHhd4VZ",
+         *           "jobId": "job_zylCqv21FPP0X9gOx91f2a",
          *           "jobType": "PRICE_RESOLUTION",
-         *           "scheduledFor": "2026-11-26T02:56:34.000Z",
+         *           "scheduledFor": "2027-05-01T12:00:00.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-26T01:56:35.915Z",
+         *           "createdAt": "2026-11-26T03:00:20.427Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -2803,7 +2833,7 @@ export interface components {
          * MarketDetail
          * @description Success
          * @example {
-         *       "requestId": "req_spN60cPGaMAMaIiwvXrPMR",
+         *       "requestId": "req_6KIBX5mOjRC7bpcvAy97iQ",
          *       "id": "demo-1-25",
          *       "slug": "will-voter-turnout-exceed-60-on-dec-31-2026",
          *       "title": "Will voter turnout exceed 60% on Dec 31, 2026?",
@@ -2813,8 +2843,8 @@ export interface components {
          *       "status": "OPEN",
          *       "marketType": "BINARY",
          *       "sandbox": true,
-         *       "createdAt": "2026-11-19T15:00:00.000Z",
-         *       "closesAt": "2026-12-31T11:00:00.000Z",
+         *       "createdAt": "2026-11-19T17:00:00.000Z",
+         *       "closesAt": "2026-12-31T13:00:00.000Z",
          *       "outcomes": [
          *         {
          *           "index": 0,
@@ -2822,7 +2852,7 @@ export interface components {
          *           "totalShares": "202450000000",
          *           "totalWagered": "181333900000",
          *           "totalWageredSol": 181.3339,
-         *           "totalWageredUsd": 26731.96858,
+         *           "totalWageredUsd": 26011.068904,
          *           "lastPrice": 8670,
          *           "probability": 0.88171
          *         },
@@ -2832,7 +2862,7 @@ export interface components {
          *           "totalShares": "164450000000",
          *           "totalWagered": "17081000000",
          *           "totalWageredSol": 17.081,
-         *           "totalWageredUsd": 2518.05512,
+         *           "totalWageredUsd": 2450.148968,
          *           "lastPrice": 1440,
          *           "probability": 0.11829
          *         }
@@ -2845,7 +2875,7 @@ export interface components {
          *               "amount": "14077800000",
          *               "shares": "16200000000",
          *               "valueSol": 14.0778,
-         *               "valueUsd": 2075.32793,
+         *               "valueUsd": 2019.361111,
          *               "orders": 1
          *             },
          *             {
@@ -2853,7 +2883,7 @@ export interface components {
          *               "amount": "8626650000",
          *               "shares": "9950000000",
          *               "valueSol": 8.62665,
-         *               "valueUsd": 1271.727662,
+         *               "valueUsd": 1237.432094,
          *               "orders": 1
          *             },
          *             {
@@ -2861,7 +2891,7 @@ export interface components {
          *               "amount": "11743800000",
          *               "shares": "13800000000",
          *               "valueSol": 11.7438,
-         *               "valueUsd": 1731.253189,
+         *               "valueUsd": 1684.565274,
          *               "orders": 1
          *             },
          *             {
@@ -2869,7 +2899,7 @@ export interface components {
          *               "amount": "5433600000",
          *               "shares": "6400000000",
          *               "valueSol": 5.4336,
-         *               "valueUsd": 801.013073,
+         *               "valueUsd": 779.411594,
          *               "orders": 1
          *             },
          *             {
@@ -2877,7 +2907,7 @@ export interface components {
          *               "amount": "16366000000",
          *               "shares": "19600000000",
          *               "valueSol": 16.366,
-         *               "valueUsd": 2412.650904,
+         *               "valueUsd": 2347.587261,
          *               "orders": 2
          *             },
          *             {
@@ -2885,7 +2915,7 @@ export interface components {
          *               "amount": "3540250000",
          *               "shares": "4250000000",
          *               "valueSol": 3.54025,
-         *               "valueUsd": 521.898287,
+         *               "valueUsd": 507.823891,
          *               "orders": 1
          *             }
          *           ],
@@ -2895,7 +2925,7 @@ export interface components {
          *               "amount": "18100000000",
          *               "shares": "20000000000",
          *               "valueSol": 18.1,
-         *               "valueUsd": 2668.274555,
+         *               "valueUsd": 2596.31733,
          *               "orders": 2
          *             },
          *             {
@@ -2903,7 +2933,7 @@ export interface components {
          *               "amount": "1004300000",
          *               "shares": "1100000000",
          *               "valueSol": 1.0043,
-         *               "valueUsd": 148.052383,
+         *               "valueUsd": 144.059751,
          *               "orders": 1
          *             }
          *           ],
@@ -2920,7 +2950,7 @@ export interface components {
          *               "amount": "2147000000",
          *               "shares": "19000000000",
          *               "valueSol": 2.147,
-         *               "valueUsd": 316.507484,
+         *               "valueUsd": 307.972006,
          *               "orders": 1
          *             },
          *             {
@@ -2928,7 +2958,7 @@ export interface components {
          *               "amount": "463250000",
          *               "shares": "4250000000",
          *               "valueSol": 0.46325,
-         *               "valueUsd": 68.291613,
+         *               "valueUsd": 66.449945,
          *               "orders": 1
          *             },
          *             {
@@ -2936,7 +2966,7 @@ export interface components {
          *               "amount": "358900000",
          *               "shares": "3700000000",
          *               "valueSol": 0.3589,
-         *               "valueUsd": 52.908494,
+         *               "valueUsd": 51.481673,
          *               "orders": 1
          *             }
          *           ],
@@ -2946,7 +2976,7 @@ export interface components {
          *               "amount": "4887500000",
          *               "shares": "39100000000",
          *               "valueSol": 4.8875,
-         *               "valueUsd": 720.507839,
+         *               "valueUsd": 701.077401,
          *               "orders": 2
          *             },
          *             {
@@ -2954,7 +2984,7 @@ export interface components {
          *               "amount": "2606800000",
          *               "shares": "19600000000",
          *               "valueSol": 2.6068,
-         *               "valueUsd": 384.290503,
+         *               "valueUsd": 373.927073,
          *               "orders": 1
          *             },
          *             {
@@ -2962,7 +2992,7 @@ export interface components {
          *               "amount": "224750000",
          *               "shares": "1550000000",
          *               "valueSol": 0.22475,
-         *               "valueUsd": 33.132304,
+         *               "valueUsd": 32.238802,
          *               "orders": 1
          *             },
          *             {
@@ -2970,7 +3000,7 @@ export interface components {
          *               "amount": "1131500000",
          *               "shares": "7300000000",
          *               "valueSol": 1.1315,
-         *               "valueUsd": 166.804014,
+         *               "valueUsd": 162.305694,
          *               "orders": 1
          *             },
          *             {
@@ -2978,7 +3008,7 @@ export interface components {
          *               "amount": "1223600000",
          *               "shares": "7600000000",
          *               "valueSol": 1.2236,
-         *               "valueUsd": 180.381257,
+         *               "valueUsd": 175.516789,
          *               "orders": 1
          *             }
          *           ],
@@ -2995,29 +3025,29 @@ export interface components {
          *         "uniqueHolders": 24,
          *         "totalWagered": "198414900000",
          *         "totalWageredSol": 198.4149,
-         *         "totalWageredUsd": 29250.0237,
+         *         "totalWageredUsd": 28461.217872,
          *         "outcomeBreakdown": [
          *           {
          *             "index": 0,
          *             "label": "Yes",
          *             "totalWagered": "181333900000",
          *             "totalWageredSol": 181.3339,
-         *             "totalWageredUsd": 26731.96858
+         *             "totalWageredUsd": 26011.068904
          *           },
          *           {
          *             "index": 1,
          *             "label": "No",
          *             "totalWagered": "17081000000",
          *             "totalWageredSol": 17.081,
-         *             "totalWageredUsd": 2518.05512
+         *             "totalWageredUsd": 2450.148968
          *           }
          *         ]
          *       },
          *       "curatorStaking": {
          *         "totalStaked": "211000000000",
-         *         "totalStakedUsd": 31105.300059,
+         *         "totalStakedUsd": 30266.461697,
          *         "stakerCount": 3,
-         *         "estimatedApy": 106.78,
+         *         "estimatedApy": 107.43,
          *         "lockPeriodSeconds": 604800,
          *         "topCurators": [
          *           {
@@ -3025,21 +3055,21 @@ export interface components {
          *             "wallet": "69pEHKFYqsMhUgL2vtSpBWBZ4J8TgJMKLuTetntey8U4",
          *             "username": null,
          *             "stakedAmount": "91500000000",
-         *             "stakedAmountUsd": 13488.791258
+         *             "stakedAmountUsd": 13125.029598
          *           },
          *           {
          *             "rank": 2,
          *             "wallet": "J5F52nHiAScP6inseMBHLFJ8jospGnppmaA2TT2fFXC4",
          *             "username": "epoch_eve",
          *             "stakedAmount": "66500000000",
-         *             "stakedAmountUsd": 9803.329165
+         *             "stakedAmountUsd": 9538.955938
          *           },
          *           {
          *             "rank": 3,
          *             "wallet": "MHsdCxwrV8hk4NcspGxdAhwmEGrAQCuk4yJLGQguhRf",
          *             "username": "gossip_gus",
          *             "stakedAmount": "53000000000",
-         *             "stakedAmountUsd": 7813.179636
+         *             "stakedAmountUsd": 7602.476161
          *           }
          *         ]
          *       },
@@ -3050,12 +3080,12 @@ export interface components {
          *       "tradingStats": {
          *         "totalVolume": "199253950000",
          *         "totalVolumeSol": 199.25395,
-         *         "totalVolumeUsd": 29373.715178,
+         *         "totalVolumeUsd": 28581.573676,
          *         "totalTrades": 36,
          *         "totalBettors": 39,
          *         "last24hVolume": "31593950000",
          *         "last24hVolumeSol": 31.59395,
-         *         "last24hVolumeUsd": 4657.532203,
+         *         "last24hVolumeUsd": 4531.929277,
          *         "last24hTrades": 7
          *       },
          *       "resolution": {
@@ -3079,8 +3109,8 @@ export interface components {
          *       },
          *       "credibilityScore": 423,
          *       "feeBps": 200,
-         *       "solPriceUsd": 147.41848369,
-         *       "computedAt": "2026-11-26T01:56:35.644Z",
+         *       "solPriceUsd": 143.44294643,
+         *       "computedAt": "2026-11-26T03:00:20.393Z",
          *       "costUsd": "0.02",
          *       "remainingBalanceUsd": "99.79"
          *     }
@@ -3313,7 +3343,7 @@ export interface components {
          * MarketList
          * @description Success
          * @example {
-         *       "requestId": "req_lzcx3aBsDWXNIYUCIi3cLI",
+         *       "requestId": "req_U2PBHY0WDUCeYyIXUnhcmZ",
          *       "markets": [
          *         {
          *           "id": "demo-1-25",
@@ -3333,8 +3363,8 @@ export interface components {
          *               "label": "No"
          *             }
          *           ],
-         *           "createdAt": "2026-11-19T15:00:00.000Z",
-         *           "closesAt": "2026-12-31T11:00:00.000Z",
+         *           "createdAt": "2026-11-19T17:00:00.000Z",
+         *           "closesAt": "2026-12-31T13:00:00.000Z",
          *           "sandbox": true
          *         },
          *         {
@@ -3355,8 +3385,8 @@ export interface components {
          *               "label": "No"
          *             }
          *           ],
-         *           "createdAt": "2026-11-17T21:00:00.000Z",
-         *           "closesAt": "2027-01-07T08:00:00.000Z",
+         *           "createdAt": "2026-11-17T23:00:00.000Z",
+         *           "closesAt": "2027-01-07T10:00:00.000Z",
          *           "sandbox": true
          *         }
          *       ],
@@ -3407,8 +3437,8 @@ export interface components {
          *           "label": "No"
          *         }
          *       ],
-         *       "createdAt": "2026-11-19T15:00:00.000Z",
-         *       "closesAt": "2026-12-31T11:00:00.000Z",
+         *       "createdAt": "2026-11-19T17:00:00.000Z",
+         *       "closesAt": "2026-12-31T13:00:00.000Z",
          *       "sandbox": true
          *     }
          */
@@ -3448,29 +3478,29 @@ export interface components {
          * PriceHistory
          * @description Success
          * @example {
-         *       "requestId": "req_KBBUU8Mf3osHWuer9Y9158",
+         *       "requestId": "req_oLhpoCX7ElBo5drjgIrhmU",
          *       "symbol": "SOL",
          *       "interval": "1h",
-         *       "startTime": "2026-11-25T22:00:00.000Z",
-         *       "endTime": "2026-11-26T01:00:00.000Z",
+         *       "startTime": "2026-11-26T00:00:00.000Z",
+         *       "endTime": "2026-11-26T03:00:00.000Z",
          *       "dataPoints": [
-         *         {
-         *           "timestamp": "2026-11-25T22:00:00.000Z",
-         *           "price": 149.08112576,
-         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
-         *           "sourceCount": 3,
-         *           "isComplete": true
-         *         },
-         *         {
-         *           "timestamp": "2026-11-25T23:00:00.000Z",
-         *           "price": 157.18019878,
-         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
-         *           "sourceCount": 3,
-         *           "isComplete": true
-         *         },
          *         {
          *           "timestamp": "2026-11-26T00:00:00.000Z",
          *           "price": 155.56277985,
+         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
+         *           "sourceCount": 3,
+         *           "isComplete": true
+         *         },
+         *         {
+         *           "timestamp": "2026-11-26T01:00:00.000Z",
+         *           "price": 146.65815619,
+         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
+         *           "sourceCount": 3,
+         *           "isComplete": true
+         *         },
+         *         {
+         *           "timestamp": "2026-11-26T02:00:00.000Z",
+         *           "price": 143.54531942,
          *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *           "sourceCount": 3,
          *           "isComplete": true
@@ -3516,8 +3546,8 @@ export interface components {
         /**
          * PriceHistoryPoint
          * @example {
-         *       "timestamp": "2026-11-25T22:00:00.000Z",
-         *       "price": 149.08112576,
+         *       "timestamp": "2026-11-26T00:00:00.000Z",
+         *       "price": 155.56277985,
          *       "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *       "sourceCount": 3,
          *       "isComplete": true
@@ -3539,47 +3569,47 @@ export interface components {
          * PriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_E6qQbLzdZZZ1E4jQPX0wLu",
+         *       "requestId": "req_Sd6evCUBRyocigbbfGurFk",
          *       "symbol": "SOL",
-         *       "vwapPrice": 147.41848369,
+         *       "vwapPrice": 143.44294643,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 147.4084406,
-         *           "volume24h": 1160930600,
-         *           "timestamp": "2026-11-26T01:56:30.000Z",
+         *           "price": 143.5086772,
+         *           "volume24h": 1246717559,
+         *           "timestamp": "2026-11-26T03:00:20.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.0000764016
+         *           "deviation": 0.000688631
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 147.4197037,
-         *           "volume24h": 696558360,
-         *           "timestamp": "2026-11-26T01:56:30.000Z",
+         *           "price": 143.4099207,
+         *           "volume24h": 748030536,
+         *           "timestamp": "2026-11-26T03:00:20.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
          *         },
          *         {
          *           "name": "sandbox-gamma",
-         *           "price": 147.4417614,
-         *           "volume24h": 464372240,
-         *           "timestamp": "2026-11-26T01:56:30.000Z",
+         *           "price": 143.3281581,
+         *           "volume24h": 498687024,
+         *           "timestamp": "2026-11-26T03:00:20.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000149625
+         *           "deviation": 0.000570132
          *         }
          *       ],
          *       "sourceCount": 3,
          *       "isValid": true,
-         *       "spread": 0.000226029,
+         *       "spread": 0.00125847,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
          *       },
          *       "unavailableSources": [],
-         *       "resolutionTimestamp": "2026-11-26T01:56:35.040Z",
+         *       "resolutionTimestamp": "2026-11-26T03:00:20.115Z",
          *       "costUsd": "0.01",
          *       "remainingBalanceUsd": "99.99"
          *     }
@@ -3620,7 +3650,7 @@ export interface components {
          * PriceScheduledRequest
          * @example {
          *       "symbol": "JUP",
-         *       "scheduledFor": "2026-11-26T02:56:34Z"
+         *       "scheduledFor": "2027-05-01T12:00:00Z"
          *     }
          */
         PriceScheduledRequest: {
@@ -3646,7 +3676,7 @@ export interface components {
          * PriceScheduleRequest
          * @example {
          *       "symbol": "SOL",
-         *       "resolutionTimestamp": "2026-11-26T02:56:34Z",
+         *       "resolutionTimestamp": "2027-05-01T12:00:00Z",
          *       "callbackUrl": "https://hooks.example.com/sibyl"
          *     }
          */
@@ -3673,12 +3703,12 @@ export interface components {
          * PriceSource
          * @example {
          *       "name": "sandbox-alpha",
-         *       "price": 147.4084406,
-         *       "volume24h": 1160930600,
-         *       "timestamp": "2026-11-26T01:56:30.000Z",
+         *       "price": 143.5086772,
+         *       "volume24h": 1246717559,
+         *       "timestamp": "2026-11-26T03:00:20.000Z",
          *       "used": true,
          *       "status": "used",
-         *       "deviation": 0.0000764016
+         *       "deviation": 0.000688631
          *     }
          */
         PriceSource: {
@@ -3707,23 +3737,24 @@ export interface components {
          * RedeliverWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_2RFb7XlkEBUIxD6leqvuYO",
-         *       "id": "msg_34ncCsTFa1HX4z64HWnYpl",
-         *       "webhookId": "msg_34ncCsTFa1HX4z64HWnYpl",
+         *       "requestId": "req_pKZj19vD3a93AaZdpvtbXo",
+         *       "id": "msg_DuO9NRblg6WVI11nZeveks",
+         *       "webhookId": "msg_DuO9NRblg6WVI11nZeveks",
          *       "type": "test",
-         *       "originalRequestId": "req_YY37NibgVzDBj4SVH5XTdH",
+         *       "originalRequestId": "req_rRvXYUhLglVQSiHmusj1uz",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "PENDING",
          *       "attemptCount": 1,
-         *       "nextAttemptAt": "2026-11-26T01:56:38.848Z",
+         *       "nextAttemptAt": "2026-11-26T03:00:20.824Z",
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T01:56:38.388Z",
+         *       "createdAt": "2026-11-26T03:00:20.752Z",
          *       "finishedAt": null,
+         *       "cancelledAt": null,
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-26T01:56:38.455Z",
+         *           "at": "2026-11-26T03:00:20.756Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -3775,7 +3806,7 @@ export interface components {
          * ResolveWithAiResponse
          * @description Success
          * @example {
-         *       "requestId": "req_90hSrbRVEcMDylBcGDKjLi",
+         *       "requestId": "req_o8eTqwVYm0FopR70xyasyo",
          *       "status": "processing",
          *       "costUsd": "0.25",
          *       "remainingBalanceUsd": "99.54"
@@ -3801,9 +3832,9 @@ export interface components {
          * RevokeKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_fCl9dc7J8IUlYggVoqTz2s",
-         *       "id": "key_LV6y7gDetPhtBejjlidpcg",
-         *       "keyPrefix": "pk_test_aExeyK6o",
+         *       "requestId": "req_UA85nhPIcI8aTFweCdMty4",
+         *       "id": "key_5wNcnIgIAbZ2E9lZdQENQX",
+         *       "keyPrefix": "pk_test_YBr0W1YY",
          *       "name": "spare",
          *       "permissions": [
          *         "price"
@@ -3813,7 +3844,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T01:56:39.067Z",
+         *       "createdAt": "2026-11-26T03:00:20.904Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -3825,8 +3856,8 @@ export interface components {
          *         "dailySpendUsd": null,
          *         "monthlySpendUsd": null
          *       },
-         *       "revokedAt": "2026-11-26T01:56:39.290Z",
-         *       "rotatedFrom": "key_cnkD3xYo2Y2jvCXXQmQari"
+         *       "revokedAt": "2026-11-26T03:00:20.953Z",
+         *       "rotatedFrom": "key_9In6JpW8KlhVPMWIGL427D"
          *     }
          */
         RevokeKeyResponse: {
@@ -3914,10 +3945,10 @@ export interface components {
          * RotateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_9hWwby52e3e41HMossd2Wq",
+         *       "requestId": "req_PZo2fPXjg2HTYNimfrlol7",
          *       "newKey": {
-         *         "id": "key_LV6y7gDetPhtBejjlidpcg",
-         *         "keyPrefix": "pk_test_aExeyK6o",
+         *         "id": "key_5wNcnIgIAbZ2E9lZdQENQX",
+         *         "keyPrefix": "pk_test_YBr0W1YY",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -3927,7 +3958,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-26T01:56:39.067Z",
+         *         "createdAt": "2026-11-26T03:00:20.904Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -3940,11 +3971,11 @@ export interface components {
          *           "monthlySpendUsd": null
          *         },
          *         "key": "pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u",
-         *         "rotatedFrom": "key_cnkD3xYo2Y2jvCXXQmQari"
+         *         "rotatedFrom": "key_9In6JpW8KlhVPMWIGL427D"
          *       },
          *       "oldKey": {
-         *         "id": "key_cnkD3xYo2Y2jvCXXQmQari",
-         *         "keyPrefix": "pk_test_w0e4lhSS",
+         *         "id": "key_9In6JpW8KlhVPMWIGL427D",
+         *         "keyPrefix": "pk_test_G26CTQbr",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -3954,7 +3985,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-26T01:56:39.033Z",
+         *         "createdAt": "2026-11-26T03:00:20.896Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -3966,8 +3997,8 @@ export interface components {
          *           "dailySpendUsd": null,
          *           "monthlySpendUsd": null
          *         },
-         *         "expiresAt": "2026-11-26T02:56:39.050Z",
-         *         "rotatedTo": "key_LV6y7gDetPhtBejjlidpcg"
+         *         "expiresAt": "2026-11-26T04:00:20.900Z",
+         *         "rotatedTo": "key_5wNcnIgIAbZ2E9lZdQENQX"
          *       }
          *     }
          */
@@ -4140,9 +4171,9 @@ export interface components {
          * RotateWebhookSecretResponse
          * @description Success
          * @example {
-         *       "requestId": "req_JSSEX5paoSxf7cXY3qarfG",
+         *       "requestId": "req_h39fHuzh6eyInTiFYsgJyp",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "previousSecretValidUntil": "2026-11-27T01:56:39.005Z"
+         *       "previousSecretValidUntil": "2026-11-27T03:00:20.890Z"
          *     }
          */
         RotateWebhookSecretResponse: {
@@ -4160,12 +4191,12 @@ export interface components {
          * ScheduleAiResolutionResponse
          * @description Success
          * @example {
-         *       "requestId": "req_rbrkRunn9dvxrVQ3YTeLF5",
-         *       "jobId": "job_ZJktVJoTXQKO85wqu6K8VX",
+         *       "requestId": "req_o8gDbqVaBsOM01UzbMdn9e",
+         *       "jobId": "job_olImtjVhE3juC4gCfNi7cu",
          *       "jobType": "AI_RESOLUTION",
-         *       "scheduledFor": "2026-11-26T02:56:34.000Z",
+         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T01:56:38.052Z",
+         *       "createdAt": "2026-11-26T03:00:20.696Z",
          *       "canCancel": true,
          *       "costUsd": "0.50",
          *       "remainingBalanceUsd": "98.99"
@@ -4210,12 +4241,12 @@ export interface components {
          * SchedulePriceCheckAtResponse
          * @description Success
          * @example {
-         *       "requestId": "req_MC368LvP52TBsgCh0Nl7u1",
-         *       "jobId": "job_aItCFv0G7YrRUq62pkpJfW",
+         *       "requestId": "req_gB9NLtJvgWgYk2ITiEEhyg",
+         *       "jobId": "job_1dJwAzfJZv0pwk8ZQb84cQ",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-26T02:56:34.000Z",
+         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T01:56:37.998Z",
+         *       "createdAt": "2026-11-26T03:00:20.688Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.49"
@@ -4260,12 +4291,12 @@ export interface components {
          * SchedulePriceCheckResponse
          * @description Success
          * @example {
-         *       "requestId": "req_Dhh2Ut8PdYoe1Q9FgBhTHG",
-         *       "jobId": "job_kh2E0To6d3PVmI9DHhd4VZ",
+         *       "requestId": "req_x2toI2WjvgvnP0sAnhmxqu",
+         *       "jobId": "job_zylCqv21FPP0X9gOx91f2a",
          *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2026-11-26T02:56:34.000Z",
+         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T01:56:35.915Z",
+         *       "createdAt": "2026-11-26T03:00:20.427Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.74"
@@ -4310,9 +4341,9 @@ export interface components {
          * SendTestWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_YY37NibgVzDBj4SVH5XTdH",
-         *       "deliveryId": "msg_34ncCsTFa1HX4z64HWnYpl",
-         *       "webhookId": "msg_34ncCsTFa1HX4z64HWnYpl",
+         *       "requestId": "req_rRvXYUhLglVQSiHmusj1uz",
+         *       "deliveryId": "msg_DuO9NRblg6WVI11nZeveks",
+         *       "webhookId": "msg_DuO9NRblg6WVI11nZeveks",
          *       "delivered": true,
          *       "status": "DELIVERED",
          *       "statusCode": 200,
@@ -4358,8 +4389,8 @@ export interface components {
          *       "keyId": null,
          *       "reference": null,
          *       "refundOf": "11",
-         *       "memo": "cancelled job_ZJktVJoTXQKO85wqu6K8VX",
-         *       "createdAt": "2026-11-26T01:56:38.302Z",
+         *       "memo": "cancelled job_olImtjVhE3juC4gCfNi7cu",
+         *       "createdAt": "2026-11-26T03:00:20.741Z",
          *       "chain": null
          *     }
          */
@@ -4419,7 +4450,7 @@ export interface components {
          * TransactionList
          * @description Success
          * @example {
-         *       "requestId": "req_sSj8zFeNiE5LRPrBCoDYD0",
+         *       "requestId": "req_JdP6Bz208yE983aQVwdJ3x",
          *       "transactions": [
          *         {
          *           "id": "12",
@@ -4431,8 +4462,8 @@ export interface components {
          *           "keyId": null,
          *           "reference": null,
          *           "refundOf": "11",
-         *           "memo": "cancelled job_ZJktVJoTXQKO85wqu6K8VX",
-         *           "createdAt": "2026-11-26T01:56:38.302Z",
+         *           "memo": "cancelled job_olImtjVhE3juC4gCfNi7cu",
+         *           "createdAt": "2026-11-26T03:00:20.741Z",
          *           "chain": null
          *         },
          *         {
@@ -4441,12 +4472,12 @@ export interface components {
          *           "amountUsd": "-0.50",
          *           "balanceAfterUsd": "98.99",
          *           "operation": "scheduleAiResolution",
-         *           "requestId": "req_rbrkRunn9dvxrVQ3YTeLF5",
-         *           "keyId": "key_AFna1HnNCv1kV89ZkJBMn6",
+         *           "requestId": "req_o8gDbqVaBsOM01UzbMdn9e",
+         *           "keyId": "key_fLX0GATj0XkfhmdB9wESDl",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-26T01:56:38.050Z",
+         *           "createdAt": "2026-11-26T03:00:20.694Z",
          *           "chain": null
          *         },
          *         {
@@ -4455,12 +4486,12 @@ export interface components {
          *           "amountUsd": "-0.05",
          *           "balanceAfterUsd": "99.49",
          *           "operation": "schedulePriceCheckAt",
-         *           "requestId": "req_MC368LvP52TBsgCh0Nl7u1",
-         *           "keyId": "key_AFna1HnNCv1kV89ZkJBMn6",
+         *           "requestId": "req_gB9NLtJvgWgYk2ITiEEhyg",
+         *           "keyId": "key_fLX0GATj0XkfhmdB9wESDl",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-26T01:56:37.971Z",
+         *           "createdAt": "2026-11-26T03:00:20.686Z",
          *           "chain": null
          *         }
          *       ],
@@ -4536,9 +4567,9 @@ export interface components {
          * UpdateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_dfkEdPnjeRIoXmyWe3Cigi",
-         *       "id": "key_5sOAoiZVeHGyX3HBCNAdaj",
-         *       "keyPrefix": "pk_test_xhRdFTfW",
+         *       "requestId": "req_xstpm4vg8R9od3qkK9e2FB",
+         *       "id": "key_TKOp6x8uGmzUc73wl3GMIf",
+         *       "keyPrefix": "pk_test_tY8FUqbC",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -4551,7 +4582,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T01:56:35.268Z",
+         *       "createdAt": "2026-11-26T03:00:20.282Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -4677,23 +4708,24 @@ export interface components {
          * WebhookDelivery
          * @description Success
          * @example {
-         *       "requestId": "req_YY37NibgVzDBj4SVH5XTdH",
-         *       "id": "msg_34ncCsTFa1HX4z64HWnYpl",
-         *       "webhookId": "msg_34ncCsTFa1HX4z64HWnYpl",
+         *       "requestId": "req_rRvXYUhLglVQSiHmusj1uz",
+         *       "id": "msg_DuO9NRblg6WVI11nZeveks",
+         *       "webhookId": "msg_DuO9NRblg6WVI11nZeveks",
          *       "type": "test",
-         *       "originalRequestId": "req_YY37NibgVzDBj4SVH5XTdH",
+         *       "originalRequestId": "req_rRvXYUhLglVQSiHmusj1uz",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T01:56:38.388Z",
-         *       "finishedAt": "2026-11-26T01:56:38.491Z",
+         *       "createdAt": "2026-11-26T03:00:20.752Z",
+         *       "finishedAt": "2026-11-26T03:00:20.759Z",
+         *       "cancelledAt": null,
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-26T01:56:38.455Z",
+         *           "at": "2026-11-26T03:00:20.756Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -4745,37 +4777,39 @@ export interface components {
          * WebhookDeliveryList
          * @description Success
          * @example {
-         *       "requestId": "req_ChTjKs5aEj4IHsF9AwrclE",
+         *       "requestId": "req_FmOD7DNKnUvY1U6ppFoSDr",
          *       "deliveries": [
          *         {
-         *           "id": "msg_34ncCsTFa1HX4z64HWnYpl",
-         *           "webhookId": "msg_34ncCsTFa1HX4z64HWnYpl",
+         *           "id": "msg_DuO9NRblg6WVI11nZeveks",
+         *           "webhookId": "msg_DuO9NRblg6WVI11nZeveks",
          *           "type": "test",
-         *           "requestId": "req_YY37NibgVzDBj4SVH5XTdH",
-         *           "originalRequestId": "req_YY37NibgVzDBj4SVH5XTdH",
+         *           "requestId": "req_rRvXYUhLglVQSiHmusj1uz",
+         *           "originalRequestId": "req_rRvXYUhLglVQSiHmusj1uz",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "DELIVERED",
          *           "attemptCount": 1,
          *           "nextAttemptAt": null,
          *           "lastStatusCode": 200,
          *           "lastError": null,
-         *           "createdAt": "2026-11-26T01:56:38.388Z",
-         *           "finishedAt": "2026-11-26T01:56:38.491Z"
+         *           "createdAt": "2026-11-26T03:00:20.752Z",
+         *           "finishedAt": "2026-11-26T03:00:20.759Z",
+         *           "cancelledAt": null
          *         },
          *         {
-         *           "id": "msg_oTWBmH9lWErfWAgXkGRN5S",
-         *           "webhookId": "msg_oTWBmH9lWErfWAgXkGRN5S",
+         *           "id": "msg_ZkLZH7UlRyWBrzYT34vYji",
+         *           "webhookId": "msg_ZkLZH7UlRyWBrzYT34vYji",
          *           "type": "ai",
-         *           "requestId": "req_90hSrbRVEcMDylBcGDKjLi",
-         *           "originalRequestId": "req_90hSrbRVEcMDylBcGDKjLi",
+         *           "requestId": "req_o8eTqwVYm0FopR70xyasyo",
+         *           "originalRequestId": "req_o8eTqwVYm0FopR70xyasyo",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "PENDING",
          *           "attemptCount": 0,
-         *           "nextAttemptAt": "2026-11-26T01:56:36.977Z",
+         *           "nextAttemptAt": "2026-11-26T03:00:20.569Z",
          *           "lastStatusCode": null,
          *           "lastError": null,
-         *           "createdAt": "2026-11-26T01:56:36.977Z",
-         *           "finishedAt": null
+         *           "createdAt": "2026-11-26T03:00:20.569Z",
+         *           "finishedAt": null,
+         *           "cancelledAt": null
          *         }
          *       ],
          *       "total": 2,
@@ -4795,19 +4829,20 @@ export interface components {
         /**
          * WebhookDeliverySummary
          * @example {
-         *       "id": "msg_34ncCsTFa1HX4z64HWnYpl",
-         *       "webhookId": "msg_34ncCsTFa1HX4z64HWnYpl",
+         *       "id": "msg_DuO9NRblg6WVI11nZeveks",
+         *       "webhookId": "msg_DuO9NRblg6WVI11nZeveks",
          *       "type": "test",
-         *       "requestId": "req_YY37NibgVzDBj4SVH5XTdH",
-         *       "originalRequestId": "req_YY37NibgVzDBj4SVH5XTdH",
+         *       "requestId": "req_rRvXYUhLglVQSiHmusj1uz",
+         *       "originalRequestId": "req_rRvXYUhLglVQSiHmusj1uz",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T01:56:38.388Z",
-         *       "finishedAt": "2026-11-26T01:56:38.491Z"
+         *       "createdAt": "2026-11-26T03:00:20.752Z",
+         *       "finishedAt": "2026-11-26T03:00:20.759Z",
+         *       "cancelledAt": null
          *     }
          */
         WebhookDeliverySummary: {
@@ -4839,6 +4874,19 @@ export interface components {
         /**
          * WebhookStreamEvent
          * @description Success
+         * @example {
+         *       "requestId": "req_rRvXYUhLglVQSiHmusj1uz",
+         *       "id": "msg_DuO9NRblg6WVI11nZeveks",
+         *       "headers": {
+         *         "content-type": "application/json",
+         *         "user-agent": "Sibyl-Webhooks/1",
+         *         "x-service-signature": "b6eaaa3e1827e4ac95fa18247150a4e216225dfe3b7028b1b6f81053af46ea66",
+         *         "webhook-id": "msg_DuO9NRblg6WVI11nZeveks",
+         *         "webhook-timestamp": "1795662020",
+         *         "webhook-signature": "v1,Bg8mvcNIPZyiX8Ht2vSN3HElcq4dG707+lTrbL8eEVI="
+         *       },
+         *       "body": "{\"requestId\":\"req_rRvXYUhLglVQSiHmusj1uz\",\"type\":\"test\",\"status\":\"completed\",\"data\":{\"message\":\"A test event from Sibyl: your endpoint received and can verify it.\"},\"timestamp\":\"2026-11-26T03:00:20.752Z\",\"signature\":\"b6eaaa3e1827e4ac95fa18247150a4e216225dfe3b7028b1b6f81053af46ea66\"}"
+         *     }
          */
         WebhookStreamEvent: {
             /** @description Unique id of this request (also in X-Request-Id) */

@@ -6,7 +6,7 @@ import type { Database } from '../db/database.js';
 import { MigrationError, migrate } from '../db/migrate.js';
 import { openDatabase } from '../db/open.js';
 import { DataDirInUseError } from '../db/pglite.js';
-import { depositsCommand } from '../deposits/cli.js';
+import { depositsCommand } from '../deposits/index.js';
 import { AppError } from '../errors.js';
 import { jobsCommand } from '../jobs/cli.js';
 import { keysCommand } from '../keys/cli.js';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Account } from '../accounts/accounts.js';
 import { type Context, queryable } from '../context.js';
-import type { DepositDisplay } from '../deposits/config.js';
+import type { DepositDisplay } from '../deposits/index.js';
 import { listTransactions } from '../ledger/history.js';
 import { encodeBase58 } from '../lib/base58.js';
 import { formatUsd } from '../lib/money.js';

@@ -1,4 +1,4 @@
-import type { DepositSource, DepositView } from '../dashboard/funds.js';
+import type { DepositSource, DepositView } from '../dashboard/index.js';
 import { type DepositRow, listDeposits, presentDeposit } from './operator.js';
 
 /**

@@ -2,6 +2,8 @@
  * Deposits from the chain (DESIGN §13, docs/deposits.md): the watcher (worker task with a lease),
  * its parts (RPC client, parser, value rule, scan), the operator's verbs and what the dashboard reads.
  */
+
+export { depositsCommand } from './cli.js';
 export {
   type DepositConfig,
   type DepositDisplay,

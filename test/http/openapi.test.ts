@@ -144,6 +144,7 @@ describe('OpenAPI document', () => {
       'IDEMPOTENCY_KEY_IN_USE',
       'PRICE_UNAVAILABLE',
       'SIGN_IN_REJECTED',
+      'SERVICE_UNAVAILABLE',
     ]);
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     let shown = 0;

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { addPlayMoney } from '../../accounts/sandbox.js';
 import { accountFields, presentAccount } from '../../accounts/schemas.js';
-import { depositDisplay } from '../../deposits/config.js';
+import { depositDisplay } from '../../deposits/index.js';
 import { UsdString } from '../../http/schemas.js';
 import { listTransactions } from '../../ledger/history.js';
 import { TransactionList, TransactionQuery, UsageQuery, UsageReport } from '../../ledger/schemas.js';
