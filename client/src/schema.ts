@@ -1133,16 +1133,16 @@ export interface components {
          * Account
          * @description Success
          * @example {
-         *       "requestId": "req_ebYP1atxxrY2hIblddCl9h",
-         *       "id": "acct_zm90Pp9FpjxhXdLYAHt7VW",
+         *       "requestId": "req_csE13JppUsfEyMkAoehGq9",
+         *       "id": "acct_jtG5AWoTJbzDo1ULA1juQT",
          *       "mode": "sandbox",
          *       "status": "active",
          *       "walletAddress": null,
          *       "balanceUsd": "100.00",
          *       "currency": "USD",
-         *       "createdAt": "2026-11-26T03:00:18.319Z",
+         *       "createdAt": "2026-11-26T03:04:51.560Z",
          *       "apiKey": {
-         *         "id": "key_fLX0GATj0XkfhmdB9wESDl",
+         *         "id": "key_3LFZT3mxh404TTllzygvMt",
          *         "permissions": [
          *           "price",
          *           "batch",
@@ -1257,9 +1257,9 @@ export interface components {
          * AccountUsage
          * @description Success
          * @example {
-         *       "requestId": "req_5UUy9vOGWeT6w7pNKJj1P1",
+         *       "requestId": "req_U7JlHlzF2JkQpahKG10qMw",
          *       "from": "2026-10-28T00:00:00.000Z",
-         *       "to": "2026-11-26T03:00:21.012Z",
+         *       "to": "2026-11-26T03:04:54.032Z",
          *       "groupBy": "operation",
          *       "totals": {
          *         "requests": 9,
@@ -1402,10 +1402,10 @@ export interface components {
          * AiRequestList
          * @description Success
          * @example {
-         *       "requestId": "req_XUvjRHvqN6Mp35ZRhYAKec",
+         *       "requestId": "req_loZufScjcFO7KIfY48D0Pf",
          *       "requests": [
          *         {
-         *           "requestId": "req_o8eTqwVYm0FopR70xyasyo",
+         *           "requestId": "req_trlwXZaa0ATcX4gLkEYPjp",
          *           "status": "COMPLETED",
          *           "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *           "outcomes": [
@@ -1413,8 +1413,8 @@ export interface components {
          *             "No"
          *           ],
          *           "marketId": null,
-         *           "createdAt": "2026-11-26T03:00:20.527Z",
-         *           "completedAt": "2026-11-26T03:00:20.568Z",
+         *           "createdAt": "2026-11-26T03:04:53.572Z",
+         *           "completedAt": "2026-11-26T03:04:53.592Z",
          *           "winningOutcomeLabel": "Yes",
          *           "canDetermine": true,
          *           "costUsd": "0.25",
@@ -1440,16 +1440,16 @@ export interface components {
          * AiRequestRecord
          * @description Success
          * @example {
-         *       "requestId": "req_o8eTqwVYm0FopR70xyasyo",
+         *       "requestId": "req_trlwXZaa0ATcX4gLkEYPjp",
          *       "status": "COMPLETED",
-         *       "createdAt": "2026-11-26T03:00:20.527Z",
+         *       "createdAt": "2026-11-26T03:04:53.572Z",
          *       "votes": [
          *         {
          *           "model": "sandbox/alpha",
          *           "outcomeIndex": 0,
          *           "confidence": 0.9,
          *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 2,
+         *           "latencyMs": 1,
          *           "error": null,
          *           "usage": {
          *             "inputTokens": 0,
@@ -1461,7 +1461,7 @@ export interface components {
          *           "outcomeIndex": 0,
          *           "confidence": 0.9,
          *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 1,
+         *           "latencyMs": 0,
          *           "error": null,
          *           "usage": {
          *             "inputTokens": 0,
@@ -1473,7 +1473,7 @@ export interface components {
          *           "outcomeIndex": 0,
          *           "confidence": 0.9,
          *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 1,
+         *           "latencyMs": 0,
          *           "error": null,
          *           "usage": {
          *             "inputTokens": 0,
@@ -1493,9 +1493,9 @@ export interface components {
          *           }
          *         }
          *       ],
-         *       "completedAt": "2026-11-26T03:00:20.568Z",
+         *       "completedAt": "2026-11-26T03:04:53.592Z",
          *       "result": {
-         *         "requestId": "req_o8eTqwVYm0FopR70xyasyo",
+         *         "requestId": "req_trlwXZaa0ATcX4gLkEYPjp",
          *         "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *         "winningOutcomeIndex": 0,
          *         "winningOutcomeLabel": "Yes",
@@ -1513,18 +1513,18 @@ export interface components {
          *         "remainingBalanceUsd": "99.54"
          *       },
          *       "delivery": {
-         *         "id": "msg_ZkLZH7UlRyWBrzYT34vYji",
-         *         "webhookId": "msg_ZkLZH7UlRyWBrzYT34vYji",
+         *         "id": "msg_I3a6XNVithXBbTKD92Ms22",
+         *         "webhookId": "msg_I3a6XNVithXBbTKD92Ms22",
          *         "type": "ai",
-         *         "requestId": "req_o8eTqwVYm0FopR70xyasyo",
-         *         "originalRequestId": "req_o8eTqwVYm0FopR70xyasyo",
+         *         "requestId": "req_trlwXZaa0ATcX4gLkEYPjp",
+         *         "originalRequestId": "req_trlwXZaa0ATcX4gLkEYPjp",
          *         "url": "https://hooks.example.com/sibyl",
          *         "status": "PENDING",
          *         "attemptCount": 0,
-         *         "nextAttemptAt": "2026-11-26T03:00:20.569Z",
+         *         "nextAttemptAt": "2026-11-26T03:04:53.592Z",
          *         "lastStatusCode": null,
          *         "lastError": null,
-         *         "createdAt": "2026-11-26T03:00:20.569Z",
+         *         "createdAt": "2026-11-26T03:04:53.592Z",
          *         "finishedAt": null,
          *         "cancelledAt": null,
          *         "attempts": []
@@ -1602,7 +1602,7 @@ export interface components {
         /**
          * AiRequestSummary
          * @example {
-         *       "requestId": "req_o8eTqwVYm0FopR70xyasyo",
+         *       "requestId": "req_trlwXZaa0ATcX4gLkEYPjp",
          *       "status": "COMPLETED",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "outcomes": [
@@ -1610,8 +1610,8 @@ export interface components {
          *         "No"
          *       ],
          *       "marketId": null,
-         *       "createdAt": "2026-11-26T03:00:20.527Z",
-         *       "completedAt": "2026-11-26T03:00:20.568Z",
+         *       "createdAt": "2026-11-26T03:04:53.572Z",
+         *       "completedAt": "2026-11-26T03:04:53.592Z",
          *       "winningOutcomeLabel": "Yes",
          *       "canDetermine": true,
          *       "costUsd": "0.25",
@@ -1675,7 +1675,7 @@ export interface components {
         /**
          * AiResult
          * @example {
-         *       "requestId": "req_o8eTqwVYm0FopR70xyasyo",
+         *       "requestId": "req_trlwXZaa0ATcX4gLkEYPjp",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "winningOutcomeIndex": 0,
          *       "winningOutcomeLabel": "Yes",
@@ -1763,7 +1763,7 @@ export interface components {
          *       "outcomeIndex": 0,
          *       "confidence": 0.9,
          *       "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *       "latencyMs": 2,
+         *       "latencyMs": 1,
          *       "error": null,
          *       "usage": {
          *         "inputTokens": 0,
@@ -1793,8 +1793,8 @@ export interface components {
         /**
          * ApiKey
          * @example {
-         *       "id": "key_TKOp6x8uGmzUc73wl3GMIf",
-         *       "keyPrefix": "pk_test_tY8FUqbC",
+         *       "id": "key_WGJEQzgNDFsmARShygcOB7",
+         *       "keyPrefix": "pk_test_AfCeAKBm",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -1807,7 +1807,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T03:00:20.282Z",
+         *       "createdAt": "2026-11-26T03:04:53.365Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -1904,11 +1904,11 @@ export interface components {
          * ApiKeyList
          * @description Success
          * @example {
-         *       "requestId": "req_hsFC7mBZ8Fu0bpz2g7PmQg",
+         *       "requestId": "req_9vtlncB47WMyOYYI95zPsF",
          *       "keys": [
          *         {
-         *           "id": "key_TKOp6x8uGmzUc73wl3GMIf",
-         *           "keyPrefix": "pk_test_tY8FUqbC",
+         *           "id": "key_WGJEQzgNDFsmARShygcOB7",
+         *           "keyPrefix": "pk_test_AfCeAKBm",
          *           "name": "trading bot (eu)",
          *           "permissions": [
          *             "price",
@@ -1921,7 +1921,7 @@ export interface components {
          *           "ipRestrictionEnabled": true,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-26T03:00:20.282Z",
+         *           "createdAt": "2026-11-26T03:04:53.365Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -1935,8 +1935,8 @@ export interface components {
          *           }
          *         },
          *         {
-         *           "id": "key_fLX0GATj0XkfhmdB9wESDl",
-         *           "keyPrefix": "pk_test_us3Oado8",
+         *           "id": "key_3LFZT3mxh404TTllzygvMt",
+         *           "keyPrefix": "pk_test_39fRjH2H",
          *           "name": "sandbox starter key",
          *           "permissions": [
          *             "price",
@@ -1953,7 +1953,7 @@ export interface components {
          *           "ipRestrictionEnabled": false,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-26T03:00:18.337Z",
+         *           "createdAt": "2026-11-26T03:04:51.581Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -1980,40 +1980,40 @@ export interface components {
          * BatchPriceItem
          * @example {
          *       "symbol": "SOL",
-         *       "vwapPrice": 143.44294643,
+         *       "vwapPrice": 144.95118697,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 143.5086772,
-         *           "volume24h": 1246717559,
-         *           "timestamp": "2026-11-26T03:00:20.000Z",
+         *           "price": 145.0143222,
+         *           "volume24h": 1252853383,
+         *           "timestamp": "2026-11-26T03:04:50.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000688631
+         *           "deviation": 0.000380288
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 143.4099207,
-         *           "volume24h": 748030536,
-         *           "timestamp": "2026-11-26T03:00:20.000Z",
+         *           "price": 144.8406223,
+         *           "volume24h": 751712030,
+         *           "timestamp": "2026-11-26T03:04:50.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0
+         *           "deviation": 0.000817979
          *         },
          *         {
          *           "name": "sandbox-gamma",
-         *           "price": 143.3281581,
-         *           "volume24h": 498687024,
-         *           "timestamp": "2026-11-26T03:00:20.000Z",
+         *           "price": 144.9591959,
+         *           "volume24h": 501141353,
+         *           "timestamp": "2026-11-26T03:04:50.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000570132
+         *           "deviation": 0
          *         }
          *       ],
          *       "sourceCount": 3,
          *       "isValid": true,
          *       "unavailableSources": [],
-         *       "spread": 0.00125847,
+         *       "spread": 0.00119833,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
@@ -2054,45 +2054,45 @@ export interface components {
          * BatchPriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_bqBF4gQIhsG0zzv10zNnNE",
-         *       "resolutionTimestamp": "2026-11-26T03:00:20.151Z",
+         *       "requestId": "req_PT826EcFzqeUaMbvHD1i8n",
+         *       "resolutionTimestamp": "2026-11-26T03:04:53.334Z",
          *       "prices": [
          *         {
          *           "symbol": "SOL",
-         *           "vwapPrice": 143.44294643,
+         *           "vwapPrice": 144.95118697,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 143.5086772,
-         *               "volume24h": 1246717559,
-         *               "timestamp": "2026-11-26T03:00:20.000Z",
+         *               "price": 145.0143222,
+         *               "volume24h": 1252853383,
+         *               "timestamp": "2026-11-26T03:04:50.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000688631
+         *               "deviation": 0.000380288
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 143.4099207,
-         *               "volume24h": 748030536,
-         *               "timestamp": "2026-11-26T03:00:20.000Z",
+         *               "price": 144.8406223,
+         *               "volume24h": 751712030,
+         *               "timestamp": "2026-11-26T03:04:50.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0
+         *               "deviation": 0.000817979
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 143.3281581,
-         *               "volume24h": 498687024,
-         *               "timestamp": "2026-11-26T03:00:20.000Z",
+         *               "price": 144.9591959,
+         *               "volume24h": 501141353,
+         *               "timestamp": "2026-11-26T03:04:50.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000570132
+         *               "deviation": 0
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.00125847,
+         *           "spread": 0.00119833,
          *           "token": {
          *             "symbol": "SOL",
          *             "mint": "So11111111111111111111111111111111111111112"
@@ -2100,40 +2100,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "JUP",
-         *           "vwapPrice": 0.765735718461,
+         *           "vwapPrice": 0.777276967255,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.7656300345,
-         *               "volume24h": 50739166,
-         *               "timestamp": "2026-11-26T03:00:20.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000367959
-         *             },
-         *             {
-         *               "name": "sandbox-beta",
-         *               "price": 0.7659118584,
-         *               "volume24h": 30443499,
-         *               "timestamp": "2026-11-26T03:00:20.000Z",
+         *               "price": 0.7768773245,
+         *               "volume24h": 50928034,
+         *               "timestamp": "2026-11-26T03:04:50.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
          *             },
          *             {
+         *               "name": "sandbox-beta",
+         *               "price": 0.7779430385,
+         *               "volume24h": 30556821,
+         *               "timestamp": "2026-11-26T03:04:50.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0.00137179
+         *             },
+         *             {
          *               "name": "sandbox-gamma",
-         *               "price": 0.8123494851,
-         *               "volume24h": 20295666,
-         *               "timestamp": "2026-11-26T03:00:20.000Z",
+         *               "price": 0.7300460851,
+         *               "volume24h": 20371214,
+         *               "timestamp": "2026-11-26T03:04:50.000Z",
          *               "used": false,
          *               "status": "outlier",
-         *               "deviation": 0.0606305
+         *               "deviation": 0.0602814
          *             }
          *           ],
          *           "sourceCount": 2,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.000368043,
+         *           "spread": 0.00137109,
          *           "token": {
          *             "symbol": "JUP",
          *             "mint": "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN"
@@ -2141,40 +2141,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "BONK",
-         *           "vwapPrice": 0.000020811075136,
+         *           "vwapPrice": 0.000020711805484,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.00002080663741,
-         *               "volume24h": 132260363,
-         *               "timestamp": "2026-11-26T03:00:20.000Z",
+         *               "price": 0.00002073344866,
+         *               "volume24h": 131939047,
+         *               "timestamp": "2026-11-26T03:04:50.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0.00181417
+         *             },
+         *             {
+         *               "name": "sandbox-beta",
+         *               "price": 0.0000206959028,
+         *               "volume24h": 79163428,
+         *               "timestamp": "2026-11-26T03:04:50.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
          *             },
          *             {
-         *               "name": "sandbox-beta",
-         *               "price": 0.00002082250873,
-         *               "volume24h": 79356218,
-         *               "timestamp": "2026-11-26T03:00:20.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000762801
-         *             },
-         *             {
          *               "name": "sandbox-gamma",
-         *               "price": 0.00002080501906,
-         *               "volume24h": 52904145,
-         *               "timestamp": "2026-11-26T03:00:20.000Z",
+         *               "price": 0.00002068155157,
+         *               "volume24h": 52775619,
+         *               "timestamp": "2026-11-26T03:04:50.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.0000777805
+         *               "deviation": 0.000693433
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.000840402,
+         *           "spread": 0.00250568,
          *           "token": {
          *             "symbol": "BONK",
          *             "mint": "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"
@@ -2210,8 +2210,8 @@ export interface components {
          * CancelAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_Ege1MCfUVgpeuQD1wHhTiL",
-         *       "jobId": "job_olImtjVhE3juC4gCfNi7cu",
+         *       "requestId": "req_tJAoKKXBYCMlCD4DqL8P0a",
+         *       "jobId": "job_PLphLI1Uz69P4TJz36HbuK",
          *       "status": "cancelled",
          *       "refundUsd": "0.50",
          *       "remainingBalanceUsd": "99.49"
@@ -2238,8 +2238,8 @@ export interface components {
          * CancelPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_TgrWStIsPSE3qDOF4yUkZo",
-         *       "jobId": "job_zylCqv21FPP0X9gOx91f2a",
+         *       "requestId": "req_UgjcFsHUQFzgsuFiajOaeE",
+         *       "jobId": "job_Q3PR3n5qm6DxkiHcbf092b",
          *       "status": "cancelled",
          *       "refundUsd": "0.05",
          *       "remainingBalanceUsd": "99.79"
@@ -2266,24 +2266,24 @@ export interface components {
          * CancelWebhookDeliveryResponse
          * @description Success
          * @example {
-         *       "requestId": "req_ASt4oyRHY2ILq5vIxBWlvU",
-         *       "id": "msg_DuO9NRblg6WVI11nZeveks",
-         *       "webhookId": "msg_DuO9NRblg6WVI11nZeveks",
+         *       "requestId": "req_CZons7QjeiM2z1NAqAZV2q",
+         *       "id": "msg_5kHgNeZJfqXD4jlcdyLPC1",
+         *       "webhookId": "msg_5kHgNeZJfqXD4jlcdyLPC1",
          *       "type": "test",
-         *       "originalRequestId": "req_rRvXYUhLglVQSiHmusj1uz",
+         *       "originalRequestId": "req_h4hwf1WGHC336mDIDxyh7c",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "CANCELLED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T03:00:20.752Z",
-         *       "finishedAt": "2026-11-26T03:00:20.852Z",
-         *       "cancelledAt": "2026-11-26T03:00:20.852Z",
+         *       "createdAt": "2026-11-26T03:04:53.776Z",
+         *       "finishedAt": "2026-11-26T03:04:53.892Z",
+         *       "cancelledAt": "2026-11-26T03:04:53.892Z",
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-26T03:00:20.756Z",
+         *           "at": "2026-11-26T03:04:53.779Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -2335,9 +2335,9 @@ export interface components {
          * CreatedKey
          * @description Success
          * @example {
-         *       "requestId": "req_b0nfRJteguaZaIgS14Ua5H",
-         *       "id": "key_TKOp6x8uGmzUc73wl3GMIf",
-         *       "keyPrefix": "pk_test_tY8FUqbC",
+         *       "requestId": "req_xVOMobN60HrZYvmxwNWrGs",
+         *       "id": "key_WGJEQzgNDFsmARShygcOB7",
+         *       "keyPrefix": "pk_test_AfCeAKBm",
          *       "name": "trading bot",
          *       "permissions": [
          *         "price",
@@ -2348,7 +2348,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T03:00:20.282Z",
+         *       "createdAt": "2026-11-26T03:04:53.365Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -2495,12 +2495,12 @@ export interface components {
          * GetAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_sewy8yUdkEfzzY7PxsvFVo",
-         *       "jobId": "job_olImtjVhE3juC4gCfNi7cu",
+         *       "requestId": "req_yBNMzYPqcU8q5kM7l8WC6a",
+         *       "jobId": "job_PLphLI1Uz69P4TJz36HbuK",
          *       "jobType": "AI_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T03:00:20.696Z",
+         *       "createdAt": "2026-11-26T03:04:53.710Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2612,12 +2612,12 @@ export interface components {
          * GetPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_1stbJR2sBisLiW4Ibh38oO",
-         *       "jobId": "job_zylCqv21FPP0X9gOx91f2a",
+         *       "requestId": "req_oLiqZNkTAcxwsGJoeAG4nw",
+         *       "jobId": "job_Q3PR3n5qm6DxkiHcbf092b",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T03:00:20.427Z",
+         *       "createdAt": "2026-11-26T03:04:53.493Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2725,7 +2725,7 @@ export interface components {
          * GetWebhookSecretResponse
          * @description Success
          * @example {
-         *       "requestId": "req_5cM4aDMVMciBk0ymuSESr1",
+         *       "requestId": "req_s0RUVDnXHbCUiRkuRQNY3R",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA="
          *     }
          */
@@ -2738,11 +2738,11 @@ export interface components {
         /**
          * JobSummary
          * @example {
-         *       "jobId": "job_zylCqv21FPP0X9gOx91f2a",
+         *       "jobId": "job_Q3PR3n5qm6DxkiHcbf092b",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T03:00:20.427Z",
+         *       "createdAt": "2026-11-26T03:04:53.493Z",
          *       "canCancel": true
          *     }
          */
@@ -2773,14 +2773,14 @@ export interface components {
          * ListAiJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_LS2X431YQdhHyx5clKBKgA",
+         *       "requestId": "req_cYFAe29BfuDGfwMutlx9CL",
          *       "jobs": [
          *         {
-         *           "jobId": "job_olImtjVhE3juC4gCfNi7cu",
+         *           "jobId": "job_PLphLI1Uz69P4TJz36HbuK",
          *           "jobType": "AI_RESOLUTION",
          *           "scheduledFor": "2027-05-01T12:00:00.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-26T03:00:20.696Z",
+         *           "createdAt": "2026-11-26T03:04:53.710Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -2803,14 +2803,14 @@ export interface components {
          * ListPriceJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_eo2UxCq6PgnO7UGzdTZPA8",
+         *       "requestId": "req_bt9bXgDksX9I2LgDRvMsMy",
          *       "jobs": [
          *         {
-         *           "jobId": "job_zylCqv21FPP0X9gOx91f2a",
+         *           "jobId": "job_Q3PR3n5qm6DxkiHcbf092b",
          *           "jobType": "PRICE_RESOLUTION",
          *           "scheduledFor": "2027-05-01T12:00:00.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-26T03:00:20.427Z",
+         *           "createdAt": "2026-11-26T03:04:53.493Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -2833,7 +2833,7 @@ export interface components {
          * MarketDetail
          * @description Success
          * @example {
-         *       "requestId": "req_6KIBX5mOjRC7bpcvAy97iQ",
+         *       "requestId": "req_mumKvz3mwEdqkxGSSQsjA5",
          *       "id": "demo-1-25",
          *       "slug": "will-voter-turnout-exceed-60-on-dec-31-2026",
          *       "title": "Will voter turnout exceed 60% on Dec 31, 2026?",
@@ -2852,7 +2852,7 @@ export interface components {
          *           "totalShares": "202450000000",
          *           "totalWagered": "181333900000",
          *           "totalWageredSol": 181.3339,
-         *           "totalWageredUsd": 26011.068904,
+         *           "totalWageredUsd": 26284.564043,
          *           "lastPrice": 8670,
          *           "probability": 0.88171
          *         },
@@ -2862,7 +2862,7 @@ export interface components {
          *           "totalShares": "164450000000",
          *           "totalWagered": "17081000000",
          *           "totalWageredSol": 17.081,
-         *           "totalWageredUsd": 2450.148968,
+         *           "totalWageredUsd": 2475.911225,
          *           "lastPrice": 1440,
          *           "probability": 0.11829
          *         }
@@ -2875,7 +2875,7 @@ export interface components {
          *               "amount": "14077800000",
          *               "shares": "16200000000",
          *               "valueSol": 14.0778,
-         *               "valueUsd": 2019.361111,
+         *               "valueUsd": 2040.59382,
          *               "orders": 1
          *             },
          *             {
@@ -2883,7 +2883,7 @@ export interface components {
          *               "amount": "8626650000",
          *               "shares": "9950000000",
          *               "valueSol": 8.62665,
-         *               "valueUsd": 1237.432094,
+         *               "valueUsd": 1250.443157,
          *               "orders": 1
          *             },
          *             {
@@ -2891,7 +2891,7 @@ export interface components {
          *               "amount": "11743800000",
          *               "shares": "13800000000",
          *               "valueSol": 11.7438,
-         *               "valueUsd": 1684.565274,
+         *               "valueUsd": 1702.27775,
          *               "orders": 1
          *             },
          *             {
@@ -2899,7 +2899,7 @@ export interface components {
          *               "amount": "5433600000",
          *               "shares": "6400000000",
          *               "valueSol": 5.4336,
-         *               "valueUsd": 779.411594,
+         *               "valueUsd": 787.60677,
          *               "orders": 1
          *             },
          *             {
@@ -2907,7 +2907,7 @@ export interface components {
          *               "amount": "16366000000",
          *               "shares": "19600000000",
          *               "valueSol": 16.366,
-         *               "valueUsd": 2347.587261,
+         *               "valueUsd": 2372.271126,
          *               "orders": 2
          *             },
          *             {
@@ -2915,7 +2915,7 @@ export interface components {
          *               "amount": "3540250000",
          *               "shares": "4250000000",
          *               "valueSol": 3.54025,
-         *               "valueUsd": 507.823891,
+         *               "valueUsd": 513.16344,
          *               "orders": 1
          *             }
          *           ],
@@ -2925,7 +2925,7 @@ export interface components {
          *               "amount": "18100000000",
          *               "shares": "20000000000",
          *               "valueSol": 18.1,
-         *               "valueUsd": 2596.31733,
+         *               "valueUsd": 2623.616484,
          *               "orders": 2
          *             },
          *             {
@@ -2933,7 +2933,7 @@ export interface components {
          *               "amount": "1004300000",
          *               "shares": "1100000000",
          *               "valueSol": 1.0043,
-         *               "valueUsd": 144.059751,
+         *               "valueUsd": 145.574477,
          *               "orders": 1
          *             }
          *           ],
@@ -2950,7 +2950,7 @@ export interface components {
          *               "amount": "2147000000",
          *               "shares": "19000000000",
          *               "valueSol": 2.147,
-         *               "valueUsd": 307.972006,
+         *               "valueUsd": 311.210198,
          *               "orders": 1
          *             },
          *             {
@@ -2958,7 +2958,7 @@ export interface components {
          *               "amount": "463250000",
          *               "shares": "4250000000",
          *               "valueSol": 0.46325,
-         *               "valueUsd": 66.449945,
+         *               "valueUsd": 67.148637,
          *               "orders": 1
          *             },
          *             {
@@ -2966,7 +2966,7 @@ export interface components {
          *               "amount": "358900000",
          *               "shares": "3700000000",
          *               "valueSol": 0.3589,
-         *               "valueUsd": 51.481673,
+         *               "valueUsd": 52.022981,
          *               "orders": 1
          *             }
          *           ],
@@ -2976,7 +2976,7 @@ export interface components {
          *               "amount": "4887500000",
          *               "shares": "39100000000",
          *               "valueSol": 4.8875,
-         *               "valueUsd": 701.077401,
+         *               "valueUsd": 708.448926,
          *               "orders": 2
          *             },
          *             {
@@ -2984,7 +2984,7 @@ export interface components {
          *               "amount": "2606800000",
          *               "shares": "19600000000",
          *               "valueSol": 2.6068,
-         *               "valueUsd": 373.927073,
+         *               "valueUsd": 377.858754,
          *               "orders": 1
          *             },
          *             {
@@ -2992,7 +2992,7 @@ export interface components {
          *               "amount": "224750000",
          *               "shares": "1550000000",
          *               "valueSol": 0.22475,
-         *               "valueUsd": 32.238802,
+         *               "valueUsd": 32.577779,
          *               "orders": 1
          *             },
          *             {
@@ -3000,7 +3000,7 @@ export interface components {
          *               "amount": "1131500000",
          *               "shares": "7300000000",
          *               "valueSol": 1.1315,
-         *               "valueUsd": 162.305694,
+         *               "valueUsd": 164.012268,
          *               "orders": 1
          *             },
          *             {
@@ -3008,7 +3008,7 @@ export interface components {
          *               "amount": "1223600000",
          *               "shares": "7600000000",
          *               "valueSol": 1.2236,
-         *               "valueUsd": 175.516789,
+         *               "valueUsd": 177.362272,
          *               "orders": 1
          *             }
          *           ],
@@ -3025,29 +3025,29 @@ export interface components {
          *         "uniqueHolders": 24,
          *         "totalWagered": "198414900000",
          *         "totalWageredSol": 198.4149,
-         *         "totalWageredUsd": 28461.217872,
+         *         "totalWageredUsd": 28760.475268,
          *         "outcomeBreakdown": [
          *           {
          *             "index": 0,
          *             "label": "Yes",
          *             "totalWagered": "181333900000",
          *             "totalWageredSol": 181.3339,
-         *             "totalWageredUsd": 26011.068904
+         *             "totalWageredUsd": 26284.564043
          *           },
          *           {
          *             "index": 1,
          *             "label": "No",
          *             "totalWagered": "17081000000",
          *             "totalWageredSol": 17.081,
-         *             "totalWageredUsd": 2450.148968
+         *             "totalWageredUsd": 2475.911225
          *           }
          *         ]
          *       },
          *       "curatorStaking": {
          *         "totalStaked": "211000000000",
-         *         "totalStakedUsd": 30266.461697,
+         *         "totalStakedUsd": 30584.700451,
          *         "stakerCount": 3,
-         *         "estimatedApy": 107.43,
+         *         "estimatedApy": 107.38,
          *         "lockPeriodSeconds": 604800,
          *         "topCurators": [
          *           {
@@ -3055,21 +3055,21 @@ export interface components {
          *             "wallet": "69pEHKFYqsMhUgL2vtSpBWBZ4J8TgJMKLuTetntey8U4",
          *             "username": null,
          *             "stakedAmount": "91500000000",
-         *             "stakedAmountUsd": 13125.029598
+         *             "stakedAmountUsd": 13263.033608
          *           },
          *           {
          *             "rank": 2,
          *             "wallet": "J5F52nHiAScP6inseMBHLFJ8jospGnppmaA2TT2fFXC4",
          *             "username": "epoch_eve",
          *             "stakedAmount": "66500000000",
-         *             "stakedAmountUsd": 9538.955938
+         *             "stakedAmountUsd": 9639.253934
          *           },
          *           {
          *             "rank": 3,
          *             "wallet": "MHsdCxwrV8hk4NcspGxdAhwmEGrAQCuk4yJLGQguhRf",
          *             "username": "gossip_gus",
          *             "stakedAmount": "53000000000",
-         *             "stakedAmountUsd": 7602.476161
+         *             "stakedAmountUsd": 7682.412909
          *           }
          *         ]
          *       },
@@ -3080,12 +3080,12 @@ export interface components {
          *       "tradingStats": {
          *         "totalVolume": "199253950000",
          *         "totalVolumeSol": 199.25395,
-         *         "totalVolumeUsd": 28581.573676,
+         *         "totalVolumeUsd": 28882.096561,
          *         "totalTrades": 36,
          *         "totalBettors": 39,
          *         "last24hVolume": "31593950000",
          *         "last24hVolumeSol": 31.59395,
-         *         "last24hVolumeUsd": 4531.929277,
+         *         "last24hVolumeUsd": 4579.580554,
          *         "last24hTrades": 7
          *       },
          *       "resolution": {
@@ -3109,8 +3109,8 @@ export interface components {
          *       },
          *       "credibilityScore": 423,
          *       "feeBps": 200,
-         *       "solPriceUsd": 143.44294643,
-         *       "computedAt": "2026-11-26T03:00:20.393Z",
+         *       "solPriceUsd": 144.95118697,
+         *       "computedAt": "2026-11-26T03:04:53.458Z",
          *       "costUsd": "0.02",
          *       "remainingBalanceUsd": "99.79"
          *     }
@@ -3343,7 +3343,7 @@ export interface components {
          * MarketList
          * @description Success
          * @example {
-         *       "requestId": "req_U2PBHY0WDUCeYyIXUnhcmZ",
+         *       "requestId": "req_gjexUMZktCAGQHuY5ADtM5",
          *       "markets": [
          *         {
          *           "id": "demo-1-25",
@@ -3478,7 +3478,7 @@ export interface components {
          * PriceHistory
          * @description Success
          * @example {
-         *       "requestId": "req_oLhpoCX7ElBo5drjgIrhmU",
+         *       "requestId": "req_m420Cxnyne0m9G58smHkHL",
          *       "symbol": "SOL",
          *       "interval": "1h",
          *       "startTime": "2026-11-26T00:00:00.000Z",
@@ -3569,47 +3569,47 @@ export interface components {
          * PriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_Sd6evCUBRyocigbbfGurFk",
+         *       "requestId": "req_3p7rL26d7edUYHMz76PC7S",
          *       "symbol": "SOL",
-         *       "vwapPrice": 143.44294643,
+         *       "vwapPrice": 144.95118697,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 143.5086772,
-         *           "volume24h": 1246717559,
-         *           "timestamp": "2026-11-26T03:00:20.000Z",
+         *           "price": 145.0143222,
+         *           "volume24h": 1252853383,
+         *           "timestamp": "2026-11-26T03:04:50.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000688631
+         *           "deviation": 0.000380288
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 143.4099207,
-         *           "volume24h": 748030536,
-         *           "timestamp": "2026-11-26T03:00:20.000Z",
+         *           "price": 144.8406223,
+         *           "volume24h": 751712030,
+         *           "timestamp": "2026-11-26T03:04:50.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0
+         *           "deviation": 0.000817979
          *         },
          *         {
          *           "name": "sandbox-gamma",
-         *           "price": 143.3281581,
-         *           "volume24h": 498687024,
-         *           "timestamp": "2026-11-26T03:00:20.000Z",
+         *           "price": 144.9591959,
+         *           "volume24h": 501141353,
+         *           "timestamp": "2026-11-26T03:04:50.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000570132
+         *           "deviation": 0
          *         }
          *       ],
          *       "sourceCount": 3,
          *       "isValid": true,
-         *       "spread": 0.00125847,
+         *       "spread": 0.00119833,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
          *       },
          *       "unavailableSources": [],
-         *       "resolutionTimestamp": "2026-11-26T03:00:20.115Z",
+         *       "resolutionTimestamp": "2026-11-26T03:04:53.310Z",
          *       "costUsd": "0.01",
          *       "remainingBalanceUsd": "99.99"
          *     }
@@ -3703,12 +3703,12 @@ export interface components {
          * PriceSource
          * @example {
          *       "name": "sandbox-alpha",
-         *       "price": 143.5086772,
-         *       "volume24h": 1246717559,
-         *       "timestamp": "2026-11-26T03:00:20.000Z",
+         *       "price": 145.0143222,
+         *       "volume24h": 1252853383,
+         *       "timestamp": "2026-11-26T03:04:50.000Z",
          *       "used": true,
          *       "status": "used",
-         *       "deviation": 0.000688631
+         *       "deviation": 0.000380288
          *     }
          */
         PriceSource: {
@@ -3737,24 +3737,24 @@ export interface components {
          * RedeliverWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_pKZj19vD3a93AaZdpvtbXo",
-         *       "id": "msg_DuO9NRblg6WVI11nZeveks",
-         *       "webhookId": "msg_DuO9NRblg6WVI11nZeveks",
+         *       "requestId": "req_6sObOVp1Zt8jaX5XQpHFD9",
+         *       "id": "msg_5kHgNeZJfqXD4jlcdyLPC1",
+         *       "webhookId": "msg_5kHgNeZJfqXD4jlcdyLPC1",
          *       "type": "test",
-         *       "originalRequestId": "req_rRvXYUhLglVQSiHmusj1uz",
+         *       "originalRequestId": "req_h4hwf1WGHC336mDIDxyh7c",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "PENDING",
          *       "attemptCount": 1,
-         *       "nextAttemptAt": "2026-11-26T03:00:20.824Z",
+         *       "nextAttemptAt": "2026-11-26T03:04:53.864Z",
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T03:00:20.752Z",
+         *       "createdAt": "2026-11-26T03:04:53.776Z",
          *       "finishedAt": null,
          *       "cancelledAt": null,
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-26T03:00:20.756Z",
+         *           "at": "2026-11-26T03:04:53.779Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -3806,7 +3806,7 @@ export interface components {
          * ResolveWithAiResponse
          * @description Success
          * @example {
-         *       "requestId": "req_o8eTqwVYm0FopR70xyasyo",
+         *       "requestId": "req_trlwXZaa0ATcX4gLkEYPjp",
          *       "status": "processing",
          *       "costUsd": "0.25",
          *       "remainingBalanceUsd": "99.54"
@@ -3832,9 +3832,9 @@ export interface components {
          * RevokeKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_UA85nhPIcI8aTFweCdMty4",
-         *       "id": "key_5wNcnIgIAbZ2E9lZdQENQX",
-         *       "keyPrefix": "pk_test_YBr0W1YY",
+         *       "requestId": "req_EsNdHwgko0ZobMTdBsauXc",
+         *       "id": "key_CCfEuJmRq8MwtYAYIsOtiO",
+         *       "keyPrefix": "pk_test_U1zlf3hJ",
          *       "name": "spare",
          *       "permissions": [
          *         "price"
@@ -3844,7 +3844,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T03:00:20.904Z",
+         *       "createdAt": "2026-11-26T03:04:53.938Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -3856,8 +3856,8 @@ export interface components {
          *         "dailySpendUsd": null,
          *         "monthlySpendUsd": null
          *       },
-         *       "revokedAt": "2026-11-26T03:00:20.953Z",
-         *       "rotatedFrom": "key_9In6JpW8KlhVPMWIGL427D"
+         *       "revokedAt": "2026-11-26T03:04:53.979Z",
+         *       "rotatedFrom": "key_fydG5qWN1nGXePcTKkG0k5"
          *     }
          */
         RevokeKeyResponse: {
@@ -3945,10 +3945,10 @@ export interface components {
          * RotateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_PZo2fPXjg2HTYNimfrlol7",
+         *       "requestId": "req_aV9KgnMY48md98WPR2eEod",
          *       "newKey": {
-         *         "id": "key_5wNcnIgIAbZ2E9lZdQENQX",
-         *         "keyPrefix": "pk_test_YBr0W1YY",
+         *         "id": "key_CCfEuJmRq8MwtYAYIsOtiO",
+         *         "keyPrefix": "pk_test_U1zlf3hJ",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -3958,7 +3958,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-26T03:00:20.904Z",
+         *         "createdAt": "2026-11-26T03:04:53.938Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -3971,11 +3971,11 @@ export interface components {
          *           "monthlySpendUsd": null
          *         },
          *         "key": "pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u",
-         *         "rotatedFrom": "key_9In6JpW8KlhVPMWIGL427D"
+         *         "rotatedFrom": "key_fydG5qWN1nGXePcTKkG0k5"
          *       },
          *       "oldKey": {
-         *         "id": "key_9In6JpW8KlhVPMWIGL427D",
-         *         "keyPrefix": "pk_test_G26CTQbr",
+         *         "id": "key_fydG5qWN1nGXePcTKkG0k5",
+         *         "keyPrefix": "pk_test_girpMHdy",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -3985,7 +3985,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-26T03:00:20.896Z",
+         *         "createdAt": "2026-11-26T03:04:53.932Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -3997,8 +3997,8 @@ export interface components {
          *           "dailySpendUsd": null,
          *           "monthlySpendUsd": null
          *         },
-         *         "expiresAt": "2026-11-26T04:00:20.900Z",
-         *         "rotatedTo": "key_5wNcnIgIAbZ2E9lZdQENQX"
+         *         "expiresAt": "2026-11-26T04:04:53.935Z",
+         *         "rotatedTo": "key_CCfEuJmRq8MwtYAYIsOtiO"
          *       }
          *     }
          */
@@ -4171,9 +4171,9 @@ export interface components {
          * RotateWebhookSecretResponse
          * @description Success
          * @example {
-         *       "requestId": "req_h39fHuzh6eyInTiFYsgJyp",
+         *       "requestId": "req_qes8UFesi6XQMp9HtjFytS",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "previousSecretValidUntil": "2026-11-27T03:00:20.890Z"
+         *       "previousSecretValidUntil": "2026-11-27T03:04:53.925Z"
          *     }
          */
         RotateWebhookSecretResponse: {
@@ -4191,12 +4191,12 @@ export interface components {
          * ScheduleAiResolutionResponse
          * @description Success
          * @example {
-         *       "requestId": "req_o8gDbqVaBsOM01UzbMdn9e",
-         *       "jobId": "job_olImtjVhE3juC4gCfNi7cu",
+         *       "requestId": "req_6Q1vrZqNLaPWqN24qnt9UO",
+         *       "jobId": "job_PLphLI1Uz69P4TJz36HbuK",
          *       "jobType": "AI_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T03:00:20.696Z",
+         *       "createdAt": "2026-11-26T03:04:53.710Z",
          *       "canCancel": true,
          *       "costUsd": "0.50",
          *       "remainingBalanceUsd": "98.99"
@@ -4241,12 +4241,12 @@ export interface components {
          * SchedulePriceCheckAtResponse
          * @description Success
          * @example {
-         *       "requestId": "req_gB9NLtJvgWgYk2ITiEEhyg",
-         *       "jobId": "job_1dJwAzfJZv0pwk8ZQb84cQ",
+         *       "requestId": "req_6xz0w5z5RUXbaeFjj0FIFZ",
+         *       "jobId": "job_Kt0AiOb2Z5gZorOkP0LQGj",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T03:00:20.688Z",
+         *       "createdAt": "2026-11-26T03:04:53.703Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.49"
@@ -4291,12 +4291,12 @@ export interface components {
          * SchedulePriceCheckResponse
          * @description Success
          * @example {
-         *       "requestId": "req_x2toI2WjvgvnP0sAnhmxqu",
-         *       "jobId": "job_zylCqv21FPP0X9gOx91f2a",
+         *       "requestId": "req_qaXm9QGfgCR4kd3bH2zii7",
+         *       "jobId": "job_Q3PR3n5qm6DxkiHcbf092b",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T03:00:20.427Z",
+         *       "createdAt": "2026-11-26T03:04:53.493Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.74"
@@ -4341,9 +4341,9 @@ export interface components {
          * SendTestWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_rRvXYUhLglVQSiHmusj1uz",
-         *       "deliveryId": "msg_DuO9NRblg6WVI11nZeveks",
-         *       "webhookId": "msg_DuO9NRblg6WVI11nZeveks",
+         *       "requestId": "req_h4hwf1WGHC336mDIDxyh7c",
+         *       "deliveryId": "msg_5kHgNeZJfqXD4jlcdyLPC1",
+         *       "webhookId": "msg_5kHgNeZJfqXD4jlcdyLPC1",
          *       "delivered": true,
          *       "status": "DELIVERED",
          *       "statusCode": 200,
@@ -4389,8 +4389,8 @@ export interface components {
          *       "keyId": null,
          *       "reference": null,
          *       "refundOf": "11",
-         *       "memo": "cancelled job_olImtjVhE3juC4gCfNi7cu",
-         *       "createdAt": "2026-11-26T03:00:20.741Z",
+         *       "memo": "cancelled job_PLphLI1Uz69P4TJz36HbuK",
+         *       "createdAt": "2026-11-26T03:04:53.767Z",
          *       "chain": null
          *     }
          */
@@ -4450,7 +4450,7 @@ export interface components {
          * TransactionList
          * @description Success
          * @example {
-         *       "requestId": "req_JdP6Bz208yE983aQVwdJ3x",
+         *       "requestId": "req_xHsxAzVgB3x4K4cqxbto9Z",
          *       "transactions": [
          *         {
          *           "id": "12",
@@ -4462,8 +4462,8 @@ export interface components {
          *           "keyId": null,
          *           "reference": null,
          *           "refundOf": "11",
-         *           "memo": "cancelled job_olImtjVhE3juC4gCfNi7cu",
-         *           "createdAt": "2026-11-26T03:00:20.741Z",
+         *           "memo": "cancelled job_PLphLI1Uz69P4TJz36HbuK",
+         *           "createdAt": "2026-11-26T03:04:53.767Z",
          *           "chain": null
          *         },
          *         {
@@ -4472,12 +4472,12 @@ export interface components {
          *           "amountUsd": "-0.50",
          *           "balanceAfterUsd": "98.99",
          *           "operation": "scheduleAiResolution",
-         *           "requestId": "req_o8gDbqVaBsOM01UzbMdn9e",
-         *           "keyId": "key_fLX0GATj0XkfhmdB9wESDl",
+         *           "requestId": "req_6Q1vrZqNLaPWqN24qnt9UO",
+         *           "keyId": "key_3LFZT3mxh404TTllzygvMt",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-26T03:00:20.694Z",
+         *           "createdAt": "2026-11-26T03:04:53.708Z",
          *           "chain": null
          *         },
          *         {
@@ -4486,12 +4486,12 @@ export interface components {
          *           "amountUsd": "-0.05",
          *           "balanceAfterUsd": "99.49",
          *           "operation": "schedulePriceCheckAt",
-         *           "requestId": "req_gB9NLtJvgWgYk2ITiEEhyg",
-         *           "keyId": "key_fLX0GATj0XkfhmdB9wESDl",
+         *           "requestId": "req_6xz0w5z5RUXbaeFjj0FIFZ",
+         *           "keyId": "key_3LFZT3mxh404TTllzygvMt",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-26T03:00:20.686Z",
+         *           "createdAt": "2026-11-26T03:04:53.701Z",
          *           "chain": null
          *         }
          *       ],
@@ -4567,9 +4567,9 @@ export interface components {
          * UpdateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_xstpm4vg8R9od3qkK9e2FB",
-         *       "id": "key_TKOp6x8uGmzUc73wl3GMIf",
-         *       "keyPrefix": "pk_test_tY8FUqbC",
+         *       "requestId": "req_x7HpdaFy7b1RF19gR7ZRJI",
+         *       "id": "key_WGJEQzgNDFsmARShygcOB7",
+         *       "keyPrefix": "pk_test_AfCeAKBm",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -4582,7 +4582,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T03:00:20.282Z",
+         *       "createdAt": "2026-11-26T03:04:53.365Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -4708,24 +4708,24 @@ export interface components {
          * WebhookDelivery
          * @description Success
          * @example {
-         *       "requestId": "req_rRvXYUhLglVQSiHmusj1uz",
-         *       "id": "msg_DuO9NRblg6WVI11nZeveks",
-         *       "webhookId": "msg_DuO9NRblg6WVI11nZeveks",
+         *       "requestId": "req_h4hwf1WGHC336mDIDxyh7c",
+         *       "id": "msg_5kHgNeZJfqXD4jlcdyLPC1",
+         *       "webhookId": "msg_5kHgNeZJfqXD4jlcdyLPC1",
          *       "type": "test",
-         *       "originalRequestId": "req_rRvXYUhLglVQSiHmusj1uz",
+         *       "originalRequestId": "req_h4hwf1WGHC336mDIDxyh7c",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T03:00:20.752Z",
-         *       "finishedAt": "2026-11-26T03:00:20.759Z",
+         *       "createdAt": "2026-11-26T03:04:53.776Z",
+         *       "finishedAt": "2026-11-26T03:04:53.783Z",
          *       "cancelledAt": null,
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-26T03:00:20.756Z",
+         *           "at": "2026-11-26T03:04:53.779Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -4777,37 +4777,37 @@ export interface components {
          * WebhookDeliveryList
          * @description Success
          * @example {
-         *       "requestId": "req_FmOD7DNKnUvY1U6ppFoSDr",
+         *       "requestId": "req_pdsQyKrySC2tiGD1RZYcqt",
          *       "deliveries": [
          *         {
-         *           "id": "msg_DuO9NRblg6WVI11nZeveks",
-         *           "webhookId": "msg_DuO9NRblg6WVI11nZeveks",
+         *           "id": "msg_5kHgNeZJfqXD4jlcdyLPC1",
+         *           "webhookId": "msg_5kHgNeZJfqXD4jlcdyLPC1",
          *           "type": "test",
-         *           "requestId": "req_rRvXYUhLglVQSiHmusj1uz",
-         *           "originalRequestId": "req_rRvXYUhLglVQSiHmusj1uz",
+         *           "requestId": "req_h4hwf1WGHC336mDIDxyh7c",
+         *           "originalRequestId": "req_h4hwf1WGHC336mDIDxyh7c",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "DELIVERED",
          *           "attemptCount": 1,
          *           "nextAttemptAt": null,
          *           "lastStatusCode": 200,
          *           "lastError": null,
-         *           "createdAt": "2026-11-26T03:00:20.752Z",
-         *           "finishedAt": "2026-11-26T03:00:20.759Z",
+         *           "createdAt": "2026-11-26T03:04:53.776Z",
+         *           "finishedAt": "2026-11-26T03:04:53.783Z",
          *           "cancelledAt": null
          *         },
          *         {
-         *           "id": "msg_ZkLZH7UlRyWBrzYT34vYji",
-         *           "webhookId": "msg_ZkLZH7UlRyWBrzYT34vYji",
+         *           "id": "msg_I3a6XNVithXBbTKD92Ms22",
+         *           "webhookId": "msg_I3a6XNVithXBbTKD92Ms22",
          *           "type": "ai",
-         *           "requestId": "req_o8eTqwVYm0FopR70xyasyo",
-         *           "originalRequestId": "req_o8eTqwVYm0FopR70xyasyo",
+         *           "requestId": "req_trlwXZaa0ATcX4gLkEYPjp",
+         *           "originalRequestId": "req_trlwXZaa0ATcX4gLkEYPjp",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "PENDING",
          *           "attemptCount": 0,
-         *           "nextAttemptAt": "2026-11-26T03:00:20.569Z",
+         *           "nextAttemptAt": "2026-11-26T03:04:53.592Z",
          *           "lastStatusCode": null,
          *           "lastError": null,
-         *           "createdAt": "2026-11-26T03:00:20.569Z",
+         *           "createdAt": "2026-11-26T03:04:53.592Z",
          *           "finishedAt": null,
          *           "cancelledAt": null
          *         }
@@ -4829,19 +4829,19 @@ export interface components {
         /**
          * WebhookDeliverySummary
          * @example {
-         *       "id": "msg_DuO9NRblg6WVI11nZeveks",
-         *       "webhookId": "msg_DuO9NRblg6WVI11nZeveks",
+         *       "id": "msg_5kHgNeZJfqXD4jlcdyLPC1",
+         *       "webhookId": "msg_5kHgNeZJfqXD4jlcdyLPC1",
          *       "type": "test",
-         *       "requestId": "req_rRvXYUhLglVQSiHmusj1uz",
-         *       "originalRequestId": "req_rRvXYUhLglVQSiHmusj1uz",
+         *       "requestId": "req_h4hwf1WGHC336mDIDxyh7c",
+         *       "originalRequestId": "req_h4hwf1WGHC336mDIDxyh7c",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T03:00:20.752Z",
-         *       "finishedAt": "2026-11-26T03:00:20.759Z",
+         *       "createdAt": "2026-11-26T03:04:53.776Z",
+         *       "finishedAt": "2026-11-26T03:04:53.783Z",
          *       "cancelledAt": null
          *     }
          */
@@ -4875,17 +4875,17 @@ export interface components {
          * WebhookStreamEvent
          * @description Success
          * @example {
-         *       "requestId": "req_rRvXYUhLglVQSiHmusj1uz",
-         *       "id": "msg_DuO9NRblg6WVI11nZeveks",
+         *       "requestId": "req_h4hwf1WGHC336mDIDxyh7c",
+         *       "id": "msg_5kHgNeZJfqXD4jlcdyLPC1",
          *       "headers": {
          *         "content-type": "application/json",
          *         "user-agent": "Sibyl-Webhooks/1",
-         *         "x-service-signature": "b6eaaa3e1827e4ac95fa18247150a4e216225dfe3b7028b1b6f81053af46ea66",
-         *         "webhook-id": "msg_DuO9NRblg6WVI11nZeveks",
-         *         "webhook-timestamp": "1795662020",
-         *         "webhook-signature": "v1,Bg8mvcNIPZyiX8Ht2vSN3HElcq4dG707+lTrbL8eEVI="
+         *         "x-service-signature": "5c8d8a1e19d20aff1dd711e077a9d25c9f9bfd23284d24354bf8fd1954125d42",
+         *         "webhook-id": "msg_5kHgNeZJfqXD4jlcdyLPC1",
+         *         "webhook-timestamp": "1795662293",
+         *         "webhook-signature": "v1,bEy+SE5eQ8hlgMEgXIcD3q0/paDDg1RWllm8++ngP3c="
          *       },
-         *       "body": "{\"requestId\":\"req_rRvXYUhLglVQSiHmusj1uz\",\"type\":\"test\",\"status\":\"completed\",\"data\":{\"message\":\"A test event from Sibyl: your endpoint received and can verify it.\"},\"timestamp\":\"2026-11-26T03:00:20.752Z\",\"signature\":\"b6eaaa3e1827e4ac95fa18247150a4e216225dfe3b7028b1b6f81053af46ea66\"}"
+         *       "body": "{\"requestId\":\"req_h4hwf1WGHC336mDIDxyh7c\",\"type\":\"test\",\"status\":\"completed\",\"data\":{\"message\":\"A test event from Sibyl: your endpoint received and can verify it.\"},\"timestamp\":\"2026-11-26T03:04:53.776Z\",\"signature\":\"5c8d8a1e19d20aff1dd711e077a9d25c9f9bfd23284d24354bf8fd1954125d42\"}"
          *     }
          */
         WebhookStreamEvent: {
