@@ -51,6 +51,10 @@ function validatorOf(ajv: Ajv2020, schema: Json) {
   return ajv.compile({ ...schema, components: doc.components });
 }
 
+// An open event stream answers until the client leaves, so a request to it never completes here; it
+// takes no parameters, and test/webhooks/stream.test.ts covers it.
+const STREAMS = new Set(['get /api/v1/webhooks/stream']);
+
 describe('generated requests that their schema accepts', () => {
   it('are never refused with VALIDATION_ERROR, on any operation', async () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -63,6 +67,7 @@ describe('generated requests that their schema accepts', () => {
     for (const [path, item] of Object.entries(doc.paths)) {
       if (!path.startsWith('/api/v1/')) continue;
       for (const [method, operation] of Object.entries(item)) {
+        if (STREAMS.has(`${method} ${path}`)) continue;
         operations += 1;
         const parameters = operation.parameters ?? [];
         const bodySchema = operation.requestBody?.content['application/json'].schema;
@@ -131,7 +136,7 @@ describe('generated requests that their schema accepts', () => {
     const unserved = Object.entries(doc.paths)
       .filter(([path]) => path.startsWith('/api/v1/') && !path.includes('{'))
       .flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`))
-      .filter((operation) => !succeeded.has(operation));
+      .filter((operation) => !succeeded.has(operation) && !STREAMS.has(operation));
     expect(unserved).toEqual([]);
   });
 });
