@@ -1,13 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createContext, withTransaction } from '../../src/context.js';
-import { silentLog } from '../../src/logger.js';
-import type { QueueHandler } from '../../src/queue/queue.js';
-import { type ClaimedDelivery, deliveryQueueHandler } from '../../src/webhooks/delivery.js';
-import { MAX_ATTEMPTS, RETRY_DELAYS_MS, webhookOutbox } from '../../src/webhooks/outbox.js';
-import { clearSecretBox } from '../../src/webhooks/secret-box.js';
+import type { ClaimedDelivery } from '../../src/webhooks/delivery.js';
+import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '../../src/webhooks/outbox.js';
 import * as sql from '../../src/webhooks/sql.js';
-import type { WebhookRequest, WebhookTransport } from '../../src/webhooks/transport-port.js';
-import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
+import type { TestAccount, TestContext } from '../helpers/context.js';
+import { type DeliveryFixture, deliveryFixture } from './delivery-fixture.js';
 
 /**
  * Bounded work for deliveries (DESIGN §9): every claim counts an attempt whether or not its worker
@@ -16,47 +12,20 @@ import { createTestContext, type TestAccount, type TestContext } from '../helper
  */
 
 const LEASE_MS = 30_000;
+let fx: DeliveryFixture;
 let ctx: TestContext;
-let handler: QueueHandler<ClaimedDelivery>;
-const sent: WebhookRequest[] = [];
-let answer = 200;
-
-const transport: WebhookTransport = {
-  async send(request) {
-    sent.push(request);
-    return { kind: 'response', statusCode: answer, latencyMs: 3, bodyPreview: '' };
-  },
-  async close() {},
-};
+let handler: DeliveryFixture['handler'];
+let sent: DeliveryFixture['sent'];
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  handler = deliveryQueueHandler({
-    db: ctx.database.db,
-    clock: ctx.clock,
-    log: silentLog,
-    transport,
-    secrets: clearSecretBox,
-    settings: { concurrency: 10, leaseMs: LEASE_MS },
-  });
+  fx = await deliveryFixture({ leaseMs: LEASE_MS, answer: 200 });
+  ({ ctx, handler, sent } = fx);
 });
 afterAll(async () => {
   await ctx.close();
 });
 
-async function enqueue(account: TestAccount, path: string): Promise<string> {
-  const context = createContext(ctx.database.db, ctx.clock);
-  return withTransaction(context, (tx) =>
-    webhookOutbox.enqueueCallback(tx, {
-      accountId: account.accountId,
-      url: `https://hooks.example.com${path}`,
-      type: 'price',
-      status: 'completed',
-      requestId: `req${path.replaceAll('/', '_')}`,
-      data: {},
-    }),
-  );
-}
+const enqueue = (account: TestAccount, path: string) => fx.enqueue(account, path);
 
 /** What a worker that dies mid-attempt does: claims, and records nothing. */
 async function claimAndDie(id: string): Promise<ClaimedDelivery | undefined> {
@@ -159,7 +128,7 @@ describe('a delivery whose worker is lost on every attempt', () => {
     ctx.clock.advance((RETRY_DELAYS_MS[0] as number) - 1);
     expect(await claimAndSend()).toBe(0);
     ctx.clock.advance(1);
-    answer = 200;
+    fx.answer = 200;
     const before = sent.length;
     expect(await claimAndSend()).toBe(1);
     expect(sent.slice(before).map((r) => r.headers['webhook-id'])).toEqual([id]);
@@ -177,7 +146,7 @@ describe('a delivery whose worker is lost on every attempt', () => {
     ctx.clock.set('2026-03-03T00:00:00Z');
     const account = await ctx.createAccount();
     const id = await enqueue(account, '/redelivered');
-    answer = 410;
+    fx.answer = 410;
     expect(await claimAndSend()).toBe(1);
     expect(await row(id)).toMatchObject({ status: 'STOPPED', attempts: 1 });
 
@@ -197,7 +166,7 @@ describe('a delivery whose worker is lost on every attempt', () => {
 
     // Redelivered again, and this time the attempt is made: it is attempt 3.
     expect((await redeliver()).statusCode).toBe(200);
-    answer = 200;
+    fx.answer = 200;
     expect(await claimAndSend()).toBe(1);
     expect(await row(id)).toMatchObject({ status: 'DELIVERED', attempts: 3 });
   });

@@ -1,13 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createContext, withTransaction } from '../../src/context.js';
-import { silentLog } from '../../src/logger.js';
-import type { QueueHandler } from '../../src/queue/queue.js';
-import { type ClaimedDelivery, deliveryQueueHandler } from '../../src/webhooks/delivery.js';
-import { webhookOutbox } from '../../src/webhooks/outbox.js';
-import { clearSecretBox } from '../../src/webhooks/secret-box.js';
-import type { WebhookRequest, WebhookTransport } from '../../src/webhooks/transport-port.js';
 import { runCliOn } from '../helpers/cli.js';
-import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
+import type { TestAccount, TestContext } from '../helpers/context.js';
+import { type DeliveryFixture, deliveryFixture } from './delivery-fixture.js';
 
 /**
  * POST /webhooks/deliveries/:id/cancel (DESIGN §9, docs/webhooks.md#cancelling-a-delivery): a
@@ -15,47 +9,20 @@ import { createTestContext, type TestAccount, type TestContext } from '../helper
  */
 
 const LEASE_MS = 30_000;
+let fx: DeliveryFixture;
 let ctx: TestContext;
-let handler: QueueHandler<ClaimedDelivery>;
-const sent: WebhookRequest[] = [];
-let answer = 500;
-
-const transport: WebhookTransport = {
-  async send(request) {
-    sent.push(request);
-    return { kind: 'response', statusCode: answer, latencyMs: 3, bodyPreview: '' };
-  },
-  async close() {},
-};
+let handler: DeliveryFixture['handler'];
+let sent: DeliveryFixture['sent'];
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  handler = deliveryQueueHandler({
-    db: ctx.database.db,
-    clock: ctx.clock,
-    log: silentLog,
-    transport,
-    secrets: clearSecretBox,
-    settings: { concurrency: 10, leaseMs: LEASE_MS },
-  });
+  fx = await deliveryFixture({ leaseMs: LEASE_MS, answer: 500 });
+  ({ ctx, handler, sent } = fx);
 });
 afterAll(async () => {
   await ctx.close();
 });
 
-async function enqueue(account: TestAccount, path: string): Promise<string> {
-  const context = createContext(ctx.database.db, ctx.clock);
-  return withTransaction(context, (tx) =>
-    webhookOutbox.enqueueCallback(tx, {
-      accountId: account.accountId,
-      url: `https://hooks.example.com${path}`,
-      type: 'price',
-      status: 'completed',
-      requestId: `req${path.replaceAll('/', '_')}`,
-      data: {},
-    }),
-  );
-}
+const enqueue = (account: TestAccount, path: string) => fx.enqueue(account, path);
 
 const sentTo = (id: string) => sent.filter((r) => r.headers['webhook-id'] === id).length;
 
@@ -80,7 +47,7 @@ async function runOutTheSchedule(): Promise<void> {
 describe('cancelling a delivery', () => {
   it('a pending delivery is CANCELLED at once and never sent again; finished ones are 409; others 404', async () => {
     ctx.clock.set(new Date('2026-11-26T00:00:00Z'));
-    answer = 500;
+    fx.answer = 500;
     const account = await ctx.createAccount();
     const other = await ctx.createAccount();
     const id = await enqueue(account, '/mistyped');
@@ -119,7 +86,7 @@ describe('cancelling a delivery', () => {
     });
     expect(listed.json().deliveries.map((d: { id: string }) => d.id)).toEqual([id]);
 
-    answer = 200;
+    fx.answer = 200;
     const delivered = await enqueue(account, '/fine');
     await claimAndSend();
     const late = await cancel(account, delivered);
@@ -134,7 +101,7 @@ describe('cancelling a delivery', () => {
       ['/inflight-fails', 500, 'CANCELLED'],
       ['/inflight-delivers', 200, 'DELIVERED'],
     ] as const) {
-      answer = code;
+      fx.answer = code;
       const id = await enqueue(account, path);
       // A worker claims it (SENDING, the attempt counted) and has not recorded an answer yet…
       const [claimed] = (await handler.claim(100, ctx.clock.now())).filter((d) => d.id === id);
@@ -160,7 +127,7 @@ describe('cancelling a delivery', () => {
   });
 
   it('cancelled while its worker is lost: when the lease lapses it ends CANCELLED, not retried', async () => {
-    answer = 500;
+    fx.answer = 500;
     const account = await ctx.createAccount();
     const id = await enqueue(account, '/lost');
     const [claimed] = (await handler.claim(100, ctx.clock.now())).filter((d) => d.id === id);
@@ -175,7 +142,7 @@ describe('cancelling a delivery', () => {
   });
 
   it('claims and cancels racing: a delivery answered CANCELLED is never sent; one claimed first is sent once, then ends', async () => {
-    answer = 500;
+    fx.answer = 500;
     const account = await ctx.createAccount();
     const ids: string[] = [];
     for (let i = 0; i < 12; i++) ids.push(await enqueue(account, `/race-${i}`));
@@ -204,11 +171,11 @@ describe('cancelling a delivery', () => {
   });
 
   it('a redelivery withdraws a cancellation: one new attempt', async () => {
-    answer = 500;
+    fx.answer = 500;
     const account = await ctx.createAccount();
     const id = await enqueue(account, '/change-of-mind');
     await cancel(account, id);
-    answer = 200;
+    fx.answer = 200;
     const redelivered = await ctx.request(account.key, {
       method: 'POST',
       url: `/api/v1/webhooks/deliveries/${id}/redeliver`,
@@ -219,7 +186,7 @@ describe('cancelling a delivery', () => {
   });
 
   it('sibyl webhooks cancel DELIVERY_ID', async () => {
-    answer = 500;
+    fx.answer = 500;
     const account = await ctx.createAccount();
     const id = await enqueue(account, '/cli');
     const out = await runCliOn(ctx.database.db, ['webhooks', 'cancel', id, '--json'], {});
