@@ -1,6 +1,7 @@
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { type Clock, systemClock } from '../lib/clock.js';
+import { readCapped, retryAfterMs } from '../lib/http-response.js';
 import { type RetryPolicy, retryDelayMs } from './backoff.js';
 import {
   type Commitment,
@@ -68,33 +69,6 @@ export function isRetryable(error: SolanaRpcError): boolean {
   }
 }
 
-function retryAfterMs(headers: Headers, nowMs: number): number | undefined {
-  const value = headers.get('retry-after');
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
-}
-
-async function readCapped(response: Response): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel();
-      throw new SolanaRpcError('bad_response', `response larger than ${MAX_BODY_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -137,7 +111,11 @@ export function createSolanaRpcClient(options: SolanaRpcClientOptions): SolanaRp
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify(calls.length === 1 ? requests[0] : requests),
       });
-      text = await readCapped(response);
+      text = await readCapped(
+        response,
+        MAX_BODY_BYTES,
+        () => new SolanaRpcError('bad_response', `response larger than ${MAX_BODY_BYTES} bytes`),
+      );
     } catch (err) {
       if (err instanceof SolanaRpcError) throw err;
       if (timeout.aborted)

@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from '../../lib/clock.js';
+import { readCapped, retryAfterMs } from '../../lib/http-response.js';
 import { VenueError, type VenueName, type VenueSettings } from '../types.js';
 
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -20,33 +21,6 @@ export interface GetOptions {
   acceptStatuses?: number[];
   /** For Retry-After given as an HTTP date. */
   clock?: Clock;
-}
-
-function retryAfterMs(headers: Headers, nowMs: number): number | undefined {
-  const value = headers.get('retry-after');
-  if (!value) return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMs);
-}
-
-async function readCapped(response: Response, venue: VenueName): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_BODY_BYTES) {
-      await reader.cancel();
-      throw new VenueError(venue, 'bad_response', `response larger than ${MAX_BODY_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /**
@@ -72,7 +46,11 @@ export async function venueGet(url: string, options: GetOptions): Promise<VenueR
   }
   let text: string;
   try {
-    text = await readCapped(response, options.venue);
+    text = await readCapped(
+      response,
+      MAX_BODY_BYTES,
+      () => new VenueError(options.venue, 'bad_response', `response larger than ${MAX_BODY_BYTES} bytes`),
+    );
   } catch (err) {
     if (err instanceof VenueError) throw err;
     if (timeout.aborted)
