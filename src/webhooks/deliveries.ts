@@ -20,22 +20,25 @@ import * as sql from './sql.js';
 /** How long the previous secret keeps signing after a rotation. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
+/** A page of deliveries, newest first (page 1 of 50 unless asked), with the count of all that match. */
 export async function listDeliveries(
   ctx: Context,
   accountId: string | null,
-  filter: { status?: DeliveryStatus | undefined; page: number; pageSize: number },
+  filter: { status?: DeliveryStatus | undefined; page?: number | undefined; pageSize?: number | undefined },
 ) {
   const status = filter.status ?? null;
+  const page = filter.page ?? 1;
+  const pageSize = filter.pageSize ?? 50;
   const [rows, [count]] = await Promise.all([
-    queryable(ctx).query<DeliveryRow>(sql.LIST, [
-      accountId,
-      status,
-      filter.pageSize,
-      (filter.page - 1) * filter.pageSize,
-    ]),
+    queryable(ctx).query<DeliveryRow>(sql.LIST, [accountId, status, pageSize, (page - 1) * pageSize]),
     queryable(ctx).query<{ total: bigint | number }>(sql.COUNT, [accountId, status]),
   ]);
-  return { deliveries: rows.map((row) => presentDelivery(row)), total: Number(count?.total ?? 0) };
+  return {
+    deliveries: rows.map((row) => presentDelivery(row)),
+    total: Number(count?.total ?? 0),
+    page,
+    pageSize,
+  };
 }
 
 export async function getDelivery(ctx: Context, accountId: string | null, id: string) {

@@ -89,12 +89,7 @@ export function webhookRoutes(
     permission: 'account',
     querystring: DeliveryListQuery,
     response: DeliveryList,
-    handler: async ({ query, principal, ctx }) => {
-      const page = query.page ?? 1;
-      const pageSize = query.pageSize ?? 50;
-      const listed = await listDeliveries(ctx, principal.accountId, { status: query.status, page, pageSize });
-      return { ...listed, page, pageSize };
-    },
+    handler: ({ query, principal, ctx }) => listDeliveries(ctx, principal.accountId, query),
   });
 
   defineRoute(app, {

@@ -33,12 +33,7 @@ export function webhookRoutes(
     summary: 'Webhook deliveries, newest first (as GET /api/v1/webhooks/deliveries)',
     querystring: DeliveryListQuery,
     response: DeliveryList,
-    handler: async ({ ctx, account, query }) => {
-      const page = query.page ?? 1;
-      const pageSize = query.pageSize ?? 50;
-      const listed = await listDeliveries(ctx, account.id, { status: query.status, page, pageSize });
-      return { ...listed, page, pageSize };
-    },
+    handler: ({ ctx, account, query }) => listDeliveries(ctx, account.id, query),
   });
 
   defineDashboardRoute(edge, {
