@@ -3,15 +3,11 @@
 // fake providers in a child process (bench/fake-llm.js) that answer after fixed delays.
 import { readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
-import { createAccount } from '../dist/accounts/accounts.js';
 import { migrate } from '../dist/db/migrate.js';
 import { PostgresDatabase } from '../dist/db/postgres.js';
-import { createKey } from '../dist/keys/keys.js';
-import { PERMISSIONS } from '../dist/keys/permissions.js';
-import { creditDeposit, reconcileLedger } from '../dist/ledger/ledger.js';
-import { systemClock } from '../dist/lib/clock.js';
-import { clearSecretBox } from '../dist/webhooks/secret-box.js';
+import { reconcileLedger } from '../dist/ledger/ledger.js';
 import {
+  fundedAccount,
   median,
   postgresCpuSeconds,
   postgresCpuSince,
@@ -36,21 +32,7 @@ function withDatabase(url, name) {
   return u.toString();
 }
 
-async function fundedKey(db, mode) {
-  const account = await createAccount(db, systemClock, { mode }, clearSecretBox);
-  await creditDeposit(db, {
-    accountId: account.id,
-    amountMicros: 1_000_000n * 1_000_000n,
-    reference: `bench-ai-${account.id}`,
-  });
-  const { key } = await createKey(
-    db,
-    systemClock,
-    { accountId: account.id, permissions: PERMISSIONS, expiresAt: null },
-    { name: 'bench ai' },
-  );
-  return { accountId: account.id, key };
-}
+const fundedKey = (db, mode) => fundedAccount(db, { mode, label: 'ai', funds: 1_000_000n * 1_000_000n });
 
 async function startFakes(delays) {
   const child = startProcess('fake LLM providers', [new URL('fake-llm.js', import.meta.url).pathname], {

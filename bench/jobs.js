@@ -6,16 +6,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import { createAccount } from '../dist/accounts/accounts.js';
 import { migrate } from '../dist/db/migrate.js';
 import { PgliteDatabase } from '../dist/db/pglite.js';
 import { PostgresDatabase } from '../dist/db/postgres.js';
-import { createKey } from '../dist/keys/keys.js';
-import { PERMISSIONS } from '../dist/keys/permissions.js';
-import { creditDeposit } from '../dist/ledger/ledger.js';
-import { systemClock } from '../dist/lib/clock.js';
-import { clearSecretBox } from '../dist/webhooks/secret-box.js';
-import { processCpuSeconds, startProcess, stopProcess, waitForHttp } from './lib.js';
+import { fundedAccount, processCpuSeconds, startProcess, stopProcess, waitForHttp } from './lib.js';
 
 const BIN = new URL('../bin/sibyl.js', import.meta.url).pathname;
 const DB_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -36,19 +30,7 @@ function percentile(sorted, p) {
 }
 
 async function fund(db) {
-  const account = await createAccount(db, systemClock, { mode: 'sandbox' }, clearSecretBox);
-  await creditDeposit(db, {
-    accountId: account.id,
-    amountMicros: 10_000_000_000n,
-    reference: `bench-jobs-${account.id}`,
-  });
-  const { key } = await createKey(
-    db,
-    systemClock,
-    { accountId: account.id, permissions: PERMISSIONS, expiresAt: null },
-    { name: 'bench jobs' },
-  );
-  return key;
+  return (await fundedAccount(db, { label: 'jobs', funds: 10_000_000_000n })).key;
 }
 
 /** Schedules JOBS price checks for one second through the API; returns the due time and the rate. */

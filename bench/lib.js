@@ -2,6 +2,13 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createAccount } from '../dist/accounts/accounts.js';
+import { createContext } from '../dist/context.js';
+import { createKey } from '../dist/keys/keys.js';
+import { PERMISSIONS } from '../dist/keys/permissions.js';
+import { creditDeposit } from '../dist/ledger/ledger.js';
+import { systemClock } from '../dist/lib/clock.js';
+import { clearSecretBox } from '../dist/webhooks/secret-box.js';
 
 export function startProcess(name, args, env) {
   // BENCH_CPU_PROF_DIR: each service process writes a V8 CPU profile there when it stops.
@@ -123,4 +130,23 @@ export function postgresCpuSince(before, after) {
   let total = 0;
   for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
   return total;
+}
+
+/**
+ * A fresh account with `funds` micro-USD and one key with every permission, made through the domain
+ * verbs as the operator's command line makes them (`(ctx, input)`).
+ */
+export async function fundedAccount(db, { mode = 'sandbox', label, funds }) {
+  const ctx = createContext(db, systemClock);
+  const account = await createAccount(ctx, { mode }, clearSecretBox);
+  if (funds > 0n) {
+    await creditDeposit(ctx, {
+      accountId: account.id,
+      amountMicros: funds,
+      reference: `bench-${label}-${account.id}`,
+    });
+  }
+  const operator = { accountId: account.id, permissions: PERMISSIONS, expiresAt: null };
+  const { key } = await createKey(ctx, { actor: operator, settings: { name: `bench ${label}` } });
+  return { accountId: account.id, key };
 }

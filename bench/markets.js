@@ -176,7 +176,7 @@ export async function coldDetail(db, runs = 20) {
   const service = new MarketService({
     db,
     clock: systemClock,
-    prices: createPriceService(config, systemClock, []),
+    prices: createPriceService(config.prices, systemClock, []),
     bookDepth: config.markets.bookDepth,
   });
   const times = [];

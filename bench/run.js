@@ -4,17 +4,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { createAccount } from '../dist/accounts/accounts.js';
 import { migrate } from '../dist/db/migrate.js';
 import { PgliteDatabase } from '../dist/db/pglite.js';
 import { PostgresDatabase } from '../dist/db/postgres.js';
-import { createKey } from '../dist/keys/keys.js';
-import { PERMISSIONS } from '../dist/keys/permissions.js';
-import { creditDeposit, reconcileLedger } from '../dist/ledger/ledger.js';
-import { systemClock } from '../dist/lib/clock.js';
-import { clearSecretBox } from '../dist/webhooks/secret-box.js';
+import { reconcileLedger } from '../dist/ledger/ledger.js';
 import { AI_SCENARIOS, runAiBench } from './ai.js';
 import {
+  fundedAccount,
   median,
   postgresCpuSeconds,
   postgresCpuSince,
@@ -51,7 +47,6 @@ const PORTS = {
 };
 const CENT = 10_000n;
 const FUNDS = 10_000_000n * 1_000_000n; // 10,000,000 USD of play money per account
-const OPERATOR = { permissions: PERMISSIONS, expiresAt: null };
 
 const SERVICE_ENV = {
   // Charge-coalescing and market settings can be varied from the command line to compare them.
@@ -82,21 +77,8 @@ function withDatabase(url, name) {
   return u.toString();
 }
 
-async function fundedAccount(db, label) {
-  const account = await createAccount(db, systemClock, { mode: 'sandbox' }, clearSecretBox);
-  await creditDeposit(db, {
-    accountId: account.id,
-    amountMicros: FUNDS,
-    reference: `bench-${label}-${account.id}`,
-  });
-  const { key } = await createKey(
-    db,
-    systemClock,
-    { accountId: account.id, ...OPERATOR },
-    { name: `bench ${label}` },
-  );
-  return { accountId: account.id, key };
-}
+/** A sandbox account with FUNDS and a key with every permission. */
+const funded = (db, label) => fundedAccount(db, { label, funds: FUNDS });
 
 const BATCH_SYMBOLS = [
   ...['SOL', 'BTC', 'ETH', 'USDC', 'USDT', 'BONK', 'JUP', 'RAY', 'ORCA', 'PYTH'],
@@ -355,18 +337,18 @@ async function main() {
     await migrate(db);
     const [pgVersion] = await db.query('SHOW server_version');
     const pg = {
-      hot: await fundedAccount(db, 'hot'),
-      spread: await Promise.all(Array.from({ length: 100 }, (_, i) => fundedAccount(db, `spread-${i}`))),
-      batch: await fundedAccount(db, 'batch'),
-      batchKeyed: await fundedAccount(db, 'batch-keyed'),
-      scheduler: await fundedAccount(db, 'scheduler'),
-      unbatched: await fundedAccount(db, 'unbatched'),
-      market: await fundedAccount(db, 'market'),
-      list: await fundedAccount(db, 'list'),
+      hot: await funded(db, 'hot'),
+      spread: await Promise.all(Array.from({ length: 100 }, (_, i) => funded(db, `spread-${i}`))),
+      batch: await funded(db, 'batch'),
+      batchKeyed: await funded(db, 'batch-keyed'),
+      scheduler: await funded(db, 'scheduler'),
+      unbatched: await funded(db, 'unbatched'),
+      market: await funded(db, 'market'),
+      list: await funded(db, 'list'),
     };
     const embedded = (await PgliteDatabase.open(dataDir)).db;
     await migrate(embedded);
-    const pglite = await fundedAccount(embedded, 'embedded');
+    const pglite = await funded(embedded, 'embedded');
     await embedded.close();
 
     const hello = startProcess('hello', [new URL('hello.js', import.meta.url).pathname], {

@@ -90,7 +90,7 @@ async function main() {
   let worker;
   try {
     await migrate(db);
-    const account = await createAccount(db, systemClock, { mode: 'sandbox' }, clearSecretBox);
+    const account = await createAccount(createContext(db, systemClock), { mode: 'sandbox' }, clearSecretBox);
     worker = startProcess('work', [BIN, 'work'], {
       LOG_LEVEL: 'warn',
       DATABASE_URL: dbUrl.toString(),
