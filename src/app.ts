@@ -1,14 +1,9 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { accountRoutes } from './accounts/routes.js';
-import { aiRoutes } from './ai/routes.js';
 import type { Config } from './config.js';
-import { registerDashboard } from './dashboard/index.js';
 import type { Database } from './db/database.js';
-import { chainDeposits, depositReadiness } from './deposits/index.js';
 import { AppError, validationError } from './errors.js';
-import { healthRoutes } from './health/routes.js';
-import { historicalRoutes } from './historical/routes.js';
+import { FEATURES } from './features.js';
 import { registerCorsPreflight } from './http/cors.js';
 import {
   charsetRefusal,
@@ -20,35 +15,22 @@ import {
   serverTimeouts,
 } from './http/edge.js';
 import { registerErrorHandling } from './http/errors.js';
+import type { RouteDeps } from './http/feature-routes.js';
 import { InFlight } from './http/in-flight.js';
 import { registerOpenApi } from './http/openapi.js';
 import { lazyChildLogger, RequestLog } from './http/request-log.js';
 import type { Services } from './http/services.js';
 import { validatorCompiler } from './http/validator.js';
-import { AnswerParts } from './idempotency/answer-parts.js';
-import { KeyClaimer } from './idempotency/claims.js';
-import { jobRoutes } from './jobs/routes.js';
-import { Authenticator, type KeyVerification } from './keys/authenticate.js';
-import { keyRoutes } from './keys/routes.js';
-import { VerificationCache } from './keys/verification-cache.js';
-import { type Biller, directBiller } from './ledger/biller.js';
-import { CoalescingBiller } from './ledger/coalescing-biller.js';
-import { ledgerRoutes } from './ledger/routes.js';
+import { AnswerParts, KeyClaimer } from './idempotency/index.js';
+import { Authenticator, type KeyVerification, VerificationCache } from './keys/index.js';
+import { type Biller, CoalescingBiller, directBiller } from './ledger/index.js';
 import type { Clock } from './lib/clock.js';
 import { requestIdGenerator } from './lib/ids.js';
 import { illFormedString } from './lib/text.js';
-import { AuthFailureLimiter } from './limits/auth-failures.js';
-import { LocalRateLimiter, type RateLimiter } from './limits/rate-limiter.js';
-import { RedisRateLimiter } from './limits/redis-rate-limiter.js';
-import { marketAdminRoutes } from './markets/admin-routes.js';
-import { marketRoutes } from './markets/routes.js';
-import { createMarketService } from './markets/wiring.js';
+import { AuthFailureLimiter, LocalRateLimiter, type RateLimiter, redisRateLimiter } from './limits/index.js';
 import { metrics } from './metrics/metrics.js';
 import { createPorts, type PortOverrides, type Ports } from './ports.js';
-import { priceRoutes } from './prices/routes.js';
 import { VERSION } from './version.js';
-import { testEventLimit } from './webhooks/deliveries.js';
-import { webhookRoutes } from './webhooks/routes.js';
 
 /**
  * What the API is built from: the configuration, the database and the clock; the ports, built by
@@ -96,8 +78,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const cache = new VerificationCache<KeyVerification | null>(config.authCache, clock);
   const authenticator = new Authenticator(db, clock, cache);
   const ports = options.ports ?? createPorts(config, db, clock, options);
-  const { prices, historical, resolver, callbacks, secrets, webhookTransport } = ports;
-  const rateLimiter = options.rateLimiter ?? createRateLimiter(app, config);
+  const rateLimiter = options.rateLimiter ?? (await createRateLimiter(app, config));
   const edge: Services = {
     config,
     db,
@@ -157,54 +138,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerCorsPreflight(app, config.access.corsMaxAgeSeconds);
   await registerOpenApi(app, VERSION, config);
 
-  // Every feature's routes, with what each needs.
-  healthRoutes(app, {
-    db,
-    aiModels: resolver.liveStatus,
-    deposits: () => depositReadiness(db, config.deposits),
-  });
-  accountRoutes(app, { secrets });
-  ledgerRoutes(app);
-  keyRoutes(app, { authenticator, access: config.access });
-  priceRoutes(app, { prices });
-  historicalRoutes(app, { historical });
-  jobRoutes(app, { callbacks, ai: ports.aiJobs });
-  const markets = createMarketService({
-    db,
-    clock,
-    log: app.log,
-    prices,
-    settings: config.markets,
-    redisUrl: config.redisUrl,
-  });
-  app.addHook('onClose', () => markets.close());
-  marketRoutes(app, markets);
-  marketAdminRoutes(app, { db, settings: config.markets });
-  aiRoutes(app, {
-    resolver,
-    callbacks,
-    markets: ports.markets,
-    maxConcurrentSubmits: config.ai.submitConcurrency,
-  });
-  const webhooks = {
-    db,
-    clock,
-    log: app.log,
-    transport: webhookTransport,
-    secrets,
-    settings: config.webhooks,
-    testEventLimit: testEventLimit(rateLimiter, config.webhooks.testLimit),
-  };
-  webhookRoutes(app, webhooks);
-  await registerDashboard(app, {
-    config,
-    authenticator,
-    secrets,
-    callbacks,
-    webhooks,
-    // Deposits from the chain (src/deposits) when the watcher is configured.
-    ...(config.deposits.watch !== null ? { deposits: chainDeposits } : {}),
-  });
+  // Every feature's routes, in the list's order (src/features.ts): that order is the OpenAPI document's.
+  const routeDeps: RouteDeps = { config, db, clock, ports, log: app.log, edge };
+  for (const feature of FEATURES) await feature.api?.(app, routeDeps);
   options.extraRoutes?.(app);
 
   cache.startSync(db, app.log);
@@ -217,8 +153,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   return app;
 }
 
-function createRateLimiter(app: FastifyInstance, config: Config): RateLimiter {
+async function createRateLimiter(app: FastifyInstance, config: Config): Promise<RateLimiter> {
   if (!config.redisUrl) return new LocalRateLimiter();
+  const RedisRateLimiter = await redisRateLimiter();
   const limiter = new RedisRateLimiter(config.redisUrl, new LocalRateLimiter(), app.log);
   app.addHook('onReady', async () => {
     if (!(await limiter.waitUntilReady(2000)))

@@ -1,18 +1,9 @@
-import Type from 'typebox';
+import Type, { type Static, type TObject, type TProperties } from 'typebox';
 import Value from 'typebox/value';
-import { aiSettings } from './ai/config.js';
-import { dashboardSettings } from './dashboard/index.js';
-import { depositSettings } from './deposits/index.js';
-import { jobSettings } from './jobs/config.js';
-import { authCacheSettings } from './keys/config.js';
-import { ledgerSettings } from './ledger/config.js';
+import type { Feature, SettingsFragments } from './feature.js';
+import { FEATURES } from './features.js';
 import { ConfigError, defineSettings } from './lib/settings.js';
-import { accessSettings } from './limits/config.js';
-import { marketSettings } from './markets/config.js';
 import { metricsSettings } from './metrics/config.js';
-import { priceSettings } from './prices/config.js';
-import { retentionSettings } from './retention/config.js';
-import { webhookSettings } from './webhooks/config.js';
 
 export { ConfigError } from './lib/settings.js';
 
@@ -51,26 +42,42 @@ const coreSettings = defineSettings(
   }),
 );
 
+type SettingsOf<F> = F extends Feature<infer S> ? S : never;
+type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
+type Parsed<S extends SettingsFragments> = { [K in keyof S]: ReturnType<S[K]['parse']> };
+
+/** The fragments besides the core's: the metrics listener's (a mechanism) and every feature's. */
+type Fragments = { metrics: typeof metricsSettings } & Intersection<SettingsOf<(typeof FEATURES)[number]>>;
+
+function fragments(): Fragments {
+  const all: SettingsFragments = { metrics: metricsSettings };
+  for (const feature of FEATURES) Object.assign(all, feature.settings);
+  // The list's own types, which the loop cannot follow: each key is one feature's `settings` entry.
+  return all as Fragments;
+}
+
+const FRAGMENTS = fragments();
+
 /**
- * Every setting the service reads: the core's and each feature's, composed into one schema that is
- * parsed once from the environment and also gives the type. Each has a safe default;
- * docs/operations.md lists them all.
+ * Every setting the service reads: the core's and each feature's (src/features.ts), composed into
+ * one schema that is parsed once from the environment; the type follows from the fragments. Each
+ * has a safe default; docs/operations.md lists them all.
  */
-const Env = Type.Object({
-  ...coreSettings.env,
-  ...authCacheSettings.env,
-  ...accessSettings.env,
-  ...ledgerSettings.env,
-  ...priceSettings.env,
-  ...jobSettings.env,
-  ...marketSettings.env,
-  ...aiSettings.env,
-  ...webhookSettings.env,
-  ...metricsSettings.env,
-  ...retentionSettings.env,
-  ...dashboardSettings.env,
-  ...depositSettings.env,
-});
+const Env = Type.Object(
+  Object.assign(
+    { ...coreSettings.env },
+    ...Object.values(FRAGMENTS).map((fragment: SettingsFragments[string]) => fragment.env),
+  ) as typeof coreSettings.env,
+);
+
+function parseFragments<S extends SettingsFragments>(
+  all: S,
+  values: Static<TObject<TProperties>>,
+): Parsed<S> {
+  return Object.fromEntries(
+    Object.entries(all).map(([key, fragment]) => [key, fragment.parse(values)]),
+  ) as Parsed<S>;
+}
 
 export function loadConfig(env: Record<string, string | undefined> = process.env) {
   const known: Record<string, string> = {};
@@ -86,22 +93,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .map((e) => `${e.instancePath.slice(1) || 'environment'} ${e.message}`);
     throw new ConfigError(`Invalid configuration: ${[...new Set(problems)].join('; ')}`);
   }
-  const values = converted;
-  return {
-    ...coreSettings.parse(values),
-    authCache: authCacheSettings.parse(values),
-    access: accessSettings.parse(values),
-    ledger: ledgerSettings.parse(values),
-    prices: priceSettings.parse(values),
-    jobs: jobSettings.parse(values),
-    markets: marketSettings.parse(values),
-    ai: aiSettings.parse(values),
-    webhooks: webhookSettings.parse(values),
-    metrics: metricsSettings.parse(values),
-    retention: retentionSettings.parse(values),
-    dashboard: dashboardSettings.parse(values),
-    deposits: depositSettings.parse(values),
-  };
+  return { ...coreSettings.parse(converted), ...parseFragments(FRAGMENTS, converted) };
 }
 
 export type Config = ReturnType<typeof loadConfig>;

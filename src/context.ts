@@ -1,5 +1,5 @@
 import type { Database, Queryable } from './db/database.js';
-import type { Principal } from './keys/authenticate.js';
+import type { Principal } from './keys/index.js';
 import type { Clock } from './lib/clock.js';
 
 /**

@@ -1,21 +1,24 @@
-import type { MarketSource } from './ai/market-port.js';
-import { createResolver, type Resolver } from './ai/resolver.js';
+import type { MarketSource, Resolver } from './ai/index.js';
+// The ports' constructors that load SDKs, venues and an HTTP agent: reached here directly, outside
+// their entry modules' eager graph, so that an operator command does not load them (see
+// test/architecture.test.ts).
+import { createResolver } from './ai/resolver.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
-import { HistoricalService } from './historical/service.js';
-import { aiJobResolver } from './jobs/ai.js';
-import type { AiJobResolver } from './jobs/ports.js';
+import { HistoricalService } from './historical/index.js';
+import { type AiJobResolver, aiJobResolver } from './jobs/index.js';
 import type { Clock } from './lib/clock.js';
-import { marketSource } from './markets/market-source.js';
-import { createPriceService } from './prices/index.js';
-import type { PriceService } from './prices/service.js';
-import type { CandleVenue, PriceVenue } from './prices/types.js';
+import { marketSource } from './markets/index.js';
+import { type CandleVenue, createPriceService, type PriceService, type PriceVenue } from './prices/index.js';
 import { createLiveVenues } from './prices/venues/registry.js';
-import { createWebhookOutbox } from './webhooks/outbox.js';
-import type { CallbackOutbox } from './webhooks/port.js';
-import { createSecretBox, type SecretBox } from './webhooks/secret-box.js';
+import {
+  type CallbackOutbox,
+  createSecretBox,
+  createWebhookOutbox,
+  type SecretBox,
+  type WebhookTransport,
+} from './webhooks/index.js';
 import { createTransport } from './webhooks/transport.js';
-import type { WebhookTransport } from './webhooks/transport-port.js';
 
 /**
  * The outside world as the features reach it: price and candle venues, the AI models, the webhook

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { createWelcome, needsStarter, printSandboxWelcome } from './accounts/first-start.js';
+import { firstStart as loadFirstStart } from './accounts/index.js';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { migrate } from './db/migrate.js';
@@ -9,11 +9,7 @@ import { systemClock } from './lib/clock.js';
 import { listenOrExplain } from './lib/listen.js';
 import { createLogger } from './logger.js';
 import { createPorts, type Ports } from './ports.js';
-import {
-  localDevelopment,
-  localDevelopmentNotice,
-  withPrivateTargets,
-} from './webhooks/local-development.js';
+import { localDevelopment, localDevelopmentNotice, withPrivateTargets } from './webhooks/index.js';
 import { createWorker, type Worker } from './worker/worker.js';
 
 export interface Roles {
@@ -37,6 +33,7 @@ export async function runService(configured: Config, roles: Roles): Promise<void
     const applied = await migrate(db);
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
 
+    const { createWelcome, needsStarter, printSandboxWelcome } = await loadFirstStart();
     const firstStart = roles.serve && (await needsStarter(db));
     // DESIGN §9, local development: private callback targets on a first start's embedded database.
     const local = roles.serve && roles.work && (await localDevelopment(db, config, systemClock, firstStart));

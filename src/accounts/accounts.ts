@@ -4,7 +4,7 @@ import { isUniqueViolation } from '../db/database.js';
 import { AppError, validationError } from '../errors.js';
 import { isSolanaAddress } from '../lib/base58.js';
 import { newId } from '../lib/ids.js';
-import type { SecretBox } from '../webhooks/secret-box.js';
+import type { SecretBox } from '../webhooks/index.js';
 import * as sql from './sql.js';
 
 export type AccountMode = 'live' | 'sandbox';

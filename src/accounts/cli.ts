@@ -1,12 +1,16 @@
 import { createContext } from '../context.js';
 import type { Database } from '../db/database.js';
-import { adjustCommand } from '../ledger/adjust-cli.js';
-import { ENTRY_KINDS, type EntryKind, listTransactions } from '../ledger/history.js';
-import { creditDeposit } from '../ledger/ledger.js';
+import {
+  adjustCommand,
+  creditDeposit,
+  ENTRY_KINDS,
+  type EntryKind,
+  listTransactions,
+} from '../ledger/index.js';
 import { systemClock } from '../lib/clock.js';
 import { type CommandArgs, type Output, option, required, UsageError } from '../lib/command-line.js';
 import { formatUsd, parseUsd } from '../lib/money.js';
-import type { SecretBox } from '../webhooks/secret-box.js';
+import type { SecretBox } from '../webhooks/index.js';
 import { type AccountMode, createAccount, getAccount, listAccounts, setAccountStatus } from './accounts.js';
 import { presentAccountToOperator } from './schemas.js';
 

@@ -3,8 +3,8 @@ import type { Database } from '../db/database.js';
 import { baseUrl } from '../http/openapi.js';
 import type { Clock } from '../lib/clock.js';
 import { formatUsd } from '../lib/money.js';
-import { loadDemoMarkets } from '../markets/demo.js';
-import type { SecretBox } from '../webhooks/secret-box.js';
+import { loadDemoMarkets } from '../markets/index.js';
+import type { SecretBox } from '../webhooks/index.js';
 import { createSandboxStarter, SANDBOX_WELCOME_MICROS } from './sandbox.js';
 
 export interface Welcome {

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import { defineRoute } from '../http/route.js';
 import { NullableTimestamp } from '../http/schemas.js';
-import { PermissionName } from '../keys/schemas.js';
-import type { SecretBox } from '../webhooks/secret-box.js';
+import { PermissionName } from '../keys/index.js';
+import type { SecretBox } from '../webhooks/index.js';
 import { getAccount } from './accounts.js';
 import { accountFields, presentAccount } from './schemas.js';
 

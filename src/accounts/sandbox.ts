@@ -2,14 +2,12 @@ import type { Context } from '../context.js';
 import { createContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import { validationError } from '../errors.js';
-import type { IssuedKey } from '../keys/keys.js';
-import { createKey } from '../keys/keys.js';
-import { PERMISSIONS } from '../keys/permissions.js';
-import { creditDeposit, creditUpTo, getBalance } from '../ledger/ledger.js';
+import { createKey, type IssuedKey, PERMISSIONS } from '../keys/index.js';
+import { creditDeposit, creditUpTo, getBalance } from '../ledger/index.js';
 import type { Clock } from '../lib/clock.js';
 import { randomBase62 } from '../lib/ids.js';
 import { formatUsd, MICROS_PER_USD } from '../lib/money.js';
-import type { SecretBox } from '../webhooks/secret-box.js';
+import type { SecretBox } from '../webhooks/index.js';
 import { type Account, createAccount } from './accounts.js';
 
 export const SANDBOX_WELCOME_MICROS = 100n * MICROS_PER_USD;

@@ -1,4 +1,4 @@
-import type { AccountMode } from '../accounts/accounts.js';
+import type { AccountMode } from '../accounts/index.js';
 import type { Context } from '../context.js';
 
 /** A market as a resolution needs it: its title, outcome labels, description and mode. */

@@ -1,13 +1,13 @@
 import { createContext, withTransaction } from '../context.js';
 import type { Database } from '../db/database.js';
 import type { OutcomeCode } from '../errors.js';
-import { refundCharge } from '../ledger/ledger.js';
+import { refundCharge } from '../ledger/index.js';
 import type { Clock } from '../lib/clock.js';
 import { randomBase62 } from '../lib/ids.js';
 import { formatUsd } from '../lib/money.js';
 import type { Log } from '../logger.js';
 import { type QueueHandler, type QueueOptions, WorkQueue } from '../queue/queue.js';
-import type { CallbackOutbox } from '../webhooks/port.js';
+import type { CallbackOutbox } from '../webhooks/index.js';
 import type { AiConfig } from './config.js';
 import { type Consensus, consensusResult, decideConsensus, MIN_VALID_ANSWERS } from './consensus.js';
 import { loadVotes, type RequestRow, saveVote } from './requests.js';

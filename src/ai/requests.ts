@@ -1,10 +1,10 @@
-import type { AccountMode } from '../accounts/accounts.js';
+import type { AccountMode } from '../accounts/index.js';
 import { type Context, queryable, type TxContext } from '../context.js';
 import type { Queryable } from '../db/database.js';
 import { AppError, notFound, type ValidationProblem, validationError } from '../errors.js';
-import type { Charged } from '../ledger/charge.js';
+import type { Charged } from '../ledger/index.js';
 import { formatUsd } from '../lib/money.js';
-import type { CallbackOutbox } from '../webhooks/port.js';
+import type { CallbackOutbox } from '../webhooks/index.js';
 import { DEFAULT_CONFIDENCE_THRESHOLD } from './consensus.js';
 import { BODY_PATHS, checkQuestion } from './input.js';
 import type { MarketSource } from './market-port.js';

@@ -3,7 +3,7 @@ import Type from 'typebox';
 import { FEES } from '../fees.js';
 import { defineRoute } from '../http/route.js';
 import { Semaphore } from '../lib/semaphore.js';
-import { callbackUrlRule } from '../webhooks/port.js';
+import { callbackUrlRule } from '../webhooks/index.js';
 import { getRecord, listRecords, prepareSubmission, type SubmitDeps, submitRequest } from './requests.js';
 import { AiRecord, AiRequestList, AiRequestListQuery, ResolveBody, SubmitResponse } from './schemas.js';
 

@@ -1,7 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { callbackUrlRules, handlerRules, Timestamp, UsdString } from '../http/schemas.js';
-import { MAX_CALLBACK_URL_CHARS } from '../webhooks/port.js';
-import { Delivery } from '../webhooks/schemas.js';
+import { Delivery, MAX_CALLBACK_URL_CHARS } from '../webhooks/index.js';
 import { LIMITS } from './input.js';
 import { FAILURE_KINDS } from './types.js';
 

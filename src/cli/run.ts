@@ -1,23 +1,15 @@
 import { parseArgs } from 'node:util';
-import { accountsCommand } from '../accounts/cli.js';
 import { ConfigError, loadConfig } from '../config.js';
-import { createContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import { MigrationError, migrate } from '../db/migrate.js';
 import { openDatabase } from '../db/open.js';
 import { DataDirInUseError } from '../db/pglite.js';
-import { depositsCommand } from '../deposits/index.js';
 import { AppError } from '../errors.js';
-import { jobsCommand } from '../jobs/cli.js';
-import { keysCommand } from '../keys/cli.js';
-import { ledgerCommand } from '../ledger/cli.js';
-import { systemClock } from '../lib/clock.js';
+import type { Command, CommandIo } from '../feature.js';
+import { FEATURES } from '../features.js';
 import { createOutput, type Output, UsageError } from '../lib/command-line.js';
 import { ListenError } from '../lib/listen.js';
-import { marketsCommand } from '../markets/cli.js';
-import { webhooksCommand } from '../webhooks/cli.js';
-import { listenAndForward, listenSettings, StreamRefusedError } from '../webhooks/listen.js';
-import { createSecretBox } from '../webhooks/secret-box.js';
+import { StreamRefusedError } from '../webhooks/index.js';
 import { migrateCommand } from './migrate.js';
 
 /** Where a command reads its settings and writes its answer: the process, or a test. */
@@ -34,44 +26,28 @@ export interface CliIo {
   signal?: AbortSignal;
 }
 
-const USAGE = `Usage: sibyl <command> [options]
+/** Every feature's commands, by name (src/features.ts). */
+const COMMANDS: ReadonlyMap<string, Command> = new Map(
+  FEATURES.flatMap((feature) => Object.entries(feature.commands ?? {})),
+);
+
+const USAGE_HEAD = `Usage: sibyl <command> [options]
 
   start                                   API and worker in one process (npm start)
   serve                                   API only
   work                                    background worker only
-  migrate                                 apply database migrations
-  accounts create [--mode live|sandbox] [--wallet ADDR]
-  accounts list                           the newest 500 accounts
-  accounts show ACCOUNT_ID
-  accounts transactions ACCOUNT_ID [--limit N] [--kind K] [--starting-after ID]
-  accounts credit ACCOUNT_ID USD --reference REF [--memo TEXT]
-  accounts adjust ACCOUNT_ID ±USD --reason TEXT   a correction (adjustment entry; never below zero)
-  accounts suspend ACCOUNT_ID | accounts activate ACCOUNT_ID
-  keys create ACCOUNT_ID [--name NAME] [--permissions a,b] [--expires-at ISO]
-              [--rate-limit PER_SECOND --burst N]
-  keys update KEY_ID [--name NAME] [--permissions a,b] [--expires-at ISO|never]
-              [--rate-limit PER_SECOND --burst N | --rate-limit default]
-  keys list ACCOUNT_ID | keys revoke KEY_ID
-  ledger reconcile                        check every ledger invariant
-  jobs list [--status S] [--due]          scheduled jobs, newest first (--due: pending and due now)
-  jobs show JOB_ID                        one job with its request, result and delivery
-  markets ingest FILE.ndjson              apply platform market events (docs/markets.md)
-  markets demo [--seed N]                 load the sandbox demo markets
-  markets resolve MARKET_ID OUTCOME       finalize a market with the winning outcome (index or label)
-  webhooks list [--account ID] [--status S]  the latest 100 webhook deliveries, newest first
-  webhooks redeliver DELIVERY_ID          send a delivery again now (same webhook-id)
-  webhooks cancel DELIVERY_ID             stop a pending delivery (never sent again)
-  webhooks listen --forward-to URL [--api-url URL]  post the account's events to a local URL
-                                          as they are sent (SIBYL_API_KEY, SIBYL_API_URL)
-  webhooks reseal-secrets                 re-seal every webhook secret with SECRET_ENCRYPTION_KEY
-  deposits list [--status pending|credited|unattributed|held|ignored] [--account ID] [--limit N]
-  deposits assign SIGNATURE ACCOUNT_ID    credit a transaction's unattributed deposits, once
-  deposits rescan --before SIG | --since ISO   read a range of the chain again (nothing doubles)
+  migrate                                 apply database migrations`;
 
+const USAGE_TAIL = `
   --json    print exactly one JSON object on stdout
 
 Environment: DATABASE_URL (unset: embedded database in SIBYL_DATA_DIR, default ./data),
 PORT, HOST, LOG_LEVEL and the rest in docs/operations.md.`;
+
+/** The usage text: the process's own commands, then each feature's lines in the list's order. */
+const USAGE = [USAGE_HEAD, ...[...COMMANDS.values()].flatMap((command) => command.usage), USAGE_TAIL].join(
+  '\n',
+);
 
 /** A negative amount (`-25.00`) is a positional, not an option: carried past parseArgs under this mark. */
 const NEGATIVE = '\u0000negative:';
@@ -157,75 +133,43 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     return -1; // keeps running until a signal
   }
 
-  // A client of a running service, not of its database.
-  if (command === 'webhooks' && action === 'listen') return listenCommand(values, io, config.port);
-
-  const db = io.database ?? (await openDatabase({ ...config, dbPoolSize: 2 })).db;
-  try {
-    const args = { positionals: rest, options: values };
-    switch (command) {
-      case 'migrate':
-        await migrateCommand(db, out);
-        return 0;
-      case 'accounts':
-        await migrate(db);
-        await accountsCommand(db, out, action, args, createSecretBox(config.webhooks));
-        return 0;
-      case 'keys':
-        await migrate(db);
-        await keysCommand(db, out, action, args, {
-          ceilings: config.access.ceilings,
-          defaultRateLimit: config.access.defaultRateLimit,
-        });
-        return 0;
-      case 'ledger':
-        await migrate(db);
-        return (await ledgerCommand(db, out, action)) ? 0 : 1;
-      case 'deposits':
-        await migrate(db);
-        await depositsCommand(db, out, action, args, config);
-        return 0;
-      case 'jobs':
-        await migrate(db);
-        await jobsCommand(db, out, action, args);
-        return 0;
-      case 'webhooks':
-        await migrate(db);
-        await webhooksCommand(db, out, action, args, createSecretBox(config.webhooks));
-        return 0;
-      case 'markets':
-        await migrate(db);
-        return (await marketsCommand(createContext(db, systemClock), out, action, args)) ? 0 : 1;
-      default:
-        throw new UsageError(`unknown command "${command}"`);
+  if (command === 'migrate') {
+    const db = io.database ?? (await openDatabase({ ...config, dbPoolSize: 2 })).db;
+    try {
+      await migrateCommand(db, out);
+      return 0;
+    } finally {
+      if (!io.database) await db.close();
     }
-  } finally {
-    if (!io.database) await db.close();
   }
-}
+  const feature = COMMANDS.get(command);
+  if (!feature) throw new UsageError(`unknown command "${command}"`);
 
-/** `sibyl webhooks listen`: runs until SIGINT/SIGTERM (or `io.signal`), then exits 0. */
-async function listenCommand(
-  values: Record<string, string | boolean | undefined>,
-  io: CliIo,
-  port: number,
-): Promise<number> {
-  const option = (name: string) => (typeof values[name] === 'string' ? (values[name] as string) : undefined);
-  const settings = listenSettings(option('forward-to'), option('api-url'), io.env, port);
-  const stop = new AbortController();
-  io.signal?.addEventListener('abort', () => stop.abort());
-  const onSignal = () => stop.abort();
-  if (!io.signal) {
-    process.once('SIGINT', onSignal);
-    process.once('SIGTERM', onSignal);
-  }
+  // Opened (and migrated) only when the command asks: `webhooks listen` is a client of a running
+  // service, not of its database.
+  let opened: Promise<Database> | undefined;
+  const held: { db?: Database } = {};
+  const commandIo: CommandIo = {
+    config,
+    out,
+    env: io.env,
+    print: (line) => io.stdout(`${line}\n`),
+    ...(io.signal ? { signal: io.signal } : {}),
+    database() {
+      opened ??= (async () => {
+        const db = io.database ?? (await openDatabase({ ...config, dbPoolSize: 2 })).db;
+        held.db = db;
+        await migrate(db);
+        return db;
+      })();
+      return opened;
+    },
+  };
   try {
-    await listenAndForward({ ...settings, signal: stop.signal, print: (line) => io.stdout(`${line}\n`) });
+    return (await feature.run(commandIo, action, { positionals: rest, options: values })) ? 0 : 1;
   } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    if (held.db && !io.database) await held.db.close();
   }
-  return 0;
 }
 
 function report(err: unknown, json: boolean, io: CliIo): number {

@@ -1,10 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import type { Authenticator } from '../keys/authenticate.js';
-import type { TestEventLimit } from '../webhooks/deliveries.js';
-import type { DeliveryDeps } from '../webhooks/delivery.js';
-import type { CallbackOutbox } from '../webhooks/port.js';
-import type { SecretBox } from '../webhooks/secret-box.js';
+import { chainDeposits } from '../deposits/index.js';
+import type { Feature } from '../feature.js';
+import type { Authenticator } from '../keys/index.js';
+import {
+  type CallbackOutbox,
+  type DeliveryDeps,
+  type SecretBox,
+  type TestEventLimit,
+  webhookRouteDeps,
+} from '../webhooks/index.js';
+import { dashboardSettings } from './config.js';
 import { type DepositSource, ledgerDeposits } from './funds.js';
 import { accountRoutes } from './routes/account.js';
 import { activityRoutes } from './routes/activity.js';
@@ -47,3 +53,18 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
   webhookRoutes(edge, deps.webhooks);
   await serveDashboard(app, deps.buildDir);
 }
+
+export const dashboardFeature: Feature<{ dashboard: typeof dashboardSettings }> = {
+  name: 'dashboard',
+  settings: { dashboard: dashboardSettings },
+  api: (app, deps) =>
+    registerDashboard(app, {
+      config: deps.config,
+      authenticator: deps.edge.authenticator,
+      secrets: deps.ports.secrets,
+      callbacks: deps.ports.callbacks,
+      webhooks: webhookRouteDeps(deps),
+      // Deposits from the chain (src/deposits) when the watcher is configured.
+      ...(deps.config.deposits.watch !== null ? { deposits: chainDeposits } : {}),
+    }),
+};

@@ -3,6 +3,11 @@
  * its parts (RPC client, parser, value rule, scan), the operator's verbs and what the dashboard reads.
  */
 
+import type { Feature } from '../feature.js';
+import { depositsCommand } from './cli.js';
+import { depositSettings } from './config.js';
+import { depositTasks } from './wiring.js';
+
 export { depositsCommand } from './cli.js';
 export {
   type DepositConfig,
@@ -50,3 +55,33 @@ export {
 } from './value.js';
 export { createDepositWatcher, type DepositWatcher, type PollReport, type WatcherDeps } from './watcher.js';
 export { type DepositWiring, depositTasks, rpcFromConfig, watcherFromConfig } from './wiring.js';
+
+export const depositsFeature: Feature<{ deposits: typeof depositSettings }> = {
+  name: 'deposits',
+  settings: { deposits: depositSettings },
+  worker: ({ config, db, clock, log, ports, deposits }) => ({
+    // None when the watcher is off.
+    tasks: depositTasks({
+      db,
+      clock,
+      log,
+      config: config.deposits,
+      priceService: ports.prices,
+      historical: ports.historical,
+      ...deposits,
+    }),
+  }),
+  commands: {
+    deposits: {
+      usage: [
+        '  deposits list [--status pending|credited|unattributed|held|ignored] [--account ID] [--limit N]',
+        "  deposits assign SIGNATURE ACCOUNT_ID    credit a transaction's unattributed deposits, once",
+        '  deposits rescan --before SIG | --since ISO   read a range of the chain again (nothing doubles)',
+      ],
+      async run(io, action, args) {
+        await depositsCommand(await io.database(), io.out, action, args, io.config);
+        return true;
+      },
+    },
+  },
+};

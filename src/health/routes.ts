@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import Type, { type Static } from 'typebox';
-import type { SlotStatus } from '../ai/providers/registry.js';
-import { AiReadiness } from '../ai/schemas.js';
+import { AiReadiness, type SlotStatus } from '../ai/index.js';
 import type { Database } from '../db/database.js';
 
 const Health = Type.Object({ status: Type.String() });

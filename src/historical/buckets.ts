@@ -1,5 +1,5 @@
 import { AppError, type ValidationProblem } from '../errors.js';
-import { type CandleInterval, INTERVAL_MS } from '../prices/types.js';
+import { type CandleInterval, INTERVAL_MS } from '../prices/index.js';
 
 /** Spec §8: at most this many data points in one series. */
 export const MAX_DATA_POINTS = 1000;

@@ -1,5 +1,4 @@
-import { median } from '../prices/aggregate.js';
-import { LIVE_VENUES, SANDBOX_VENUES, type VenueName } from '../prices/types.js';
+import { LIVE_VENUES, median, SANDBOX_VENUES, type VenueName } from '../prices/index.js';
 
 /** One venue's candle for one bucket, as far as combining needs it. */
 export interface BucketCandle {

@@ -5,9 +5,14 @@ import { FEES } from '../fees.js';
 import { defineRoute } from '../http/route.js';
 import { handlerRules, SYMBOL_OR_MINT_PATTERN, Timestamp, timestampRules } from '../http/schemas.js';
 import { parseIsoTimestamp } from '../lib/time.js';
-import { invalidSymbol, readToken, unknownSymbol } from '../prices/requested.js';
-import { UnavailableSourceSchema } from '../prices/schemas.js';
-import { CANDLE_INTERVALS, type CandleInterval } from '../prices/types.js';
+import {
+  CANDLE_INTERVALS,
+  type CandleInterval,
+  invalidSymbol,
+  readToken,
+  UnavailableSourceSchema,
+  unknownSymbol,
+} from '../prices/index.js';
 import { MAX_DATA_POINTS, resolveRange } from './buckets.js';
 import type { HistoricalService } from './service.js';
 

@@ -1,6 +1,4 @@
-import { SANDBOX_TOKENS, sandboxQuote } from '../prices/sandbox/feed.js';
-import type { PriceTarget } from '../prices/tokens.js';
-import { SANDBOX_VENUES } from '../prices/types.js';
+import { type PriceTarget, SANDBOX_TOKENS, SANDBOX_VENUES, sandboxQuote } from '../prices/index.js';
 import { type BucketRange, bucketOpens } from './buckets.js';
 import type { BucketCandle } from './combine.js';
 

@@ -1,17 +1,17 @@
-import type { AccountMode } from '../accounts/accounts.js';
+import type { AccountMode } from '../accounts/index.js';
 import type { Queryable } from '../db/database.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { metrics } from '../metrics/metrics.js';
-import type { PriceTarget } from '../prices/tokens.js';
 import {
   type Candle,
   type CandleVenue,
   type LiveVenueName,
+  type PriceTarget,
   VenueError,
   type VenueFailure,
   type VenueName,
-} from '../prices/types.js';
+} from '../prices/index.js';
 import { type BucketRange, bucketOpens, type Gap, missingGaps } from './buckets.js';
 import { type BucketCandle, combineBucket } from './combine.js';
 import { sandboxBuckets, sandboxSymbol } from './sandbox.js';

@@ -1,9 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import { keyInUrlError, type Principal } from '../keys/authenticate.js';
-import { credentialInUrl } from '../keys/format.js';
+import { credentialInUrl, keyInUrlError, type Principal } from '../keys/index.js';
 import { clientAddress } from '../lib/client-ip.js';
-import { failureAddress } from '../limits/auth-failures.js';
+import { failureAddress } from '../limits/index.js';
 import type { Services } from './services.js';
 
 /** The one Authorization header; two are refused rather than one of them picked. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { serialiseOrigin } from '../keys/origins.js';
+import { serialiseOrigin } from '../keys/index.js';
 import { API_PREFIX } from './route.js';
 
 /**

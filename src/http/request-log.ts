@@ -1,6 +1,6 @@
 import { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import type { Bindings, ChildLoggerOptions } from 'pino';
-import { redactKeys } from '../keys/format.js';
+import { redactKeys } from '../keys/index.js';
 
 /**
  * One structured line per request, written when it completes: method, URL path, status, duration

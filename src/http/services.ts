@@ -1,12 +1,10 @@
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
-import type { KeyClaimer } from '../idempotency/claims.js';
-import type { Authenticator, Principal } from '../keys/authenticate.js';
-import type { Permission } from '../keys/permissions.js';
-import type { Biller } from '../ledger/biller.js';
+import type { KeyClaimer } from '../idempotency/index.js';
+import type { Authenticator, Permission, Principal } from '../keys/index.js';
+import type { Biller } from '../ledger/index.js';
 import type { Clock } from '../lib/clock.js';
-import type { AuthFailureLimiter } from '../limits/auth-failures.js';
-import type { RateLimiter } from '../limits/rate-limiter.js';
+import type { AuthFailureLimiter, RateLimiter } from '../limits/index.js';
 import type { InFlight } from './in-flight.js';
 import type { ApiRouteInfo } from './route.js';
 

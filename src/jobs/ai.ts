@@ -1,6 +1,10 @@
-import { consensusResult, DEFAULT_CONFIDENCE_THRESHOLD } from '../ai/consensus.js';
-import { BODY_PATHS, checkQuestion } from '../ai/input.js';
-import type { Resolver } from '../ai/resolver.js';
+import {
+  BODY_PATHS,
+  checkQuestion,
+  consensusResult,
+  DEFAULT_CONFIDENCE_THRESHOLD,
+  type Resolver,
+} from '../ai/index.js';
 import { type OutcomeCode, validationError } from '../errors.js';
 import type { AiJobResolver } from './ports.js';
 

@@ -1,7 +1,7 @@
-import type { AccountMode } from '../accounts/accounts.js';
+import type { AccountMode } from '../accounts/index.js';
 import { type Context, queryable, type TxContext, withTransaction } from '../context.js';
 import { AppError, validationError } from '../errors.js';
-import { refundCharge } from '../ledger/ledger.js';
+import { refundCharge } from '../ledger/index.js';
 import { newId } from '../lib/ids.js';
 import { parseIsoTimestamp } from '../lib/time.js';
 import type { AiJobInput } from './ports.js';

@@ -1,4 +1,4 @@
-import type { AccountMode } from '../accounts/accounts.js';
+import type { AccountMode } from '../accounts/index.js';
 
 export interface AiJobInput {
   question: string;

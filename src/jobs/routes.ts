@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { FEES } from '../fees.js';
 import { defineRoute } from '../http/route.js';
-import { type CallbackOutbox, callbackUrlRule } from '../webhooks/port.js';
+import { type CallbackOutbox, callbackUrlRule } from '../webhooks/index.js';
 import { cancelJob, type JobType, listJobs } from './jobs.js';
 import type { AiJobResolver } from './ports.js';
 import {

@@ -1,9 +1,9 @@
-import type { AccountMode } from '../accounts/accounts.js';
+import type { AccountMode } from '../accounts/index.js';
 import type { Context } from '../context.js';
-import type { ChargingContext } from '../ledger/charge.js';
+import type { ChargingContext } from '../ledger/index.js';
 import { formatUsd } from '../lib/money.js';
-import { invalidSymbol, readToken, unknownSymbol } from '../prices/requested.js';
-import type { CallbackOutbox } from '../webhooks/port.js';
+import { invalidSymbol, readToken, unknownSymbol } from '../prices/index.js';
+import type { CallbackOutbox } from '../webhooks/index.js';
 import {
   type Cancelled,
   canCancel,

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { LIMITS } from '../ai/input.js';
+import { LIMITS } from '../ai/index.js';
 import {
   callbackUrlRules,
   handlerRules,
@@ -8,8 +8,7 @@ import {
   timestampRules,
   UsdString,
 } from '../http/schemas.js';
-import { MAX_CALLBACK_URL_CHARS } from '../webhooks/port.js';
-import { Delivery } from '../webhooks/schemas.js';
+import { Delivery, MAX_CALLBACK_URL_CHARS } from '../webhooks/index.js';
 import { JOB_STATUSES } from './jobs.js';
 
 export const CallbackUrl = Type.String({

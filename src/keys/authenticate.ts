@@ -1,9 +1,9 @@
-import type { AccountMode, AccountStatus } from '../accounts/accounts.js';
+import type { AccountMode, AccountStatus } from '../accounts/index.js';
 import type { Queryable } from '../db/database.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { type Cidr, parseCidrList } from '../lib/ip.js';
-import { hasQuota, type QuotaLimits } from '../limits/quotas.js';
+import { hasQuota, type QuotaLimits } from '../limits/index.js';
 import { checkKeyFormat, hashKey } from './format.js';
 import type { Permission } from './permissions.js';
 import { type KeyRow, quotasOf } from './rows.js';

@@ -1,6 +1,5 @@
 import { cidrWithin, parseCidrList } from '../lib/ip.js';
-import type { QuotaLimits } from '../limits/quotas.js';
-import type { RateLimitPolicy } from '../limits/rate-limiter.js';
+import type { QuotaLimits, RateLimitPolicy } from '../limits/index.js';
 import { originEntryWithin } from './origins.js';
 import type { RateLimitSetting } from './settings.js';
 

@@ -1,10 +1,10 @@
-import { getAccount } from '../accounts/accounts.js';
+import { getAccount } from '../accounts/index.js';
 import { createContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import { AppError } from '../errors.js';
 import { systemClock } from '../lib/clock.js';
 import { type CommandArgs, type Output, option, required, UsageError } from '../lib/command-line.js';
-import { MIN_PER_SECOND } from '../limits/rate-limiter.js';
+import { MIN_PER_SECOND } from '../limits/index.js';
 import { createKey, revokeKey, updateKey } from './management.js';
 import { isPermission, PERMISSIONS, type Permission } from './permissions.js';
 import type { KeyPolicy } from './policy.js';

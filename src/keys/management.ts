@@ -1,6 +1,6 @@
 import { type Context, withTransaction } from '../context.js';
 import { AppError, type ValidationProblem, validationError } from '../errors.js';
-import { NO_QUOTAS } from '../limits/quotas.js';
+import { NO_QUOTAS } from '../limits/index.js';
 import { hasBoundingQuota, hasOwnRateLimit } from './bounds.js';
 import {
   assertRoomForKey,

@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.js';
 import { AppError } from '../errors.js';
-import type { RateLimitPolicy } from '../limits/rate-limiter.js';
+import type { RateLimitPolicy } from '../limits/index.js';
 import { type ActorBounds, type BoundedCandidate, looserThan } from './bounds.js';
 import { PERMISSIONS, type Permission } from './permissions.js';
 import { type ApiKeyRecord, countActiveKeys } from './rows.js';

@@ -1,6 +1,5 @@
 import type { Queryable } from '../db/database.js';
-import { hasQuota, readUsage } from '../limits/quotas.js';
-import type { RateLimitPolicy } from '../limits/rate-limiter.js';
+import { hasQuota, type RateLimitPolicy, readUsage } from '../limits/index.js';
 import type { ApiKeyRecord } from './rows.js';
 import { presentKey } from './schemas.js';
 

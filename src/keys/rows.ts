@@ -1,9 +1,9 @@
-import type { AccountMode } from '../accounts/accounts.js';
+import type { AccountMode } from '../accounts/index.js';
 import type { Queryable } from '../db/database.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { newId } from '../lib/ids.js';
-import type { QuotaLimits } from '../limits/quotas.js';
+import type { QuotaLimits } from '../limits/index.js';
 import { generateKey } from './format.js';
 import type { Permission } from './permissions.js';
 import type { RateLimitSetting } from './settings.js';

@@ -1,8 +1,7 @@
 import Type from 'typebox';
 import { handlerRules, Timestamp, timestampRules, UsdString } from '../http/schemas.js';
 import { formatUsd } from '../lib/money.js';
-import type { UsageNow } from '../limits/quotas.js';
-import type { RateLimitPolicy } from '../limits/rate-limiter.js';
+import type { RateLimitPolicy, UsageNow } from '../limits/index.js';
 import { PERMISSIONS } from './permissions.js';
 import { type ApiKeyRecord, isKeyActive } from './rows.js';
 import { MAX_ALLOW_LIST_ENTRIES } from './settings.js';

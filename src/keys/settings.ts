@@ -2,8 +2,7 @@ import type { ValidationProblem } from '../errors.js';
 import { formatCidr, parseCidrList } from '../lib/ip.js';
 import { parseUsd } from '../lib/money.js';
 import { parseIsoTimestamp } from '../lib/time.js';
-import type { QuotaLimits } from '../limits/quotas.js';
-import type { RateLimitPolicy } from '../limits/rate-limiter.js';
+import type { QuotaLimits, RateLimitPolicy } from '../limits/index.js';
 import { normaliseOrigin } from './origins.js';
 import type { Permission } from './permissions.js';
 

@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.js';
-import type { KeyTaken } from '../idempotency/pending-answer.js';
+import type { KeyTaken } from '../idempotency/index.js';
 import { type Charged, type ChargeRefusal, type ChargeRequest, chargeAlone } from './charge.js';
 import { chargeAccount } from './ledger.js';
 

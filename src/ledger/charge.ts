@@ -7,10 +7,9 @@ import {
   type KeyTaken,
   type PendingAnswer,
   storeNewAnswers,
-} from '../idempotency/pending-answer.js';
+} from '../idempotency/index.js';
 import { formatUsd } from '../lib/money.js';
-import { quotaError } from '../limits/enforce.js';
-import { countAgainstQuotas, type QuotaContext, type QuotaRefusal } from '../limits/quotas.js';
+import { countAgainstQuotas, type QuotaContext, type QuotaRefusal, quotaError } from '../limits/index.js';
 import { type ChargeInput, chargeAccount } from './ledger.js';
 import * as sql from './sql.js';
 

@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.js';
-import { AnswerParts } from '../idempotency/answer-parts.js';
+import { AnswerParts } from '../idempotency/index.js';
 import { metrics } from '../metrics/metrics.js';
 import { decide, type FailedItems, REFUSED } from './batch-statements.js';
 import type { Biller, BillingOutcome } from './biller.js';

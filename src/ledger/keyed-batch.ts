@@ -1,12 +1,12 @@
 import { type Database, isUniqueViolation, type Queryable } from '../db/database.js';
-import type { AnswerParts } from '../idempotency/answer-parts.js';
 import {
+  type AnswerParts,
   KEY_TAKEN,
   KeysTakenError,
   type NewAnswer,
   type PendingAnswer,
   storeNewAnswers,
-} from '../idempotency/pending-answer.js';
+} from '../idempotency/index.js';
 import { type CoveredRow, charged, columns, decide, type FailedItems, REFUSED } from './batch-statements.js';
 import type { BillingOutcome } from './biller.js';
 import type { ChargeRequest } from './charge.js';

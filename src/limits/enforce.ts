@@ -1,5 +1,5 @@
 import { AppError } from '../errors.js';
-import type { Principal } from '../keys/authenticate.js';
+import type { Principal } from '../keys/index.js';
 import { formatUsd } from '../lib/money.js';
 import type { QuotaLimits, QuotaRefusal } from './quotas.js';
 import type { RateLimiter, RateLimitPolicy } from './rate-limiter.js';

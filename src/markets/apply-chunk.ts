@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/database.js';
-import { parseTarget } from '../prices/tokens.js';
+import { parseTarget } from '../prices/index.js';
 import type { EventOf, EventType, MarketEvent, ParsedEvent } from './events.js';
 import type { LineOutcome, LineReason } from './ingest.js';
 import * as sql from './ingest-sql.js';

@@ -1,7 +1,7 @@
 import type { Database } from '../db/database.js';
 import { encodeBase58 } from '../lib/base58.js';
 import type { Clock } from '../lib/clock.js';
-import { sandboxMidPrice } from '../prices/sandbox/feed.js';
+import { sandboxMidPrice } from '../prices/index.js';
 import { DEMO_CREATORS, DEMO_CURATORS, DEMO_TEMPLATES, type DemoTemplate } from './demo-templates.js';
 import { type IngestReport, ingestLines } from './ingest.js';
 

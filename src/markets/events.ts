@@ -7,7 +7,7 @@ import { isSolanaAddress } from '../lib/base58.js';
 import { labelKey } from '../lib/labels.js';
 import { illFormedString } from '../lib/text.js';
 import { parseIsoTimestamp } from '../lib/time.js';
-import { parseTarget } from '../prices/tokens.js';
+import { parseTarget } from '../prices/index.js';
 
 /**
  * The ingestion events (docs/markets.md, "Ingestion"): one TypeBox schema per type gives the

@@ -1,13 +1,11 @@
-import type { AccountMode } from '../accounts/accounts.js';
-import { DEFAULT_CONFIDENCE_THRESHOLD } from '../ai/consensus.js';
-import type { Resolver } from '../ai/resolver.js';
+import type { AccountMode } from '../accounts/index.js';
+import { DEFAULT_CONFIDENCE_THRESHOLD, type Resolver } from '../ai/index.js';
 import type { Database, Queryable } from '../db/database.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { randomBase62 } from '../lib/ids.js';
 import type { Log } from '../logger.js';
-import type { PriceService } from '../prices/service.js';
-import { parseTarget } from '../prices/tokens.js';
+import { type PriceService, parseTarget } from '../prices/index.js';
 import type { QueueHandler } from '../queue/queue.js';
 import * as sql from './lifecycle-sql.js';
 import { listedMarketsChanged } from './list-cache.js';

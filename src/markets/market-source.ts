@@ -1,4 +1,4 @@
-import type { MarketQuestion, MarketSource } from '../ai/market-port.js';
+import type { MarketQuestion, MarketSource } from '../ai/index.js';
 import { queryable } from '../context.js';
 
 /**

@@ -1,9 +1,8 @@
-import type { AccountMode } from '../accounts/accounts.js';
+import type { AccountMode } from '../accounts/index.js';
 import type { Database, Queryable } from '../db/database.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
-import type { PriceService } from '../prices/service.js';
-import { parseTarget } from '../prices/tokens.js';
+import { type PriceService, parseTarget } from '../prices/index.js';
 import { DETAIL_TTL_MS, DetailCache } from './cache.js';
 import {
   assembleDetail,

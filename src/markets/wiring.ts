@@ -1,7 +1,7 @@
 import type { Database } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import type { Log } from '../logger.js';
-import type { PriceService } from '../prices/service.js';
+import type { PriceService } from '../prices/index.js';
 import type { MarketsConfig } from './config.js';
 import { ListCache } from './list-cache.js';
 import type { MarketDetailBody, MarketListBody } from './schemas.js';

@@ -1,4 +1,4 @@
-import type { AccountMode } from '../accounts/accounts.js';
+import type { AccountMode } from '../accounts/index.js';
 import { AppError, type ValidationProblem } from '../errors.js';
 import { ECHO_CHARS, readToken, unknownSymbol } from './requested.js';
 import { MAX_BATCH_SYMBOLS } from './schemas.js';

@@ -1,4 +1,4 @@
-import type { AccountMode } from '../accounts/accounts.js';
+import type { AccountMode } from '../accounts/index.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import { type Aggregate, type AggregationRules, aggregate, type Observation } from './aggregate.js';

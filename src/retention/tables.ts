@@ -1,13 +1,16 @@
-import * as ai from '../ai/sql.js';
+import * as ai from '../ai/index.js';
 import * as dashboard from '../dashboard/index.js';
 import type { Statement } from '../db/database.js';
-import { PARTS_RETENTION_MS, PRUNE_PARTS } from '../idempotency/answer-parts.js';
-import { RETENTION_MS as IDEMPOTENCY_RETENTION_MS } from '../idempotency/idempotency.js';
-import * as idempotency from '../idempotency/sql.js';
-import * as jobs from '../jobs/sql.js';
-import * as keys from '../keys/sql.js';
-import * as markets from '../markets/ingest-sql.js';
-import * as webhooks from '../webhooks/sql.js';
+import * as idempotency from '../idempotency/index.js';
+import {
+  RETENTION_MS as IDEMPOTENCY_RETENTION_MS,
+  PARTS_RETENTION_MS,
+  PRUNE_PARTS,
+} from '../idempotency/index.js';
+import * as jobs from '../jobs/index.js';
+import * as keys from '../keys/index.js';
+import * as markets from '../markets/index.js';
+import * as webhooks from '../webhooks/index.js';
 import type { RetentionSettings } from './config.js';
 
 /**

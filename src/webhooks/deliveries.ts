@@ -1,9 +1,8 @@
-import { getAccount, newWebhookSecret } from '../accounts/accounts.js';
+import { getAccount, newWebhookSecret } from '../accounts/index.js';
 import { type Context, queryable } from '../context.js';
 import { AppError, notFound } from '../errors.js';
 import { randomBase62 } from '../lib/ids.js';
-import { takeOperationLimit } from '../limits/enforce.js';
-import type { RateLimiter, RateLimitPolicy } from '../limits/rate-limiter.js';
+import { type RateLimiter, type RateLimitPolicy, takeOperationLimit } from '../limits/index.js';
 import { attemptDelivery, type ClaimedDelivery, type DeliveryDeps } from './delivery.js';
 import {
   type DeliveryRow,

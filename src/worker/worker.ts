@@ -1,17 +1,11 @@
-import { createAiQueue } from '../ai/queue.js';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
-import { type DepositWiring, depositTasks } from '../deposits/index.js';
-import { jobQueueHandler } from '../jobs/runner.js';
-import { ledgerTasks } from '../ledger/tasks.js';
+import type { Queue, WorkDeps } from '../feature.js';
+import { FEATURES } from '../features.js';
 import type { Clock } from '../lib/clock.js';
 import type { Log } from '../logger.js';
-import { lifecycleQueueHandler } from '../markets/lifecycle.js';
 import { createPorts, type PortOverrides, type Ports } from '../ports.js';
 import { PeriodicRunner } from '../queue/periodic.js';
-import { WorkQueue } from '../queue/queue.js';
-import { createRetention } from '../retention/retention.js';
-import { deliveryQueueHandler } from '../webhooks/delivery.js';
 
 /** What the worker is built from; the ports as for the API (src/ports.ts). */
 export interface WorkerDeps extends PortOverrides {
@@ -22,11 +16,8 @@ export interface WorkerDeps extends PortOverrides {
   /** The ports, already built (the caller closes them); default: `createPorts` with the overrides. */
   ports?: Ports;
   /** Deposits: the prices at block time and the chain; default: the price services and SOLANA_RPC_URL. */
-  deposits?: Pick<DepositWiring, 'prices' | 'rpc'>;
+  deposits?: WorkDeps['deposits'];
 }
-
-/** A durable work queue as the worker runs it. */
-type Queue = Pick<WorkQueue<unknown>, 'name' | 'start' | 'stop' | 'drain'>;
 
 export interface Worker {
   /** The durable work queues, by name (tests drain them by hand with a manual clock). */
@@ -38,60 +29,27 @@ export interface Worker {
 
 /**
  * The background process (`sibyl work`): every feature's periodic upkeep and durable work queues.
- * This file only lists them; each feature builds its own.
+ * It walks the feature list; each feature builds its own.
  */
 export function createWorker(deps: WorkerDeps): Worker {
   const { config, db, clock, log } = deps;
   const ports = deps.ports ?? createPorts(config, db, clock, deps);
-  const { prices, resolver, callbacks } = ports;
-  const periodic = new PeriodicRunner(
-    [
-      ...ledgerTasks({ db, log, config: config.ledger }),
-      createRetention({ db, clock, log, settings: config.retention }).task,
-      // Deposits from the chain (src/deposits): none when the watcher is off.
-      ...depositTasks({
-        db,
-        clock,
-        log,
-        config: config.deposits,
-        priceService: prices,
-        historical: ports.historical,
-        ...deps.deposits,
-      }),
-    ],
-    { clock, log },
-  );
-  const queues: Queue[] = [
-    createAiQueue({ db, clock, log, resolver, callbacks, config: config.ai }),
-    new WorkQueue(
-      jobQueueHandler({
-        db,
-        clock,
-        log,
-        prices,
-        callbacks,
-        ai: ports.aiJobs,
-        settings: config.jobs,
-      }),
-      { db, clock, log },
-    ),
-    new WorkQueue(lifecycleQueueHandler({ db, clock, log, prices, resolver, settings: config.markets }), {
+  // Each feature's queues and tasks, in the list's order (src/features.ts).
+  const parts = FEATURES.map((feature) =>
+    feature.worker?.({
+      config,
       db,
       clock,
       log,
+      ports,
+      ...(deps.deposits ? { deposits: deps.deposits } : {}),
     }),
-    new WorkQueue(
-      deliveryQueueHandler({
-        db,
-        clock,
-        log,
-        transport: ports.webhookTransport,
-        secrets: ports.secrets,
-        settings: config.webhooks,
-      }),
-      { db, clock, log },
-    ),
-  ];
+  );
+  const periodic = new PeriodicRunner(
+    parts.flatMap((part) => part?.tasks ?? []),
+    { clock, log },
+  );
+  const queues: Queue[] = parts.flatMap((part) => part?.queues ?? []);
   return {
     queues: new Map(queues.map((queue) => [queue.name, queue])),
     async start() {

@@ -1,0 +1,28 @@
+/** `Idempotency-Key`: claims, stored answers, their shared parts: the room's door. */
+import type { Feature } from '../feature.js';
+
+export { AnswerParts, PARTS_RETENTION_MS, PRUNE_PARTS } from './answer-parts.js';
+export { KeyClaimer } from './claims.js';
+export {
+  classifyHeldKey,
+  fingerprint,
+  type KeyScope,
+  RETENTION_MS,
+  type Replay,
+  readIdempotencyKey,
+  releaseKey,
+  storeAnswer,
+} from './idempotency.js';
+export {
+  answerAwaitingBalance,
+  KEY_TAKEN,
+  KeysTakenError,
+  type KeyTaken,
+  type NewAnswer,
+  type PendingAnswer,
+  storeNewAnswers,
+} from './pending-answer.js';
+export { PRUNE } from './sql.js';
+
+/** Nothing of its own to register: the HTTP edge and the ledger use its verbs. */
+export const idempotencyFeature: Feature = { name: 'idempotency' };

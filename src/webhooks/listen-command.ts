@@ -1,0 +1,27 @@
+import type { CommandIo } from '../feature.js';
+import { type CommandArgs, option } from '../lib/command-line.js';
+import { listenAndForward, listenSettings } from './listen.js';
+
+/** `sibyl webhooks listen`: runs until SIGINT/SIGTERM (or `io.signal`), then succeeds. */
+export async function listenCommand(io: CommandIo, args: CommandArgs): Promise<boolean> {
+  const settings = listenSettings(
+    option(args, 'forward-to'),
+    option(args, 'api-url'),
+    io.env,
+    io.config.port,
+  );
+  const stop = new AbortController();
+  io.signal?.addEventListener('abort', () => stop.abort());
+  const onSignal = () => stop.abort();
+  if (!io.signal) {
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  try {
+    await listenAndForward({ ...settings, signal: stop.signal, print: io.print });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  return true;
+}
