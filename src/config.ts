@@ -63,12 +63,13 @@ const FRAGMENTS = fragments();
  * one schema that is parsed once from the environment; the type follows from the fragments. Each
  * has a safe default; docs/operations.md lists them all.
  */
-const Env = Type.Object(
-  Object.assign(
-    { ...coreSettings.env },
-    ...Object.values(FRAGMENTS).map((fragment: SettingsFragments[string]) => fragment.env),
-  ) as typeof coreSettings.env,
-);
+const Env = Type.Object(envOf({ core: coreSettings, ...FRAGMENTS }));
+
+function envOf(all: SettingsFragments): TProperties {
+  const env: TProperties = {};
+  for (const fragment of Object.values(all)) Object.assign(env, fragment.env);
+  return env;
+}
 
 function parseFragments<S extends SettingsFragments>(
   all: S,
@@ -93,7 +94,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       .map((e) => `${e.instancePath.slice(1) || 'environment'} ${e.message}`);
     throw new ConfigError(`Invalid configuration: ${[...new Set(problems)].join('; ')}`);
   }
-  return { ...coreSettings.parse(converted), ...parseFragments(FRAGMENTS, converted) };
+  const { core, ...features } = parseFragments({ core: coreSettings, ...FRAGMENTS }, converted);
+  return { ...core, ...features };
 }
 
 export type Config = ReturnType<typeof loadConfig>;
