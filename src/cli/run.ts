@@ -142,8 +142,8 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       if (!io.database) await db.close();
     }
   }
-  const feature = COMMANDS.get(command);
-  if (!feature) throw new UsageError(`unknown command "${command}"`);
+  const featureCommand = COMMANDS.get(command);
+  if (!featureCommand) throw new UsageError(`unknown command "${command}"`);
 
   // Opened (and migrated) only when the command asks: `webhooks listen` is a client of a running
   // service, not of its database.
@@ -166,7 +166,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     },
   };
   try {
-    return (await feature.run(commandIo, action, { positionals: rest, options: values })) ? 0 : 1;
+    return (await featureCommand.run(commandIo, action, { positionals: rest, options: values })) ? 0 : 1;
   } finally {
     if (held.db && !io.database) await held.db.close();
   }
