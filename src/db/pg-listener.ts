@@ -53,7 +53,8 @@ export class PgListener {
     }
     return async () => {
       const client = this.client;
-      if (this.forget(channel, handler) && client) await this.send(client, `UNLISTEN ${channel}`).catch(() => {});
+      if (this.forget(channel, handler) && client)
+        await this.send(client, `UNLISTEN ${channel}`).catch(() => {});
     };
   }
 

@@ -118,7 +118,10 @@ describe('editing a key', () => {
     const edit = page.getByRole('form', { name: 'Edit bot (eu)' });
     await edit.getByLabel('Allowed IPs or CIDR ranges').fill('10.0.0.1/8');
     await edit.getByRole('button', { name: 'Save changes' }).click();
-    await edit.getByText(/host bits|allowedIps/).first().waitFor();
+    await edit
+      .getByText(/host bits|allowedIps/)
+      .first()
+      .waitFor();
     expect((await price(secret)).status).toBe(200);
   });
 });

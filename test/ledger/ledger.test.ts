@@ -71,7 +71,7 @@ describe('deposits', () => {
     expect(await countEntries(db, id, 'deposit')).toBe(1);
   });
 
-  it('answers a repeated reference inside a caller\'s transaction, which then still commits', async () => {
+  it("answers a repeated reference inside a caller's transaction, which then still commits", async () => {
     // The operator's assign and the dashboard's first sign-in credit inside their own transaction: a
     // duplicate there must not leave the transaction aborted by the unique violation.
     const id = await newAccount();
