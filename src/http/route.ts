@@ -10,7 +10,8 @@ import { clientAddress } from '../lib/client-ip.js';
 import { formatUsd } from '../lib/money.js';
 import { EXPOSED_HEADERS, takeRateLimit } from '../limits/enforce.js';
 import { authenticateRequest } from './access.js';
-import { handleRoute } from './route-handler.js';
+import { routeBilling } from './billing/choose.js';
+import { handleRoute, keyReader } from './route-handler.js';
 import { BillingProperties, errorBodySchema } from './schemas.js';
 
 export interface RouteInput<P extends TSchema, Q extends TSchema, B extends TSchema> {
@@ -146,6 +147,9 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
   spec: RouteSpec<P, Q, B, R>,
 ): void {
   const priced = spec.price !== undefined;
+  // Chosen once: a declaration that cannot work fails here, not on a request.
+  const billing = routeBilling(spec);
+  const keyOf = keyReader(spec);
   const codes: ErrorCode[] = [...AUTH_ERRORS, ...(spec.errors ?? [])];
   // Every route validates its query (a route without one refuses any), so every route can say 400.
   codes.push('VALIDATION_ERROR');
@@ -219,6 +223,7 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
       if (limit.refusal) throw limit.refusal;
       request.principal = principal;
     },
-    handler: (request, reply) => app.inFlight.track(handleRoute(spec, app.services, request, reply)),
+    handler: (request, reply) =>
+      app.inFlight.track(handleRoute(billing, keyOf, app.services, request, reply)),
   });
 }

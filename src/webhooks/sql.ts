@@ -180,8 +180,8 @@ export const STREAM_EVENTS = statement(
   `SELECT d.id, d.account_id, d.payload, d.created_at,
           a.webhook_secret, a.webhook_secret_previous, a.webhook_secret_previous_until
      FROM webhook_deliveries d JOIN accounts a ON a.id = d.account_id
-    WHERE d.account_id = $1 AND d.created_at >= $2
-    ORDER BY d.created_at, d.id LIMIT $3`,
+    WHERE d.account_id = $1 AND (d.created_at, d.id) > ($2::timestamptz, $3::text)
+    ORDER BY d.created_at, d.id LIMIT $4`,
 );
 
 export const SELECT_SECRETS = statement(

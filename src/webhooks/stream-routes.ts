@@ -81,9 +81,13 @@ class Stream {
 
   private async look(): Promise<void> {
     const { db, clock, secrets } = this.hub.deps;
+    // Pages in (created_at, id) order from the lookback window's start: a page of rows already sent
+    // moves the cursor on like any other (a burst larger than a page is read to its end).
+    let after: [Date, string] = [new Date(this.newest - LOOKBACK_MS), ''];
     for (;;) {
-      const since = new Date(this.newest - LOOKBACK_MS);
-      const rows = await db.query<StreamRow>(sql.STREAM_EVENTS, [this.accountId, since, BATCH]);
+      const rows = await db.query<StreamRow>(sql.STREAM_EVENTS, [this.accountId, ...after, BATCH]);
+      const last = rows.at(-1);
+      if (last) after = [last.created_at, last.id];
       const fresh = rows.filter((row) => !this.sent.has(row.id) && row.created_at.getTime() >= this.openedAt);
       for (const row of fresh) {
         if (this.closed) return;

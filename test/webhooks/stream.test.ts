@@ -119,6 +119,36 @@ describe('GET /webhooks/stream', () => {
     await stream.close();
   });
 
+  it('a burst larger than one read (250 events in one transaction) arrives whole, each once', async () => {
+    const account = await ctx.createAccount({ permissions: ['account'] });
+    const stream = await openStream(account.key);
+    ctx.clock.advance(1000);
+    const context = createContext(ctx.database.db, ctx.clock);
+    const ids = await withTransaction(context, async (tx) => {
+      const made: string[] = [];
+      for (let i = 0; i < 250; i++) {
+        made.push(
+          await webhookOutbox.enqueueCallback(tx, {
+            accountId: account.accountId,
+            url: 'https://hooks.example.com/never-reached',
+            type: 'price',
+            status: 'completed',
+            requestId: `req_burst_${i}`,
+            data: { i },
+          }),
+        );
+      }
+      return made;
+    });
+    await stream.until(() => stream.events.length >= 250);
+    expect(stream.events.map((e) => e.id).sort()).toEqual([...ids].sort());
+    // Nothing more comes: each once.
+    await enqueue(account, 'req_after_burst');
+    await stream.until(() => stream.events.length >= 251);
+    expect(stream.events).toHaveLength(251);
+    await stream.close();
+  });
+
   it('needs the `account` permission; at most WEBHOOK_STREAMS_PER_KEY streams per key (429 past it)', async () => {
     const reader = await ctx.createAccount({ permissions: ['price'] });
     const refused = await fetch(`${base}/api/v1/webhooks/stream`, {

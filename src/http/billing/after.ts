@@ -1,0 +1,80 @@
+import type { Static, TObject, TSchema } from 'typebox';
+import { classifyHeldKey } from '../../idempotency/idempotency.js';
+import { pendingAnswer } from '../../idempotency/pending-answer.js';
+import type { BillingOutcome } from '../../ledger/biller.js';
+import { balanceOf, ChargeRefusedError } from '../../ledger/charge.js';
+import { metrics } from '../../metrics/metrics.js';
+import type { RouteInput, RouteSpec } from '../route.js';
+import {
+  billed,
+  chargeRequest,
+  contextOf,
+  plainTransaction,
+  quotaOf,
+  replay,
+  routeInput,
+} from './request.js';
+import type { RouteBilling, RouteCall } from './route-billing.js';
+
+/**
+ * A route billed after its handler (`billing: 'after'`, the default): the handler writes nothing,
+ * and its success is charged by the biller, coalesced with other requests' charges. Under a key,
+ * nothing is claimed beforehand: the key is taken by storing the answer with the charge, in the
+ * charge's own statement (idempotency/pending-answer.ts). Until then nothing is held, so a failure
+ * has nothing to give back.
+ */
+export function billedAfter<P extends TSchema, Q extends TSchema, B extends TSchema, R extends TObject>(
+  spec: RouteSpec<P, Q, B, R>,
+  price: bigint | ((input: RouteInput<P, Q, B>, result: Static<R>) => bigint),
+): RouteBilling {
+  const { operationId } = spec;
+  const amountOf = typeof price === 'bigint' ? () => price : price;
+  return {
+    async run(call) {
+      const ctx = contextOf(call);
+      const input = routeInput<P, Q, B>(call, ctx, plainTransaction(ctx, operationId));
+      const result = await spec.handler(input, call.request, call.reply);
+      const amount = amountOf(input, result);
+      const outcome = await call.services.biller.charge(chargeRequest(call, operationId, amount));
+      if (!outcome.ok) throw await refusal(call, outcome, amount);
+      metrics.charged(operationId, amount);
+      return billed(call.request.id, result, amount, outcome.balanceMicros);
+    },
+    async runKeyed(call, keyed) {
+      const { db, clock, biller } = call.services;
+      const ctx = contextOf(call);
+      const input = routeInput<P, Q, B>(call, ctx, plainTransaction(ctx, operationId));
+      const result = await spec.handler(input, call.request, call.reply);
+      const amount = amountOf(input, result);
+      const answer = pendingAnswer(
+        { idempotencyKey: keyed.scope.key, fingerprint: keyed.print, createdAt: clock.now() },
+        (balanceMicros) =>
+          call.reply.serialize(billed(call.request.id, result, amount, balanceMicros)) as string,
+      );
+      const outcome = await biller.charge({ ...chargeRequest(call, operationId, amount), answer });
+      if (!outcome.ok) {
+        if (outcome.reason === 'IDEMPOTENCY_KEY_TAKEN') {
+          // Nothing was charged: the key's holder decides the answer (a replay, or 422/409 thrown).
+          return replay(call.reply, await classifyHeldKey(db, keyed.scope, keyed.print, clock.now()));
+        }
+        throw await refusal(call, outcome, amount);
+      }
+      metrics.charged(operationId, amount);
+      // The answer the charge stored, completed in place with the balance it left.
+      call.reply.type('application/json; charset=utf-8');
+      return answer.bytes(outcome.balanceMicros);
+    },
+  };
+}
+
+async function refusal(
+  call: RouteCall,
+  outcome: BillingOutcome & { ok: false },
+  amount: bigint,
+): Promise<Error> {
+  if (outcome.reason === 'IDEMPOTENCY_KEY_TAKEN') return new Error('a charge without a key lost one');
+  const { db, clock } = call.services;
+  const balance =
+    outcome.reason === 'INSUFFICIENT_BALANCE' ? await balanceOf(db, call.principal.accountId) : undefined;
+  return new ChargeRefusedError(outcome, amount, quotaOf(call.principal, clock), balance);
+}

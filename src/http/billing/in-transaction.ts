@@ -1,0 +1,62 @@
+import type { TObject, TSchema } from 'typebox';
+import { storeAnswer } from '../../idempotency/idempotency.js';
+import type { RouteSpec } from '../route.js';
+import { withClaimedKey } from './claimed-key.js';
+import { HandlerTransactions } from './handler-transaction.js';
+import { billed, contextOf, routeInput } from './request.js';
+import type { RouteBilling } from './route-billing.js';
+
+/**
+ * A route billed inside its handler's transaction (`billing: 'transaction'`): the handler charges
+ * with `tx.charge()` next to the rows the charge pays for, exactly once; under a key the answer is
+ * stored in that transaction too, so charge, rows and answer commit together or not at all.
+ */
+export function billedInTransaction<
+  P extends TSchema,
+  Q extends TSchema,
+  B extends TSchema,
+  R extends TObject,
+>(spec: RouteSpec<P, Q, B, R>, price: bigint): RouteBilling {
+  const { operationId } = spec;
+  return {
+    async run(call) {
+      const ctx = contextOf(call);
+      const transactions = new HandlerTransactions(call, ctx, operationId, price);
+      const result = await spec.handler(
+        routeInput<P, Q, B>(call, ctx, transactions.run),
+        call.request,
+        call.reply,
+      );
+      const charged = transactions.committedCharge();
+      return billed(call.request.id, result, charged.amountMicros, charged.balanceMicros);
+    },
+    runKeyed: (call, keyed) =>
+      withClaimedKey(call, keyed, async () => {
+        const ctx = contextOf(call);
+        const transactions = new HandlerTransactions(
+          call,
+          ctx,
+          operationId,
+          price,
+          async (tx, result, charged) => {
+            if (!charged) throw new Error(`${operationId} succeeded without charging`);
+            const raw = call.reply.serialize(
+              billed(call.request.id, result, charged.amountMicros, charged.balanceMicros),
+            ) as string;
+            await storeAnswer(tx, keyed.scope, 200, raw);
+            return raw;
+          },
+        );
+        const result = await spec.handler(
+          routeInput<P, Q, B>(call, ctx, transactions.run),
+          call.request,
+          call.reply,
+        );
+        transactions.committedCharge();
+        const raw = transactions.storedAnswer(result);
+        if (raw === undefined)
+          throw new Error(`${operationId}: an idempotent route answers from its transaction`);
+        return raw;
+      }),
+  };
+}

@@ -1,0 +1,96 @@
+import type { FastifyReply } from 'fastify';
+import type { Static, TSchema } from 'typebox';
+import { type Context, createContext, withTransaction } from '../../context.js';
+import type { Replay } from '../../idempotency/idempotency.js';
+import type { Principal } from '../../keys/authenticate.js';
+import type { ChargeRequest } from '../../ledger/charge.js';
+import type { Clock } from '../../lib/clock.js';
+import { formatUsd } from '../../lib/money.js';
+import type { QuotaContext } from '../../limits/quotas.js';
+import type { RouteInput, RouteTransaction } from '../route.js';
+import type { RouteCall } from './route-billing.js';
+
+/** What every strategy's request shares: its context, and the handler's input with its `transaction`. */
+export function contextOf(call: RouteCall): Context {
+  return createContext(call.services.db, call.services.clock, {
+    principal: call.principal,
+    requestId: call.request.id,
+  });
+}
+
+export function routeInput<P extends TSchema, Q extends TSchema, B extends TSchema>(
+  call: RouteCall,
+  ctx: Context,
+  transaction: RouteInput<P, Q, B>['transaction'],
+): RouteInput<P, Q, B> {
+  const { request } = call;
+  return {
+    params: request.params as Static<P>,
+    query: request.query as Static<Q>,
+    body: request.body as Static<B>,
+    principal: call.principal,
+    requestId: request.id,
+    ctx,
+    transaction,
+  };
+}
+
+/** `input.transaction` of a route not billed in its transaction: calling `tx.charge()` is a mistake. */
+export function plainTransaction(
+  ctx: Context,
+  operationId: string,
+): RouteInput<TSchema, TSchema, TSchema>['transaction'] {
+  const charge = (): never => {
+    throw new Error(`${operationId}: charge() needs billing 'transaction'`);
+  };
+  return (fn) => withTransaction(ctx, (tx) => fn({ ...tx, charge } satisfies RouteTransaction));
+}
+
+/** A billed answer: the result with its request id, its cost and the balance its charge left. */
+export function billed(
+  requestId: string,
+  result: object,
+  amountMicros: bigint,
+  balanceMicros: bigint,
+): object {
+  return {
+    requestId,
+    ...result,
+    costUsd: formatUsd(amountMicros),
+    remainingBalanceUsd: formatUsd(balanceMicros),
+  };
+}
+
+export function quotaOf(principal: Principal, clock: Clock): QuotaContext | undefined {
+  const { verification } = principal;
+  return verification.hasQuota
+    ? { lineageId: verification.lineageId, limits: verification.quotas, now: clock.now() }
+    : undefined;
+}
+
+export function chargeRequest(call: RouteCall, operation: string, amountMicros: bigint): ChargeRequest {
+  const { principal } = call;
+  return {
+    accountId: principal.accountId,
+    amountMicros,
+    operation,
+    requestId: call.request.id,
+    keyId: principal.keyId,
+    quota: quotaOf(principal, call.services.clock),
+  };
+}
+
+/** Sends an answer serialised (and stored) before: Fastify sends strings and buffers as they are. */
+export function sendStored<T extends string | Buffer>(reply: FastifyReply, raw: T): T {
+  reply.type('application/json; charset=utf-8');
+  return raw;
+}
+
+export function replay(reply: FastifyReply, claim: Replay): string {
+  reply
+    .code(claim.status)
+    .header('idempotent-replayed', 'true')
+    .header('x-request-id', claim.requestId)
+    .type('application/json; charset=utf-8');
+  return claim.body;
+}

@@ -1,0 +1,61 @@
+import Fastify from 'fastify';
+import Type from 'typebox';
+import { describe, expect, it } from 'vitest';
+import { defineRoute, type RouteSpec } from '../../src/http/route.js';
+import { cents } from '../../src/lib/money.js';
+
+/**
+ * A route whose declaration cannot bill or key as it says is refused by defineRoute, when the app is
+ * built, instead of failing on its first request.
+ */
+type AnySpec = RouteSpec<never, never, never, ReturnType<typeof Type.Object>>;
+
+function declare(overrides: Partial<AnySpec>): () => void {
+  const app = Fastify();
+  app.decorate('apiRoutes', []);
+  const spec = {
+    method: 'POST',
+    url: '/test/declared',
+    operationId: 'testDeclared',
+    summary: 'Test probe',
+    tags: ['test'],
+    permission: 'price',
+    response: Type.Object({ ok: Type.Boolean() }),
+    handler: async () => ({ ok: true }),
+    ...overrides,
+  } as AnySpec;
+  return () => defineRoute(app, spec);
+}
+
+describe('defineRoute refuses a misdeclared route', () => {
+  it('billing without a price', () => {
+    expect(declare({ billing: 'transaction' })).toThrow("testDeclared: billing 'transaction' needs a price");
+    expect(declare({ billing: 'after' })).toThrow("testDeclared: billing 'after' needs a price");
+  });
+
+  it('a computed price billed inside the transaction, which charges before there is a result', () => {
+    expect(declare({ billing: 'transaction', price: () => cents(1) })).toThrow(
+      "testDeclared: billing 'transaction' needs a fixed price",
+    );
+  });
+
+  it('an Idempotency-Key on a GET, whose key is ignored', () => {
+    expect(declare({ method: 'GET', idempotent: true })).toThrow(
+      'testDeclared: a GET takes no Idempotency-Key',
+    );
+  });
+
+  it('and defines every well-declared combination', () => {
+    for (const overrides of [
+      {},
+      { idempotent: true },
+      { price: cents(1) },
+      { price: cents(1), idempotent: true },
+      { price: () => cents(1), billing: 'after' as const },
+      { price: cents(1), billing: 'transaction' as const, idempotent: true },
+      { method: 'GET' as const },
+    ]) {
+      expect(declare(overrides)).not.toThrow();
+    }
+  });
+});
