@@ -14,12 +14,12 @@ export {
   storeAnswer,
 } from './idempotency.js';
 export {
-  answerAwaitingBalance,
   KEY_TAKEN,
   KeysTakenError,
   type KeyTaken,
   type NewAnswer,
   type PendingAnswer,
+  pendingAnswer,
   storeNewAnswers,
 } from './pending-answer.js';
 export { PRUNE } from './sql.js';

@@ -19,7 +19,7 @@ export {
   type TestEventLimit,
   testEventLimit,
 } from './deliveries.js';
-export { type DeliveryDeps, deliveryQueueHandler } from './delivery.js';
+export type { DeliveryDeps } from './delivery.js';
 export { StreamRefusedError } from './listen.js';
 export { localDevelopment, localDevelopmentNotice, withPrivateTargets } from './local-development.js';
 export { createWebhookOutbox } from './outbox.js';

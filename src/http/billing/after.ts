@@ -1,8 +1,6 @@
 import type { Static, TObject, TSchema } from 'typebox';
-import { classifyHeldKey } from '../../idempotency/idempotency.js';
-import { pendingAnswer } from '../../idempotency/pending-answer.js';
-import type { BillingOutcome } from '../../ledger/biller.js';
-import { balanceOf, ChargeRefusedError } from '../../ledger/charge.js';
+import { classifyHeldKey, pendingAnswer } from '../../idempotency/index.js';
+import { type BillingOutcome, balanceOf, ChargeRefusedError } from '../../ledger/index.js';
 import { metrics } from '../../metrics/metrics.js';
 import type { RouteInput, RouteSpec } from '../route.js';
 import {

@@ -1,4 +1,4 @@
-import { releaseKey } from '../../idempotency/idempotency.js';
+import { releaseKey } from '../../idempotency/index.js';
 import { replay, sendStored } from './request.js';
 import type { Keyed, RouteCall } from './route-billing.js';
 

@@ -1,5 +1,5 @@
 import type { TObject, TSchema } from 'typebox';
-import { storeAnswer } from '../../idempotency/idempotency.js';
+import { storeAnswer } from '../../idempotency/index.js';
 import type { RouteSpec } from '../route.js';
 import { withClaimedKey } from './claimed-key.js';
 import { HandlerTransactions, type StoreAnswer } from './handler-transaction.js';

@@ -1,6 +1,6 @@
 import { type Context, withTransaction } from '../../context.js';
 import type { Queryable } from '../../db/database.js';
-import { type Charged, charge } from '../../ledger/charge.js';
+import { type Charged, charge } from '../../ledger/index.js';
 import { metrics } from '../../metrics/metrics.js';
 import type { RouteTransaction } from '../route.js';
 import { chargeRequest } from './request.js';

@@ -1,12 +1,12 @@
 import type { FastifyReply } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import { type Context, createContext, withTransaction } from '../../context.js';
-import type { Replay } from '../../idempotency/idempotency.js';
-import type { Principal } from '../../keys/authenticate.js';
-import type { ChargeRequest } from '../../ledger/charge.js';
+import type { Replay } from '../../idempotency/index.js';
+import type { Principal } from '../../keys/index.js';
+import type { ChargeRequest } from '../../ledger/index.js';
 import type { Clock } from '../../lib/clock.js';
 import { formatUsd } from '../../lib/money.js';
-import type { QuotaContext } from '../../limits/quotas.js';
+import type { QuotaContext } from '../../limits/index.js';
 import type { RouteInput, RouteTransaction } from '../route.js';
 import type { RouteCall } from './route-billing.js';
 

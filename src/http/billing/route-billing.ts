@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { KeyScope } from '../../idempotency/idempotency.js';
-import type { Principal } from '../../keys/authenticate.js';
+import type { KeyScope } from '../../idempotency/index.js';
+import type { Principal } from '../../keys/index.js';
 import type { Services } from '../services.js';
 
 /** One request of a declared route, authenticated and validated. */
