@@ -546,7 +546,7 @@ export interface paths {
         };
         /**
          * The account’s webhook events as they are created, as server-sent events
-         * @description A `text/event-stream` that stays open: each callback the account is sent from now on (result callbacks and test events) arrives once as an event `webhook` whose `id` is the delivery id and whose `data` is this object — the raw body and the headers of a delivery, signatures included, so a receiver verifies it exactly as a delivered callback. Comment lines keep the connection alive (`WEBHOOK_STREAM_HEARTBEAT_MS`). Events are not replayed: a redelivery is not streamed again, and events created while no stream was open are in `GET /webhooks/deliveries`. At most `WEBHOOK_STREAMS_PER_KEY` (3) open streams per key: past it 429 `RATE_LIMIT_EXCEEDED`. `sibyl webhooks listen --forward-to URL` posts each event to a local URL (docs/webhooks.md#local-development).
+         * @description A `text/event-stream` that stays open: each callback the account is sent from now on (result callbacks and test events) arrives once as an event `webhook` whose `id` is the delivery id and whose `data` is this object — the raw body and the headers of a delivery, signatures included, so a receiver verifies it exactly as a delivered callback. Comment lines keep the connection alive (`WEBHOOK_STREAM_HEARTBEAT_MS`). A client reconnecting with `Last-Event-ID` (as EventSource does, and `sibyl webhooks listen`) first gets the events created after that one, if it is an event of the last 24 hours (at least once: an event of the same millisecond may come again; receivers deduplicate on `webhook-id`); otherwise the stream starts at connect and a comment line says so. A redelivery is not streamed again; every event is also in `GET /webhooks/deliveries`. At most `WEBHOOK_STREAMS_PER_KEY` (3) open streams per key: past it 429 `RATE_LIMIT_EXCEEDED`. `sibyl webhooks listen --forward-to URL` posts each event to a local URL (docs/webhooks.md#local-development).
          *
          *     Permission: `account`. Price: free.
          */
@@ -13109,7 +13109,10 @@ export interface operations {
     streamWebhookEvents: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The id of the last event received (EventSource sends it when it reconnects): the events after it are sent first */
+                "last-event-id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -13125,7 +13128,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WebhookStreamEvent"];
+                    "text/event-stream": components["schemas"]["WebhookStreamEvent"];
                 };
             };
             /** @description Error: VALIDATION_ERROR */
