@@ -74,9 +74,11 @@ export function Wallets() {
       <ErrorNote error={unlink.error} />
       {list.data && linkedCount < list.data.maxLinked && (
         <>
-          <button type="button" disabled={link.busy} onClick={() => setChoosing(!choosing)}>
-            Link another wallet
-          </button>
+          <p>
+            <button type="button" disabled={link.busy} onClick={() => setChoosing(!choosing)}>
+              Link another wallet
+            </button>
+          </p>
           {choosing && (
             <div>
               <p class="muted">
