@@ -7,8 +7,12 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createAiQueue } from '../dist/ai/queue.js';
 import { createResolver } from '../dist/ai/resolver.js';
+import { aiJobResolver } from '../dist/jobs/ai.js';
+import { jobQueueHandler } from '../dist/jobs/runner.js';
 import { systemClock } from '../dist/lib/clock.js';
 import { silentLog } from '../dist/logger.js';
+import { createPriceService } from '../dist/prices/index.js';
+import { WorkQueue } from '../dist/queue/queue.js';
 import { webhookOutbox } from '../dist/webhooks/outbox.js';
 import { signedRequest } from '../dist/webhooks/signing.js';
 import { recordErrors } from './error-examples.js';
@@ -93,6 +97,32 @@ await withSandboxApp(async (app, key, { db, config }) => {
   );
   const aiCallback = JSON.parse(callbackRow.payload);
 
+  // A price check due two seconds from now, run by the job queue drained in-process once due: its
+  // callback is the price callback of docs/webhooks.md.
+  const soon = await call('POST', '/price/schedule', {
+    symbol: 'SOL',
+    resolutionTimestamp: new Date(Date.now() + 2000).toISOString(),
+    callbackUrl,
+  });
+  await new Promise((resolve) => setTimeout(resolve, 2500));
+  const jobDeps = { db, clock: systemClock, log: silentLog };
+  await new WorkQueue(
+    jobQueueHandler({
+      ...jobDeps,
+      prices: createPriceService(config.prices, systemClock, []),
+      ai: aiJobResolver(createResolver(config.ai, systemClock)),
+      callbacks: webhookOutbox,
+      settings: config.jobs,
+    }),
+    jobDeps,
+  ).drain();
+  const [priceRow] = await db.query(
+    "SELECT payload FROM webhook_deliveries WHERE type = 'price' AND request_id = $1",
+    [soon.requestId],
+  );
+  if (!priceRow) throw new Error('the scheduled price check sent no callback');
+  const priceCallback = JSON.parse(priceRow.payload);
+
   examples.PriceScheduledRequest = { symbol: 'JUP', scheduledFor: ahead };
   examples.SchedulePriceCheckAtResponse = await call(
     'POST',
@@ -171,6 +201,7 @@ await withSandboxApp(async (app, key, { db, config }) => {
   // The docs' examples (a `<!-- example: Name -->` line before a ```json block): rewritten from
   // these answers, and checked against their schemas by test/http/docs-examples.test.ts.
   examples.AiCallback = aiCallback;
+  examples.PriceCallback = priceCallback;
   const docsExamples = examples;
   for (const file of readdirSync(new URL('../docs/', import.meta.url)).filter((f) => f.endsWith('.md'))) {
     const url = new URL(`../docs/${file}`, import.meta.url);

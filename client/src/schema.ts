@@ -1191,16 +1191,16 @@ export interface components {
          * Account
          * @description Success
          * @example {
-         *       "requestId": "req_csE13JppUsfEyMkAoehGq9",
-         *       "id": "acct_jtG5AWoTJbzDo1ULA1juQT",
+         *       "requestId": "req_dUyqWKSN3q954SoZZr7Nev",
+         *       "id": "acct_nMUCWNTP3zBs0OmZp51HXt",
          *       "mode": "sandbox",
          *       "status": "active",
          *       "walletAddress": null,
          *       "balanceUsd": "100.00",
          *       "currency": "USD",
-         *       "createdAt": "2026-11-26T03:04:51.560Z",
+         *       "createdAt": "2026-11-26T04:23:45.328Z",
          *       "apiKey": {
-         *         "id": "key_3LFZT3mxh404TTllzygvMt",
+         *         "id": "key_jauJ3YD0GfK97bPsGFbelV",
          *         "permissions": [
          *           "price",
          *           "batch",
@@ -1315,15 +1315,15 @@ export interface components {
          * AccountUsage
          * @description Success
          * @example {
-         *       "requestId": "req_U7JlHlzF2JkQpahKG10qMw",
+         *       "requestId": "req_njisChEgYIXtdqzqo0fWhZ",
          *       "from": "2026-10-28T00:00:00.000Z",
-         *       "to": "2026-11-26T03:04:54.032Z",
+         *       "to": "2026-11-26T04:23:52.460Z",
          *       "groupBy": "operation",
          *       "totals": {
-         *         "requests": 9,
-         *         "chargedUsd": "1.06",
+         *         "requests": 10,
+         *         "chargedUsd": "1.11",
          *         "refundedUsd": "0.55",
-         *         "spendUsd": "0.51"
+         *         "spendUsd": "0.56"
          *       },
          *       "rows": [
          *         {
@@ -1359,6 +1359,14 @@ export interface components {
          *           "spendUsd": "0.05"
          *         },
          *         {
+         *           "group": "schedulePriceCheck",
+         *           "label": null,
+         *           "requests": 2,
+         *           "chargedUsd": "0.10",
+         *           "refundedUsd": "0.05",
+         *           "spendUsd": "0.05"
+         *         },
+         *         {
          *           "group": "schedulePriceCheckAt",
          *           "label": null,
          *           "requests": 1,
@@ -1388,14 +1396,6 @@ export interface components {
          *           "requests": 1,
          *           "chargedUsd": "0.50",
          *           "refundedUsd": "0.50",
-         *           "spendUsd": "0.00"
-         *         },
-         *         {
-         *           "group": "schedulePriceCheck",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.05",
-         *           "refundedUsd": "0.05",
          *           "spendUsd": "0.00"
          *         }
          *       ]
@@ -1460,10 +1460,10 @@ export interface components {
          * AiRequestList
          * @description Success
          * @example {
-         *       "requestId": "req_loZufScjcFO7KIfY48D0Pf",
+         *       "requestId": "req_21qZGcq1Aa3XDoYDjzCB1U",
          *       "requests": [
          *         {
-         *           "requestId": "req_trlwXZaa0ATcX4gLkEYPjp",
+         *           "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
          *           "status": "COMPLETED",
          *           "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *           "outcomes": [
@@ -1471,8 +1471,8 @@ export interface components {
          *             "No"
          *           ],
          *           "marketId": null,
-         *           "createdAt": "2026-11-26T03:04:53.572Z",
-         *           "completedAt": "2026-11-26T03:04:53.592Z",
+         *           "createdAt": "2026-11-26T04:23:48.719Z",
+         *           "completedAt": "2026-11-26T04:23:48.840Z",
          *           "winningOutcomeLabel": "Yes",
          *           "canDetermine": true,
          *           "costUsd": "0.25",
@@ -1498,16 +1498,16 @@ export interface components {
          * AiRequestRecord
          * @description Success
          * @example {
-         *       "requestId": "req_trlwXZaa0ATcX4gLkEYPjp",
+         *       "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
          *       "status": "COMPLETED",
-         *       "createdAt": "2026-11-26T03:04:53.572Z",
+         *       "createdAt": "2026-11-26T04:23:48.719Z",
          *       "votes": [
          *         {
          *           "model": "sandbox/alpha",
          *           "outcomeIndex": 0,
          *           "confidence": 0.9,
          *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 1,
+         *           "latencyMs": 7,
          *           "error": null,
          *           "usage": {
          *             "inputTokens": 0,
@@ -1551,9 +1551,9 @@ export interface components {
          *           }
          *         }
          *       ],
-         *       "completedAt": "2026-11-26T03:04:53.592Z",
+         *       "completedAt": "2026-11-26T04:23:48.840Z",
          *       "result": {
-         *         "requestId": "req_trlwXZaa0ATcX4gLkEYPjp",
+         *         "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
          *         "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *         "winningOutcomeIndex": 0,
          *         "winningOutcomeLabel": "Yes",
@@ -1571,18 +1571,18 @@ export interface components {
          *         "remainingBalanceUsd": "99.54"
          *       },
          *       "delivery": {
-         *         "id": "msg_I3a6XNVithXBbTKD92Ms22",
-         *         "webhookId": "msg_I3a6XNVithXBbTKD92Ms22",
+         *         "id": "msg_F7yF3UdOa8TNPzBVleq9jt",
+         *         "webhookId": "msg_F7yF3UdOa8TNPzBVleq9jt",
          *         "type": "ai",
-         *         "requestId": "req_trlwXZaa0ATcX4gLkEYPjp",
-         *         "originalRequestId": "req_trlwXZaa0ATcX4gLkEYPjp",
+         *         "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
+         *         "originalRequestId": "req_9db0SIhNtQSKd8URKzxHCj",
          *         "url": "https://hooks.example.com/sibyl",
          *         "status": "PENDING",
          *         "attemptCount": 0,
-         *         "nextAttemptAt": "2026-11-26T03:04:53.592Z",
+         *         "nextAttemptAt": "2026-11-26T04:23:48.846Z",
          *         "lastStatusCode": null,
          *         "lastError": null,
-         *         "createdAt": "2026-11-26T03:04:53.592Z",
+         *         "createdAt": "2026-11-26T04:23:48.846Z",
          *         "finishedAt": null,
          *         "cancelledAt": null,
          *         "attempts": []
@@ -1660,7 +1660,7 @@ export interface components {
         /**
          * AiRequestSummary
          * @example {
-         *       "requestId": "req_trlwXZaa0ATcX4gLkEYPjp",
+         *       "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
          *       "status": "COMPLETED",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "outcomes": [
@@ -1668,8 +1668,8 @@ export interface components {
          *         "No"
          *       ],
          *       "marketId": null,
-         *       "createdAt": "2026-11-26T03:04:53.572Z",
-         *       "completedAt": "2026-11-26T03:04:53.592Z",
+         *       "createdAt": "2026-11-26T04:23:48.719Z",
+         *       "completedAt": "2026-11-26T04:23:48.840Z",
          *       "winningOutcomeLabel": "Yes",
          *       "canDetermine": true,
          *       "costUsd": "0.25",
@@ -1733,7 +1733,7 @@ export interface components {
         /**
          * AiResult
          * @example {
-         *       "requestId": "req_trlwXZaa0ATcX4gLkEYPjp",
+         *       "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "winningOutcomeIndex": 0,
          *       "winningOutcomeLabel": "Yes",
@@ -1821,7 +1821,7 @@ export interface components {
          *       "outcomeIndex": 0,
          *       "confidence": 0.9,
          *       "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *       "latencyMs": 1,
+         *       "latencyMs": 7,
          *       "error": null,
          *       "usage": {
          *         "inputTokens": 0,
@@ -1851,8 +1851,8 @@ export interface components {
         /**
          * ApiKey
          * @example {
-         *       "id": "key_WGJEQzgNDFsmARShygcOB7",
-         *       "keyPrefix": "pk_test_AfCeAKBm",
+         *       "id": "key_VYMSRkwaxTbo1tFpYqN5aA",
+         *       "keyPrefix": "pk_test_fEp7lsgs",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -1865,7 +1865,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T03:04:53.365Z",
+         *       "createdAt": "2026-11-26T04:23:48.382Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -1962,11 +1962,11 @@ export interface components {
          * ApiKeyList
          * @description Success
          * @example {
-         *       "requestId": "req_9vtlncB47WMyOYYI95zPsF",
+         *       "requestId": "req_XrJwXCF6TkCWpmdy0s6JXz",
          *       "keys": [
          *         {
-         *           "id": "key_WGJEQzgNDFsmARShygcOB7",
-         *           "keyPrefix": "pk_test_AfCeAKBm",
+         *           "id": "key_VYMSRkwaxTbo1tFpYqN5aA",
+         *           "keyPrefix": "pk_test_fEp7lsgs",
          *           "name": "trading bot (eu)",
          *           "permissions": [
          *             "price",
@@ -1979,7 +1979,7 @@ export interface components {
          *           "ipRestrictionEnabled": true,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-26T03:04:53.365Z",
+         *           "createdAt": "2026-11-26T04:23:48.382Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -1993,8 +1993,8 @@ export interface components {
          *           }
          *         },
          *         {
-         *           "id": "key_3LFZT3mxh404TTllzygvMt",
-         *           "keyPrefix": "pk_test_39fRjH2H",
+         *           "id": "key_jauJ3YD0GfK97bPsGFbelV",
+         *           "keyPrefix": "pk_test_EBNN8KAL",
          *           "name": "sandbox starter key",
          *           "permissions": [
          *             "price",
@@ -2011,7 +2011,7 @@ export interface components {
          *           "ipRestrictionEnabled": false,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-26T03:04:51.581Z",
+         *           "createdAt": "2026-11-26T04:23:45.357Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -2038,31 +2038,31 @@ export interface components {
          * BatchPriceItem
          * @example {
          *       "symbol": "SOL",
-         *       "vwapPrice": 144.95118697,
+         *       "vwapPrice": 145.64076683,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 145.0143222,
-         *           "volume24h": 1252853383,
-         *           "timestamp": "2026-11-26T03:04:50.000Z",
+         *           "price": 145.7041925,
+         *           "volume24h": 1358066901,
+         *           "timestamp": "2026-11-26T04:23:40.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000380288
+         *           "deviation": 0.000708155
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 144.8406223,
-         *           "volume24h": 751712030,
-         *           "timestamp": "2026-11-26T03:04:50.000Z",
+         *           "price": 145.5615124,
+         *           "volume24h": 814840140,
+         *           "timestamp": "2026-11-26T04:23:40.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000817979
+         *           "deviation": 0.000271783
          *         },
          *         {
          *           "name": "sandbox-gamma",
-         *           "price": 144.9591959,
-         *           "volume24h": 501141353,
-         *           "timestamp": "2026-11-26T03:04:50.000Z",
+         *           "price": 145.6010843,
+         *           "volume24h": 543226760,
+         *           "timestamp": "2026-11-26T04:23:40.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
@@ -2071,7 +2071,7 @@ export interface components {
          *       "sourceCount": 3,
          *       "isValid": true,
          *       "unavailableSources": [],
-         *       "spread": 0.00119833,
+         *       "spread": 0.000979671,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
@@ -2112,36 +2112,36 @@ export interface components {
          * BatchPriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_PT826EcFzqeUaMbvHD1i8n",
-         *       "resolutionTimestamp": "2026-11-26T03:04:53.334Z",
+         *       "requestId": "req_uWSDeIJDCohXPPjSlaZ7GJ",
+         *       "resolutionTimestamp": "2026-11-26T04:23:48.321Z",
          *       "prices": [
          *         {
          *           "symbol": "SOL",
-         *           "vwapPrice": 144.95118697,
+         *           "vwapPrice": 145.64076683,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 145.0143222,
-         *               "volume24h": 1252853383,
-         *               "timestamp": "2026-11-26T03:04:50.000Z",
+         *               "price": 145.7041925,
+         *               "volume24h": 1358066901,
+         *               "timestamp": "2026-11-26T04:23:40.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000380288
+         *               "deviation": 0.000708155
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 144.8406223,
-         *               "volume24h": 751712030,
-         *               "timestamp": "2026-11-26T03:04:50.000Z",
+         *               "price": 145.5615124,
+         *               "volume24h": 814840140,
+         *               "timestamp": "2026-11-26T04:23:40.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000817979
+         *               "deviation": 0.000271783
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 144.9591959,
-         *               "volume24h": 501141353,
-         *               "timestamp": "2026-11-26T03:04:50.000Z",
+         *               "price": 145.6010843,
+         *               "volume24h": 543226760,
+         *               "timestamp": "2026-11-26T04:23:40.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
@@ -2150,7 +2150,7 @@ export interface components {
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.00119833,
+         *           "spread": 0.000979671,
          *           "token": {
          *             "symbol": "SOL",
          *             "mint": "So11111111111111111111111111111111111111112"
@@ -2158,40 +2158,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "JUP",
-         *           "vwapPrice": 0.777276967255,
+         *           "vwapPrice": 0.77759209408,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.7768773245,
-         *               "volume24h": 50928034,
-         *               "timestamp": "2026-11-26T03:04:50.000Z",
+         *               "price": 0.7771856797,
+         *               "volume24h": 53805200,
+         *               "timestamp": "2026-11-26T04:23:40.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0
+         *               "deviation": 0.00046617
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 0.7779430385,
-         *               "volume24h": 30556821,
-         *               "timestamp": "2026-11-26T03:04:50.000Z",
+         *               "price": 0.7782987481,
+         *               "volume24h": 32283120,
+         *               "timestamp": "2026-11-26T04:23:40.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.00137179
+         *               "deviation": 0.000965341
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 0.7300460851,
-         *               "volume24h": 20371214,
-         *               "timestamp": "2026-11-26T03:04:50.000Z",
-         *               "used": false,
-         *               "status": "outlier",
-         *               "deviation": 0.0602814
+         *               "price": 0.777548149,
+         *               "volume24h": 21522080,
+         *               "timestamp": "2026-11-26T04:23:40.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0
          *             }
          *           ],
-         *           "sourceCount": 2,
+         *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.00137109,
+         *           "spread": 0.00143143,
          *           "token": {
          *             "symbol": "JUP",
          *             "mint": "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN"
@@ -2199,40 +2199,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "BONK",
-         *           "vwapPrice": 0.000020711805484,
+         *           "vwapPrice": 0.000020323281691,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.00002073344866,
-         *               "volume24h": 131939047,
-         *               "timestamp": "2026-11-26T03:04:50.000Z",
+         *               "price": 0.00002032987284,
+         *               "volume24h": 125062257,
+         *               "timestamp": "2026-11-26T04:23:40.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.00181417
+         *               "deviation": 0.000626609
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 0.0000206959028,
-         *               "volume24h": 79163428,
-         *               "timestamp": "2026-11-26T03:04:50.000Z",
+         *               "price": 0.00002031638961,
+         *               "volume24h": 75037354,
+         *               "timestamp": "2026-11-26T04:23:40.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0
+         *               "deviation": 0.0000370293
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 0.00002068155157,
-         *               "volume24h": 52775619,
-         *               "timestamp": "2026-11-26T03:04:50.000Z",
+         *               "price": 0.00002031714194,
+         *               "volume24h": 50024903,
+         *               "timestamp": "2026-11-26T04:23:40.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000693433
+         *               "deviation": 0
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.00250568,
+         *           "spread": 0.000663438,
          *           "token": {
          *             "symbol": "BONK",
          *             "mint": "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"
@@ -2268,11 +2268,11 @@ export interface components {
          * CancelAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_tJAoKKXBYCMlCD4DqL8P0a",
-         *       "jobId": "job_PLphLI1Uz69P4TJz36HbuK",
+         *       "requestId": "req_6Dpl80wMDiDRRybhTQJTRK",
+         *       "jobId": "job_jLp54KC2chXSqHwsTrq2wM",
          *       "status": "cancelled",
          *       "refundUsd": "0.50",
-         *       "remainingBalanceUsd": "99.49"
+         *       "remainingBalanceUsd": "99.44"
          *     }
          */
         CancelAiJobResponse: {
@@ -2296,8 +2296,8 @@ export interface components {
          * CancelPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_UgjcFsHUQFzgsuFiajOaeE",
-         *       "jobId": "job_Q3PR3n5qm6DxkiHcbf092b",
+         *       "requestId": "req_HE1XobOaom2C6pXqRLxzb9",
+         *       "jobId": "job_s6Lnfq4rby09bY6dahrOIa",
          *       "status": "cancelled",
          *       "refundUsd": "0.05",
          *       "remainingBalanceUsd": "99.79"
@@ -2324,24 +2324,24 @@ export interface components {
          * CancelWebhookDeliveryResponse
          * @description Success
          * @example {
-         *       "requestId": "req_CZons7QjeiM2z1NAqAZV2q",
-         *       "id": "msg_5kHgNeZJfqXD4jlcdyLPC1",
-         *       "webhookId": "msg_5kHgNeZJfqXD4jlcdyLPC1",
+         *       "requestId": "req_U2QmJQgzqfVOctX6WBTCM3",
+         *       "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
+         *       "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
          *       "type": "test",
-         *       "originalRequestId": "req_h4hwf1WGHC336mDIDxyh7c",
+         *       "originalRequestId": "req_80745RZc8yfT2TWgEwZkT5",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "CANCELLED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T03:04:53.776Z",
-         *       "finishedAt": "2026-11-26T03:04:53.892Z",
-         *       "cancelledAt": "2026-11-26T03:04:53.892Z",
+         *       "createdAt": "2026-11-26T04:23:51.841Z",
+         *       "finishedAt": "2026-11-26T04:23:52.020Z",
+         *       "cancelledAt": "2026-11-26T04:23:52.020Z",
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-26T03:04:53.779Z",
+         *           "at": "2026-11-26T04:23:51.852Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -2393,9 +2393,9 @@ export interface components {
          * CreatedKey
          * @description Success
          * @example {
-         *       "requestId": "req_xVOMobN60HrZYvmxwNWrGs",
-         *       "id": "key_WGJEQzgNDFsmARShygcOB7",
-         *       "keyPrefix": "pk_test_AfCeAKBm",
+         *       "requestId": "req_KZxFmh5UCX2EORNrx2GMl2",
+         *       "id": "key_VYMSRkwaxTbo1tFpYqN5aA",
+         *       "keyPrefix": "pk_test_fEp7lsgs",
          *       "name": "trading bot",
          *       "permissions": [
          *         "price",
@@ -2406,7 +2406,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T03:04:53.365Z",
+         *       "createdAt": "2026-11-26T04:23:48.382Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -2553,12 +2553,12 @@ export interface components {
          * GetAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_yBNMzYPqcU8q5kM7l8WC6a",
-         *       "jobId": "job_PLphLI1Uz69P4TJz36HbuK",
+         *       "requestId": "req_z0n29UefQ4mAQRqEVejut4",
+         *       "jobId": "job_jLp54KC2chXSqHwsTrq2wM",
          *       "jobType": "AI_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T03:04:53.710Z",
+         *       "createdAt": "2026-11-26T04:23:51.701Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2670,12 +2670,12 @@ export interface components {
          * GetPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_oLiqZNkTAcxwsGJoeAG4nw",
-         *       "jobId": "job_Q3PR3n5qm6DxkiHcbf092b",
+         *       "requestId": "req_whQatdve6QVth09RSox5LK",
+         *       "jobId": "job_s6Lnfq4rby09bY6dahrOIa",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T03:04:53.493Z",
+         *       "createdAt": "2026-11-26T04:23:48.633Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2783,7 +2783,7 @@ export interface components {
          * GetWebhookSecretResponse
          * @description Success
          * @example {
-         *       "requestId": "req_s0RUVDnXHbCUiRkuRQNY3R",
+         *       "requestId": "req_sNWt1xaoekFDV6lXy0moeV",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA="
          *     }
          */
@@ -2796,11 +2796,11 @@ export interface components {
         /**
          * JobSummary
          * @example {
-         *       "jobId": "job_Q3PR3n5qm6DxkiHcbf092b",
+         *       "jobId": "job_s6Lnfq4rby09bY6dahrOIa",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T03:04:53.493Z",
+         *       "createdAt": "2026-11-26T04:23:48.633Z",
          *       "canCancel": true
          *     }
          */
@@ -2831,14 +2831,14 @@ export interface components {
          * ListAiJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_cYFAe29BfuDGfwMutlx9CL",
+         *       "requestId": "req_fkvWmWFYT0qTSQ05nxNQLj",
          *       "jobs": [
          *         {
-         *           "jobId": "job_PLphLI1Uz69P4TJz36HbuK",
+         *           "jobId": "job_jLp54KC2chXSqHwsTrq2wM",
          *           "jobType": "AI_RESOLUTION",
          *           "scheduledFor": "2027-05-01T12:00:00.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-26T03:04:53.710Z",
+         *           "createdAt": "2026-11-26T04:23:51.701Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -2861,14 +2861,14 @@ export interface components {
          * ListPriceJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_bt9bXgDksX9I2LgDRvMsMy",
+         *       "requestId": "req_GyAERA92iDv5FegqCvvHit",
          *       "jobs": [
          *         {
-         *           "jobId": "job_Q3PR3n5qm6DxkiHcbf092b",
+         *           "jobId": "job_s6Lnfq4rby09bY6dahrOIa",
          *           "jobType": "PRICE_RESOLUTION",
          *           "scheduledFor": "2027-05-01T12:00:00.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-26T03:04:53.493Z",
+         *           "createdAt": "2026-11-26T04:23:48.633Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -2891,7 +2891,7 @@ export interface components {
          * MarketDetail
          * @description Success
          * @example {
-         *       "requestId": "req_mumKvz3mwEdqkxGSSQsjA5",
+         *       "requestId": "req_mrLbass9oonAlBXQaWjLv4",
          *       "id": "demo-1-25",
          *       "slug": "will-voter-turnout-exceed-60-on-dec-31-2026",
          *       "title": "Will voter turnout exceed 60% on Dec 31, 2026?",
@@ -2901,8 +2901,8 @@ export interface components {
          *       "status": "OPEN",
          *       "marketType": "BINARY",
          *       "sandbox": true,
-         *       "createdAt": "2026-11-19T17:00:00.000Z",
-         *       "closesAt": "2026-12-31T13:00:00.000Z",
+         *       "createdAt": "2026-11-19T18:00:00.000Z",
+         *       "closesAt": "2026-12-31T14:00:00.000Z",
          *       "outcomes": [
          *         {
          *           "index": 0,
@@ -2910,7 +2910,7 @@ export interface components {
          *           "totalShares": "202450000000",
          *           "totalWagered": "181333900000",
          *           "totalWageredSol": 181.3339,
-         *           "totalWageredUsd": 26284.564043,
+         *           "totalWageredUsd": 26409.608248,
          *           "lastPrice": 8670,
          *           "probability": 0.88171
          *         },
@@ -2920,7 +2920,7 @@ export interface components {
          *           "totalShares": "164450000000",
          *           "totalWagered": "17081000000",
          *           "totalWageredSol": 17.081,
-         *           "totalWageredUsd": 2475.911225,
+         *           "totalWageredUsd": 2487.689938,
          *           "lastPrice": 1440,
          *           "probability": 0.11829
          *         }
@@ -2933,7 +2933,7 @@ export interface components {
          *               "amount": "14077800000",
          *               "shares": "16200000000",
          *               "valueSol": 14.0778,
-         *               "valueUsd": 2040.59382,
+         *               "valueUsd": 2050.301587,
          *               "orders": 1
          *             },
          *             {
@@ -2941,7 +2941,7 @@ export interface components {
          *               "amount": "8626650000",
          *               "shares": "9950000000",
          *               "valueSol": 8.62665,
-         *               "valueUsd": 1250.443157,
+         *               "valueUsd": 1256.391921,
          *               "orders": 1
          *             },
          *             {
@@ -2949,7 +2949,7 @@ export interface components {
          *               "amount": "11743800000",
          *               "shares": "13800000000",
          *               "valueSol": 11.7438,
-         *               "valueUsd": 1702.27775,
+         *               "valueUsd": 1710.376037,
          *               "orders": 1
          *             },
          *             {
@@ -2957,7 +2957,7 @@ export interface components {
          *               "amount": "5433600000",
          *               "shares": "6400000000",
          *               "valueSol": 5.4336,
-         *               "valueUsd": 787.60677,
+         *               "valueUsd": 791.353671,
          *               "orders": 1
          *             },
          *             {
@@ -2965,7 +2965,7 @@ export interface components {
          *               "amount": "16366000000",
          *               "shares": "19600000000",
          *               "valueSol": 16.366,
-         *               "valueUsd": 2372.271126,
+         *               "valueUsd": 2383.55679,
          *               "orders": 2
          *             },
          *             {
@@ -2973,7 +2973,7 @@ export interface components {
          *               "amount": "3540250000",
          *               "shares": "4250000000",
          *               "valueSol": 3.54025,
-         *               "valueUsd": 513.16344,
+         *               "valueUsd": 515.604725,
          *               "orders": 1
          *             }
          *           ],
@@ -2983,7 +2983,7 @@ export interface components {
          *               "amount": "18100000000",
          *               "shares": "20000000000",
          *               "valueSol": 18.1,
-         *               "valueUsd": 2623.616484,
+         *               "valueUsd": 2636.09788,
          *               "orders": 2
          *             },
          *             {
@@ -2991,7 +2991,7 @@ export interface components {
          *               "amount": "1004300000",
          *               "shares": "1100000000",
          *               "valueSol": 1.0043,
-         *               "valueUsd": 145.574477,
+         *               "valueUsd": 146.267022,
          *               "orders": 1
          *             }
          *           ],
@@ -3008,7 +3008,7 @@ export interface components {
          *               "amount": "2147000000",
          *               "shares": "19000000000",
          *               "valueSol": 2.147,
-         *               "valueUsd": 311.210198,
+         *               "valueUsd": 312.690726,
          *               "orders": 1
          *             },
          *             {
@@ -3016,7 +3016,7 @@ export interface components {
          *               "amount": "463250000",
          *               "shares": "4250000000",
          *               "valueSol": 0.46325,
-         *               "valueUsd": 67.148637,
+         *               "valueUsd": 67.468085,
          *               "orders": 1
          *             },
          *             {
@@ -3024,7 +3024,7 @@ export interface components {
          *               "amount": "358900000",
          *               "shares": "3700000000",
          *               "valueSol": 0.3589,
-         *               "valueUsd": 52.022981,
+         *               "valueUsd": 52.270471,
          *               "orders": 1
          *             }
          *           ],
@@ -3034,7 +3034,7 @@ export interface components {
          *               "amount": "4887500000",
          *               "shares": "39100000000",
          *               "valueSol": 4.8875,
-         *               "valueUsd": 708.448926,
+         *               "valueUsd": 711.819248,
          *               "orders": 2
          *             },
          *             {
@@ -3042,7 +3042,7 @@ export interface components {
          *               "amount": "2606800000",
          *               "shares": "19600000000",
          *               "valueSol": 2.6068,
-         *               "valueUsd": 377.858754,
+         *               "valueUsd": 379.656351,
          *               "orders": 1
          *             },
          *             {
@@ -3050,7 +3050,7 @@ export interface components {
          *               "amount": "224750000",
          *               "shares": "1550000000",
          *               "valueSol": 0.22475,
-         *               "valueUsd": 32.577779,
+         *               "valueUsd": 32.732762,
          *               "orders": 1
          *             },
          *             {
@@ -3058,7 +3058,7 @@ export interface components {
          *               "amount": "1131500000",
          *               "shares": "7300000000",
          *               "valueSol": 1.1315,
-         *               "valueUsd": 164.012268,
+         *               "valueUsd": 164.792528,
          *               "orders": 1
          *             },
          *             {
@@ -3066,7 +3066,7 @@ export interface components {
          *               "amount": "1223600000",
          *               "shares": "7600000000",
          *               "valueSol": 1.2236,
-         *               "valueUsd": 177.362272,
+         *               "valueUsd": 178.206042,
          *               "orders": 1
          *             }
          *           ],
@@ -3083,29 +3083,29 @@ export interface components {
          *         "uniqueHolders": 24,
          *         "totalWagered": "198414900000",
          *         "totalWageredSol": 198.4149,
-         *         "totalWageredUsd": 28760.475268,
+         *         "totalWageredUsd": 28897.298186,
          *         "outcomeBreakdown": [
          *           {
          *             "index": 0,
          *             "label": "Yes",
          *             "totalWagered": "181333900000",
          *             "totalWageredSol": 181.3339,
-         *             "totalWageredUsd": 26284.564043
+         *             "totalWageredUsd": 26409.608248
          *           },
          *           {
          *             "index": 1,
          *             "label": "No",
          *             "totalWagered": "17081000000",
          *             "totalWageredSol": 17.081,
-         *             "totalWageredUsd": 2475.911225
+         *             "totalWageredUsd": 2487.689938
          *           }
          *         ]
          *       },
          *       "curatorStaking": {
          *         "totalStaked": "211000000000",
-         *         "totalStakedUsd": 30584.700451,
+         *         "totalStakedUsd": 30730.201801,
          *         "stakerCount": 3,
-         *         "estimatedApy": 107.38,
+         *         "estimatedApy": 107.16,
          *         "lockPeriodSeconds": 604800,
          *         "topCurators": [
          *           {
@@ -3113,21 +3113,21 @@ export interface components {
          *             "wallet": "69pEHKFYqsMhUgL2vtSpBWBZ4J8TgJMKLuTetntey8U4",
          *             "username": null,
          *             "stakedAmount": "91500000000",
-         *             "stakedAmountUsd": 13263.033608
+         *             "stakedAmountUsd": 13326.130165
          *           },
          *           {
          *             "rank": 2,
          *             "wallet": "J5F52nHiAScP6inseMBHLFJ8jospGnppmaA2TT2fFXC4",
          *             "username": "epoch_eve",
          *             "stakedAmount": "66500000000",
-         *             "stakedAmountUsd": 9639.253934
+         *             "stakedAmountUsd": 9685.110994
          *           },
          *           {
          *             "rank": 3,
          *             "wallet": "MHsdCxwrV8hk4NcspGxdAhwmEGrAQCuk4yJLGQguhRf",
          *             "username": "gossip_gus",
          *             "stakedAmount": "53000000000",
-         *             "stakedAmountUsd": 7682.412909
+         *             "stakedAmountUsd": 7718.960642
          *           }
          *         ]
          *       },
@@ -3138,12 +3138,12 @@ export interface components {
          *       "tradingStats": {
          *         "totalVolume": "199253950000",
          *         "totalVolumeSol": 199.25395,
-         *         "totalVolumeUsd": 28882.096561,
+         *         "totalVolumeUsd": 29019.498072,
          *         "totalTrades": 36,
          *         "totalBettors": 39,
          *         "last24hVolume": "31593950000",
          *         "last24hVolumeSol": 31.59395,
-         *         "last24hVolumeUsd": 4579.580554,
+         *         "last24hVolumeUsd": 4601.367105,
          *         "last24hTrades": 7
          *       },
          *       "resolution": {
@@ -3167,8 +3167,8 @@ export interface components {
          *       },
          *       "credibilityScore": 423,
          *       "feeBps": 200,
-         *       "solPriceUsd": 144.95118697,
-         *       "computedAt": "2026-11-26T03:04:53.458Z",
+         *       "solPriceUsd": 145.64076683,
+         *       "computedAt": "2026-11-26T04:23:48.581Z",
          *       "costUsd": "0.02",
          *       "remainingBalanceUsd": "99.79"
          *     }
@@ -3401,7 +3401,7 @@ export interface components {
          * MarketList
          * @description Success
          * @example {
-         *       "requestId": "req_gjexUMZktCAGQHuY5ADtM5",
+         *       "requestId": "req_iNwjr7laCkj5FG77s10taP",
          *       "markets": [
          *         {
          *           "id": "demo-1-25",
@@ -3421,8 +3421,8 @@ export interface components {
          *               "label": "No"
          *             }
          *           ],
-         *           "createdAt": "2026-11-19T17:00:00.000Z",
-         *           "closesAt": "2026-12-31T13:00:00.000Z",
+         *           "createdAt": "2026-11-19T18:00:00.000Z",
+         *           "closesAt": "2026-12-31T14:00:00.000Z",
          *           "sandbox": true
          *         },
          *         {
@@ -3443,8 +3443,8 @@ export interface components {
          *               "label": "No"
          *             }
          *           ],
-         *           "createdAt": "2026-11-17T23:00:00.000Z",
-         *           "closesAt": "2027-01-07T10:00:00.000Z",
+         *           "createdAt": "2026-11-18T00:00:00.000Z",
+         *           "closesAt": "2027-01-07T11:00:00.000Z",
          *           "sandbox": true
          *         }
          *       ],
@@ -3495,8 +3495,8 @@ export interface components {
          *           "label": "No"
          *         }
          *       ],
-         *       "createdAt": "2026-11-19T17:00:00.000Z",
-         *       "closesAt": "2026-12-31T13:00:00.000Z",
+         *       "createdAt": "2026-11-19T18:00:00.000Z",
+         *       "closesAt": "2026-12-31T14:00:00.000Z",
          *       "sandbox": true
          *     }
          */
@@ -3536,19 +3536,12 @@ export interface components {
          * PriceHistory
          * @description Success
          * @example {
-         *       "requestId": "req_m420Cxnyne0m9G58smHkHL",
+         *       "requestId": "req_vgOEtaT2mUnzM75mixLOH9",
          *       "symbol": "SOL",
          *       "interval": "1h",
-         *       "startTime": "2026-11-26T00:00:00.000Z",
-         *       "endTime": "2026-11-26T03:00:00.000Z",
+         *       "startTime": "2026-11-26T01:00:00.000Z",
+         *       "endTime": "2026-11-26T04:00:00.000Z",
          *       "dataPoints": [
-         *         {
-         *           "timestamp": "2026-11-26T00:00:00.000Z",
-         *           "price": 155.56277985,
-         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
-         *           "sourceCount": 3,
-         *           "isComplete": true
-         *         },
          *         {
          *           "timestamp": "2026-11-26T01:00:00.000Z",
          *           "price": 146.65815619,
@@ -3559,6 +3552,13 @@ export interface components {
          *         {
          *           "timestamp": "2026-11-26T02:00:00.000Z",
          *           "price": 143.54531942,
+         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
+         *           "sourceCount": 3,
+         *           "isComplete": true
+         *         },
+         *         {
+         *           "timestamp": "2026-11-26T03:00:00.000Z",
+         *           "price": 147.51728416,
          *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *           "sourceCount": 3,
          *           "isComplete": true
@@ -3604,8 +3604,8 @@ export interface components {
         /**
          * PriceHistoryPoint
          * @example {
-         *       "timestamp": "2026-11-26T00:00:00.000Z",
-         *       "price": 155.56277985,
+         *       "timestamp": "2026-11-26T01:00:00.000Z",
+         *       "price": 146.65815619,
          *       "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *       "sourceCount": 3,
          *       "isComplete": true
@@ -3627,33 +3627,33 @@ export interface components {
          * PriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_3p7rL26d7edUYHMz76PC7S",
+         *       "requestId": "req_S08MfCph9VLTraFQp1QGN0",
          *       "symbol": "SOL",
-         *       "vwapPrice": 144.95118697,
+         *       "vwapPrice": 145.64076683,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 145.0143222,
-         *           "volume24h": 1252853383,
-         *           "timestamp": "2026-11-26T03:04:50.000Z",
+         *           "price": 145.7041925,
+         *           "volume24h": 1358066901,
+         *           "timestamp": "2026-11-26T04:23:40.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000380288
+         *           "deviation": 0.000708155
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 144.8406223,
-         *           "volume24h": 751712030,
-         *           "timestamp": "2026-11-26T03:04:50.000Z",
+         *           "price": 145.5615124,
+         *           "volume24h": 814840140,
+         *           "timestamp": "2026-11-26T04:23:40.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000817979
+         *           "deviation": 0.000271783
          *         },
          *         {
          *           "name": "sandbox-gamma",
-         *           "price": 144.9591959,
-         *           "volume24h": 501141353,
-         *           "timestamp": "2026-11-26T03:04:50.000Z",
+         *           "price": 145.6010843,
+         *           "volume24h": 543226760,
+         *           "timestamp": "2026-11-26T04:23:40.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
@@ -3661,13 +3661,13 @@ export interface components {
          *       ],
          *       "sourceCount": 3,
          *       "isValid": true,
-         *       "spread": 0.00119833,
+         *       "spread": 0.000979671,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
          *       },
          *       "unavailableSources": [],
-         *       "resolutionTimestamp": "2026-11-26T03:04:53.310Z",
+         *       "resolutionTimestamp": "2026-11-26T04:23:48.288Z",
          *       "costUsd": "0.01",
          *       "remainingBalanceUsd": "99.99"
          *     }
@@ -3761,12 +3761,12 @@ export interface components {
          * PriceSource
          * @example {
          *       "name": "sandbox-alpha",
-         *       "price": 145.0143222,
-         *       "volume24h": 1252853383,
-         *       "timestamp": "2026-11-26T03:04:50.000Z",
+         *       "price": 145.7041925,
+         *       "volume24h": 1358066901,
+         *       "timestamp": "2026-11-26T04:23:40.000Z",
          *       "used": true,
          *       "status": "used",
-         *       "deviation": 0.000380288
+         *       "deviation": 0.000708155
          *     }
          */
         PriceSource: {
@@ -3795,24 +3795,24 @@ export interface components {
          * RedeliverWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_6sObOVp1Zt8jaX5XQpHFD9",
-         *       "id": "msg_5kHgNeZJfqXD4jlcdyLPC1",
-         *       "webhookId": "msg_5kHgNeZJfqXD4jlcdyLPC1",
+         *       "requestId": "req_SNsrfQvHXo6Ks9bI5lOkXm",
+         *       "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
+         *       "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
          *       "type": "test",
-         *       "originalRequestId": "req_h4hwf1WGHC336mDIDxyh7c",
+         *       "originalRequestId": "req_80745RZc8yfT2TWgEwZkT5",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "PENDING",
          *       "attemptCount": 1,
-         *       "nextAttemptAt": "2026-11-26T03:04:53.864Z",
+         *       "nextAttemptAt": "2026-11-26T04:23:51.980Z",
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T03:04:53.776Z",
+         *       "createdAt": "2026-11-26T04:23:51.841Z",
          *       "finishedAt": null,
          *       "cancelledAt": null,
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-26T03:04:53.779Z",
+         *           "at": "2026-11-26T04:23:51.852Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -3864,7 +3864,7 @@ export interface components {
          * ResolveWithAiResponse
          * @description Success
          * @example {
-         *       "requestId": "req_trlwXZaa0ATcX4gLkEYPjp",
+         *       "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
          *       "status": "processing",
          *       "costUsd": "0.25",
          *       "remainingBalanceUsd": "99.54"
@@ -3890,9 +3890,9 @@ export interface components {
          * RevokeKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_EsNdHwgko0ZobMTdBsauXc",
-         *       "id": "key_CCfEuJmRq8MwtYAYIsOtiO",
-         *       "keyPrefix": "pk_test_U1zlf3hJ",
+         *       "requestId": "req_GexpvA82MG2j0wVEBiFbJS",
+         *       "id": "key_E287kxaO4kaAU5wyELxTne",
+         *       "keyPrefix": "pk_test_zR3iaQjd",
          *       "name": "spare",
          *       "permissions": [
          *         "price"
@@ -3902,7 +3902,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T03:04:53.938Z",
+         *       "createdAt": "2026-11-26T04:23:52.133Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -3914,8 +3914,8 @@ export interface components {
          *         "dailySpendUsd": null,
          *         "monthlySpendUsd": null
          *       },
-         *       "revokedAt": "2026-11-26T03:04:53.979Z",
-         *       "rotatedFrom": "key_fydG5qWN1nGXePcTKkG0k5"
+         *       "revokedAt": "2026-11-26T04:23:52.283Z",
+         *       "rotatedFrom": "key_4fydNMxYL5Q8vCKVjZGmYd"
          *     }
          */
         RevokeKeyResponse: {
@@ -4003,10 +4003,10 @@ export interface components {
          * RotateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_aV9KgnMY48md98WPR2eEod",
+         *       "requestId": "req_fc3jT5ckhWNL8OtP3w0QE3",
          *       "newKey": {
-         *         "id": "key_CCfEuJmRq8MwtYAYIsOtiO",
-         *         "keyPrefix": "pk_test_U1zlf3hJ",
+         *         "id": "key_E287kxaO4kaAU5wyELxTne",
+         *         "keyPrefix": "pk_test_zR3iaQjd",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -4016,7 +4016,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-26T03:04:53.938Z",
+         *         "createdAt": "2026-11-26T04:23:52.133Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -4029,11 +4029,11 @@ export interface components {
          *           "monthlySpendUsd": null
          *         },
          *         "key": "pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u",
-         *         "rotatedFrom": "key_fydG5qWN1nGXePcTKkG0k5"
+         *         "rotatedFrom": "key_4fydNMxYL5Q8vCKVjZGmYd"
          *       },
          *       "oldKey": {
-         *         "id": "key_fydG5qWN1nGXePcTKkG0k5",
-         *         "keyPrefix": "pk_test_girpMHdy",
+         *         "id": "key_4fydNMxYL5Q8vCKVjZGmYd",
+         *         "keyPrefix": "pk_test_cd26iid5",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -4043,7 +4043,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-26T03:04:53.932Z",
+         *         "createdAt": "2026-11-26T04:23:52.092Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -4055,8 +4055,8 @@ export interface components {
          *           "dailySpendUsd": null,
          *           "monthlySpendUsd": null
          *         },
-         *         "expiresAt": "2026-11-26T04:04:53.935Z",
-         *         "rotatedTo": "key_CCfEuJmRq8MwtYAYIsOtiO"
+         *         "expiresAt": "2026-11-26T05:23:52.116Z",
+         *         "rotatedTo": "key_E287kxaO4kaAU5wyELxTne"
          *       }
          *     }
          */
@@ -4229,9 +4229,9 @@ export interface components {
          * RotateWebhookSecretResponse
          * @description Success
          * @example {
-         *       "requestId": "req_qes8UFesi6XQMp9HtjFytS",
+         *       "requestId": "req_6E47HgG8h37JUQxE8wVKg0",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "previousSecretValidUntil": "2026-11-27T03:04:53.925Z"
+         *       "previousSecretValidUntil": "2026-11-27T04:23:52.053Z"
          *     }
          */
         RotateWebhookSecretResponse: {
@@ -4249,15 +4249,15 @@ export interface components {
          * ScheduleAiResolutionResponse
          * @description Success
          * @example {
-         *       "requestId": "req_6Q1vrZqNLaPWqN24qnt9UO",
-         *       "jobId": "job_PLphLI1Uz69P4TJz36HbuK",
+         *       "requestId": "req_UXAcOerV4XiCL8nOZPf0Ex",
+         *       "jobId": "job_jLp54KC2chXSqHwsTrq2wM",
          *       "jobType": "AI_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T03:04:53.710Z",
+         *       "createdAt": "2026-11-26T04:23:51.701Z",
          *       "canCancel": true,
          *       "costUsd": "0.50",
-         *       "remainingBalanceUsd": "98.99"
+         *       "remainingBalanceUsd": "98.94"
          *     }
          */
         ScheduleAiResolutionResponse: {
@@ -4299,15 +4299,15 @@ export interface components {
          * SchedulePriceCheckAtResponse
          * @description Success
          * @example {
-         *       "requestId": "req_6xz0w5z5RUXbaeFjj0FIFZ",
-         *       "jobId": "job_Kt0AiOb2Z5gZorOkP0LQGj",
+         *       "requestId": "req_ZCZPk1CE29wYkhueoVps0S",
+         *       "jobId": "job_hXaj1A427q4EAhhXTr0wiE",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T03:04:53.703Z",
+         *       "createdAt": "2026-11-26T04:23:51.672Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
-         *       "remainingBalanceUsd": "99.49"
+         *       "remainingBalanceUsd": "99.44"
          *     }
          */
         SchedulePriceCheckAtResponse: {
@@ -4349,12 +4349,12 @@ export interface components {
          * SchedulePriceCheckResponse
          * @description Success
          * @example {
-         *       "requestId": "req_qaXm9QGfgCR4kd3bH2zii7",
-         *       "jobId": "job_Q3PR3n5qm6DxkiHcbf092b",
+         *       "requestId": "req_qLbhhbknNweUz20v1n71RV",
+         *       "jobId": "job_s6Lnfq4rby09bY6dahrOIa",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T03:04:53.493Z",
+         *       "createdAt": "2026-11-26T04:23:48.633Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.74"
@@ -4399,9 +4399,9 @@ export interface components {
          * SendTestWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_h4hwf1WGHC336mDIDxyh7c",
-         *       "deliveryId": "msg_5kHgNeZJfqXD4jlcdyLPC1",
-         *       "webhookId": "msg_5kHgNeZJfqXD4jlcdyLPC1",
+         *       "requestId": "req_80745RZc8yfT2TWgEwZkT5",
+         *       "deliveryId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
+         *       "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
          *       "delivered": true,
          *       "status": "DELIVERED",
          *       "statusCode": 200,
@@ -4438,17 +4438,17 @@ export interface components {
         /**
          * Transaction
          * @example {
-         *       "id": "12",
+         *       "id": "13",
          *       "kind": "refund",
          *       "amountUsd": "0.50",
-         *       "balanceAfterUsd": "99.49",
+         *       "balanceAfterUsd": "99.44",
          *       "operation": null,
          *       "requestId": null,
          *       "keyId": null,
          *       "reference": null,
-         *       "refundOf": "11",
-         *       "memo": "cancelled job_PLphLI1Uz69P4TJz36HbuK",
-         *       "createdAt": "2026-11-26T03:04:53.767Z",
+         *       "refundOf": "12",
+         *       "memo": "cancelled job_jLp54KC2chXSqHwsTrq2wM",
+         *       "createdAt": "2026-11-26T04:23:51.803Z",
          *       "chain": null
          *     }
          */
@@ -4508,53 +4508,53 @@ export interface components {
          * TransactionList
          * @description Success
          * @example {
-         *       "requestId": "req_xHsxAzVgB3x4K4cqxbto9Z",
+         *       "requestId": "req_7FzrdbFYGUBHA1d0wr1dP6",
          *       "transactions": [
          *         {
-         *           "id": "12",
+         *           "id": "13",
          *           "kind": "refund",
          *           "amountUsd": "0.50",
-         *           "balanceAfterUsd": "99.49",
+         *           "balanceAfterUsd": "99.44",
          *           "operation": null,
          *           "requestId": null,
          *           "keyId": null,
          *           "reference": null,
-         *           "refundOf": "11",
-         *           "memo": "cancelled job_PLphLI1Uz69P4TJz36HbuK",
-         *           "createdAt": "2026-11-26T03:04:53.767Z",
+         *           "refundOf": "12",
+         *           "memo": "cancelled job_jLp54KC2chXSqHwsTrq2wM",
+         *           "createdAt": "2026-11-26T04:23:51.803Z",
+         *           "chain": null
+         *         },
+         *         {
+         *           "id": "12",
+         *           "kind": "charge",
+         *           "amountUsd": "-0.50",
+         *           "balanceAfterUsd": "98.94",
+         *           "operation": "scheduleAiResolution",
+         *           "requestId": "req_UXAcOerV4XiCL8nOZPf0Ex",
+         *           "keyId": "key_jauJ3YD0GfK97bPsGFbelV",
+         *           "reference": null,
+         *           "refundOf": null,
+         *           "memo": null,
+         *           "createdAt": "2026-11-26T04:23:51.689Z",
          *           "chain": null
          *         },
          *         {
          *           "id": "11",
          *           "kind": "charge",
-         *           "amountUsd": "-0.50",
-         *           "balanceAfterUsd": "98.99",
-         *           "operation": "scheduleAiResolution",
-         *           "requestId": "req_6Q1vrZqNLaPWqN24qnt9UO",
-         *           "keyId": "key_3LFZT3mxh404TTllzygvMt",
-         *           "reference": null,
-         *           "refundOf": null,
-         *           "memo": null,
-         *           "createdAt": "2026-11-26T03:04:53.708Z",
-         *           "chain": null
-         *         },
-         *         {
-         *           "id": "10",
-         *           "kind": "charge",
          *           "amountUsd": "-0.05",
-         *           "balanceAfterUsd": "99.49",
+         *           "balanceAfterUsd": "99.44",
          *           "operation": "schedulePriceCheckAt",
-         *           "requestId": "req_6xz0w5z5RUXbaeFjj0FIFZ",
-         *           "keyId": "key_3LFZT3mxh404TTllzygvMt",
+         *           "requestId": "req_ZCZPk1CE29wYkhueoVps0S",
+         *           "keyId": "key_jauJ3YD0GfK97bPsGFbelV",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-26T03:04:53.701Z",
+         *           "createdAt": "2026-11-26T04:23:51.669Z",
          *           "chain": null
          *         }
          *       ],
          *       "hasMore": true,
-         *       "nextStartingAfter": "10"
+         *       "nextStartingAfter": "11"
          *     }
          */
         TransactionList: {
@@ -4625,9 +4625,9 @@ export interface components {
          * UpdateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_x7HpdaFy7b1RF19gR7ZRJI",
-         *       "id": "key_WGJEQzgNDFsmARShygcOB7",
-         *       "keyPrefix": "pk_test_AfCeAKBm",
+         *       "requestId": "req_ITcG9JrNZHnxA4fgyf1ENX",
+         *       "id": "key_VYMSRkwaxTbo1tFpYqN5aA",
+         *       "keyPrefix": "pk_test_fEp7lsgs",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -4640,7 +4640,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T03:04:53.365Z",
+         *       "createdAt": "2026-11-26T04:23:48.382Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -4766,24 +4766,24 @@ export interface components {
          * WebhookDelivery
          * @description Success
          * @example {
-         *       "requestId": "req_h4hwf1WGHC336mDIDxyh7c",
-         *       "id": "msg_5kHgNeZJfqXD4jlcdyLPC1",
-         *       "webhookId": "msg_5kHgNeZJfqXD4jlcdyLPC1",
+         *       "requestId": "req_80745RZc8yfT2TWgEwZkT5",
+         *       "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
+         *       "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
          *       "type": "test",
-         *       "originalRequestId": "req_h4hwf1WGHC336mDIDxyh7c",
+         *       "originalRequestId": "req_80745RZc8yfT2TWgEwZkT5",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T03:04:53.776Z",
-         *       "finishedAt": "2026-11-26T03:04:53.783Z",
+         *       "createdAt": "2026-11-26T04:23:51.841Z",
+         *       "finishedAt": "2026-11-26T04:23:51.853Z",
          *       "cancelledAt": null,
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-26T03:04:53.779Z",
+         *           "at": "2026-11-26T04:23:51.852Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -4835,42 +4835,42 @@ export interface components {
          * WebhookDeliveryList
          * @description Success
          * @example {
-         *       "requestId": "req_pdsQyKrySC2tiGD1RZYcqt",
+         *       "requestId": "req_aGhDE5eRbtHallyAKKkxNk",
          *       "deliveries": [
          *         {
-         *           "id": "msg_5kHgNeZJfqXD4jlcdyLPC1",
-         *           "webhookId": "msg_5kHgNeZJfqXD4jlcdyLPC1",
+         *           "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
+         *           "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
          *           "type": "test",
-         *           "requestId": "req_h4hwf1WGHC336mDIDxyh7c",
-         *           "originalRequestId": "req_h4hwf1WGHC336mDIDxyh7c",
+         *           "requestId": "req_80745RZc8yfT2TWgEwZkT5",
+         *           "originalRequestId": "req_80745RZc8yfT2TWgEwZkT5",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "DELIVERED",
          *           "attemptCount": 1,
          *           "nextAttemptAt": null,
          *           "lastStatusCode": 200,
          *           "lastError": null,
-         *           "createdAt": "2026-11-26T03:04:53.776Z",
-         *           "finishedAt": "2026-11-26T03:04:53.783Z",
+         *           "createdAt": "2026-11-26T04:23:51.841Z",
+         *           "finishedAt": "2026-11-26T04:23:51.853Z",
          *           "cancelledAt": null
          *         },
          *         {
-         *           "id": "msg_I3a6XNVithXBbTKD92Ms22",
-         *           "webhookId": "msg_I3a6XNVithXBbTKD92Ms22",
-         *           "type": "ai",
-         *           "requestId": "req_trlwXZaa0ATcX4gLkEYPjp",
-         *           "originalRequestId": "req_trlwXZaa0ATcX4gLkEYPjp",
+         *           "id": "msg_sOFCIJMwLAB5ixtKvoMPCY",
+         *           "webhookId": "msg_sOFCIJMwLAB5ixtKvoMPCY",
+         *           "type": "price",
+         *           "requestId": "req_ULZjIkWooXQjHCGNeHsggC",
+         *           "originalRequestId": "req_ULZjIkWooXQjHCGNeHsggC",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "PENDING",
          *           "attemptCount": 0,
-         *           "nextAttemptAt": "2026-11-26T03:04:53.592Z",
+         *           "nextAttemptAt": "2026-11-26T04:23:51.653Z",
          *           "lastStatusCode": null,
          *           "lastError": null,
-         *           "createdAt": "2026-11-26T03:04:53.592Z",
+         *           "createdAt": "2026-11-26T04:23:51.653Z",
          *           "finishedAt": null,
          *           "cancelledAt": null
          *         }
          *       ],
-         *       "total": 2,
+         *       "total": 3,
          *       "page": 1,
          *       "pageSize": 2
          *     }
@@ -4887,19 +4887,19 @@ export interface components {
         /**
          * WebhookDeliverySummary
          * @example {
-         *       "id": "msg_5kHgNeZJfqXD4jlcdyLPC1",
-         *       "webhookId": "msg_5kHgNeZJfqXD4jlcdyLPC1",
+         *       "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
+         *       "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
          *       "type": "test",
-         *       "requestId": "req_h4hwf1WGHC336mDIDxyh7c",
-         *       "originalRequestId": "req_h4hwf1WGHC336mDIDxyh7c",
+         *       "requestId": "req_80745RZc8yfT2TWgEwZkT5",
+         *       "originalRequestId": "req_80745RZc8yfT2TWgEwZkT5",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T03:04:53.776Z",
-         *       "finishedAt": "2026-11-26T03:04:53.783Z",
+         *       "createdAt": "2026-11-26T04:23:51.841Z",
+         *       "finishedAt": "2026-11-26T04:23:51.853Z",
          *       "cancelledAt": null
          *     }
          */
@@ -4933,17 +4933,17 @@ export interface components {
          * WebhookStreamEvent
          * @description Success
          * @example {
-         *       "requestId": "req_h4hwf1WGHC336mDIDxyh7c",
-         *       "id": "msg_5kHgNeZJfqXD4jlcdyLPC1",
+         *       "requestId": "req_80745RZc8yfT2TWgEwZkT5",
+         *       "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
          *       "headers": {
          *         "content-type": "application/json",
          *         "user-agent": "Sibyl-Webhooks/1",
-         *         "x-service-signature": "5c8d8a1e19d20aff1dd711e077a9d25c9f9bfd23284d24354bf8fd1954125d42",
-         *         "webhook-id": "msg_5kHgNeZJfqXD4jlcdyLPC1",
-         *         "webhook-timestamp": "1795662293",
-         *         "webhook-signature": "v1,bEy+SE5eQ8hlgMEgXIcD3q0/paDDg1RWllm8++ngP3c="
+         *         "x-service-signature": "1b76a14d49670a4dae490cc6a80fe5b0b3aeac9e363ea2f870a0e67971247a90",
+         *         "webhook-id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
+         *         "webhook-timestamp": "1795667032",
+         *         "webhook-signature": "v1,EafwxTaaG7YnDe6wP/WcJU772cxBte/70ZQqS34BMls="
          *       },
-         *       "body": "{\"requestId\":\"req_h4hwf1WGHC336mDIDxyh7c\",\"type\":\"test\",\"status\":\"completed\",\"data\":{\"message\":\"A test event from Sibyl: your endpoint received and can verify it.\"},\"timestamp\":\"2026-11-26T03:04:53.776Z\",\"signature\":\"5c8d8a1e19d20aff1dd711e077a9d25c9f9bfd23284d24354bf8fd1954125d42\"}"
+         *       "body": "{\"requestId\":\"req_80745RZc8yfT2TWgEwZkT5\",\"type\":\"test\",\"status\":\"completed\",\"data\":{\"message\":\"A test event from Sibyl: your endpoint received and can verify it.\"},\"timestamp\":\"2026-11-26T04:23:51.841Z\",\"signature\":\"1b76a14d49670a4dae490cc6a80fe5b0b3aeac9e363ea2f870a0e67971247a90\"}"
          *     }
          */
         WebhookStreamEvent: {

@@ -20,6 +20,8 @@ export class PgListener {
   private closed = false;
   private retryMs = RECONNECT_MIN_MS;
   private retryTimer: NodeJS.Timeout | undefined;
+  /** The statements sent on the connection, one after another (see `send`). */
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly config: pg.ClientConfig) {}
 
@@ -35,7 +37,7 @@ export class PgListener {
       const client = await this.connect();
       let listening = this.listening.get(channel);
       if (!listening) {
-        const query = client.query(`LISTEN ${channel}`);
+        const query = this.send(client, `LISTEN ${channel}`);
         listening = query;
         this.listening.set(channel, query);
         query.catch(() => {
@@ -50,8 +52,21 @@ export class PgListener {
       throw err;
     }
     return async () => {
-      if (this.forget(channel, handler)) await this.client?.query(`UNLISTEN ${channel}`).catch(() => {});
+      const client = this.client;
+      if (this.forget(channel, handler) && client)
+        await this.send(client, `UNLISTEN ${channel}`).catch(() => {});
     };
+  }
+
+  /**
+   * Sends one statement once the ones before it have finished: queues and streams subscribe and
+   * unsubscribe at once (a worker stopping its queues together), and pg refuses, from 9.0, a query
+   * sent while another is running on the same client (deprecated in 8.x).
+   */
+  private send(client: pg.Client, text: string): Promise<unknown> {
+    const sent = this.queue.then(() => client.query(text));
+    this.queue = sent.catch(() => {});
+    return sent;
   }
 
   /** Removes a handler; true when it was its channel's last (the channel is then dropped). */

@@ -61,6 +61,10 @@ export async function creditDeposit(ctx: Context, input: DepositInput): Promise<
   const db = queryable(ctx);
   assertPositive(input.amountMicros, 'A deposit');
   if (input.reference.trim() === '') throw new AppError('VALIDATION_ERROR', 'A deposit needs a reference');
+  // In a caller's transaction a unique violation would abort it (every later statement refused):
+  // a savepoint keeps the caller's transaction usable for the duplicate's answer and what follows.
+  const savepoint = ctx.tx !== null;
+  if (savepoint) await db.query(sql.SAVEPOINT_DEPOSIT);
   try {
     const [row] = await db.query<EntryRow>(sql.DEPOSIT, [
       input.accountId,
@@ -69,8 +73,10 @@ export async function creditDeposit(ctx: Context, input: DepositInput): Promise<
       input.memo ?? null,
     ]);
     if (!row) throw new AppError('ACCOUNT_NOT_FOUND', `Account ${input.accountId} does not exist`);
+    if (savepoint) await db.query(sql.RELEASE_DEPOSIT);
     return { entryId: row.id, balanceMicros: row.balance_after_micros, duplicate: false };
   } catch (err) {
+    if (savepoint) await db.query(sql.ROLLBACK_TO_DEPOSIT);
     if (!isUniqueViolation(err, 'ledger_entries_deposit_reference')) throw err;
   }
   const [existing] = await db.query<{ id: bigint; account_id: string; amount_micros: bigint }>(

@@ -127,6 +127,11 @@ export const DEPOSIT = statement(
    RETURNING id, balance_after_micros`,
 );
 
+/** Around a deposit made inside a caller's transaction (a duplicate reference must not abort it). */
+export const SAVEPOINT_DEPOSIT = 'SAVEPOINT ledger_deposit';
+export const RELEASE_DEPOSIT = 'RELEASE SAVEPOINT ledger_deposit';
+export const ROLLBACK_TO_DEPOSIT = 'ROLLBACK TO SAVEPOINT ledger_deposit';
+
 // A deposit capped by the balance it leaves: the account row is locked while the amount is decided
 // (a concurrent credit is then seen, as the newest row version), so no interleaving passes $3.
 export const DEPOSIT_UP_TO = `

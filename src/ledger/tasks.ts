@@ -1,5 +1,6 @@
 import type { Database } from '../db/database.js';
 import type { Log } from '../logger.js';
+import { metrics } from '../metrics/metrics.js';
 import type { PeriodicTask } from '../queue/periodic.js';
 import type { LedgerConfig } from './config.js';
 import { reconcileLedger, reconciliationView } from './ledger.js';
@@ -13,6 +14,7 @@ export function ledgerTasks(deps: { db: Database; log: Log; config: LedgerConfig
       intervalMs: config.reconcileIntervalMs,
       run: async () => {
         const report = await reconcileLedger(db);
+        metrics.ledgerReconciled(report.ok);
         if (report.ok) log.info({ task: 'reconcile-ledger' }, 'ledger reconciles');
         else
           log.error({ task: 'reconcile-ledger', ...reconciliationView(report) }, 'LEDGER DOES NOT RECONCILE');

@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * The process's Prometheus metrics. Recording is a few hash lookups per event (microseconds, beside
@@ -71,6 +71,46 @@ const chargeBatchSize = new Histogram({
   registers: [registry],
 });
 
+const workItems = new Counter({
+  name: 'sibyl_work_items_total',
+  help: 'Durable work items by queue and outcome: claimed, done, or failed (the work threw; the item comes back after its lease)',
+  labelNames: ['queue', 'outcome'] as const,
+  registers: [registry],
+});
+
+const workClaimFailures = new Counter({
+  name: 'sibyl_work_claim_failures_total',
+  help: 'Claims of durable work that failed (the database refused or was unreachable), by queue',
+  labelNames: ['queue'] as const,
+  registers: [registry],
+});
+
+const workInFlight = new Gauge({
+  name: 'sibyl_work_in_flight',
+  help: 'Durable work items this process is working on, by queue',
+  labelNames: ['queue'] as const,
+  registers: [registry],
+});
+
+const webhookAttempts = new Counter({
+  name: 'sibyl_webhook_attempts_total',
+  help: 'Webhook delivery attempts by what they led to: delivered, retrying, stopped (410), callback_failed (the last attempt failed), lease_lost',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+const ledgerReconciles = new Gauge({
+  name: 'sibyl_ledger_reconciles',
+  help: "The worker's last ledger reconciliation: 1 when every invariant held, 0 when one did not",
+  registers: [registry],
+});
+
+const ledgerReconciledAt = new Gauge({
+  name: 'sibyl_ledger_reconciled_timestamp_seconds',
+  help: "When the worker's last ledger reconciliation finished (Unix time)",
+  registers: [registry],
+});
+
 const microsToUsd = (micros: bigint) => Number(micros) / 1e6;
 
 export const metrics = {
@@ -94,5 +134,21 @@ export const metrics = {
   },
   chargeBatch(size: number): void {
     chargeBatchSize.observe(size);
+  },
+  workItems(queue: string, outcome: 'claimed' | 'done' | 'failed', count = 1): void {
+    if (count > 0) workItems.inc({ queue, outcome }, count);
+  },
+  workClaimFailed(queue: string): void {
+    workClaimFailures.inc({ queue });
+  },
+  workInFlight(queue: string, items: number): void {
+    workInFlight.set({ queue }, items);
+  },
+  ledgerReconciled(ok: boolean): void {
+    ledgerReconciles.set(ok ? 1 : 0);
+    ledgerReconciledAt.setToCurrentTime();
+  },
+  webhookAttempted(outcome: 'delivered' | 'retrying' | 'stopped' | 'callback_failed' | 'lease_lost'): void {
+    webhookAttempts.inc({ outcome });
   },
 };

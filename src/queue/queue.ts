@@ -1,6 +1,7 @@
 import type { Database } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import type { Log } from '../logger.js';
+import { metrics } from '../metrics/metrics.js';
 
 /**
  * One kind of durable work (webhook deliveries, AI resolutions, scheduled jobs, …): rows in the
@@ -110,6 +111,7 @@ export class WorkQueue<T> {
     let processed = 0;
     for (;;) {
       const items = await this.handler.claim(this.handler.concurrency, this.deps.clock.now());
+      metrics.workItems(this.handler.name, 'claimed', items.length);
       if (items.length === 0) return processed;
       processed += items.length;
       await Promise.all(this.units(items).map((unit) => this.run(unit)));
@@ -125,12 +127,14 @@ export class WorkQueue<T> {
         while (!this.stopped && this.inFlight < this.handler.concurrency) {
           const room = this.handler.concurrency - this.inFlight;
           const items = await this.handler.claim(room, this.deps.clock.now());
+          metrics.workItems(this.handler.name, 'claimed', items.length);
           for (const unit of this.units(items)) this.launch(unit);
           if (items.length < room) break;
         }
       } while (this.again && !this.stopped);
       await this.sleepUntilNextDue();
     } catch (err) {
+      metrics.workClaimFailed(this.handler.name);
       this.deps.log.error({ err, queue: this.handler.name }, 'work queue claim failed');
       this.schedule(ERROR_BACKOFF_MS);
     }
@@ -153,8 +157,10 @@ export class WorkQueue<T> {
   private launch(unit: Unit<T>): void {
     const size = 'batch' in unit ? unit.batch.length : 1;
     this.inFlight += size;
+    metrics.workInFlight(this.handler.name, this.inFlight);
     const run = this.run(unit).finally(() => {
       this.inFlight -= size;
+      metrics.workInFlight(this.handler.name, this.inFlight);
       this.running.delete(run);
       this.wake();
     });
@@ -162,10 +168,13 @@ export class WorkQueue<T> {
   }
 
   private async run(unit: Unit<T>): Promise<void> {
+    const size = 'batch' in unit ? unit.batch.length : 1;
     try {
       if ('batch' in unit) await this.handler.processBatch?.(unit.batch);
       else await this.handler.process(unit.single);
+      metrics.workItems(this.handler.name, 'done', size);
     } catch (err) {
+      metrics.workItems(this.handler.name, 'failed', size);
       this.deps.log.error({ err, queue: this.handler.name }, 'work item failed; retried after its lease');
     }
   }

@@ -2,6 +2,7 @@ import type { Database } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import { randomBase62 } from '../lib/ids.js';
 import type { Log } from '../logger.js';
+import { metrics } from '../metrics/metrics.js';
 import type { QueueHandler } from '../queue/queue.js';
 import type { DeliveryStatus } from './outbox.js';
 import { RETRY_DELAYS_MS } from './outbox.js';
@@ -62,6 +63,17 @@ export function deliveryQueueHandler(deps: DeliveryDeps): QueueHandler<ClaimedDe
   };
 }
 
+/** The status an attempt leaves its delivery in. */
+type AttemptStatus = Extract<DeliveryStatus, 'DELIVERED' | 'PENDING' | 'STOPPED' | 'CALLBACK_FAILED'>;
+
+/** What an attempt led to, as `sibyl_webhook_attempts_total` counts it. */
+const ATTEMPT_OUTCOME: Record<AttemptStatus, Parameters<typeof metrics.webhookAttempted>[0]> = {
+  DELIVERED: 'delivered',
+  PENDING: 'retrying',
+  STOPPED: 'stopped',
+  CALLBACK_FAILED: 'callback_failed',
+};
+
 export interface AttemptResult {
   status: DeliveryStatus;
   outcome: WebhookOutcome;
@@ -95,6 +107,7 @@ export async function attemptDelivery(deps: DeliveryDeps, delivery: ClaimedDeliv
     at,
     outcome.latencyMs,
   ]);
+  metrics.webhookAttempted(row ? ATTEMPT_OUTCOME[status] : 'lease_lost');
   if (!row) deps.log.warn({ deliveryId: delivery.id }, 'webhook attempt made after its lease was lost');
   else if (status === 'CALLBACK_FAILED') {
     deps.log.warn(
@@ -111,7 +124,7 @@ export function nextStep(
   attempt: number,
   maxAttempts: number,
   now: Date,
-): { status: DeliveryStatus; dueAt: Date | null } {
+): { status: AttemptStatus; dueAt: Date | null } {
   if (outcome.kind === 'response' && outcome.statusCode >= 200 && outcome.statusCode < 300) {
     return { status: 'DELIVERED', dueAt: null };
   }

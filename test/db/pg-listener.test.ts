@@ -92,4 +92,36 @@ describe.runIf(usingPostgres)('PgListener (PostgreSQL)', () => {
       await listener.close();
     }
   });
+
+  it('sends one statement at a time on its connection, however many subscribe or leave at once', async () => {
+    // pg 8 queues a query sent while another runs (deprecated; refused from 9.0): count them here.
+    refusing = false;
+    const running = new WeakMap<object, number>();
+    let overlapping = 0;
+    const query = pg.Client.prototype.query;
+    const counted = function (this: pg.Client, ...args: unknown[]) {
+      const now = (running.get(this) ?? 0) + 1;
+      running.set(this, now);
+      if (now > 1) overlapping++;
+      const result = (query as (...a: unknown[]) => unknown).apply(this, args) as Promise<unknown>;
+      const done = () => running.set(this, (running.get(this) ?? 1) - 1);
+      result.then(done, done);
+      return result;
+    };
+    pg.Client.prototype.query = counted as typeof query;
+    const listener = new PgListener({ connectionString: relayUrl, connectionTimeoutMillis: 2_000 });
+    try {
+      const channels = Array.from({ length: 6 }, (_, i) => `sibyl_test_many_${i}`);
+      const heard: string[] = [];
+      await listener.listen('sibyl_test_first', () => {});
+      const stops = await Promise.all(channels.map((c) => listener.listen(c, (p) => heard.push(p))));
+      await notifyAndWait('sibyl_test_many_5', 'five', heard);
+      expect(heard).toEqual(['five']);
+      await Promise.all(stops.map((stop) => stop()));
+      expect(overlapping).toBe(0);
+    } finally {
+      pg.Client.prototype.query = query;
+      await listener.close();
+    }
+  });
 });

@@ -56,6 +56,7 @@ describe('docs examples', () => {
       'jobs.md:SchedulePriceCheckResponse',
       'prices.md:PriceHistory',
       'webhooks.md:AiCallback',
+      'webhooks.md:PriceCallback',
     ]);
     for (const { file, name, json } of marked) {
       const where = `docs/${file} ${name}`;
@@ -67,6 +68,16 @@ describe('docs examples', () => {
         expect(value).toMatchObject({ type: 'ai', status: 'completed' });
         const validate = ajv.compile({ $ref: '#/components/schemas/AiResult', components });
         expect(validate(value.data), `${where}: ${JSON.stringify(validate.errors)}`).toBe(true);
+        continue;
+      }
+      if (name === 'PriceCallback') {
+        // The envelope, its data the single price at the resolution time with the job's id.
+        expect(Object.keys(value), where).toEqual(['requestId', 'type', 'status', 'data', 'timestamp']);
+        expect(value).toMatchObject({ type: 'price', status: 'completed' });
+        const { jobId, ...price } = value.data as Record<string, unknown>;
+        expect(jobId, where).toMatch(/^job_/);
+        const validate = ajv.compile({ $ref: '#/components/schemas/PriceResult', components });
+        expect(validate(price), `${where}: ${JSON.stringify(validate.errors)}`).toBe(true);
         continue;
       }
       const validate = ajv.compile({ $ref: `#/components/schemas/${name}`, components });

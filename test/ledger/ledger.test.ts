@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.js';
-import { createContext } from '../../src/context.js';
+import { createContext, withTransaction } from '../../src/context.js';
 import type { Database } from '../../src/db/database.js';
 import { AppError } from '../../src/errors.js';
 import {
@@ -69,6 +69,22 @@ describe('deposits', () => {
     expect(again).toEqual({ entryId: first.entryId, balanceMicros: 5n * USD, duplicate: true });
     expect(await balanceOf(db, id)).toBe(5n * USD);
     expect(await countEntries(db, id, 'deposit')).toBe(1);
+  });
+
+  it("answers a repeated reference inside a caller's transaction, which then still commits", async () => {
+    // The operator's assign and the dashboard's first sign-in credit inside their own transaction: a
+    // duplicate there must not leave the transaction aborted by the unique violation.
+    const id = await newAccount();
+    const input = { accountId: id, amountMicros: 2n * USD, reference: 'sig-in-tx' };
+    await creditDeposit(createContext(db, systemClock), input);
+    const again = await withTransaction(createContext(db, systemClock), async (tx) => {
+      const outcome = await creditDeposit(tx, input);
+      await creditDeposit(tx, { ...input, reference: 'sig-in-tx-2' });
+      return outcome;
+    });
+    expect(again.duplicate).toBe(true);
+    expect(await balanceOf(db, id)).toBe(4n * USD);
+    expect(await countEntries(db, id, 'deposit')).toBe(2);
   });
 
   it('refuses a reference reused with another amount or account', async () => {

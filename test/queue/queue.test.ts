@@ -4,6 +4,7 @@ import { PostgresDatabase } from '../../src/db/postgres.js';
 import { type Clock, ManualClock, systemClock } from '../../src/lib/clock.js';
 import { randomBase62 } from '../../src/lib/ids.js';
 import { silentLog } from '../../src/logger.js';
+import { registry } from '../../src/metrics/metrics.js';
 import { type QueueHandler, WorkQueue } from '../../src/queue/queue.js';
 import { createTestDatabase, type TestDatabase, usingPostgres } from '../helpers/db.js';
 
@@ -194,6 +195,39 @@ describe('work queue', () => {
     });
     await queue.stop();
     expect(finished).toBe(true);
+  });
+
+  it('counts claimed, done and failed items and the items in progress, per queue (metrics)', async () => {
+    const db = database.db;
+    await db.query(`UPDATE toy_work SET status = 'done'`);
+    const value = async (name: string, labels: Record<string, string>) => {
+      const metric = registry.getSingleMetric(name);
+      const { values } = await (metric as NonNullable<typeof metric>).get();
+      const found = values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l));
+      return found?.value ?? 0;
+    };
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let calls = 0;
+    const { queue } = toyQueue(db, systemClock, 'metered', async () => {
+      calls++;
+      if (calls === 1) throw new Error('the first item fails');
+      await held;
+    });
+    await addWork(db, new Date(Date.now() - 1000), 3);
+    await queue.start();
+    await until(async () => (await value('sibyl_work_in_flight', { queue: 'metered' })) === 2);
+    release();
+    await until(
+      async () => (await value('sibyl_work_items_total', { queue: 'metered', outcome: 'done' })) === 2,
+    );
+    expect(await value('sibyl_work_items_total', { queue: 'metered', outcome: 'claimed' })).toBe(3);
+    expect(await value('sibyl_work_items_total', { queue: 'metered', outcome: 'failed' })).toBe(1);
+    await until(async () => (await value('sibyl_work_in_flight', { queue: 'metered' })) === 0);
+    await queue.stop();
+    await db.query(`UPDATE toy_work SET status = 'done'`);
   });
 
   it('hands the batchable items of a claim to processBatch together, the others one by one, within its concurrency', async () => {

@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext, withTransaction } from '../../src/context.js';
 import { silentLog } from '../../src/logger.js';
+import { registry } from '../../src/metrics/metrics.js';
 import { WorkQueue } from '../../src/queue/queue.js';
 import { deliveryQueueHandler } from '../../src/webhooks/delivery.js';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS, webhookOutbox } from '../../src/webhooks/outbox.js';
@@ -69,6 +70,20 @@ async function enqueue(
     }),
   );
 }
+
+/** `sibyl_webhook_attempts_total` by outcome, as this process counted them so far. */
+async function attemptCounts(): Promise<Record<string, number>> {
+  const metric = registry.getSingleMetric('sibyl_webhook_attempts_total');
+  const { values } = await (metric as NonNullable<typeof metric>).get();
+  return Object.fromEntries(values.map((v) => [String(v.labels.outcome), v.value]));
+}
+
+const counted = (before: Record<string, number>, after: Record<string, number>) =>
+  Object.fromEntries(
+    Object.entries(after)
+      .map(([outcome, n]) => [outcome, n - (before[outcome] ?? 0)])
+      .filter(([, n]) => n !== 0),
+  );
 
 const receivedAt = (path: string) => receiver.received.filter((r) => r.url === path);
 
@@ -137,6 +152,7 @@ describe('delivering a callback', () => {
     const account = await ctx.createAccount();
     receiver.setHandler(() => 500);
     const id = await enqueue(account, '/always-500');
+    const before = await attemptCounts();
     expect(await queue.drain()).toBe(1);
     for (const delay of RETRY_DELAYS_MS) {
       ctx.clock.advance(delay - 1);
@@ -146,6 +162,8 @@ describe('delivering a callback', () => {
     }
     expect(receivedAt('/always-500')).toHaveLength(MAX_ATTEMPTS);
     expect(await delivery(id)).toMatchObject({ status: 'CALLBACK_FAILED', attempts: 8, due_at: null });
+    // The metric an operator alerts on (deploy/prometheus/alerts.yml).
+    expect(counted(before, await attemptCounts())).toEqual({ retrying: 7, callback_failed: 1 });
     ctx.clock.advance(100 * 3600_000);
     expect(await queue.drain()).toBe(0);
     // Every attempt carries the same webhook-id.
@@ -171,7 +189,9 @@ describe('delivering a callback', () => {
     const gone = await enqueue(account, '/gone');
     const moved = await enqueue(account, '/moved');
     const slow = await enqueue(account, '/slow');
+    const before = await attemptCounts();
     await queue.drain();
+    expect(counted(before, await attemptCounts())).toEqual({ stopped: 1, retrying: 2 });
     expect(await delivery(gone)).toMatchObject({ status: 'STOPPED', attempts: 1 });
     expect(await delivery(moved)).toMatchObject({ status: 'PENDING', attempts: 1 });
     expect(await delivery(slow)).toMatchObject({ status: 'PENDING', attempts: 1 });

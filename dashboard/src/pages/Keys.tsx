@@ -3,13 +3,15 @@ import { type ApiKey, type Mode, modeApi } from '../api';
 import { Card, CopyButton, ErrorNote, useAction } from '../components/ui';
 import { useData } from '../data';
 import { when } from '../format';
-import { CreateKeyForm } from './KeyForm';
+import { KeyForm } from './KeyForm';
 
-/** The account's API keys: list, create (the secret shown once), rotate, revoke. */
+/** The account's API keys: list, create (the secret shown once), edit, rotate, revoke. */
 export function Keys({ mode }: { mode: Mode }) {
   const keys = useData(() => modeApi<{ keys: ApiKey[] }>(mode, 'GET', '/keys'), [mode]);
   const [secret, setSecret] = useState<{ name: string; key: string } | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
+  const [editing, setEditing] = useState<string | null>(null);
+  const edited = keys.data?.keys.find((key) => key.id === editing);
   const action = useAction();
   const shown = (issued: { name: string; key: string }) => {
     setSecret(issued);
@@ -65,6 +67,11 @@ export function Keys({ mode }: { mode: Mode }) {
                   <td>{when(key.expiresAt)}</td>
                   <td>{when(key.createdAt)}</td>
                   <td class="actions">
+                    {!key.revokedAt && (
+                      <button type="button" class="secondary" onClick={() => setEditing(key.id)}>
+                        Edit {key.name}
+                      </button>
+                    )}
                     {key.isActive && !key.rotatedTo && (
                       <button
                         type="button"
@@ -117,7 +124,23 @@ export function Keys({ mode }: { mode: Mode }) {
           </table>
         )}
       </Card>
-      <CreateKeyForm mode={mode} onCreated={shown} />
+      {edited && (
+        <>
+          <KeyForm
+            key={edited.id}
+            mode={mode}
+            existing={edited}
+            onSaved={() => {
+              setEditing(null);
+              keys.reload();
+            }}
+          />
+          <button type="button" class="secondary" onClick={() => setEditing(null)}>
+            Close the editor
+          </button>
+        </>
+      )}
+      <KeyForm mode={mode} onCreated={shown} />
     </>
   );
 }
