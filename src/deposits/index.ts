@@ -48,5 +48,13 @@ export {
   type Valuation,
   valueDeposit,
 } from './value.js';
+export {
+  type AccountWallet,
+  linkedWallets,
+  linkWallet,
+  MAX_LINKED_WALLETS,
+  unlinkWallet,
+  walletLinkedBy,
+} from './wallets.js';
 export { createDepositWatcher, type DepositWatcher, type PollReport, type WatcherDeps } from './watcher.js';
 export { type DepositWiring, depositTasks, rpcFromConfig, watcherFromConfig } from './wiring.js';

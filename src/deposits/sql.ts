@@ -153,6 +153,30 @@ export const ASSIGN = statement(
     WHERE reference = $1 AND status = 'unattributed'`,
 );
 
+// Links and first sign-ins of one wallet queue on this lock, the key of the dashboard's sign-in
+// (src/dashboard/sql.ts LOCK_WALLET): a wallet cannot become one account's link while it becomes
+// another's sign-in wallet.
+export const LOCK_WALLET = `SELECT pg_advisory_xact_lock(hashtextextended('dashboard-wallet:' || $1, 0))`;
+
+// The account's row, locked: its links are counted against the cap one link at a time.
+export const LOCK_ACCOUNT = 'SELECT id, mode FROM accounts WHERE id = $1 FOR UPDATE';
+
+export const COUNT_LINKED = 'SELECT count(*)::integer AS n FROM deposit_wallets WHERE account_id = $1';
+
+export const UNLINK_WALLET = statement(
+  'deposits_unlink_wallet',
+  'DELETE FROM deposit_wallets WHERE address = $1 AND account_id = $2 RETURNING address',
+);
+
+/** The wallets an account signs in with: its own `wallet_address` (live) and its dashboard wallet. */
+export const SIGN_IN_WALLETS = statement(
+  'deposits_sign_in_wallets',
+  `SELECT wallet_address AS address FROM accounts
+    WHERE id = $1 AND mode = 'live' AND wallet_address IS NOT NULL
+   UNION SELECT address FROM dashboard_wallets WHERE live_account_id = $1
+   ORDER BY address`,
+);
+
 export const LINK_WALLET = statement(
   'deposits_link_wallet',
   `INSERT INTO deposit_wallets (address, account_id, linked_at) VALUES ($1, $2, $3)
@@ -162,7 +186,7 @@ export const LINK_WALLET = statement(
 
 export const WALLET_LINK = statement(
   'deposits_wallet_link',
-  'SELECT account_id FROM deposit_wallets WHERE address = $1',
+  'SELECT account_id, linked_at FROM deposit_wallets WHERE address = $1',
 );
 
 export const LINKED_WALLETS = statement(
