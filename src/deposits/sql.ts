@@ -122,10 +122,12 @@ export const LOCK_SIGNATURE = statement(
   `SELECT ${COLUMNS} FROM deposits WHERE signature = $1 ORDER BY reference FOR UPDATE`,
 );
 
+/** The operator's assignment of an unattributed or held deposit: credited, at the rate applied. */
 export const ASSIGN = statement(
   'deposits_assign',
-  `UPDATE deposits SET status = 'credited', reason = 'operator', account_id = $2, ledger_entry_id = $3
-    WHERE reference = $1 AND status = 'unattributed'`,
+  `UPDATE deposits SET status = 'credited', reason = 'operator', account_id = $2, ledger_entry_id = $3,
+          rate = $4, usd_micros = $5
+    WHERE reference = $1 AND status IN ('unattributed', 'held')`,
 );
 
 export const LINK_WALLET = statement(
