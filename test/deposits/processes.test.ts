@@ -14,8 +14,16 @@ import { DepositWorld } from '../helpers/solana/world.js';
 
 /**
  * The deposit watcher in real worker processes on one PostgreSQL database, killed with SIGKILL
- * while it credits, again and again, with new deposits arriving between the kills: in the end every
+ * mid-credit, again and again, with new deposits arriving between the kills: in the end every
  * deposit is credited exactly once and `sibyl ledger reconcile` is exact. (PostgreSQL only.)
+ *
+ * The kills are tied to the work, not to a clock, and production code has no hook for them. Two
+ * ways, in turn: (a) the fake RPC tells the test the moment it has answered the worker's read of a
+ * chunk of finalized transactions holding deposits not credited yet, and the test kills the worker
+ * right then — it has the chunk in hand, its credit not yet committed (at best just begun); (b) the
+ * test holds the accounts' rows locked, so the worker's credit statement waits inside its open
+ * transaction (seen in pg_stat_activity), and kills it there. After each kill the test checks that
+ * none of that chunk's deposits became final: the kill did land mid-credit.
  */
 
 let ctx: TestContext;
@@ -52,6 +60,14 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+async function until(what: string, check: () => Promise<boolean>, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
 describe.runIf(usingPostgres)('the deposit watcher across worker processes (PostgreSQL)', () => {
   it('killed with SIGKILL mid-credit, repeatedly: every deposit credited exactly once, the ledger exact', async () => {
     const db = ctx.database.db;
@@ -74,7 +90,8 @@ describe.runIf(usingPostgres)('the deposit watcher across worker processes (Post
       SOLANA_RPC_URL: rpc.url,
       DEPOSIT_ADDRESS: world.treasury.address,
       DEPOSIT_POLL_MS: '500',
-      SOLANA_RPC_BATCH_SIZE: '7',
+      // A chunk (100 signatures) is read in one JSON-RPC batch: one answer, then its credit.
+      SOLANA_RPC_BATCH_SIZE: '100',
       PRICE_VENUES: 'binance',
       BINANCE_BASE_URL: venue.url,
       PRICE_MIN_SOURCES: '1',
@@ -94,26 +111,107 @@ describe.runIf(usingPostgres)('the deposit watcher across worker processes (Post
         expected.set(id, (expected.get(id) ?? 0n) + 1_500_000n + BigInt(n) * 1_500n);
       }
     };
+    const finalSignatures = async () =>
+      new Set(
+        (
+          await db.query<{ signature: string }>(`SELECT signature FROM deposits WHERE status <> 'pending'`)
+        ).map((r) => r.signature),
+      );
+    /**
+     * Resolves with the signatures of the `skip`+1-th finalized chunk read holding a deposit not final
+     * yet (those deposits), calling `then` as soon as its answer has left the fake RPC.
+     */
+    const chunkRead = (open: Set<string>, skip: number, then: () => void) =>
+      new Promise<string[]>((resolve) => {
+        let seen = 0;
+        rpc.onAnswered = (calls) => {
+          const fresh = calls
+            .filter(
+              (c) =>
+                c.method === 'getTransaction' &&
+                (c.params[1] as { commitment?: string } | undefined)?.commitment === 'finalized' &&
+                open.has(c.params[0] as string),
+            )
+            .map((c) => c.params[0] as string);
+          if (fresh.length === 0 || seen++ < skip) return;
+          rpc.onAnswered = null;
+          then();
+          resolve(fresh);
+        };
+      });
+    const noneFinal = async (signatures: string[]) => {
+      const final = await finalSignatures();
+      expect(signatures.filter((s) => final.has(s))).toEqual([]);
+    };
 
     for (let round = 0; round < 6; round++) {
       await publish(40);
-      const worker = await startService('work', env, async () => true);
-      workers.push(worker);
-      // Somewhere inside its polls: start-up, a lease still held by the killed one, a chunk being written.
-      await sleep(1500 + ((round * 700) % 2500));
-      await worker.kill();
+      const final = await finalSignatures();
+      const open = new Set(references.map((r) => r.split(':')[1] as string).filter((s) => !final.has(s)));
+      if (round % 2 === 0) {
+        // (a) Killed the moment the fake RPC has answered its read of a chunk to credit. In round 4
+        // (more than one chunk open) the first chunk is let through to commit, the second is killed.
+        let worker: ServiceProcess | undefined;
+        const skip = round === 4 && open.size > 100 ? 1 : 0;
+        const read = chunkRead(open, skip, () => worker?.child.kill('SIGKILL'));
+        // startService returns before the new process has even loaded its code: armed in time.
+        worker = await startService('work', env, async () => true);
+        workers.push(worker);
+        const chunk = await read;
+        await worker.kill();
+        await noneFinal(chunk);
+      } else {
+        // (b) Killed while its credit statement (ledger_credit_deposits, known by its opening: the
+        // activity view keeps only the first 1 kB of a query) waits for the accounts' rows inside
+        // its transaction.
+        let release = () => {};
+        const released = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        let locked = () => {};
+        const isLocked = new Promise<void>((resolve) => {
+          locked = resolve;
+        });
+        const holding = db.transaction(async (tx) => {
+          await tx.query('SELECT id FROM accounts WHERE id = ANY($1::text[]) FOR UPDATE', [
+            accounts.map((a) => a.id),
+          ]);
+          locked();
+          await released;
+        });
+        await isLocked;
+        const read = chunkRead(open, 0, () => {});
+        const worker = await startService('work', env, async () => true);
+        workers.push(worker);
+        const chunk = await read;
+        await until('the credit statement to wait for the accounts', async () => {
+          const [row] = await db.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity
+              WHERE datname = current_database() AND pid <> pg_backend_pid()
+                AND wait_event_type = 'Lock'
+                AND query LIKE '%SELECT t.account_id, t.amount, t.reference, t.memo%'`,
+          );
+          return (row?.n ?? 0) > 0;
+        });
+        await worker.kill();
+        release();
+        await holding;
+        await noneFinal(chunk);
+      }
     }
     await publish(10);
     const last = await startService('work', env, async () => true);
     workers.push(last);
-    const deadline = Date.now() + 120_000;
-    for (;;) {
-      const [row] = await db.query<{ n: bigint | number }>(
-        `SELECT count(*) AS n FROM deposits WHERE status = 'credited'`,
-      );
-      if (Number(row?.n) === references.length || Date.now() > deadline) break;
-      await sleep(200);
-    }
+    await until(
+      'every deposit credited',
+      async () => {
+        const [row] = await db.query<{ n: bigint | number }>(
+          `SELECT count(*) AS n FROM deposits WHERE status = 'credited'`,
+        );
+        return Number(row?.n) === references.length;
+      },
+      120_000,
+    );
     await last.kill();
 
     const entries = await db.query<{ reference: string; n: bigint | number }>(
@@ -126,5 +224,5 @@ describe.runIf(usingPostgres)('the deposit watcher across worker processes (Post
     await expectLedgerReconciles(db);
     const reconcile = runCli(['ledger', 'reconcile', '--json'], { DATABASE_URL: ctx.database.location });
     expect(reconcile.status, reconcile.stdout + reconcile.stderr).toBe(0);
-  });
+  }, 240_000);
 });
