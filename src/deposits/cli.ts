@@ -33,8 +33,9 @@ export interface RescanPorts {
 }
 
 /**
- * `sibyl deposits list [--status S] [--account ID] [--limit N]`, `assign SIGNATURE ACCOUNT_ID [USD_PER_TOKEN]`,
- * `rescan --before SIG | --since ISO` (docs/deposits.md#operations).
+ * `sibyl deposits list [--status S] [--account ID] [--limit N]`,
+ * `assign SIGNATURE ACCOUNT_ID [USD_PER_TOKEN]`, `rescan --before SIG | --since ISO`
+ * (docs/deposits.md#operations).
  */
 export async function depositsCommand(
   db: Database,
