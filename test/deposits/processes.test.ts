@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAccount } from '../../src/accounts/accounts.js';
 import { createContext } from '../../src/context.js';
+import type { Queryable } from '../../src/db/database.js';
 import { clearSecretBox } from '../../src/webhooks/secret-box.js';
 import { runCli } from '../helpers/cli.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
@@ -17,13 +18,15 @@ import { DepositWorld } from '../helpers/solana/world.js';
  * mid-credit, again and again, with new deposits arriving between the kills: in the end every
  * deposit is credited exactly once and `sibyl ledger reconcile` is exact. (PostgreSQL only.)
  *
- * The kills are tied to the work, not to a clock, and production code has no hook for them. Two
+ * The kills are tied to the work, not to a clock, and production code has no hook for them. Three
  * ways, in turn: (a) the fake RPC tells the test the moment it has answered the worker's read of a
  * chunk of finalized transactions holding deposits not credited yet, and the test kills the worker
- * right then — it has the chunk in hand, its credit not yet committed (at best just begun); (b) the
- * test holds the accounts' rows locked, so the worker's credit statement waits inside its open
- * transaction (seen in pg_stat_activity), and kills it there. After each kill the test checks that
- * none of that chunk's deposits became final: the kill did land mid-credit.
+ * right then — it has the chunk in hand, its credit not yet committed; (b) the test holds the
+ * accounts' rows locked, so the ledger's credit statement waits inside the worker's open
+ * transaction (seen in pg_stat_activity), and kills it there; (c) the test holds an uncommitted row
+ * of the chunk, so the ledger has credited the chunk and the rows' statement waits, and kills it
+ * there. After each kill the test checks that none of that chunk's deposits became final or has a
+ * ledger entry: the kill did land mid-credit, and the credit went with it.
  */
 
 let ctx: TestContext;
@@ -139,65 +142,113 @@ describe.runIf(usingPostgres)('the deposit watcher across worker processes (Post
           resolve(fresh);
         };
       });
-    const noneFinal = async (signatures: string[]) => {
+    /** After a kill mid-credit: none of the chunk's deposits is final, none has a ledger entry. */
+    const noneCredited = async (signatures: string[]) => {
       const final = await finalSignatures();
       expect(signatures.filter((s) => final.has(s))).toEqual([]);
+      const [row] = await db.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM ledger_entries WHERE reference = ANY($1::text[])`,
+        [signatures.map((s) => `sol:${s}:0`)],
+      );
+      expect(row?.n).toBe(0);
+    };
+    /**
+     * Runs `hold` in a transaction of the test's own, kept open until the worker has been killed while
+     * a statement of its credit waits on what `hold` took (`waiting`: a LIKE pattern of that
+     * statement's opening; the activity view keeps only a query's first kilobyte). Rolled back.
+     */
+    const killWhileWaiting = async (
+      open: Set<string>,
+      hold: (tx: Queryable) => Promise<void>,
+      waiting: string,
+    ): Promise<string[]> => {
+      let release = () => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let held = () => {};
+      let failed: (err: unknown) => void = () => {};
+      const isHeld = new Promise<void>((resolve, reject) => {
+        held = resolve;
+        failed = reject;
+      });
+      const ROLLBACK = new Error('rolled back');
+      const holding = db
+        .transaction(async (tx) => {
+          await hold(tx);
+          held();
+          await released;
+          throw ROLLBACK;
+        })
+        .catch((err) => {
+          if (err !== ROLLBACK) failed(err);
+        });
+      await isHeld;
+      const read = chunkRead(open, 0, () => {});
+      const worker = await startService('work', env, async () => true);
+      workers.push(worker);
+      const chunk = await read;
+      await until(`the worker's statement ${waiting} to wait`, async () => {
+        const [row] = await db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid()
+              AND wait_event_type = 'Lock' AND query LIKE $1`,
+          [waiting],
+        );
+        return (row?.n ?? 0) > 0;
+      });
+      await worker.kill();
+      release();
+      await holding;
+      return chunk;
     };
 
     for (let round = 0; round < 6; round++) {
       await publish(40);
       const final = await finalSignatures();
       const open = new Set(references.map((r) => r.split(':')[1] as string).filter((s) => !final.has(s)));
-      if (round % 2 === 0) {
-        // (a) Killed the moment the fake RPC has answered its read of a chunk to credit. In round 4
+      let chunk: string[];
+      if (round % 3 === 0) {
+        // (a) Killed the moment the fake RPC has answered its read of a chunk to credit. In round 3
         // (more than one chunk open) the first chunk is let through to commit, the second is killed.
         let worker: ServiceProcess | undefined;
-        const skip = round === 4 && open.size > 100 ? 1 : 0;
+        const skip = round === 3 && open.size > 100 ? 1 : 0;
         const read = chunkRead(open, skip, () => worker?.child.kill('SIGKILL'));
         // startService returns before the new process has even loaded its code: armed in time.
         worker = await startService('work', env, async () => true);
         workers.push(worker);
-        const chunk = await read;
+        chunk = await read;
         await worker.kill();
-        await noneFinal(chunk);
+      } else if (round % 3 === 1) {
+        // (b) Killed while the ledger's credit statement (ledger_credit_deposits) waits for the
+        // accounts' rows, which the test holds, inside the worker's transaction.
+        chunk = await killWhileWaiting(
+          open,
+          async (tx) => {
+            await tx.query('SELECT id FROM accounts WHERE id = ANY($1::text[]) FOR UPDATE', [
+              accounts.map((a) => a.id),
+            ]);
+          },
+          '%SELECT t.account_id, t.amount, t.reference, t.memo%',
+        );
       } else {
-        // (b) Killed while its credit statement (ledger_credit_deposits, known by its opening: the
-        // activity view keeps only the first 1 kB of a query) waits for the accounts' rows inside
-        // its transaction.
-        let release = () => {};
-        const released = new Promise<void>((resolve) => {
-          release = resolve;
-        });
-        let locked = () => {};
-        const isLocked = new Promise<void>((resolve) => {
-          locked = resolve;
-        });
-        const holding = db.transaction(async (tx) => {
-          await tx.query('SELECT id FROM accounts WHERE id = ANY($1::text[]) FOR UPDATE', [
-            accounts.map((a) => a.id),
-          ]);
-          locked();
-          await released;
-        });
-        await isLocked;
-        const read = chunkRead(open, 0, () => {});
-        const worker = await startService('work', env, async () => true);
-        workers.push(worker);
-        const chunk = await read;
-        await until('the credit statement to wait for the accounts', async () => {
-          const [row] = await db.query<{ n: number }>(
-            `SELECT count(*)::int AS n FROM pg_stat_activity
-              WHERE datname = current_database() AND pid <> pg_backend_pid()
-                AND wait_event_type = 'Lock'
-                AND query LIKE '%SELECT t.account_id, t.amount, t.reference, t.memo%'`,
-          );
-          return (row?.n ?? 0) > 0;
-        });
-        await worker.kill();
-        release();
-        await holding;
-        await noneFinal(chunk);
+        // (c) Killed after the ledger credited the chunk, while the rows' statement
+        // (deposits_write_final_batch) waits for a row of the chunk the test has inserted and not
+        // committed: the credit is in the same transaction, and goes with it.
+        const oldest = references.map((r) => r.split(':')[1] as string).find((s) => open.has(s)) as string;
+        chunk = await killWhileWaiting(
+          open,
+          async (tx) => {
+            await tx.query(
+              `INSERT INTO deposits (reference, signature, instruction, asset, amount, decimals, slot, status, seen_at)
+               VALUES ($1, $2, '0', 'SOL', 1, 9, 0, 'pending', now())`,
+              [`sol:${oldest}:0`, oldest],
+            );
+          },
+          'INSERT INTO deposits (%unnest($1::text[], $2::text[]%',
+        );
       }
+      await noneCredited(chunk);
     }
     await publish(10);
     const last = await startService('work', env, async () => true);
