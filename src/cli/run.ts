@@ -65,7 +65,7 @@ const USAGE = `Usage: sibyl <command> [options]
                                           as they are sent (SIBYL_API_KEY, SIBYL_API_URL)
   webhooks reseal-secrets                 re-seal every webhook secret with SECRET_ENCRYPTION_KEY
   deposits list [--status pending|credited|unattributed|held|ignored] [--account ID] [--limit N]
-  deposits assign SIGNATURE ACCOUNT_ID    credit a transaction's unattributed deposits, once
+  deposits assign SIGNATURE ACCOUNT_ID [USD_PER_TOKEN]  credit a transaction's unattributed or held deposits, once
   deposits rescan --before SIG | --since ISO   read a range of the chain again (nothing doubles)
 
   --json    print exactly one JSON object on stdout

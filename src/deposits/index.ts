@@ -3,6 +3,7 @@
  * its parts (RPC client, parser, value rule, scan), the operator's verbs and what the dashboard reads.
  */
 
+export { type AssignInput, assignDeposits } from './assign.js';
 export { depositsCommand } from './cli.js';
 export {
   type DepositConfig,
@@ -14,7 +15,6 @@ export {
 export { type Deposit, type DepositAsset, depositsOf } from './deposits.js';
 export { chainDeposits } from './funds.js';
 export {
-  assignDeposits,
   DEPOSIT_STATUSES,
   type DepositStatus,
   listDeposits,
