@@ -7,6 +7,8 @@
 
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
+import { createContext } from '../src/context.js';
+import { linkWallet } from '../src/deposits/index.js';
 import { installWallet, newContext } from '../test/helpers/browser.js';
 import { openPage, signedInPage, startStage, switchMode } from '../test/helpers/dashboard-stage.js';
 import { TestWallet } from '../test/helpers/wallet.js';
@@ -110,6 +112,26 @@ it('writes the dashboard screenshots', async () => {
     await switchMode(page, 'Live');
     await page.getByRole('img', { name: /QR code/ }).waitFor();
     await shot(page, 'funds-live');
+    // A second wallet of the user's, linked by signing with it (docs/dashboard.md#your-wallets).
+    const [live] = await db.query<{ live_account_id: string }>(
+      'SELECT live_account_id FROM dashboard_wallets WHERE address = $1',
+      [wallet.address],
+    );
+    await linkWallet(createContext(db, stage.ctx.clock), {
+      accountId: live?.live_account_id as string,
+      address: new TestWallet().address,
+    });
+    await page.reload();
+    const wallets = page.getByRole('table', { name: 'Your wallets' });
+    await wallets.locator('tbody tr').nth(1).waitFor();
+    await page.getByRole('button', { name: 'Link another wallet' }).click();
+    await page.getByRole('button', { name: /^Link with/ }).waitFor();
+    await page
+      .getByRole('heading', { name: 'Your wallets' })
+      .evaluate((heading) =>
+        (heading as unknown as { scrollIntoView(options: object): void }).scrollIntoView({ block: 'start' }),
+      );
+    await shot(page, 'funds-wallets');
   } finally {
     await stage.close();
   }

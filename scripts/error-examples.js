@@ -18,6 +18,8 @@ export const UNRECORDED = {
   IDEMPOTENCY_KEY_IN_USE: 'a retry racing the first request with its Idempotency-Key',
   PRICE_UNAVAILABLE: 'every venue failing at once',
   SIGN_IN_REJECTED: 'a wallet signature that does not verify (the dashboard)',
+  WALLET_IN_USE: 'a wallet, signed for in the dashboard, that another account signs in with or linked',
+  MAX_WALLETS_EXCEEDED: 'a 21st wallet, signed for in the dashboard, linked to one account',
   SERVICE_UNAVAILABLE: 'a server at its limit of open webhook streams, or shutting down',
 };
 

@@ -28,6 +28,9 @@ export const ERROR_STATUS = {
   KEY_ROTATION_IN_PROGRESS: 409,
   MAX_KEYS_EXCEEDED: 409,
   IDEMPOTENCY_KEY_IN_USE: 409,
+  // A wallet belongs to one account (docs/deposits.md#which-wallets-count).
+  WALLET_IN_USE: 409,
+  MAX_WALLETS_EXCEEDED: 409,
   REQUEST_TIMEOUT: 408,
   PAYLOAD_TOO_LARGE: 413,
   URI_TOO_LONG: 414,

@@ -69,3 +69,44 @@ export async function signInWith(wallet: Wallet): Promise<SignedIn> {
   if (!output) throw new Error('The wallet returned no signature');
   return verify(account.address, output.signedMessage, output.signature);
 }
+
+type Linked = Answer<'dashboardLinkWallet'>;
+
+/**
+ * Links `wallet`'s account to the live account: the wallet's current account is connected, the
+ * server makes a link input for that address (its statement names the Sibyl account), the wallet
+ * signs it, the server checks it as it checks a sign-in.
+ */
+export async function linkWith(wallet: Wallet): Promise<Linked> {
+  const features = wallet.features;
+  if (!(StandardConnect in features)) throw new Error('This wallet cannot share its address');
+  const { accounts } = await (features as StandardConnectFeature)[StandardConnect].connect();
+  const account = accounts[0];
+  if (!account) throw new Error('The wallet shared no account');
+  const { input } = await api<{ input: SolanaSignInInput & { domain: string } }>(
+    'POST',
+    '/live/wallets/challenge',
+    { address: account.address },
+  );
+  let signed: { address: string; signedMessage: Uint8Array; signature: Uint8Array };
+  if (SolanaSignMessage in features) {
+    const message = new TextEncoder().encode(createSignInMessageText({ ...input, address: account.address }));
+    const [output] = await (features as SolanaSignMessageFeature)[SolanaSignMessage].signMessage({
+      account,
+      message,
+    });
+    if (!output) throw new Error('The wallet returned no signature');
+    signed = { address: account.address, ...output };
+  } else {
+    const [output] = await (features as SolanaSignInFeature)[SolanaSignIn].signIn(input);
+    if (!output) throw new Error('The wallet returned no signature');
+    signed = { address: output.account.address, ...output };
+  }
+  return api<Linked>('POST', '/live/wallets', {
+    output: {
+      account: { address: signed.address },
+      signedMessage: toBase64(signed.signedMessage),
+      signature: toBase64(signed.signature),
+    },
+  });
+}

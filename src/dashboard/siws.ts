@@ -12,6 +12,10 @@ import { decodeBase58, encodeBase58 } from '../lib/base58.js';
 
 /** The statement every sign-in input carries: what the wallet's owner is asked to agree to. */
 export const SIGN_IN_STATEMENT = 'Sign in to the Sibyl dashboard.';
+/** The statement of an input that links another wallet to an account: it names the account. */
+export function linkStatement(accountId: string): string {
+  return `Link this wallet to Sibyl account ${accountId}: its SOL and USDC deposits are credited to that account.`;
+}
 /** How long a sign-in input may be signed and verified after it was issued. */
 export const CHALLENGE_TTL_MS = 5 * 60 * 1000;
 
@@ -42,11 +46,16 @@ export function newNonce(): string {
   return encodeBase58(randomBytes(16));
 }
 
-export function makeSignInInput(place: SignInPlace, now: Date, address?: string): SignInInput {
+export function makeSignInInput(
+  place: SignInPlace,
+  now: Date,
+  address?: string,
+  statement: string = SIGN_IN_STATEMENT,
+): SignInInput {
   return {
     domain: place.domain,
     uri: place.uri,
-    statement: SIGN_IN_STATEMENT,
+    statement,
     version: '1',
     chainId: place.chainId,
     nonce: newNonce(),

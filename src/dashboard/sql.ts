@@ -3,11 +3,13 @@ import { statement } from '../db/database.js';
 /** A session unused this long ends (DESIGN §12); sessions.ts and the idle prune read it. */
 export const SESSION_IDLE_HOURS = 12;
 
+// `purpose` (migration 0025): 'sign-in', or 'link' with the account that asked to link a wallet.
 export const INSERT_CHALLENGE = `
-  INSERT INTO sign_in_challenges (nonce, input, created_at, expires_at) VALUES ($1, $2, $3, $4)`;
+  INSERT INTO sign_in_challenges (nonce, input, created_at, expires_at, purpose, account_id)
+  VALUES ($1, $2, $3, $4, $5, $6)`;
 
 export const FIND_CHALLENGE = `
-  SELECT nonce, input, expires_at, used_at FROM sign_in_challenges WHERE nonce = $1`;
+  SELECT nonce, input, expires_at, used_at, purpose, account_id FROM sign_in_challenges WHERE nonce = $1`;
 
 // The nonce is spent by the transaction that creates the session: of two verifications of one
 // signed message racing, one updates the row and the other finds it used.

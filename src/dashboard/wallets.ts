@@ -1,6 +1,8 @@
 import { createAccount } from '../accounts/accounts.js';
 import { SANDBOX_WELCOME_MICROS } from '../accounts/sandbox.js';
 import type { TxContext } from '../context.js';
+import { walletLinkedBy } from '../deposits/index.js';
+import { AppError } from '../errors.js';
 import { creditDeposit } from '../ledger/ledger.js';
 import type { SecretBox } from '../webhooks/secret-box.js';
 import * as sql from './sql.js';
@@ -34,6 +36,15 @@ export async function walletAccounts(
   await tx.query(sql.LOCK_WALLET, [address]);
   const [known] = await tx.query<WalletRow>(sql.FIND_WALLET, [address]);
   if (known) return { wallet: toWallet(known), created: false };
+  // A wallet belongs to one account: one another account linked (docs/dashboard.md#your-wallets)
+  // gets no accounts of its own, which would make its deposits nobody's.
+  const linkedBy = await walletLinkedBy(ctx, address);
+  if (linkedBy !== null) {
+    throw new AppError(
+      'WALLET_IN_USE',
+      'This wallet is linked to another account (a wallet belongs to one account): unlink it there to sign in with it',
+    );
+  }
 
   const [given] = await tx.query<{ id: string; mode: 'live' | 'sandbox' }>(sql.FIND_ACCOUNT_BY_WALLET, [
     address,

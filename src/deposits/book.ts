@@ -1,4 +1,6 @@
+import type { TxContext } from '../context.js';
 import type { Queryable } from '../db/database.js';
+import { creditDeposits } from '../ledger/deposit-batch.js';
 import type { Deposit } from './deposits.js';
 import type { DepositPrices } from './prices.js';
 import * as sql from './sql.js';
@@ -123,14 +125,14 @@ export function depositMemo(d: Deposit, rate: string): string {
 }
 
 /**
- * Writes a batch of finalized deposits inside the caller's transaction, in one statement
- * (sql.WRITE_FINAL_BATCH): each credited one gets its ledger entry (under its reference, unique in
- * the ledger) and its row, together. A reference that
- * already has a final row is skipped (a rescan, or a rerun after a crash): nothing doubles.
- * Returns the deposits written now.
+ * Writes a batch of finalized deposits inside the caller's transaction: the credited ones in the
+ * ledger by its batch credit (one statement, each under its reference, unique in the ledger), then
+ * every row with its entry (one statement). A reference that already has a final row is skipped (a
+ * rescan, or a rerun after a crash): nothing doubles. Returns the deposits written now.
  */
-export async function writeFinal(tx: Queryable, booked: Booked[], now: Date): Promise<Booked[]> {
+export async function writeFinal(ctx: TxContext, booked: Booked[]): Promise<Booked[]> {
   if (booked.length === 0) return [];
+  const { tx } = ctx;
   const done = new Set(
     (await tx.query<{ reference: string }>(sql.FINAL_OF, [booked.map((b) => b.deposit.reference)])).map(
       (r) => r.reference,
@@ -142,6 +144,17 @@ export async function writeFinal(tx: Queryable, booked: Booked[], now: Date): Pr
     return true;
   });
   if (written.length === 0) return [];
+  const credits = written.filter((b) => b.status === 'credited');
+  const entries = await creditDeposits(
+    ctx,
+    credits.map((b) => ({
+      accountId: b.accountId as string,
+      amountMicros: b.usdMicros as bigint,
+      reference: b.deposit.reference,
+      memo: depositMemo(b.deposit, b.rate as string),
+    })),
+  );
+  const entryOf = new Map(credits.map((b, i) => [b, entries[i]?.entryId ?? null]));
   const column = <T>(f: (b: Booked) => T) => written.map(f);
   await tx.query(sql.WRITE_FINAL_BATCH, [
     column((b) => b.deposit.reference),
@@ -158,8 +171,8 @@ export async function writeFinal(tx: Queryable, booked: Booked[], now: Date): Pr
     column((b) => b.accountId),
     column((b) => b.rate),
     column((b) => b.usdMicros),
-    column((b) => (b.status === 'credited' ? depositMemo(b.deposit, b.rate as string) : null)),
-    now,
+    column((b) => entryOf.get(b) ?? null),
+    ctx.clock.now(),
   ]);
   return written;
 }

@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import { createContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import { HistoricalService } from '../historical/service.js';
 import { systemClock } from '../lib/clock.js';
@@ -7,8 +8,8 @@ import { parseIsoTimestamp } from '../lib/time.js';
 import { silentLog } from '../logger.js';
 import { createPriceService } from '../prices/index.js';
 import { createLiveVenues } from '../prices/venues/registry.js';
+import { assignDeposits } from './assign.js';
 import {
-  assignDeposits,
   DEPOSIT_STATUSES,
   type DepositStatus,
   listDeposits,
@@ -32,8 +33,9 @@ export interface RescanPorts {
 }
 
 /**
- * `sibyl deposits list [--status S] [--account ID] [--limit N]`, `assign SIGNATURE ACCOUNT_ID`,
- * `rescan --before SIG | --since ISO` (docs/deposits.md#operations).
+ * `sibyl deposits list [--status S] [--account ID] [--limit N]`,
+ * `assign SIGNATURE ACCOUNT_ID [USD_PER_TOKEN]`, `rescan --before SIG | --since ISO`
+ * (docs/deposits.md#operations).
  */
 export async function depositsCommand(
   db: Database,
@@ -75,13 +77,22 @@ export async function depositsCommand(
       return;
     }
     case 'assign': {
-      const [signature, accountId] = args.positionals;
-      if (!signature || !accountId) throw new UsageError('deposits assign SIGNATURE ACCOUNT_ID');
-      const credited = await assignDeposits(db, signature, accountId);
+      const [signature, accountId, rate, extra] = args.positionals;
+      if (!signature || !accountId || extra !== undefined) {
+        throw new UsageError('deposits assign SIGNATURE ACCOUNT_ID [USD_PER_TOKEN]');
+      }
+      const credited = await assignDeposits(createContext(db, systemClock), {
+        signature,
+        accountId,
+        ...(rate !== undefined ? { rate } : {}),
+      });
       out.result(
         { credited },
         credited
-          .map((d) => `Credited ${d.reference}: ${d.usdValue} USD to ${accountId} (entry ${d.entryId})`)
+          .map(
+            (d) =>
+              `Credited ${d.reference} (${d.previousStatus}): ${d.usdValue} USD to ${accountId} at ${d.rateUsd} USD per ${d.asset} (entry ${d.entryId})`,
+          )
           .join('\n'),
       );
       return;

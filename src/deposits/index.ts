@@ -8,6 +8,7 @@ import { depositsCommand } from './cli.js';
 import { depositSettings } from './config.js';
 import { depositTasks } from './wiring.js';
 
+export { type AssignInput, assignDeposits } from './assign.js';
 export { depositsCommand } from './cli.js';
 export {
   type DepositConfig,
@@ -19,7 +20,6 @@ export {
 export { type Deposit, type DepositAsset, depositsOf } from './deposits.js';
 export { chainDeposits } from './funds.js';
 export {
-  assignDeposits,
   DEPOSIT_STATUSES,
   type DepositStatus,
   listDeposits,
@@ -53,6 +53,14 @@ export {
   type Valuation,
   valueDeposit,
 } from './value.js';
+export {
+  type AccountWallet,
+  linkedWallets,
+  linkWallet,
+  MAX_LINKED_WALLETS,
+  unlinkWallet,
+  walletLinkedBy,
+} from './wallets.js';
 export { createDepositWatcher, type DepositWatcher, type PollReport, type WatcherDeps } from './watcher.js';
 export { type DepositWiring, depositTasks, rpcFromConfig, watcherFromConfig } from './wiring.js';
 
@@ -75,7 +83,7 @@ export const depositsFeature: Feature<{ deposits: typeof depositSettings }> = {
     deposits: {
       usage: [
         '  deposits list [--status pending|credited|unattributed|held|ignored] [--account ID] [--limit N]',
-        "  deposits assign SIGNATURE ACCOUNT_ID    credit a transaction's unattributed deposits, once",
+        "  deposits assign SIGNATURE ACCOUNT_ID [USD_PER_TOKEN]  credit a transaction's unattributed or held deposits, once",
         '  deposits rescan --before SIG | --since ISO   read a range of the chain again (nothing doubles)',
       ],
       async run(io, action, args) {

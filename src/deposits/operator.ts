@@ -1,12 +1,5 @@
-import { getAccount } from '../accounts/accounts.js';
-import { createContext, withTransaction } from '../context.js';
-import type { Database, Queryable } from '../db/database.js';
-import { AppError } from '../errors.js';
-import { creditDeposit } from '../ledger/ledger.js';
-import { systemClock } from '../lib/clock.js';
+import type { Queryable } from '../db/database.js';
 import { formatUsd } from '../lib/money.js';
-import { depositMemo } from './book.js';
-import type { Deposit } from './deposits.js';
 import type { SolanaRpc } from './rpc.js';
 import type { FoundSignature } from './scan.js';
 import * as sql from './sql.js';
@@ -66,58 +59,6 @@ export async function listDeposits(
     filter.accountId ?? null,
     filter.limit ?? 100,
   ]);
-}
-
-/**
- * `sibyl deposits assign SIGNATURE ACCOUNT_ID`: credits the unattributed deposits of a transaction to
- * a live account, at the value recorded when they were finalized, once. A second assignment, or one
- * of a transaction whose deposits are not unattributed, is refused; nothing is written then.
- */
-export async function assignDeposits(db: Database, signature: string, accountId: string) {
-  const ctx = createContext(db, systemClock);
-  const account = await getAccount(ctx, accountId);
-  if (account.mode !== 'live') {
-    throw new AppError(
-      'VALIDATION_ERROR',
-      `Account ${accountId} is a sandbox account: never funded from the chain`,
-    );
-  }
-  return withTransaction(ctx, async (txCtx) => {
-    const { tx } = txCtx;
-    const rows = await tx.query<DepositRow>(sql.LOCK_SIGNATURE, [signature]);
-    if (rows.length === 0) throw new AppError('NOT_FOUND', `No deposit of transaction ${signature}`);
-    const open = rows.filter((r) => r.status === 'unattributed');
-    if (open.length === 0) {
-      throw new AppError(
-        'VALIDATION_ERROR',
-        `Transaction ${signature} has no unattributed deposit (${rows.map((r) => `${r.reference}: ${r.status}`).join(', ')})`,
-      );
-    }
-    const credited = [];
-    for (const row of open) {
-      const deposit = {
-        asset: row.asset,
-        amount: BigInt(row.amount),
-        decimals: row.decimals,
-        slot: Number(row.slot),
-      } as Deposit;
-      const outcome = await creditDeposit(txCtx, {
-        accountId,
-        amountMicros: BigInt(row.usd_micros as bigint),
-        reference: row.reference,
-        memo: depositMemo(deposit, row.rate as string),
-      });
-      await tx.query(sql.ASSIGN, [row.reference, accountId, outcome.entryId]);
-      credited.push({
-        ...presentDeposit(row),
-        status: 'credited' as const,
-        reason: 'operator',
-        accountId,
-        entryId: String(outcome.entryId),
-      });
-    }
-    return credited;
-  });
 }
 
 /**

@@ -49,47 +49,22 @@ export const FINAL_AMONG = statement(
 );
 
 /**
- * A chunk of finalized deposits in one statement (the pattern of the ledger's CHARGE_COVERED): each
- * credited one's ledger entry — amount its value, balance_after the running balance of its account
- * in chunk order, ids drawn in that order so each account's chain of balances holds — the accounts'
- * balances, and every row (a pending one made final), together. A reference already in the ledger
- * violates ledger_entries_deposit_reference and aborts the whole statement: nothing is written twice.
+ * A chunk of finalized deposits' rows in one statement, in chunk order, each credited one with the
+ * ledger entry that the ledger's batch credit (ledger/deposit-batch.ts) wrote just before, in the
+ * same transaction; a pending row is made final. A row already final is left alone (the caller
+ * locked and left those out: FINAL_OF).
  */
 export const WRITE_FINAL_BATCH = statement(
   'deposits_write_final_batch',
-  `WITH items AS MATERIALIZED (
-     SELECT t.*, t.item::integer AS ord
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::smallint[], $7::text[],
-                   $8::bigint[], $9::timestamptz[], $10::text[], $11::text[], $12::text[], $13::text[],
-                   $14::bigint[], $15::text[])
-            WITH ORDINALITY AS t(reference, signature, instruction, asset, amount, decimals, sender, slot,
-                                 block_time, status, reason, account_id, rate, usd_micros, memo, item)
-   ), credits AS MATERIALIZED (
-     SELECT * FROM items WHERE status = 'credited'
-   ), locked AS MATERIALIZED (
-     SELECT a.id, a.balance_micros FROM accounts a
-      WHERE a.id IN (SELECT account_id FROM credits) ORDER BY a.id FOR UPDATE
-   ), totals AS MATERIALIZED (
-     SELECT l.id AS account_id, l.balance_micros AS balance, sum(c.usd_micros)::bigint AS total
-       FROM locked l JOIN credits c ON c.account_id = l.id
-      GROUP BY l.id, l.balance_micros
-   ), credited AS MATERIALIZED (
-     SELECT nextval('ledger_entries_id_seq') AS entry_id, c.*
-       FROM (SELECT i.*, (t.balance + sum(i.usd_micros) OVER (PARTITION BY i.account_id ORDER BY i.ord))::bigint AS balance_after
-               FROM credits i JOIN totals t ON t.account_id = i.account_id
-              ORDER BY i.account_id, i.ord) AS c
-   ), balances AS (
-     UPDATE accounts a SET balance_micros = t.balance + t.total FROM totals t WHERE a.id = t.account_id
-   ), entries AS (
-     INSERT INTO ledger_entries (id, account_id, kind, amount_micros, balance_after_micros, reference, memo)
-     OVERRIDING SYSTEM VALUE
-     SELECT entry_id, account_id, 'deposit', usd_micros, balance_after, reference, memo FROM credited
-   )
-   INSERT INTO deposits (${COLUMNS})
-   SELECT i.reference, i.signature, i.instruction, i.asset, i.amount, i.decimals, i.sender, i.slot, i.block_time,
-          i.status, i.reason, i.account_id, i.rate, i.usd_micros, c.entry_id, $16::timestamptz, $16::timestamptz
-     FROM items i LEFT JOIN credited c ON c.reference = i.reference
-    ORDER BY i.ord
+  `INSERT INTO deposits (${COLUMNS})
+   SELECT t.reference, t.signature, t.instruction, t.asset, t.amount, t.decimals, t.sender, t.slot, t.block_time,
+          t.status, t.reason, t.account_id, t.rate, t.usd_micros, t.entry_id, $16::timestamptz, $16::timestamptz
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::smallint[], $7::text[],
+                 $8::bigint[], $9::timestamptz[], $10::text[], $11::text[], $12::text[], $13::text[],
+                 $14::bigint[], $15::bigint[])
+          WITH ORDINALITY AS t(reference, signature, instruction, asset, amount, decimals, sender, slot,
+                               block_time, status, reason, account_id, rate, usd_micros, entry_id, item)
+    ORDER BY t.item
    ON CONFLICT (reference) DO UPDATE SET
      slot = EXCLUDED.slot, block_time = EXCLUDED.block_time, status = EXCLUDED.status,
      reason = EXCLUDED.reason, account_id = EXCLUDED.account_id, rate = EXCLUDED.rate,
@@ -147,10 +122,36 @@ export const LOCK_SIGNATURE = statement(
   `SELECT ${COLUMNS} FROM deposits WHERE signature = $1 ORDER BY reference FOR UPDATE`,
 );
 
+/** The operator's assignment of an unattributed or held deposit: credited, at the rate applied. */
 export const ASSIGN = statement(
   'deposits_assign',
-  `UPDATE deposits SET status = 'credited', reason = 'operator', account_id = $2, ledger_entry_id = $3
-    WHERE reference = $1 AND status = 'unattributed'`,
+  `UPDATE deposits SET status = 'credited', reason = 'operator', account_id = $2, ledger_entry_id = $3,
+          rate = $4, usd_micros = $5
+    WHERE reference = $1 AND status IN ('unattributed', 'held')`,
+);
+
+// Links and first sign-ins of one wallet queue on this lock, the key of the dashboard's sign-in
+// (src/dashboard/sql.ts LOCK_WALLET): a wallet cannot become one account's link while it becomes
+// another's sign-in wallet.
+export const LOCK_WALLET = `SELECT pg_advisory_xact_lock(hashtextextended('dashboard-wallet:' || $1, 0))`;
+
+// The account's row, locked: its links are counted against the cap one link at a time.
+export const LOCK_ACCOUNT = 'SELECT id, mode FROM accounts WHERE id = $1 FOR UPDATE';
+
+export const COUNT_LINKED = 'SELECT count(*)::integer AS n FROM deposit_wallets WHERE account_id = $1';
+
+export const UNLINK_WALLET = statement(
+  'deposits_unlink_wallet',
+  'DELETE FROM deposit_wallets WHERE address = $1 AND account_id = $2 RETURNING address',
+);
+
+/** The wallets an account signs in with: its own `wallet_address` (live) and its dashboard wallet. */
+export const SIGN_IN_WALLETS = statement(
+  'deposits_sign_in_wallets',
+  `SELECT wallet_address AS address FROM accounts
+    WHERE id = $1 AND mode = 'live' AND wallet_address IS NOT NULL
+   UNION SELECT address FROM dashboard_wallets WHERE live_account_id = $1
+   ORDER BY address`,
 );
 
 export const LINK_WALLET = statement(
@@ -162,7 +163,7 @@ export const LINK_WALLET = statement(
 
 export const WALLET_LINK = statement(
   'deposits_wallet_link',
-  'SELECT account_id FROM deposit_wallets WHERE address = $1',
+  'SELECT account_id, linked_at FROM deposit_wallets WHERE address = $1',
 );
 
 export const LINKED_WALLETS = statement(

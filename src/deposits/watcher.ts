@@ -1,3 +1,4 @@
+import { createContext, withTransaction } from '../context.js';
 import type { Database } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import { randomBase62 } from '../lib/ids.js';
@@ -81,8 +82,7 @@ export function createDepositWatcher(deps: WatcherDeps): DepositWatcher {
       const deposits = read.filter((d) => !final.has(d.reference));
       if (deposits.length === 0) continue;
       const booked = await book(db, prices, settings.minUsdMicros, deposits);
-      const now = clock.now();
-      const done = await db.transaction((tx) => writeFinal(tx, booked, now));
+      const done = await withTransaction(createContext(db, clock), (ctx) => writeFinal(ctx, booked));
       for (const b of done) {
         written[b.status]++;
         if (b.status === 'credited') depositMetrics.credited(b.deposit.asset);

@@ -67,6 +67,11 @@ export interface RouteSpec<P extends TSchema, Q extends TSchema, B extends TSche
   querystring?: Q;
   body?: B;
   response: R;
+  /**
+   * The success answer is a `text/event-stream` (the handler hijacks the reply and writes it) whose
+   * events' `data` is `response`; `headers`: the request headers it reads (e.g. `Last-Event-ID`).
+   */
+  stream?: { headers?: TObject };
   /** The name of the success body in the OpenAPI components; default: `<OperationId>Response`. */
   responseName?: string;
   errors?: ErrorCode[];
@@ -159,6 +164,7 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
   // A path segment over the router's limit is refused before the route runs (http/edge.ts).
   if (spec.url.includes(':')) codes.push('URI_TOO_LONG');
 
+  const successDescription = (spec.response as { description?: string }).description ?? 'Success';
   const success = Type.Object(
     {
       requestId: Type.String({ description: 'Unique id of this request (also in X-Request-Id)' }),
@@ -167,7 +173,7 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
     },
     {
       title: spec.responseName ?? `${spec.operationId[0]?.toUpperCase()}${spec.operationId.slice(1)}Response`,
-      description: (spec.response as { description?: string }).description ?? 'Success',
+      description: successDescription,
       additionalProperties: false,
     },
   );
@@ -191,7 +197,13 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
       querystring: spec.querystring ?? NoQuery,
       ...(spec.body ? { body: spec.body } : {}),
       ...(spec.idempotent ? { headers: IdempotencyHeaders } : {}),
-      response: { 200: success, ...errorResponses(codes) },
+      ...(spec.stream?.headers ? { headers: spec.stream.headers } : {}),
+      response: {
+        200: spec.stream
+          ? { description: successDescription, content: { 'text/event-stream': { schema: success } } }
+          : success,
+        ...errorResponses(codes),
+      },
     },
     config: { permission: spec.permission, priced, bodyRules: spec.bodyRules },
     // Access checks run before the body is parsed or validated, cheapest first: an unauthenticated

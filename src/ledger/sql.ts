@@ -259,3 +259,41 @@ export const USAGE = statement(
 );
 
 export const KEY_NAMES = `SELECT id, name FROM api_keys WHERE account_id = $1 AND id = ANY ($2::text[])`;
+
+/**
+ * Deposits in a batch (the deposit watcher's chunk, ledger/deposit-batch.ts), in one statement, the
+ * pattern of CHARGE_COVERED: the accounts locked in id order, entry ids drawn in (account, item)
+ * order while the locks are held so each account's running balances chain, each balance written
+ * once. $1–$4: account, amount, reference, memo per item. A reference already credited (or twice in
+ * the batch) violates ledger_entries_deposit_reference and a missing account the entries' foreign
+ * key: either aborts the whole statement, balances included. Returns a row per item.
+ */
+export const CREDIT_DEPOSITS = statement(
+  'ledger_credit_deposits',
+  `WITH items AS MATERIALIZED (
+     SELECT t.account_id, t.amount, t.reference, t.memo, t.item::integer AS item
+       FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[])
+            WITH ORDINALITY AS t(account_id, amount, reference, memo, item)
+   ), locked AS MATERIALIZED (
+     SELECT a.id, a.balance_micros FROM accounts a
+      WHERE a.id IN (SELECT account_id FROM items) ORDER BY a.id FOR UPDATE
+   ), totals AS MATERIALIZED (
+     SELECT l.id AS account_id, l.balance_micros AS balance, sum(i.amount)::bigint AS total
+       FROM locked l JOIN items i ON i.account_id = l.id
+      GROUP BY l.id, l.balance_micros
+   ), credited AS MATERIALIZED (
+     SELECT nextval('ledger_entries_id_seq') AS entry_id, c.*
+       FROM (SELECT i.*,
+                    (COALESCE(t.balance, 0) + sum(i.amount) OVER (PARTITION BY i.account_id ORDER BY i.item))::bigint
+                      AS balance_after
+               FROM items i LEFT JOIN totals t ON t.account_id = i.account_id
+              ORDER BY i.account_id, i.item) AS c
+   ), balances AS (
+     UPDATE accounts a SET balance_micros = t.balance + t.total FROM totals t WHERE a.id = t.account_id
+   ), entries AS (
+     INSERT INTO ledger_entries (id, account_id, kind, amount_micros, balance_after_micros, reference, memo)
+     OVERRIDING SYSTEM VALUE
+     SELECT entry_id, account_id, 'deposit', amount, balance_after, reference, memo FROM credited
+   )
+   SELECT item, entry_id, balance_after FROM credited`,
+);

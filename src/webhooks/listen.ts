@@ -34,9 +34,11 @@ export class StreamRefusedError extends Error {
  */
 export async function listenAndForward(options: ListenOptions): Promise<void> {
   const streamUrl = new URL('/api/v1/webhooks/stream', options.apiUrl).toString();
+  // The last event received: a reopened stream sends what came meanwhile first (Last-Event-ID).
+  const last: { id?: string } = {};
   while (!options.signal.aborted) {
     try {
-      await followStream(streamUrl, options);
+      await followStream(streamUrl, options, last);
       if (!options.signal.aborted) options.print('stream ended; reconnecting');
     } catch (err) {
       if (options.signal.aborted) return;
@@ -53,9 +55,13 @@ export async function listenAndForward(options: ListenOptions): Promise<void> {
   }
 }
 
-async function followStream(streamUrl: string, options: ListenOptions): Promise<void> {
+async function followStream(streamUrl: string, options: ListenOptions, last: { id?: string }): Promise<void> {
   const response = await fetch(streamUrl, {
-    headers: { authorization: `Bearer ${options.apiKey}`, accept: 'text/event-stream' },
+    headers: {
+      authorization: `Bearer ${options.apiKey}`,
+      accept: 'text/event-stream',
+      ...(last.id ? { 'last-event-id': last.id } : {}),
+    },
     signal: options.signal,
   });
   if (!response.ok || !response.body) {
@@ -74,6 +80,7 @@ async function followStream(streamUrl: string, options: ListenOptions): Promise<
   const parser = createParser({
     onEvent: (message: EventSourceMessage) => {
       if (message.event !== 'webhook') return;
+      if (message.id) last.id = message.id;
       forwards.push(forward(JSON.parse(message.data) as StreamedEvent, options));
     },
   });

@@ -18,6 +18,7 @@ import {
   DeliveryParams,
   RotatedSecret,
   StreamEvent,
+  StreamHeaders,
   TestBody,
   TestResult,
   WebhookSecret,
@@ -44,16 +45,26 @@ export function webhookRoutes(
       'and test events) arrives once as an event `webhook` whose `id` is the delivery id and whose `data` is ' +
       'this object — the raw body and the headers of a delivery, signatures included, so a receiver verifies ' +
       'it exactly as a delivered callback. Comment lines keep the connection alive ' +
-      '(`WEBHOOK_STREAM_HEARTBEAT_MS`). Events are not replayed: a redelivery is not streamed again, and ' +
-      'events created while no stream was open are in `GET /webhooks/deliveries`. At most ' +
+      '(`WEBHOOK_STREAM_HEARTBEAT_MS`). A client reconnecting with `Last-Event-ID` (as EventSource does, and ' +
+      '`sibyl webhooks listen`) first gets the events created after that one, if it is an event of the last ' +
+      '24 hours (at least once: an event of the same millisecond may come again; receivers deduplicate on ' +
+      '`webhook-id`); otherwise the stream starts at connect and a comment line says so. A redelivery is not ' +
+      'streamed again; every event is also in `GET /webhooks/deliveries`. At most ' +
       '`WEBHOOK_STREAMS_PER_KEY` (3) open streams per key: past it 429 `RATE_LIMIT_EXCEEDED`. ' +
       '`sibyl webhooks listen --forward-to URL` posts each event to a local URL (docs/webhooks.md#local-development).',
     tags: ['webhooks'],
     permission: 'account',
     response: StreamEvent,
+    stream: { headers: StreamHeaders },
     errors: ['SERVICE_UNAVAILABLE'],
-    handler: async ({ principal, requestId }, _request, reply) => {
-      await streams.open(principal, reply, requestId);
+    handler: async ({ principal, requestId }, request, reply) => {
+      const lastEventId = request.headers['last-event-id'];
+      await streams.open(
+        principal,
+        reply,
+        requestId,
+        typeof lastEventId === 'string' ? lastEventId : undefined,
+      );
       // The response is hijacked and streams on; nothing more is sent from here.
       return { id: '', headers: {}, body: '' };
     },

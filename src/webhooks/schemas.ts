@@ -148,3 +148,13 @@ export const RotatedSecret = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const StreamHeaders = Type.Object({
+  'last-event-id': Type.Optional(
+    Type.String({
+      pattern: '^msg_[A-Za-z0-9]{22}$',
+      description:
+        'The id of the last event received (EventSource sends it when it reconnects): the events after it are sent first',
+    }),
+  ),
+});

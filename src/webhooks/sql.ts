@@ -175,6 +175,12 @@ export const CANCEL = statement(
  * The webhook stream (GET /webhooks/stream): an account's deliveries created since $2, oldest first,
  * with its signing secrets. Reads the range of webhook_deliveries_account.
  */
+/** Where a stream resumed with `Last-Event-ID` starts: that event, if it is the account's and recent. */
+export const STREAM_RESUME_POINT = statement(
+  'webhooks_stream_resume_point',
+  'SELECT created_at FROM webhook_deliveries WHERE id = $1 AND account_id = $2 AND created_at >= $3',
+);
+
 export const STREAM_EVENTS = statement(
   'webhooks_stream_events',
   `SELECT d.id, d.account_id, d.payload, d.created_at,

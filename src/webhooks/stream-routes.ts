@@ -34,6 +34,8 @@ interface StreamRow {
  */
 const LOOKBACK_MS = 60_000;
 const BATCH = 100;
+/** How far back `Last-Event-ID` can resume a stream (events are kept longer; see GET /webhooks/deliveries). */
+export const REPLAY_MS = 24 * 3_600_000;
 
 /** One open stream: an account's events, written to a hijacked response as server-sent events. */
 class Stream {
@@ -52,9 +54,11 @@ class Stream {
     private readonly reply: FastifyReply,
     private readonly hub: WebhookStreams,
     opened: Date,
+    resumedAfter?: string,
   ) {
     this.openedAt = opened.getTime();
     this.newest = this.openedAt;
+    if (resumedAfter) this.sent.set(resumedAfter, this.openedAt);
     this.heartbeat = setInterval(() => this.write(': keep-alive\n\n'), hub.settings.heartbeatMs);
     this.heartbeat.unref();
     reply.raw.on('close', () => this.close());
@@ -151,8 +155,17 @@ export class WebhookStreams {
     readonly settings: StreamSettings,
   ) {}
 
-  /** Opens a stream on `reply` (hijacked), or throws 429 / 503 past the limits. */
-  async open(principal: { keyId: string; accountId: string }, reply: FastifyReply, requestId: string) {
+  /**
+   * Opens a stream on `reply` (hijacked), or throws 429 / 503 past the limits. With `lastEventId`
+   * (the `Last-Event-ID` of a reconnecting client) it first sends the account's events after that one,
+   * if it is one of the last 24 hours; else it starts now and says so in a comment line.
+   */
+  async open(
+    principal: { keyId: string; accountId: string },
+    reply: FastifyReply,
+    requestId: string,
+    lastEventId?: string,
+  ) {
     if (this.closing)
       throw new AppError('SERVICE_UNAVAILABLE', 'The server is shutting down', {
         headers: { 'retry-after': '5' },
@@ -174,6 +187,14 @@ export class WebhookStreams {
       for (const stream of this.streams) stream.wake();
     });
     await this.unlisten;
+    const now = this.deps.clock.now();
+    const [resume] = lastEventId
+      ? await this.deps.db.query<{ created_at: Date }>(sql.STREAM_RESUME_POINT, [
+          lastEventId,
+          principal.accountId,
+          new Date(now.getTime() - REPLAY_MS),
+        ])
+      : [];
     reply.hijack();
     reply.raw.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
@@ -182,11 +203,26 @@ export class WebhookStreams {
       'x-accel-buffering': 'no',
       'x-request-id': requestId,
     });
-    const opened = this.deps.clock.now();
-    const stream = new Stream(principal.keyId, requestId, principal.accountId, reply, this, opened);
+    const stream = resume
+      ? new Stream(
+          principal.keyId,
+          requestId,
+          principal.accountId,
+          reply,
+          this,
+          resume.created_at,
+          lastEventId,
+        )
+      : new Stream(principal.keyId, requestId, principal.accountId, reply, this, now);
     this.streams.add(stream);
     this.perKey.set(principal.keyId, held + 1);
-    stream.write(`: sibyl webhook stream ${requestId}\nretry: 2000\n\n`);
+    const note = !lastEventId
+      ? ''
+      : resume
+        ? `; the events after ${lastEventId} first`
+        : `; ${lastEventId} is not an event of this account of the last 24 hours: events from now on (GET /webhooks/deliveries lists the others)`;
+    stream.write(`: sibyl webhook stream ${requestId}${note}\nretry: 2000\n\n`);
+    if (resume) stream.wake();
   }
 
   forget(stream: Stream): void {

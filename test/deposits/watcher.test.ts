@@ -264,7 +264,7 @@ describe('the deposit watcher', () => {
     ]);
     const twice = await runCliOn(db, ['deposits', 'assign', unknown.tx.signature, owner.id, '--json'], {});
     expect(twice.status).not.toBe(0);
-    expect(twice.stdout + twice.stderr).toMatch(/no unattributed deposit/);
+    expect(twice.stdout + twice.stderr).toMatch(/no unattributed or held deposit; nothing done/);
     expect(await balanceOf(db, owner.id)).toBe(6_000_000n);
     expect(await rowsOf(unknown.tx.signature)).toMatchObject([
       { status: 'credited', reason: 'operator', account_id: owner.id },

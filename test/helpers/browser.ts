@@ -46,23 +46,36 @@ interface PageWallet {
   publicKey: number[];
   name: string;
   withSignIn: boolean;
+  /** The names of the functions Node exposes to the page for this wallet. */
+  signInFn: string;
+  signMessageFn: string;
 }
+
+let installed = 0;
 
 /**
  * Registers a Solana wallet in the page through the Wallet Standard (the `register-wallet` event and
  * the `app-ready` answer, as installed wallets do), before any page script runs. Its key stays in
  * Node: the page asks Node to sign (exposeFunction), and Node signs with crypto.sign.
  */
-export async function installWallet(page: Page, wallet: TestWallet, kind: WalletKind): Promise<string> {
-  const name = kind === 'signIn' ? 'Test Wallet' : 'Test Wallet (signMessage)';
-  await page.exposeFunction('sibylWalletSignIn', (input: string) => {
+export async function installWallet(
+  page: Page,
+  wallet: TestWallet,
+  kind: WalletKind,
+  name = kind === 'signIn' ? 'Test Wallet' : 'Test Wallet (signMessage)',
+): Promise<string> {
+  // One page may hold several wallets (linking a second one): each has its own signing functions.
+  installed += 1;
+  const signInFn = `sibylWalletSignIn${installed}`;
+  const signMessageFn = `sibylWalletSignMessage${installed}`;
+  await page.exposeFunction(signInFn, (input: string) => {
     const signed = wallet.signIn(JSON.parse(input) as Record<string, unknown>);
     return {
       signedMessage: Buffer.from(signed.signedMessage).toString('base64'),
       signature: Buffer.from(signed.signature).toString('base64'),
     };
   });
-  await page.exposeFunction('sibylWalletSignMessage', (message: string) =>
+  await page.exposeFunction(signMessageFn, (message: string) =>
     Buffer.from(wallet.sign(Buffer.from(message, 'base64'))).toString('base64'),
   );
   const described: PageWallet = {
@@ -70,6 +83,8 @@ export async function installWallet(page: Page, wallet: TestWallet, kind: Wallet
     publicKey: [...(decodeBase58(wallet.address) as Uint8Array)],
     name,
     withSignIn: kind === 'signIn',
+    signInFn,
+    signMessageFn,
   };
   await page.addInitScript(registerWallet, described);
   return name;
@@ -78,11 +93,15 @@ export async function installWallet(page: Page, wallet: TestWallet, kind: Wallet
 /** Runs in the page: the wallet object of the Wallet Standard, with its features. */
 function registerWallet(described: PageWallet): void {
   type Signer = {
-    sibylWalletSignIn(input: string): Promise<{ signedMessage: string; signature: string }>;
-    sibylWalletSignMessage(message: string): Promise<string>;
+    signIn(input: string): Promise<{ signedMessage: string; signature: string }>;
+    signMessage(message: string): Promise<string>;
   };
-  // The page's window (typed here without the DOM library).
-  const page = globalThis as unknown as EventTarget & Signer;
+  // The page's window (typed here without the DOM library), and this wallet's functions on it.
+  const page = globalThis as unknown as EventTarget & Record<string, unknown>;
+  const signer: Signer = {
+    signIn: (input) => (page[described.signInFn] as Signer['signIn'])(input),
+    signMessage: (message) => (page[described.signMessageFn] as Signer['signMessage'])(message),
+  };
   const bytes = (base64: string) => Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
   const base64 = (data: Uint8Array) => btoa(String.fromCharCode(...data));
   const chains = ['solana:mainnet', 'solana:devnet'] as const;
@@ -101,7 +120,7 @@ function registerWallet(described: PageWallet): void {
         Promise.all(
           inputs.map(async ({ message }) => ({
             signedMessage: message,
-            signature: bytes(await page.sibylWalletSignMessage(base64(message))),
+            signature: bytes(await signer.signMessage(base64(message))),
           })),
         ),
     },
@@ -112,7 +131,7 @@ function registerWallet(described: PageWallet): void {
       signIn: async (...inputs: unknown[]) =>
         Promise.all(
           inputs.map(async (input) => {
-            const signed = await page.sibylWalletSignIn(JSON.stringify(input));
+            const signed = await signer.signIn(JSON.stringify(input));
             return {
               account,
               signedMessage: bytes(signed.signedMessage),

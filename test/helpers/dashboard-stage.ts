@@ -32,7 +32,8 @@ export interface Stage {
   close(): Promise<void>;
 }
 
-export async function startStage(): Promise<Stage> {
+/** `config`: settings over the stage's own (the deposit watcher's, for one). */
+export async function startStage(options: { config?: Record<string, string> } = {}): Promise<Stage> {
   const receiver = await startHttpsReceiver();
   const transport: WebhookTransport = createGuardedTransport({
     allowPrivateTargets: true,
@@ -46,6 +47,7 @@ export async function startStage(): Promise<Stage> {
       ...DASHBOARD_TEST_CONFIG,
       DEPOSIT_ADDRESS: TEST_TREASURY,
       WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      ...options.config,
     },
     app: { webhookTransport: transport, secrets: clearSecretBox },
   });

@@ -14,6 +14,12 @@ export class TestWallet {
     this.privateKey = privateKey;
   }
 
+  /** The 32-byte private key (the Ed25519 seed), for a Solana signer of the same wallet (@solana/kit). */
+  seed(): Uint8Array {
+    // The PKCS#8 DER of an Ed25519 key is a 16-byte header and the 32-byte seed.
+    return new Uint8Array(this.privateKey.export({ format: 'der', type: 'pkcs8' }).subarray(16));
+  }
+
   /** The Ed25519 signature of `message`, as a wallet's signMessage returns it. */
   sign(message: Uint8Array): Uint8Array {
     return sign(null, message, this.privateKey);

@@ -144,6 +144,8 @@ describe('OpenAPI document', () => {
       'IDEMPOTENCY_KEY_IN_USE',
       'PRICE_UNAVAILABLE',
       'SIGN_IN_REJECTED',
+      'WALLET_IN_USE',
+      'MAX_WALLETS_EXCEEDED',
       'SERVICE_UNAVAILABLE',
     ]);
     const ajv = new Ajv2020({ strict: false, allErrors: true });

@@ -1,5 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, connect, createServer as createNetServer, type Socket } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
@@ -46,13 +46,14 @@ async function secretOf(account: TestAccount): Promise<string> {
 }
 
 /** An open stream: its events as they come (parsed `data`), and a way to hang up. */
-async function openStream(key: string) {
+async function openStream(key: string, headers: Record<string, string> = {}) {
   const abort = new AbortController();
   const response = await fetch(`${base}/api/v1/webhooks/stream`, {
-    headers: { authorization: `Bearer ${key}` },
+    headers: { authorization: `Bearer ${key}`, ...headers },
     signal: abort.signal,
   });
   const events: { id: string; headers: Record<string, string>; body: string }[] = [];
+  const comments: string[] = [];
   let text = '';
   let ended = false;
   const reading = (async () => {
@@ -67,6 +68,7 @@ async function openStream(key: string) {
           text = text.slice(cut + 2);
           const data = block.split('\n').find((line) => line.startsWith('data: '));
           if (block.includes('event: webhook') && data) events.push(JSON.parse(data.slice(6)));
+          for (const line of block.split('\n')) if (line.startsWith(': ')) comments.push(line.slice(2));
           cut = text.indexOf('\n\n');
         }
       }
@@ -82,6 +84,7 @@ async function openStream(key: string) {
   return {
     response,
     events,
+    comments,
     until,
     ended: () => ended,
     close: async () => {
@@ -147,6 +150,51 @@ describe('GET /webhooks/stream', () => {
     await stream.until(() => stream.events.length >= 251);
     expect(stream.events).toHaveLength(251);
     await stream.close();
+  });
+
+  it('a client reconnecting with Last-Event-ID gets the events it missed first; an unknown id starts now', async () => {
+    const account = await ctx.createAccount({ permissions: ['account'] });
+    const first = await openStream(account.key);
+    const seen = [await enqueue(account, 'req_seen_1')];
+    ctx.clock.advance(10);
+    seen.push(await enqueue(account, 'req_seen_2'));
+    await first.until(() => first.events.length >= 2);
+    await first.close();
+    // While no stream is open.
+    ctx.clock.advance(10);
+    const missed = [await enqueue(account, 'req_missed_1')];
+    ctx.clock.advance(10);
+    missed.push(await enqueue(account, 'req_missed_2'));
+
+    const again = await openStream(account.key, { 'last-event-id': first.events[1]?.id as string });
+    expect(again.response.status).toBe(200);
+    await again.until(() => again.events.length >= 2);
+    expect(again.events.map((e) => e.id)).toEqual(missed);
+    expect(again.comments[0]).toContain(`the events after ${seen[1]} first`);
+    ctx.clock.advance(10);
+    const live = await enqueue(account, 'req_live');
+    await again.until(() => again.events.length >= 3);
+    expect(again.events.map((e) => e.id)).toEqual([...missed, live]);
+    await again.close();
+
+    // Another account's event id, or one never sent: the stream starts now and says so.
+    const other = await ctx.createAccount();
+    const foreign = await enqueue(other, 'req_foreign');
+    ctx.clock.advance(10);
+    const fresh = await openStream(account.key, { 'last-event-id': foreign });
+    await fresh.until(() => fresh.comments.length >= 1);
+    expect(fresh.comments[0]).toContain(`${foreign} is not an event of this account of the last 24 hours`);
+    ctx.clock.advance(10);
+    const next = await enqueue(account, 'req_next');
+    await fresh.until(() => fresh.events.length >= 1);
+    expect(fresh.events.map((e) => e.id)).toEqual([next]);
+    await fresh.close();
+
+    const malformed = await fetch(`${base}/api/v1/webhooks/stream`, {
+      headers: { authorization: `Bearer ${account.key}`, 'last-event-id': 'not an id' },
+    });
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as { code: string }).code).toBe('VALIDATION_ERROR');
   });
 
   it('needs the `account` permission; at most WEBHOOK_STREAMS_PER_KEY streams per key (429 past it)', async () => {
@@ -229,6 +277,61 @@ describe('sibyl webhooks listen --forward-to URL', () => {
     expect(got?.headers['user-agent']).toBe('Sibyl-Webhooks/1');
     expect(got?.headers['x-service-signature']).toMatch(/^[0-9a-f]{64}$/);
     expect(stdout).toContain(`${id}  → 204`);
+  });
+
+  it('after a lost connection it reconnects with Last-Event-ID: an event made meanwhile is forwarded too', async () => {
+    const account = await ctx.createAccount({ permissions: ['account'] });
+    const forwarded: string[] = [];
+    const receiver: Server = createServer((req, res) => {
+      forwarded.push(String(req.headers['webhook-id']));
+      req.resume().on('end', () => res.writeHead(204).end());
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    // A relay between the command and the API that the test can cut.
+    const live = new Set<Socket>();
+    const apiPort = Number(new URL(base).port);
+    const relay = createNetServer((socket) => {
+      const upstream = connect(apiPort, '127.0.0.1');
+      live.add(socket);
+      socket.on('close', () => live.delete(socket));
+      socket.pipe(upstream).pipe(socket);
+      socket.on('error', () => upstream.destroy());
+      upstream.on('error', () => socket.destroy());
+    });
+    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
+    const relayUrl = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
+
+    const stop = new AbortController();
+    let stdout = '';
+    const running = runCli(
+      ['webhooks', 'listen', '--forward-to', `http://localhost:${(receiver.address() as AddressInfo).port}/`],
+      {
+        env: { SIBYL_API_KEY: account.key, SIBYL_API_URL: relayUrl, LOG_LEVEL: 'silent' },
+        stdout: (text) => {
+          stdout += text;
+        },
+        stderr: (text) => {
+          stdout += text;
+        },
+        signal: stop.signal,
+      },
+    );
+    const waitFor = async (check: () => boolean) => {
+      while (!check()) await new Promise((r) => setTimeout(r, 20));
+    };
+    await waitFor(() => stdout.includes('listening:'));
+    const before = await enqueue(account, 'req_before_cut');
+    await waitFor(() => forwarded.includes(before));
+    for (const socket of live) socket.destroy();
+    ctx.clock.advance(10);
+    const meanwhile = await enqueue(account, 'req_while_cut');
+    await waitFor(() => forwarded.includes(meanwhile));
+    stop.abort();
+    expect(await running).toBe(0);
+    await new Promise<void>((r) => relay.close(() => r()));
+    await new Promise<void>((r) => receiver.close(() => r()));
+    expect(forwarded).toEqual([before, meanwhile]);
+    expect(stdout).toMatch(/stream (ended|lost)/);
   });
 
   it('refuses what it cannot run: no URL, no key, a bad key (one line, exit 1 or 2)', async () => {

@@ -1,16 +1,32 @@
+import { useEffect } from 'preact/hooks';
 import { type Answer, type Mode, modeApi } from '../api';
 import { Qr } from '../components/Qr';
 import { Card, CopyButton, ErrorNote, useAction } from '../components/ui';
 import { useData } from '../data';
 import { usd, when } from '../format';
+import { Wallets } from './Wallets';
 
 type FundsView = Answer<'dashboardFunds'>;
+
+/** Finalization follows confirmation by some 13 seconds: a look every 5 s shows it soon after. */
+const PENDING_REFRESH_MS = 5000;
 
 /** How to add funds: the treasury address, its QR code and Solana Pay links; sandbox: play money. */
 export function Funds({ mode, onBalanceChange }: { mode: Mode; onBalanceChange: () => void }) {
   const funds = useData(() => modeApi<FundsView>(mode, 'GET', '/funds'), [mode]);
   const play = useAction();
   const data = funds.data;
+  // A pending deposit becomes credited (or disappears) once the chain finalizes it: look again
+  // until none is pending, and let the header's balance follow.
+  const pending = data?.deposits.some((deposit) => deposit.status === 'pending') ?? false;
+  useEffect(() => {
+    if (!pending) return;
+    const timer = setInterval(() => {
+      funds.reload();
+      onBalanceChange();
+    }, PENDING_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [pending]);
   return (
     <>
       <ErrorNote error={funds.error} />
@@ -34,6 +50,7 @@ export function Funds({ mode, onBalanceChange }: { mode: Mode; onBalanceChange: 
         </Card>
       )}
       {data && mode === 'live' && <Deposit funds={data} />}
+      {data && mode === 'live' && <Wallets />}
       {data && (
         <Card title="Deposits">
           {data.deposits.length === 0 ? (

@@ -10,6 +10,7 @@ import { formatUsd } from '../../lib/money.js';
 import { transactionsCsv } from '../csv.js';
 import { type DepositSource, fundsView } from '../funds.js';
 import { type DashboardEdge, defineDashboardRoute } from './define.js';
+import { walletRoutes } from './wallets.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -162,4 +163,7 @@ export function accountRoutes(edge: DashboardEdge, deps: { deposits: DepositSour
     }),
     handler: async ({ ctx, account }) => addPlayMoney(ctx, account),
   });
+
+  // The funds page's "Your wallets": which wallets' deposits count.
+  walletRoutes(edge);
 }

@@ -10,7 +10,7 @@ import { endSession, SESSION_COOKIE, SESSION_MAX_MS } from '../sessions.js';
 import { createChallenge, verifySignIn } from '../sign-in.js';
 import { type DashboardEdge, defineDashboardRoute, tokenOf } from './define.js';
 
-const Address = Type.String({
+export const Address = Type.String({
   minLength: 32,
   maxLength: 44,
   pattern: '^[1-9A-HJ-NP-Za-km-z]+$',
@@ -19,7 +19,7 @@ const Address = Type.String({
 const Base64 = (description: string, pattern: string, maxLength: number) =>
   Type.String({ minLength: 4, maxLength, pattern, description });
 
-const SignInInput = Type.Object(
+export const SignInInput = Type.Object(
   {
     domain: Type.String(),
     uri: Type.String(),
@@ -34,7 +34,7 @@ const SignInInput = Type.Object(
   { description: 'A `SolanaSignInInput` for `solana:signIn` (or the text `solana:signMessage` signs)' },
 );
 
-const VerifyBody = Type.Object(
+export const VerifyBody = Type.Object(
   {
     output: Type.Object(
       {
@@ -93,14 +93,15 @@ export function authRoutes(edge: DashboardEdge, deps: { secrets: SecretBox }): v
     description:
       'The first sign-in of a wallet creates its live account and a sandbox account with 100.00 USD of play ' +
       'money (`created: true`). Refusals are 401 SIGN_IN_REJECTED with `details.reason`: signature, message, ' +
-      'nonce_unknown, nonce_used, expired or domain.',
+      'nonce_unknown, nonce_used, expired or domain. A wallet another account linked does not sign in: ' +
+      '409 WALLET_IN_USE.',
     signIn: true,
     body: VerifyBody,
     response: Type.Object({
       account: Type.Object(accountFields, { description: 'The wallet’s live account' }),
       created: Type.Boolean({ description: 'True when this sign-in created the wallet’s accounts' }),
     }),
-    errors: ['SIGN_IN_REJECTED'],
+    errors: ['SIGN_IN_REJECTED', 'WALLET_IN_USE'],
     handler: async ({ ctx, body }, _request, reply) => {
       const { output } = body;
       const signedIn = await verifySignIn(

@@ -63,6 +63,12 @@ export class FakeSolanaRpc {
   readonly calls: { method: string; params: unknown[] }[] = [];
   /** HTTP requests received. */
   httpRequests = 0;
+  /**
+   * Called once an answer (HTTP 200) has been handed to the OS, with the calls it answers: the
+   * client has it, or will in a moment. Tests act here on what a client has just read (the crash
+   * test kills a worker that has just read a chunk of transactions to credit).
+   */
+  onAnswered: ((calls: { method: string; params: unknown[] }[]) => void) | null = null;
   private readonly faults: { fault: Fault; method?: string }[] = [];
   private readonly sockets = new Set<Socket>();
   private readonly server = createServer((req, res) => {
@@ -116,11 +122,13 @@ export class FakeSolanaRpc {
       return;
     }
     const calls = Array.isArray(request) ? (request as Call[]) : [request as Call];
+    const recorded: { method: string; params: unknown[] }[] = [];
     for (const call of calls) {
       if (call && typeof call === 'object' && typeof call.method === 'string') {
-        this.calls.push({ method: call.method, params: Array.isArray(call.params) ? call.params : [] });
+        recorded.push({ method: call.method, params: Array.isArray(call.params) ? call.params : [] });
       }
     }
+    this.calls.push(...recorded);
     const faultAt = this.faults.findIndex(
       (f) => f.method === undefined || calls.some((c) => c && typeof c === 'object' && c.method === f.method),
     );
@@ -149,6 +157,7 @@ export class FakeSolanaRpc {
       return;
     }
     const answers = calls.map((call) => this.answerCall(call, fault));
+    res.once('finish', () => this.onAnswered?.(recorded));
     this.sendRaw(res, Array.isArray(request) ? `[${answers.join(',')}]` : (answers[0] as string));
   }
 
