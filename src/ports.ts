@@ -1,5 +1,5 @@
 import type { MarketSource, Resolver } from './ai/index.js';
-// The ports' constructors that load SDKs, venues and an HTTP agent: reached here directly, outside
+// The ports' constructors that load the AI SDKs and an HTTP agent: reached here directly, outside
 // their entry modules' eager graph, so that an operator command does not load them (see
 // test/architecture.test.ts).
 import { createResolver } from './ai/resolver.js';
@@ -9,8 +9,13 @@ import { HistoricalService } from './historical/index.js';
 import { type AiJobResolver, aiJobResolver } from './jobs/index.js';
 import type { Clock } from './lib/clock.js';
 import { marketSource } from './markets/index.js';
-import { type CandleVenue, createPriceService, type PriceService, type PriceVenue } from './prices/index.js';
-import { createLiveVenues } from './prices/venues/registry.js';
+import {
+  type CandleVenue,
+  createLiveVenues,
+  createPriceService,
+  type PriceService,
+  type PriceVenue,
+} from './prices/index.js';
 import {
   type CallbackOutbox,
   createSecretBox,

@@ -102,20 +102,20 @@ describe('the rooms', () => {
     metrics: 'the Prometheus registry, a process-wide singleton every room reports to (docs/architecture.md)',
   };
 
-  /** Files being rewritten on other branches while the rooms were sealed: their imports move to the
-   * entry modules (which already export what they use) when those branches land. */
   /**
    * ports.ts builds the outside world once per process (the API, the worker, `sibyl start`): the
-   * constructors that load the AI SDKs, the venues' registry and the HTTP agent stay out of their
-   * entry modules' eager graph, so that an operator command, which loads every entry module, does
-   * not load them (docs/architecture.md, "CLI start-up").
+   * constructors that load the AI SDKs (the resolver) and the HTTP agent (the transport) stay out
+   * of their entry modules' eager graph, so that an operator command, which loads every entry
+   * module, does not load them (docs/architecture.md, "CLI start-up stays light").
    */
   const PORTS = 'ports.ts constructs the heavy ports; the entry modules stay light for the command line';
 
+  /**
+   * Files another branch was rewriting while the rooms were sealed: their imports move to the entry
+   * modules (which already export what they use) once it lands.
+   */
   const IN_FLIGHT = {
     billing: 'http/route.ts and http/route-handler.ts: the billing strategies (issue #25, helper b25)',
-    dashboard: 'the dashboard’s files: wallet linking (helper w27)',
-    deposits: 'the deposit watcher’s files (helper p27)',
   };
 
   /**
@@ -123,7 +123,6 @@ describe('the rooms', () => {
    */
   const ALLOWED: Record<string, string> = {
     'ports.ts -> ai/resolver.ts': PORTS,
-    'ports.ts -> prices/venues/registry.ts': PORTS,
     'ports.ts -> webhooks/transport.ts': PORTS,
     'http/route-handler.ts -> idempotency/idempotency.ts': IN_FLIGHT.billing,
     'http/route-handler.ts -> keys/authenticate.ts': IN_FLIGHT.billing,
@@ -132,48 +131,6 @@ describe('the rooms', () => {
     'http/route.ts -> keys/restrictions.ts': IN_FLIGHT.billing,
     'http/route.ts -> ledger/charge.ts': IN_FLIGHT.billing,
     'http/route.ts -> limits/enforce.ts': IN_FLIGHT.billing,
-    'dashboard/csv.ts -> ledger/history.ts': IN_FLIGHT.dashboard,
-    'dashboard/funds.ts -> accounts/accounts.ts': IN_FLIGHT.dashboard,
-    'dashboard/funds.ts -> ledger/history.ts': IN_FLIGHT.dashboard,
-    'dashboard/routes/account.ts -> accounts/sandbox.ts': IN_FLIGHT.dashboard,
-    'dashboard/routes/account.ts -> accounts/schemas.ts': IN_FLIGHT.dashboard,
-    'dashboard/routes/account.ts -> ledger/history.ts': IN_FLIGHT.dashboard,
-    'dashboard/routes/account.ts -> ledger/schemas.ts': IN_FLIGHT.dashboard,
-    'dashboard/routes/account.ts -> ledger/usage.ts': IN_FLIGHT.dashboard,
-    'dashboard/routes/activity.ts -> ai/requests.ts': IN_FLIGHT.dashboard,
-    'dashboard/routes/activity.ts -> ai/schemas.ts': IN_FLIGHT.dashboard,
-    'dashboard/routes/activity.ts -> jobs/jobs.ts': IN_FLIGHT.dashboard,
-    'dashboard/routes/activity.ts -> jobs/schedule.ts': IN_FLIGHT.dashboard,
-    'dashboard/routes/activity.ts -> jobs/schemas.ts': IN_FLIGHT.dashboard,
-    'dashboard/routes/activity.ts -> webhooks/port.ts': IN_FLIGHT.dashboard,
-    'dashboard/routes/auth.ts -> accounts/accounts.ts': IN_FLIGHT.dashboard,
-    'dashboard/routes/auth.ts -> accounts/schemas.ts': IN_FLIGHT.dashboard,
-    'dashboard/routes/auth.ts -> webhooks/secret-box.ts': IN_FLIGHT.dashboard,
-    'dashboard/routes/define.ts -> accounts/accounts.ts': IN_FLIGHT.dashboard,
-    'dashboard/routes/define.ts -> limits/auth-failures.ts': IN_FLIGHT.dashboard,
-    'dashboard/routes/keys.ts -> keys/authenticate.ts': IN_FLIGHT.dashboard,
-    'dashboard/routes/keys.ts -> keys/keys.ts': IN_FLIGHT.dashboard,
-    'dashboard/routes/keys.ts -> keys/schemas.ts': IN_FLIGHT.dashboard,
-    'dashboard/routes/keys.ts -> limits/config.ts': IN_FLIGHT.dashboard,
-    'dashboard/routes/webhooks.ts -> webhooks/deliveries.ts': IN_FLIGHT.dashboard,
-    'dashboard/routes/webhooks.ts -> webhooks/delivery.ts': IN_FLIGHT.dashboard,
-    'dashboard/routes/webhooks.ts -> webhooks/schemas.ts': IN_FLIGHT.dashboard,
-    'dashboard/sign-in.ts -> webhooks/secret-box.ts': IN_FLIGHT.dashboard,
-    'dashboard/wallets.ts -> accounts/accounts.ts': IN_FLIGHT.dashboard,
-    'dashboard/wallets.ts -> accounts/sandbox.ts': IN_FLIGHT.dashboard,
-    'dashboard/wallets.ts -> ledger/ledger.ts': IN_FLIGHT.dashboard,
-    'dashboard/wallets.ts -> webhooks/secret-box.ts': IN_FLIGHT.dashboard,
-    'deposits/assign.ts -> accounts/accounts.ts': IN_FLIGHT.deposits,
-    'deposits/assign.ts -> ledger/deposit-batch.ts': IN_FLIGHT.deposits,
-    'deposits/book.ts -> ledger/deposit-batch.ts': IN_FLIGHT.deposits,
-    'deposits/cli.ts -> historical/service.ts': IN_FLIGHT.deposits,
-    'deposits/cli.ts -> prices/venues/registry.ts': IN_FLIGHT.deposits,
-    'deposits/prices.ts -> historical/buckets.ts': IN_FLIGHT.deposits,
-    'deposits/prices.ts -> historical/service.ts': IN_FLIGHT.deposits,
-    'deposits/prices.ts -> prices/requested.ts': IN_FLIGHT.deposits,
-    'deposits/prices.ts -> prices/service.ts': IN_FLIGHT.deposits,
-    'deposits/wiring.ts -> historical/service.ts': IN_FLIGHT.deposits,
-    'deposits/wiring.ts -> prices/service.ts': IN_FLIGHT.deposits,
   };
 
   it('every folder of src/ is a sealed feature or listed with its reason', () => {

@@ -1,5 +1,5 @@
 import type { Context } from '../context.js';
-import { type HistoryQuery, listTransactions } from '../ledger/history.js';
+import { type HistoryQuery, listTransactions } from '../ledger/index.js';
 
 /** The most entries one export holds; a longer ledger is exported a range at a time. */
 export const MAX_CSV_ENTRIES = 50_000;

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import type { Account } from '../accounts/accounts.js';
+import type { Account } from '../accounts/index.js';
 import { type Context, queryable } from '../context.js';
 import type { DepositDisplay } from '../deposits/index.js';
-import { listTransactions } from '../ledger/history.js';
+import { listTransactions } from '../ledger/index.js';
 import { encodeBase58 } from '../lib/base58.js';
 import { formatUsd } from '../lib/money.js';
 import * as sql from './sql.js';

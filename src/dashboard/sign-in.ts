@@ -1,7 +1,7 @@
 import { type Context, type TxContext, withTransaction } from '../context.js';
 import { AppError, validationError } from '../errors.js';
 import { isSolanaAddress } from '../lib/base58.js';
-import type { SecretBox } from '../webhooks/secret-box.js';
+import type { SecretBox } from '../webhooks/index.js';
 import { type Session, startSession } from './sessions.js';
 import {
   makeSignInInput,

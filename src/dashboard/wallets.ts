@@ -1,10 +1,9 @@
-import { createAccount } from '../accounts/accounts.js';
-import { SANDBOX_WELCOME_MICROS } from '../accounts/sandbox.js';
+import { createAccount, SANDBOX_WELCOME_MICROS } from '../accounts/index.js';
 import type { TxContext } from '../context.js';
 import { walletLinkedBy } from '../deposits/index.js';
 import { AppError } from '../errors.js';
-import { creditDeposit } from '../ledger/ledger.js';
-import type { SecretBox } from '../webhooks/secret-box.js';
+import { creditDeposit } from '../ledger/index.js';
+import type { SecretBox } from '../webhooks/index.js';
 import * as sql from './sql.js';
 
 /** A wallet that signed in, and the accounts it reaches. */

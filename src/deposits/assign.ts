@@ -1,7 +1,7 @@
-import { getAccount } from '../accounts/accounts.js';
+import { getAccount } from '../accounts/index.js';
 import { type Context, withTransaction } from '../context.js';
 import { AppError } from '../errors.js';
-import { creditDeposits } from '../ledger/deposit-batch.js';
+import { creditDeposits } from '../ledger/index.js';
 import { depositMemo } from './book.js';
 import type { Deposit } from './deposits.js';
 import { type DepositRow, presentDeposit } from './operator.js';

@@ -1,6 +1,6 @@
 import type { TxContext } from '../context.js';
 import type { Queryable } from '../db/database.js';
-import { creditDeposits } from '../ledger/deposit-batch.js';
+import { creditDeposits } from '../ledger/index.js';
 import type { Deposit } from './deposits.js';
 import type { DepositPrices } from './prices.js';
 import * as sql from './sql.js';

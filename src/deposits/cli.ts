@@ -1,13 +1,12 @@
 import type { Config } from '../config.js';
 import { createContext } from '../context.js';
 import type { Database } from '../db/database.js';
-import { HistoricalService } from '../historical/service.js';
+import { HistoricalService } from '../historical/index.js';
 import { systemClock } from '../lib/clock.js';
 import { type CommandArgs, type Output, UsageError } from '../lib/command-line.js';
 import { parseIsoTimestamp } from '../lib/time.js';
 import { silentLog } from '../logger.js';
-import { createPriceService } from '../prices/index.js';
-import { createLiveVenues } from '../prices/venues/registry.js';
+import { createLiveVenues, createPriceService } from '../prices/index.js';
 import { assignDeposits } from './assign.js';
 import {
   DEPOSIT_STATUSES,

@@ -1,8 +1,6 @@
-import { resolveRange } from '../historical/buckets.js';
-import type { HistoricalService } from '../historical/service.js';
+import { type HistoricalService, resolveRange } from '../historical/index.js';
 import type { Clock } from '../lib/clock.js';
-import { requireToken } from '../prices/requested.js';
-import type { PriceService } from '../prices/service.js';
+import { type PriceService, requireToken } from '../prices/index.js';
 
 /**
  * The prices a deposit is valued at (DESIGN §13): USD per token at a transaction's block time.

@@ -1,8 +1,8 @@
 import type { Database } from '../db/database.js';
-import type { HistoricalService } from '../historical/service.js';
+import type { HistoricalService } from '../historical/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { Log } from '../logger.js';
-import type { PriceService } from '../prices/service.js';
+import type { PriceService } from '../prices/index.js';
 import type { PeriodicTask } from '../queue/periodic.js';
 import type { DepositConfig } from './config.js';
 import { depositMetrics } from './metrics.js';

@@ -15,6 +15,7 @@ export {
   charge,
 } from './charge.js';
 export { CoalescingBiller } from './coalescing-biller.js';
+export { creditDeposits, type DepositCredit } from './deposit-batch.js';
 export { ENTRY_KINDS, type EntryKind, type HistoryQuery, listTransactions } from './history.js';
 export { creditDeposit, creditUpTo, getBalance, refundCharge } from './ledger.js';
 export { TransactionList, TransactionQuery, UsageQuery, UsageReport } from './schemas.js';

@@ -28,6 +28,7 @@ export {
   type VenueFailure,
   type VenueName,
 } from './types.js';
+export { createLiveVenues } from './venues/registry.js';
 
 /** Wires the price service: live venues for live accounts, the simulated ones for sandbox. */
 export function createPriceService(p: PriceConfig, clock: Clock, liveVenues: PriceVenue[]): PriceService {

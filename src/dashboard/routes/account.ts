@@ -1,11 +1,15 @@
 import Type from 'typebox';
-import { addPlayMoney } from '../../accounts/sandbox.js';
-import { accountFields, presentAccount } from '../../accounts/schemas.js';
+import { accountFields, addPlayMoney, presentAccount } from '../../accounts/index.js';
 import { depositDisplay } from '../../deposits/index.js';
 import { UsdString } from '../../http/schemas.js';
-import { listTransactions } from '../../ledger/history.js';
-import { TransactionList, TransactionQuery, UsageQuery, UsageReport } from '../../ledger/schemas.js';
-import { accountUsage } from '../../ledger/usage.js';
+import {
+  accountUsage,
+  listTransactions,
+  TransactionList,
+  TransactionQuery,
+  UsageQuery,
+  UsageReport,
+} from '../../ledger/index.js';
 import { formatUsd } from '../../lib/money.js';
 import { transactionsCsv } from '../csv.js';
 import { type DepositSource, fundsView } from '../funds.js';

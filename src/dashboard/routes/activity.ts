@@ -1,10 +1,19 @@
 import Type from 'typebox';
-import { getRecord, listRecords } from '../../ai/requests.js';
-import { AiRecord, AiRequestList, AiRequestListQuery } from '../../ai/schemas.js';
-import { cancelJob, type JobType, listJobs } from '../../jobs/jobs.js';
-import { jobDetail, presentCancellation, presentJob } from '../../jobs/schedule.js';
-import { Cancellation, JobDetail, JobIdParams, JobList, JobListQuery } from '../../jobs/schemas.js';
-import type { CallbackOutbox } from '../../webhooks/port.js';
+import { AiRecord, AiRequestList, AiRequestListQuery, getRecord, listRecords } from '../../ai/index.js';
+import {
+  Cancellation,
+  cancelJob,
+  JobDetail,
+  JobIdParams,
+  JobList,
+  JobListQuery,
+  type JobType,
+  jobDetail,
+  listJobs,
+  presentCancellation,
+  presentJob,
+} from '../../jobs/index.js';
+import type { CallbackOutbox } from '../../webhooks/index.js';
 import { type DashboardEdge, defineDashboardRoute } from './define.js';
 
 const JobKind = Type.Object({

@@ -1,11 +1,10 @@
 import { stringifySetCookie } from 'cookie';
 import type { FastifyReply } from 'fastify';
 import Type from 'typebox';
-import { getAccount } from '../../accounts/accounts.js';
-import { accountFields, presentAccount } from '../../accounts/schemas.js';
+import { accountFields, getAccount, presentAccount } from '../../accounts/index.js';
 import { Timestamp, UsdString } from '../../http/schemas.js';
 import { formatUsd } from '../../lib/money.js';
-import type { SecretBox } from '../../webhooks/secret-box.js';
+import type { SecretBox } from '../../webhooks/index.js';
 import { endSession, SESSION_COOKIE, SESSION_MAX_MS } from '../sessions.js';
 import { createChallenge, verifySignIn } from '../sign-in.js';
 import { type DashboardEdge, defineDashboardRoute, tokenOf } from './define.js';

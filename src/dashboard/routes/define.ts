@@ -1,14 +1,14 @@
 import { parseCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type, { type Static, type TObject, type TSchema } from 'typebox';
-import { type Account, findAccount } from '../../accounts/accounts.js';
+import { type Account, findAccount } from '../../accounts/index.js';
 import type { Config } from '../../config.js';
 import { type Context, createContext } from '../../context.js';
 import { AppError, type ErrorCode } from '../../errors.js';
 import { baseUrl } from '../../http/openapi.js';
 import { errorResponses } from '../../http/route.js';
 import { clientAddress } from '../../lib/client-ip.js';
-import { failureAddress } from '../../limits/auth-failures.js';
+import { failureAddress } from '../../limits/index.js';
 import type { DashboardSettings } from '../config.js';
 import { resumeSession, SESSION_COOKIE, type Session } from '../sessions.js';
 import type { SignInPlace } from '../siws.js';

@@ -1,23 +1,21 @@
 import Type from 'typebox';
-import type { Authenticator } from '../../keys/authenticate.js';
-import {
-  accountOwner,
-  createKey,
-  listKeys,
-  presentKeys,
-  revokeKey,
-  rotateKey,
-  updateKey,
-} from '../../keys/keys.js';
 import {
   ApiKey,
   ApiKeyWithSecret,
+  type Authenticator,
+  accountOwner,
   CreateKeyBody,
+  createKey,
   KeyIdParams,
+  listKeys,
   presentKey,
+  presentKeys,
+  revokeKey,
+  rotateKey,
   UpdateKeyBody,
-} from '../../keys/schemas.js';
-import type { AccessConfig } from '../../limits/config.js';
+  updateKey,
+} from '../../keys/index.js';
+import type { AccessConfig } from '../../limits/index.js';
 import { type DashboardEdge, defineDashboardRoute } from './define.js';
 
 /**

@@ -1,23 +1,21 @@
 import Type from 'typebox';
-import type { TestEventLimit } from '../../webhooks/deliveries.js';
 import {
+  Delivery,
+  type DeliveryDeps,
+  DeliveryList,
+  DeliveryListQuery,
+  DeliveryParams,
   getDelivery,
   listDeliveries,
+  RotatedSecret,
   redeliver,
   revealWebhookSecret,
   rotateWebhookSecret,
   sendTestEvent,
-} from '../../webhooks/deliveries.js';
-import type { DeliveryDeps } from '../../webhooks/delivery.js';
-import {
-  Delivery,
-  DeliveryList,
-  DeliveryListQuery,
-  DeliveryParams,
-  RotatedSecret,
   TestBody,
+  type TestEventLimit,
   TestResult,
-} from '../../webhooks/schemas.js';
+} from '../../webhooks/index.js';
 import { type DashboardEdge, defineDashboardRoute } from './define.js';
 
 /** Webhook deliveries, test events and the signing secret, through the API's verbs (docs/webhooks.md). */
