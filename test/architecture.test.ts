@@ -111,26 +111,11 @@ describe('the rooms', () => {
   const PORTS = 'ports.ts constructs the heavy ports; the entry modules stay light for the command line';
 
   /**
-   * Files another branch was rewriting while the rooms were sealed: their imports move to the entry
-   * modules (which already export what they use) once it lands.
-   */
-  const IN_FLIGHT = {
-    billing: 'http/route.ts and http/route-handler.ts: the billing strategies (issue #25, helper b25)',
-  };
-
-  /**
    * Imports of a sealed feature's internals that are justified, `from -> to`, with the reason.
    */
   const ALLOWED: Record<string, string> = {
     'ports.ts -> ai/resolver.ts': PORTS,
     'ports.ts -> webhooks/transport.ts': PORTS,
-    'http/route-handler.ts -> idempotency/idempotency.ts': IN_FLIGHT.billing,
-    'http/route-handler.ts -> keys/authenticate.ts': IN_FLIGHT.billing,
-    'http/route.ts -> keys/authenticate.ts': IN_FLIGHT.billing,
-    'http/route.ts -> keys/permissions.ts': IN_FLIGHT.billing,
-    'http/route.ts -> keys/restrictions.ts': IN_FLIGHT.billing,
-    'http/route.ts -> ledger/charge.ts': IN_FLIGHT.billing,
-    'http/route.ts -> limits/enforce.ts': IN_FLIGHT.billing,
   };
 
   it('every folder of src/ is a sealed feature or listed with its reason', () => {

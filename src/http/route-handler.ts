@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { validationError } from '../errors.js';
-import { fingerprint, readIdempotencyKey } from '../idempotency/idempotency.js';
-import type { Principal } from '../keys/authenticate.js';
+import { fingerprint, readIdempotencyKey } from '../idempotency/index.js';
+import type { Principal } from '../keys/index.js';
 import type { RouteBilling } from './billing/route-billing.js';
 import type { Services } from './services.js';
 
