@@ -24,7 +24,7 @@ export interface Roles {
 export async function runService(configured: Config, roles: Roles): Promise<void> {
   let config = configured;
   const logger = createLogger(config);
-  const { db } = await openDatabase(config);
+  const db = await openDatabase(config);
   let ports: Ports | undefined;
   let app: FastifyInstance | undefined;
   let worker: Worker | undefined;

@@ -134,7 +134,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   }
 
   if (command === 'migrate') {
-    const db = io.database ?? (await openDatabase({ ...config, dbPoolSize: 2 })).db;
+    const db = io.database ?? (await openDatabase({ ...config, dbPoolSize: 2 }));
     try {
       await migrateCommand(db, out);
       return 0;
@@ -157,7 +157,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     ...(io.signal ? { signal: io.signal } : {}),
     database() {
       opened ??= (async () => {
-        const db = io.database ?? (await openDatabase({ ...config, dbPoolSize: 2 })).db;
+        const db = io.database ?? (await openDatabase({ ...config, dbPoolSize: 2 }));
         held.db = db;
         await migrate(db);
         return db;

@@ -3,18 +3,10 @@ import type { Database } from './database.js';
 import { PgliteDatabase } from './pglite.js';
 import { PostgresDatabase } from './postgres.js';
 
-export interface OpenedDatabase {
-  db: Database;
-  /** True when an embedded data directory was created just now (first start). */
-  fresh: boolean;
-}
-
+/** The configured database: PostgreSQL at `DATABASE_URL`, else the embedded one in `SIBYL_DATA_DIR`. */
 export async function openDatabase(
   config: Pick<Config, 'databaseUrl' | 'dataDir' | 'dbPoolSize'>,
-): Promise<OpenedDatabase> {
-  if (config.databaseUrl) {
-    return { db: new PostgresDatabase(config.databaseUrl, { poolSize: config.dbPoolSize }), fresh: false };
-  }
-  const { db, created } = await PgliteDatabase.open(config.dataDir);
-  return { db, fresh: created };
+): Promise<Database> {
+  if (config.databaseUrl) return new PostgresDatabase(config.databaseUrl, { poolSize: config.dbPoolSize });
+  return (await PgliteDatabase.open(config.dataDir)).db;
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite, types } from '@electric-sql/pglite';
 import { closeCommitScope, openCommitScope } from './after-commit.js';
@@ -70,15 +70,14 @@ export class PgliteDatabase implements Database {
   }
 
   /** Opens (or creates) the database in `dataDir`; `undefined` keeps it in memory. */
-  static async open(dataDir: string | undefined): Promise<{ db: PgliteDatabase; created: boolean }> {
-    const created = dataDir === undefined || !existsSync(join(dataDir, 'PG_VERSION'));
+  static async open(dataDir: string | undefined): Promise<{ db: PgliteDatabase }> {
     const unlock = dataDir === undefined ? () => {} : lockDataDir(dataDir);
     try {
       const pglite = await PGlite.create({
         ...(dataDir === undefined ? {} : { dataDir }),
         parsers: { [types.INT8]: (value: string) => BigInt(value) },
       });
-      return { db: new PgliteDatabase(pglite, unlock), created };
+      return { db: new PgliteDatabase(pglite, unlock) };
     } catch (err) {
       unlock();
       throw err;
