@@ -165,6 +165,31 @@ describe('the rooms', () => {
   });
 });
 
+describe('money', () => {
+  /**
+   * Money moves in the ledger's guarded statements only (docs/architecture.md, "The context and
+   * transactions"): a statement elsewhere that writes an entry or a balance would skip the ledger's
+   * invariants (the chained balances, one deposit per reference, refunds at most once).
+   */
+  const MONEY_WRITE =
+    /INSERT\s+INTO\s+ledger_entries|UPDATE\s+ledger_entries|DELETE\s+FROM\s+ledger_entries|SET\s+balance_micros|balance_micros\s*=\s*balance_micros/i;
+
+  it('only src/ledger/ writes ledger entries or balances', () => {
+    const offenders = FILES.filter(
+      (file) => folderOf(file.path) !== 'ledger' && MONEY_WRITE.test(file.text),
+    ).map((file) => file.path);
+    expect(offenders).toEqual([]);
+  });
+
+  it('the check itself sees such a statement', () => {
+    expect(MONEY_WRITE.test('`UPDATE accounts SET balance_micros = balance_micros + $2 WHERE id = $1`')).toBe(
+      true,
+    );
+    expect(MONEY_WRITE.test('INSERT INTO ledger_entries (account_id) VALUES ($1)')).toBe(true);
+    expect(MONEY_WRITE.test('SELECT balance_micros FROM accounts')).toBe(false);
+  });
+});
+
 describe('small files', () => {
   it('no src/ file passes 400 lines', () => {
     const long = FILES.filter((file) => file.text.split('\n').length > 400).map(

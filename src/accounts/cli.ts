@@ -103,6 +103,11 @@ export async function accountsCommand(
         throw new UsageError(`"${usdText}" is not a positive USD amount (at most 6 decimals)`);
       const reference = option(args, 'reference');
       if (!reference) throw new UsageError('--reference REF is required (deposits are idempotent on it)');
+      // The watcher's own references: one taken here first would stop it crediting that chunk.
+      if (reference.startsWith('sol:'))
+        throw new UsageError(
+          `references sol:… are the deposit watcher's; a chain deposit it left unattributed or held is credited with \`sibyl deposits assign SIGNATURE ACCOUNT_ID\``,
+        );
       const outcome = await creditDeposit(ctx, {
         accountId,
         amountMicros: amount,

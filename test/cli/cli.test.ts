@@ -147,6 +147,10 @@ describe('sibyl CLI', { timeout: 240_000 }, () => {
     const badAmount = await json(['accounts', 'credit', 'acct_x', '-5', '--reference', 'r']);
     expect(badAmount.status).toBe(2);
     expect(badAmount.body.code).toBe('USAGE');
+    // The watcher's references are its own (a manual credit under one would stall its chunk).
+    const watcherReference = await json(['accounts', 'credit', 'acct_x', '5', '--reference', 'sol:abc:0']);
+    expect(watcherReference.status).toBe(2);
+    expect(watcherReference.body.error).toContain('sibyl deposits assign');
     const badWallet = await json(['accounts', 'create', '--wallet', 'not-a-wallet']);
     expect(badWallet.body.code).toBe('VALIDATION_ERROR');
     const badPermissions = await json(['keys', 'create', 'acct_x', '--permissions', 'price,root']);
