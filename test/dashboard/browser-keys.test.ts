@@ -100,7 +100,8 @@ describe('editing a key', () => {
     await expect(edit.getByLabel('Spend per month (USD)').inputValue()).resolves.toBe('25.00');
     await edit.getByLabel('Allowed IPs or CIDR ranges').fill('');
     await edit.getByRole('button', { name: 'Save changes' }).click();
-    await page.getByRole('button', { name: 'Edit bot (eu)' }).waitFor();
+    // Saved: the editor closes (the row's Edit button was there all along, so it proves nothing).
+    await edit.waitFor({ state: 'detached' });
     expect(await page.getByRole('form', { name: /^Edit / }).count()).toBe(0);
     expect((await price(secret)).status).toBe(200);
     const view = await keyNamed(secret, 'bot (eu)');
