@@ -3,7 +3,7 @@ import { createContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import { HistoricalService } from '../historical/index.js';
 import { systemClock } from '../lib/clock.js';
-import { type CommandArgs, type Output, UsageError } from '../lib/command-line.js';
+import { type CommandArgs, type Output, option, UsageError } from '../lib/command-line.js';
 import { parseIsoTimestamp } from '../lib/time.js';
 import { silentLog } from '../logger.js';
 import { createLiveVenues, createPriceService } from '../prices/index.js';
@@ -19,11 +19,6 @@ import type { DepositPrices } from './prices.js';
 import type { SolanaRpc } from './rpc.js';
 import { treasuryOf } from './treasury.js';
 import { rpcFromConfig, watcherFromConfig } from './wiring.js';
-
-function option(args: CommandArgs, name: string): string | undefined {
-  const value = args.options[name];
-  return typeof value === 'string' ? value : undefined;
-}
 
 /** What a rescan reads the chain and prices with; default: the configuration's (tests hand in fakes). */
 export interface RescanPorts {

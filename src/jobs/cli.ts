@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.js';
 import { systemClock } from '../lib/clock.js';
-import { type CommandArgs, type Output, UsageError } from '../lib/command-line.js';
+import { type CommandArgs, type Output, option, UsageError } from '../lib/command-line.js';
 import { formatUsd } from '../lib/money.js';
 import { canCancel, JOB_STATUSES, type JobRow, type JobStatus } from './jobs.js';
 import * as sql from './sql.js';
@@ -37,7 +37,7 @@ export async function jobsCommand(
   const now = systemClock.now();
   switch (action) {
     case 'list': {
-      const status = typeof args.options.status === 'string' ? args.options.status : undefined;
+      const status = option(args, 'status');
       if (status !== undefined && !(JOB_STATUSES as readonly string[]).includes(status)) {
         throw new UsageError(`--status takes one of ${JOB_STATUSES.join(', ')}`);
       }

@@ -1,7 +1,7 @@
 import { createContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import { systemClock } from '../lib/clock.js';
-import { type CommandArgs, type Output, UsageError } from '../lib/command-line.js';
+import { type CommandArgs, type Output, option, UsageError } from '../lib/command-line.js';
 import { cancelDelivery, listDeliveries, redeliver } from './deliveries.js';
 import { DELIVERY_STATUSES, type DeliveryStatus } from './outbox.js';
 import { resealSecrets } from './reseal.js';
@@ -18,11 +18,11 @@ export async function webhooksCommand(
   const ctx = createContext(db, systemClock);
   switch (action) {
     case 'list': {
-      const status = typeof args.options.status === 'string' ? args.options.status : undefined;
+      const status = option(args, 'status');
       if (status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(status)) {
         throw new UsageError(`--status takes one of ${DELIVERY_STATUSES.join(', ')}`);
       }
-      const account = typeof args.options.account === 'string' ? args.options.account : null;
+      const account = option(args, 'account') ?? null;
       const { deliveries, total } = await listDeliveries(ctx, account, {
         status: status as DeliveryStatus | undefined,
         page: 1,
