@@ -1,5 +1,5 @@
 /** The callback outbox, deliveries, signing, the guarded transport, `sibyl webhooks`: the room's door. */
-import type { Feature } from '../feature.js';
+import type { Feature, WorkDeps } from '../feature.js';
 import type { RouteDeps } from '../http/feature-routes.js';
 import { WorkQueue } from '../queue/queue.js';
 import { webhooksCommand } from './cli.js';
@@ -37,15 +37,8 @@ export { createSecretBox, type SecretBox } from './secret-box.js';
 export { PRUNE_DELIVERIES, PRUNE_TEST_DELIVERIES } from './sql.js';
 export type { WebhookTransport } from './transport-port.js';
 
-/** What the webhook routes (the API's and the dashboard's) send and redeliver test events with. */
-export function webhookRouteDeps({
-  config,
-  db,
-  clock,
-  log,
-  ports,
-  edge,
-}: RouteDeps): DeliveryDeps & { testEventLimit: TestEventLimit } {
+/** How deliveries are sent: by the worker's queue, and by the routes' test events and redeliveries. */
+function deliveryDeps({ config, db, clock, log, ports }: Omit<WorkDeps, 'deposits'>): DeliveryDeps {
   return {
     db,
     clock,
@@ -53,6 +46,14 @@ export function webhookRouteDeps({
     transport: ports.webhookTransport,
     secrets: ports.secrets,
     settings: config.webhooks,
+  };
+}
+
+/** What the webhook routes (the API's and the dashboard's) send and redeliver test events with. */
+export function webhookRouteDeps(deps: RouteDeps): DeliveryDeps & { testEventLimit: TestEventLimit } {
+  const { config, edge } = deps;
+  return {
+    ...deliveryDeps(deps),
     testEventLimit: testEventLimit(edge.rateLimiter, config.webhooks.testLimit),
   };
 }
@@ -64,20 +65,8 @@ export const webhooksFeature: Feature<{ webhooks: typeof webhookSettings }> = {
     const { webhookRoutes } = await import('./routes.js');
     webhookRoutes(app, webhookRouteDeps(deps));
   },
-  worker: ({ config, db, clock, log, ports }) => ({
-    queues: [
-      new WorkQueue(
-        deliveryQueueHandler({
-          db,
-          clock,
-          log,
-          transport: ports.webhookTransport,
-          secrets: ports.secrets,
-          settings: config.webhooks,
-        }),
-        { db, clock, log },
-      ),
-    ],
+  worker: (deps) => ({
+    queues: [new WorkQueue(deliveryQueueHandler(deliveryDeps(deps)), deps)],
   }),
   commands: {
     webhooks: {
