@@ -136,8 +136,14 @@ export class EventStream implements StreamSink {
   /** The holder's periodic look: keep-alive, a queue too old, the next minute due. */
   tick(now: number): void {
     if (this.closed) return;
+    // Only bytes this process still holds count: a write the kernel took has its callback pending a
+    // moment (longer if the process was held up), and is not the client's delay.
     const oldest = this.unsent[this.unsentHead];
-    if (oldest !== undefined && now - oldest >= this.deps.bounds.maxQueueAgeMs) {
+    if (
+      oldest !== undefined &&
+      this.raw.writableLength > 0 &&
+      now - oldest >= this.deps.bounds.maxQueueAgeMs
+    ) {
       this.tooSlow('unsent data 30 s old');
       return;
     }
