@@ -183,7 +183,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 async function createStreamSlots(app: FastifyInstance, config: Config): Promise<StreamSlots> {
   if (!config.redisUrl) return new LocalStreamSlots();
   const { RedisStreamSlots } = await import('./http/event-stream/redis-slots.js');
-  return new RedisStreamSlots(config.redisUrl, new LocalStreamSlots(), app.log);
+  const slots = new RedisStreamSlots(config.redisUrl, new LocalStreamSlots(), app.log);
+  app.addHook('onReady', async () => {
+    if (!(await slots.waitUntilReady(2000)))
+      app.log.warn('Redis not reachable yet: open streams are counted per instance');
+  });
+  return slots;
 }
 
 async function createRateLimiter(app: FastifyInstance, config: Config): Promise<RateLimiter> {

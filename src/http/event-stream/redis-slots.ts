@@ -121,6 +121,22 @@ export class RedisStreamSlots implements StreamSlots {
     await pipeline.exec().catch(() => {});
   }
 
+  /** Waits (up to `timeoutMs`) for the first connection, so a starting instance counts in Redis at once. */
+  async waitUntilReady(timeoutMs: number): Promise<boolean> {
+    if (this.redis.status === 'ready') return true;
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.redis.off('ready', onReady);
+        resolve(false);
+      }, timeoutMs);
+      const onReady = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      this.redis.once('ready', onReady);
+    });
+  }
+
   private warn(err: unknown, nowMs: number): void {
     if (nowMs - this.lastWarning < 60_000) return;
     this.lastWarning = nowMs;
