@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { RedisStreamSlots } from '../../src/http/event-stream/redis-slots.js';
 import { LEASE_MS, LocalStreamSlots } from '../../src/http/event-stream/slots.js';
 import { silentLog } from '../../src/logger.js';
@@ -23,6 +24,33 @@ import { eventually, type StreamApp, startStreamApp } from './event-stream-fixtu
 const refusal = (limit: string, max: number, open = max) => ({
   code: 'STREAM_LIMIT_EXCEEDED',
   details: { limit, max, open },
+});
+
+describe('the settings', () => {
+  it('default to 3 per key, 10 per account, 20 per address, 1,000 per process, a keep-alive after 15 s', () => {
+    expect(loadConfig({}).streams).toEqual({
+      limits: { perKey: 3, perAccount: 10, perAddress: 20, perProcess: 1000 },
+      heartbeatMs: 15_000,
+    });
+  });
+
+  it('the webhook stream’s old names still work; set beside the new names they must agree', () => {
+    const old = loadConfig({
+      WEBHOOK_STREAMS_PER_KEY: '5',
+      WEBHOOK_STREAMS_MAX: '50',
+      WEBHOOK_STREAM_HEARTBEAT_MS: '20000',
+    }).streams;
+    expect(old).toEqual({
+      limits: { perKey: 5, perAccount: 10, perAddress: 20, perProcess: 50 },
+      heartbeatMs: 20_000,
+    });
+    expect(loadConfig({ STREAMS_PER_KEY: '5', WEBHOOK_STREAMS_PER_KEY: '5' }).streams.limits.perKey).toBe(5);
+    expect(() => loadConfig({ STREAMS_PER_KEY: '4', WEBHOOK_STREAMS_PER_KEY: '5' })).toThrow(
+      new ConfigError(
+        'Invalid configuration: STREAMS_PER_KEY and WEBHOOK_STREAMS_PER_KEY (its old name) disagree; set only STREAMS_PER_KEY',
+      ),
+    );
+  });
 });
 
 describe('each limit, in one process', () => {
@@ -193,6 +221,19 @@ describe('across two API instances on one database and one Redis', () => {
     expect(sixth.status).toBe(429);
     expect(await sixth.json()).toMatchObject(refusal('perProcess', 5));
     expect((await open(1, key, address())).status).toBe(200);
+  });
+
+  it.runIf(shared)('an open stream renews its slots: they outlast their first lease', async () => {
+    const { key } = await ctx.createAccount();
+    const from = address();
+    expect((await open(0, key, from)).status).toBe(200);
+    expect((await open(0, key, from, '/test/stream')).status).toBe(200);
+    ctx.clock.advance(LEASE_MS - 10_000);
+    await ctx.app.services.streams.sweep();
+    ctx.clock.advance(LEASE_MS - 10_000);
+    const third = await open(1, key, from);
+    expect(third.status).toBe(429);
+    expect(await third.json()).toMatchObject(refusal('perKey', 2));
   });
 
   it.runIf(shared)('an instance that dies holding streams: its slots end with their lease', async () => {
