@@ -191,11 +191,7 @@ export async function recordErrors(app, key, { db, cancelledDelivery }) {
   const streamer = await keyFor(account.id, {});
   for (let i = 0; i < 3; i++) void app.inject(api('GET', '/webhooks/stream', streamer));
   while (app.services.streams.size < 3) await sleep(10);
-  await record(
-    'STREAM_LIMIT_EXCEEDED',
-    'STREAM_LIMIT_EXCEEDED',
-    api('GET', '/webhooks/stream', streamer),
-  );
+  await record('STREAM_LIMIT_EXCEEDED', 'STREAM_LIMIT_EXCEEDED', api('GET', '/webhooks/stream', streamer));
 
   // Route-specific answers: each operation that can say NOT_FOUND or JOB_NOT_FOUND of what its path names.
   const document = (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
