@@ -119,6 +119,10 @@ export class EventStream implements StreamSink {
     if (this.unsentHead >= this.unsent.length) {
       this.unsent = [];
       this.unsentHead = 0;
+    } else if (this.unsentHead >= 1024) {
+      // A busy stream may never be fully flushed at a callback: drop the taken ones now and then.
+      this.unsent = this.unsent.slice(this.unsentHead);
+      this.unsentHead = 0;
     }
   }
 
