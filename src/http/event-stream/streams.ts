@@ -115,7 +115,9 @@ export class EventStreams {
       openedAt,
     );
     this.streams.add(stream);
-    this.timer ??= setInterval(() => void this.sweep(), this.sweepMs).unref();
+    this.timer ??= setInterval(() => {
+      this.sweep().catch((err: unknown) => this.deps.log.warn({ err }, 'event streams: a sweep failed'));
+    }, this.sweepMs).unref();
     stream.write(`retry: ${RETRY_MS}\n\n`);
     if (opening.announce) {
       stream.send({
