@@ -8,10 +8,10 @@ import { freePort, httpReady, type ServiceProcess, startService } from '../helpe
 import { REDIS_URL, redisReachable } from '../helpers/redis.js';
 
 /**
- * The stream limits when an API process dies holding streams (docs/api.md#event-streams): a real
- * `sibyl serve` on the test's PostgreSQL and Redis opens a key's streams and is killed with SIGKILL
- * (no shutdown, nothing released); the key's slots stay taken — the other instance refuses — until
- * their lease ends.
+ * Event streams of a real `sibyl serve` process on the test's PostgreSQL (docs/api.md#event-streams):
+ * stopped with SIGTERM, it tells its streams SHUTTING_DOWN before it exits; killed with SIGKILL (no
+ * shutdown, nothing released) while holding a key's streams, their slots stay taken in Redis — the
+ * other instance refuses — until their lease ends.
  */
 
 const shared = await redisReachable(REDIS_URL);
@@ -23,6 +23,46 @@ afterAll(async () => {
   for (const client of clients) await client.close();
   await service?.kill();
   await ctx?.close();
+});
+
+describe.runIf(usingPostgres)('an API process stopped with SIGTERM (PostgreSQL)', () => {
+  it('sends SHUTTING_DOWN on its open streams, ends them, and exits 0', async () => {
+    const test = await createTestContext();
+    let stopping: ServiceProcess | undefined;
+    try {
+      const port = await freePort();
+      const base = `http://127.0.0.1:${port}`;
+      stopping = await startService(
+        'serve',
+        { DATABASE_URL: test.database.location, DB_POOL_SIZE: '4', PORT: String(port), HOST: '127.0.0.1' },
+        httpReady(base),
+      );
+      const { key } = await test.createAccount();
+      const client = await openEventStream(`${base}/api/v1/webhooks/stream`, {
+        authorization: `Bearer ${key}`,
+      });
+      expect(client.response.status).toBe(200);
+      const { child } = stopping;
+      const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+      child.kill('SIGTERM');
+      await client.finished();
+      expect(client.events).toEqual([
+        {
+          event: 'error',
+          id: undefined,
+          data: {
+            error: 'This server is shutting down; reconnect (another instance will answer)',
+            code: 'SHUTTING_DOWN',
+            requestId: client.response.headers.get('x-request-id'),
+          },
+        },
+      ]);
+      expect(await exited).toBe(0);
+    } finally {
+      await stopping?.kill();
+      await test.close();
+    }
+  });
 });
 
 describe.runIf(usingPostgres && shared)('an API process killed with open streams (PostgreSQL, Redis)', () => {
