@@ -59,3 +59,8 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
     e.constraint === constraint || (typeof e.message === 'string' && e.message.includes(`"${constraint}"`))
   );
 }
+
+/** SQLSTATE 23503: a row whose foreign key names no row (or a row still named, on delete). */
+export function isForeignKeyViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as PgErrorLike).code === '23503';
+}

@@ -140,9 +140,15 @@ export const LOCK_ACCOUNT = 'SELECT id, mode FROM accounts WHERE id = $1 FOR UPD
 
 export const COUNT_LINKED = 'SELECT count(*)::integer AS n FROM deposit_wallets WHERE account_id = $1';
 
+// The link's claim on the wallet (migration 0026) goes with it, in the same statement: the wallet
+// is free for any account again.
 export const UNLINK_WALLET = statement(
   'deposits_unlink_wallet',
-  'DELETE FROM deposit_wallets WHERE address = $1 AND account_id = $2 RETURNING address',
+  `WITH unlinked AS (
+     DELETE FROM deposit_wallets WHERE address = $1 AND account_id = $2 RETURNING address
+   )
+   DELETE FROM wallet_owners WHERE address = (SELECT address FROM unlinked) AND claim = 'linked'
+   RETURNING address`,
 );
 
 /** The wallets an account signs in with: its own `wallet_address` (live) and its dashboard wallet. */
@@ -154,9 +160,14 @@ export const SIGN_IN_WALLETS = statement(
    ORDER BY address`,
 );
 
+// The wallet is claimed as linked in the same statement (migration 0026): when it is a sign-in
+// wallet, its `wallet_owners` row says so and the foreign key refuses the link.
 export const LINK_WALLET = statement(
   'deposits_link_wallet',
-  `INSERT INTO deposit_wallets (address, account_id, linked_at) VALUES ($1, $2, $3)
+  `WITH claim AS (
+     INSERT INTO wallet_owners (address, claim) VALUES ($1, 'linked') ON CONFLICT (address) DO NOTHING
+   )
+   INSERT INTO deposit_wallets (address, account_id, linked_at) VALUES ($1, $2, $3)
      ON CONFLICT (address) DO NOTHING
    RETURNING account_id`,
 );
