@@ -59,7 +59,7 @@ export const WRITE_FINAL_BATCH = statement(
   `INSERT INTO deposits (${COLUMNS})
    SELECT t.reference, t.signature, t.instruction, t.asset, t.amount, t.decimals, t.sender, t.slot, t.block_time,
           t.status, t.reason, t.account_id, t.rate, t.usd_micros, t.entry_id, $16::timestamptz, $16::timestamptz
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::smallint[], $7::text[],
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::numeric[], $6::smallint[], $7::text[],
                  $8::bigint[], $9::timestamptz[], $10::text[], $11::text[], $12::text[], $13::text[],
                  $14::bigint[], $15::bigint[])
           WITH ORDINALITY AS t(reference, signature, instruction, asset, amount, decimals, sender, slot,
@@ -107,7 +107,33 @@ export const WATCHER_STATE = statement(
 export const COUNTS = statement(
   'deposits_counts',
   `SELECT status, count(*)::bigint AS n, COALESCE(sum(usd_micros), 0)::bigint AS usd_micros
-     FROM deposits GROUP BY status`,
+     FROM deposits GROUP BY status
+   UNION ALL SELECT 'unreadable', count(*)::bigint, 0 FROM deposit_unreadable`,
+);
+
+/**
+ * Transactions the watcher could not book (migration 0027), recorded once each: a second reading of
+ * one (a rerun after a crash) changes nothing. Answers the ones recorded now, for the log.
+ */
+export const RECORD_UNREADABLE = statement(
+  'deposits_record_unreadable',
+  `INSERT INTO deposit_unreadable (signature, slot, block_time, reason, seen_at)
+   SELECT t.signature, t.slot, t.block_time, t.reason, $5::timestamptz
+     FROM unnest($1::text[], $2::bigint[], $3::timestamptz[], $4::text[]) AS t(signature, slot, block_time, reason)
+   ON CONFLICT (signature) DO NOTHING
+   RETURNING signature, reason`,
+);
+
+/** Transactions read and booked now (a rescan after a fix): no longer unreadable. */
+export const CLEAR_UNREADABLE = statement(
+  'deposits_clear_unreadable',
+  'DELETE FROM deposit_unreadable WHERE signature = ANY($1::text[])',
+);
+
+export const LIST_UNREADABLE = statement(
+  'deposits_list_unreadable',
+  `SELECT signature, slot, block_time, reason, seen_at FROM deposit_unreadable
+    ORDER BY slot DESC, signature DESC LIMIT $1`,
 );
 
 export const LIST = statement(

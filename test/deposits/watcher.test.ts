@@ -93,7 +93,8 @@ async function rowsOf(signature: string) {
     account_id: string | null;
     usd_micros: bigint | null;
     rate: string | null;
-    amount: bigint;
+    // numeric(20,0): any u64, as text (migration 0027).
+    amount: string;
     slot: bigint;
     ledger_entry_id: bigint | null;
   }>('SELECT * FROM deposits WHERE signature = $1 ORDER BY reference', [signature]);
@@ -128,7 +129,7 @@ describe('the deposit watcher', () => {
       account_id: account.id,
       rate: '150',
       usd_micros: 15_000_000n,
-      amount: 100_000_000n,
+      amount: '100000000',
       slot: BigInt(a.tx.slot),
     });
     expect(await entriesOf(`sol:${b.tx.signature}:0`)).toEqual([
