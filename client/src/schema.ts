@@ -2515,8 +2515,8 @@ export interface components {
          *     }
          */
         CreateKeyRequest: {
-            /** @description Printable text, not blank */
-            name: string & unknown;
+            /** @description Printable text, not blank. Spaces and invisible characters (zero-width spaces and joiners, a byte-order mark, …: Unicode default-ignorable code points) at either end are removed; a name with nothing else is blank. Bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) are refused. Both: 400 VALIDATION_ERROR on `body.name`. */
+            name: string & (unknown & unknown);
             /** @description Defaults to the calling key's permissions, and cannot exceed them */
             permissions?: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
             /** @description null: never */
@@ -4595,8 +4595,8 @@ export interface components {
          *     }
          */
         UpdateKeyRequest: {
-            /** @description Printable text, not blank */
-            name?: string & unknown;
+            /** @description Printable text, not blank. Spaces and invisible characters (zero-width spaces and joiners, a byte-order mark, …: Unicode default-ignorable code points) at either end are removed; a name with nothing else is blank. Bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) are refused. Both: 400 VALIDATION_ERROR on `body.name`. */
+            name?: string & (unknown & unknown);
             permissions?: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
             /** @description null: never */
             expiresAt?: string | null;
