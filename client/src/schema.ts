@@ -1722,7 +1722,7 @@ export interface components {
             context?: string;
             /**
              * Format: uri
-             * @description HTTPS URL that receives the signed result webhook (required unless `marketId` is given)
+             * @description HTTPS URL that receives the signed result webhook (required unless `marketId` is given). Its host must be one a callback can reach: an IP address outside the public ranges, `localhost` and the special-use names `.invalid`, `.test`, `.example`, `.local` and `.localhost` (RFC 6761, RFC 6762) are refused at submit with 400 VALIDATION_ERROR, nothing charged (docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) accepts them, except `.invalid`.
              */
             callbackUrl?: string;
             /** @description Minimum mean confidence of the winning outcome’s voters for `canDetermine` (default 0.75) */
@@ -1806,7 +1806,7 @@ export interface components {
             context?: string;
             /**
              * Format: uri
-             * @description HTTPS URL that receives the signed result callback (docs/webhooks.md)
+             * @description HTTPS URL that receives the signed result callback (docs/webhooks.md). Its host must be one a callback can reach: an IP address outside the public ranges, `localhost` and the special-use names `.invalid`, `.test`, `.example`, `.local` and `.localhost` (RFC 6761, RFC 6762) are refused at submit with 400 VALIDATION_ERROR, nothing charged (docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) accepts them, except `.invalid`.
              * @example https://example.com/hooks/sibyl
              */
             callbackUrl: string;
@@ -3725,7 +3725,7 @@ export interface components {
             scheduledFor: string;
             /**
              * Format: uri
-             * @description HTTPS URL that receives the signed result callback (docs/webhooks.md)
+             * @description HTTPS URL that receives the signed result callback (docs/webhooks.md). Its host must be one a callback can reach: an IP address outside the public ranges, `localhost` and the special-use names `.invalid`, `.test`, `.example`, `.local` and `.localhost` (RFC 6761, RFC 6762) are refused at submit with 400 VALIDATION_ERROR, nothing charged (docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) accepts them, except `.invalid`.
              * @example https://example.com/hooks/sibyl
              */
             callbackUrl?: string;
@@ -3752,7 +3752,7 @@ export interface components {
             resolutionTimestamp: string;
             /**
              * Format: uri
-             * @description HTTPS URL that receives the signed result callback (docs/webhooks.md)
+             * @description HTTPS URL that receives the signed result callback (docs/webhooks.md). Its host must be one a callback can reach: an IP address outside the public ranges, `localhost` and the special-use names `.invalid`, `.test`, `.example`, `.local` and `.localhost` (RFC 6761, RFC 6762) are refused at submit with 400 VALIDATION_ERROR, nothing charged (docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) accepts them, except `.invalid`.
              * @example https://example.com/hooks/sibyl
              */
             callbackUrl: string;
