@@ -1722,7 +1722,7 @@ export interface components {
             context?: string;
             /**
              * Format: uri
-             * @description HTTPS URL that receives the signed result webhook (required unless `marketId` is given)
+             * @description HTTPS URL that receives the signed result webhook (required unless `marketId` is given). Its host must be one a callback can reach: an IP address outside the public ranges, `localhost` and the special-use names `.invalid`, `.test`, `.example`, `.local` and `.localhost` (RFC 6761, RFC 6762) are refused at submit with 400 VALIDATION_ERROR, nothing charged (docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) accepts them, except `.invalid`.
              */
             callbackUrl?: string;
             /** @description Minimum mean confidence of the winning outcome’s voters for `canDetermine` (default 0.75) */
@@ -1806,7 +1806,7 @@ export interface components {
             context?: string;
             /**
              * Format: uri
-             * @description HTTPS URL that receives the signed result callback (docs/webhooks.md)
+             * @description HTTPS URL that receives the signed result callback (docs/webhooks.md). Its host must be one a callback can reach: an IP address outside the public ranges, `localhost` and the special-use names `.invalid`, `.test`, `.example`, `.local` and `.localhost` (RFC 6761, RFC 6762) are refused at submit with 400 VALIDATION_ERROR, nothing charged (docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) accepts them, except `.invalid`.
              * @example https://example.com/hooks/sibyl
              */
             callbackUrl: string;
@@ -2515,8 +2515,8 @@ export interface components {
          *     }
          */
         CreateKeyRequest: {
-            /** @description Printable text, not blank */
-            name: string & unknown;
+            /** @description Printable text, not blank. Spaces and invisible characters (zero-width spaces and joiners, a byte-order mark, …: Unicode default-ignorable code points) at either end are removed; a name with nothing else is blank. Bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) are refused. Both: 400 VALIDATION_ERROR on `body.name`. */
+            name: string & (unknown & unknown);
             /** @description Defaults to the calling key's permissions, and cannot exceed them */
             permissions?: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
             /** @description null: never */
@@ -3725,7 +3725,7 @@ export interface components {
             scheduledFor: string;
             /**
              * Format: uri
-             * @description HTTPS URL that receives the signed result callback (docs/webhooks.md)
+             * @description HTTPS URL that receives the signed result callback (docs/webhooks.md). Its host must be one a callback can reach: an IP address outside the public ranges, `localhost` and the special-use names `.invalid`, `.test`, `.example`, `.local` and `.localhost` (RFC 6761, RFC 6762) are refused at submit with 400 VALIDATION_ERROR, nothing charged (docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) accepts them, except `.invalid`.
              * @example https://example.com/hooks/sibyl
              */
             callbackUrl?: string;
@@ -3752,7 +3752,7 @@ export interface components {
             resolutionTimestamp: string;
             /**
              * Format: uri
-             * @description HTTPS URL that receives the signed result callback (docs/webhooks.md)
+             * @description HTTPS URL that receives the signed result callback (docs/webhooks.md). Its host must be one a callback can reach: an IP address outside the public ranges, `localhost` and the special-use names `.invalid`, `.test`, `.example`, `.local` and `.localhost` (RFC 6761, RFC 6762) are refused at submit with 400 VALIDATION_ERROR, nothing charged (docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) accepts them, except `.invalid`.
              * @example https://example.com/hooks/sibyl
              */
             callbackUrl: string;
@@ -4595,8 +4595,8 @@ export interface components {
          *     }
          */
         UpdateKeyRequest: {
-            /** @description Printable text, not blank */
-            name?: string & unknown;
+            /** @description Printable text, not blank. Spaces and invisible characters (zero-width spaces and joiners, a byte-order mark, …: Unicode default-ignorable code points) at either end are removed; a name with nothing else is blank. Bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) are refused. Both: 400 VALIDATION_ERROR on `body.name`. */
+            name?: string & (unknown & unknown);
             permissions?: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
             /** @description null: never */
             expiresAt?: string | null;

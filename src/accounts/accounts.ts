@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Context, queryable, withTransaction } from '../context.js';
-import { isUniqueViolation } from '../db/database.js';
+import { isForeignKeyViolation, isUniqueViolation, type Queryable } from '../db/database.js';
 import { AppError, validationError } from '../errors.js';
 import { isSolanaAddress } from '../lib/base58.js';
 import { newId } from '../lib/ids.js';
@@ -48,7 +48,13 @@ export function newWebhookSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
-/** A new account with a fresh webhook secret, sealed by `secrets` (a port, after the input). */
+/**
+ * A new account with a fresh webhook secret, sealed by `secrets` (a port, after the input). A wallet
+ * belongs to one account (docs/deposits.md#which-wallets-count): one that already signs in to an
+ * account or is linked to one is refused, 409 WALLET_IN_USE naming that account. The check runs
+ * under the wallet's lock, which first sign-ins and links take too; the database's own rule
+ * (migration 0026) refuses a second owner even if it did not.
+ */
 export async function createAccount(
   ctx: Context,
   input: { mode: AccountMode; walletAddress?: string | undefined },
@@ -58,9 +64,9 @@ export async function createAccount(
   if (wallet !== null && !isSolanaAddress(wallet)) {
     throw validationError([{ path: 'wallet', message: 'must be a base58 Solana address (32 bytes)' }]);
   }
-  try {
-    const id = newId('acct');
-    const [row] = await queryable(ctx).query<AccountRow>(sql.INSERT_ACCOUNT, [
+  const id = newId('acct');
+  const insert = async (db: Queryable) => {
+    const [row] = await db.query<AccountRow>(sql.INSERT_ACCOUNT, [
       id,
       input.mode,
       wallet,
@@ -68,9 +74,27 @@ export async function createAccount(
       ctx.clock.now(),
     ]);
     return toAccount(row as AccountRow);
+  };
+  if (wallet === null) return insert(queryable(ctx));
+  try {
+    return await withTransaction(ctx, async ({ tx }) => {
+      await tx.query(sql.LOCK_WALLET, [wallet]);
+      const [holder] = await tx.query<{ account_id: string; claim: string }>(sql.WALLET_HOLDER, [wallet]);
+      if (holder) {
+        const how = holder.claim === 'linked' ? 'is linked to' : 'signs in to';
+        throw new AppError(
+          'WALLET_IN_USE',
+          `Wallet ${wallet} ${how} account ${holder.account_id}: a wallet belongs to one account`,
+          { details: { wallet, accountId: holder.account_id } },
+        );
+      }
+      return insert(tx);
+    });
   } catch (err) {
-    if (isUniqueViolation(err)) {
-      throw validationError([{ path: 'wallet', message: 'is already connected to another account' }]);
+    if (isUniqueViolation(err) || isForeignKeyViolation(err)) {
+      throw new AppError('WALLET_IN_USE', `Wallet ${wallet} belongs to another account`, {
+        details: { wallet },
+      });
     }
     throw err;
   }

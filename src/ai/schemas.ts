@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { callbackUrlRules, handlerRules, Timestamp, UsdString } from '../http/schemas.js';
+import { CALLBACK_HOST_RULE, callbackUrlRules, handlerRules, Timestamp, UsdString } from '../http/schemas.js';
 import { Delivery, MAX_CALLBACK_URL_CHARS } from '../webhooks/index.js';
 import { LIMITS } from './input.js';
 import { FAILURE_KINDS } from './types.js';
@@ -36,8 +36,7 @@ export const ResolveBody = Type.Object(
     callbackUrl: Type.Optional(
       Type.String({
         maxLength: MAX_CALLBACK_URL_CHARS,
-        description:
-          'HTTPS URL that receives the signed result webhook (required unless `marketId` is given)',
+        description: `HTTPS URL that receives the signed result webhook (required unless \`marketId\` is given). ${CALLBACK_HOST_RULE}`,
         ...callbackUrlRules(),
       }),
     ),

@@ -82,6 +82,7 @@ function parseOptions(argv: string[]) {
         'expires-at': { type: 'string' },
         status: { type: 'string' },
         due: { type: 'boolean', default: false },
+        unreadable: { type: 'boolean', default: false },
         seed: { type: 'string' },
         'rate-limit': { type: 'string' },
         burst: { type: 'string' },

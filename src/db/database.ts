@@ -59,3 +59,17 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
     e.constraint === constraint || (typeof e.message === 'string' && e.message.includes(`"${constraint}"`))
   );
 }
+
+/** SQLSTATE 23503: a row whose foreign key names no row (or a row still named, on delete). */
+export function isForeignKeyViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as PgErrorLike).code === '23503';
+}
+
+/**
+ * SQLSTATE class 22, data exception (a value out of its column's range, a bad cast): the statement
+ * was refused for the data it carries, so it fails again whenever it is retried.
+ */
+export function isDataException(err: unknown): boolean {
+  const code = typeof err === 'object' && err !== null ? (err as PgErrorLike).code : undefined;
+  return typeof code === 'string' && code.startsWith('22');
+}

@@ -18,6 +18,7 @@ import {
 import type { DepositPrices } from './prices.js';
 import type { SolanaRpc } from './rpc.js';
 import { treasuryOf } from './treasury.js';
+import { listUnreadable } from './unreadable.js';
 import { rpcFromConfig, watcherFromConfig } from './wiring.js';
 
 /** What a rescan reads the chain and prices with; default: the configuration's (tests hand in fakes). */
@@ -27,7 +28,7 @@ export interface RescanPorts {
 }
 
 /**
- * `sibyl deposits list [--status S] [--account ID] [--limit N]`,
+ * `sibyl deposits list [--status S] [--account ID] [--limit N]`, `list --unreadable [--limit N]`,
  * `assign SIGNATURE ACCOUNT_ID [USD_PER_TOKEN]`, `rescan --before SIG | --since ISO`
  * (docs/deposits.md#operations).
  */
@@ -41,14 +42,27 @@ export async function depositsCommand(
 ): Promise<void> {
   switch (action) {
     case 'list': {
+      const limit = limitOf(args);
+      if (args.options.unreadable === true) {
+        if (option(args, 'status') !== undefined || option(args, 'account') !== undefined) {
+          throw new UsageError(
+            '--unreadable lists transactions, not deposits: it takes no --status or --account',
+          );
+        }
+        const transactions = await listUnreadable(db, limit);
+        out.result(
+          { transactions, total: transactions.length },
+          transactions.length === 0
+            ? 'No unreadable transactions'
+            : transactions
+                .map((t) => `${t.signature}  slot ${t.slot}  seen ${t.seenAt}  ${t.reason}`)
+                .join('\n'),
+        );
+        return;
+      }
       const status = option(args, 'status');
       if (status !== undefined && !DEPOSIT_STATUSES.includes(status as DepositStatus)) {
         throw new UsageError(`--status must be one of: ${DEPOSIT_STATUSES.join(', ')}`);
-      }
-      const limitText = option(args, 'limit') ?? '100';
-      const limit = Number(limitText);
-      if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) {
-        throw new UsageError('--limit must be an integer from 1 to 10000');
       }
       const rows = await listDeposits(db, {
         ...(status !== undefined ? { status: status as DepositStatus } : {}),
@@ -125,12 +139,21 @@ export async function depositsCommand(
       });
       const report = await watcher?.process(signatures);
       out.result(
-        { transactions: signatures.length, written: report?.written },
-        `Rescanned ${signatures.length} transactions; newly written: ${JSON.stringify(report?.written)}`,
+        { transactions: signatures.length, written: report?.written, unreadable: report?.unreadable },
+        `Rescanned ${signatures.length} transactions; newly written: ${JSON.stringify(report?.written)}` +
+          (report?.unreadable ? `; ${report.unreadable} unreadable (sibyl deposits list --unreadable)` : ''),
       );
       return;
     }
     default:
       throw new UsageError(`unknown deposits action "${action}"`);
   }
+}
+
+function limitOf(args: CommandArgs): number {
+  const limit = Number(option(args, 'limit') ?? '100');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 10_000) {
+    throw new UsageError('--limit must be an integer from 1 to 10000');
+  }
+  return limit;
 }

@@ -83,6 +83,7 @@ export const depositsFeature: Feature<{ deposits: typeof depositSettings }> = {
     deposits: {
       usage: [
         '  deposits list [--status pending|credited|unattributed|held|ignored] [--account ID] [--limit N]',
+        '  deposits list --unreadable [--limit N]   transactions the watcher could not book, recorded once',
         "  deposits assign SIGNATURE ACCOUNT_ID [USD_PER_TOKEN]  credit a transaction's unattributed or held deposits, once",
         '  deposits rescan --before SIG | --since ISO   read a range of the chain again (nothing doubles)',
       ],

@@ -11,7 +11,7 @@ const lagSlots = new Gauge({
 
 const byStatus = new Gauge({
   name: 'sibyl_deposits',
-  help: 'Deposits by status (pending, unattributed, held, ignored, credited), as of the last poll',
+  help: 'Deposits by status (pending, unattributed, held, ignored, credited), and transactions the watcher could not book (unreadable), as of the last poll',
   labelNames: ['status'] as const,
   registers: [registry],
 });
@@ -48,7 +48,7 @@ export const depositMetrics = {
     lagSlots.set(slots);
   },
   statuses(rows: { status: string; n: bigint | number; usd_micros: bigint | number }[]): void {
-    for (const status of ['pending', 'credited', 'unattributed', 'held', 'ignored']) {
+    for (const status of ['pending', 'credited', 'unattributed', 'held', 'ignored', 'unreadable']) {
       const row = rows.find((r) => r.status === status);
       byStatus.set({ status }, Number(row?.n ?? 0));
       if (status === 'credited') creditedUsd.set(Number(row?.usd_micros ?? 0) / 1e6);

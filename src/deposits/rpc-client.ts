@@ -11,6 +11,7 @@ import {
   SignatureListSchema,
   type SolanaRpc,
   SolanaRpcError,
+  type UnreadableAnswer,
 } from './rpc.js';
 
 /** A batch of 100 jsonParsed transactions is about 1 MB; anything near this is not an RPC answer. */
@@ -48,6 +49,8 @@ interface Call {
   method: string;
   params: unknown[];
   schema: ReturnType<typeof Compile>;
+  /** A result outside the schema is this call's answer, not the request's failure (a transaction's). */
+  unreadable?: true;
 }
 
 const signatureList = Compile(SignatureListSchema);
@@ -158,6 +161,8 @@ export function createSolanaRpcClient(options: SolanaRpcClientOptions): SolanaRp
       if (!call.schema.Check(answer.result)) {
         const first = [...call.schema.Errors(answer.result)][0];
         const where = first ? `${first.instancePath || '/'} ${first.message}` : 'unexpected shape';
+        if (call.unreadable)
+          return { unreadable: `result does not match: ${where}` } satisfies UnreadableAnswer;
         throw new SolanaRpcError('bad_response', `result does not match: ${where}`, { method: call.method });
       }
       return answer.result;
@@ -191,14 +196,15 @@ export function createSolanaRpcClient(options: SolanaRpcClientOptions): SolanaRp
     },
 
     async getTransactions(signatures: string[], commitment: Commitment) {
-      const out: (ParsedTransaction | null)[] = [];
+      const out: (ParsedTransaction | UnreadableAnswer | null)[] = [];
       for (let at = 0; at < signatures.length; at += options.batchSize) {
         const calls = signatures.slice(at, at + options.batchSize).map((signature) => ({
           method: 'getTransaction',
           params: [signature, { encoding: 'jsonParsed', commitment, maxSupportedTransactionVersion: 0 }],
           schema: transactionOrNull,
+          unreadable: true as const,
         }));
-        out.push(...((await withRetries(calls)) as (ParsedTransaction | null)[]));
+        out.push(...((await withRetries(calls)) as (ParsedTransaction | UnreadableAnswer | null)[]));
       }
       return out;
     },

@@ -114,6 +114,15 @@ export class SolanaRpcError extends Error {
   }
 }
 
+/**
+ * A transaction the node answered in a shape outside ParsedTransactionSchema, and why: one
+ * transaction's answer, not the whole call's, so the watcher records it and reads on
+ * (docs/deposits.md#unreadable-transactions).
+ */
+export interface UnreadableAnswer {
+  unreadable: string;
+}
+
 /** The calls the deposit watcher makes. */
 export interface SolanaRpc {
   /** Newest first; `before`/`until` exclusive, as the RPC defines them. */
@@ -123,8 +132,12 @@ export interface SolanaRpc {
   ): Promise<SignatureInfo[]>;
   /**
    * `getTransaction` (jsonParsed, `maxSupportedTransactionVersion: 0`) for each signature, in order;
-   * null for a transaction the node does not have at this commitment. Sent as JSON-RPC batches.
+   * null for a transaction the node does not have at this commitment; an UnreadableAnswer for one
+   * answered outside the schema. Sent as JSON-RPC batches.
    */
-  getTransactions(signatures: string[], commitment: Commitment): Promise<(ParsedTransaction | null)[]>;
+  getTransactions(
+    signatures: string[],
+    commitment: Commitment,
+  ): Promise<(ParsedTransaction | UnreadableAnswer | null)[]>;
   getSlot(commitment: Commitment): Promise<number>;
 }

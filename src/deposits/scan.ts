@@ -107,26 +107,45 @@ export async function scanTreasury(
 }
 
 /**
+ * A finalized transaction the watcher read but cannot book, and why (docs/deposits.md#unreadable-transactions):
+ * recorded once, listed for the operator; the cursor moves past it.
+ */
+export interface Unreadable {
+  signature: string;
+  slot: number;
+  blockTime: number | null;
+  reason: string;
+}
+
+/** What `depositsAt` read: the deposits, and the transactions it could not read. */
+export interface DepositsRead {
+  deposits: Deposit[];
+  /** At `finalized` only: at `confirmed` such a transaction is skipped until it is final. */
+  unreadable: Unreadable[];
+}
+
+/**
  * The deposits of `signatures` (failed transactions are skipped without a call), read at
  * `commitment` in JSON-RPC batches: one list for a whole poll, for the wiring to write in one
  * transaction. At `finalized`, a listed transaction the node does not return (a lagging node
  * behind a load balancer) fails the call, so the cursor is not moved past it; at `confirmed` it is
- * skipped (its fork may just have been abandoned).
+ * skipped (its fork may just have been abandoned). A transaction answered in a shape the RPC
+ * schema or the parser refuses is one transaction's problem, not the call's: unreadable.
  */
 export async function depositsAt(
   rpc: SolanaRpc,
   treasury: Treasury,
   signatures: FoundSignature[],
   commitment: 'confirmed' | 'finalized',
-): Promise<Deposit[]> {
+): Promise<DepositsRead> {
   const wanted = signatures.filter((s) => !s.failed);
   const transactions = await rpc.getTransactions(
     wanted.map((s) => s.signature),
     commitment,
   );
-  const deposits: Deposit[] = [];
-  transactions.forEach((tx: ParsedTransaction | null, i) => {
-    const signature = (wanted[i] as FoundSignature).signature;
+  const read: DepositsRead = { deposits: [], unreadable: [] };
+  transactions.forEach((tx, i) => {
+    const { signature, slot, blockTime } = wanted[i] as FoundSignature;
     if (tx === null) {
       if (commitment === 'confirmed') return;
       throw new SolanaRpcError(
@@ -137,7 +156,21 @@ export async function depositsAt(
         },
       );
     }
-    deposits.push(...depositsOf(tx, treasury));
+    const reason = 'unreadable' in tx ? tx.unreadable : parse(tx);
+    if (typeof reason !== 'string') {
+      read.deposits.push(...reason);
+    } else if (commitment === 'finalized') {
+      read.unreadable.push({ signature, slot, blockTime, reason });
+    }
   });
-  return deposits;
+  return read;
+
+  // The parser is a pure function of the transaction: what it refuses, it refuses every time.
+  function parse(tx: ParsedTransaction): Deposit[] | string {
+    try {
+      return depositsOf(tx, treasury);
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err);
+    }
+  }
 }

@@ -59,7 +59,7 @@ export const WRITE_FINAL_BATCH = statement(
   `INSERT INTO deposits (${COLUMNS})
    SELECT t.reference, t.signature, t.instruction, t.asset, t.amount, t.decimals, t.sender, t.slot, t.block_time,
           t.status, t.reason, t.account_id, t.rate, t.usd_micros, t.entry_id, $16::timestamptz, $16::timestamptz
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::smallint[], $7::text[],
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::numeric[], $6::smallint[], $7::text[],
                  $8::bigint[], $9::timestamptz[], $10::text[], $11::text[], $12::text[], $13::text[],
                  $14::bigint[], $15::bigint[])
           WITH ORDINALITY AS t(reference, signature, instruction, asset, amount, decimals, sender, slot,
@@ -107,7 +107,33 @@ export const WATCHER_STATE = statement(
 export const COUNTS = statement(
   'deposits_counts',
   `SELECT status, count(*)::bigint AS n, COALESCE(sum(usd_micros), 0)::bigint AS usd_micros
-     FROM deposits GROUP BY status`,
+     FROM deposits GROUP BY status
+   UNION ALL SELECT 'unreadable', count(*)::bigint, 0 FROM deposit_unreadable`,
+);
+
+/**
+ * Transactions the watcher could not book (migration 0027), recorded once each: a second reading of
+ * one (a rerun after a crash) changes nothing. Answers the ones recorded now, for the log.
+ */
+export const RECORD_UNREADABLE = statement(
+  'deposits_record_unreadable',
+  `INSERT INTO deposit_unreadable (signature, slot, block_time, reason, seen_at)
+   SELECT t.signature, t.slot, t.block_time, t.reason, $5::timestamptz
+     FROM unnest($1::text[], $2::bigint[], $3::timestamptz[], $4::text[]) AS t(signature, slot, block_time, reason)
+   ON CONFLICT (signature) DO NOTHING
+   RETURNING signature, reason`,
+);
+
+/** Transactions read and booked now (a rescan after a fix): no longer unreadable. */
+export const CLEAR_UNREADABLE = statement(
+  'deposits_clear_unreadable',
+  'DELETE FROM deposit_unreadable WHERE signature = ANY($1::text[])',
+);
+
+export const LIST_UNREADABLE = statement(
+  'deposits_list_unreadable',
+  `SELECT signature, slot, block_time, reason, seen_at FROM deposit_unreadable
+    ORDER BY slot DESC, signature DESC LIMIT $1`,
 );
 
 export const LIST = statement(
@@ -140,9 +166,15 @@ export const LOCK_ACCOUNT = 'SELECT id, mode FROM accounts WHERE id = $1 FOR UPD
 
 export const COUNT_LINKED = 'SELECT count(*)::integer AS n FROM deposit_wallets WHERE account_id = $1';
 
+// The link's claim on the wallet (migration 0026) goes with it, in the same statement: the wallet
+// is free for any account again.
 export const UNLINK_WALLET = statement(
   'deposits_unlink_wallet',
-  'DELETE FROM deposit_wallets WHERE address = $1 AND account_id = $2 RETURNING address',
+  `WITH unlinked AS (
+     DELETE FROM deposit_wallets WHERE address = $1 AND account_id = $2 RETURNING address
+   )
+   DELETE FROM wallet_owners WHERE address = (SELECT address FROM unlinked) AND claim = 'linked'
+   RETURNING address`,
 );
 
 /** The wallets an account signs in with: its own `wallet_address` (live) and its dashboard wallet. */
@@ -154,9 +186,14 @@ export const SIGN_IN_WALLETS = statement(
    ORDER BY address`,
 );
 
+// The wallet is claimed as linked in the same statement (migration 0026): when it is a sign-in
+// wallet, its `wallet_owners` row says so and the foreign key refuses the link.
 export const LINK_WALLET = statement(
   'deposits_link_wallet',
-  `INSERT INTO deposit_wallets (address, account_id, linked_at) VALUES ($1, $2, $3)
+  `WITH claim AS (
+     INSERT INTO wallet_owners (address, claim) VALUES ($1, 'linked') ON CONFLICT (address) DO NOTHING
+   )
+   INSERT INTO deposit_wallets (address, account_id, linked_at) VALUES ($1, $2, $3)
      ON CONFLICT (address) DO NOTHING
    RETURNING account_id`,
 );

@@ -1,4 +1,5 @@
 import { type Context, queryable, withTransaction } from '../context.js';
+import { isForeignKeyViolation } from '../db/database.js';
 import { AppError, notFound, validationError } from '../errors.js';
 import { isSolanaAddress } from '../lib/base58.js';
 import * as sql from './sql.js';
@@ -48,8 +49,8 @@ export async function linkedWallets(ctx: Context, accountId: string): Promise<Ac
  * (never funded from the chain), a wallet that is another account's sign-in wallet or link (409
  * WALLET_IN_USE), a link beyond MAX_LINKED_WALLETS (409 MAX_WALLETS_EXCEEDED).
  *
- * Race-safe: links and first sign-ins of one wallet queue on one lock, and the wallet is the
- * primary key of `deposit_wallets`, so of two accounts linking one wallet at once, one wins.
+ * Race-safe: links, first sign-ins and the operator's accounts with a wallet queue on one lock,
+ * and the database keeps one owner per wallet (migration 0026), so of two claims at once, one wins.
  */
 export async function linkWallet(
   ctx: Context,
@@ -90,8 +91,13 @@ export async function linkWallet(
       );
     }
     const now = clock.now();
-    const [inserted] = await tx.query<{ account_id: string }>(sql.LINK_WALLET, [address, accountId, now]);
-    // The lock makes a conflict here impossible; were it ever bypassed, the key still refuses a second owner.
+    // The lock makes a conflict here impossible; were it ever bypassed, the keys of migration 0026
+    // still refuse a second owner.
+    const [inserted] = await tx
+      .query<{ account_id: string }>(sql.LINK_WALLET, [address, accountId, now])
+      .catch((err: unknown) => {
+        throw isForeignKeyViolation(err) ? inUse(address, 'signs in to another account') : err;
+      });
     if (!inserted) throw inUse(address, 'is linked to another account');
     return { wallet: { address, kind: 'linked', linkedAt: now.toISOString() }, linked: true };
   });

@@ -1,11 +1,10 @@
-import { createContext, withTransaction } from '../context.js';
 import type { Database } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import { randomBase62 } from '../lib/ids.js';
 import type { Log } from '../logger.js';
 import { TaskLease } from '../queue/lease.js';
 import type { PeriodicTask } from '../queue/periodic.js';
-import { attribute, type Booked, book, writeFinal, writePending } from './book.js';
+import { attribute, type Booked, book, writePending } from './book.js';
 import type { DepositConfig } from './config.js';
 import { depositMetrics } from './metrics.js';
 import type { DepositPrices } from './prices.js';
@@ -13,6 +12,7 @@ import type { SolanaRpc } from './rpc.js';
 import { type Cursors, DEFAULT_PAGE_SIZE, depositsAt, type FoundSignature, scanTreasury } from './scan.js';
 import * as sql from './sql.js';
 import type { Treasury } from './treasury.js';
+import { writeChunk } from './unreadable.js';
 
 export interface WatcherDeps {
   db: Database;
@@ -33,6 +33,8 @@ export interface WatcherDeps {
 export interface PollReport {
   /** Finalized deposits written by this poll, by status. */
   written: Record<Booked['status'], number>;
+  /** Transactions recorded as unreadable by this poll (docs/deposits.md#unreadable-transactions). */
+  unreadable: number;
   pending: number;
   /** False when the poll stopped early (the process is stopping, or the lease was lost). */
   complete: boolean;
@@ -69,26 +71,37 @@ export function createDepositWatcher(deps: WatcherDeps): DepositWatcher {
 
   async function processSignatures(signatures: FoundSignature[], signal?: AbortSignal): Promise<PollReport> {
     const written = { credited: 0, unattributed: 0, held: 0, ignored: 0 };
+    let unreadable = 0;
     for (let i = 0; i < signatures.length; i += chunkSize) {
-      if (i > 0 && (signal?.aborted || !(await keepLease()))) return { written, pending: 0, complete: false };
-      const read = await depositsAt(rpc, treasury, signatures.slice(i, i + chunkSize), 'finalized');
+      if (i > 0 && (signal?.aborted || !(await keepLease()))) {
+        return { written, unreadable, pending: 0, complete: false };
+      }
+      const chunk = signatures.slice(i, i + chunkSize);
+      const read = await depositsAt(rpc, treasury, chunk, 'finalized');
       const final = new Set(
-        read.length === 0
+        read.deposits.length === 0
           ? []
-          : (await db.query<{ reference: string }>(sql.FINAL_AMONG, [read.map((d) => d.reference)])).map(
-              (r) => r.reference,
-            ),
+          : (
+              await db.query<{ reference: string }>(sql.FINAL_AMONG, [read.deposits.map((d) => d.reference)])
+            ).map((r) => r.reference),
       );
-      const deposits = read.filter((d) => !final.has(d.reference));
-      if (deposits.length === 0) continue;
-      const booked = await book(db, prices, settings.minUsdMicros, deposits);
-      const done = await withTransaction(createContext(db, clock), (ctx) => writeFinal(ctx, booked));
-      for (const b of done) {
+      const deposits = read.deposits.filter((d) => !final.has(d.reference));
+      const unread = new Set(read.unreadable.map((u) => u.signature));
+      const outcome = await writeChunk(
+        { db, clock, log },
+        {
+          booked: deposits.length === 0 ? [] : await book(db, prices, settings.minUsdMicros, deposits),
+          unreadable: read.unreadable,
+          readable: chunk.filter((s) => !s.failed && !unread.has(s.signature)).map((s) => s.signature),
+        },
+      );
+      unreadable += outcome.unreadable;
+      for (const b of outcome.written) {
         written[b.status]++;
         if (b.status === 'credited') depositMetrics.credited(b.deposit.asset);
       }
     }
-    return { written, pending: 0, complete: true };
+    return { written, unreadable, pending: 0, complete: true };
   }
 
   async function pollHeld(signal?: AbortSignal): Promise<PollReport> {
@@ -99,7 +112,7 @@ export function createDepositWatcher(deps: WatcherDeps): DepositWatcher {
     const scan = await scanTreasury(rpc, treasury, cursors, pageSize);
     const report = await processSignatures(scan.creditable, signal);
     if (!report.complete) return report;
-    const pending = await depositsAt(rpc, treasury, scan.pending, 'confirmed');
+    const { deposits: pending } = await depositsAt(rpc, treasury, scan.pending, 'confirmed');
     const attributions = await attribute(db, pending);
     const finalizedSlot = await rpc.getSlot('finalized');
     const now = clock.now();
@@ -123,7 +136,9 @@ export function createDepositWatcher(deps: WatcherDeps): DepositWatcher {
       const report = await pollHeld(signal);
       depositMetrics.polled(true);
       const total = Object.values(report.written).reduce((a, b) => a + b, 0);
-      if (total > 0) log.info({ task: LEASE, written: report.written }, 'deposits booked');
+      if (total > 0 || report.unreadable > 0) {
+        log.info({ task: LEASE, written: report.written, unreadable: report.unreadable }, 'deposits booked');
+      }
       return report;
     } catch (err) {
       depositMetrics.polled(false);

@@ -110,6 +110,17 @@ export const timestampOrDateRules = (): Record<string, unknown> =>
 /** A token as the price routes read it (src/prices/tokens.ts): a symbol, or a base58 mint address. */
 export const SYMBOL_OR_MINT_PATTERN = '^(?:[A-Za-z0-9]{1,15}|[1-9A-HJ-NP-Za-km-z]{32,44})$';
 
+/**
+ * What a callback URL's description says of its host (src/webhooks/addresses.ts `blockedHostReason`):
+ * the rule depends on the deployment, so it is stated in words rather than as a schema keyword.
+ */
+export const CALLBACK_HOST_RULE =
+  'Its host must be one a callback can reach: an IP address outside the public ranges, `localhost` ' +
+  'and the special-use names `.invalid`, `.test`, `.example`, `.local` and `.localhost` (RFC 6761, ' +
+  'RFC 6762) are refused at submit with 400 VALIDATION_ERROR, nothing charged ' +
+  '(docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) ' +
+  'accepts them, except `.invalid`.';
+
 /** A callback URL the service accepts (src/webhooks/port.ts): an absolute https:// URI. */
 export const callbackUrlRules = (more: Record<string, unknown> = {}): Record<string, unknown> =>
   handlerRules({ format: 'uri', pattern: '^https://[^/?#@\\s]+(?:[/?#]\\S*)?$', ...more });

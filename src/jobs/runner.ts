@@ -45,7 +45,10 @@ interface Ran {
  *
  * Price checks claimed together run together: one price read per token (they are due in the same
  * moment, and the result says when the price was computed), then one finishing statement or
- * transaction for all the jobs of that token. AI resolutions run one by one.
+ * transaction for all the jobs of that token. AI resolutions run one by one. A job that comes back
+ * after a run that never finished is claimed by itself and runs alone, so that a job whose run kills
+ * its worker takes no neighbour down with it again.
+
  */
 export function jobQueueHandler(deps: JobRunnerDeps): QueueHandler<JobRow> {
   const { db, settings } = deps;
@@ -62,6 +65,9 @@ export function jobQueueHandler(deps: JobRunnerDeps): QueueHandler<JobRow> {
           ? runAiJob(deps, job)
           : runPriceChecks(deps, [job]),
     batchable: (job) => job.job_type === 'PRICE_RESOLUTION',
+    // A job back for another run (its last one never finished) runs alone; a spent one is only
+    // ended, which no worker dies of.
+    runsAlone: (job) => job.attempts > 1 && job.attempts <= settings.maxAttempts,
     async processBatch(jobs) {
       const spent = jobs.filter((job) => job.attempts > settings.maxAttempts);
       const runs = jobs.filter(

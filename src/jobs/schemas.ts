@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { LIMITS } from '../ai/index.js';
 import {
+  CALLBACK_HOST_RULE,
   callbackUrlRules,
   handlerRules,
   SYMBOL_OR_MINT_PATTERN,
@@ -13,7 +14,7 @@ import { JOB_STATUSES } from './jobs.js';
 
 export const CallbackUrl = Type.String({
   maxLength: 4096,
-  description: 'HTTPS URL that receives the signed result callback (docs/webhooks.md)',
+  description: `HTTPS URL that receives the signed result callback (docs/webhooks.md). ${CALLBACK_HOST_RULE}`,
   examples: ['https://example.com/hooks/sibyl'],
   // The handler's limit is the outbox's (webhooks/port.ts); the schema's is a backstop.
   ...callbackUrlRules({ maxLength: MAX_CALLBACK_URL_CHARS }),

@@ -52,18 +52,29 @@ export const CANCEL = statement(
 );
 
 /**
- * Claims due jobs: PENDING ones whose time has come and PROCESSING ones whose lease lapsed (their
- * worker died). The lease is the job type's ($4 for price checks, $5 for AI resolutions, in ms).
+ * Claims due jobs: PENDING ones whose time has come, or — first, and one at a time — a PROCESSING one
+ * whose lease lapsed (its worker died, or its run failed). The lease is the job type's ($4 for price
+ * checks, $5 for AI resolutions, in ms). A job that comes back runs alone (runner.ts `runsAlone`):
+ * should its own work have killed its worker, the jobs claimed beside it then died too, each with
+ * an attempt spent; claimed one at a time and run alone, each spends its next attempt on its own
+ * run only, so only the poison one ends FAILED (docs/operations.md#bounded-work). The oldest lapsed
+ * lease first: a job that kills every worker gets a fresh lease each time and goes to the back.
  */
 export const CLAIM = statement(
   'jobs_claim',
-  `UPDATE scheduled_jobs j
+  `WITH returned AS (
+     SELECT id FROM scheduled_jobs WHERE status = 'PROCESSING' AND lease_until <= $1
+      ORDER BY lease_until LIMIT 1 FOR UPDATE SKIP LOCKED
+   ), due AS (
+     SELECT id FROM scheduled_jobs
+      WHERE status = 'PENDING' AND scheduled_for <= $1 AND NOT EXISTS (SELECT FROM returned)
+      ORDER BY scheduled_for LIMIT $2 FOR UPDATE SKIP LOCKED
+   )
+   UPDATE scheduled_jobs j
       SET status = 'PROCESSING', attempts = j.attempts + 1, lease_token = $3,
           lease_until = $1::timestamptz + make_interval(secs => (CASE j.job_type WHEN 'AI_RESOLUTION' THEN $5 ELSE $4 END)::double precision / 1000),
           started_at = coalesce(j.started_at, $1)
-    WHERE j.id IN (SELECT id FROM scheduled_jobs
-                    WHERE (status = 'PENDING' AND scheduled_for <= $1) OR (status = 'PROCESSING' AND lease_until <= $1)
-                    ORDER BY scheduled_for LIMIT $2 FOR UPDATE SKIP LOCKED)
+    WHERE j.id IN (SELECT id FROM returned UNION ALL SELECT id FROM due)
    RETURNING ${COLUMNS}`,
 );
 

@@ -27,6 +27,7 @@ import {
 import {
   type KeySettingsInput,
   resolveExpiry,
+  resolveKeyName,
   resolveQuotas,
   resolveRateLimit,
   resolveRestrictions,
@@ -54,8 +55,7 @@ export async function createKey(
   const { clock } = ctx;
   const now = clock.now();
   const problems: ValidationProblem[] = [];
-  const name = input.name.trim();
-  if (name.length === 0) problems.push({ path: 'body.name', message: 'must not be blank' });
+  const name = resolveKeyName(input.name, problems);
   const permissions = [...new Set(input.permissions ?? actor.permissions)];
   const expiresAt = resolveExpiry(input.expiresAt, now, problems) ?? actor.expiresAt;
   // A restricted creator's restrictions and limits are the new key's defaults, as its permissions are.
@@ -131,8 +131,7 @@ export async function updateKey(
     if (key.revokedAt)
       throw validationError([{ path: 'path.keyId', message: 'key is revoked and cannot be changed' }]);
     const problems: ValidationProblem[] = [];
-    const name = input.name === undefined ? key.name : input.name.trim();
-    if (name.length === 0) problems.push({ path: 'body.name', message: 'must not be blank' });
+    const name = input.name === undefined ? key.name : resolveKeyName(input.name, problems);
     const permissions = input.permissions === undefined ? key.permissions : [...new Set(input.permissions)];
     const resolved = resolveExpiry(input.expiresAt, now, problems);
     const expiresAt = resolved === undefined ? key.expiresAt : resolved;

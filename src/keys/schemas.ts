@@ -96,13 +96,26 @@ const AllowedOrigins = Type.Array(
   },
 );
 
-/** Printable text: control characters (NUL included) have no place in a name. */
+/**
+ * Printable text: control characters (NUL included) have no place in a name; the rule of outcome
+ * labels for the rest (resolveKeyName): invisible code points alone are blank, bidirectional
+ * controls are refused.
+ */
 const KeyName = Type.String({
   minLength: 1,
   maxLength: 100,
   pattern: '^[^\\u0000-\\u001f\\u007f]+$',
-  description: 'Printable text, not blank',
-  ...handlerRules({ allOf: [{ pattern: '\\S' }] }),
+  description:
+    'Printable text, not blank. Spaces and invisible characters (zero-width spaces and joiners, a ' +
+    'byte-order mark, …: Unicode default-ignorable code points) at either end are removed; a name ' +
+    'with nothing else is blank. Bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, ' +
+    'U+2066–U+2069) are refused. Both: 400 VALIDATION_ERROR on `body.name`.',
+  ...handlerRules({
+    allOf: [
+      { pattern: '\\S' },
+      { not: { pattern: '[\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]' } },
+    ],
+  }),
 });
 
 const RateLimitInput = Type.Union(

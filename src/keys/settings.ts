@@ -1,5 +1,6 @@
 import type { ValidationProblem } from '../errors.js';
 import { formatCidr, parseCidrList } from '../lib/ip.js';
+import { BIDI_CONTROLS_TEXT, hasBidiControl, isBlankLabel, trimInvisible } from '../lib/labels.js';
 import { parseUsd } from '../lib/money.js';
 import { parseIsoTimestamp } from '../lib/time.js';
 import type { QuotaLimits, RateLimitPolicy } from '../limits/index.js';
@@ -7,6 +8,23 @@ import { normaliseOrigin } from './origins.js';
 import type { Permission } from './permissions.js';
 
 export const MAX_ALLOW_LIST_ENTRIES = 100;
+
+/**
+ * A key's name as it is kept, by the rule of outcome labels (docs/api.md#keys): spaces and invisible
+ * code points at either end go (`\ufeffprod` is `prod`); a name with nothing visible is blank, and
+ * refused; bidirectional controls, which reorder how the text after them is shown, are refused.
+ */
+export function resolveKeyName(text: string, problems: ValidationProblem[]): string {
+  const name = trimInvisible(text);
+  if (isBlankLabel(name)) problems.push({ path: 'body.name', message: 'must not be blank' });
+  if (hasBidiControl(text)) {
+    problems.push({
+      path: 'body.name',
+      message: `must not contain bidirectional controls (${BIDI_CONTROLS_TEXT})`,
+    });
+  }
+  return name;
+}
 
 /** The settings a caller may give a key, as they arrive (already schema-checked for types). */
 export interface KeySettingsInput {
@@ -191,8 +209,7 @@ export function keyBodyRules(body: unknown, now: Date): ValidationProblem[] {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return [];
   const input = body as Record<string, unknown>;
   const problems: ValidationProblem[] = [];
-  if (typeof input.name === 'string' && input.name.trim() === '')
-    problems.push({ path: 'body.name', message: 'must not be blank' });
+  if (typeof input.name === 'string') resolveKeyName(input.name, problems);
   if (typeof input.expiresAt === 'string') resolveExpiry(input.expiresAt, now, problems);
   const eachText = (field: 'allowedIps' | 'allowedOrigins', check: typeof normaliseAllowedIps) => {
     const entries = input[field];

@@ -26,3 +26,31 @@ function skeleton(text: string): string {
 export function isBlankLabel(label: string): boolean {
   return label.replace(IGNORABLE, '').trim() === '';
 }
+
+/**
+ * Bidirectional formatting controls (ALM, LRM, RLM, the embeddings and overrides LRE…RLO, the
+ * isolates LRI…PDI): invisible, they reorder how the text after them is displayed — `prod\u202e`
+ * shows whatever follows it reversed, in the dashboard's lists and a terminal alike.
+ */
+const BIDI_CONTROLS = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+
+/** The bidirectional controls a name may not carry, as the documents state them. */
+export const BIDI_CONTROLS_TEXT = 'U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069';
+
+/** Whether `text` holds a bidirectional formatting control. */
+export function hasBidiControl(text: string): boolean {
+  return BIDI_CONTROLS.test(text);
+}
+
+/**
+ * Spaces and invisible (default-ignorable) code points at either end: what a paste brings along (a
+ * byte-order mark, a zero-width space). Variation selectors are kept: they belong to the visible
+ * character before them (the emoji presentation of `❤️`).
+ */
+const EDGE_INVISIBLE =
+  /^(?:\s|(?!\p{Variation_Selector})\p{Default_Ignorable_Code_Point})+|(?:\s|(?!\p{Variation_Selector})\p{Default_Ignorable_Code_Point})+$/gu;
+
+/** A name as it is kept: `\ufeffprod` and `prod\u200b` are `prod`. Inside a name, nothing changes. */
+export function trimInvisible(text: string): string {
+  return text.replace(EDGE_INVISIBLE, '');
+}

@@ -29,37 +29,54 @@ export interface RateLimiter {
   close(): Promise<void>;
 }
 
-/** One GCRA step: the decision, and the arrival time to store when allowed. */
+/**
+ * What a bucket stores: its debt — the requests it holds, not yet paid back by the refill — as of
+ * `at` (ms). Kept in requests, never in time: GCRA's usual state, the theoretical arrival time, is
+ * the debt multiplied by the interval of the policy that wrote it, so after the policy changed (a
+ * higher rate, a key's new limit, SIGN_IN_LIMIT_* at a restart) the old interval went on counting
+ * until that time had passed — a raised limit refused requests for as long as the old one would
+ * have. In requests, every step measures the debt against the policy it is given: a changed limit
+ * applies at the next request.
+ */
+export interface BucketState {
+  debt: number;
+  at: number;
+}
+
+/**
+ * One GCRA step (the same decisions as the virtual-scheduling form, for an unchanged policy): the
+ * debt drains at `perSecond` since `at`; a request is admitted when it fits beside what is left,
+ * `debt + 1 <= burst`. Returns the decision and, when admitted, the state to store.
+ */
 export function gcraStep(
-  storedTat: number | undefined,
+  stored: BucketState | undefined,
   policy: RateLimitPolicy,
   nowMs: number,
-): { decision: RateLimitDecision; newTat: number | null } {
+): { decision: RateLimitDecision; state: BucketState | null } {
   const interval = 1000 / Math.max(policy.perSecond, MIN_PER_SECOND);
-  const tat = Math.max(storedTat ?? nowMs, nowMs);
-  const newTat = tat + interval;
-  const allowAt = newTat - policy.burst * interval;
-  if (nowMs < allowAt) {
+  const debt = stored ? Math.max(0, stored.debt - Math.max(0, nowMs - stored.at) / interval) : 0;
+  // 1e-9: debts are sums of fractions of an interval; their rounding must not refuse a request.
+  if (debt + 1 > policy.burst + 1e-9) {
     return {
       decision: {
         allowed: false,
         limit: policy.burst,
         remaining: 0,
-        resetMs: Math.ceil(tat - nowMs),
-        retryAfterMs: Math.ceil(allowAt - nowMs),
+        resetMs: Math.ceil(debt * interval),
+        retryAfterMs: Math.ceil((debt + 1 - policy.burst) * interval),
       },
-      newTat: null,
+      state: null,
     };
   }
   return {
     decision: {
       allowed: true,
       limit: policy.burst,
-      remaining: Math.floor((nowMs - allowAt) / interval + 1e-9),
-      resetMs: Math.ceil(newTat - nowMs),
+      remaining: Math.floor(policy.burst - debt - 1 + 1e-9),
+      resetMs: Math.ceil((debt + 1) * interval),
       retryAfterMs: 0,
     },
-    newTat,
+    state: { debt: debt + 1, at: nowMs },
   };
 }
 
@@ -67,24 +84,25 @@ const PRUNE_AT = 100_000;
 
 /** In-process buckets: exact for one instance; each instance has its own. */
 export class LocalRateLimiter implements RateLimiter {
-  private readonly tats = new Map<string, number>();
+  /** Each bucket with the time its debt is paid back under the policy that last wrote it. */
+  private readonly buckets = new Map<string, BucketState & { fullAt: number }>();
 
   take(key: string, policy: RateLimitPolicy, nowMs: number): RateLimitDecision {
     return this.takeSync(key, policy, nowMs);
   }
 
   takeSync(key: string, policy: RateLimitPolicy, nowMs: number): RateLimitDecision {
-    const { decision, newTat } = gcraStep(this.tats.get(key), policy, nowMs);
-    if (newTat !== null) {
-      if (this.tats.size >= PRUNE_AT) this.prune(nowMs);
-      this.tats.set(key, newTat);
+    const { decision, state } = gcraStep(this.buckets.get(key), policy, nowMs);
+    if (state !== null) {
+      if (this.buckets.size >= PRUNE_AT) this.prune(nowMs);
+      this.buckets.set(key, { ...state, fullAt: nowMs + decision.resetMs });
     }
     return decision;
   }
 
-  /** A bucket whose arrival time has passed is full: forgetting it changes nothing. */
+  /** A bucket whose debt is paid back is full: forgetting it changes nothing. */
   private prune(nowMs: number): void {
-    for (const [key, tat] of this.tats) if (tat <= nowMs) this.tats.delete(key);
+    for (const [key, bucket] of this.buckets) if (bucket.fullAt <= nowMs) this.buckets.delete(key);
   }
 
   async close(): Promise<void> {}

@@ -8,22 +8,26 @@ import {
   type RateLimitPolicy,
 } from './rate-limiter.js';
 
-// The same GCRA step as gcraStep(), atomically inside Redis so every API instance shares a bucket.
+// The same GCRA step as gcraStep(), atomically inside Redis so every API instance shares a bucket:
+// the state is the bucket's debt in requests and when it was written ("debt at"), measured against
+// the policy of each call, so a changed limit applies at once (rate-limiter.ts BucketState).
 // Returns integers (Redis truncates Lua numbers): allowed, remaining, resetMs, retryAfterMs.
 const GCRA_SCRIPT = `
 local now = tonumber(ARGV[1])
 local interval = tonumber(ARGV[2])
 local burst = tonumber(ARGV[3])
+local debt = 0
 local stored = redis.call('GET', KEYS[1])
-local tat = now
-if stored then tat = math.max(tonumber(stored), now) end
-local newTat = tat + interval
-local allowAt = newTat - burst * interval
-if now < allowAt then
-  return {0, 0, math.ceil(tat - now), math.ceil(allowAt - now)}
+if stored then
+  local d, at = string.match(stored, '^(%S+) (%S+)$')
+  if d then debt = math.max(0, tonumber(d) - math.max(0, now - tonumber(at)) / interval) end
 end
-redis.call('SET', KEYS[1], tostring(newTat), 'PX', math.ceil(newTat - now) + 1000)
-return {1, math.floor((now - allowAt) / interval + 1e-9), math.ceil(newTat - now), 0}
+if debt + 1 > burst + 1e-9 then
+  return {0, 0, math.ceil(debt * interval), math.ceil((debt + 1 - burst) * interval)}
+end
+local reset = math.ceil((debt + 1) * interval)
+redis.call('SET', KEYS[1], string.format('%.17g %.17g', debt + 1, now), 'PX', reset + 1000)
+return {1, math.floor(burst - debt - 1 + 1e-9), reset, 0}
 `;
 
 type GcraRedis = Redis & {
@@ -48,7 +52,9 @@ export class RedisRateLimiter implements RateLimiter {
     url: string,
     private readonly fallback: LocalRateLimiter,
     private readonly logger: Pick<Log, 'warn'>,
-    private readonly prefix = 'sibyl:rl:',
+    // v2: the state is a debt in requests (before: an arrival time), so instances of the two
+    // releases side by side during an upgrade keep apart buckets rather than misreading each other's.
+    private readonly prefix = 'sibyl:rl2:',
   ) {
     const redis = new Redis(url, {
       enableOfflineQueue: false,

@@ -31,12 +31,20 @@ export interface QueueHandler<T> {
   processBatch?(items: T[]): Promise<void>;
   /** Which items go to `processBatch` (default: every item, when there is a `processBatch`). */
   batchable?(item: T): boolean;
+  /**
+   * Optional: an item that must run alone in this process — one that came back because its last run
+   * never finished (its worker died, perhaps by its own work). It waits until nothing else is in
+   * flight here, and nothing else is claimed until it has run: should it kill its worker again, no
+   * neighbour dies with it and spends an attempt (docs/operations.md#bounded-work). The claim should
+   * hand such items out one at a time, since a claim counts an attempt.
+   */
+  runsAlone?(item: T): boolean;
   /** The next time an item becomes due after `now` (a scheduled time or a lease expiry), if any. */
   nextDueAt(now: Date): Promise<Date | null>;
 }
 
-/** What runs at once: one item, or the batchable items of one claim. */
-type Unit<T> = { single: T } | { batch: T[] };
+/** What runs at once: one item, or the batchable items of one claim; or one item with nothing beside it. */
+type Unit<T> = { single: T } | { batch: T[] } | { alone: T };
 
 export interface QueueOptions {
   /** Longest sleep without a notification or a known due time: a safety net, not the mechanism. */
@@ -54,6 +62,9 @@ const ERROR_BACKOFF_MS = 1000;
 export class WorkQueue<T> {
   private inFlight = 0;
   private readonly running = new Set<Promise<void>>();
+  /** Items claimed to run alone, waiting for the items in flight to finish; then one at a time. */
+  private readonly waitingAlone: T[] = [];
+  private aloneRunning = false;
   private pumping = false;
   private again = false;
   private stopped = true;
@@ -114,8 +125,22 @@ export class WorkQueue<T> {
       metrics.workItems(this.handler.name, 'claimed', items.length);
       if (items.length === 0) return processed;
       processed += items.length;
-      await Promise.all(this.units(items).map((unit) => this.run(unit)));
+      const units = this.units(items);
+      await Promise.all(units.filter((unit) => !('alone' in unit)).map((unit) => this.run(unit)));
+      for (const unit of units) if ('alone' in unit) await this.run(unit);
     }
+  }
+
+  /** While an item is to run alone, or runs, nothing else is claimed. */
+  private holdingAlone(): boolean {
+    return this.aloneRunning || this.waitingAlone.length > 0;
+  }
+
+  /** Starts the next item that runs alone, once nothing else is in flight. */
+  private startAlone(): void {
+    if (this.aloneRunning || this.inFlight > 0) return;
+    const item = this.waitingAlone.shift();
+    if (item !== undefined) this.launch({ alone: item });
   }
 
   private async pump(): Promise<void> {
@@ -124,11 +149,16 @@ export class WorkQueue<T> {
     try {
       do {
         this.again = false;
-        while (!this.stopped && this.inFlight < this.handler.concurrency) {
+        this.startAlone();
+        while (!this.stopped && !this.holdingAlone() && this.inFlight < this.handler.concurrency) {
           const room = this.handler.concurrency - this.inFlight;
           const items = await this.handler.claim(room, this.deps.clock.now());
           metrics.workItems(this.handler.name, 'claimed', items.length);
-          for (const unit of this.units(items)) this.launch(unit);
+          for (const unit of this.units(items)) {
+            if ('alone' in unit) this.waitingAlone.push(unit.alone);
+            else this.launch(unit);
+          }
+          this.startAlone();
           if (items.length < room) break;
         }
       } while (this.again && !this.stopped);
@@ -140,14 +170,17 @@ export class WorkQueue<T> {
     }
   }
 
-  /** The claimed items as units of work: the batchable ones in one batch, each other one alone. */
+  /**
+   * The claimed items as units of work: those that run alone, each by itself; the batchable ones in
+   * one batch; each other one as a single.
+   */
   private units(items: T[]): Unit<T>[] {
-    const { processBatch, batchable } = this.handler;
-    if (!processBatch) return items.map((item) => ({ single: item }));
+    const { processBatch, batchable, runsAlone } = this.handler;
     const batch: T[] = [];
     const units: Unit<T>[] = [];
     for (const item of items) {
-      if (!batchable || batchable(item)) batch.push(item);
+      if (runsAlone?.(item)) units.push({ alone: item });
+      else if (processBatch && (!batchable || batchable(item))) batch.push(item);
       else units.push({ single: item });
     }
     if (batch.length > 0) units.unshift({ batch });
@@ -157,8 +190,10 @@ export class WorkQueue<T> {
   private launch(unit: Unit<T>): void {
     const size = 'batch' in unit ? unit.batch.length : 1;
     this.inFlight += size;
+    if ('alone' in unit) this.aloneRunning = true;
     metrics.workInFlight(this.handler.name, this.inFlight);
     const run = this.run(unit).finally(() => {
+      if ('alone' in unit) this.aloneRunning = false;
       this.inFlight -= size;
       metrics.workInFlight(this.handler.name, this.inFlight);
       this.running.delete(run);
@@ -171,7 +206,7 @@ export class WorkQueue<T> {
     const size = 'batch' in unit ? unit.batch.length : 1;
     try {
       if ('batch' in unit) await this.handler.processBatch?.(unit.batch);
-      else await this.handler.process(unit.single);
+      else await this.handler.process('alone' in unit ? unit.alone : unit.single);
       metrics.workItems(this.handler.name, 'done', size);
     } catch (err) {
       metrics.workItems(this.handler.name, 'failed', size);
@@ -181,8 +216,9 @@ export class WorkQueue<T> {
 
   private async sleepUntilNextDue(): Promise<void> {
     if (this.stopped) return;
-    // With every slot busy, a finishing item wakes the queue; otherwise sleep until the next due time.
-    if (this.inFlight >= this.handler.concurrency) return;
+    // With every slot busy, or an item to run alone, a finishing item wakes the queue; otherwise
+    // sleep until the next due time.
+    if (this.inFlight >= this.handler.concurrency || this.holdingAlone()) return;
     const now = this.deps.clock.now();
     const next = await this.handler.nextDueAt(now);
     const delay = next === null ? this.maxSleepMs : next.getTime() - now.getTime();

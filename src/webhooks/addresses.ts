@@ -24,29 +24,61 @@ export function isPublicAddress(address: string): boolean {
 }
 
 /**
+ * Special-use domain names (RFC 6761 §6, RFC 6762) that no public resolver answers for: `.test`
+ * (testing), `.example` (documentation), `.invalid` (never resolves, by definition), `.local`
+ * (multicast DNS on the local link), and `.localhost` (this machine). A callback to one could only
+ * ever reach a host the local machine's own configuration names.
+ */
+const SPECIAL_USE: Record<string, string> = {
+  invalid: '.invalid, RFC 6761: it never resolves',
+  test: '.test, RFC 6761: reserved for testing, never resolved publicly',
+  example: '.example, RFC 6761: reserved for documentation, never resolved publicly',
+  local: '.local, RFC 6762: multicast DNS on a local link, never resolved publicly',
+};
+
+function normalName(hostname: string): string {
+  return hostname.toLowerCase().replace(/\.$/, '');
+}
+
+/** `localhost` and the names under it (RFC 6761 §6.3): this machine's loopback, whatever DNS says. */
+export function isLocalhostName(hostname: string): boolean {
+  const name = normalName(hostname);
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
+/**
  * Why a callback host can never be delivered to, decided without DNS: an IP literal that is not
  * public (in any spelling the URL parser accepts: `0x7f.1`, `2130706433`, `[::ffff:127.0.0.1]` all
- * reach here as their normal form) or a `localhost` name (RFC 6761: `localhost`, `*.localhost`).
- * Null for every other host: what a DNS name resolves to is checked when connecting, on the
- * address actually connected to. `hostname` is a WHATWG URL's `hostname`.
+ * reach here as their normal form), a `localhost` name (RFC 6761: `localhost`, `*.localhost`), or
+ * another special-use name (`.test`, `.example`, `.invalid`, `.local`). With private targets
+ * allowed (local development: a receiver on this machine or its network, named by /etc/hosts or
+ * multicast DNS), only `.invalid` is refused, which resolves nowhere. Null for every other host:
+ * what a DNS name resolves to is checked when connecting, on the address actually connected to.
+ * `hostname` is a WHATWG URL's `hostname`.
  */
-export function blockedHostReason(hostname: string): string | null {
-  const name = hostname.toLowerCase().replace(/\.$/, '');
-  if (name === 'localhost' || name.endsWith('.localhost')) return 'is a localhost name';
+export function blockedHostReason(hostname: string, allowPrivate = false): string | null {
+  const name = normalName(hostname);
+  const tld = name.slice(name.lastIndexOf('.') + 1);
+  if (tld === 'invalid') return `is a special-use name (${SPECIAL_USE.invalid})`;
+  if (allowPrivate) return null;
+  if (isLocalhostName(name)) return 'is a localhost name';
+  const special = SPECIAL_USE[tld];
+  if (special !== undefined) return `is a special-use name (${special})`;
   const literal = name.startsWith('[') ? name.slice(1, -1) : name;
   if (parseIp(literal) === null) return null;
   return isPublicAddress(literal) ? null : 'is not a public address';
 }
 
 /**
- * Whether a callback host is this machine's loopback: `localhost`, or an IP literal in 127.0.0.0/8
- * or `::1` (in any spelling the URL parser accepts; the mapped `[::ffff:127.0.0.1]` too). With
- * private targets allowed, such a host may be called over plain `http://` (DESIGN §9, local
- * development). `hostname` is a WHATWG URL's `hostname`.
+ * Whether a callback host is this machine's loopback: a `localhost` name (`localhost`,
+ * `app.localhost`: RFC 6761 §6.3), or an IP literal in 127.0.0.0/8 or `::1` (in any spelling the
+ * URL parser accepts; the mapped `[::ffff:127.0.0.1]` too). With private targets allowed, such a
+ * host may be called over plain `http://` (DESIGN §9, local development). `hostname` is a WHATWG
+ * URL's `hostname`.
  */
 export function isLoopbackHost(hostname: string): boolean {
-  const name = hostname.toLowerCase().replace(/\.$/, '');
-  if (name === 'localhost') return true;
+  const name = normalName(hostname);
+  if (isLocalhostName(name)) return true;
   const ip = parseIp(name.startsWith('[') ? name.slice(1, -1) : name);
   return ip !== null && ipaddr.fromByteArray(ipBytes(ip)).range() === 'loopback';
 }

@@ -52,9 +52,10 @@ export function callbackUrlRule(callbacks: CallbackOutbox): (body: unknown) => V
 /**
  * The callback URL rules that need no network: HTTPS only, at most 2,048 characters, no
  * user name or password, a host that parses — and, given `targets`, a host that could ever be
- * delivered to: unless private targets are allowed, an IP literal that is not public or a
- * `localhost` name is refused now (blockedHostReason, the classifier the delivery worker uses),
- * rather than accepted, charged and refused at every attempt. What a DNS name resolves to is
+ * delivered to: unless private targets are allowed, an IP literal that is not public, a
+ * `localhost` name or another special-use name (`.test`, `.example`, `.local`) is refused now, and
+ * `.invalid` always (blockedHostReason, the classifier the delivery worker uses), rather than
+ * accepted, charged and refused at every attempt. What a DNS name resolves to is
  * decided when connecting, by the delivery worker, on the address actually connected to.
  */
 export function validateHttpsCallbackUrl(url: string, path: string, targets?: CallbackTargets): void {
@@ -86,15 +87,18 @@ function callbackUrlProblem(url: string, targets?: CallbackTargets): string | nu
   }
   if (parsed.protocol !== 'https:' && !plainHttpAllowed(parsed, targets)) {
     return targets?.allowPrivateTargets
-      ? 'must be an https:// URL (or http:// to this machine: localhost, 127.0.0.0/8, [::1])'
+      ? 'must be an https:// URL (or http:// to this machine: localhost, *.localhost, 127.0.0.0/8, [::1])'
       : 'must be an https:// URL';
   }
   if (parsed.username !== '' || parsed.password !== '') return 'must not contain a user name or password';
   if (parsed.hostname === '') return 'has no host';
-  if (targets && targets.checkHost !== false && !targets.allowPrivateTargets) {
-    const blocked = blockedHostReason(parsed.hostname);
-    if (blocked)
-      return `host ${parsed.hostname} ${blocked}: callbacks are only sent to public addresses (docs/webhooks.md#where-callbacks-may-go)`;
+  if (targets && targets.checkHost !== false) {
+    const blocked = blockedHostReason(parsed.hostname, targets.allowPrivateTargets);
+    if (blocked) {
+      return targets.allowPrivateTargets
+        ? `host ${parsed.hostname} ${blocked} (docs/webhooks.md#where-callbacks-may-go)`
+        : `host ${parsed.hostname} ${blocked}: callbacks are only sent to public addresses (docs/webhooks.md#where-callbacks-may-go)`;
+    }
   }
   return null;
 }

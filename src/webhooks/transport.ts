@@ -1,7 +1,7 @@
 import { promises as dns, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
-import { blockedHostReason, isPublicAddress } from './addresses.js';
+import { blockedHostReason, isLocalhostName, isPublicAddress } from './addresses.js';
 import { MAX_RESPONSE_BYTES } from './config.js';
 import { plainHttpAllowed } from './port.js';
 import type { WebhookErrorCode, WebhookOutcome, WebhookRequest, WebhookTransport } from './transport-port.js';
@@ -83,16 +83,28 @@ function refusal(url: string, allowPrivate: boolean): { code: WebhookErrorCode; 
   }
   if (parsed.protocol !== 'https:' && !plainHttpAllowed(parsed, { allowPrivateTargets: allowPrivate }))
     return { code: 'connection', message: 'Callbacks are sent over HTTPS only' };
-  // The same classifier as at submit: a non-public IP literal or a localhost name is never connected to.
-  if (!allowPrivate && blockedHostReason(parsed.hostname) !== null) {
+  // The same classifier as at submit: a non-public IP literal, a localhost or other special-use name
+  // is never connected to (with private targets allowed, `.invalid` still: it resolves nowhere).
+  if (blockedHostReason(parsed.hostname, allowPrivate) !== null) {
     return { code: 'blocked_address', message: MESSAGES.blocked_address };
   }
   return null;
 }
 
+/**
+ * What a `localhost` name resolves to (RFC 6761 §6.3: "name resolution APIs and libraries SHOULD
+ * … always return the IP loopback address"): answered here, since the system resolver often does
+ * not (getaddrinfo answered ENOTFOUND for `app.localhost` on this project's Debian machine). Only
+ * reached with private targets allowed: otherwise such a name is refused before connecting.
+ */
+const LOOPBACK: LookupAddress[] = [
+  { address: '127.0.0.1', family: 4 },
+  { address: '::1', family: 6 },
+];
+
 function checkingLookup(resolver: Resolver, allowPrivate: boolean): LookupFunction {
   return (hostname, opts, callback) => {
-    resolver(hostname).then(
+    (isLocalhostName(hostname) ? Promise.resolve(LOOPBACK) : resolver(hostname)).then(
       (addresses) => {
         if (addresses.length === 0)
           return callback(Object.assign(new Error('no address'), { code: 'ENOTFOUND' }), '');

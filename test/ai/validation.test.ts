@@ -47,7 +47,7 @@ const outcomes = (n: number, length = 5) => Array.from({ length: n }, (_, i) => 
 const INVALID: [string, Record<string, unknown>, { path: string; message: string }[]][] = [
   [
     'no question',
-    { outcomes: ['Yes', 'No'], callbackUrl: 'https://a.example' },
+    { outcomes: ['Yes', 'No'], callbackUrl: 'https://a.example.com' },
     [{ path: 'body.question', message: 'is required' }],
   ],
   [

@@ -102,6 +102,62 @@ describe('migrations', () => {
     );
   });
 
+  it('wallet_owners keeps the earlier of two claims on one wallet and records the later one it drops', async () => {
+    const [db] = (await emptyDatabase()) as [Database];
+    const all = loadMigrations();
+    const owners = all.find((m) => m.name === 'wallet_owners')?.version ?? 0;
+    await migrate(
+      db,
+      all.filter((m) => m.version < owners),
+    );
+    // Before 0026, `accounts create --wallet` could take a wallet another account had linked (W1),
+    // and a link racing an account's creation could take its wallet (W2); W3 is a lone link.
+    await db.exec(`
+      INSERT INTO accounts (id, mode, webhook_secret, created_at) VALUES
+        ('acct_linker', 'live', 'x', '2026-01-01'), ('acct_cli', 'live', 'x', '2026-03-01');
+      INSERT INTO accounts (id, mode, wallet_address, webhook_secret, created_at) VALUES
+        ('acct_given', 'live', 'W2', 'x', '2026-01-01');
+      INSERT INTO deposit_wallets (address, account_id, linked_at) VALUES
+        ('W1', 'acct_linker', '2026-02-01'), ('W2', 'acct_linker', '2026-02-01'), ('W3', 'acct_linker', '2026-02-01');
+      UPDATE accounts SET wallet_address = 'W1' WHERE id = 'acct_cli';`);
+    await migrate(db, all);
+
+    expect(await db.query('SELECT address, claim FROM wallet_owners ORDER BY address')).toEqual([
+      { address: 'W1', claim: 'linked' },
+      { address: 'W2', claim: 'sign-in' },
+      { address: 'W3', claim: 'linked' },
+    ]);
+    expect(await db.query('SELECT id, wallet_address FROM accounts ORDER BY id')).toEqual([
+      { id: 'acct_cli', wallet_address: null },
+      { id: 'acct_given', wallet_address: 'W2' },
+      { id: 'acct_linker', wallet_address: null },
+    ]);
+    expect(await db.query('SELECT address, account_id FROM deposit_wallets ORDER BY address')).toEqual([
+      { address: 'W1', account_id: 'acct_linker' },
+      { address: 'W3', account_id: 'acct_linker' },
+    ]);
+    expect(
+      await db.query(
+        'SELECT address, account_id, claim, claimed_at, kept_by FROM wallet_claims_dropped ORDER BY address',
+      ),
+    ).toEqual([
+      {
+        address: 'W1',
+        account_id: 'acct_cli',
+        claim: 'sign-in',
+        claimed_at: new Date('2026-03-01T00:00:00Z'),
+        kept_by: 'acct_linker',
+      },
+      {
+        address: 'W2',
+        account_id: 'acct_linker',
+        claim: 'linked',
+        claimed_at: new Date('2026-02-01T00:00:00Z'),
+        kept_by: 'acct_given',
+      },
+    ]);
+  });
+
   it('refuses badly named files', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sibyl-migrations-'));
     writeFileSync(join(dir, 'add-table.sql'), 'SELECT 1');

@@ -2,6 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { registry } from '../../src/metrics/metrics.js';
+// The deposit watcher's metrics register when their module loads (a worker with the watcher on).
+import '../../src/deposits/metrics.js';
 
 // The alert rules (deploy/prometheus/alerts.yml) may only name metrics and labels the service
 // exports: a renamed metric would otherwise leave an alert that silently never fires.

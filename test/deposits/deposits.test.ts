@@ -20,7 +20,7 @@ let treasury: Treasury;
 async function read(c: cases.DepositCase): Promise<ParsedTransaction> {
   rpc.publish(c.tx);
   const [tx] = await client.getTransactions([c.tx.signature], 'finalized');
-  if (!tx) throw new Error('not served');
+  if (!tx || 'unreadable' in tx) throw new Error('not served');
   return tx;
 }
 

@@ -155,6 +155,22 @@ describe('Solana RPC client', () => {
     expect(retries).toEqual([]);
   });
 
+  it('one transaction answered outside the schema is that transaction’s answer (unreadable), not the call’s failure', async () => {
+    const { c, retries } = client({ batchSize: 1 });
+    rpc.failNext(
+      { kind: 'http', status: 200, body: '{"jsonrpc":"2.0","result":{"slot":7,"meta":{}},"id":1}' },
+      1,
+      'getTransaction',
+    );
+    const [odd, fine] = await c.getTransactions(
+      txs.slice(0, 2).map((t) => t.signature),
+      'finalized',
+    );
+    expect(odd).toEqual({ unreadable: expect.stringMatching(/^result does not match: /) });
+    expect(fine && 'transaction' in fine ? fine.transaction.signatures[0] : null).toBe(txs[1]?.signature);
+    expect(retries).toEqual([]);
+  });
+
   it('times out a node that never answers', async () => {
     const { c } = client({ timeoutMs: 200, maxAttempts: 1 });
     rpc.failNext({ kind: 'hang' });
@@ -170,7 +186,7 @@ describe('Solana RPC client', () => {
     const result = await c.getTransactions(signatures, 'finalized');
     expect(rpc.httpRequests - sent).toBe(3);
     expect(rpc.callsOf('getTransaction').length - calls).toBe(6);
-    expect(result.map((t) => t?.transaction.signatures[0] ?? null)).toEqual([
+    expect(result.map((t) => (t && 'transaction' in t ? t.transaction.signatures[0] : null))).toEqual([
       ...signatures.slice(0, 5),
       null,
     ]);

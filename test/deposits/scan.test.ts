@@ -146,7 +146,8 @@ describe('depositsAt', () => {
     const scan = await scanTreasury(client, treasury, none(), PAGE);
     expect(scan.creditable.map((s) => s.failed)).toContain(true);
     const calls = rpc.callsOf('getTransaction').length;
-    const deposits = await depositsAt(client, treasury, scan.creditable, 'finalized');
+    const { deposits, unreadable } = await depositsAt(client, treasury, scan.creditable, 'finalized');
+    expect(unreadable).toEqual([]);
     const expected = [
       `sol:${created.tx.signature}:1`,
       `sol:${two.tx.signature}:0`,
@@ -162,7 +163,7 @@ describe('depositsAt', () => {
 
     const rescan = await scanTreasury(client, treasury, none(), PAGE);
     expect(
-      (await depositsAt(client, treasury, rescan.creditable, 'finalized')).map((d) => d.reference),
+      (await depositsAt(client, treasury, rescan.creditable, 'finalized')).deposits.map((d) => d.reference),
     ).toEqual(expected);
   });
 
@@ -170,9 +171,9 @@ describe('depositsAt', () => {
     const pending = await cases.solDeposit(world, 9_000_000n);
     rpc.publish(pending.tx, { finalized: false });
     const scan = await scanTreasury(client, treasury, none(), PAGE);
-    expect((await depositsAt(client, treasury, scan.pending, 'confirmed')).map((d) => d.amount)).toEqual([
-      9_000_000n,
-    ]);
+    expect(
+      (await depositsAt(client, treasury, scan.pending, 'confirmed')).deposits.map((d) => d.amount),
+    ).toEqual([9_000_000n]);
 
     const ghost = {
       signature: (await cases.solDeposit(world, 1n)).tx.signature,
@@ -180,7 +181,10 @@ describe('depositsAt', () => {
       blockTime: null,
       failed: false,
     };
-    expect(await depositsAt(client, treasury, [ghost], 'confirmed')).toEqual([]);
+    expect(await depositsAt(client, treasury, [ghost], 'confirmed')).toEqual({
+      deposits: [],
+      unreadable: [],
+    });
     await expect(depositsAt(client, treasury, [ghost], 'finalized')).rejects.toMatchObject({
       kind: 'bad_response',
     });

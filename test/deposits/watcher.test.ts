@@ -8,6 +8,7 @@ import { fixedDepositPrices } from '../../src/deposits/prices.js';
 import type { SolanaRpc } from '../../src/deposits/rpc.js';
 import { createSolanaRpcClient } from '../../src/deposits/rpc-client.js';
 import { type Treasury, treasuryOf } from '../../src/deposits/treasury.js';
+import { linkWallet } from '../../src/deposits/wallets.js';
 import { createDepositWatcher } from '../../src/deposits/watcher.js';
 import { listTransactions } from '../../src/ledger/history.js';
 import { ManualClock } from '../../src/lib/clock.js';
@@ -92,7 +93,8 @@ async function rowsOf(signature: string) {
     account_id: string | null;
     usd_micros: bigint | null;
     rate: string | null;
-    amount: bigint;
+    // numeric(20,0): any u64, as text (migration 0027).
+    amount: string;
     slot: bigint;
     ledger_entry_id: bigint | null;
   }>('SELECT * FROM deposits WHERE signature = $1 ORDER BY reference', [signature]);
@@ -112,10 +114,7 @@ describe('the deposit watcher', () => {
     const signIn = await world.user();
     const linked = await world.user();
     const account = await liveAccount(signIn.address);
-    await db.query('INSERT INTO deposit_wallets (address, account_id, linked_at) VALUES ($1, $2, now())', [
-      linked.address,
-      account.id,
-    ]);
+    await linkWallet(createContext(db, clock), { accountId: account.id, address: linked.address });
     const a = await cases.solDeposit(world, LAMPORTS_PER_SOL / 10n, signIn); // 0.1 SOL = 15 USD
     const b = await cases.solDeposit(world, LAMPORTS_PER_SOL / 4n, linked); // 0.25 SOL = 37.5 USD
     rpc.publish(a.tx);
@@ -130,7 +129,7 @@ describe('the deposit watcher', () => {
       account_id: account.id,
       rate: '150',
       usd_micros: 15_000_000n,
-      amount: 100_000_000n,
+      amount: '100000000',
       slot: BigInt(a.tx.slot),
     });
     expect(await entriesOf(`sol:${b.tx.signature}:0`)).toEqual([

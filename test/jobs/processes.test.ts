@@ -21,7 +21,7 @@ const workers: ServiceProcess[] = [];
 
 beforeAll(async () => {
   if (!usingPostgres) return;
-  ctx = await createTestContext();
+  ctx = await createTestContext({ config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
   await ctx.database.db.exec(CALLBACKS_VIEW);
 });
 afterAll(async () => {
@@ -144,7 +144,9 @@ describe.runIf(usingPostgres)('scheduled jobs across worker processes (PostgreSQ
         payload: {
           symbol: 'SOL',
           resolutionTimestamp: new Date(Date.now() + 500).toISOString(),
-          callbackUrl: 'https://receiver.invalid/sibyl',
+          // A host nothing resolves publicly: accepted here (private targets allowed in this
+          // file's API), never connected to by the workers (theirs are not): no network needed.
+          callbackUrl: 'https://receiver.test/sibyl',
         },
       });
       expect(response.statusCode).toBe(200);
@@ -201,6 +203,76 @@ describe.runIf(usingPostgres)('scheduled jobs across worker processes (PostgreSQ
       await venue.close();
     }
   }, 300_000); // six worker starts and five lapsed leases, in real time
+
+  it('a harmless job claimed in one batch with a job whose run kills its worker completes; only the poison one fails', async () => {
+    for (const worker of workers.splice(0)) await worker.kill();
+    const account = await ctx.createAccount({ mode: 'live', balanceUsd: '1.00' });
+    let current: ServiceProcess | undefined;
+    // BTC's quote takes the asking worker down (SIGKILL while it is awaited); SOL's comes a moment
+    // later, so that in a batch with BTC the SOL check is still in flight when its worker dies.
+    const venue: FakeServer = await startFakeServer((request) => {
+      const symbol = request.url.searchParams.get('symbol') ?? '';
+      if (symbol.startsWith('BTC')) {
+        void current?.kill();
+        return { delayMs: 60_000, body: {} };
+      }
+      return {
+        delayMs: 300,
+        body: { symbol, lastPrice: '187.25', quoteVolume: '250000000.00', closeTime: Date.now() },
+      };
+    });
+    try {
+      ctx.clock.set(new Date());
+      const scheduledFor = new Date(Date.now() + 1000).toISOString();
+      const [poison, harmless] = await Promise.all(
+        ['BTC', 'SOL'].map(async (symbol) => {
+          const response = await ctx.request(account.key, {
+            method: 'POST',
+            url: '/api/v1/price/scheduled',
+            payload: { symbol, scheduledFor },
+          });
+          expect(response.statusCode).toBe(200);
+          return response.json().jobId as string;
+        }),
+      );
+      const ids = [poison as string, harmless as string];
+      const env = {
+        PRICE_VENUES: 'binance',
+        BINANCE_BASE_URL: venue.url,
+        PRICE_VENUE_TIMEOUT_MS: '120000',
+        PRICE_MIN_SOURCES: '1',
+        JOB_PRICE_LEASE_MS: '1000',
+        JOB_MAX_ATTEMPTS: '3',
+      };
+      const final = async () =>
+        (await statuses(ids)).every((job) => job.status === 'COMPLETED' || job.status === 'FAILED');
+      // The first worker claims both in one batch (due together) and dies of BTC mid-batch.
+      current = await work(env);
+      await until(async () => current?.child.signalCode !== null);
+      expect((await statuses(ids)).map((job) => [job.status, job.attempts])).toEqual([
+        ['PROCESSING', 1],
+        ['PROCESSING', 1],
+      ]);
+      for (let started = 1; !(await final()); started++) {
+        expect(started).toBeLessThan(6); // three runs of BTC, one of SOL, one that ends BTC
+        const worker = await work(env);
+        current = worker;
+        await until(async () => worker.child.signalCode !== null || (await final()));
+      }
+      await current?.kill();
+      const byId = new Map((await statuses(ids)).map((job) => [job.id, job]));
+      expect(byId.get(harmless as string)).toMatchObject({
+        status: 'COMPLETED',
+        attempts: 2,
+        has_result: true,
+      });
+      expect(byId.get(poison as string)).toMatchObject({ status: 'FAILED', attempts: 4 });
+      expect(await countEntries(ctx.database.db, account.accountId, 'refund')).toBe(1);
+      await expectLedgerReconciles(ctx.database.db);
+    } finally {
+      await venue.close();
+    }
+  }, 300_000);
 });
 
 describe.runIf(usingPostgres)('a cancel racing the claim (PostgreSQL)', () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_ACTIVE_KEYS } from '../../src/keys/keys.js';
+import { runCliOn } from '../helpers/cli.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
 
 let ctx: TestContext;
@@ -95,6 +96,70 @@ describe('POST /keys', () => {
       const bad = await post(owner.key, '/keys', { name: 'x', expiresAt });
       expect(bad.statusCode).toBe(400);
       expect(bad.json().details.problems[0].path).toBe('body.expiresAt');
+    }
+  });
+
+  it('names: invisible characters alone are blank, invisible ends are removed, bidirectional controls refused (create and update)', async () => {
+    const owner = await ctx.createAccount();
+    const BIDI =
+      'must not contain bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069)';
+    const refusals: [string, { path: string; message: string }[]][] = [
+      ['\u200b', [{ path: 'body.name', message: 'must not be blank' }]],
+      ['\u200b\u2060 \ufeff', [{ path: 'body.name', message: 'must not be blank' }]],
+      ['prod\u202e', [{ path: 'body.name', message: BIDI }]],
+      ['\u2067prod', [{ path: 'body.name', message: BIDI }]],
+      [
+        '\u200f',
+        [
+          { path: 'body.name', message: 'must not be blank' },
+          { path: 'body.name', message: BIDI },
+        ],
+      ],
+    ];
+    const target = (await post(owner.key, '/keys', { name: 'target' })).json();
+    const before = (await get(owner.key, '/keys')).json().total;
+    for (const [name, problems] of refusals) {
+      const created = await post(owner.key, '/keys', { name });
+      expect(created.statusCode, JSON.stringify(name)).toBe(400);
+      expect(created.json()).toMatchObject({ code: 'VALIDATION_ERROR', details: { problems } });
+      const updated = await ctx.request(owner.key, {
+        method: 'PATCH',
+        url: `/api/v1/keys/${target.id}`,
+        payload: { name },
+      });
+      expect(updated.statusCode, JSON.stringify(name)).toBe(400);
+      expect(updated.json().details.problems).toEqual(problems);
+    }
+    expect((await get(owner.key, '/keys')).json().total).toBe(before);
+    // The operator's command keeps the same rule.
+    const cli = await runCliOn(
+      ctx.database.db,
+      ['keys', 'update', target.id, '--name', 'prod\u202e', '--json'],
+      {},
+    );
+    expect(cli.status).toBe(1);
+    expect(JSON.parse(cli.stdout)).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { problems: [{ path: 'body.name', message: BIDI }] },
+    });
+
+    // What a paste brings at either end goes; inside a name (an emoji sequence) nothing changes.
+    for (const [sent, kept] of [
+      ['\ufeffprod', 'prod'],
+      ['prod\u200b', 'prod'],
+      [' \u200dstaging\u2060 ', 'staging'],
+      ['ops 👩\u200d💻 ❤\ufe0f', 'ops 👩\u200d💻 ❤\ufe0f'],
+    ]) {
+      const created = await post(owner.key, '/keys', { name: sent });
+      expect(created.statusCode).toBe(200);
+      expect(created.json().name).toBe(kept);
+      const updated = await ctx.request(owner.key, {
+        method: 'PATCH',
+        url: `/api/v1/keys/${target.id}`,
+        payload: { name: sent },
+      });
+      expect(updated.json().name).toBe(kept);
+      await ctx.request(owner.key, { method: 'DELETE', url: `/api/v1/keys/${created.json().id}` });
     }
   });
 

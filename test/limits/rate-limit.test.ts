@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { gcraStep, LocalRateLimiter } from '../../src/limits/rate-limiter.js';
+import { type BucketState, gcraStep, LocalRateLimiter } from '../../src/limits/rate-limiter.js';
 import { RedisRateLimiter } from '../../src/limits/redis-rate-limiter.js';
 import { webhookOutbox } from '../../src/webhooks/outbox.js';
 import { createTestContext, type TestContext, testConfig } from '../helpers/context.js';
+import { DashboardClient } from '../helpers/dashboard.js';
 import { REDIS_URL, redisReachable } from '../helpers/redis.js';
 
 const silent = { warn: () => {} };
@@ -24,11 +25,11 @@ describe('GCRA token bucket', () => {
 
   it('reports remaining, reset and retry-after exactly', () => {
     const policy = { perSecond: 10, burst: 3 };
-    let tat: number | undefined;
+    let stored: BucketState | undefined;
     const decisions = [];
     for (let i = 0; i < 4; i++) {
-      const { decision, newTat } = gcraStep(tat, policy, 0);
-      if (newTat !== null) tat = newTat;
+      const { decision, state } = gcraStep(stored, policy, 0);
+      if (state !== null) stored = state;
       decisions.push(decision);
     }
     expect(decisions.map((d) => [d.allowed, d.remaining, d.resetMs, d.retryAfterMs])).toEqual([
@@ -37,6 +38,22 @@ describe('GCRA token bucket', () => {
       [true, 0, 300, 0],
       [false, 0, 300, 100],
     ]);
+  });
+
+  it('measures a bucket against the policy of each request: a changed limit applies at once', () => {
+    const limiter = new LocalRateLimiter();
+    const t0 = 5_000_000;
+    const slow = { perSecond: 0.01, burst: 2 };
+    expect([0, 1, 2].map(() => limiter.takeSync('k', slow, t0).allowed)).toEqual([true, true, false]);
+    // Raised (a key's new limit through PATCH /keys, read at its next request): admitted at once,
+    // with what the new limit leaves beside the two requests already made. An arrival time kept
+    // in the old policy's interval refused for another 200 s.
+    const raised = { perSecond: 1, burst: 20 };
+    expect(limiter.takeSync('k', raised, t0)).toMatchObject({ allowed: true, remaining: 17, resetMs: 3000 });
+    // Lowered again: the three requests made count against it at once, draining at its own rate.
+    const lowered = { perSecond: 0.5, burst: 3 };
+    expect(limiter.takeSync('k', lowered, t0)).toMatchObject({ allowed: false, retryAfterMs: 2000 });
+    expect(limiter.takeSync('k', lowered, t0 + 2000).allowed).toBe(true);
   });
 
   it('keeps keys apart', () => {
@@ -129,6 +146,43 @@ describe('rate limits shared through Redis', () => {
     } finally {
       await other.close();
       await ctx.close();
+    }
+  });
+
+  it('a limit raised at a restart applies to the next request: SIGN_IN_LIMIT_* with the bucket in Redis', async () => {
+    const shared = await redisReachable(REDIS_URL);
+    const base = await createTestContext();
+    // A client address of this run's own (a /64 nobody else uses), so no earlier run's bucket counts.
+    const client = `2001:db8:${Math.floor(Math.random() * 0xffff).toString(16)}:${Math.floor(Math.random() * 0xffff).toString(16)}::1`;
+    const challenge = async (config: Record<string, string>, tries = 1) => {
+      const ctx = await createTestContext({
+        database: base.database,
+        config: { REDIS_URL, TRUSTED_PROXIES: '127.0.0.1/32', ...config },
+      });
+      try {
+        const page = await DashboardClient.listening(ctx.app);
+        const statuses: number[] = [];
+        for (let i = 0; i < tries; i++) {
+          const answer = await page.call('POST', '/dashboard/api/auth/challenge', {
+            body: {},
+            headers: { 'x-forwarded-for': client },
+          });
+          statuses.push(answer.status);
+        }
+        return statuses;
+      } finally {
+        await ctx.close();
+      }
+    };
+    const low = { SIGN_IN_LIMIT_PER_SECOND: '0.01', SIGN_IN_LIMIT_BURST: '2' };
+    try {
+      expect(await challenge(low, 3)).toEqual([200, 200, 429]);
+      // Restarted with the same limit: the bucket outlived the process (Redis), still empty.
+      expect(await challenge(low)).toEqual([shared ? 429 : 200]);
+      // Restarted with a higher limit: the next request passes (it waited 200 s before).
+      expect(await challenge({ SIGN_IN_LIMIT_PER_SECOND: '1', SIGN_IN_LIMIT_BURST: '20' })).toEqual([200]);
+    } finally {
+      await base.close();
     }
   });
 

@@ -284,6 +284,51 @@ describe('work queue', () => {
     expect(singles).toBe(20);
   });
 
+  it('an item that runs alone waits for the items in flight, runs by itself, and nothing is claimed meanwhile', async () => {
+    const db = database.db;
+    await db.query(`UPDATE toy_work SET status = 'done'`);
+    // Two items back from runs that never finished (claimed once, the lease lapsed), among 30 new ones.
+    await addWork(db, new Date(Date.now() - 1000), 30);
+    const returned = await db.query<{ id: bigint }>(
+      `UPDATE toy_work SET status = 'running', attempts = 1, lease_until = now() - interval '1 second'
+        WHERE id IN (SELECT id FROM toy_work WHERE status = 'pending' ORDER BY id LIMIT 2) RETURNING id`,
+    );
+    const alone = new Set(returned.map((r) => r.id));
+    const inWork = new Set<bigint>();
+    const overlaps: string[] = [];
+    let aloneAtWork: bigint | null = null;
+    const { queue, processed } = toyQueue(
+      db,
+      systemClock,
+      'alone',
+      async (item) => {
+        if (alone.has(item.id)) {
+          if (inWork.size > 0) overlaps.push(`${item.id} started beside ${[...inWork].join(',')}`);
+          aloneAtWork = item.id;
+        } else if (aloneAtWork !== null) overlaps.push(`${item.id} started beside ${aloneAtWork}`);
+        inWork.add(item.id);
+        await new Promise((resolve) => setTimeout(resolve, 15));
+        inWork.delete(item.id);
+        if (aloneAtWork === item.id) aloneAtWork = null;
+      },
+      {
+        async claim(limit, now) {
+          if (aloneAtWork !== null) overlaps.push(`claimed while ${aloneAtWork} ran`);
+          return db.query<Item & { attempts: number }>(
+            `${CLAIM.replace('RETURNING w.id, w.lease_token', 'RETURNING w.id, w.lease_token, w.attempts')}`,
+            [now, limit, randomBase62(12)],
+          );
+        },
+        runsAlone: (item) => (item as Item & { attempts: number }).attempts > 1,
+      },
+    );
+    await queue.start();
+    await until(async () => (await pendingCount(db)) === 0);
+    await queue.stop();
+    expect(processed).toHaveLength(30);
+    expect(overlaps).toEqual([]);
+  });
+
   it.runIf(usingPostgres)(
     'PostgreSQL: after its listening connection is killed, a runner reconnects and looks again',
     async () => {

@@ -49,6 +49,7 @@ const FILL = `
   SELECT 'n' || g, '{}', now() - g * interval '1 minute', now() - g * interval '1 minute' + interval '5 minutes'
     FROM generate_series(1, ${ROWS}) g;
   INSERT INTO accounts (id, mode, webhook_secret) VALUES ('acct_plans_live', 'live', 'x');
+  INSERT INTO wallet_owners (address, claim) VALUES ('wallet_plans', 'sign-in');
   INSERT INTO dashboard_wallets (address, live_account_id, sandbox_account_id, created_at)
   VALUES ('wallet_plans', 'acct_plans_live', 'acct_plans', now());
   INSERT INTO dashboard_sessions (id, token_hash, wallet_address, created_at, last_seen_at, expires_at)

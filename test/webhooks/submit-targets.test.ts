@@ -4,7 +4,7 @@ import { balanceOf, countEntries, expectLedgerReconciles } from '../helpers/ledg
 
 /**
  * Callback URLs that can never be delivered — a non-public IP literal in any spelling the URL
- * parser accepts, or a localhost name — are refused when submitted (VALIDATION_ERROR, nothing
+ * parser accepts, a localhost name, or another special-use name (RFC 6761/6762) — are refused when submitted (VALIDATION_ERROR, nothing
  * charged or stored), unless the deployment allows private targets. DNS names are left to the
  * connect-time check (test/webhooks/ssrf.test.ts).
  */
@@ -29,6 +29,12 @@ const UNDELIVERABLE = [
   'https://localhost/',
   'https://LOCALHOST./x',
   'https://api.localhost/',
+  // Special-use names no public resolver answers for (RFC 6761, RFC 6762).
+  'https://nonexistent.invalid/',
+  'https://Hooks.INVALID./x',
+  'https://hooks.test/',
+  'https://api.example/',
+  'https://printer.local/',
 ];
 
 let strict: TestContext;
@@ -88,7 +94,7 @@ describe('callback URLs that can never be delivered', () => {
                 path: 'body.callbackUrl',
                 message: expect.stringMatching(
                   new RegExp(
-                    `^host ${host.replace(/[.[\]]/g, '\\$&')} (is not a public address|is a localhost name): `,
+                    `^host ${host.replace(/[.[\]]/g, '\\$&')} (is not a public address|is a localhost name|is a special-use name \\(\\.(invalid|test|example|local), RFC 676[12]: [^)]+\\)): callbacks are only sent to public addresses`,
                   ),
                 ),
               },
@@ -116,9 +122,18 @@ describe('callback URLs that can never be delivered', () => {
     }
   });
 
-  it('are accepted when the deployment allows private targets (development)', async () => {
+  it('are accepted when the deployment allows private targets (development), except .invalid', async () => {
     const account = await lenient.createAccount({ balanceUsd: '10.00' });
-    for (const url of ['https://127.0.0.1:8443/hook', 'https://localhost/', 'https://[::1]/']) {
+    for (const url of [
+      'https://127.0.0.1:8443/hook',
+      'https://localhost/',
+      'https://[::1]/',
+      // Named on this machine or its network (/etc/hosts, multicast DNS): what development is for.
+      'https://app.localhost/',
+      'https://hooks.test/',
+      'https://api.example/',
+      'https://printer.local/',
+    ]) {
       for (const [route, payload] of bodies(lenient, url)) {
         const response = await lenient.request(account.key, {
           method: 'POST',
@@ -128,6 +143,23 @@ describe('callback URLs that can never be delivered', () => {
         expect({ route, url, status: response.statusCode }).toEqual({ route, url, status: 200 });
       }
     }
+    // `.invalid` resolves nowhere, on any machine: refused even then, nothing charged or stored.
+    const other = await lenient.createAccount({ balanceUsd: '10.00' });
+    for (const [route, payload] of bodies(lenient, 'https://nonexistent.invalid/')) {
+      const response = await lenient.request(other.key, { method: 'POST', url: `/api/v1${route}`, payload });
+      expect({ route, status: response.statusCode }).toEqual({ route, status: 400 });
+      expect(response.json().details).toEqual({
+        problems: [
+          {
+            path: 'body.callbackUrl',
+            message:
+              'host nonexistent.invalid is a special-use name (.invalid, RFC 6761: it never resolves) (docs/webhooks.md#where-callbacks-may-go)',
+          },
+        ],
+      });
+    }
+    expect(await balanceOf(lenient.database.db, other.accountId)).toBe(10_000_000n);
+    expect(await stored(lenient, other)).toBe(0);
   });
 });
 
@@ -139,6 +171,7 @@ describe('plain http:// (local development, DESIGN §9)', () => {
       'http://localhost:4000/',
       'http://[::1]:4000/',
       'http://127.8.9.1/',
+      'http://api.localhost:4000/',
     ]) {
       const [route, payload] = bodies(lenient, url)[1] as [string, Record<string, unknown>];
       const response = await lenient.request(account.key, {
@@ -148,7 +181,7 @@ describe('plain http:// (local development, DESIGN §9)', () => {
       });
       expect({ url, status: response.statusCode }).toEqual({ url, status: 200 });
     }
-    for (const url of ['http://10.0.0.1/', 'http://hooks.example.com/', 'http://api.localhost/']) {
+    for (const url of ['http://10.0.0.1/', 'http://hooks.example.com/', 'http://printer.local/']) {
       const [route, payload] = bodies(lenient, url)[1] as [string, Record<string, unknown>];
       const response = await lenient.request(account.key, {
         method: 'POST',
@@ -159,7 +192,8 @@ describe('plain http:// (local development, DESIGN §9)', () => {
       expect(response.json().details.problems).toEqual([
         {
           path: 'body.callbackUrl',
-          message: 'must be an https:// URL (or http:// to this machine: localhost, 127.0.0.0/8, [::1])',
+          message:
+            'must be an https:// URL (or http:// to this machine: localhost, *.localhost, 127.0.0.0/8, [::1])',
         },
       ]);
     }
