@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { AppError, validationError } from './errors.js';
 import { FEATURES } from './features.js';
+import { DashboardTwins } from './http/account-route.js';
 import { registerCorsPreflight } from './http/cors.js';
 import {
   charsetRefusal,
@@ -95,6 +96,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   };
   app.decorate('services', edge);
   app.decorate('apiRoutes', []);
+  app.decorate('dashboardTwins', new DashboardTwins());
   app.decorate('inFlight', new InFlight());
   app.decorateRequest('principal', undefined);
 

@@ -180,7 +180,10 @@ export const CreateKeyBody = Type.Object(
       Type.Array(PermissionName, {
         minItems: 1,
         maxItems: PERMISSIONS.length,
-        description: "Defaults to the calling key's permissions, and cannot exceed them",
+        description:
+          "Cannot exceed the calling key's. Left out: the calling key's own, `keys` included when it has it " +
+          '(for compatibility; in the dashboard and the CLI, every permission). `keys` can make keys and read ' +
+          'the webhook signing secret: give it only to a key that manages keys',
       }),
     ),
     expiresAt: Type.Optional(Type.Union([ExpiresAt, Type.Null()], { description: 'null: never' })),

@@ -268,7 +268,7 @@ describe('jobs', () => {
     });
     const jobId = scheduled.json().jobId as string;
     const before = await balanceOf(ctx.database.db, ids.sandbox);
-    const detail = (await user.call('GET', `/dashboard/api/sandbox/jobs/price/${jobId}`)).body;
+    const detail = (await user.call('GET', `/dashboard/api/sandbox/price/scheduled/${jobId}`)).body;
     expect(detail).toMatchObject({
       jobId,
       status: 'PENDING',
@@ -276,13 +276,13 @@ describe('jobs', () => {
       costUsd: '0.05',
       request: { symbol: 'SOL' },
     });
-    const cancelled = await user.call('POST', `/dashboard/api/sandbox/jobs/price/${jobId}/cancel`);
+    const cancelled = await user.call('POST', `/dashboard/api/sandbox/price/scheduled/${jobId}/cancel`);
     expect(cancelled.body).toMatchObject({ jobId, status: 'cancelled', refundUsd: '0.05' });
     expect(await balanceOf(ctx.database.db, ids.sandbox)).toBe(before + 50_000n);
-    const twice = await user.call('POST', `/dashboard/api/sandbox/jobs/price/${jobId}/cancel`);
+    const twice = await user.call('POST', `/dashboard/api/sandbox/price/scheduled/${jobId}/cancel`);
     expect(twice.status).toBe(409);
     expect(twice.body.code).toBe('JOB_CANNOT_CANCEL');
-    expect((await user.call('POST', `/dashboard/api/sandbox/jobs/ai/${jobId}/cancel`)).body.code).toBe(
+    expect((await user.call('POST', `/dashboard/api/sandbox/ai/scheduled/${jobId}/cancel`)).body.code).toBe(
       'JOB_NOT_FOUND',
     );
   });
@@ -292,13 +292,15 @@ describe('webhook secret', () => {
   it('is revealed on request (the API’s secret) and rotated', async () => {
     const key = await sandboxKey();
     const api = (await ctx.request(key, { method: 'GET', url: '/api/v1/account' })).json().webhookSecret;
-    const revealed = await user.call('POST', '/dashboard/api/sandbox/webhooks/secret/reveal');
+    const revealed = await user.call('POST', '/dashboard/api/sandbox/account/webhook-secret');
     expect(revealed.body.webhookSecret).toBe(api);
-    const rotated = await user.call('POST', '/dashboard/api/sandbox/webhooks/secret/rotate');
+    // A GET would answer the secret without the Origin check: the dashboard's twin is a POST only.
+    expect((await user.call('GET', '/dashboard/api/sandbox/account/webhook-secret')).status).toBe(404);
+    const rotated = await user.call('POST', '/dashboard/api/sandbox/account/webhook-secret/rotate');
     expect(rotated.body.webhookSecret).toMatch(/^whsec_/);
     expect(rotated.body.webhookSecret).not.toBe(api);
     expect(
-      (await user.call('POST', '/dashboard/api/sandbox/webhooks/secret/reveal')).body.webhookSecret,
+      (await user.call('POST', '/dashboard/api/sandbox/account/webhook-secret')).body.webhookSecret,
     ).toBe(rotated.body.webhookSecret);
   });
 });

@@ -2,14 +2,7 @@ import Type from 'typebox';
 import { accountFields, addPlayMoney, presentAccount } from '../../accounts/index.js';
 import { depositDisplay } from '../../deposits/index.js';
 import { UsdString } from '../../http/schemas.js';
-import {
-  accountUsage,
-  listTransactions,
-  TransactionList,
-  TransactionQuery,
-  UsageQuery,
-  UsageReport,
-} from '../../ledger/index.js';
+import { accountUsage, TransactionQuery } from '../../ledger/index.js';
 import { formatUsd } from '../../lib/money.js';
 import { transactionsCsv } from '../csv.js';
 import { type DepositSource, fundsView } from '../funds.js';
@@ -79,28 +72,6 @@ export function accountRoutes(edge: DashboardEdge, deps: { deposits: DepositSour
         lowBalanceThresholdUsd: formatUsd(threshold),
       };
     },
-  });
-
-  defineDashboardRoute(edge, {
-    scope: 'account',
-    method: 'GET',
-    url: '/usage',
-    operationId: 'usage',
-    summary: 'Spend and paid requests per day, operation or key (as GET /api/v1/account/usage)',
-    querystring: UsageQuery,
-    response: UsageReport,
-    handler: async ({ ctx, account, query }) => accountUsage(ctx, account.id, query),
-  });
-
-  defineDashboardRoute(edge, {
-    scope: 'account',
-    method: 'GET',
-    url: '/transactions',
-    operationId: 'transactions',
-    summary: 'The ledger, newest first (as GET /api/v1/account/transactions)',
-    querystring: TransactionQuery,
-    response: TransactionList,
-    handler: async ({ ctx, account, query }) => listTransactions(ctx, account.id, query),
   });
 
   defineDashboardRoute(edge, {
