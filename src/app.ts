@@ -77,7 +77,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
 
   const cache = new VerificationCache<KeyVerification | null>(config.authCache, clock);
-  const authenticator = new Authenticator(db, clock, cache);
+  const authenticator = new Authenticator(db, clock, cache, (err) =>
+    app.log.warn({ err }, 'a key’s last use was not recorded'),
+  );
   const ports = options.ports ?? createPorts(config, db, clock, options);
   const rateLimiter = options.rateLimiter ?? (await createRateLimiter(app, config));
   const edge: Services = {
@@ -148,6 +150,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   cache.startSync(db, app.log);
   app.addHook('onClose', async () => {
     await app.inFlight.idle();
+    await authenticator.uses.idle();
     cache.stopSync();
     await edge.rateLimiter.close();
     if (!options.ports) await ports.close();

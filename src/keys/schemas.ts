@@ -32,6 +32,13 @@ const keyProperties = {
   rotatedTo: Type.Optional(Type.String({ description: 'Rotated keys: the id of the key that replaces it' })),
   rotatedFrom: Type.Optional(Type.String({ description: 'The id of the key this one replaced' })),
   createdAt: Timestamp,
+  lastUsedAt: Type.Optional(
+    Type.String({
+      description:
+        'When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used',
+      examples: ['2026-11-21T12:00:00.000Z'],
+    }),
+  ),
   rateLimit: Type.Object(
     {
       requestsPerSecond: Type.Number(),
@@ -250,6 +257,7 @@ export function presentKey(record: ApiKeyRecord, now: Date, options: PresentOpti
     ...(record.rotatedTo ? { rotatedTo: record.rotatedTo } : {}),
     ...(record.rotatedFrom ? { rotatedFrom: record.rotatedFrom } : {}),
     createdAt: record.createdAt.toISOString(),
+    ...(record.lastUsedAt ? { lastUsedAt: record.lastUsedAt.toISOString() } : {}),
     rateLimit: {
       requestsPerSecond: record.rateLimit.perSecond ?? options.defaultRateLimit.perSecond,
       burst: record.rateLimit.burst ?? options.defaultRateLimit.burst,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext } from '../../src/context.js';
 import { MAX_CSV_ENTRIES } from '../../src/dashboard/csv.js';
-import { creditDeposit } from '../../src/ledger/ledger.js';
+import { adjustBalance, creditDeposit } from '../../src/ledger/ledger.js';
 import { isSolanaAddress } from '../../src/lib/base58.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
@@ -38,12 +38,13 @@ async function sandboxKey(permissions?: string[]): Promise<string> {
 }
 
 describe('overview', () => {
-  it('shows the balance, spend today and this month, and warns below the threshold', async () => {
+  it('shows the balance, spend today and this month; a live account never funded is not “low”', async () => {
     const live = (await user.call('GET', '/dashboard/api/live/overview')).body;
     expect(live).toMatchObject({
       account: { id: ids.live, mode: 'live', balanceUsd: '0.00' },
       today: { requests: 0, spendUsd: '0.00' },
-      lowBalance: true,
+      funded: false,
+      lowBalance: false,
       lowBalanceThresholdUsd: '5.00',
     });
     const key = await sandboxKey();
@@ -56,6 +57,32 @@ describe('overview', () => {
       lowBalance: false,
     });
     expect(sandbox.account).not.toHaveProperty('webhookSecret');
+    expect(sandbox.funded).toBe(true);
+  });
+
+  it('warns below the threshold once the account was funded, even when it is empty again', async () => {
+    const other = new DashboardClient(user.base);
+    await other.signIn();
+    const session = (await other.call('GET', '/dashboard/api/auth/session')).body as {
+      accounts: { live: { id: string } };
+    };
+    const liveId = session.accounts.live.id;
+    await creditDeposit(createContext(ctx.database.db, systemClock), {
+      accountId: liveId,
+      amountMicros: 3_000_000n,
+      reference: `operator:overview-test:${liveId}`,
+    });
+    expect((await other.call('GET', '/dashboard/api/live/overview')).body).toMatchObject({
+      account: { balanceUsd: '3.00' },
+      funded: true,
+      lowBalance: true,
+    });
+    await adjustBalance(ctx.database.db, { accountId: liveId, amountMicros: -3_000_000n, memo: 'spent' });
+    expect((await other.call('GET', '/dashboard/api/live/overview')).body).toMatchObject({
+      account: { balanceUsd: '0.00' },
+      funded: true,
+      lowBalance: true,
+    });
   });
 });
 
