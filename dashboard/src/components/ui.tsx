@@ -71,3 +71,18 @@ export function useAction() {
   };
   return { busy, error, run, setError };
 }
+
+/** A table that scrolls inside its card on a narrow screen, so that the page never does. */
+export function TableScroll({ children }: { children: ComponentChildren }) {
+  return <div class="table-scroll">{children}</div>;
+}
+
+/** What an action just did, said once it is done (a screen reader hears it too). */
+export function Done({ text }: { text: string | null }) {
+  if (!text) return null;
+  return (
+    <p class="note" role="status">
+      {text}
+    </p>
+  );
+}
