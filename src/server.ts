@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { firstStart as loadFirstStart } from './accounts/index.js';
 import { buildApp } from './app.js';
-import { addressesOf, startBanner } from './cli/banner.js';
 import type { Config } from './config.js';
 import { migrate } from './db/migrate.js';
 import { openDatabase } from './db/open.js';
@@ -10,6 +9,7 @@ import { systemClock } from './lib/clock.js';
 import { listenOrExplain } from './lib/listen.js';
 import { createLogger } from './logger.js';
 import { createPorts, type Ports } from './ports.js';
+import { addressesOf, startBanner } from './start-banner.js';
 import { localDevelopment, localDevelopmentNotice, withPrivateTargets } from './webhooks/index.js';
 import { createWorker, type Worker } from './worker/worker.js';
 

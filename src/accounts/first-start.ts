@@ -40,7 +40,7 @@ export async function createWelcome(db: Database, clock: Clock, secrets: SecretB
   };
 }
 
-/** The first start's lines of the start banner (src/cli/banner.ts): the starter account, its key, a try. */
+/** The first start's lines of the start banner (src/start-banner.ts): the starter account, its key, a try. */
 export function sandboxWelcomeLines(config: Config, welcome: Welcome): string[] {
   const { accountId, key, balance } = welcome;
   return [

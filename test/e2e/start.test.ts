@@ -20,7 +20,7 @@ function freePort(): Promise<number> {
   });
 }
 
-/** The addresses every start on the embedded database prints (src/cli/banner.ts). */
+/** The addresses every start on the embedded database prints (src/start-banner.ts). */
 function addressLines(port: number): string {
   const base = `http://127.0.0.1:${port}`;
   return [

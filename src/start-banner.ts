@@ -1,5 +1,5 @@
-import type { Config } from '../config.js';
-import { baseUrl } from '../http/openapi.js';
+import type { Config } from './config.js';
+import { baseUrl } from './http/openapi.js';
 
 /** Where a serving process can be reached: the same four addresses on every start. */
 export interface Addresses {
