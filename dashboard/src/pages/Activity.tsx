@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { type Answer, api, type Mode, ok } from '../api';
-import { Card, Done, ErrorNote, TableScroll, useAction } from '../components/ui';
+import { Card, Done, ErrorNote, RowAction, Table, useAction } from '../components/ui';
 import { useData } from '../data';
 import { usd, when } from '../format';
 import { AiRequests } from './AiRequests';
@@ -78,53 +78,40 @@ function Jobs({
       <Done text={refund} />
       {jobs.data && jobs.data.jobs.length === 0 && <p class="muted">None.</p>}
       {jobs.data && jobs.data.jobs.length > 0 && (
-        <TableScroll>
-          <table aria-label={type === 'price' ? 'Scheduled price checks' : 'Scheduled AI resolutions'}>
-            <thead>
-              <tr>
-                <th>Job</th>
-                <th>Scheduled for</th>
-                <th>Status</th>
-                <th>Created</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {jobs.data.jobs.map((job) => (
-                <tr key={job.jobId}>
-                  <td class="mono" id={`job-${job.jobId}`}>
-                    {job.jobId}
-                  </td>
-                  <td>{when(job.scheduledFor)}</td>
-                  <td>{job.status}</td>
-                  <td>{when(job.createdAt)}</td>
-                  <td>
-                    {job.canCancel && (
-                      <button
-                        type="button"
-                        class="secondary"
-                        aria-describedby={`job-${job.jobId}`}
-                        disabled={cancel.busy}
-                        onClick={() =>
-                          cancel.run(async () => {
-                            const done = await cancelOf(mode, type, job.jobId);
-                            setRefund(
-                              `Cancelled ${job.jobId}: ${usd(done.refundUsd)} refunded; balance ${usd(done.remainingBalanceUsd)}.`,
-                            );
-                            jobs.reload();
-                            onBalanceChange();
-                          })
-                        }
-                      >
-                        Cancel
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <Table
+          label={type === 'price' ? 'Scheduled price checks' : 'Scheduled AI resolutions'}
+          columns={['Job', 'Scheduled for', 'Status', 'Created', '']}
+        >
+          {jobs.data.jobs.map((job) => (
+            <tr key={job.jobId}>
+              <td class="mono" id={`job-${job.jobId}`}>
+                {job.jobId}
+              </td>
+              <td>{when(job.scheduledFor)}</td>
+              <td>{job.status}</td>
+              <td>{when(job.createdAt)}</td>
+              <td>
+                {job.canCancel && (
+                  <RowAction
+                    label="Cancel"
+                    subject={`job-${job.jobId}`}
+                    busy={cancel.busy}
+                    onClick={() =>
+                      cancel.run(async () => {
+                        const done = await cancelOf(mode, type, job.jobId);
+                        setRefund(
+                          `Cancelled ${job.jobId}: ${usd(done.refundUsd)} refunded; balance ${usd(done.remainingBalanceUsd)}.`,
+                        );
+                        jobs.reload();
+                        onBalanceChange();
+                      })
+                    }
+                  />
+                )}
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
     </Card>
   );

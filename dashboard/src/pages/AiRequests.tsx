@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { type Answer, api, type Mode, ok } from '../api';
-import { Card, ErrorNote, TableScroll } from '../components/ui';
+import { Card, ErrorNote, num, Table } from '../components/ui';
 import { useData } from '../data';
 import { usd, when } from '../format';
 
@@ -23,44 +23,31 @@ export function AiRequests({ mode }: { mode: Mode }) {
       <ErrorNote error={list.error} />
       {list.data && list.data.requests.length === 0 && <p class="muted">None.</p>}
       {list.data && list.data.requests.length > 0 && (
-        <TableScroll>
-          <table aria-label="AI requests">
-            <thead>
-              <tr>
-                <th>Question</th>
-                <th>Status</th>
-                <th>Outcome</th>
-                <th class="num">Cost</th>
-                <th>Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.requests.map((request) => (
-                <tr key={request.requestId}>
-                  <td>
-                    <button
-                      type="button"
-                      class="link"
-                      onClick={() => setOpen(open?.requestId === request.requestId ? null : request)}
-                    >
-                      {request.question}
-                    </button>
-                  </td>
-                  <td>{request.status}</td>
-                  <td>
-                    {request.winningOutcomeLabel ?? '—'}
-                    {request.canDetermine === false ? ' (undetermined)' : ''}
-                  </td>
-                  <td class="num">
-                    {usd(request.costUsd)}
-                    {request.refundUsd ? ` (refunded)` : ''}
-                  </td>
-                  <td>{when(request.createdAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <Table label="AI requests" columns={['Question', 'Status', 'Outcome', num('Cost'), 'Created']}>
+          {list.data.requests.map((request) => (
+            <tr key={request.requestId}>
+              <td>
+                <button
+                  type="button"
+                  class="link"
+                  onClick={() => setOpen(open?.requestId === request.requestId ? null : request)}
+                >
+                  {request.question}
+                </button>
+              </td>
+              <td>{request.status}</td>
+              <td>
+                {request.winningOutcomeLabel ?? '—'}
+                {request.canDetermine === false ? ' (undetermined)' : ''}
+              </td>
+              <td class="num">
+                {usd(request.costUsd)}
+                {request.refundUsd ? ` (refunded)` : ''}
+              </td>
+              <td>{when(request.createdAt)}</td>
+            </tr>
+          ))}
+        </Table>
       )}
       {open && <Votes mode={mode} request={open} />}
     </Card>
@@ -97,30 +84,17 @@ function Votes({ mode, request }: { mode: Mode; request: Summary }) {
               {result.confidence.toFixed(2)}, {result.canDetermine ? 'determined' : 'not determined'}.
             </p>
           )}
-          <TableScroll>
-            <table aria-label="Votes">
-              <thead>
-                <tr>
-                  <th>Model</th>
-                  <th>Outcome</th>
-                  <th class="num">Confidence</th>
-                  <th>Reasoning</th>
-                  <th class="num">Latency</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.votes.map((vote) => (
-                  <tr key={vote.model}>
-                    <td class="mono">{vote.model}</td>
-                    <td>{answerOf(vote, request.outcomes)}</td>
-                    <td class="num">{vote.confidence?.toFixed(2) ?? '—'}</td>
-                    <td>{vote.reasoning ?? vote.error?.message ?? '—'}</td>
-                    <td class="num">{vote.latencyMs} ms</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableScroll>
+          <Table label="Votes" columns={['Model', 'Outcome', num('Confidence'), 'Reasoning', num('Latency')]}>
+            {data.votes.map((vote) => (
+              <tr key={vote.model}>
+                <td class="mono">{vote.model}</td>
+                <td>{answerOf(vote, request.outcomes)}</td>
+                <td class="num">{vote.confidence?.toFixed(2) ?? '—'}</td>
+                <td>{vote.reasoning ?? vote.error?.message ?? '—'}</td>
+                <td class="num">{vote.latencyMs} ms</td>
+              </tr>
+            ))}
+          </Table>
         </>
       )}
     </div>

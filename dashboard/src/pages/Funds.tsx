@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { type Answer, api, inMode, type Mode, ok } from '../api';
 import { Qr } from '../components/Qr';
-import { Card, CopyButton, Done, ErrorNote, TableScroll, useAction } from '../components/ui';
+import { Card, CopyButton, Done, ErrorNote, Table, useAction } from '../components/ui';
 import { useData } from '../data';
 import { usd, when } from '../format';
 import { Wallets } from './Wallets';
@@ -63,30 +63,17 @@ export function Funds({ mode, onBalanceChange }: { mode: Mode; onBalanceChange: 
           {data.deposits.length === 0 ? (
             <p class="muted">No deposits yet.</p>
           ) : (
-            <TableScroll>
-              <table aria-label="Deposits">
-                <thead>
-                  <tr>
-                    <th>Time</th>
-                    <th>Status</th>
-                    <th>Token</th>
-                    <th>USD</th>
-                    <th>Reference</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.deposits.map((deposit) => (
-                    <tr key={deposit.id}>
-                      <td>{when(deposit.createdAt)}</td>
-                      <td>{deposit.status}</td>
-                      <td>{deposit.token ? `${deposit.amount} ${deposit.token}` : '—'}</td>
-                      <td class="num">{deposit.usdValue === null ? '—' : usd(deposit.usdValue)}</td>
-                      <td class="mono">{deposit.signature ?? deposit.reference ?? '—'}</td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </TableScroll>
+            <Table label="Deposits" columns={['Time', 'Status', 'Token', 'USD', 'Reference']}>
+              {data.deposits.map((deposit) => (
+                <tr key={deposit.id}>
+                  <td>{when(deposit.createdAt)}</td>
+                  <td>{deposit.status}</td>
+                  <td>{deposit.token ? `${deposit.amount} ${deposit.token}` : '—'}</td>
+                  <td class="num">{deposit.usdValue === null ? '—' : usd(deposit.usdValue)}</td>
+                  <td class="mono">{deposit.signature ?? deposit.reference ?? '—'}</td>
+                </tr>
+              ))}
+            </Table>
           )}
         </Card>
       )}

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { type ApiKey, api, inMode, type Mode, ok } from '../api';
-import { Card, CopyButton, Done, ErrorNote, TableScroll, useAction } from '../components/ui';
+import { Card, CopyButton, Done, ErrorNote, RowAction, Table, useAction } from '../components/ui';
 import { useData } from '../data';
 import { ago, when } from '../format';
 import { KeyForm } from './KeyForm';
@@ -32,6 +32,7 @@ export function Keys({ mode }: { mode: Mode }) {
     keys.reload();
   };
   const byKey = (key: ApiKey) => ({ params: { path: { mode, keyId: key.id } } });
+  const subject = (key: ApiKey) => `key-name-${key.id}`;
   return (
     <>
       {secret && (
@@ -53,101 +54,71 @@ export function Keys({ mode }: { mode: Mode }) {
         <Done text={done} />
         {keys.data && keys.data.keys.length === 0 && <p class="muted">No keys yet: create one below.</p>}
         {keys.data && keys.data.keys.length > 0 && (
-          <TableScroll>
-            <table aria-label="API keys">
-              <thead>
-                <tr>
-                  <th>Name</th>
-                  <th>Key</th>
-                  <th>Permissions</th>
-                  <th>Status</th>
-                  <th>Last used</th>
-                  <th>Expires</th>
-                  <th>Created</th>
-                  <th />
-                </tr>
-              </thead>
-              <tbody>
-                {keys.data.keys.map((key) => (
-                  <tr key={key.id} data-key-id={key.id}>
-                    <td id={`key-name-${key.id}`}>{key.name}</td>
-                    <td class="mono">{key.keyPrefix}…</td>
-                    <td>{key.permissions.join(', ')}</td>
-                    <td>{status(key)}</td>
-                    <td title={key.lastUsedAt ? when(key.lastUsedAt) : undefined}>{ago(key.lastUsedAt)}</td>
-                    <td>{expiry(key)}</td>
-                    <td>{when(key.createdAt)}</td>
-                    <td class="actions">
-                      {!key.revokedAt && (
-                        <button
-                          type="button"
-                          class="secondary"
-                          aria-describedby={`key-name-${key.id}`}
-                          onClick={() => {
-                            setDone(null);
-                            setEditing(key.id);
-                          }}
-                        >
-                          Edit
-                        </button>
-                      )}
-                      {key.isActive && !key.rotatedTo && (
-                        <button
-                          type="button"
-                          class="secondary"
-                          aria-describedby={`key-name-${key.id}`}
-                          disabled={action.busy}
-                          onClick={() =>
-                            action.run(async () => {
-                              const rotated = await ok(
-                                api.POST('/dashboard/api/{mode}/keys/{keyId}/rotate', byKey(key)),
-                              );
-                              shown({ name: rotated.newKey.name, key: rotated.newKey.key });
-                            })
-                          }
-                        >
-                          Rotate
-                        </button>
-                      )}
-                      {!key.revokedAt &&
-                        (confirming === key.id ? (
-                          <>
-                            <button
-                              type="button"
-                              class="danger"
-                              aria-describedby={`key-name-${key.id}`}
-                              disabled={action.busy}
-                              onClick={() =>
-                                action.run(async () => {
-                                  await ok(api.DELETE('/dashboard/api/{mode}/keys/{keyId}', byKey(key)));
-                                  setConfirming(null);
-                                  setDone(`Revoked “${key.name}”: it is refused from now on.`);
-                                  keys.reload();
-                                })
-                              }
-                            >
-                              Yes, revoke
-                            </button>
-                            <button type="button" class="secondary" onClick={() => setConfirming(null)}>
-                              Keep it
-                            </button>
-                          </>
-                        ) : (
-                          <button
-                            type="button"
-                            class="secondary"
-                            aria-describedby={`key-name-${key.id}`}
-                            onClick={() => setConfirming(key.id)}
-                          >
-                            Revoke
-                          </button>
-                        ))}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableScroll>
+          <Table
+            label="API keys"
+            columns={['Name', 'Key', 'Permissions', 'Status', 'Last used', 'Expires', 'Created', '']}
+          >
+            {keys.data.keys.map((key) => (
+              <tr key={key.id} data-key-id={key.id}>
+                <td id={subject(key)}>{key.name}</td>
+                <td class="mono">{key.keyPrefix}…</td>
+                <td>{key.permissions.join(', ')}</td>
+                <td>{status(key)}</td>
+                <td title={key.lastUsedAt ? when(key.lastUsedAt) : undefined}>{ago(key.lastUsedAt)}</td>
+                <td>{expiry(key)}</td>
+                <td>{when(key.createdAt)}</td>
+                <td class="actions">
+                  {!key.revokedAt && (
+                    <RowAction
+                      label="Edit"
+                      subject={subject(key)}
+                      onClick={() => {
+                        setDone(null);
+                        setEditing(key.id);
+                      }}
+                    />
+                  )}
+                  {key.isActive && !key.rotatedTo && (
+                    <RowAction
+                      label="Rotate"
+                      subject={subject(key)}
+                      busy={action.busy}
+                      onClick={() =>
+                        action.run(async () => {
+                          const rotated = await ok(
+                            api.POST('/dashboard/api/{mode}/keys/{keyId}/rotate', byKey(key)),
+                          );
+                          shown({ name: rotated.newKey.name, key: rotated.newKey.key });
+                        })
+                      }
+                    />
+                  )}
+                  {!key.revokedAt && confirming === key.id && (
+                    <>
+                      <RowAction
+                        label="Yes, revoke"
+                        subject={subject(key)}
+                        busy={action.busy}
+                        danger
+                        onClick={() =>
+                          action.run(async () => {
+                            await ok(api.DELETE('/dashboard/api/{mode}/keys/{keyId}', byKey(key)));
+                            setConfirming(null);
+                            setDone(`Revoked “${key.name}”: it is refused from now on.`);
+                            keys.reload();
+                          })
+                        }
+                      />
+                      <RowAction label="Keep it" subject={subject(key)} onClick={() => setConfirming(null)} />
+                    </>
+                  )}
+                  {!key.revokedAt && confirming !== key.id && (
+                    <RowAction label="Revoke" subject={subject(key)} onClick={() => setConfirming(key.id)} />
+                  )}
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
       </Card>
       {edited && (

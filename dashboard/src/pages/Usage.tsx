@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { api, inMode, type Mode, ok, type Transaction, type UsageReport } from '../api';
 import { UsageChart } from '../components/Chart';
-import { Card, ErrorNote, TableScroll, useAction } from '../components/ui';
+import { Card, ErrorNote, num, Table, useAction } from '../components/ui';
 import { useData } from '../data';
 import { daysAgo, entryKind, entryPurpose, operationName, usd, when } from '../format';
 
@@ -64,32 +64,28 @@ export function Usage({ mode }: { mode: Mode }) {
               charged, {usd(report.totals.refundedUsd)} refunded).
             </p>
             {report.groupBy === 'day' && <UsageChart rows={report.rows} />}
-            <TableScroll>
-              <table aria-label="Usage">
-                <thead>
-                  <tr>
-                    <th>{groupBy === 'day' ? 'Day' : groupBy === 'operation' ? 'Operation' : 'Key'}</th>
-                    <th class="num">Requests</th>
-                    <th class="num">Charged</th>
-                    <th class="num">Refunded</th>
-                    <th class="num">Spend</th>
+            <Table
+              label="Usage"
+              columns={[
+                groupBy === 'day' ? 'Day' : groupBy === 'operation' ? 'Operation' : 'Key',
+                num('Requests'),
+                num('Charged'),
+                num('Refunded'),
+                num('Spend'),
+              ]}
+            >
+              {report.rows
+                .filter((row) => groupBy !== 'day' || row.requests > 0 || row.refundedUsd !== '0.00')
+                .map((row) => (
+                  <tr key={row.group}>
+                    <td>{groupLabel(report.groupBy, row)}</td>
+                    <td class="num">{row.requests}</td>
+                    <td class="num">{usd(row.chargedUsd)}</td>
+                    <td class="num">{usd(row.refundedUsd)}</td>
+                    <td class="num">{usd(row.spendUsd)}</td>
                   </tr>
-                </thead>
-                <tbody>
-                  {report.rows
-                    .filter((row) => groupBy !== 'day' || row.requests > 0 || row.refundedUsd !== '0.00')
-                    .map((row) => (
-                      <tr key={row.group}>
-                        <td>{groupLabel(report.groupBy, row)}</td>
-                        <td class="num">{row.requests}</td>
-                        <td class="num">{usd(row.chargedUsd)}</td>
-                        <td class="num">{usd(row.refundedUsd)}</td>
-                        <td class="num">{usd(row.spendUsd)}</td>
-                      </tr>
-                    ))}
-                </tbody>
-              </table>
-            </TableScroll>
+                ))}
+            </Table>
           </>
         )}
       </Card>
@@ -145,34 +141,20 @@ function Ledger({
           Export CSV
         </a>
       </p>
-      <TableScroll>
-        <table aria-label="Ledger">
-          <thead>
-            <tr>
-              <th>Time</th>
-              <th>Kind</th>
-              <th>What</th>
-              <th class="num">Amount</th>
-              <th class="num">Balance</th>
-              <th>Key</th>
-            </tr>
-          </thead>
-          <tbody>
-            {entries.map((entry) => (
-              <tr key={entry.id}>
-                <td>{when(entry.createdAt)}</td>
-                <td>{entryKind(entry.kind)}</td>
-                <td>{entryPurpose(entry)}</td>
-                <td class="num">{usd(entry.amountUsd)}</td>
-                <td class="num">{usd(entry.balanceAfterUsd)}</td>
-                <td title={entry.keyId ?? undefined}>
-                  {entry.keyId ? (keyNames.get(entry.keyId) ?? entry.keyId) : '—'}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </TableScroll>
+      <Table label="Ledger" columns={['Time', 'Kind', 'What', num('Amount'), num('Balance'), 'Key']}>
+        {entries.map((entry) => (
+          <tr key={entry.id}>
+            <td>{when(entry.createdAt)}</td>
+            <td>{entryKind(entry.kind)}</td>
+            <td>{entryPurpose(entry)}</td>
+            <td class="num">{usd(entry.amountUsd)}</td>
+            <td class="num">{usd(entry.balanceAfterUsd)}</td>
+            <td title={entry.keyId ?? undefined}>
+              {entry.keyId ? (keyNames.get(entry.keyId) ?? entry.keyId) : '—'}
+            </td>
+          </tr>
+        ))}
+      </Table>
       {next && (
         <button type="button" class="secondary" disabled={load.busy} onClick={more}>
           Load more

@@ -1,7 +1,7 @@
 import type { Wallet } from '@wallet-standard/base';
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok } from '../api';
-import { Card, ErrorNote, TableScroll, useAction } from '../components/ui';
+import { Card, ErrorNote, Table, useAction } from '../components/ui';
 import { useData } from '../data';
 import { when } from '../format';
 import { linkWith, watchWallets } from '../wallet';
@@ -33,52 +33,38 @@ export function Wallets() {
       </p>
       <ErrorNote error={list.error} />
       {list.data && (
-        <TableScroll>
-          <table aria-label="Your wallets">
-            <thead>
-              <tr>
-                <th>Wallet</th>
-                <th>How</th>
-                <th>Linked</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {wallets.map((wallet) => (
-                <tr key={wallet.address}>
-                  <td class="mono">{wallet.address}</td>
-                  <td>{wallet.kind === 'sign-in' ? 'sign-in wallet' : 'linked'}</td>
-                  <td>{wallet.linkedAt ? when(wallet.linkedAt) : '—'}</td>
-                  <td>
-                    {wallet.kind === 'linked' && (
-                      <button
-                        type="button"
-                        class="secondary"
-                        disabled={unlink.busy}
-                        aria-label={`Unlink ${wallet.address}`}
-                        onClick={() =>
-                          unlink.run(async () => {
-                            await ok(
-                              api.DELETE('/dashboard/api/{mode}/wallets/{address}', {
-                                params: { path: { mode: 'live', address: wallet.address } },
-                              }),
-                            );
-                            setNote(
-                              `Unlinked ${wallet.address}: its deposits no longer count for this account.`,
-                            );
-                            list.reload();
-                          })
-                        }
-                      >
-                        Unlink
-                      </button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableScroll>
+        <Table label="Your wallets" columns={['Wallet', 'How', 'Linked', '']}>
+          {wallets.map((wallet) => (
+            <tr key={wallet.address}>
+              <td class="mono">{wallet.address}</td>
+              <td>{wallet.kind === 'sign-in' ? 'sign-in wallet' : 'linked'}</td>
+              <td>{wallet.linkedAt ? when(wallet.linkedAt) : '—'}</td>
+              <td>
+                {wallet.kind === 'linked' && (
+                  <button
+                    type="button"
+                    class="secondary"
+                    disabled={unlink.busy}
+                    aria-label={`Unlink ${wallet.address}`}
+                    onClick={() =>
+                      unlink.run(async () => {
+                        await ok(
+                          api.DELETE('/dashboard/api/{mode}/wallets/{address}', {
+                            params: { path: { mode: 'live', address: wallet.address } },
+                          }),
+                        );
+                        setNote(`Unlinked ${wallet.address}: its deposits no longer count for this account.`);
+                        list.reload();
+                      })
+                    }
+                  >
+                    Unlink
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </Table>
       )}
       <ErrorNote error={unlink.error} />
       {list.data && linkedCount < list.data.maxLinked && (

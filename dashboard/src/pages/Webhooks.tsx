@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api, type Mode, ok } from '../api';
-import { Card, CopyButton, Done, ErrorNote, TableScroll, useAction } from '../components/ui';
+import { Card, CopyButton, Done, ErrorNote, num, RowAction, Table, useAction } from '../components/ui';
 import { useData } from '../data';
 import { when } from '../format';
 
@@ -65,88 +65,70 @@ export function Webhooks({ mode }: { mode: Mode }) {
         <Done text={done} />
         {list.data && list.data.deliveries.length === 0 && <p class="muted">None yet.</p>}
         {list.data && list.data.deliveries.length > 0 && (
-          <TableScroll>
-            <table aria-label="Webhook deliveries">
-              <thead>
-                <tr>
-                  <th>Delivery</th>
-                  <th>Type</th>
-                  <th>Status</th>
-                  <th class="num">Attempts</th>
-                  <th>Last answer</th>
-                  <th>Created</th>
-                  <th />
-                </tr>
-              </thead>
-              <tbody>
-                {list.data.deliveries.map((delivery) => (
-                  <tr key={delivery.id}>
-                    <td>
-                      <button
-                        type="button"
-                        class="link mono"
-                        id={`delivery-${delivery.id}`}
-                        onClick={() => setOpen(open === delivery.id ? null : delivery.id)}
-                      >
-                        {delivery.id}
-                      </button>
-                    </td>
-                    <td>{delivery.type}</td>
-                    <td>{delivery.status}</td>
-                    <td class="num">{delivery.attemptCount}</td>
-                    <td>{delivery.lastStatusCode ?? delivery.lastError ?? '—'}</td>
-                    <td>{when(delivery.createdAt)}</td>
-                    <td class="actions">
-                      <button
-                        type="button"
-                        class="secondary"
-                        aria-describedby={`delivery-${delivery.id}`}
-                        disabled={act.busy}
+          <Table
+            label="Webhook deliveries"
+            columns={['Delivery', 'Type', 'Status', num('Attempts'), 'Last answer', 'Created', '']}
+          >
+            {list.data.deliveries.map((delivery) => (
+              <tr key={delivery.id}>
+                <td>
+                  <button
+                    type="button"
+                    class="link mono"
+                    id={`delivery-${delivery.id}`}
+                    onClick={() => setOpen(open === delivery.id ? null : delivery.id)}
+                  >
+                    {delivery.id}
+                  </button>
+                </td>
+                <td>{delivery.type}</td>
+                <td>{delivery.status}</td>
+                <td class="num">{delivery.attemptCount}</td>
+                <td>{delivery.lastStatusCode ?? delivery.lastError ?? '—'}</td>
+                <td>{when(delivery.createdAt)}</td>
+                <td class="actions">
+                  <RowAction
+                    label="Redeliver"
+                    subject={`delivery-${delivery.id}`}
+                    busy={act.busy}
+                    onClick={() =>
+                      act.run(async () => {
+                        await ok(
+                          api.POST(
+                            '/dashboard/api/{mode}/webhooks/deliveries/{deliveryId}/redeliver',
+                            byDelivery(delivery.id),
+                          ),
+                        );
+                        setDone(`Sending ${delivery.id} again now, with the same webhook-id.`);
+                        list.reload();
+                        setOpen(delivery.id);
+                      })
+                    }
+                  />
+                  {(delivery.status === 'PENDING' || delivery.status === 'SENDING') &&
+                    !delivery.cancelledAt && (
+                      <RowAction
+                        label="Stop retrying"
+                        subject={`delivery-${delivery.id}`}
+                        busy={act.busy}
                         onClick={() =>
                           act.run(async () => {
                             await ok(
                               api.POST(
-                                '/dashboard/api/{mode}/webhooks/deliveries/{deliveryId}/redeliver',
+                                '/dashboard/api/{mode}/webhooks/deliveries/{deliveryId}/cancel',
                                 byDelivery(delivery.id),
                               ),
                             );
-                            setDone(`Sending ${delivery.id} again now, with the same webhook-id.`);
+                            setDone(`Stopped retrying ${delivery.id}.`);
                             list.reload();
-                            setOpen(delivery.id);
                           })
                         }
-                      >
-                        Redeliver
-                      </button>
-                      {(delivery.status === 'PENDING' || delivery.status === 'SENDING') &&
-                        !delivery.cancelledAt && (
-                          <button
-                            type="button"
-                            class="secondary"
-                            aria-describedby={`delivery-${delivery.id}`}
-                            disabled={act.busy}
-                            onClick={() =>
-                              act.run(async () => {
-                                await ok(
-                                  api.POST(
-                                    '/dashboard/api/{mode}/webhooks/deliveries/{deliveryId}/cancel',
-                                    byDelivery(delivery.id),
-                                  ),
-                                );
-                                setDone(`Stopped retrying ${delivery.id}.`);
-                                list.reload();
-                              })
-                            }
-                          >
-                            Stop retrying
-                          </button>
-                        )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableScroll>
+                      />
+                    )}
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
         {open && <Attempts mode={mode} id={open} version={list.data} />}
       </Card>
@@ -174,28 +156,16 @@ function Attempts({ mode, id, version }: { mode: Mode; id: string; version: unkn
           <h3>
             {data.id}: {data.status} → {data.url}
           </h3>
-          <TableScroll>
-            <table aria-label="Attempts">
-              <thead>
-                <tr>
-                  <th>Attempt</th>
-                  <th>Time</th>
-                  <th>Answer</th>
-                  <th class="num">Latency</th>
-                </tr>
-              </thead>
-              <tbody>
-                {(data.attempts ?? []).map((attempt) => (
-                  <tr key={attempt.attempt}>
-                    <td>{attempt.attempt}</td>
-                    <td>{when(attempt.at)}</td>
-                    <td>{attempt.statusCode ?? attempt.error}</td>
-                    <td class="num">{attempt.latencyMs} ms</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableScroll>
+          <Table label="Attempts" columns={['Attempt', 'Time', 'Answer', num('Latency')]}>
+            {(data.attempts ?? []).map((attempt) => (
+              <tr key={attempt.attempt}>
+                <td>{attempt.attempt}</td>
+                <td>{when(attempt.at)}</td>
+                <td>{attempt.statusCode ?? attempt.error}</td>
+                <td class="num">{attempt.latencyMs} ms</td>
+              </tr>
+            ))}
+          </Table>
         </>
       )}
     </div>
