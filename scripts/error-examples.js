@@ -20,7 +20,7 @@ export const UNRECORDED = {
   SIGN_IN_REJECTED: 'a wallet signature that does not verify (the dashboard)',
   WALLET_IN_USE: 'a wallet, signed for in the dashboard, that another account signs in with or linked',
   MAX_WALLETS_EXCEEDED: 'a 21st wallet, signed for in the dashboard, linked to one account',
-  SERVICE_UNAVAILABLE: 'a server at its limit of open webhook streams, or shutting down',
+  SERVICE_UNAVAILABLE: 'a server shutting down',
 };
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -187,6 +187,11 @@ export async function recordErrors(app, key, { db, cancelledDelivery }) {
     api('POST', `/webhooks/deliveries/${cancelledDelivery}/cancel`, key),
   );
   await record('NOT_FOUND', 'NOT_FOUND', api('GET', '/no-such-route', key));
+  // A key holding its limit of open event streams (3 by default): they stay open until the app closes.
+  const streamer = await keyFor(account.id, {});
+  for (let i = 0; i < 3; i++) void app.inject(api('GET', '/webhooks/stream', streamer));
+  while (app.services.streams.size < 3) await sleep(10);
+  await record('STREAM_LIMIT_EXCEEDED', 'STREAM_LIMIT_EXCEEDED', api('GET', '/webhooks/stream', streamer));
 
   // Route-specific answers: each operation that can say NOT_FOUND or JOB_NOT_FOUND of what its path names.
   const document = (await app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();

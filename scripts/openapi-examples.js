@@ -149,7 +149,7 @@ await withSandboxApp(async (app, key, { db, config }) => {
   examples.RedeliverWebhookResponse = await call('POST', `/webhooks/deliveries/${delivery}/redeliver`);
   // No worker runs here: the redelivered delivery is still PENDING, so cancelling it answers CANCELLED.
   examples.CancelWebhookDeliveryResponse = await call('POST', `/webhooks/deliveries/${delivery}/cancel`);
-  // One event of GET /webhooks/stream as the stream writes it (src/webhooks/stream.ts): the test
+  // One event of GET /webhooks/stream as the stream writes it (src/webhooks/stream-source.ts): the test
   // event's stored payload, signed like a delivery — under the fake secret, as no real one is shown.
   const [streamed] = await db.query('SELECT id, payload FROM webhook_deliveries WHERE id = $1', [delivery]);
   const signedEvent = signedRequest(streamed.id, streamed.payload, [FAKE_WEBHOOK_SECRET], new Date());

@@ -16,6 +16,8 @@ import {
   serverTimeouts,
 } from './http/edge.js';
 import { registerErrorHandling } from './http/errors.js';
+import { LocalStreamSlots, type StreamSlots } from './http/event-stream/slots.js';
+import { EventStreams } from './http/event-stream/streams.js';
 import type { RouteDeps } from './http/feature-routes.js';
 import { InFlight } from './http/in-flight.js';
 import { registerOpenApi } from './http/openapi.js';
@@ -25,10 +27,17 @@ import { validatorCompiler } from './http/validator.js';
 import { AnswerParts, KeyClaimer } from './idempotency/index.js';
 import { Authenticator, type KeyVerification, VerificationCache } from './keys/index.js';
 import { type Biller, CoalescingBiller, directBiller } from './ledger/index.js';
+import { clientAddress } from './lib/client-ip.js';
 import type { Clock } from './lib/clock.js';
 import { requestIdGenerator } from './lib/ids.js';
 import { illFormedString } from './lib/text.js';
-import { AuthFailureLimiter, LocalRateLimiter, type RateLimiter, redisRateLimiter } from './limits/index.js';
+import {
+  AuthFailureLimiter,
+  failureAddress,
+  LocalRateLimiter,
+  type RateLimiter,
+  redisRateLimiter,
+} from './limits/index.js';
 import { metrics } from './metrics/metrics.js';
 import { createPorts, type PortOverrides, type Ports } from './ports.js';
 import { VERSION } from './version.js';
@@ -95,6 +104,21 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     keyClaimer: new KeyClaimer(db, clock),
     rateLimiter,
     authFailures: new AuthFailureLimiter(rateLimiter, config.access.authFailureLimit),
+    streams: new EventStreams({
+      clock,
+      log: app.log,
+      settings: config.streams,
+      slots: await createStreamSlots(app, config),
+      // As the IP allow lists and the failed-authentication limit see it: IPv6 by its /64.
+      addressOf: (request) =>
+        failureAddress(
+          clientAddress(
+            request.socket.remoteAddress,
+            request.headers['x-forwarded-for'],
+            config.access.trustedProxies,
+          ),
+        ),
+    }),
   };
   app.decorate('services', edge);
   app.decorate('apiRoutes', []);
@@ -137,6 +161,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done();
   });
   refuseWhileClosing(app);
+  // Before the server waits for its connections: open streams would hold it until they end.
+  app.addHook('preClose', () => edge.streams.close());
 
   registerErrorHandling(app);
   registerCorsPreflight(app, config.access.corsMaxAgeSeconds);
@@ -156,6 +182,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (!options.ports) await ports.close();
   });
   return app;
+}
+
+/** Open event streams counted across instances in Redis when it is configured (docs/api.md#event-streams). */
+async function createStreamSlots(app: FastifyInstance, config: Config): Promise<StreamSlots> {
+  if (!config.redisUrl) return new LocalStreamSlots();
+  const { RedisStreamSlots } = await import('./http/event-stream/redis-slots.js');
+  const slots = new RedisStreamSlots(config.redisUrl, new LocalStreamSlots(), app.log);
+  app.addHook('onReady', async () => {
+    if (!(await slots.waitUntilReady(2000)))
+      app.log.warn('Redis not reachable yet: open streams are counted per instance');
+  });
+  return slots;
 }
 
 async function createRateLimiter(app: FastifyInstance, config: Config): Promise<RateLimiter> {

@@ -2,6 +2,7 @@ import Type, { type Static, type TObject, type TProperties } from 'typebox';
 import Value from 'typebox/value';
 import type { Feature, SettingsFragments } from './feature.js';
 import { FEATURES } from './features.js';
+import { streamSettings } from './http/event-stream/config.js';
 import { ConfigError, defineSettings } from './lib/settings.js';
 import { metricsSettings } from './metrics/config.js';
 
@@ -46,11 +47,13 @@ type SettingsOf<F> = F extends Feature<infer S> ? S : never;
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 type Parsed<S extends SettingsFragments> = { [K in keyof S]: ReturnType<S[K]['parse']> };
 
-/** The fragments besides the core's: the metrics listener's (a mechanism) and every feature's. */
-type Fragments = { metrics: typeof metricsSettings } & Intersection<SettingsOf<(typeof FEATURES)[number]>>;
+/** The fragments besides the core's: the mechanisms' (metrics listener, event streams) and every feature's. */
+type Fragments = { metrics: typeof metricsSettings; streams: typeof streamSettings } & Intersection<
+  SettingsOf<(typeof FEATURES)[number]>
+>;
 
 function fragments(): Fragments {
-  const all: SettingsFragments = { metrics: metricsSettings };
+  const all: SettingsFragments = { metrics: metricsSettings, streams: streamSettings };
   for (const feature of FEATURES) Object.assign(all, feature.settings);
   // The list's own types, which the loop cannot follow: each key is one feature's `settings` entry.
   return all as Fragments;

@@ -38,6 +38,8 @@ export const ERROR_STATUS = {
   IDEMPOTENCY_KEY_REUSED: 422,
   RATE_LIMIT_EXCEEDED: 429,
   QUOTA_EXCEEDED: 429,
+  // An event stream past one of its limits, named in `details.limit` (docs/api.md#event-streams).
+  STREAM_LIMIT_EXCEEDED: 429,
   HEADERS_TOO_LARGE: 431,
   INTERNAL_ERROR: 500,
   PRICE_UNAVAILABLE: 503,
@@ -55,6 +57,16 @@ export type ErrorCode = keyof typeof ERROR_STATUS;
  */
 export const OUTCOME_CODES = ['AI_RESOLUTION_FAILED', 'CALLBACK_FAILED'] as const;
 export type OutcomeCode = (typeof OUTCOME_CODES)[number];
+
+/**
+ * Codes that end an open event stream, never an HTTP status: sent as its last event, `event: error`
+ * `{ error, code, requestId }` (docs/api.md#event-streams). `SLOW_CONSUMER`: the client read too
+ * slowly (over 1 MiB unsent, or unsent data 30 s old); `SHUTTING_DOWN`: the instance is stopping,
+ * reconnect. A stream may also end with an HTTP code (`INSUFFICIENT_BALANCE` when a minute cannot
+ * be paid, `INTERNAL_ERROR`).
+ */
+export const STREAM_END_CODES = ['SLOW_CONSUMER', 'SHUTTING_DOWN'] as const;
+export type StreamEndCode = (typeof STREAM_END_CODES)[number];
 
 export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 

@@ -96,6 +96,9 @@ export async function runService(configured: Config, roles: Roles): Promise<void
   }
 
   installShutdown(config, logger, async () => {
+    // Streaming clients first (`event: error` SHUTTING_DOWN): they reconnect elsewhere at once,
+    // rather than wait out the worker's drain.
+    await app?.services.streams.close();
     await worker?.stop();
     await app?.close();
     await metricsServer?.close();

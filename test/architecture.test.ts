@@ -152,6 +152,24 @@ describe('the rooms', () => {
     expect(Object.keys(ALLOWED).filter((edge) => !edges.has(edge))).toEqual([]);
   });
 
+  /** A file's imports of a feature's files (its door included), `from -> to`. */
+  const featureImports = (file: { path: string; text: string }) =>
+    importsOf(file)
+      .filter((target) => SEALED.includes(folderOf(target) ?? ''))
+      .map((target) => `${file.path} -> ${target}`);
+
+  it('the event-stream mechanism imports no feature: every room opens its streams with it', () => {
+    const mechanism = FILES.filter((file) => file.path.startsWith('http/event-stream/'));
+    expect(mechanism.length).toBeGreaterThan(0);
+    expect(mechanism.flatMap(featureImports)).toEqual([]);
+    // The check itself sees such an import.
+    const violation = {
+      path: 'http/event-stream/x.ts',
+      text: "import type { Principal } from '../../keys/index.js';",
+    };
+    expect(featureImports(violation)).toEqual(['http/event-stream/x.ts -> keys/index.ts']);
+  });
+
   it('the worker and the command line are composition: no feature imports them', () => {
     const offenders = FILES.filter((file) => !['worker', 'cli'].includes(folderOf(file.path) ?? ''))
       .flatMap((file) =>

@@ -546,7 +546,7 @@ export interface paths {
         };
         /**
          * The account’s webhook events as they are created, as server-sent events
-         * @description A `text/event-stream` that stays open: each callback the account is sent from now on (result callbacks and test events) arrives once as an event `webhook` whose `id` is the delivery id and whose `data` is this object — the raw body and the headers of a delivery, signatures included, so a receiver verifies it exactly as a delivered callback. Comment lines keep the connection alive (`WEBHOOK_STREAM_HEARTBEAT_MS`). A client reconnecting with `Last-Event-ID` (as EventSource does, and `sibyl webhooks listen`) first gets the events created after that one, if it is an event of the last 24 hours (at least once: an event of the same millisecond may come again; receivers deduplicate on `webhook-id`); otherwise the stream starts at connect and a comment line says so. A redelivery is not streamed again; every event is also in `GET /webhooks/deliveries`. At most `WEBHOOK_STREAMS_PER_KEY` (3) open streams per key: past it 429 `RATE_LIMIT_EXCEEDED`. `sibyl webhooks listen --forward-to URL` posts each event to a local URL (docs/webhooks.md#local-development).
+         * @description A `text/event-stream` that stays open: each callback the account is sent from now on (result callbacks and test events) arrives once as an event `webhook` whose `id` is the delivery id and whose `data` is this object — the raw body and the headers of a delivery, signatures included, so a receiver verifies it exactly as a delivered callback. A comment line after 15 s without any other line keeps the connection alive (`STREAM_HEARTBEAT_MS`). A client reconnecting with `Last-Event-ID` (as EventSource does, and `sibyl webhooks listen`) first gets the events created after that one, if it is an event of the last 24 hours (at least once: an event of the same millisecond may come again; receivers deduplicate on `webhook-id`); otherwise the stream starts at connect and a comment line says so. A redelivery is not streamed again; every event is also in `GET /webhooks/deliveries`. Open streams are limited per key (3), per account (10), per client address (20) and per server, counted together with the other event streams and across instances: past a limit 429 `STREAM_LIMIT_EXCEEDED` naming it in `details.limit` (`perKey`, `perAccount`, `perAddress`, `perProcess`). A client too slow to read (over 1 MiB unsent, or unsent data 30 s old) gets `event: error` `SLOW_CONSUMER` and the stream ends; a server shutting down sends `event: error` `SHUTTING_DOWN` (docs/api.md#event-streams). `sibyl webhooks listen --forward-to URL` posts each event to a local URL (docs/webhooks.md#local-development).
          *
          *     Permission: `account`. Price: free.
          */
@@ -2716,7 +2716,7 @@ export interface components {
          * @description Every code of the error vocabulary (docs/api.md#errors); each answer lists those its status can carry
          * @enum {unknown}
          */
-        ErrorCode: "ACCOUNT_NOT_FOUND" | "ACCOUNT_SUSPENDED" | "AI_UNAVAILABLE" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "BATCH_LIMIT_EXCEEDED" | "DELIVERY_CANNOT_CANCEL" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INTERNAL_ERROR" | "INVALID_API_KEY" | "INVALID_SYMBOL" | "INVALID_TIMESTAMP" | "IP_NOT_ALLOWED" | "JOB_CANNOT_CANCEL" | "JOB_NOT_FOUND" | "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED" | "MAX_WALLETS_EXCEEDED" | "NOT_FOUND" | "ORIGIN_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "PERMISSION_DENIED" | "PRICE_UNAVAILABLE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "SESSION_EXPIRED" | "SIGN_IN_REJECTED" | "SYMBOL_NOT_FOUND" | "TIMESTAMP_IN_PAST" | "UNSUPPORTED_MEDIA_TYPE" | "URI_TOO_LONG" | "VALIDATION_ERROR" | "WALLET_IN_USE";
+        ErrorCode: "ACCOUNT_NOT_FOUND" | "ACCOUNT_SUSPENDED" | "AI_UNAVAILABLE" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "BATCH_LIMIT_EXCEEDED" | "DELIVERY_CANNOT_CANCEL" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INTERNAL_ERROR" | "INVALID_API_KEY" | "INVALID_SYMBOL" | "INVALID_TIMESTAMP" | "IP_NOT_ALLOWED" | "JOB_CANNOT_CANCEL" | "JOB_NOT_FOUND" | "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED" | "MAX_WALLETS_EXCEEDED" | "NOT_FOUND" | "ORIGIN_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "PERMISSION_DENIED" | "PRICE_UNAVAILABLE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "SESSION_EXPIRED" | "SIGN_IN_REJECTED" | "STREAM_LIMIT_EXCEEDED" | "SYMBOL_NOT_FOUND" | "TIMESTAMP_IN_PAST" | "UNSUPPORTED_MEDIA_TYPE" | "URI_TOO_LONG" | "VALIDATION_ERROR" | "WALLET_IN_USE";
         /**
          * GetAiJobResponse
          * @description Success
@@ -13521,7 +13521,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: RATE_LIMIT_EXCEEDED */
+            /** @description Error: RATE_LIMIT_EXCEEDED, STREAM_LIMIT_EXCEEDED */
             429: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -13539,7 +13539,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "RATE_LIMIT_EXCEEDED";
+                        code: "RATE_LIMIT_EXCEEDED" | "STREAM_LIMIT_EXCEEDED";
                         /**
                          * @description The id of this request (also in X-Request-Id)
                          * @example req_4fKq8ZtV1xYwJ2mN7pRb3c

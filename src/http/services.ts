@@ -6,6 +6,7 @@ import type { Biller } from '../ledger/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { AuthFailureLimiter, RateLimiter } from '../limits/index.js';
 import type { DashboardTwins } from './account-route.js';
+import type { EventStreams } from './event-stream/streams.js';
 import type { InFlight } from './in-flight.js';
 import type { ApiRouteInfo } from './route.js';
 
@@ -24,6 +25,8 @@ export interface Services {
   rateLimiter: RateLimiter;
   /** Failed authentications per client address; its `counts` are for metrics. */
   authFailures: AuthFailureLimiter;
+  /** Every open event stream of the process, whichever route opened it (docs/architecture.md#event-streams). */
+  streams: EventStreams;
 }
 
 declare module 'fastify' {

@@ -9,9 +9,6 @@ export const webhookSettings = defineSettings(
     WEBHOOK_CONCURRENCY: Type.Integer({ default: 50, minimum: 1, maximum: 1000 }),
     WEBHOOK_LEASE_MS: Type.Integer({ default: 30_000, minimum: 1000 }),
     WEBHOOK_TEST_LIMIT_PER_MINUTE: Type.Integer({ default: 10, minimum: 1, maximum: 10_000 }),
-    WEBHOOK_STREAMS_PER_KEY: Type.Integer({ default: 3, minimum: 1, maximum: 100 }),
-    WEBHOOK_STREAMS_MAX: Type.Integer({ default: 500, minimum: 1, maximum: 100_000 }),
-    WEBHOOK_STREAM_HEARTBEAT_MS: Type.Integer({ default: 15_000, minimum: 1000, maximum: 300_000 }),
     SECRET_ENCRYPTION_KEY: Type.Optional(Type.String({ minLength: 1 })),
     SECRET_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ minLength: 1 })),
   },
@@ -34,12 +31,6 @@ export const webhookSettings = defineSettings(
      * route is free and writes a delivery row per call; this keeps it from growing tables for free.
      */
     testLimit: { perSecond: v.WEBHOOK_TEST_LIMIT_PER_MINUTE / 60, burst: v.WEBHOOK_TEST_LIMIT_PER_MINUTE },
-    /** GET /webhooks/stream: open streams per key and per process, and the keep-alive interval. */
-    stream: {
-      streamsPerKey: v.WEBHOOK_STREAMS_PER_KEY,
-      maxStreams: v.WEBHOOK_STREAMS_MAX,
-      heartbeatMs: v.WEBHOOK_STREAM_HEARTBEAT_MS,
-    },
     /** 32 bytes, base64: webhook secrets are stored encrypted with it (AES-256-GCM). */
     encryptionKey: v.SECRET_ENCRYPTION_KEY,
     /** The key before the last rotation of SECRET_ENCRYPTION_KEY: still read, never written. */

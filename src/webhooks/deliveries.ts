@@ -123,8 +123,11 @@ export async function sendTestEvent(
     data: { message: 'A test event from Sibyl: your endpoint received and can verify it.' },
     timestamp: now.toISOString(),
   });
-  const [secrets] = await queryable(ctx).query<
-    Pick<ClaimedDelivery, 'webhook_secret' | 'webhook_secret_previous' | 'webhook_secret_previous_until'>
+  // The row wakes the account's open streams when it commits (sql.ts, EVENTS_CHANNEL).
+  const [written] = await queryable(ctx).query<
+    Pick<ClaimedDelivery, 'webhook_secret' | 'webhook_secret_previous' | 'webhook_secret_previous_until'> & {
+      woke: unknown;
+    }
   >(sql.INSERT_TEST, [
     id,
     input.accountId,
@@ -135,7 +138,8 @@ export async function sendTestEvent(
     new Date(now.getTime() + deps.settings.leaseMs),
     leaseToken,
   ]);
-  if (!secrets) throw notFound(`Account ${input.accountId}`);
+  if (!written) throw notFound(`Account ${input.accountId}`);
+  const { woke: _woke, ...secrets } = written;
   const delivery: ClaimedDelivery = {
     id,
     account_id: input.accountId,

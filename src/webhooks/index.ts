@@ -63,7 +63,7 @@ export const webhooksFeature: Feature<{ webhooks: typeof webhookSettings }> = {
   settings: { webhooks: webhookSettings },
   async api(app, deps) {
     const { webhookRoutes } = await import('./routes.js');
-    webhookRoutes(app, webhookRouteDeps(deps));
+    webhookRoutes(app, { ...webhookRouteDeps(deps), streams: deps.edge.streams });
   },
   worker: (deps) => ({
     queues: [new WorkQueue(deliveryQueueHandler(deliveryDeps(deps)), deps)],

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { defineAccountRoute } from '../http/account-route.js';
+import type { EventStreams } from '../http/event-stream/streams.js';
 import { defineRoute } from '../http/route.js';
 import {
   cancelDelivery,
@@ -24,17 +25,14 @@ import {
   TestResult,
   WebhookSecret,
 } from './schemas.js';
-import { closeStreamsOnShutdown, type StreamSettings, WebhookStreams } from './stream-routes.js';
-
-const DEFAULT_STREAM_SETTINGS: StreamSettings = { streamsPerKey: 3, maxStreams: 500, heartbeatMs: 15_000 };
+import { WebhookEventFeed } from './stream-source.js';
 
 /** The integrator's webhook tools (docs/webhooks.md): free, permission `account`. */
 export function webhookRoutes(
   app: FastifyInstance,
-  deps: DeliveryDeps & { testEventLimit: TestEventLimit; settings: { stream?: StreamSettings } },
+  deps: DeliveryDeps & { testEventLimit: TestEventLimit; streams: EventStreams },
 ): void {
-  const streams = new WebhookStreams(deps, deps.settings.stream ?? DEFAULT_STREAM_SETTINGS);
-  closeStreamsOnShutdown(app, streams);
+  const feed = new WebhookEventFeed(deps);
   defineRoute(app, {
     method: 'GET',
     url: '/webhooks/stream',
@@ -45,27 +43,35 @@ export function webhookRoutes(
       'A `text/event-stream` that stays open: each callback the account is sent from now on (result callbacks ' +
       'and test events) arrives once as an event `webhook` whose `id` is the delivery id and whose `data` is ' +
       'this object — the raw body and the headers of a delivery, signatures included, so a receiver verifies ' +
-      'it exactly as a delivered callback. Comment lines keep the connection alive ' +
-      '(`WEBHOOK_STREAM_HEARTBEAT_MS`). A client reconnecting with `Last-Event-ID` (as EventSource does, and ' +
+      'it exactly as a delivered callback. A comment line after 15 s without any other line keeps the ' +
+      'connection alive (`STREAM_HEARTBEAT_MS`). A client reconnecting with `Last-Event-ID` (as EventSource does, and ' +
       '`sibyl webhooks listen`) first gets the events created after that one, if it is an event of the last ' +
       '24 hours (at least once: an event of the same millisecond may come again; receivers deduplicate on ' +
       '`webhook-id`); otherwise the stream starts at connect and a comment line says so. A redelivery is not ' +
-      'streamed again; every event is also in `GET /webhooks/deliveries`. At most ' +
-      '`WEBHOOK_STREAMS_PER_KEY` (3) open streams per key: past it 429 `RATE_LIMIT_EXCEEDED`. ' +
+      'streamed again; every event is also in `GET /webhooks/deliveries`. Open streams are limited per key (3), ' +
+      'per account (10), per client address (20) and per server, counted together with the other event ' +
+      'streams and across instances: past a limit 429 `STREAM_LIMIT_EXCEEDED` naming it in `details.limit` ' +
+      '(`perKey`, `perAccount`, `perAddress`, `perProcess`). A client too slow to read (over 1 MiB unsent, ' +
+      'or unsent data 30 s old) gets `event: error` `SLOW_CONSUMER` and the stream ends; a server shutting ' +
+      'down sends `event: error` `SHUTTING_DOWN` (docs/api.md#event-streams). ' +
       '`sibyl webhooks listen --forward-to URL` posts each event to a local URL (docs/webhooks.md#local-development).',
     tags: ['webhooks'],
     permission: 'account',
     response: StreamEvent,
     stream: { headers: StreamHeaders },
-    errors: ['SERVICE_UNAVAILABLE'],
+    errors: ['SERVICE_UNAVAILABLE', 'STREAM_LIMIT_EXCEEDED'],
     handler: async ({ principal, requestId }, request, reply) => {
       const lastEventId = request.headers['last-event-id'];
-      await streams.open(
-        principal,
-        reply,
+      await deps.streams.open(request, reply, {
         requestId,
-        typeof lastEventId === 'string' ? lastEventId : undefined,
-      );
+        owner: principal,
+        source: () =>
+          feed.source(
+            principal.accountId,
+            requestId,
+            typeof lastEventId === 'string' ? lastEventId : undefined,
+          ),
+      });
       // The response is hijacked and streams on; nothing more is sent from here.
       return { id: '', headers: {}, body: '' };
     },

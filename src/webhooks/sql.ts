@@ -1,17 +1,25 @@
 import { statement } from '../db/database.js';
-import { wakingWrite } from '../queue/wake.js';
+import { notifyExpression, wakingWrite } from '../queue/wake.js';
 
 /** The NOTIFY channel of webhook deliveries: the transaction that writes one wakes the workers. */
 export const DELIVERIES_CHANNEL = 'webhook_deliveries';
 
+/**
+ * The NOTIFY channel of webhook events, payload the account id: every statement that creates a
+ * delivery (a callback, a test event) sends it, so the account's open streams read it at once
+ * (GET /webhooks/stream). Apart from the workers' channel: a test event is no work for them, and a
+ * redelivery (work, not a new event) wakes no stream.
+ */
+export const EVENTS_CHANNEL = 'webhook_events';
+
 const COLUMNS = `id, account_id, url, type, request_id, payload, status, due_at, attempts, max_attempts,
   last_status_code, last_error, created_at, finished_at, cancelled_at`;
 
-// The row and the workers' wake-up in one statement (queue/wake.ts).
+// The row, the workers' wake-up and the account's streams' in one statement (queue/wake.ts).
 export const INSERT = statement(
   'webhooks_insert',
   wakingWrite(
-    DELIVERIES_CHANNEL,
+    [DELIVERIES_CHANNEL, { channel: EVENTS_CHANNEL, payload: 'account_id' }],
     `INSERT INTO webhook_deliveries (id, account_id, url, type, request_id, payload, status, due_at, max_attempts, created_at)
      VALUES ($1, $2, $3, $4, $5, $6, 'PENDING', $7, $8, $7)`,
     'id',
@@ -207,7 +215,8 @@ export const ROTATE_SECRET = statement(
 /**
  * A test event: a one-attempt delivery inserted already leased (SENDING, its one attempt counted) by
  * the request that sends it, returning the account's secrets. Should that process die mid-attempt,
- * a worker finds the lease lapsed and ends the delivery CALLBACK_FAILED `abandoned`.
+ * a worker finds the lease lapsed and ends the delivery CALLBACK_FAILED `abandoned`. It wakes the
+ * account's streams (an event like any other), not the workers (nothing for them to claim).
  */
 export const INSERT_TEST = statement(
   'webhooks_insert_test',
@@ -217,7 +226,8 @@ export const INSERT_TEST = statement(
      VALUES ($1, $2, $3, 'test', $4, $5, 'SENDING', $7, $8, 1, 1, $6, $6)
      RETURNING account_id
    )
-   SELECT a.webhook_secret, a.webhook_secret_previous, a.webhook_secret_previous_until
+   SELECT a.webhook_secret, a.webhook_secret_previous, a.webhook_secret_previous_until,
+          ${notifyExpression(EVENTS_CHANNEL, 'i.account_id')} AS woke
      FROM accounts a JOIN inserted i ON i.account_id = a.id`,
 );
 

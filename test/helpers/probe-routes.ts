@@ -75,3 +75,30 @@ export function transactionalProbeRoutes(app: FastifyInstance): void {
       }),
   });
 }
+
+/**
+ * `GET /test/stream`: a free event stream opened through the mechanism every stream route uses
+ * (`app.services.streams`), standing in for the price and market streams: it counts against the same
+ * limits as the webhook stream. It sends one comment line and nothing else.
+ */
+export function probeStreamRoute(app: FastifyInstance): void {
+  defineRoute(app, {
+    method: 'GET',
+    url: '/test/stream',
+    operationId: 'testStream',
+    summary: 'Test probe: an event stream',
+    tags: ['test'],
+    permission: 'account',
+    response: Type.Object({}),
+    stream: {},
+    errors: ['SERVICE_UNAVAILABLE', 'STREAM_LIMIT_EXCEEDED'],
+    handler: async ({ principal, requestId }, request, reply) => {
+      await app.services.streams.open(request, reply, {
+        requestId,
+        owner: principal,
+        source: () => ({ start: (sink) => sink.comment('probe stream'), stop() {} }),
+      });
+      return {};
+    },
+  });
+}

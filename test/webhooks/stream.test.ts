@@ -54,6 +54,7 @@ async function openStream(key: string, headers: Record<string, string> = {}) {
   });
   const events: { id: string; headers: Record<string, string>; body: string }[] = [];
   const comments: string[] = [];
+  const errors: { code: string; error: string; requestId: string }[] = [];
   let text = '';
   let ended = false;
   const reading = (async () => {
@@ -68,6 +69,7 @@ async function openStream(key: string, headers: Record<string, string> = {}) {
           text = text.slice(cut + 2);
           const data = block.split('\n').find((line) => line.startsWith('data: '));
           if (block.includes('event: webhook') && data) events.push(JSON.parse(data.slice(6)));
+          if (block.includes('event: error') && data) errors.push(JSON.parse(data.slice(6)));
           for (const line of block.split('\n')) if (line.startsWith(': ')) comments.push(line.slice(2));
           cut = text.indexOf('\n\n');
         }
@@ -85,6 +87,7 @@ async function openStream(key: string, headers: Record<string, string> = {}) {
     response,
     events,
     comments,
+    errors,
     until,
     ended: () => ended,
     close: async () => {
@@ -119,6 +122,28 @@ describe('GET /webhooks/stream', () => {
       expect(event.headers['content-type']).toBe('application/json');
       expect(event.body.endsWith(`,"signature":"${event.headers['x-service-signature']}"}`)).toBe(true);
     }
+    await stream.close();
+  });
+
+  it('a test event (POST /webhooks/test) arrives as it is sent, with nothing else happening', async () => {
+    const account = await ctx.createAccount({ permissions: ['account', 'keys'] });
+    const stream = await openStream(account.key);
+    await stream.until(() => stream.comments.some((c) => c.startsWith('sibyl webhook stream')));
+    // A refused address: the attempt fails at once, but the event is made and streamed all the same.
+    const sent = await ctx.request(account.key, {
+      method: 'POST',
+      url: '/api/v1/webhooks/test',
+      payload: { callbackUrl: 'https://localhost/hook' },
+    });
+    expect(sent.statusCode).toBe(200);
+    const { deliveryId } = sent.json();
+    await stream.until(() => stream.events.length >= 1);
+    expect(stream.events.map((e) => e.id)).toEqual([deliveryId]);
+    const parsed = new Webhook(await secretOf(account)).verify(
+      stream.events[0]?.body as string,
+      stream.events[0]?.headers as Record<string, string>,
+    );
+    expect(parsed).toMatchObject({ type: 'test', status: 'completed' });
     await stream.close();
   });
 
@@ -212,7 +237,10 @@ describe('GET /webhooks/stream', () => {
       headers: { authorization: `Bearer ${account.key}` },
     });
     expect(third.status).toBe(429);
-    expect(await third.json()).toMatchObject({ code: 'RATE_LIMIT_EXCEEDED', details: { limit: 2 } });
+    expect(await third.json()).toMatchObject({
+      code: 'STREAM_LIMIT_EXCEEDED',
+      details: { limit: 'perKey', max: 2, open: 2 },
+    });
     await a.close();
     // A closed stream gives its place back (the server sees the hang-up).
     let again: Awaited<ReturnType<typeof openStream>> | undefined;
@@ -364,13 +392,19 @@ describe('sibyl webhooks listen --forward-to URL', () => {
 });
 
 describe('shutdown', () => {
-  it('closing the server ends every open stream', async () => {
+  it('closing the server ends every open stream, saying so (SHUTTING_DOWN)', async () => {
     const account = await ctx.createAccount();
     const stream = await openStream(account.key);
     // The app closes (as on SIGTERM) with a stream open: it does not wait for the client to hang up.
     closed = true;
     await ctx.close();
-    await stream.until(() => stream.ended());
-    expect(stream.ended()).toBe(true);
+    while (!stream.ended()) await new Promise((r) => setTimeout(r, 20));
+    expect(stream.errors).toEqual([
+      {
+        code: 'SHUTTING_DOWN',
+        error: 'This server is shutting down; reconnect (another instance will answer)',
+        requestId: stream.response.headers.get('x-request-id'),
+      },
+    ]);
   });
 });

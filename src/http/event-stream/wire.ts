@@ -1,0 +1,42 @@
+import type { ErrorCode, StreamEndCode } from '../../errors.js';
+
+/**
+ * The text of server-sent events (the HTML standard's `text/event-stream`), as every stream writes
+ * it: one `event:` name, an `id:` when the event is a point a client may resume from, and the data
+ * as one line of JSON (JSON.stringify escapes every line break, so one `data:` line always suffices).
+ */
+
+/** One event a source sends: its name, its id (the client's `Last-Event-ID` once received), its data. */
+export interface StreamEvent {
+  event: string;
+  /** Absent on the mechanism's own events (`stream`, `error`): they never move a client's resume point. */
+  id?: string;
+  data: unknown;
+}
+
+/** What ends a stream, as its last event: a code of the vocabulary (src/errors.ts). */
+export type StreamErrorCode = StreamEndCode | ErrorCode;
+
+// An id or event name with a line break would end its field early and inject another; NUL makes
+// the standard's parser ignore the id.
+const UNSAFE_FIELD = /[\r\n\0]/;
+
+export function eventText(event: StreamEvent): string {
+  if (UNSAFE_FIELD.test(event.event) || (event.id !== undefined && UNSAFE_FIELD.test(event.id)))
+    throw new Error(`event-stream: an event name or id with a line break or NUL (${JSON.stringify(event)})`);
+  const id = event.id === undefined ? '' : `id: ${event.id}\n`;
+  return `event: ${event.event}\n${id}data: ${JSON.stringify(event.data)}\n\n`;
+}
+
+/** Comment lines (each starts with `:`): clients ignore them; proxies see a live connection. */
+export function commentText(text: string): string {
+  return `${text
+    .split(/\r\n|\r|\n/)
+    .map((line) => `: ${line}`)
+    .join('\n')}\n\n`;
+}
+
+/** The last event of a stream that the service ends: `{ error, code, requestId }`, as an error body. */
+export function errorEventText(code: StreamErrorCode, message: string, requestId: string): string {
+  return eventText({ event: 'error', data: { error: message, code, requestId } });
+}
