@@ -32,6 +32,12 @@ it('writes the dashboard screenshots', async () => {
     await shot(signIn, 'sign-in');
 
     const { page, wallet } = await signedInPage(stage);
+    // A first sign-in lands in the sandbox, with its play money and a line on going live.
+    await page.locator('.chart canvas').waitFor();
+    await shot(page, 'welcome');
+    await switchMode(page, 'Live');
+    await page.getByRole('heading', { name: 'Fund your account' }).waitFor();
+    await shot(page, 'home-live-unfunded');
     const [pair] = await db.query<{ sandbox_account_id: string }>(
       'SELECT sandbox_account_id FROM dashboard_wallets WHERE address = $1',
       [wallet.address],
@@ -132,6 +138,26 @@ it('writes the dashboard screenshots', async () => {
         (heading as unknown as { scrollIntoView(options: object): void }).scrollIntoView({ block: 'start' }),
       );
     await shot(page, 'funds-wallets');
+
+    // On a phone (a wallet's in-app browser): one column, the navigation behind the menu button.
+    const phone = await (
+      await stage.browser.newContext({
+        locale: 'en-US',
+        timezoneId: 'UTC',
+        viewport: { width: 390, height: 844 },
+        deviceScaleFactor: 1,
+        isMobile: true,
+        hasTouch: true,
+      })
+    ).newPage();
+    await installWallet(phone, new TestWallet(), 'signIn');
+    await phone.goto(`${stage.base}/dashboard/`);
+    await phone.getByRole('button', { name: /Sign in with/ }).click();
+    await phone.locator('.chart canvas').waitFor();
+    await shot(phone, 'phone-home');
+    await phone.getByRole('button', { name: 'Menu' }).click();
+    await phone.getByRole('navigation', { name: 'Pages' }).waitFor();
+    await shot(phone, 'phone-menu');
   } finally {
     await stage.close();
   }

@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { AppError, validationError } from './errors.js';
 import { FEATURES } from './features.js';
+import { DashboardTwins } from './http/account-route.js';
 import { registerCorsPreflight } from './http/cors.js';
 import {
   charsetRefusal,
@@ -85,7 +86,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
 
   const cache = new VerificationCache<KeyVerification | null>(config.authCache, clock);
-  const authenticator = new Authenticator(db, clock, cache);
+  const authenticator = new Authenticator(db, clock, cache, (err) =>
+    app.log.warn({ err }, 'a key’s last use was not recorded'),
+  );
   const ports = options.ports ?? createPorts(config, db, clock, options);
   const rateLimiter = options.rateLimiter ?? (await createRateLimiter(app, config));
   const edge: Services = {
@@ -119,6 +122,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   };
   app.decorate('services', edge);
   app.decorate('apiRoutes', []);
+  app.decorate('dashboardTwins', new DashboardTwins());
   app.decorate('inFlight', new InFlight());
   app.decorateRequest('principal', undefined);
 
@@ -172,6 +176,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   cache.startSync(db, app.log);
   app.addHook('onClose', async () => {
     await app.inFlight.idle();
+    await authenticator.uses.idle();
     cache.stopSync();
     await edge.rateLimiter.close();
     if (!options.ports) await ports.close();

@@ -9,6 +9,7 @@ import { systemClock } from './lib/clock.js';
 import { listenOrExplain } from './lib/listen.js';
 import { createLogger } from './logger.js';
 import { createPorts, type Ports } from './ports.js';
+import { addressesOf, startBanner } from './start-banner.js';
 import { localDevelopment, localDevelopmentNotice, withPrivateTargets } from './webhooks/index.js';
 import { createWorker, type Worker } from './worker/worker.js';
 
@@ -33,7 +34,7 @@ export async function runService(configured: Config, roles: Roles): Promise<void
     const applied = await migrate(db);
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
 
-    const { createWelcome, needsStarter, printSandboxWelcome } = await loadFirstStart();
+    const { createWelcome, needsStarter, sandboxWelcomeLines } = await loadFirstStart();
     const firstStart = roles.serve && (await needsStarter(db));
     // DESIGN §9, local development: private callback targets on a first start's embedded database.
     const local = roles.serve && roles.work && (await localDevelopment(db, config, systemClock, firstStart));
@@ -54,7 +55,10 @@ export async function runService(configured: Config, roles: Roles): Promise<void
         port: config.port,
         variable: 'PORT',
       });
-      logger.info({ port: config.port, host: config.host, database: db.kind }, 'API listening');
+      logger.info(
+        { port: config.port, host: config.host, database: db.kind, addresses: addressesOf(config) },
+        'API listening',
+      );
     }
     if (roles.work) {
       worker = createWorker({
@@ -75,9 +79,13 @@ export async function runService(configured: Config, roles: Roles): Promise<void
     if (metricsServer)
       logger.info({ port: config.metrics.port, host: config.metrics.host }, 'metrics listening');
     // Last, once everything listens: a start that fails never makes (and loses) the starter key.
-    const notice = local ? localDevelopmentNotice(config.port) : [];
-    if (firstStart) printSandboxWelcome(config, await createWelcome(db, systemClock, secrets), notice);
-    else if (local) process.stdout.write(`\n${notice.join('\n')}\n`);
+    const welcome = firstStart
+      ? sandboxWelcomeLines(config, await createWelcome(db, systemClock, secrets))
+      : null;
+    if (roles.serve && db.kind === 'pglite') {
+      const localDevelopment = local ? localDevelopmentNotice(config.port, firstStart) : [];
+      process.stdout.write(startBanner({ config, welcome, localDevelopment }));
+    }
   } catch (err) {
     await worker?.stop().catch(() => {});
     await metricsServer?.close().catch(() => {});

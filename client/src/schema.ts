@@ -112,7 +112,7 @@ export interface paths {
         put?: never;
         /**
          * Create an API key (the secret is returned once)
-         * @description Permissions default to, and may not exceed, the calling key's; the expiry may not exceed the calling key's. An account holds at most 25 active keys.
+         * @description Permissions may not exceed the calling key's. Without `permissions`, the new key gets the calling key's own — `keys` included when the calling key has it (the default is kept for compatibility): name the permissions a key needs, since `keys` lets a key make keys and read the webhook signing secret. The expiry may not exceed the calling key's. An account holds at most 25 active keys.
          *
          *     Permission: `keys`. Price: free.
          */
@@ -797,40 +797,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/dashboard/api/{mode}/usage": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Spend and paid requests per day, operation or key (as GET /api/v1/account/usage) */
-        get: operations["dashboardUsage"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/dashboard/api/{mode}/transactions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The ledger, newest first (as GET /api/v1/account/transactions) */
-        get: operations["dashboardTransactions"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/dashboard/api/{mode}/transactions.csv": {
         parameters: {
             query?: never;
@@ -943,6 +909,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard/api/{mode}/account/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account’s ledger entries, newest first: where the balance went
+         * @description The dashboard's twin of `GET /api/v1/account/transactions`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         */
+        get: operations["dashboardListTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/account/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Spend and billed requests per day, per operation or per key, over a range
+         * @description The dashboard's twin of `GET /api/v1/account/usage`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         *
+         *     Computed from the ledger: `requests` counts the paid requests (charges), `spendUsd` is what they cost less the refunds given back (a refund counts on its own day, against the operation and key of its charge). `from` and `to` are ISO 8601 timestamps or UTC dates (`2026-11-01`); `to` is exclusive; at most 366 days; by default the last 30 days including today. The dashboard draws the same figures.
+         */
+        get: operations["dashboardGetAccountUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dashboard/api/{mode}/keys": {
         parameters: {
             query?: never;
@@ -950,10 +958,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The account’s API keys, with quota usage (never their secrets) */
+        /**
+         * List the account's API keys (never their secrets), with quota usage
+         * @description The dashboard's twin of `GET /api/v1/keys`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         */
         get: operations["dashboardListKeys"];
         put?: never;
-        /** Creates an API key with any permission and settings; the secret is answered once */
+        /**
+         * Create an API key (the secret is returned once)
+         * @description The dashboard's twin of `POST /api/v1/keys`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         *
+         *     Permissions may not exceed the calling key's. Without `permissions`, the new key gets the calling key's own — `keys` included when the calling key has it (the default is kept for compatibility): name the permissions a key needs, since `keys` lets a key make keys and read the webhook signing secret. The expiry may not exceed the calling key's. An account holds at most 25 active keys.
+         */
         post: operations["dashboardCreateKey"];
         delete?: never;
         options?: never;
@@ -971,11 +987,19 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revokes a key at once */
+        /**
+         * Revoke a key at once
+         * @description The dashboard's twin of `DELETE /api/v1/keys/{keyId}`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         */
         delete: operations["dashboardRevokeKey"];
         options?: never;
         head?: never;
-        /** Changes a key’s name, permissions, expiry, allow lists, rate limit or quotas */
+        /**
+         * Change a key's name, permissions, expiry, allow lists, rate limit or quotas
+         * @description The dashboard's twin of `PATCH /api/v1/keys/{keyId}`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         *
+         *     Fields left out keep their value. Permissions and expiry are bounded by the calling key, which can only change keys that have no permission it lacks. Takes effect on every instance within a second.
+         */
         patch: operations["dashboardUpdateKey"];
         trace?: never;
     };
@@ -988,7 +1012,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Rotates a key: a new key with the same settings; the old one stays valid for 60 minutes */
+        /**
+         * Rotate a key: a new key with the same settings; the old one stays valid for 60 minutes
+         * @description The dashboard's twin of `POST /api/v1/keys/{keyId}/rotate`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         *
+         *     The old key counts towards the 25 active keys until its grace period ends, so the account needs room for one more.
+         */
         post: operations["dashboardRotateKey"];
         delete?: never;
         options?: never;
@@ -996,15 +1025,18 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/dashboard/api/{mode}/jobs/{jobType}": {
+    "/dashboard/api/{mode}/price/scheduled": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Scheduled price checks or AI resolutions, newest first (as GET /api/v1/{price,ai}/scheduled) */
-        get: operations["dashboardListJobs"];
+        /**
+         * List the account's scheduled price checks, newest first
+         * @description The dashboard's twin of `GET /api/v1/price/scheduled`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         */
+        get: operations["dashboardListPriceJobs"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1013,15 +1045,18 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/dashboard/api/{mode}/jobs/{jobType}/{jobId}": {
+    "/dashboard/api/{mode}/price/scheduled/{jobId}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** One job: what was scheduled, its result, its callback’s delivery */
-        get: operations["dashboardGetJob"];
+        /**
+         * One of the account's scheduled price checks: what was asked, the result once done, the callback's delivery
+         * @description The dashboard's twin of `GET /api/v1/price/scheduled/{jobId}`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         */
+        get: operations["dashboardGetPriceJob"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1030,7 +1065,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/dashboard/api/{mode}/jobs/{jobType}/{jobId}/cancel": {
+    "/dashboard/api/{mode}/price/scheduled/{jobId}/cancel": {
         parameters: {
             query?: never;
             header?: never;
@@ -1039,22 +1074,112 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancels a job at least 5 minutes before it is due, with a full refund */
-        post: operations["dashboardCancelJob"];
+        /**
+         * Cancel one of the scheduled price checks (at least 5 minutes before it is due) for a full refund
+         * @description The dashboard's twin of `POST /api/v1/price/scheduled/{jobId}/cancel`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         */
+        post: operations["dashboardCancelPriceJob"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/dashboard/api/{mode}/ai-requests": {
+    "/dashboard/api/{mode}/ai/scheduled": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** AI resolution requests, newest first (as GET /api/v1/ai/requests) */
+        /**
+         * List the account's scheduled AI resolutions, newest first
+         * @description The dashboard's twin of `GET /api/v1/ai/scheduled`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         */
+        get: operations["dashboardListAiJobs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/ai/scheduled/{jobId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of the account's scheduled AI resolutions: what was asked, the result once done, the callback's delivery
+         * @description The dashboard's twin of `GET /api/v1/ai/scheduled/{jobId}`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         */
+        get: operations["dashboardGetAiJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/ai/scheduled/{jobId}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel one of the scheduled AI resolutions (at least 5 minutes before it is due) for a full refund
+         * @description The dashboard's twin of `POST /api/v1/ai/scheduled/{jobId}/cancel`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         */
+        post: operations["dashboardCancelAiJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/ai/request/{requestId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An AI resolution request: its status, its result once COMPLETED, and every model’s vote
+         * @description The dashboard's twin of `GET /api/v1/ai/request/{requestId}`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         *
+         *     Free. Poll until `status` is COMPLETED or FAILED.
+         */
+        get: operations["dashboardGetAiRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/dashboard/api/{mode}/ai/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account’s AI resolution requests, newest first
+         * @description The dashboard's twin of `GET /api/v1/ai/requests`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         *
+         *     Free. Each request’s votes and result are on its record (GET /ai/request/:requestId).
+         */
         get: operations["dashboardListAiRequests"];
         put?: never;
         post?: never;
@@ -1064,17 +1189,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/dashboard/api/{mode}/ai-requests/{requestId}": {
+    "/dashboard/api/{mode}/webhooks/test": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** One AI request with each model’s vote and reasoning (as GET /api/v1/ai/request/{requestId}) */
-        get: operations["dashboardGetAiRequest"];
+        get?: never;
         put?: never;
-        post?: never;
+        /**
+         * Send a signed test event to a URL now and answer what happened
+         * @description The dashboard's twin of `POST /api/v1/webhooks/test`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         *
+         *     The event is `{ requestId, type: "test", status: "completed", data, timestamp, signature }`, signed like every callback. One attempt, no retries; it is listed with the other deliveries. Free, and limited per account on its own: 10 a minute by default (`WEBHOOK_TEST_LIMIT_PER_MINUTE`, a bucket of that many refilled at that rate), beyond which it answers 429 `RATE_LIMIT_EXCEEDED` with `Retry-After` and sends nothing. Test deliveries are kept 24 hours.
+         */
+        post: operations["dashboardSendTestWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1088,7 +1218,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Webhook deliveries, newest first (as GET /api/v1/webhooks/deliveries) */
+        /**
+         * The account’s webhook deliveries, newest first
+         * @description The dashboard's twin of `GET /api/v1/webhooks/deliveries`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         */
         get: operations["dashboardListWebhookDeliveries"];
         put?: never;
         post?: never;
@@ -1105,7 +1238,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One delivery with every attempt */
+        /**
+         * One delivery with every attempt (time, status code or error, latency)
+         * @description The dashboard's twin of `GET /api/v1/webhooks/deliveries/{deliveryId}`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         */
         get: operations["dashboardGetWebhookDelivery"];
         put?: never;
         post?: never;
@@ -1124,7 +1260,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sends a delivery again now, with the same webhook-id */
+        /**
+         * Send a delivery again now, with the same webhook-id
+         * @description The dashboard's twin of `POST /api/v1/webhooks/deliveries/{deliveryId}/redeliver`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         *
+         *     A finished delivery (DELIVERED, STOPPED, CALLBACK_FAILED) gets one new attempt; one still retrying is brought forward. The answer shows it PENDING; poll it for the outcome.
+         */
         post: operations["dashboardRedeliverWebhook"];
         delete?: never;
         options?: never;
@@ -1132,7 +1273,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/dashboard/api/{mode}/webhooks/test": {
+    "/dashboard/api/{mode}/webhooks/deliveries/{deliveryId}/cancel": {
         parameters: {
             query?: never;
             header?: never;
@@ -1141,15 +1282,20 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sends a signed test event to a URL now and answers what happened */
-        post: operations["dashboardSendTestWebhook"];
+        /**
+         * Stop a delivery that is still being retried
+         * @description The dashboard's twin of `POST /api/v1/webhooks/deliveries/{deliveryId}/cancel`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         *
+         *     A PENDING delivery becomes CANCELLED at once and is never sent again. One SENDING (an attempt in flight, which cannot be called back) shows `cancelledAt` and ends CANCELLED when that attempt finishes — DELIVERED if that attempt was answered 2xx. A finished delivery (DELIVERED, STOPPED, CALLBACK_FAILED, CANCELLED) answers 409 DELIVERY_CANNOT_CANCEL with its status in `details`. A redelivery withdraws a cancellation.
+         */
+        post: operations["dashboardCancelWebhookDelivery"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/dashboard/api/{mode}/webhooks/secret/reveal": {
+    "/dashboard/api/{mode}/account/webhook-secret": {
         parameters: {
             query?: never;
             header?: never;
@@ -1158,15 +1304,22 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The webhook signing secret in clear (a POST: it is Origin-checked and never cached) */
-        post: operations["dashboardRevealWebhookSecret"];
+        /**
+         * The signing secret of the account’s webhook callbacks
+         * @description The dashboard's twin of `GET /api/v1/account/webhook-secret`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         *
+         *     A POST there, not a GET: it answers a secret, so it needs the dashboard’s `Origin`, as every dashboard request that changes something does.
+         *
+         *     Whoever holds it can sign a callback your receiver accepts, so it takes the `keys` permission — the one that can already make keys — and not `account`: a leaked read-only key cannot forge callbacks.
+         */
+        post: operations["dashboardGetWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
         patch?: never;
         trace?: never;
     };
-    "/dashboard/api/{mode}/webhooks/secret/rotate": {
+    "/dashboard/api/{mode}/account/webhook-secret/rotate": {
         parameters: {
             query?: never;
             header?: never;
@@ -1175,7 +1328,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new signing secret; the previous one keeps signing beside it for 24 hours */
+        /**
+         * A new webhook signing secret; the previous one keeps signing beside it for 24 hours
+         * @description The dashboard's twin of `POST /api/v1/account/webhook-secret/rotate`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         *
+         *     Answers the new secret, so it takes the `keys` permission, as `GET /account/webhook-secret` does.
+         */
         post: operations["dashboardRotateWebhookSecret"];
         delete?: never;
         options?: never;
@@ -1910,6 +2068,11 @@ export interface components {
              * @example 2026-11-21T12:00:00.000Z
              */
             createdAt: string;
+            /**
+             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            lastUsedAt?: string;
             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
             rateLimit: {
                 requestsPerSecond: number;
@@ -2454,6 +2617,11 @@ export interface components {
              * @example 2026-11-21T12:00:00.000Z
              */
             createdAt: string;
+            /**
+             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            lastUsedAt?: string;
             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
             rateLimit: {
                 requestsPerSecond: number;
@@ -2517,7 +2685,7 @@ export interface components {
         CreateKeyRequest: {
             /** @description Printable text, not blank. Spaces and invisible characters (zero-width spaces and joiners, a byte-order mark, …: Unicode default-ignorable code points) at either end are removed; a name with nothing else is blank. Bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) are refused. Both: 400 VALIDATION_ERROR on `body.name`. */
             name: string & (unknown & unknown);
-            /** @description Defaults to the calling key's permissions, and cannot exceed them */
+            /** @description Cannot exceed the calling key's. Left out: the calling key's own, `keys` included when it has it (for compatibility; in the dashboard and the CLI, every permission). `keys` can make keys and read the webhook signing secret: give it only to a key that manages keys */
             permissions?: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
             /** @description null: never */
             expiresAt?: string | null;
@@ -3951,6 +4119,11 @@ export interface components {
              * @example 2026-11-21T12:00:00.000Z
              */
             createdAt: string;
+            /**
+             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            lastUsedAt?: string;
             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
             rateLimit: {
                 requestsPerSecond: number;
@@ -4094,6 +4267,11 @@ export interface components {
                  * @example 2026-11-21T12:00:00.000Z
                  */
                 createdAt: string;
+                /**
+                 * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
+                 * @example 2026-11-21T12:00:00.000Z
+                 */
+                lastUsedAt?: string;
                 /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                 rateLimit: {
                     requestsPerSecond: number;
@@ -4176,6 +4354,11 @@ export interface components {
                  * @example 2026-11-21T12:00:00.000Z
                  */
                 createdAt: string;
+                /**
+                 * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
+                 * @example 2026-11-21T12:00:00.000Z
+                 */
+                lastUsedAt?: string;
                 /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                 rateLimit: {
                     requestsPerSecond: number;
@@ -4687,6 +4870,11 @@ export interface components {
              * @example 2026-11-21T12:00:00.000Z
              */
             createdAt: string;
+            /**
+             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            lastUsedAt?: string;
             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
             rateLimit: {
                 requestsPerSecond: number;
@@ -6682,6 +6870,42 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: MAX_KEYS_EXCEEDED */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "MAX_KEYS_EXCEEDED";
                         /**
                          * @description The id of this request (also in X-Request-Id)
                          * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
@@ -16401,402 +16625,15 @@ export interface operations {
                              */
                             spendUsd: string;
                         };
+                        /** @description Whether money ever reached the account (a deposit, play money, an operator’s credit or adjustment); a live account never funded gets a call to fund it, not a low-balance warning */
+                        funded: boolean;
+                        /** @description The balance is below `lowBalanceThresholdUsd` on an account that was funded */
                         lowBalance: boolean;
                         /**
                          * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
                          * @example 0.01
                          */
                         lowBalanceThresholdUsd: string;
-                    };
-                };
-            };
-            /** @description Error: VALIDATION_ERROR */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-            /** @description Error: SESSION_EXPIRED */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-            /** @description Error: ACCOUNT_SUSPENDED */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-            /** @description Error: INTERNAL_ERROR */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-        };
-    };
-    dashboardUsage: {
-        parameters: {
-            query?: {
-                /** @description ISO 8601 timestamp or UTC date: from this time on; before `to`, at most 366 days before it */
-                from?: string | unknown | unknown;
-                /** @description ISO 8601 timestamp or UTC date: before this time */
-                to?: string | unknown | unknown;
-                groupBy?: "day" | "operation" | "key";
-            };
-            header?: never;
-            path: {
-                /** @description Which of the wallet’s accounts: live or sandbox */
-                mode: "live" | "sandbox";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Unique id of this request (also in X-Request-Id) */
-                        requestId: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
-                        from: string;
-                        /** @description ISO 8601 timestamp (UTC), exclusive */
-                        to: string;
-                        groupBy: "day" | "operation" | "key";
-                        totals: {
-                            /** @description Paid requests (charges) */
-                            requests: number;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
-                            chargedUsd: string;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
-                            refundedUsd: string;
-                            /**
-                             * @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged)
-                             * @example 0.25
-                             */
-                            spendUsd: string;
-                        };
-                        /** @description By day: every day of the range, oldest first, days without activity included; otherwise the groups with activity, the largest spend first */
-                        rows: {
-                            /** @description The UTC day (YYYY-MM-DD), the operation (operationId) or the key id */
-                            group: string;
-                            /** @description By key: the key’s name */
-                            label: string | null;
-                            /** @description Paid requests (charges) */
-                            requests: number;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
-                            chargedUsd: string;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
-                            refundedUsd: string;
-                            /**
-                             * @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged)
-                             * @example 0.25
-                             */
-                            spendUsd: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description Error: VALIDATION_ERROR */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-            /** @description Error: SESSION_EXPIRED */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-            /** @description Error: ACCOUNT_SUSPENDED */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-            /** @description Error: INTERNAL_ERROR */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-        };
-    };
-    dashboardTransactions: {
-        parameters: {
-            query?: {
-                limit?: number;
-                /** @description Entries older than this entry id (a `nextStartingAfter`) */
-                startingAfter?: string;
-                /** @description deposit (a credit), charge (a paid request), refund (a charge given back), adjustment */
-                kind?: "deposit" | "charge" | "refund" | "adjustment";
-                /** @description ISO 8601: entries at or after this time; not after `to` */
-                from?: string;
-                /** @description ISO 8601: entries at or before this time */
-                to?: string;
-            };
-            header?: never;
-            path: {
-                /** @description Which of the wallet’s accounts: live or sandbox */
-                mode: "live" | "sandbox";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Success */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Unique id of this request (also in X-Request-Id) */
-                        requestId: string;
-                        /** @description Newest first */
-                        transactions: components["schemas"]["Transaction"][];
-                        hasMore: boolean;
-                        /** @description The `startingAfter` of the next page; null on the last one */
-                        nextStartingAfter: string | null;
                     };
                 };
             };
@@ -18435,6 +18272,396 @@ export interface operations {
             };
         };
     };
+    dashboardListTransactions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description Entries older than this entry id (a `nextStartingAfter`) */
+                startingAfter?: string;
+                /** @description deposit (a credit), charge (a paid request), refund (a charge given back), adjustment */
+                kind?: "deposit" | "charge" | "refund" | "adjustment";
+                /** @description ISO 8601: entries at or after this time; not after `to` */
+                from?: string;
+                /** @description ISO 8601: entries at or before this time */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Newest first */
+                        transactions: components["schemas"]["Transaction"][];
+                        hasMore: boolean;
+                        /** @description The `startingAfter` of the next page; null on the last one */
+                        nextStartingAfter: string | null;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardGetAccountUsage: {
+        parameters: {
+            query?: {
+                /** @description ISO 8601 timestamp or UTC date: from this time on; before `to`, at most 366 days before it */
+                from?: string | unknown | unknown;
+                /** @description ISO 8601 timestamp or UTC date: before this time */
+                to?: string | unknown | unknown;
+                groupBy?: "day" | "operation" | "key";
+            };
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /**
+                         * @description ISO 8601 timestamp (UTC)
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        from: string;
+                        /** @description ISO 8601 timestamp (UTC), exclusive */
+                        to: string;
+                        groupBy: "day" | "operation" | "key";
+                        totals: {
+                            /** @description Paid requests (charges) */
+                            requests: number;
+                            /**
+                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                             * @example 0.01
+                             */
+                            chargedUsd: string;
+                            /**
+                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                             * @example 0.01
+                             */
+                            refundedUsd: string;
+                            /**
+                             * @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged)
+                             * @example 0.25
+                             */
+                            spendUsd: string;
+                        };
+                        /** @description By day: every day of the range, oldest first, days without activity included; otherwise the groups with activity, the largest spend first */
+                        rows: {
+                            /** @description The UTC day (YYYY-MM-DD), the operation (operationId) or the key id */
+                            group: string;
+                            /** @description By key: the key’s name */
+                            label: string | null;
+                            /** @description Paid requests (charges) */
+                            requests: number;
+                            /**
+                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                             * @example 0.01
+                             */
+                            chargedUsd: string;
+                            /**
+                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                             * @example 0.01
+                             */
+                            refundedUsd: string;
+                            /**
+                             * @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged)
+                             * @example 0.25
+                             */
+                            spendUsd: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
     dashboardListKeys: {
         parameters: {
             query?: never;
@@ -18652,6 +18879,11 @@ export interface operations {
                          * @example 2026-11-21T12:00:00.000Z
                          */
                         createdAt: string;
+                        /**
+                         * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        lastUsedAt?: string;
                         /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                         rateLimit: {
                             requestsPerSecond: number;
@@ -18991,6 +19223,11 @@ export interface operations {
                          * @example 2026-11-21T12:00:00.000Z
                          */
                         createdAt: string;
+                        /**
+                         * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        lastUsedAt?: string;
                         /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                         rateLimit: {
                             requestsPerSecond: number;
@@ -19266,6 +19503,11 @@ export interface operations {
                          * @example 2026-11-21T12:00:00.000Z
                          */
                         createdAt: string;
+                        /**
+                         * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        lastUsedAt?: string;
                         /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                         rateLimit: {
                             requestsPerSecond: number;
@@ -19637,6 +19879,11 @@ export interface operations {
                              * @example 2026-11-21T12:00:00.000Z
                              */
                             createdAt: string;
+                            /**
+                             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
+                             * @example 2026-11-21T12:00:00.000Z
+                             */
+                            lastUsedAt?: string;
                             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                             rateLimit: {
                                 requestsPerSecond: number;
@@ -19687,7 +19934,91 @@ export interface operations {
                             /** @description The full secret key; shown once, never again */
                             key: string;
                         };
-                        oldKey: components["schemas"]["ApiKey"];
+                        /** @description The rotated key; its expiresAt marks the end of the grace period */
+                        oldKey: {
+                            id: string;
+                            /** @description The first 16 characters of the key, safe to display */
+                            keyPrefix: string;
+                            name: string;
+                            permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
+                            /** @description Neither revoked nor expired */
+                            isActive: boolean;
+                            /**
+                             * @description ISO 8601 timestamp (UTC)
+                             * @example 2026-11-21T12:00:00.000Z
+                             */
+                            expiresAt?: string;
+                            /**
+                             * @description ISO 8601 timestamp (UTC)
+                             * @example 2026-11-21T12:00:00.000Z
+                             */
+                            revokedAt?: string;
+                            allowedIps: string[];
+                            ipRestrictionEnabled: boolean;
+                            allowedOrigins: string[];
+                            originRestrictionEnabled: boolean;
+                            /** @description Rotated keys: the id of the key that replaces it */
+                            rotatedTo?: string;
+                            /** @description The id of the key this one replaced */
+                            rotatedFrom?: string;
+                            /**
+                             * @description ISO 8601 timestamp (UTC)
+                             * @example 2026-11-21T12:00:00.000Z
+                             */
+                            createdAt: string;
+                            /**
+                             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
+                             * @example 2026-11-21T12:00:00.000Z
+                             */
+                            lastUsedAt?: string;
+                            /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
+                            rateLimit: {
+                                requestsPerSecond: number;
+                                burst: number;
+                                /** @description True when the key uses the service default */
+                                isDefault: boolean;
+                            };
+                            /** @description Billed requests and spend per UTC day and month; null = unlimited. Shared with rotated keys. */
+                            quotas: {
+                                dailyRequests: number | null;
+                                monthlyRequests: number | null;
+                                dailySpendUsd: string | null;
+                                monthlySpendUsd: string | null;
+                            };
+                            /** @description Current-period usage; present on keys with a quota (in list and update answers) */
+                            usage?: {
+                                day: {
+                                    /** @description UTC date the period started */
+                                    periodStart: string;
+                                    /**
+                                     * @description ISO 8601 timestamp (UTC)
+                                     * @example 2026-11-21T12:00:00.000Z
+                                     */
+                                    resetsAt: string;
+                                    requests: number;
+                                    /**
+                                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                     * @example 0.01
+                                     */
+                                    spendUsd: string;
+                                };
+                                month: {
+                                    /** @description UTC date the period started */
+                                    periodStart: string;
+                                    /**
+                                     * @description ISO 8601 timestamp (UTC)
+                                     * @example 2026-11-21T12:00:00.000Z
+                                     */
+                                    resetsAt: string;
+                                    requests: number;
+                                    /**
+                                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                                     * @example 0.01
+                                     */
+                                    spendUsd: string;
+                                };
+                            };
+                        };
                     };
                 };
             };
@@ -19891,7 +20222,7 @@ export interface operations {
             };
         };
     };
-    dashboardListJobs: {
+    dashboardListPriceJobs: {
         parameters: {
             query?: {
                 /** @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED */
@@ -19903,8 +20234,6 @@ export interface operations {
             path: {
                 /** @description Which of the wallet’s accounts: live or sandbox */
                 mode: "live" | "sandbox";
-                /** @description price: scheduled price checks; ai: scheduled AI resolutions */
-                jobType: "price" | "ai";
             };
             cookie?: never;
         };
@@ -20063,15 +20392,13 @@ export interface operations {
             };
         };
     };
-    dashboardGetJob: {
+    dashboardGetPriceJob: {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 /** @description Which of the wallet’s accounts: live or sandbox */
                 mode: "live" | "sandbox";
-                /** @description price: scheduled price checks; ai: scheduled AI resolutions */
-                jobType: "price" | "ai";
                 /** @description A job id, e.g. job_4kQe8fJ1… */
                 jobId: string;
             };
@@ -20344,15 +20671,13 @@ export interface operations {
             };
         };
     };
-    dashboardCancelJob: {
+    dashboardCancelPriceJob: {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 /** @description Which of the wallet’s accounts: live or sandbox */
                 mode: "live" | "sandbox";
-                /** @description price: scheduled price checks; ai: scheduled AI resolutions */
-                jobType: "price" | "ai";
                 /** @description A job id, e.g. job_4kQe8fJ1… */
                 jobId: string;
             };
@@ -20586,10 +20911,11 @@ export interface operations {
             };
         };
     };
-    dashboardListAiRequests: {
+    dashboardListAiJobs: {
         parameters: {
             query?: {
-                status?: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
+                /** @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED */
+                status?: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
                 page?: number;
                 pageSize?: number;
             };
@@ -20613,8 +20939,8 @@ export interface operations {
                         /** @description Unique id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Newest first */
-                        requests: components["schemas"]["AiRequestSummary"][];
-                        /** @description Requests matching the filter, on every page */
+                        jobs: components["schemas"]["JobSummary"][];
+                        /** @description Jobs matching the filter, on every page */
                         total: number;
                         page: number;
                         pageSize: number;
@@ -20755,6 +21081,525 @@ export interface operations {
             };
         };
     };
+    dashboardGetAiJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+                /** @description A job id, e.g. job_4kQe8fJ1… */
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
+                        jobId: string;
+                        /** @enum {unknown} */
+                        jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
+                        /**
+                         * @description ISO 8601 timestamp (UTC)
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        scheduledFor: string;
+                        /**
+                         * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
+                         * @enum {unknown}
+                         */
+                        status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
+                        /**
+                         * @description ISO 8601 timestamp (UTC)
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        createdAt: string;
+                        /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
+                        canCancel: boolean;
+                        startedAt: string | null;
+                        finishedAt: string | null;
+                        /** @description Runs started (more than one when a worker died mid-run) */
+                        attempts: number;
+                        /** @description What was scheduled */
+                        request: {
+                            [key: string]: unknown;
+                        };
+                        callbackUrl: string | null;
+                        /**
+                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                         * @example 0.01
+                         */
+                        costUsd: string;
+                        /** @description Once COMPLETED: the single-price result, or the AI resolution result */
+                        result: {
+                            [key: string]: unknown;
+                        } | null;
+                        /** @description Once FAILED: why (the job was refunded) */
+                        error: {
+                            code: string;
+                            message: string;
+                        } | null;
+                        /** @description The callback delivery: its status (CALLBACK_FAILED when retries ran out) and attempts */
+                        delivery: {
+                            /** @description The delivery id, which is also its `webhook-id` */
+                            id: string;
+                            /** @description The `webhook-id` header: the same on every attempt and redelivery */
+                            webhookId: string;
+                            type: "ai" | "price" | "test";
+                            /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
+                            requestId: string;
+                            /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
+                            originalRequestId: string;
+                            url: string;
+                            /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed), CANCELLED (stopped by its account, POST /webhooks/deliveries/{deliveryId}/cancel) */
+                            status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED" | "CANCELLED";
+                            attemptCount: number;
+                            nextAttemptAt: string | null;
+                            lastStatusCode: number | null;
+                            lastError: string | null;
+                            /**
+                             * @description ISO 8601 timestamp (UTC)
+                             * @example 2026-11-21T12:00:00.000Z
+                             */
+                            createdAt: string;
+                            finishedAt: string | null;
+                            /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
+                            cancelledAt: string | null;
+                            /** @description Every attempt, oldest first */
+                            attempts: {
+                                attempt: number;
+                                /**
+                                 * @description ISO 8601 timestamp (UTC)
+                                 * @example 2026-11-21T12:00:00.000Z
+                                 */
+                                at: string;
+                                /** @description The receiver’s status code */
+                                statusCode: number | null;
+                                /** @description Why no answer came: timeout, blocked_address, dns, tls or connection, with a message */
+                                error: string | null;
+                                latencyMs: number;
+                            }[];
+                        } | null;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: JOB_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "JOB_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardCancelAiJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+                /** @description A job id, e.g. job_4kQe8fJ1… */
+                jobId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        jobId: string;
+                        /** @enum {string} */
+                        status: "cancelled";
+                        /**
+                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                         * @example 0.01
+                         */
+                        refundUsd: string;
+                        /**
+                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
+                         * @example 0.01
+                         */
+                        remainingBalanceUsd: string;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: JOB_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "JOB_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: JOB_CANNOT_CANCEL */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "JOB_CANNOT_CANCEL";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
     dashboardGetAiRequest: {
         parameters: {
             query?: never;
@@ -20762,6 +21607,7 @@ export interface operations {
             path: {
                 /** @description Which of the wallet’s accounts: live or sandbox */
                 mode: "live" | "sandbox";
+                /** @description The requestId POST /ai/resolve answered */
                 requestId: string;
             };
             cookie?: never;
@@ -20959,6 +21805,413 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardListAiRequests: {
+        parameters: {
+            query?: {
+                status?: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
+                page?: number;
+                pageSize?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Newest first */
+                        requests: components["schemas"]["AiRequestSummary"][];
+                        /** @description Requests matching the filter, on every page */
+                        total: number;
+                        page: number;
+                        pageSize: number;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardSendTestWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestRequest"];
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        deliveryId: string;
+                        webhookId: string;
+                        /** @description True when the receiver answered 2xx */
+                        delivered: boolean;
+                        /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed), CANCELLED (stopped by its account, POST /webhooks/deliveries/{deliveryId}/cancel) */
+                        status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED" | "CANCELLED";
+                        statusCode: number | null;
+                        latencyMs: number;
+                        error: string | null;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "PAYLOAD_TOO_LARGE";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "UNSUPPORTED_MEDIA_TYPE";
                         /**
                          * @description The id of this request (also in X-Request-Id)
                          * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
@@ -21639,21 +22892,18 @@ export interface operations {
             };
         };
     };
-    dashboardSendTestWebhook: {
+    dashboardCancelWebhookDelivery: {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 /** @description Which of the wallet’s accounts: live or sandbox */
                 mode: "live" | "sandbox";
+                deliveryId: string;
             };
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["WebhookTestRequest"];
-            };
-        };
+        requestBody?: never;
         responses: {
             /** @description Success */
             200: {
@@ -21663,17 +22913,44 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        /** @description Unique id of this request (also in X-Request-Id) */
+                        /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
                         requestId: string;
-                        deliveryId: string;
+                        /** @description The delivery id, which is also its `webhook-id` */
+                        id: string;
+                        /** @description The `webhook-id` header: the same on every attempt and redelivery */
                         webhookId: string;
-                        /** @description True when the receiver answered 2xx */
-                        delivered: boolean;
+                        type: "ai" | "price" | "test";
+                        /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
+                        originalRequestId: string;
+                        url: string;
                         /** @description PENDING (an attempt is scheduled), SENDING (an attempt is in progress), DELIVERED (2xx), STOPPED (the receiver answered 410), CALLBACK_FAILED (every attempt failed), CANCELLED (stopped by its account, POST /webhooks/deliveries/{deliveryId}/cancel) */
                         status: "PENDING" | "SENDING" | "DELIVERED" | "STOPPED" | "CALLBACK_FAILED" | "CANCELLED";
-                        statusCode: number | null;
-                        latencyMs: number;
-                        error: string | null;
+                        attemptCount: number;
+                        nextAttemptAt: string | null;
+                        lastStatusCode: number | null;
+                        lastError: string | null;
+                        /**
+                         * @description ISO 8601 timestamp (UTC)
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        createdAt: string;
+                        finishedAt: string | null;
+                        /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
+                        cancelledAt: string | null;
+                        /** @description Every attempt, oldest first */
+                        attempts: {
+                            attempt: number;
+                            /**
+                             * @description ISO 8601 timestamp (UTC)
+                             * @example 2026-11-21T12:00:00.000Z
+                             */
+                            at: string;
+                            /** @description The receiver’s status code */
+                            statusCode: number | null;
+                            /** @description Why no answer came: timeout, blocked_address, dns, tls or connection, with a message */
+                            error: string | null;
+                            latencyMs: number;
+                        }[];
                     };
                 };
             };
@@ -21776,8 +23053,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: PAYLOAD_TOO_LARGE */
-            413: {
+            /** @description Error: NOT_FOUND */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -21790,7 +23067,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "PAYLOAD_TOO_LARGE";
+                        code: "NOT_FOUND";
                         /**
                          * @description The id of this request (also in X-Request-Id)
                          * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
@@ -21809,8 +23086,8 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: UNSUPPORTED_MEDIA_TYPE */
-            415: {
+            /** @description Error: DELIVERY_CANNOT_CANCEL */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -21823,7 +23100,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "UNSUPPORTED_MEDIA_TYPE";
+                        code: "DELIVERY_CANNOT_CANCEL";
                         /**
                          * @description The id of this request (also in X-Request-Id)
                          * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
@@ -21877,7 +23154,7 @@ export interface operations {
             };
         };
     };
-    dashboardRevealWebhookSecret: {
+    dashboardGetWebhookSecret: {
         parameters: {
             query?: never;
             header?: never;
@@ -21899,7 +23176,7 @@ export interface operations {
                     "application/json": {
                         /** @description Unique id of this request (also in X-Request-Id) */
                         requestId: string;
-                        /** @description whsec_… */
+                        /** @description The current secret (whsec_…): the Standard Webhooks key of every callback; keep it server-side */
                         webhookSecret: string;
                     };
                 };

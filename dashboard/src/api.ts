@@ -1,6 +1,13 @@
-import type { operations } from '../../client/src/schema';
+import createClient from 'openapi-fetch';
+import type { operations, paths } from '../../client/src/schema';
 
-/** The dashboard's JSON endpoints (/dashboard/api), authenticated by the session cookie. */
+/**
+ * The dashboard's JSON endpoints (/dashboard/api), authenticated by the session cookie, through
+ * `openapi-fetch` and the types generated from the OpenAPI document (client/src/schema.ts,
+ * `npm run client:generate`), as client/ calls the API: a path, method, parameter or body the server
+ * does not declare fails `npm run typecheck`, and so does an answer read wrong.
+ */
+export const api = createClient<paths>({ credentials: 'same-origin' });
 
 export type Mode = 'live' | 'sandbox';
 
@@ -21,53 +28,40 @@ export function whenSignedOut(handler: () => void): void {
   onSignedOut = handler;
 }
 
-export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
-  const response = await fetch(`/dashboard/api${path}`, {
-    method,
-    credentials: 'same-origin',
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const payload = (await response.json().catch(() => ({}))) as Record<string, unknown>;
-  if (!response.ok) {
-    const error = new ApiError(
-      response.status,
-      String(payload.code ?? 'INTERNAL_ERROR'),
-      String(payload.error ?? response.statusText),
-      payload.details as Record<string, unknown> | undefined,
-    );
-    if (error.code === 'SESSION_EXPIRED') onSignedOut();
-    throw error;
-  }
-  return payload as T;
+/** The body of a success, or the error answer thrown as an ApiError (in the one error body). */
+export async function ok<T>(pending: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await pending;
+  if (response.ok && data !== undefined) return data;
+  const body = (error ?? {}) as { error?: unknown; code?: unknown; details?: Record<string, unknown> };
+  const failure = new ApiError(
+    response.status,
+    typeof body.code === 'string' ? body.code : 'INTERNAL_ERROR',
+    typeof body.error === 'string' ? body.error : response.statusText,
+    body.details,
+  );
+  if (failure.code === 'SESSION_EXPIRED') onSignedOut();
+  throw failure;
 }
 
-/** `/{mode}/…`: an endpoint of the wallet's live or sandbox account. */
-export function modeApi<T>(mode: Mode, method: string, path: string, body?: unknown): Promise<T> {
-  return api<T>(method, `/${mode}${path}`, body);
-}
+/** The path parameter of every `/dashboard/api/{mode}/…` endpoint. */
+export const inMode = (mode: Mode) => ({ params: { path: { mode } } });
 
-export function query(params: Record<string, string | number | undefined>): string {
-  const search = new URLSearchParams();
-  for (const [name, value] of Object.entries(params))
-    if (value !== undefined && value !== '') search.set(name, String(value));
-  const text = search.toString();
-  return text ? `?${text}` : '';
-}
-
-/**
- * The JSON body of a dashboard operation's 200, from the types generated from the OpenAPI document
- * (client/src/schema.ts, `npm run client:generate`): the page reads the server's own declarations,
- * and a change of contract fails the dashboard's type check.
- */
+/** The JSON body of a dashboard operation's 200, by its operationId. */
 export type Answer<Op extends keyof operations> = operations[Op] extends {
   responses: { 200: { content: { 'application/json': infer Body } } };
 }
   ? Body
   : never;
 
+/** The JSON body a dashboard operation takes, by its operationId. */
+export type RequestBody<Op extends keyof operations> = operations[Op] extends {
+  requestBody?: { content: { 'application/json': infer Body } };
+}
+  ? Body
+  : never;
+
 export type SessionView = Answer<'dashboardGetSession'>;
-export type UsageReport = Answer<'dashboardUsage'>;
+export type UsageReport = Answer<'dashboardGetAccountUsage'>;
 export type UsageRow = UsageReport['rows'][number];
-export type Transaction = Answer<'dashboardTransactions'>['transactions'][number];
+export type Transaction = Answer<'dashboardListTransactions'>['transactions'][number];
 export type ApiKey = Answer<'dashboardListKeys'>['keys'][number];

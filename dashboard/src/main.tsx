@@ -1,7 +1,8 @@
-import { render } from 'preact';
+import { Component, type ComponentChildren, render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { api, type SessionView, whenSignedOut } from './api';
+import { api, ok, type SessionView, whenSignedOut } from './api';
 import { Layout } from './components/Layout';
+import { showStartFailure } from './locale';
 import { Activity } from './pages/Activity';
 import { Funds } from './pages/Funds';
 import { Home } from './pages/Home';
@@ -14,8 +15,10 @@ import './styles.css';
 function App() {
   const [session, setSession] = useState<SessionView | null | undefined>(undefined);
   const [location, navigate] = useLocation();
+  // A wallet's first sign-in: its accounts were just made, and the sandbox has play money.
+  const [welcome, setWelcome] = useState(false);
   const refreshSession = () =>
-    api<SessionView>('GET', '/auth/session').then(setSession, () => setSession(null));
+    ok(api.GET('/dashboard/api/auth/session')).then(setSession, () => setSession(null));
 
   useEffect(() => {
     whenSignedOut(() => setSession(null));
@@ -26,21 +29,35 @@ function App() {
   }, [location.mode, location.page]);
 
   if (session === undefined) return <p class="loading">Loading…</p>;
-  if (session === null) return <SignIn onSignedIn={refreshSession} />;
+  if (session === null) {
+    return (
+      <SignIn
+        onSignedIn={(created) => {
+          if (created) {
+            // Land where the 100.00 of play money is, not on a live account at 0.00.
+            setWelcome(true);
+            navigate({ mode: 'sandbox', page: '' });
+          }
+          refreshSession();
+        }}
+      />
+    );
+  }
 
   const { mode, page } = location;
-  const props = { mode, onBalanceChange: refreshSession };
+  const props = { mode, onBalanceChange: refreshSession, navigate };
   return (
     <Layout
       session={session}
       location={location}
       navigate={navigate}
       onSignOut={async () => {
-        await api('POST', '/auth/logout').catch(() => {});
+        await ok(api.POST('/dashboard/api/auth/logout')).catch(() => {});
+        setWelcome(false);
         setSession(null);
       }}
     >
-      {page === '' && <Home {...props} navigate={navigate} />}
+      {page === '' && <Home {...props} welcome={welcome && mode === 'sandbox'} />}
       {page === 'funds' && <Funds {...props} />}
       {page === 'usage' && <Usage {...props} />}
       {page === 'keys' && <Keys {...props} />}
@@ -49,4 +66,33 @@ function App() {
   );
 }
 
-render(<App />, document.getElementById('app') as HTMLElement);
+/** A page that throws while rendering shows what happened, not an empty screen. */
+class Boundary extends Component<{ children: ComponentChildren }, { error: unknown }> {
+  state = { error: null as unknown };
+  static getDerivedStateFromError(error: unknown) {
+    return { error };
+  }
+  render() {
+    if (this.state.error === null) return this.props.children;
+    const error = this.state.error;
+    return (
+      <div class="start-failure" role="alert">
+        <h1>Something went wrong on this page</h1>
+        <p>Reload the page; if it happens again, tell the operator what it says below.</p>
+        <pre>{error instanceof Error ? `${error.name}: ${error.message}` : String(error)}</pre>
+      </div>
+    );
+  }
+}
+
+const root = document.getElementById('app') as HTMLElement;
+try {
+  render(
+    <Boundary>
+      <App />
+    </Boundary>,
+    root,
+  );
+} catch (error) {
+  showStartFailure(error);
+}

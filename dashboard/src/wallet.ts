@@ -1,7 +1,6 @@
 import {
   SolanaSignIn,
   type SolanaSignInFeature,
-  type SolanaSignInInput,
   SolanaSignMessage,
   type SolanaSignMessageFeature,
 } from '@solana/wallet-standard-features';
@@ -9,7 +8,7 @@ import { createSignInMessageText } from '@solana/wallet-standard-util';
 import { getWallets } from '@wallet-standard/app';
 import type { Wallet } from '@wallet-standard/base';
 import { StandardConnect, type StandardConnectFeature } from '@wallet-standard/features';
-import { type Answer, api } from './api';
+import { type Answer, api, ok } from './api';
 import { toBase64 } from './format';
 
 /**
@@ -41,16 +40,24 @@ export function watchWallets(onChange: (wallets: readonly Wallet[]) => void): ()
 type SignedIn = Answer<'dashboardSignInVerify'>;
 
 async function verify(address: string, signedMessage: Uint8Array, signature: Uint8Array): Promise<SignedIn> {
-  return api<SignedIn>('POST', '/auth/verify', {
-    output: { account: { address }, signedMessage: toBase64(signedMessage), signature: toBase64(signature) },
-  });
+  return ok(
+    api.POST('/dashboard/api/auth/verify', {
+      body: {
+        output: {
+          account: { address },
+          signedMessage: toBase64(signedMessage),
+          signature: toBase64(signature),
+        },
+      },
+    }),
+  );
 }
 
 /** Signs in with `wallet`: the server's input, the wallet's signature, the server's check. */
 export async function signInWith(wallet: Wallet): Promise<SignedIn> {
   const features = wallet.features;
   if (SolanaSignIn in features) {
-    const { input } = await api<{ input: SolanaSignInInput }>('POST', '/auth/challenge', {});
+    const { input } = await ok(api.POST('/dashboard/api/auth/challenge', { body: {} }));
     const [output] = await (features as SolanaSignInFeature)[SolanaSignIn].signIn(input);
     if (!output) throw new Error('The wallet returned no signature');
     return verify(output.account.address, output.signedMessage, output.signature);
@@ -58,9 +65,9 @@ export async function signInWith(wallet: Wallet): Promise<SignedIn> {
   const { accounts } = await (features as StandardConnectFeature)[StandardConnect].connect();
   const account = accounts[0];
   if (!account) throw new Error('The wallet shared no account');
-  const { input } = await api<{ input: SolanaSignInInput & { domain: string } }>('POST', '/auth/challenge', {
-    address: account.address,
-  });
+  const { input } = await ok(
+    api.POST('/dashboard/api/auth/challenge', { body: { address: account.address } }),
+  );
   const message = new TextEncoder().encode(createSignInMessageText({ ...input, address: account.address }));
   const [output] = await (features as SolanaSignMessageFeature)[SolanaSignMessage].signMessage({
     account,
@@ -83,10 +90,11 @@ export async function linkWith(wallet: Wallet): Promise<Linked> {
   const { accounts } = await (features as StandardConnectFeature)[StandardConnect].connect();
   const account = accounts[0];
   if (!account) throw new Error('The wallet shared no account');
-  const { input } = await api<{ input: SolanaSignInInput & { domain: string } }>(
-    'POST',
-    '/live/wallets/challenge',
-    { address: account.address },
+  const { input } = await ok(
+    api.POST('/dashboard/api/{mode}/wallets/challenge', {
+      params: { path: { mode: 'live' } },
+      body: { address: account.address },
+    }),
   );
   let signed: { address: string; signedMessage: Uint8Array; signature: Uint8Array };
   if (SolanaSignMessage in features) {
@@ -102,11 +110,16 @@ export async function linkWith(wallet: Wallet): Promise<Linked> {
     if (!output) throw new Error('The wallet returned no signature');
     signed = { address: output.account.address, ...output };
   }
-  return api<Linked>('POST', '/live/wallets', {
-    output: {
-      account: { address: signed.address },
-      signedMessage: toBase64(signed.signedMessage),
-      signature: toBase64(signed.signature),
-    },
-  });
+  return ok(
+    api.POST('/dashboard/api/{mode}/wallets', {
+      params: { path: { mode: 'live' } },
+      body: {
+        output: {
+          account: { address: signed.address },
+          signedMessage: toBase64(signed.signedMessage),
+          signature: toBase64(signed.signature),
+        },
+      },
+    }),
+  );
 }

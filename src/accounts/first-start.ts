@@ -40,30 +40,22 @@ export async function createWelcome(db: Database, clock: Clock, secrets: SecretB
   };
 }
 
-export function printSandboxWelcome(config: Config, welcome: Welcome, extra: string[] = []): void {
+/** The first start's lines of the start banner (src/start-banner.ts): the starter account, its key, a try. */
+export function sandboxWelcomeLines(config: Config, welcome: Welcome): string[] {
   const { accountId, key, balance } = welcome;
-  const base = baseUrl(config);
-  process.stdout.write(
-    [
-      '',
-      '  Sibyl is running on a new embedded database, with a sandbox account:',
-      '',
-      `    account   ${accountId}`,
-      `    balance   ${formatUsd(balance)} USD (play money)`,
-      `    API key   ${key}`,
-      '',
-      `  and ${welcome.demoMarkets} sandbox demo markets (GET /api/v1/markets).`,
-      '',
-      `  The key is shown this once (lost it? stop Sibyl, then \`npm run sibyl -- keys create ${accountId}\`).`,
-      '  Try it:',
-      '',
-      `    curl -H "Authorization: Bearer ${key}" ${base}/api/v1/account`,
-      '',
-      ...extra,
-      `  Dashboard (sign in with a Solana wallet): ${base}/dashboard/`,
-      `  API reference: ${base}/docs`,
-      '',
-      '',
-    ].join('\n'),
-  );
+  return [
+    '  Sibyl is running on a new embedded database, with a sandbox account:',
+    '',
+    `    account   ${accountId}`,
+    `    balance   ${formatUsd(balance)} USD (play money)`,
+    `    API key   ${key}`,
+    '',
+    `  and ${welcome.demoMarkets} sandbox demo markets (GET /api/v1/markets).`,
+    '',
+    `  The key is shown this once (lost it? stop Sibyl, then \`npm run sibyl -- keys create ${accountId}\`).`,
+    '  Try it:',
+    '',
+    `    curl -H "Authorization: Bearer ${key}" ${baseUrl(config)}/api/v1/account`,
+    '',
+  ];
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import { FEES } from '../fees.js';
+import { defineAccountRoute } from '../http/account-route.js';
 import { defineRoute } from '../http/route.js';
 import { Semaphore } from '../lib/semaphore.js';
 import { callbackUrlRule } from '../webhooks/index.js';
@@ -46,28 +47,35 @@ export function aiRoutes(app: FastifyInstance, deps: SubmitDeps & { maxConcurren
     },
   });
 
-  for (const url of ['/ai/request/:requestId', '/ai/result/:requestId'] as const) {
-    const alias = url.startsWith('/ai/result');
-    defineRoute(app, {
-      method: 'GET',
-      url,
-      operationId: alias ? 'getAiResult' : 'getAiRequest',
-      responseName: 'AiRequestRecord',
-      summary: alias
-        ? 'Alias of GET /ai/request/:requestId'
-        : 'An AI resolution request: its status, its result once COMPLETED, and every model’s vote',
-      description: 'Free. Poll until `status` is COMPLETED or FAILED.',
-      tags: ['ai'],
-      permission: 'ai',
-      params: RequestParams,
-      response: AiRecord,
-      errors: ['NOT_FOUND'],
-      handler: async ({ params, principal, ctx }) =>
-        getRecord(ctx, deps.callbacks, principal.accountId, params.requestId),
-    });
-  }
-
+  const record = {
+    method: 'GET' as const,
+    responseName: 'AiRequestRecord',
+    description: 'Free. Poll until `status` is COMPLETED or FAILED.',
+    tags: ['ai'],
+    permission: 'ai' as const,
+    params: RequestParams,
+    response: AiRecord,
+    errors: ['NOT_FOUND' as const],
+  };
+  defineAccountRoute(app, {
+    ...record,
+    url: '/ai/request/:requestId',
+    operationId: 'getAiRequest',
+    summary: 'An AI resolution request: its status, its result once COMPLETED, and every model’s vote',
+    handler: async ({ params, caller, ctx }) =>
+      getRecord(ctx, deps.callbacks, caller.accountId, params.requestId),
+  });
+  // The alias is the API's alone: the dashboard offers the one path.
   defineRoute(app, {
+    ...record,
+    url: '/ai/result/:requestId',
+    operationId: 'getAiResult',
+    summary: 'Alias of GET /ai/request/:requestId',
+    handler: async ({ params, principal, ctx }) =>
+      getRecord(ctx, deps.callbacks, principal.accountId, params.requestId),
+  });
+
+  defineAccountRoute(app, {
     method: 'GET',
     url: '/ai/requests',
     operationId: 'listAiRequests',
@@ -78,10 +86,10 @@ export function aiRoutes(app: FastifyInstance, deps: SubmitDeps & { maxConcurren
     permission: 'ai',
     querystring: AiRequestListQuery,
     response: AiRequestList,
-    handler: async ({ query, principal, ctx }) => {
+    handler: async ({ query, caller, ctx }) => {
       const page = query.page ?? 1;
       const pageSize = query.pageSize ?? 50;
-      const listed = await listRecords(ctx, principal.accountId, { status: query.status, page, pageSize });
+      const listed = await listRecords(ctx, caller.accountId, { status: query.status, page, pageSize });
       return { ...listed, page, pageSize };
     },
   });

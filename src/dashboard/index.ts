@@ -2,22 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { chainDeposits } from '../deposits/index.js';
 import type { Feature } from '../feature.js';
-import type { Authenticator } from '../keys/index.js';
-import {
-  type CallbackOutbox,
-  type DeliveryDeps,
-  type SecretBox,
-  type TestEventLimit,
-  webhookRouteDeps,
-} from '../webhooks/index.js';
+import type { SecretBox } from '../webhooks/index.js';
 import { dashboardSettings } from './config.js';
 import { type DepositSource, ledgerDeposits } from './funds.js';
 import { accountRoutes } from './routes/account.js';
-import { activityRoutes } from './routes/activity.js';
 import { authRoutes } from './routes/auth.js';
 import { dashboardEdge } from './routes/define.js';
-import { keyRoutes } from './routes/keys.js';
-import { webhookRoutes } from './routes/webhooks.js';
+import { twinRoutes } from './routes/twins.js';
 import { serveDashboard } from './static.js';
 
 /**
@@ -33,11 +24,7 @@ export { PRUNE_CHALLENGES, PRUNE_EXPIRED_SESSIONS, PRUNE_IDLE_SESSIONS } from '.
 
 export interface DashboardDeps {
   config: Config;
-  authenticator: Authenticator;
   secrets: SecretBox;
-  callbacks: CallbackOutbox;
-  /** How test webhooks are sent and redelivered: the webhook routes' own dependencies. */
-  webhooks: DeliveryDeps & { testEventLimit: TestEventLimit };
   /** Where the funds page's deposits come from; default: the ledger's deposit entries. */
   deposits?: DepositSource;
   /** The built app's directory; default: dashboard/dist (tests hand in a fixture). */
@@ -48,9 +35,8 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
   const edge = dashboardEdge(app, deps.config, deps.config.dashboard);
   authRoutes(edge, { secrets: deps.secrets });
   accountRoutes(edge, { deposits: deps.deposits ?? ledgerDeposits });
-  keyRoutes(edge, { authenticator: deps.authenticator, access: deps.config.access });
-  activityRoutes(edge, { callbacks: deps.callbacks });
-  webhookRoutes(edge, deps.webhooks);
+  // Keys, ledger, jobs, AI requests, webhooks: the API's account routes, at the session's door.
+  twinRoutes(edge);
   await serveDashboard(app, deps.buildDir);
 }
 
@@ -60,10 +46,7 @@ export const dashboardFeature: Feature<{ dashboard: typeof dashboardSettings }> 
   api: (app, deps) =>
     registerDashboard(app, {
       config: deps.config,
-      authenticator: deps.edge.authenticator,
       secrets: deps.ports.secrets,
-      callbacks: deps.ports.callbacks,
-      webhooks: webhookRouteDeps(deps),
       // Deposits from the chain (src/deposits) when the watcher is configured.
       ...(deps.config.deposits.watch !== null ? { deposits: chainDeposits } : {}),
     }),

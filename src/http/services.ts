@@ -5,6 +5,7 @@ import type { Authenticator, Permission, Principal } from '../keys/index.js';
 import type { Biller } from '../ledger/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { AuthFailureLimiter, RateLimiter } from '../limits/index.js';
+import type { DashboardTwins } from './account-route.js';
 import type { EventStreams } from './event-stream/streams.js';
 import type { InFlight } from './in-flight.js';
 import type { ApiRouteInfo } from './route.js';
@@ -33,6 +34,8 @@ declare module 'fastify' {
     services: Services;
     /** Every route declared with defineRoute, in order. */
     apiRoutes: ApiRouteInfo[];
+    /** The account routes (http/account-route.ts) the dashboard serves too. */
+    dashboardTwins: DashboardTwins;
     /** Route handlers still running (closing waits for them). */
     inFlight: InFlight;
   }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { FEES } from '../fees.js';
+import { defineAccountRoute } from '../http/account-route.js';
 import { defineRoute } from '../http/route.js';
 import { type CallbackOutbox, callbackUrlRule } from '../webhooks/index.js';
 import { cancelJob, type JobType, listJobs } from './jobs.js';
@@ -128,7 +129,7 @@ function listAndCancel(
 ): void {
   const what = type === 'PRICE_RESOLUTION' ? 'scheduled price checks' : 'scheduled AI resolutions';
 
-  defineRoute(app, {
+  defineAccountRoute(app, {
     method: 'GET',
     url: `${prefix}/scheduled`,
     operationId: `list${tag}Jobs`,
@@ -137,10 +138,10 @@ function listAndCancel(
     permission: 'schedule',
     querystring: JobListQuery,
     response: JobList,
-    handler: async ({ query, ctx, principal }) => {
+    handler: async ({ query, ctx, caller }) => {
       const page = query.page ?? 1;
       const pageSize = query.pageSize ?? 50;
-      const { jobs, total } = await listJobs(ctx, principal.accountId, type, {
+      const { jobs, total } = await listJobs(ctx, caller.accountId, type, {
         status: query.status,
         page,
         pageSize,
@@ -150,7 +151,7 @@ function listAndCancel(
     },
   });
 
-  defineRoute(app, {
+  defineAccountRoute(app, {
     method: 'GET',
     url: `${prefix}/scheduled/:jobId`,
     operationId: `get${tag}Job`,
@@ -160,11 +161,11 @@ function listAndCancel(
     params: JobIdParams,
     response: JobDetail,
     errors: ['JOB_NOT_FOUND'],
-    handler: async ({ params, ctx, principal }) =>
-      jobDetail(ctx, callbacks, principal.accountId, type, params.jobId),
+    handler: async ({ params, ctx, caller }) =>
+      jobDetail(ctx, callbacks, caller.accountId, type, params.jobId),
   });
 
-  defineRoute(app, {
+  defineAccountRoute(app, {
     method: 'POST',
     url: `${prefix}/scheduled/:jobId/cancel`,
     operationId: `cancel${tag}Job`,
@@ -175,9 +176,9 @@ function listAndCancel(
     params: JobIdParams,
     response: Cancellation,
     errors: ['JOB_NOT_FOUND', 'JOB_CANNOT_CANCEL'],
-    handler: async ({ params, principal, transaction }) =>
+    handler: async ({ params, caller, transaction }) =>
       transaction(async (tx) =>
-        presentCancellation(await cancelJob(tx, principal.accountId, type, params.jobId)),
+        presentCancellation(await cancelJob(tx, caller.accountId, type, params.jobId)),
       ),
   });
 }

@@ -5,6 +5,7 @@ import type { Clock } from '../lib/clock.js';
 import { type Cidr, parseCidrList } from '../lib/ip.js';
 import { hasQuota, type QuotaLimits } from '../limits/index.js';
 import { checkKeyFormat, hashKey } from './format.js';
+import { KeyUses } from './last-used.js';
 import type { Permission } from './permissions.js';
 import { type KeyRow, quotasOf } from './rows.js';
 import type { RateLimitSetting } from './settings.js';
@@ -98,7 +99,14 @@ export class Authenticator {
     private readonly db: Queryable,
     private readonly clock: Clock,
     readonly cache: VerificationCache<KeyVerification | null>,
-  ) {}
+    /** Told when a key's last use could not be recorded (the request is not). */
+    onUseNotRecorded?: (err: unknown) => void,
+  ) {
+    this.uses = new KeyUses(db, onUseNotRecorded);
+  }
+
+  /** When each key was last used; the app waits for its writes when closing. */
+  readonly uses: KeyUses;
 
   /** Verifies `Authorization: Bearer <key>`; throws the matching AppError when it does not pass. */
   async authenticate(authorization: string | undefined): Promise<Principal> {
@@ -133,6 +141,7 @@ export class Authenticator {
     if (verification.accountStatus === 'suspended') {
       throw new AppError('ACCOUNT_SUSPENDED', 'The account of this API key is suspended');
     }
+    this.uses.seen(verification.keyId, now);
     return {
       keyId: verification.keyId,
       accountId: verification.accountId,

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import { type Context, queryable } from '../context.js';
-import { defineRoute } from '../http/route.js';
+import { type Caller, defineAccountRoute } from '../http/account-route.js';
 import { formatCidr } from '../lib/ip.js';
 import type { AccessConfig, RateLimitPolicy } from '../limits/index.js';
 import type { Authenticator, Principal } from './authenticate.js';
 import { createKey, revokeKey, rotateKey, updateKey } from './management.js';
-import type { KeyActor } from './policy.js';
+import { accountOwner, type KeyActor } from './policy.js';
 import { presentKeys } from './present.js';
 import { type ApiKeyRecord, listKeys } from './rows.js';
 import {
@@ -19,8 +19,15 @@ import {
 } from './schemas.js';
 import { keyBodyRules } from './settings.js';
 
-/** The calling key as a key manager: bounded by its permissions, expiry, restrictions and limits. */
-function actorOf(principal: Principal, defaults: RateLimitPolicy): KeyActor {
+/**
+ * Who manages the keys: the calling key, bounded by its permissions, expiry, restrictions and limits;
+ * or, in the dashboard, the account's owner, bounded by nothing but the account's own rules.
+ */
+function actorOf(caller: Caller, defaults: RateLimitPolicy): KeyActor {
+  return caller.key ? keyActor(caller.key, defaults) : accountOwner(caller.accountId);
+}
+
+function keyActor(principal: Principal, defaults: RateLimitPolicy): KeyActor {
   const v = principal.verification;
   return {
     accountId: principal.accountId,
@@ -53,29 +60,31 @@ export function keyRoutes(
   const present = (ctx: Context, records: ApiKeyRecord[]) =>
     presentKeys(queryable(ctx), ctx.clock.now(), defaultRateLimit, records);
 
-  defineRoute(app, {
+  defineAccountRoute(app, {
     method: 'POST',
     url: '/keys',
     operationId: 'createKey',
     responseName: 'CreatedKey',
     summary: 'Create an API key (the secret is returned once)',
     description:
-      "Permissions default to, and may not exceed, the calling key's; the expiry may not exceed the calling key's. " +
-      'An account holds at most 25 active keys.',
+      "Permissions may not exceed the calling key's. Without `permissions`, the new key gets the calling key's " +
+      'own — `keys` included when the calling key has it (the default is kept for compatibility): name the ' +
+      'permissions a key needs, since `keys` lets a key make keys and read the webhook signing secret. The ' +
+      "expiry may not exceed the calling key's. An account holds at most 25 active keys.",
     tags: ['keys'],
     permission: 'keys',
     body: CreateKeyBody,
     bodyRules: keyBodyRules,
     response: ApiKeyWithSecret,
     errors: ['MAX_KEYS_EXCEEDED'],
-    handler: async ({ body, principal, ctx }) => {
-      const actor = actorOf(principal, defaultRateLimit);
+    handler: async ({ body, caller, ctx }) => {
+      const actor = actorOf(caller, defaultRateLimit);
       const issued = await createKey(ctx, { actor, settings: body, policy });
       return { ...presentKey(issued.record, ctx.clock.now(), { defaultRateLimit }), key: issued.key };
     },
   });
 
-  defineRoute(app, {
+  defineAccountRoute(app, {
     method: 'GET',
     url: '/keys',
     operationId: 'listKeys',
@@ -84,13 +93,13 @@ export function keyRoutes(
     tags: ['keys'],
     permission: 'keys',
     response: Type.Object({ keys: Type.Array(ApiKey), total: Type.Integer() }),
-    handler: async ({ principal, ctx }) => {
-      const keys = await present(ctx, await listKeys(queryable(ctx), principal.accountId));
+    handler: async ({ caller, ctx }) => {
+      const keys = await present(ctx, await listKeys(queryable(ctx), caller.accountId));
       return { keys, total: keys.length };
     },
   });
 
-  defineRoute(app, {
+  defineAccountRoute(app, {
     method: 'PATCH',
     url: '/keys/:keyId',
     operationId: 'updateKey',
@@ -104,17 +113,18 @@ export function keyRoutes(
     body: UpdateKeyBody,
     bodyRules: keyBodyRules,
     response: ApiKey,
-    errors: ['NOT_FOUND'],
-    handler: async ({ params, body, principal, ctx }) => {
-      const actor = actorOf(principal, defaultRateLimit);
+    // Extending an expired key's expiry makes it active again: it must fit under the 25.
+    errors: ['NOT_FOUND', 'MAX_KEYS_EXCEEDED'],
+    handler: async ({ params, body, caller, ctx }) => {
+      const actor = actorOf(caller, defaultRateLimit);
       const updated = await updateKey(ctx, { actor, keyId: params.keyId, settings: body, policy });
-      authenticator.cache.evictAccount(principal.accountId);
+      authenticator.cache.evictAccount(caller.accountId);
       const [presented] = await present(ctx, [updated]);
       return presented as NonNullable<typeof presented>;
     },
   });
 
-  defineRoute(app, {
+  defineAccountRoute(app, {
     method: 'POST',
     url: '/keys/:keyId/rotate',
     operationId: 'rotateKey',
@@ -131,10 +141,10 @@ export function keyRoutes(
       }),
     }),
     errors: ['NOT_FOUND', 'KEY_ROTATION_IN_PROGRESS', 'MAX_KEYS_EXCEEDED'],
-    handler: async ({ params, principal, ctx }) => {
-      const actor = actorOf(principal, defaultRateLimit);
+    handler: async ({ params, caller, ctx }) => {
+      const actor = actorOf(caller, defaultRateLimit);
       const { newKey, oldKey } = await rotateKey(ctx, { actor, keyId: params.keyId, policy });
-      authenticator.cache.evictAccount(principal.accountId);
+      authenticator.cache.evictAccount(caller.accountId);
       const now = ctx.clock.now();
       return {
         newKey: { ...presentKey(newKey.record, now, { defaultRateLimit }), key: newKey.key },
@@ -143,7 +153,7 @@ export function keyRoutes(
     },
   });
 
-  defineRoute(app, {
+  defineAccountRoute(app, {
     method: 'DELETE',
     url: '/keys/:keyId',
     operationId: 'revokeKey',
@@ -153,10 +163,10 @@ export function keyRoutes(
     params: KeyIdParams,
     response: ApiKey,
     errors: ['NOT_FOUND'],
-    handler: async ({ params, principal, ctx }) => {
-      const actor = actorOf(principal, defaultRateLimit);
+    handler: async ({ params, caller, ctx }) => {
+      const actor = actorOf(caller, defaultRateLimit);
       const revoked = await revokeKey(ctx, { actor, keyId: params.keyId });
-      authenticator.cache.evictAccount(principal.accountId);
+      authenticator.cache.evictAccount(caller.accountId);
       return presentKey(revoked, ctx.clock.now(), { defaultRateLimit });
     },
   });

@@ -34,6 +34,8 @@ export interface ApiKeyRecord {
   rateLimitBucket: string;
   rateLimit: RateLimitSetting;
   quotas: QuotaLimits;
+  /** When it last authenticated a request, to the minute (./last-used.ts); null: never. */
+  lastUsedAt: Date | null;
 }
 
 export interface KeyRow {
@@ -59,6 +61,7 @@ export interface KeyRow {
   quota_monthly_requests: bigint | null;
   quota_daily_spend_micros: bigint | null;
   quota_monthly_spend_micros: bigint | null;
+  last_used_at: Date | null;
 }
 
 export function quotasOf(row: Pick<KeyRow, `quota_${string}` & keyof KeyRow>): QuotaLimits {
@@ -90,6 +93,7 @@ export function toRecord(row: KeyRow): ApiKeyRecord {
     rateLimitBucket: row.rate_limit_bucket,
     rateLimit: { perSecond: row.rate_limit_per_second, burst: row.rate_limit_burst },
     quotas: quotasOf(row),
+    lastUsedAt: row.last_used_at,
   };
 }
 
@@ -105,7 +109,15 @@ export interface IssuedKey {
 
 export type NewKeySettings = Omit<
   ApiKeyRecord,
-  'id' | 'accountId' | 'keyPrefix' | 'revokedAt' | 'rotatedTo' | 'createdAt' | 'lineageId' | 'rateLimitBucket'
+  | 'id'
+  | 'accountId'
+  | 'keyPrefix'
+  | 'revokedAt'
+  | 'rotatedTo'
+  | 'createdAt'
+  | 'lineageId'
+  | 'rateLimitBucket'
+  | 'lastUsedAt'
 > & {
   /** Null: a lineage of its own. */
   lineageId: string | null;

@@ -32,6 +32,13 @@ const keyProperties = {
   rotatedTo: Type.Optional(Type.String({ description: 'Rotated keys: the id of the key that replaces it' })),
   rotatedFrom: Type.Optional(Type.String({ description: 'The id of the key this one replaced' })),
   createdAt: Timestamp,
+  lastUsedAt: Type.Optional(
+    Type.String({
+      description:
+        'When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used',
+      examples: ['2026-11-21T12:00:00.000Z'],
+    }),
+  ),
   rateLimit: Type.Object(
     {
       requestsPerSecond: Type.Number(),
@@ -193,7 +200,10 @@ export const CreateKeyBody = Type.Object(
       Type.Array(PermissionName, {
         minItems: 1,
         maxItems: PERMISSIONS.length,
-        description: "Defaults to the calling key's permissions, and cannot exceed them",
+        description:
+          "Cannot exceed the calling key's. Left out: the calling key's own, `keys` included when it has it " +
+          '(for compatibility; in the dashboard and the CLI, every permission). `keys` can make keys and read ' +
+          'the webhook signing secret: give it only to a key that manages keys',
       }),
     ),
     expiresAt: Type.Optional(Type.Union([ExpiresAt, Type.Null()], { description: 'null: never' })),
@@ -260,6 +270,7 @@ export function presentKey(record: ApiKeyRecord, now: Date, options: PresentOpti
     ...(record.rotatedTo ? { rotatedTo: record.rotatedTo } : {}),
     ...(record.rotatedFrom ? { rotatedFrom: record.rotatedFrom } : {}),
     createdAt: record.createdAt.toISOString(),
+    ...(record.lastUsedAt ? { lastUsedAt: record.lastUsedAt.toISOString() } : {}),
     rateLimit: {
       requestsPerSecond: record.rateLimit.perSecond ?? options.defaultRateLimit.perSecond,
       burst: record.rateLimit.burst ?? options.defaultRateLimit.burst,

@@ -3,7 +3,7 @@ import { statement } from '../db/database.js';
 const KEY_COLUMNS = `id, account_id, key_prefix, name, permissions, expires_at, revoked_at, allowed_ips,
   ip_restriction_enabled, allowed_origins, origin_restriction_enabled, rotated_to, rotated_from, created_at,
   lineage_id, rate_limit_bucket, rate_limit_per_second, rate_limit_burst, quota_daily_requests,
-  quota_monthly_requests, quota_daily_spend_micros, quota_monthly_spend_micros`;
+  quota_monthly_requests, quota_daily_spend_micros, quota_monthly_spend_micros, last_used_at`;
 
 // The hot path of every authenticated request on a cache miss: one indexed lookup by hash.
 export const FIND_FOR_AUTH = statement(
@@ -54,6 +54,13 @@ export const MARK_ROTATED = `
 export const REVOKE_KEY = `
   UPDATE api_keys SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1
   RETURNING ${KEY_COLUMNS}`;
+
+// Never moves the time back: instances write on their own minute, in any order.
+export const TOUCH_LAST_USED = statement(
+  'keys_touch_last_used',
+  `UPDATE api_keys SET last_used_at = $2
+    WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2)`,
+);
 
 export const FIND_KEY_ACCOUNT = 'SELECT account_id FROM api_keys WHERE id = $1';
 

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { defineRoute } from '../http/route.js';
+import { defineAccountRoute } from '../http/account-route.js';
 import { listTransactions } from './history.js';
 import { TransactionList, TransactionQuery, UsageQuery, UsageReport } from './schemas.js';
 import { accountUsage } from './usage.js';
 
 /** The account's money, entry by entry (docs/api.md#transactions). */
 export function ledgerRoutes(app: FastifyInstance): void {
-  defineRoute(app, {
+  defineAccountRoute(app, {
     method: 'GET',
     url: '/account/transactions',
     operationId: 'listTransactions',
@@ -16,10 +16,10 @@ export function ledgerRoutes(app: FastifyInstance): void {
     permission: 'account',
     querystring: TransactionQuery,
     response: TransactionList,
-    handler: async ({ query, principal, ctx }) => listTransactions(ctx, principal.accountId, query),
+    handler: async ({ query, caller, ctx }) => listTransactions(ctx, caller.accountId, query),
   });
 
-  defineRoute(app, {
+  defineAccountRoute(app, {
     method: 'GET',
     url: '/account/usage',
     operationId: 'getAccountUsage',
@@ -34,6 +34,6 @@ export function ledgerRoutes(app: FastifyInstance): void {
     permission: 'account',
     querystring: UsageQuery,
     response: UsageReport,
-    handler: async ({ query, principal, ctx }) => accountUsage(ctx, principal.accountId, query),
+    handler: async ({ query, caller, ctx }) => accountUsage(ctx, caller.accountId, query),
   });
 }

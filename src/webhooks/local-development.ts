@@ -38,12 +38,14 @@ export function withPrivateTargets(config: Config): Config {
   return { ...config, webhooks: { ...config.webhooks, allowPrivateTargets: true } };
 }
 
-/** What the start banner says about it. */
-export function localDevelopmentNotice(port: number): string[] {
+/** What the start banner says about it: turned on by this start, or by the data directory's first. */
+export function localDevelopmentNotice(port: number, firstStart: boolean): string[] {
   return [
-    '  Local development is on (a first start on this machine): callbacks may go to http://localhost',
-    `  and other private addresses — try \`"callbackUrl": "http://localhost:4000/hook"\`, or forward a`,
-    `  deployment's callbacks with \`npm run sibyl -- webhooks listen --forward-to http://localhost:4000/hook\`.`,
+    firstStart
+      ? '  Local development is on (turned on by this first start of the embedded database): callbacks may'
+      : '  Local development is on (turned on by the first start of this embedded database): callbacks may',
+    '  go to http://localhost and other private addresses — try `"callbackUrl": "http://localhost:4000/hook"`,',
+    `  or forward a deployment's callbacks with \`npm run sibyl -- webhooks listen --forward-to http://localhost:4000/hook\`.`,
     `  Set WEBHOOK_ALLOW_PRIVATE_TARGETS=false to turn it off (API on port ${port}).`,
     '',
   ];

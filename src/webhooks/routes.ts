@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { defineAccountRoute } from '../http/account-route.js';
 import type { EventStreams } from '../http/event-stream/streams.js';
 import { defineRoute } from '../http/route.js';
 import {
@@ -76,7 +77,7 @@ export function webhookRoutes(
     },
   });
 
-  defineRoute(app, {
+  defineAccountRoute(app, {
     method: 'POST',
     url: '/webhooks/test',
     operationId: 'sendTestWebhook',
@@ -92,11 +93,11 @@ export function webhookRoutes(
     idempotent: true,
     body: TestBody,
     response: TestResult,
-    handler: async ({ body, principal, ctx, requestId }) =>
-      sendTestEvent(ctx, deps, { accountId: principal.accountId, url: body.callbackUrl, requestId }),
+    handler: async ({ body, caller, ctx, requestId }) =>
+      sendTestEvent(ctx, deps, { accountId: caller.accountId, url: body.callbackUrl, requestId }),
   });
 
-  defineRoute(app, {
+  defineAccountRoute(app, {
     method: 'GET',
     url: '/webhooks/deliveries',
     operationId: 'listWebhookDeliveries',
@@ -106,10 +107,10 @@ export function webhookRoutes(
     permission: 'account',
     querystring: DeliveryListQuery,
     response: DeliveryList,
-    handler: ({ query, principal, ctx }) => listDeliveries(ctx, principal.accountId, query),
+    handler: ({ query, caller, ctx }) => listDeliveries(ctx, caller.accountId, query),
   });
 
-  defineRoute(app, {
+  defineAccountRoute(app, {
     method: 'GET',
     url: '/webhooks/deliveries/:deliveryId',
     operationId: 'getWebhookDelivery',
@@ -120,10 +121,10 @@ export function webhookRoutes(
     params: DeliveryParams,
     response: Delivery,
     errors: ['NOT_FOUND'],
-    handler: async ({ params, principal, ctx }) => getDelivery(ctx, principal.accountId, params.deliveryId),
+    handler: async ({ params, caller, ctx }) => getDelivery(ctx, caller.accountId, params.deliveryId),
   });
 
-  defineRoute(app, {
+  defineAccountRoute(app, {
     method: 'POST',
     url: '/webhooks/deliveries/:deliveryId/redeliver',
     operationId: 'redeliverWebhook',
@@ -138,13 +139,13 @@ export function webhookRoutes(
     response: Delivery,
     errors: ['NOT_FOUND'],
     // An action answers its own request id, as every action does; the delivery's stays in originalRequestId.
-    handler: async ({ params, principal, ctx, requestId }) => ({
-      ...(await redeliver(ctx, principal.accountId, params.deliveryId)),
+    handler: async ({ params, caller, ctx, requestId }) => ({
+      ...(await redeliver(ctx, caller.accountId, params.deliveryId)),
       requestId,
     }),
   });
 
-  defineRoute(app, {
+  defineAccountRoute(app, {
     method: 'POST',
     url: '/webhooks/deliveries/:deliveryId/cancel',
     operationId: 'cancelWebhookDelivery',
@@ -161,13 +162,13 @@ export function webhookRoutes(
     params: DeliveryParams,
     response: Delivery,
     errors: ['NOT_FOUND', 'DELIVERY_CANNOT_CANCEL'],
-    handler: async ({ params, principal, ctx, requestId }) => ({
-      ...(await cancelDelivery(ctx, principal.accountId, params.deliveryId)),
+    handler: async ({ params, caller, ctx, requestId }) => ({
+      ...(await cancelDelivery(ctx, caller.accountId, params.deliveryId)),
       requestId,
     }),
   });
 
-  defineRoute(app, {
+  defineAccountRoute(app, {
     method: 'GET',
     url: '/account/webhook-secret',
     operationId: 'getWebhookSecret',
@@ -178,10 +179,16 @@ export function webhookRoutes(
     tags: ['webhooks'],
     permission: 'keys',
     response: WebhookSecret,
-    handler: async ({ principal, ctx }) => revealWebhookSecret(ctx, deps.secrets, principal.accountId),
+    dashboard: {
+      method: 'POST',
+      reason:
+        'A POST there, not a GET: it answers a secret, so it needs the dashboard’s `Origin`, as every ' +
+        'dashboard request that changes something does.',
+    },
+    handler: async ({ caller, ctx }) => revealWebhookSecret(ctx, deps.secrets, caller.accountId),
   });
 
-  defineRoute(app, {
+  defineAccountRoute(app, {
     method: 'POST',
     url: '/account/webhook-secret/rotate',
     operationId: 'rotateWebhookSecret',
@@ -191,6 +198,6 @@ export function webhookRoutes(
     tags: ['webhooks'],
     permission: 'keys',
     response: RotatedSecret,
-    handler: async ({ principal, ctx }) => rotateWebhookSecret(ctx, deps.secrets, principal.accountId),
+    handler: async ({ caller, ctx }) => rotateWebhookSecret(ctx, deps.secrets, caller.accountId),
   });
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext } from '../../src/context.js';
 import { MAX_CSV_ENTRIES } from '../../src/dashboard/csv.js';
-import { creditDeposit } from '../../src/ledger/ledger.js';
+import { adjustBalance, creditDeposit } from '../../src/ledger/ledger.js';
 import { isSolanaAddress } from '../../src/lib/base58.js';
 import { systemClock } from '../../src/lib/clock.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
@@ -38,12 +38,13 @@ async function sandboxKey(permissions?: string[]): Promise<string> {
 }
 
 describe('overview', () => {
-  it('shows the balance, spend today and this month, and warns below the threshold', async () => {
+  it('shows the balance, spend today and this month; a live account never funded is not “low”', async () => {
     const live = (await user.call('GET', '/dashboard/api/live/overview')).body;
     expect(live).toMatchObject({
       account: { id: ids.live, mode: 'live', balanceUsd: '0.00' },
       today: { requests: 0, spendUsd: '0.00' },
-      lowBalance: true,
+      funded: false,
+      lowBalance: false,
       lowBalanceThresholdUsd: '5.00',
     });
     const key = await sandboxKey();
@@ -56,6 +57,32 @@ describe('overview', () => {
       lowBalance: false,
     });
     expect(sandbox.account).not.toHaveProperty('webhookSecret');
+    expect(sandbox.funded).toBe(true);
+  });
+
+  it('warns below the threshold once the account was funded, even when it is empty again', async () => {
+    const other = new DashboardClient(user.base);
+    await other.signIn();
+    const session = (await other.call('GET', '/dashboard/api/auth/session')).body as {
+      accounts: { live: { id: string } };
+    };
+    const liveId = session.accounts.live.id;
+    await creditDeposit(createContext(ctx.database.db, systemClock), {
+      accountId: liveId,
+      amountMicros: 3_000_000n,
+      reference: `operator:overview-test:${liveId}`,
+    });
+    expect((await other.call('GET', '/dashboard/api/live/overview')).body).toMatchObject({
+      account: { balanceUsd: '3.00' },
+      funded: true,
+      lowBalance: true,
+    });
+    await adjustBalance(ctx.database.db, { accountId: liveId, amountMicros: -3_000_000n, memo: 'spent' });
+    expect((await other.call('GET', '/dashboard/api/live/overview')).body).toMatchObject({
+      account: { balanceUsd: '0.00' },
+      funded: true,
+      lowBalance: true,
+    });
   });
 });
 
@@ -268,7 +295,7 @@ describe('jobs', () => {
     });
     const jobId = scheduled.json().jobId as string;
     const before = await balanceOf(ctx.database.db, ids.sandbox);
-    const detail = (await user.call('GET', `/dashboard/api/sandbox/jobs/price/${jobId}`)).body;
+    const detail = (await user.call('GET', `/dashboard/api/sandbox/price/scheduled/${jobId}`)).body;
     expect(detail).toMatchObject({
       jobId,
       status: 'PENDING',
@@ -276,13 +303,13 @@ describe('jobs', () => {
       costUsd: '0.05',
       request: { symbol: 'SOL' },
     });
-    const cancelled = await user.call('POST', `/dashboard/api/sandbox/jobs/price/${jobId}/cancel`);
+    const cancelled = await user.call('POST', `/dashboard/api/sandbox/price/scheduled/${jobId}/cancel`);
     expect(cancelled.body).toMatchObject({ jobId, status: 'cancelled', refundUsd: '0.05' });
     expect(await balanceOf(ctx.database.db, ids.sandbox)).toBe(before + 50_000n);
-    const twice = await user.call('POST', `/dashboard/api/sandbox/jobs/price/${jobId}/cancel`);
+    const twice = await user.call('POST', `/dashboard/api/sandbox/price/scheduled/${jobId}/cancel`);
     expect(twice.status).toBe(409);
     expect(twice.body.code).toBe('JOB_CANNOT_CANCEL');
-    expect((await user.call('POST', `/dashboard/api/sandbox/jobs/ai/${jobId}/cancel`)).body.code).toBe(
+    expect((await user.call('POST', `/dashboard/api/sandbox/ai/scheduled/${jobId}/cancel`)).body.code).toBe(
       'JOB_NOT_FOUND',
     );
   });
@@ -292,13 +319,15 @@ describe('webhook secret', () => {
   it('is revealed on request (the API’s secret) and rotated', async () => {
     const key = await sandboxKey();
     const api = (await ctx.request(key, { method: 'GET', url: '/api/v1/account' })).json().webhookSecret;
-    const revealed = await user.call('POST', '/dashboard/api/sandbox/webhooks/secret/reveal');
+    const revealed = await user.call('POST', '/dashboard/api/sandbox/account/webhook-secret');
     expect(revealed.body.webhookSecret).toBe(api);
-    const rotated = await user.call('POST', '/dashboard/api/sandbox/webhooks/secret/rotate');
+    // A GET would answer the secret without the Origin check: the dashboard's twin is a POST only.
+    expect((await user.call('GET', '/dashboard/api/sandbox/account/webhook-secret')).status).toBe(404);
+    const rotated = await user.call('POST', '/dashboard/api/sandbox/account/webhook-secret/rotate');
     expect(rotated.body.webhookSecret).toMatch(/^whsec_/);
     expect(rotated.body.webhookSecret).not.toBe(api);
     expect(
-      (await user.call('POST', '/dashboard/api/sandbox/webhooks/secret/reveal')).body.webhookSecret,
+      (await user.call('POST', '/dashboard/api/sandbox/account/webhook-secret')).body.webhookSecret,
     ).toBe(rotated.body.webhookSecret);
   });
 });

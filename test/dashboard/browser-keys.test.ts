@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  keyRow,
   openPage,
   type SignedInPage,
   type Stage,
@@ -52,12 +53,15 @@ describe('editing a key', () => {
     const create = page.getByRole('form', { name: 'Create a key' });
     await create.getByLabel('Name').fill('bot');
     await create.getByLabel('Requests per day').fill('500');
+    // `keys` is asked for explicitly: a new key has the data permissions only.
+    await expect(create.getByRole('checkbox', { name: /^keys/ }).isChecked()).resolves.toBe(false);
+    await create.getByRole('checkbox', { name: /^keys/ }).check();
     await create.getByRole('button', { name: 'Create key' }).click();
     secret = (await page.getByLabel('New API key').textContent()) as string;
     await page.getByRole('button', { name: 'Done' }).click();
     expect((await price(secret)).status).toBe(200);
 
-    await page.getByRole('button', { name: 'Edit bot' }).click();
+    await keyRow(page, 'bot').getByRole('button', { name: 'Edit' }).click();
     const edit = page.getByRole('form', { name: 'Edit bot' });
     await expect(edit.getByLabel('Name').inputValue()).resolves.toBe('bot');
     await expect(edit.getByLabel('Requests per day').inputValue()).resolves.toBe('500');
@@ -78,6 +82,7 @@ describe('editing a key', () => {
       .getByRole('cell', { name: 'bot (eu)', exact: true })
       .waitFor();
     expect(await page.getByRole('form', { name: /^Edit / }).count()).toBe(0);
+    await page.getByText('Saved “bot (eu)”: the change applies at once.').waitFor();
   });
 
   it('the change holds at the API at once: this machine’s address is now refused', async () => {
@@ -94,7 +99,7 @@ describe('editing a key', () => {
 
   it('emptying the allow list lifts the restriction; the quotas read back as saved', async () => {
     const { page } = user;
-    await page.getByRole('button', { name: 'Edit bot (eu)' }).click();
+    await keyRow(page, 'bot (eu)').getByRole('button', { name: 'Edit' }).click();
     const edit = page.getByRole('form', { name: 'Edit bot (eu)' });
     await expect(edit.getByLabel('Allowed IPs or CIDR ranges').inputValue()).resolves.toBe('203.0.113.0/24');
     await expect(edit.getByLabel('Spend per month (USD)').inputValue()).resolves.toBe('25.00');
@@ -115,7 +120,7 @@ describe('editing a key', () => {
 
   it('a refused change shows the API’s message and keeps the editor open', async () => {
     const { page } = user;
-    await page.getByRole('button', { name: 'Edit bot (eu)' }).click();
+    await keyRow(page, 'bot (eu)').getByRole('button', { name: 'Edit' }).click();
     const edit = page.getByRole('form', { name: 'Edit bot (eu)' });
     await edit.getByLabel('Allowed IPs or CIDR ranges').fill('10.0.0.1/8');
     await edit.getByRole('button', { name: 'Save changes' }).click();

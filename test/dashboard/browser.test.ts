@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
+import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  keyRow,
   openPage,
   type SignedInPage,
   type Stage,
@@ -38,8 +40,12 @@ describe('signing in', () => {
   it('a wallet with solana:signIn: the account is created, the session cookie is HttpOnly and Strict', async () => {
     user = await signedInPage(stage, 'signIn');
     const { page, wallet, context } = user;
+    // A first sign-in lands where the play money is, and says how to go live.
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toMatch(/^Home/);
-    await expect(page.locator('.stat').first().textContent()).resolves.toContain('$0.00');
+    expect(new URL(page.url()).pathname).toBe('/dashboard/sandbox/');
+    await expect(page.locator('.stat').first().textContent()).resolves.toContain('$100.00');
+    await page.getByText(/^Welcome: this is your sandbox, with \$100\.00 of play money/).waitFor();
+    await page.getByRole('status').getByRole('link', { name: 'add funds' }).waitFor();
     const [account] = await stage.ctx.database.db.query<{ id: string; mode: string }>(
       'SELECT id, mode FROM accounts WHERE wallet_address = $1',
       [wallet.address],
@@ -62,6 +68,18 @@ describe('signing in', () => {
     });
     // Page scripts cannot read it.
     expect(await page.evaluate('document.cookie')).toBe('');
+  });
+
+  it('Live, never funded: a call to fund the account, and no low-balance warning', async () => {
+    const { page } = user;
+    await switchMode(page, 'Live');
+    await page.getByRole('heading', { name: 'Fund your account' }).waitFor();
+    await expect(page.locator('.stat').first().textContent()).resolves.toContain('$0.00');
+    expect(await page.getByText(/Your balance is below/).count()).toBe(0);
+    expect(await page.getByText(/^Welcome/).count()).toBe(0);
+    await page.getByRole('link', { name: 'Add funds' }).first().click();
+    await page.getByRole('heading', { level: 1, name: /^Add funds/ }).waitFor();
+    await openPage(page, 'Home');
   });
 
   it('a wallet with only solana:signMessage signs in too', async () => {
@@ -89,6 +107,8 @@ describe('the pages', () => {
     await switchMode(page, 'Sandbox');
     await openPage(page, 'Keys');
     await page.getByLabel('Name').fill('browser key');
+    // The data permissions are ticked; `keys`, which makes keys, is not.
+    await expect(page.getByRole('checkbox', { name: /^keys/ }).isChecked()).resolves.toBe(false);
     await page.getByRole('checkbox', { name: 'batch' }).uncheck();
     await page.getByLabel('Requests per day').fill('1000');
     await page.getByRole('button', { name: 'Create key' }).click();
@@ -104,6 +124,9 @@ describe('the pages', () => {
     const price = await api(key, 'GET', '/price/SOL');
     expect(price.status).toBe(200);
     expect(await price.json()).toMatchObject({ costUsd: '0.01', remainingBalanceUsd: '99.99' });
+    expect(((await (await api(key, 'GET', '/keys')).json()) as { code: string }).code).toBe(
+      'PERMISSION_DENIED',
+    );
   });
 
   it('Home: the balance and today’s spend, and the chart', async () => {
@@ -119,13 +142,17 @@ describe('the pages', () => {
     await openPage(page, 'Usage');
     await page.getByRole('button', { name: 'Per operation' }).click();
     const usage = page.getByRole('table', { name: 'Usage' });
-    await usage.getByRole('cell', { name: 'getPrice' }).waitFor();
-    await expect(usage.locator('tbody tr').first().textContent()).resolves.toBe('getPrice1$0.01$0.00$0.01');
+    // Operations and keys as a person reads them: words and names, not ids.
+    await usage.getByRole('cell', { name: 'Price', exact: true }).waitFor();
+    await expect(usage.locator('tbody tr').first().textContent()).resolves.toBe('Price1$0.01$0.00$0.01');
     await page.getByRole('button', { name: 'Per key' }).click();
-    await usage.getByText(/^browser key \(key_/).waitFor();
+    await usage.getByRole('cell', { name: 'browser key', exact: true }).waitFor();
     const ledger = page.getByRole('table', { name: 'Ledger' });
     await expect(ledger.locator('tbody tr').first().textContent()).resolves.toMatch(
-      /chargegetPrice−\$0\.01\$99\.99key_/,
+      /ChargePrice−\$0\.01\$99\.99browser key$/,
+    );
+    await expect(ledger.locator('tbody tr').last().textContent()).resolves.toMatch(
+      /DepositPlay money\$100\.00\$100\.00—$/,
     );
     const [download] = await Promise.all([
       page.waitForEvent('download'),
@@ -138,20 +165,29 @@ describe('the pages', () => {
   it('Keys: rotates the key (the old one in its grace period) and revokes the new one', async () => {
     const { page } = user;
     await openPage(page, 'Keys');
-    await page.getByRole('button', { name: 'Rotate browser key' }).click();
+    // The key paid for a price: it was used, and says so.
+    const lastUsed = (row: Locator) => row.locator('td').nth(4).textContent();
+    await keyRow(page, 'browser key').waitFor();
+    await expect(lastUsed(keyRow(page, 'browser key'))).resolves.toMatch(/^(just now|\d+ min ago)$/);
+    await keyRow(page, 'browser key').getByRole('button', { name: 'Rotate' }).click();
     const rotated = (await page.getByLabel('New API key').textContent()) as string;
     expect(rotated).toMatch(/^pk_test_/);
     expect(rotated).not.toBe(key);
     await page.getByRole('cell', { name: 'rotated (grace period)' }).waitFor();
-    const keys = (await (await api(rotated, 'GET', '/keys')).json()) as {
-      keys: { id: string; rotatedFrom?: string }[];
-    };
-    const fresh = keys.keys.find((k) => k.rotatedFrom) as { id: string };
+    const [fresh] = await stage.ctx.database.db.query<{ id: string }>(
+      'SELECT id FROM api_keys WHERE rotated_from IS NOT NULL AND account_id = $1',
+      [sandboxAccountId],
+    );
     await page.getByRole('button', { name: 'Done' }).click();
-    const row = page.locator(`tr[data-key-id="${fresh.id}"]`);
-    await row.getByRole('button', { name: 'Revoke browser key' }).click();
-    await row.getByRole('button', { name: 'Yes, revoke browser key' }).click();
-    await row.getByRole('cell', { name: 'revoked' }).waitFor();
+    const row = page.locator(`tr[data-key-id="${fresh?.id}"]`);
+    await row.waitFor();
+    await expect(lastUsed(row)).resolves.toBe('never');
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await row.getByRole('button', { name: 'Yes, revoke' }).click();
+    await row.getByRole('cell', { name: 'revoked' }).first().waitFor();
+    await page.getByText('Revoked “browser key”: it is refused from now on.').waitFor();
+    // A revoked key shows "revoked" where its expiry was, not a time to come.
+    await expect(row.locator('td').nth(5).textContent()).resolves.toBe('revoked');
     const refused = await api(rotated, 'GET', '/price/SOL');
     expect(refused.status).toBe(401);
     expect(((await refused.json()) as { code: string }).code).toBe('API_KEY_REVOKED');
@@ -167,7 +203,7 @@ describe('the pages', () => {
     });
     const { jobId } = (await job.json()) as { jobId: string };
     await openPage(page, 'Activity');
-    await page.getByRole('button', { name: `Cancel ${jobId}` }).click();
+    await page.getByRole('row').filter({ hasText: jobId }).getByRole('button', { name: 'Cancel' }).click();
     await page.getByText(`Cancelled ${jobId}: $0.05 refunded`).waitFor();
     await page
       .getByRole('table', { name: 'Scheduled price checks' })
@@ -192,8 +228,10 @@ describe('the pages', () => {
     const votes = page.getByRole('table', { name: 'Votes' });
     await votes.getByRole('cell', { name: 'sandbox/alpha' }).waitFor();
     expect(await votes.locator('tbody tr').count()).toBe(4);
-    await expect(votes.locator('tbody tr').nth(3).textContent()).resolves.toMatch(/^sandbox\/delta1/);
-    await page.getByText(/Winner: Yes, agreement 0\.75/).waitFor();
+    // Each vote as its outcome's label; agreement as the models that agreed.
+    await expect(votes.locator('tbody tr').nth(0).textContent()).resolves.toMatch(/^sandbox\/alphaYes0\.90/);
+    await expect(votes.locator('tbody tr').nth(3).textContent()).resolves.toMatch(/^sandbox\/deltaNo0\.90/);
+    await page.getByText(/Winner: Yes, agreement 3\/4 models, confidence 0\.90/).waitFor();
   });
 
   it('Activity: sends a test webhook, redelivers it, reveals and rotates the signing secret', async () => {
@@ -207,7 +245,12 @@ describe('the pages', () => {
     // The delivery's id is the event's webhook-id.
     const deliveryId = stage.receiver.received.at(-1)?.headers['webhook-id'] as string;
     expect(JSON.parse(stage.receiver.received.at(-1)?.body ?? '{}')).toMatchObject({ type: 'test' });
-    await page.getByRole('button', { name: `Redeliver ${deliveryId}` }).click();
+    await page
+      .getByRole('row')
+      .filter({ hasText: deliveryId })
+      .getByRole('button', { name: 'Redeliver' })
+      .click();
+    await page.getByText(`Sending ${deliveryId} again now, with the same webhook-id.`).waitFor();
     await page.getByRole('heading', { name: new RegExp(`^${deliveryId}: PENDING`) }).waitFor();
     await stage.work();
     expect(stage.receiver.received.length).toBe(received + 2);
@@ -236,6 +279,9 @@ describe('the pages', () => {
     await modes.getByText(`Sandbox · $${before.toFixed(2)}`).waitFor();
     await page.getByRole('button', { name: 'Add play money' }).click();
     await modes.getByText(`Sandbox · $${(before + 100).toFixed(2)}`).waitFor();
+    await page
+      .getByText(`Added $100.00 of play money: the balance is $${(before + 100).toFixed(2)}.`)
+      .waitFor();
     await switchMode(page, 'Live');
     await page.getByText(TEST_TREASURY, { exact: true }).waitFor();
     await page.getByRole('img', { name: /QR code: Solana Pay link/ }).waitFor();

@@ -21,6 +21,18 @@ let ctx: TestContext;
 let alice: DashboardClient;
 let bob: DashboardClient;
 let operations: { method: string; path: string; cookie: boolean }[];
+/** The API's account routes the dashboard serves too (src/http/account-route.ts), as documented. */
+let twins: { method: string; path: string; api: string; dashboard: Operation; apiOperation: Operation }[];
+let resolve: (schema: unknown) => unknown;
+
+interface Operation {
+  tags: string[];
+  security: object[];
+  description?: string;
+  parameters?: { in: string; name: string; schema: unknown }[];
+  requestBody?: { content: Record<string, { schema: unknown }> };
+  responses: Record<string, { content?: Record<string, { schema: unknown }> }>;
+}
 
 beforeAll(async () => {
   ctx = await createTestContext({ config: DASHBOARD_TEST_CONFIG });
@@ -29,16 +41,36 @@ beforeAll(async () => {
   bob = new DashboardClient(alice.base);
   await bob.signIn();
   const doc = (await alice.call('GET', '/api/v1/openapi.json')).body as {
-    paths: Record<string, Record<string, { tags: string[]; security: object[] }>>;
+    paths: Record<string, Record<string, Operation>>;
+    components: { schemas: Record<string, unknown> };
   };
+  resolve = (schema) => {
+    const ref = (schema as { $ref?: string } | undefined)?.$ref;
+    return ref ? resolve(doc.components.schemas[ref.replace('#/components/schemas/', '')]) : schema;
+  };
+  twins = Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).flatMap(([method, operation]) => {
+      const api = /^The dashboard's twin of `(\w+) \/api\/v1(\/[^`]*)`/.exec(operation.description ?? '');
+      if (!api) return [];
+      const apiPath = api[2] as string;
+      const apiOperation = doc.paths[`/api/v1${apiPath}`]?.[(api[1] as string).toLowerCase()] as Operation;
+      return [
+        {
+          method: method.toUpperCase(),
+          path: path.replace('/dashboard/api/{mode}', ''),
+          api: api[0],
+          dashboard: operation,
+          apiOperation,
+        },
+      ];
+    }),
+  );
   operations = Object.entries(doc.paths).flatMap(([path, item]) =>
     Object.entries(item)
       .filter(([, operation]) => operation.tags.includes('dashboard'))
       .map(([method, operation]) => ({
         method: method.toUpperCase(),
-        path: path
-          .replace('{mode}', 'sandbox')
-          .replace(/\{(\w+)\}/g, (_, name) => (name === 'jobType' ? 'price' : `probe_${name}`)),
+        path: path.replace('{mode}', 'sandbox').replace(/\{(\w+)\}/g, (_, name) => `probe_${name}`),
         cookie: operation.security.length > 0,
       })),
   );
@@ -88,6 +120,31 @@ describe('every dashboard endpoint', () => {
         );
         expect(answer.body.code).toBe('ORIGIN_NOT_ALLOWED');
       }
+    }
+  });
+
+  it('twins each account route of the API at its own path, with its parameters, body and answer', () => {
+    expect(twins.length).toBe(22);
+    for (const twin of twins) {
+      const { dashboard, apiOperation: api } = twin;
+      expect(api, twin.api).toBeDefined();
+      expect(`${twin.method} ${twin.path}`).toBe(
+        twin.path === '/account/webhook-secret'
+          ? 'POST /account/webhook-secret'
+          : twin.api.split('`')[1]?.replace(' /api/v1', ' '),
+      );
+      const parameters = (op: Operation) =>
+        (op.parameters ?? [])
+          .filter((p) => p.name !== 'mode' && p.in !== 'header')
+          .map((p) => ({ ...p, schema: resolve(p.schema) }))
+          .sort((a, b) => a.name.localeCompare(b.name));
+      expect(parameters(dashboard), twin.path).toEqual(parameters(api));
+      const body = (op: Operation) => resolve(op.requestBody?.content['application/json']?.schema);
+      expect(body(dashboard), twin.path).toEqual(body(api));
+      const answer = (op: Operation) =>
+        (resolve(op.responses['200']?.content?.['application/json']?.schema) as { properties: object })
+          .properties;
+      expect(answer(dashboard), twin.path).toEqual(answer(api));
     }
   });
 
@@ -152,12 +209,12 @@ describe('one wallet, its own accounts', () => {
     });
     const deliveryId = test.body.deliveryId as string;
 
-    expect((await alice.call('GET', `/dashboard/api/sandbox/jobs/price/${jobId}`)).status).toBe(200);
+    expect((await alice.call('GET', `/dashboard/api/sandbox/price/scheduled/${jobId}`)).status).toBe(200);
     const probes: [string, string, string][] = [
-      ['GET', `/dashboard/api/sandbox/jobs/price/${jobId}`, 'JOB_NOT_FOUND'],
-      ['POST', `/dashboard/api/sandbox/jobs/price/${jobId}/cancel`, 'JOB_NOT_FOUND'],
-      ['GET', `/dashboard/api/sandbox/jobs/ai/${jobId}`, 'JOB_NOT_FOUND'],
-      ['GET', `/dashboard/api/sandbox/ai-requests/${aiId}`, 'NOT_FOUND'],
+      ['GET', `/dashboard/api/sandbox/price/scheduled/${jobId}`, 'JOB_NOT_FOUND'],
+      ['POST', `/dashboard/api/sandbox/price/scheduled/${jobId}/cancel`, 'JOB_NOT_FOUND'],
+      ['GET', `/dashboard/api/sandbox/ai/scheduled/${jobId}`, 'JOB_NOT_FOUND'],
+      ['GET', `/dashboard/api/sandbox/ai/request/${aiId}`, 'NOT_FOUND'],
       ['GET', `/dashboard/api/sandbox/webhooks/deliveries/${deliveryId}`, 'NOT_FOUND'],
       ['POST', `/dashboard/api/sandbox/webhooks/deliveries/${deliveryId}/redeliver`, 'NOT_FOUND'],
       ['PATCH', `/dashboard/api/sandbox/keys/${keyId}`, 'NOT_FOUND'],
@@ -171,7 +228,7 @@ describe('one wallet, its own accounts', () => {
       expect(`${method} ${path} ${answer.status} ${answer.body.code}`).toBe(`${method} ${path} 404 ${code}`);
     }
     // Alice's live account does not hold her sandbox's resources either.
-    expect((await alice.call('GET', `/dashboard/api/live/jobs/price/${jobId}`)).status).toBe(404);
+    expect((await alice.call('GET', `/dashboard/api/live/price/scheduled/${jobId}`)).status).toBe(404);
     expect((await bob.call('GET', '/dashboard/api/sandbox/keys')).body.total).toBe(0);
     // Nothing of Alice's changed.
     expect((await ctx.request(key, { method: 'GET', url: '/api/v1/account' })).statusCode).toBe(200);
@@ -181,19 +238,23 @@ describe('one wallet, its own accounts', () => {
     const created = await alice.call('POST', '/dashboard/api/sandbox/keys', { body: { name: 'twin' } });
     const key = created.body.key as string;
     await ctx.request(key, { method: 'GET', url: '/api/v1/price/SOL' });
-    const pairs: [string, string][] = [
-      ['/keys', '/keys'],
-      ['/transactions?limit=5', '/account/transactions?limit=5'],
-      ['/usage?groupBy=operation', '/account/usage?groupBy=operation'],
-      ['/jobs/price', '/price/scheduled'],
-      ['/jobs/ai', '/ai/scheduled'],
-      ['/ai-requests', '/ai/requests'],
-      ['/webhooks/deliveries', '/webhooks/deliveries'],
-    ];
-    for (const [dashboard, api] of pairs) {
+    // Every GET twin without a path parameter: the same path under /api/v1 and under the session's door.
+    const lists = twins.filter((twin) => twin.method === 'GET' && !twin.path.includes('{'));
+    expect(lists.map((twin) => twin.path).sort()).toEqual([
+      '/account/transactions',
+      '/account/usage',
+      '/ai/requests',
+      '/ai/scheduled',
+      '/keys',
+      '/price/scheduled',
+      '/webhooks/deliveries',
+    ]);
+    for (const { path } of lists) {
+      const query = path === '/account/usage' ? '?groupBy=operation' : '';
+      const dashboard = `${path}${query}`;
       const { requestId: _a, ...mine } = (await alice.call('GET', `/dashboard/api/sandbox${dashboard}`)).body;
       const { requestId: _b, ...theirs } = (
-        await ctx.request(key, { method: 'GET', url: `/api/v1${api}` })
+        await ctx.request(key, { method: 'GET', url: `/api/v1${dashboard}` })
       ).json();
       expect(mine, dashboard).toEqual(theirs);
     }

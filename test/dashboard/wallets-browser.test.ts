@@ -10,7 +10,7 @@ import {
 } from '../../src/deposits/index.js';
 import { silentLog } from '../../src/logger.js';
 import { installWallet, newContext } from '../helpers/browser.js';
-import { openPage, type Stage, startStage } from '../helpers/dashboard-stage.js';
+import { openPage, type Stage, startStage, switchMode } from '../helpers/dashboard-stage.js';
 import { balanceOf, expectLedgerReconciles } from '../helpers/ledger.js';
 import * as cases from '../helpers/solana/cases.js';
 import { FakeSolanaRpc } from '../helpers/solana/rpc-server.js';
@@ -87,6 +87,8 @@ describe('your wallets', () => {
     );
     liveAccountId = account?.id as string;
 
+    // A first sign-in lands in the sandbox; the wallets are the live account's.
+    await switchMode(page, 'Live');
     await openPage(page, 'Add funds');
     const wallets = page.getByRole('table', { name: 'Your wallets' });
     await wallets.locator('tr', { hasText: signInWallet.address }).getByText('sign-in wallet').waitFor();

@@ -20,6 +20,17 @@ function freePort(): Promise<number> {
   });
 }
 
+/** The addresses every start on the embedded database prints (src/start-banner.ts). */
+function addressLines(port: number): string {
+  const base = `http://127.0.0.1:${port}`;
+  return [
+    `  API            ${base}/api/v1`,
+    `  Dashboard      ${base}/dashboard/  (sign in with a Solana wallet)`,
+    `  API reference  ${base}/docs`,
+    `  OpenAPI        ${base}/api/v1/openapi.json`,
+  ].join('\n');
+}
+
 const dirs: string[] = [];
 const children: ChildProcess[] = [];
 afterAll(() => {
@@ -82,7 +93,7 @@ describe('sibyl start on a brand-new embedded database', { timeout: 2 * READY_WI
 
     const first = await start();
     // The banner's last line, whenever it comes.
-    while (!first.output().includes('API reference') && first.child.exitCode === null)
+    while (!first.output().includes('OpenAPI ') && first.child.exitCode === null)
       await new Promise((r) => setTimeout(r, 50));
     const key = /API key\s+(pk_test_[0-9A-Za-z]{38})/.exec(first.output())?.[1];
     expect(key, first.output()).toBeDefined();
@@ -90,6 +101,8 @@ describe('sibyl start on a brand-new embedded database', { timeout: 2 * READY_WI
     expect(first.output()).toContain(
       `curl -H "Authorization: Bearer ${key}" http://127.0.0.1:${port}/api/v1/account`,
     );
+    expect(first.output()).toContain(addressLines(port));
+    expect(first.output()).toContain('turned on by this first start of the embedded database');
 
     const account = await fetch(`http://127.0.0.1:${port}/api/v1/account`, {
       headers: { authorization: `Bearer ${key}` },
@@ -144,11 +157,20 @@ describe('sibyl start on a brand-new embedded database', { timeout: 2 * READY_WI
       headers: { authorization: `Bearer ${key}` },
     });
     expect(again.status).toBe(200);
-    // The notice comes last, once everything listens (readiness may answer just before it).
+    // The banner comes last, once everything listens (readiness may answer just before it).
     const noticeBy = Date.now() + READY_WITHIN_MS;
-    while (!second.output().includes('Local development is on') && Date.now() < noticeBy)
+    while (!second.output().includes('OpenAPI ') && Date.now() < noticeBy)
       await new Promise((r) => setTimeout(r, 50));
-    expect(second.output()).toContain('Local development is on');
+    // A later start says so, keeps local development on, and prints every address again.
+    expect(second.output()).toContain(
+      `Sibyl is running on the embedded database in ${dataDir} (started before`,
+    );
+    expect(second.output()).toContain(
+      'Local development is on (turned on by the first start of this embedded database)',
+    );
+    expect(second.output()).not.toContain('first start on this machine');
+    expect(second.output()).not.toContain('this first start');
+    expect(second.output()).toContain(addressLines(port));
     expect(second.output()).not.toContain('API key');
     expect(await stop(second.child)).toBe(0);
   });
@@ -200,7 +222,7 @@ describe('a first start on a port in use', { timeout: 2 * READY_WITHIN_MS + 60_0
       output += chunk.toString();
     });
     const deadline = Date.now() + READY_WITHIN_MS;
-    while (!output.includes('API reference') && second.exitCode === null && Date.now() < deadline)
+    while (!output.includes('OpenAPI ') && second.exitCode === null && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 50));
     const key = /API key\s+(pk_test_[0-9A-Za-z]{38})/.exec(output)?.[1];
     expect(key, output).toBeDefined();

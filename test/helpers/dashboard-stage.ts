@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { createAiQueue } from '../../src/ai/queue.js';
 import { createResolver } from '../../src/ai/resolver.js';
 import { silentLog } from '../../src/logger.js';
@@ -110,16 +110,30 @@ export async function signedInPage(stage: Stage, kind: WalletKind = 'signIn'): P
   return { context, page, wallet };
 }
 
-/** Follows the navigation (or the live/sandbox switch) to a page. */
-export async function openPage(
-  page: Page,
-  title: 'Home' | 'Add funds' | 'Usage' | 'Keys' | 'Activity',
-): Promise<void> {
+export type PageTitle = 'Home' | 'Add funds' | 'Usage' | 'Keys' | 'Activity';
+
+/**
+ * Follows the navigation to a page; on a narrow screen, through the menu button that folds it (then
+ * closed again by the navigation).
+ */
+export async function openPage(page: Page, title: PageTitle): Promise<void> {
+  const menu = page.getByRole('button', { name: 'Menu' });
+  if (await menu.isVisible()) {
+    if ((await menu.getAttribute('aria-expanded')) !== 'true') await menu.click();
+  }
   await page
     .getByRole('navigation', { name: 'Pages' })
     .getByRole('link', { name: title, exact: true })
     .click();
   await page.getByRole('heading', { level: 1, name: new RegExp(`^${title}`) }).waitFor();
+}
+
+/** The row of the key named `name` on the Keys page (its buttons say what they do, not the name). */
+export function keyRow(page: Page, name: string): Locator {
+  return page
+    .getByRole('table', { name: 'API keys' })
+    .getByRole('row')
+    .filter({ has: page.getByRole('cell', { name, exact: true }) });
 }
 
 export async function switchMode(page: Page, mode: 'Live' | 'Sandbox'): Promise<void> {

@@ -1,12 +1,13 @@
 import Fastify from 'fastify';
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
+import { DashboardTwins, defineAccountRoute } from '../../src/http/account-route.js';
 import { defineRoute, type RouteSpec } from '../../src/http/route.js';
 import { cents } from '../../src/lib/money.js';
 
 /**
  * A route whose declaration cannot bill or key as it says is refused by defineRoute, when the app is
- * built, instead of failing on its first request.
+ * built, instead of failing on its first request; likewise an account route the dashboard would miss.
  */
 type AnySpec = RouteSpec<never, never, never, ReturnType<typeof Type.Object>>;
 
@@ -57,5 +58,35 @@ describe('defineRoute refuses a misdeclared route', () => {
     ]) {
       expect(declare(overrides)).not.toThrow();
     }
+  });
+});
+
+describe('defineAccountRoute', () => {
+  it('hands the dashboard its twin, and refuses one declared after the dashboard took them', () => {
+    const app = Fastify();
+    app.decorate('apiRoutes', []);
+    app.decorate('dashboardTwins', new DashboardTwins());
+    const account = (operationId: string) => () =>
+      defineAccountRoute(app, {
+        method: 'GET',
+        url: `/test/${operationId}/:thingId`,
+        operationId,
+        summary: 'Test probe',
+        tags: ['test'],
+        permission: 'account',
+        params: Type.Object({ thingId: Type.String() }),
+        response: Type.Object({ ok: Type.Boolean() }),
+        handler: async () => ({ ok: true }),
+      });
+    expect(account('early')).not.toThrow();
+    const [twin] = app.dashboardTwins.take();
+    expect(twin).toMatchObject({
+      method: 'GET',
+      url: '/test/early/:thingId',
+      api: 'GET /api/v1/test/early/{thingId}',
+    });
+    expect(account('late')).toThrow(
+      'late: declared after the dashboard took the account routes; list its feature before the dashboard',
+    );
   });
 });

@@ -3,6 +3,9 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { UsageRow } from '../api';
 
+/** The chart fills its card, down to a phone's narrowest. */
+const widthOf = (element: HTMLElement) => Math.max(200, element.clientWidth);
+
 /** Spend (bars) and paid requests (line) per day, drawn by uPlot. */
 export function UsageChart({ rows }: { rows: UsageRow[] }) {
   const box = useRef<HTMLDivElement>(null);
@@ -14,7 +17,7 @@ export function UsageChart({ rows }: { rows: UsageRow[] }) {
     const requests = rows.map((row) => row.requests);
     const chart = new uPlot(
       {
-        width: Math.max(320, element.clientWidth),
+        width: widthOf(element),
         height: 220,
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
         scales: { x: { time: true }, usd: { auto: true }, n: { auto: true } },
@@ -44,7 +47,13 @@ export function UsageChart({ rows }: { rows: UsageRow[] }) {
       [days, spend, requests],
       element,
     );
-    return () => chart.destroy();
+    // The card's width follows the window (a phone turned, a sidebar folded): so does the chart.
+    const resize = new ResizeObserver(() => chart.setSize({ width: widthOf(element), height: 220 }));
+    resize.observe(element);
+    return () => {
+      resize.disconnect();
+      chart.destroy();
+    };
   }, [rows]);
   return <div class="chart" ref={box} role="img" aria-label="Spend and requests per day" />;
 }

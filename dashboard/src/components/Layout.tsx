@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
 import type { Mode, SessionView } from '../api';
 import { shortAddress, usd } from '../format';
 import { href, type Location, PAGES } from '../router';
@@ -11,15 +12,21 @@ interface Props {
   children: ComponentChildren;
 }
 
-/** The frame of every page: the live/sandbox switch, the navigation, the wallet and sign-out. */
+/**
+ * The frame of every page: the live/sandbox switch, the navigation, the wallet and sign-out. On a
+ * narrow screen (a phone, a wallet's in-app browser) the navigation and the wallet fold into a menu
+ * button; a new page is one entry of PAGES (router.ts), in both.
+ */
 export function Layout({ session, location, navigate, onSignOut, children }: Props) {
+  const [menuOpen, setMenuOpen] = useState(false);
   const go = (to: Location) => (event: MouseEvent) => {
     event.preventDefault();
+    setMenuOpen(false);
     navigate(to);
   };
   const title = PAGES.find((p) => p.path === location.page)?.title ?? 'Home';
   return (
-    <div class={`shell mode-${location.mode}`}>
+    <div class={`shell mode-${location.mode}${menuOpen ? ' menu-open' : ''}`}>
       <header class="top">
         <span class="brand">Sibyl</span>
         <nav class="modes" aria-label="Account">
@@ -35,25 +42,38 @@ export function Layout({ session, location, navigate, onSignOut, children }: Pro
             </a>
           ))}
         </nav>
-        <span class="wallet" title={session.wallet}>
-          {shortAddress(session.wallet)}
-        </span>
-        <button type="button" class="secondary" onClick={onSignOut}>
-          Sign out
+        <button
+          type="button"
+          class="menu-button secondary"
+          aria-expanded={menuOpen}
+          aria-controls="side"
+          onClick={() => setMenuOpen(!menuOpen)}
+        >
+          Menu
         </button>
       </header>
-      <nav class="side" aria-label="Pages">
-        {PAGES.map((page) => (
-          <a
-            key={page.path}
-            href={href({ mode: location.mode, page: page.path })}
-            aria-current={page.path === location.page ? 'page' : undefined}
-            onClick={go({ mode: location.mode, page: page.path })}
-          >
-            {page.title}
-          </a>
-        ))}
-      </nav>
+      <div class="side" id="side">
+        <nav aria-label="Pages">
+          {PAGES.map((page) => (
+            <a
+              key={page.path}
+              href={href({ mode: location.mode, page: page.path })}
+              aria-current={page.path === location.page ? 'page' : undefined}
+              onClick={go({ mode: location.mode, page: page.path })}
+            >
+              {page.title}
+            </a>
+          ))}
+        </nav>
+        <div class="account-box">
+          <span class="wallet" title={session.wallet}>
+            {shortAddress(session.wallet)}
+          </span>
+          <button type="button" class="secondary" onClick={onSignOut}>
+            Sign out
+          </button>
+        </div>
+      </div>
       <main>
         <h1>
           {title} <span class="badge">{location.mode}</span>

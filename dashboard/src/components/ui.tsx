@@ -71,3 +71,81 @@ export function useAction() {
   };
   return { busy, error, run, setError };
 }
+
+/** A column whose figures align right (amounts, counts, times taken). */
+export const num = (title: string) => ({ title, num: true });
+
+/**
+ * A table of rows (the children: `<tr>`s), named for screen readers and tests, that scrolls inside
+ * its card on a narrow screen, so that the page never does.
+ */
+export function Table({
+  label,
+  columns,
+  children,
+}: {
+  label: string;
+  columns: (string | { title: string; num: boolean })[];
+  children: ComponentChildren;
+}) {
+  return (
+    <div class="table-scroll">
+      <table aria-label={label}>
+        <thead>
+          <tr>
+            {columns.map((column, i) =>
+              typeof column === 'string' ? (
+                <th key={i}>{column}</th>
+              ) : (
+                <th key={i} class="num">
+                  {column.title}
+                </th>
+              ),
+            )}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+/**
+ * A button of a table row: its label says what it does, and the row's subject (the element with id
+ * `subject`: a key's name, a job's id) describes it, so that the label need not repeat it.
+ */
+export function RowAction({
+  label,
+  subject,
+  busy = false,
+  danger = false,
+  onClick,
+}: {
+  label: string;
+  subject: string;
+  busy?: boolean;
+  danger?: boolean;
+  onClick: () => void;
+}) {
+  return (
+    <button
+      type="button"
+      class={danger ? 'danger' : 'secondary'}
+      aria-describedby={subject}
+      disabled={busy}
+      onClick={onClick}
+    >
+      {label}
+    </button>
+  );
+}
+
+/** What an action just did, said once it is done (a screen reader hears it too). */
+export function Done({ text }: { text: string | null }) {
+  if (!text) return null;
+  return (
+    <p class="note" role="status">
+      {text}
+    </p>
+  );
+}

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { type Answer, type Mode, modeApi } from '../api';
-import { Card, ErrorNote, useAction } from '../components/ui';
+import { type Answer, api, type Mode, ok } from '../api';
+import { Card, Done, ErrorNote, RowAction, Table, useAction } from '../components/ui';
 import { useData } from '../data';
 import { usd, when } from '../format';
 import { AiRequests } from './AiRequests';
@@ -43,7 +43,22 @@ export function Activity({ mode, onBalanceChange }: { mode: Mode; onBalanceChang
   );
 }
 
-type Job = Answer<'dashboardListJobs'>['jobs'][number];
+type Job = Answer<'dashboardListPriceJobs'>['jobs'][number];
+
+/** A job's list, by its type: the API's paths, under the dashboard's door. */
+const listOf = (mode: Mode, type: 'price' | 'ai') => {
+  const options = { params: { path: { mode }, query: { pageSize: 50 } } };
+  return type === 'price'
+    ? ok(api.GET('/dashboard/api/{mode}/price/scheduled', options))
+    : ok(api.GET('/dashboard/api/{mode}/ai/scheduled', options));
+};
+
+const cancelOf = (mode: Mode, type: 'price' | 'ai', jobId: string) => {
+  const options = { params: { path: { mode, jobId } } };
+  return type === 'price'
+    ? ok(api.POST('/dashboard/api/{mode}/price/scheduled/{jobId}/cancel', options))
+    : ok(api.POST('/dashboard/api/{mode}/ai/scheduled/{jobId}/cancel', options));
+};
 
 function Jobs({
   mode,
@@ -54,68 +69,49 @@ function Jobs({
   type: 'price' | 'ai';
   onBalanceChange: () => void;
 }) {
-  const jobs = useData(
-    () => modeApi<{ jobs: Job[]; total: number }>(mode, 'GET', `/jobs/${type}?pageSize=50`),
-    [mode, type],
-  );
+  const jobs = useData<{ jobs: Job[] }>(() => listOf(mode, type), [mode, type]);
   const cancel = useAction();
   const [refund, setRefund] = useState<string | null>(null);
   return (
     <Card title={type === 'price' ? 'Scheduled price checks' : 'Scheduled AI resolutions'}>
       <ErrorNote error={jobs.error ?? cancel.error} />
-      {refund && (
-        <p class="note" role="status">
-          {refund}
-        </p>
-      )}
+      <Done text={refund} />
       {jobs.data && jobs.data.jobs.length === 0 && <p class="muted">None.</p>}
       {jobs.data && jobs.data.jobs.length > 0 && (
-        <table aria-label={type === 'price' ? 'Scheduled price checks' : 'Scheduled AI resolutions'}>
-          <thead>
-            <tr>
-              <th>Job</th>
-              <th>Scheduled for</th>
-              <th>Status</th>
-              <th>Created</th>
-              <th />
+        <Table
+          label={type === 'price' ? 'Scheduled price checks' : 'Scheduled AI resolutions'}
+          columns={['Job', 'Scheduled for', 'Status', 'Created', '']}
+        >
+          {jobs.data.jobs.map((job) => (
+            <tr key={job.jobId}>
+              <td class="mono" id={`job-${job.jobId}`}>
+                {job.jobId}
+              </td>
+              <td>{when(job.scheduledFor)}</td>
+              <td>{job.status}</td>
+              <td>{when(job.createdAt)}</td>
+              <td>
+                {job.canCancel && (
+                  <RowAction
+                    label="Cancel"
+                    subject={`job-${job.jobId}`}
+                    busy={cancel.busy}
+                    onClick={() =>
+                      cancel.run(async () => {
+                        const done = await cancelOf(mode, type, job.jobId);
+                        setRefund(
+                          `Cancelled ${job.jobId}: ${usd(done.refundUsd)} refunded; balance ${usd(done.remainingBalanceUsd)}.`,
+                        );
+                        jobs.reload();
+                        onBalanceChange();
+                      })
+                    }
+                  />
+                )}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {jobs.data.jobs.map((job) => (
-              <tr key={job.jobId}>
-                <td class="mono">{job.jobId}</td>
-                <td>{when(job.scheduledFor)}</td>
-                <td>{job.status}</td>
-                <td>{when(job.createdAt)}</td>
-                <td>
-                  {job.canCancel && (
-                    <button
-                      type="button"
-                      class="secondary"
-                      disabled={cancel.busy}
-                      onClick={() =>
-                        cancel.run(async () => {
-                          const done = await modeApi<{ refundUsd: string; remainingBalanceUsd: string }>(
-                            mode,
-                            'POST',
-                            `/jobs/${type}/${job.jobId}/cancel`,
-                          );
-                          setRefund(
-                            `Cancelled ${job.jobId}: ${usd(done.refundUsd)} refunded; balance ${usd(done.remainingBalanceUsd)}.`,
-                          );
-                          jobs.reload();
-                          onBalanceChange();
-                        })
-                      }
-                    >
-                      Cancel {job.jobId}
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       )}
     </Card>
   );

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { type Answer, type Mode, modeApi } from '../api';
-import { Card, ErrorNote } from '../components/ui';
+import { type Answer, api, type Mode, ok } from '../api';
+import { Card, ErrorNote, num, Table } from '../components/ui';
 import { useData } from '../data';
 import { usd, when } from '../format';
 
@@ -11,100 +11,90 @@ type RecordView = Answer<'dashboardGetAiRequest'>;
 /** AI resolutions: the list, and one request's votes with each model's reasoning. */
 export function AiRequests({ mode }: { mode: Mode }) {
   const list = useData(
-    () => modeApi<{ requests: Summary[] }>(mode, 'GET', '/ai-requests?pageSize=50'),
+    () =>
+      ok(
+        api.GET('/dashboard/api/{mode}/ai/requests', { params: { path: { mode }, query: { pageSize: 50 } } }),
+      ),
     [mode],
   );
-  const [open, setOpen] = useState<string | null>(null);
+  const [open, setOpen] = useState<Summary | null>(null);
   return (
     <Card title="AI requests">
       <ErrorNote error={list.error} />
       {list.data && list.data.requests.length === 0 && <p class="muted">None.</p>}
       {list.data && list.data.requests.length > 0 && (
-        <table aria-label="AI requests">
-          <thead>
-            <tr>
-              <th>Question</th>
-              <th>Status</th>
-              <th>Outcome</th>
-              <th class="num">Cost</th>
-              <th>Created</th>
+        <Table label="AI requests" columns={['Question', 'Status', 'Outcome', num('Cost'), 'Created']}>
+          {list.data.requests.map((request) => (
+            <tr key={request.requestId}>
+              <td>
+                <button
+                  type="button"
+                  class="link"
+                  onClick={() => setOpen(open?.requestId === request.requestId ? null : request)}
+                >
+                  {request.question}
+                </button>
+              </td>
+              <td>{request.status}</td>
+              <td>
+                {request.winningOutcomeLabel ?? '—'}
+                {request.canDetermine === false ? ' (undetermined)' : ''}
+              </td>
+              <td class="num">
+                {usd(request.costUsd)}
+                {request.refundUsd ? ` (refunded)` : ''}
+              </td>
+              <td>{when(request.createdAt)}</td>
             </tr>
-          </thead>
-          <tbody>
-            {list.data.requests.map((request) => (
-              <tr key={request.requestId}>
-                <td>
-                  <button
-                    type="button"
-                    class="link"
-                    onClick={() => setOpen(open === request.requestId ? null : request.requestId)}
-                  >
-                    {request.question}
-                  </button>
-                </td>
-                <td>{request.status}</td>
-                <td>
-                  {request.winningOutcomeLabel ?? '—'}
-                  {request.canDetermine === false ? ' (undetermined)' : ''}
-                </td>
-                <td class="num">
-                  {usd(request.costUsd)}
-                  {request.refundUsd ? ` (refunded)` : ''}
-                </td>
-                <td>{when(request.createdAt)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       )}
-      {open && <Votes mode={mode} requestId={open} />}
+      {open && <Votes mode={mode} request={open} />}
     </Card>
   );
 }
 
-function Votes({ mode, requestId }: { mode: Mode; requestId: string }) {
+/** A model's answer in words: the outcome's label, "cannot determine", or why it failed. */
+function answerOf(vote: RecordView['votes'][number], outcomes: string[]): string {
+  if (vote.error) return `failed (${vote.error.kind})`;
+  if (vote.outcomeIndex === null) return 'cannot determine';
+  return outcomes[vote.outcomeIndex] ?? `outcome ${vote.outcomeIndex}`;
+}
+
+function Votes({ mode, request }: { mode: Mode; request: Summary }) {
+  const { requestId } = request;
   const record = useData(
-    () => modeApi<RecordView>(mode, 'GET', `/ai-requests/${encodeURIComponent(requestId)}`),
+    () =>
+      ok(api.GET('/dashboard/api/{mode}/ai/request/{requestId}', { params: { path: { mode, requestId } } })),
     [mode, requestId],
   );
   const data = record.data;
+  const result = data?.result;
+  const models = result?.modelsUsed.length ?? data?.votes.length ?? 0;
   return (
     <div class="detail">
       <ErrorNote error={record.error} />
       {data && (
         <>
-          <h3>Votes of {data.requestId}</h3>
-          {data.result && (
+          <h3>Votes on “{request.question}”</h3>
+          {result && (
             <p>
-              Winner: <strong>{data.result.winningOutcomeLabel ?? 'none'}</strong>, agreement{' '}
-              {data.result.agreement}, confidence {data.result.confidence.toFixed(2)},{' '}
-              {data.result.canDetermine ? 'determined' : 'not determined'}.
+              Winner: <strong>{result.winningOutcomeLabel ?? 'none'}</strong>, agreement{' '}
+              {Math.round(result.agreement * models)}/{models} models, confidence{' '}
+              {result.confidence.toFixed(2)}, {result.canDetermine ? 'determined' : 'not determined'}.
             </p>
           )}
-          <table aria-label="Votes">
-            <thead>
-              <tr>
-                <th>Model</th>
-                <th>Outcome</th>
-                <th class="num">Confidence</th>
-                <th>Reasoning</th>
-                <th class="num">Latency</th>
+          <Table label="Votes" columns={['Model', 'Outcome', num('Confidence'), 'Reasoning', num('Latency')]}>
+            {data.votes.map((vote) => (
+              <tr key={vote.model}>
+                <td class="mono">{vote.model}</td>
+                <td>{answerOf(vote, request.outcomes)}</td>
+                <td class="num">{vote.confidence?.toFixed(2) ?? '—'}</td>
+                <td>{vote.reasoning ?? vote.error?.message ?? '—'}</td>
+                <td class="num">{vote.latencyMs} ms</td>
               </tr>
-            </thead>
-            <tbody>
-              {data.votes.map((vote) => (
-                <tr key={vote.model}>
-                  <td class="mono">{vote.model}</td>
-                  <td>
-                    {vote.error ? `failed (${vote.error.kind})` : (vote.outcomeIndex ?? 'cannot determine')}
-                  </td>
-                  <td class="num">{vote.confidence?.toFixed(2) ?? '—'}</td>
-                  <td>{vote.reasoning ?? vote.error?.message ?? '—'}</td>
-                  <td class="num">{vote.latencyMs} ms</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         </>
       )}
     </div>

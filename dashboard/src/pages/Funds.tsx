@@ -1,7 +1,7 @@
-import { useEffect } from 'preact/hooks';
-import { type Answer, type Mode, modeApi } from '../api';
+import { useEffect, useState } from 'preact/hooks';
+import { type Answer, api, inMode, type Mode, ok } from '../api';
 import { Qr } from '../components/Qr';
-import { Card, CopyButton, ErrorNote, useAction } from '../components/ui';
+import { Card, CopyButton, Done, ErrorNote, Table, useAction } from '../components/ui';
 import { useData } from '../data';
 import { usd, when } from '../format';
 import { Wallets } from './Wallets';
@@ -13,8 +13,9 @@ const PENDING_REFRESH_MS = 5000;
 
 /** How to add funds: the treasury address, its QR code and Solana Pay links; sandbox: play money. */
 export function Funds({ mode, onBalanceChange }: { mode: Mode; onBalanceChange: () => void }) {
-  const funds = useData(() => modeApi<FundsView>(mode, 'GET', '/funds'), [mode]);
+  const funds = useData(() => ok(api.GET('/dashboard/api/{mode}/funds', inMode(mode))), [mode]);
   const play = useAction();
+  const [added, setAdded] = useState<string | null>(null);
   const data = funds.data;
   // A pending deposit becomes credited (or disappears) once the chain finalizes it: look again
   // until none is pending, and let the header's balance follow.
@@ -38,7 +39,12 @@ export function Funds({ mode, onBalanceChange }: { mode: Mode; onBalanceChange: 
             disabled={play.busy}
             onClick={() =>
               play.run(async () => {
-                await modeApi(mode, 'POST', '/play-money');
+                const credit = await ok(api.POST('/dashboard/api/{mode}/play-money', inMode(mode)));
+                setAdded(
+                  credit.creditedUsd === '0.00'
+                    ? `Nothing added: the balance is at the cap of ${usd(credit.capUsd)}.`
+                    : `Added ${usd(credit.creditedUsd)} of play money: the balance is ${usd(credit.balanceUsd)}.`,
+                );
                 funds.reload();
                 onBalanceChange();
               })
@@ -46,6 +52,7 @@ export function Funds({ mode, onBalanceChange }: { mode: Mode; onBalanceChange: 
           >
             Add play money
           </button>
+          <Done text={added} />
           <ErrorNote error={play.error} />
         </Card>
       )}
@@ -56,28 +63,17 @@ export function Funds({ mode, onBalanceChange }: { mode: Mode; onBalanceChange: 
           {data.deposits.length === 0 ? (
             <p class="muted">No deposits yet.</p>
           ) : (
-            <table>
-              <thead>
-                <tr>
-                  <th>Time</th>
-                  <th>Status</th>
-                  <th>Token</th>
-                  <th>USD</th>
-                  <th>Reference</th>
+            <Table label="Deposits" columns={['Time', 'Status', 'Token', 'USD', 'Reference']}>
+              {data.deposits.map((deposit) => (
+                <tr key={deposit.id}>
+                  <td>{when(deposit.createdAt)}</td>
+                  <td>{deposit.status}</td>
+                  <td>{deposit.token ? `${deposit.amount} ${deposit.token}` : '—'}</td>
+                  <td class="num">{deposit.usdValue === null ? '—' : usd(deposit.usdValue)}</td>
+                  <td class="mono">{deposit.signature ?? deposit.reference ?? '—'}</td>
                 </tr>
-              </thead>
-              <tbody>
-                {data.deposits.map((deposit) => (
-                  <tr key={deposit.id}>
-                    <td>{when(deposit.createdAt)}</td>
-                    <td>{deposit.status}</td>
-                    <td>{deposit.token ? `${deposit.amount} ${deposit.token}` : '—'}</td>
-                    <td class="num">{deposit.usdValue === null ? '—' : usd(deposit.usdValue)}</td>
-                    <td class="mono">{deposit.signature ?? deposit.reference ?? '—'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+              ))}
+            </Table>
           )}
         </Card>
       )}

@@ -1,8 +1,24 @@
 import { useState } from 'preact/hooks';
-import { type ApiKey, type Mode, modeApi } from '../api';
+import { type ApiKey, api, type Mode, ok, type RequestBody } from '../api';
 import { Card, ErrorNote, useAction } from '../components/ui';
 
-const PERMISSIONS = ['price', 'batch', 'historical', 'ai', 'schedule', 'markets', 'account', 'keys'] as const;
+type CreateBody = RequestBody<'dashboardCreateKey'>;
+type UpdateBody = RequestBody<'dashboardUpdateKey'>;
+type Permission = ApiKey['permissions'][number];
+
+/**
+ * What a key may read and buy. `keys` is apart: it can make keys and read the webhook signing secret,
+ * so a new key gets it only when asked for (docs/dashboard.md#pages).
+ */
+const DATA_PERMISSIONS: Permission[] = [
+  'price',
+  'batch',
+  'historical',
+  'ai',
+  'schedule',
+  'markets',
+  'account',
+];
 const QUOTAS = [
   ['dailyRequests', 'Requests per day'],
   ['monthlyRequests', 'Requests per month'],
@@ -14,7 +30,7 @@ type QuotaField = (typeof QUOTAS)[number][0];
 /** What the form holds: the inputs' text, as typed. */
 interface Fields {
   name: string;
-  permissions: string[];
+  permissions: Permission[];
   expiresAt: string;
   ips: string;
   origins: string;
@@ -39,7 +55,7 @@ function fieldsOf(key: ApiKey | undefined): Fields {
   const quota = (value: number | string | null | undefined) => (value == null ? '' : String(value));
   return {
     name: key?.name ?? '',
-    permissions: key ? [...key.permissions] : [...PERMISSIONS],
+    permissions: key ? [...key.permissions] : [...DATA_PERMISSIONS],
     expiresAt: localInput(key?.expiresAt),
     ips: key?.allowedIps.join('\n') ?? '',
     origins: key?.allowedOrigins.join('\n') ?? '',
@@ -56,11 +72,8 @@ function fieldsOf(key: ApiKey | undefined): Fields {
   };
 }
 
-/**
- * Every setting as the API takes it, an empty input as "none" (null): a new key's body leaves the
- * nulls out; an edit sends only what differs from the key as it was (PATCH /keys/:id).
- */
-function settingsOf(f: Fields): Record<string, unknown> {
+/** Every setting as the API takes it, an empty input as "none" (null). */
+function settingsOf(f: Fields) {
   const count = (text: string) => (text.trim() === '' ? null : Number(text));
   const spend = (text: string) => (text.trim() === '' ? null : text.trim());
   return {
@@ -79,36 +92,46 @@ function settingsOf(f: Fields): Record<string, unknown> {
       dailySpendUsd: spend(f.quotas.dailySpendUsd),
       monthlySpendUsd: spend(f.quotas.monthlySpendUsd),
     },
+  } satisfies UpdateBody;
+}
+
+/** A new key's body: what is set, the nulls and empty lists left out. */
+function createBody(f: Fields): CreateBody {
+  const all = settingsOf(f);
+  const quotas = Object.fromEntries(
+    Object.entries(all.quotas).filter(([, value]) => value !== null),
+  ) as CreateBody['quotas'];
+  return {
+    name: all.name,
+    permissions: all.permissions,
+    ...(all.expiresAt ? { expiresAt: all.expiresAt } : {}),
+    ...(all.allowedIps.length > 0 ? { allowedIps: all.allowedIps } : {}),
+    ...(all.allowedOrigins.length > 0 ? { allowedOrigins: all.allowedOrigins } : {}),
+    ...(all.rateLimit ? { rateLimit: all.rateLimit } : {}),
+    ...(quotas && Object.keys(quotas).length > 0 ? { quotas } : {}),
   };
 }
 
-function createBody(f: Fields): Record<string, unknown> {
-  const all = settingsOf(f);
-  const quotas = Object.fromEntries(
-    Object.entries(all.quotas as Record<string, unknown>).filter(([, value]) => value !== null),
-  );
-  return Object.fromEntries(
-    Object.entries({ ...all, quotas: Object.keys(quotas).length > 0 ? quotas : null }).filter(
-      ([field, value]) =>
-        value !== null && !(Array.isArray(value) && value.length === 0 && field !== 'permissions'),
-    ),
-  );
-}
-
-function changes(before: Fields, after: Fields): Record<string, unknown> {
+/** An edit's body (PATCH): only what differs from the key as it was. */
+function changes(before: Fields, after: Fields): UpdateBody {
   const was = settingsOf(before);
   const now = settingsOf(after);
   const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-  const body: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(now)) {
-    if (field === 'quotas') continue;
-    if (!same(value, was[field])) body[field] = value;
-  }
-  const quotasWas = was.quotas as Record<string, unknown>;
+  const body: UpdateBody = {};
+  const changed = <F extends Exclude<keyof typeof now, 'quotas'>>(field: F) => {
+    if (!same(now[field], was[field])) Object.assign(body, { [field]: now[field] });
+  };
+  for (const field of [
+    'name',
+    'permissions',
+    'expiresAt',
+    'allowedIps',
+    'allowedOrigins',
+    'rateLimit',
+  ] as const)
+    changed(field);
   const quotas = Object.fromEntries(
-    Object.entries(now.quotas as Record<string, unknown>).filter(
-      ([field, value]) => !same(value, quotasWas[field]),
-    ),
+    Object.entries(now.quotas).filter(([field, value]) => !same(value, was.quotas[field as QuotaField])),
   );
   if (Object.keys(quotas).length > 0) body.quotas = quotas;
   return body;
@@ -127,7 +150,7 @@ export function KeyForm({
   mode: Mode;
   existing?: ApiKey | undefined;
   onCreated?: (key: { name: string; key: string }) => void;
-  onSaved?: () => void;
+  onSaved?: (key: ApiKey) => void;
 }) {
   const [initial] = useState(() => fieldsOf(existing));
   const [f, setF] = useState<Fields>(initial);
@@ -140,7 +163,9 @@ export function KeyForm({
     setNote(null);
     if (!existing) {
       action.run(async () => {
-        const created = await modeApi<ApiKey & { key: string }>(mode, 'POST', '/keys', createBody(f));
+        const created = await ok(
+          api.POST('/dashboard/api/{mode}/keys', { params: { path: { mode } }, body: createBody(f) }),
+        );
         setF(fieldsOf(undefined));
         onCreated?.({ name: created.name, key: created.key });
       });
@@ -152,12 +177,17 @@ export function KeyForm({
       return;
     }
     action.run(async () => {
-      await modeApi<ApiKey>(mode, 'PATCH', `/keys/${existing.id}`, body);
-      onSaved?.();
+      const saved = await ok(
+        api.PATCH('/dashboard/api/{mode}/keys/{keyId}', {
+          params: { path: { mode, keyId: existing.id } },
+          body,
+        }),
+      );
+      onSaved?.(saved);
     });
   };
 
-  const toggle = (permission: string) =>
+  const toggle = (permission: Permission) =>
     set({
       permissions: f.permissions.includes(permission)
         ? f.permissions.filter((p) => p !== permission)
@@ -182,7 +212,7 @@ export function KeyForm({
         </label>
         <fieldset>
           <legend>Permissions</legend>
-          {PERMISSIONS.map((permission) => (
+          {DATA_PERMISSIONS.map((permission) => (
             <label key={permission} class="inline">
               <input
                 type="checkbox"
@@ -192,6 +222,16 @@ export function KeyForm({
               {permission}
             </label>
           ))}
+        </fieldset>
+        <fieldset>
+          <legend>Key management</legend>
+          <label class="inline">
+            <input type="checkbox" checked={f.permissions.includes('keys')} onChange={() => toggle('keys')} />{' '}
+            keys: can create, change and revoke keys and read the webhook signing secret
+          </label>
+          <p class="warning-line">
+            Only for a key that manages other keys: whoever holds it can make a key with every permission.
+          </p>
         </fieldset>
         <label>
           Expires (optional){' '}

@@ -1,22 +1,38 @@
 import { useState } from 'preact/hooks';
-import { type ApiKey, type Mode, modeApi } from '../api';
-import { Card, CopyButton, ErrorNote, useAction } from '../components/ui';
+import { type ApiKey, api, inMode, type Mode, ok } from '../api';
+import { Card, CopyButton, Done, ErrorNote, RowAction, Table, useAction } from '../components/ui';
 import { useData } from '../data';
-import { when } from '../format';
+import { ago, when } from '../format';
 import { KeyForm } from './KeyForm';
+
+function status(key: ApiKey): string {
+  if (key.revokedAt) return 'revoked';
+  if (!key.isActive) return 'expired';
+  return key.rotatedTo ? 'rotated (grace period)' : 'active';
+}
+
+/** A revoked key never expires: it is revoked. */
+function expiry(key: ApiKey): string {
+  if (key.revokedAt) return 'revoked';
+  return key.expiresAt ? when(key.expiresAt) : 'never';
+}
 
 /** The account's API keys: list, create (the secret shown once), edit, rotate, revoke. */
 export function Keys({ mode }: { mode: Mode }) {
-  const keys = useData(() => modeApi<{ keys: ApiKey[] }>(mode, 'GET', '/keys'), [mode]);
+  const keys = useData(() => ok(api.GET('/dashboard/api/{mode}/keys', inMode(mode))), [mode]);
   const [secret, setSecret] = useState<{ name: string; key: string } | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
   const edited = keys.data?.keys.find((key) => key.id === editing);
   const action = useAction();
   const shown = (issued: { name: string; key: string }) => {
+    setDone(null);
     setSecret(issued);
     keys.reload();
   };
+  const byKey = (key: ApiKey) => ({ params: { path: { mode, keyId: key.id } } });
+  const subject = (key: ApiKey) => `key-name-${key.id}`;
   return (
     <>
       {secret && (
@@ -35,93 +51,74 @@ export function Keys({ mode }: { mode: Mode }) {
       )}
       <Card title="Keys">
         <ErrorNote error={keys.error ?? action.error} />
+        <Done text={done} />
         {keys.data && keys.data.keys.length === 0 && <p class="muted">No keys yet: create one below.</p>}
         {keys.data && keys.data.keys.length > 0 && (
-          <table aria-label="API keys">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Key</th>
-                <th>Permissions</th>
-                <th>Status</th>
-                <th>Expires</th>
-                <th>Created</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.keys.map((key) => (
-                <tr key={key.id} data-key-id={key.id}>
-                  <td>{key.name}</td>
-                  <td class="mono">{key.keyPrefix}…</td>
-                  <td>{key.permissions.join(', ')}</td>
-                  <td>
-                    {key.revokedAt
-                      ? 'revoked'
-                      : key.isActive
-                        ? key.rotatedTo
-                          ? 'rotated (grace period)'
-                          : 'active'
-                        : 'expired'}
-                  </td>
-                  <td>{when(key.expiresAt)}</td>
-                  <td>{when(key.createdAt)}</td>
-                  <td class="actions">
-                    {!key.revokedAt && (
-                      <button type="button" class="secondary" onClick={() => setEditing(key.id)}>
-                        Edit {key.name}
-                      </button>
-                    )}
-                    {key.isActive && !key.rotatedTo && (
-                      <button
-                        type="button"
-                        class="secondary"
-                        disabled={action.busy}
+          <Table
+            label="API keys"
+            columns={['Name', 'Key', 'Permissions', 'Status', 'Last used', 'Expires', 'Created', '']}
+          >
+            {keys.data.keys.map((key) => (
+              <tr key={key.id} data-key-id={key.id}>
+                <td id={subject(key)}>{key.name}</td>
+                <td class="mono">{key.keyPrefix}…</td>
+                <td>{key.permissions.join(', ')}</td>
+                <td>{status(key)}</td>
+                <td title={key.lastUsedAt ? when(key.lastUsedAt) : undefined}>{ago(key.lastUsedAt)}</td>
+                <td>{expiry(key)}</td>
+                <td>{when(key.createdAt)}</td>
+                <td class="actions">
+                  {!key.revokedAt && (
+                    <RowAction
+                      label="Edit"
+                      subject={subject(key)}
+                      onClick={() => {
+                        setDone(null);
+                        setEditing(key.id);
+                      }}
+                    />
+                  )}
+                  {key.isActive && !key.rotatedTo && (
+                    <RowAction
+                      label="Rotate"
+                      subject={subject(key)}
+                      busy={action.busy}
+                      onClick={() =>
+                        action.run(async () => {
+                          const rotated = await ok(
+                            api.POST('/dashboard/api/{mode}/keys/{keyId}/rotate', byKey(key)),
+                          );
+                          shown({ name: rotated.newKey.name, key: rotated.newKey.key });
+                        })
+                      }
+                    />
+                  )}
+                  {!key.revokedAt && confirming === key.id && (
+                    <>
+                      <RowAction
+                        label="Yes, revoke"
+                        subject={subject(key)}
+                        busy={action.busy}
+                        danger
                         onClick={() =>
                           action.run(async () => {
-                            const rotated = await modeApi<{ newKey: ApiKey & { key: string } }>(
-                              mode,
-                              'POST',
-                              `/keys/${key.id}/rotate`,
-                            );
-                            shown({ name: rotated.newKey.name, key: rotated.newKey.key });
+                            await ok(api.DELETE('/dashboard/api/{mode}/keys/{keyId}', byKey(key)));
+                            setConfirming(null);
+                            setDone(`Revoked “${key.name}”: it is refused from now on.`);
+                            keys.reload();
                           })
                         }
-                      >
-                        Rotate {key.name}
-                      </button>
-                    )}
-                    {!key.revokedAt &&
-                      (confirming === key.id ? (
-                        <>
-                          <button
-                            type="button"
-                            class="danger"
-                            disabled={action.busy}
-                            onClick={() =>
-                              action.run(async () => {
-                                await modeApi(mode, 'DELETE', `/keys/${key.id}`);
-                                setConfirming(null);
-                                keys.reload();
-                              })
-                            }
-                          >
-                            Yes, revoke {key.name}
-                          </button>
-                          <button type="button" class="secondary" onClick={() => setConfirming(null)}>
-                            Keep it
-                          </button>
-                        </>
-                      ) : (
-                        <button type="button" class="secondary" onClick={() => setConfirming(key.id)}>
-                          Revoke {key.name}
-                        </button>
-                      ))}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+                      />
+                      <RowAction label="Keep it" subject={subject(key)} onClick={() => setConfirming(null)} />
+                    </>
+                  )}
+                  {!key.revokedAt && confirming !== key.id && (
+                    <RowAction label="Revoke" subject={subject(key)} onClick={() => setConfirming(key.id)} />
+                  )}
+                </td>
+              </tr>
+            ))}
+          </Table>
         )}
       </Card>
       {edited && (
@@ -130,8 +127,9 @@ export function Keys({ mode }: { mode: Mode }) {
             key={edited.id}
             mode={mode}
             existing={edited}
-            onSaved={() => {
+            onSaved={(saved) => {
               setEditing(null);
+              setDone(`Saved “${saved.name}”: the change applies at once.`);
               keys.reload();
             }}
           />

@@ -4,7 +4,7 @@ import { ErrorNote, useAction } from '../components/ui';
 import { signInWith, watchWallets } from '../wallet';
 
 /** Connect a Solana wallet: the first sign-in creates the wallet's live and sandbox accounts. */
-export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
+export function SignIn({ onSignedIn }: { onSignedIn: (created: boolean) => void }) {
   const [wallets, setWallets] = useState<readonly Wallet[]>([]);
   const { busy, error, run } = useAction();
   useEffect(() => watchWallets(setWallets), []);
@@ -31,8 +31,8 @@ export function SignIn({ onSignedIn }: { onSignedIn: () => void }) {
                 disabled={busy}
                 onClick={() =>
                   run(async () => {
-                    await signInWith(wallet);
-                    onSignedIn();
+                    const { created } = await signInWith(wallet);
+                    onSignedIn(created);
                   })
                 }
               >

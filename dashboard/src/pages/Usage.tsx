@@ -1,9 +1,9 @@
 import { useState } from 'preact/hooks';
-import { type Mode, modeApi, query, type Transaction, type UsageReport } from '../api';
+import { api, inMode, type Mode, ok, type Transaction, type UsageReport } from '../api';
 import { UsageChart } from '../components/Chart';
-import { Card, ErrorNote, useAction } from '../components/ui';
+import { Card, ErrorNote, num, Table, useAction } from '../components/ui';
 import { useData } from '../data';
-import { daysAgo, usd, when } from '../format';
+import { daysAgo, entryKind, entryPurpose, operationName, usd, when } from '../format';
 
 type Grouping = UsageReport['groupBy'];
 const GROUPINGS: { value: Grouping; label: string }[] = [
@@ -17,11 +17,18 @@ export function Usage({ mode }: { mode: Mode }) {
   const [from, setFrom] = useState(daysAgo(29));
   const [to, setTo] = useState(daysAgo(-1));
   const [groupBy, setGroupBy] = useState<Grouping>('day');
-  const range = { from, to };
   const usage = useData(
-    () => modeApi<UsageReport>(mode, 'GET', `/usage${query({ ...range, groupBy })}`),
+    () =>
+      ok(
+        api.GET('/dashboard/api/{mode}/account/usage', {
+          params: { path: { mode }, query: { from, to, groupBy } },
+        }),
+      ),
     [mode, from, to, groupBy],
   );
+  // Keys by id, for the ledger's "Key" column (a person reads names, not ids).
+  const keys = useData(() => ok(api.GET('/dashboard/api/{mode}/keys', inMode(mode))), [mode]);
+  const keyNames = new Map((keys.data?.keys ?? []).map((key) => [key.id, key.name]));
   const report = usage.data;
   return (
     <>
@@ -57,94 +64,97 @@ export function Usage({ mode }: { mode: Mode }) {
               charged, {usd(report.totals.refundedUsd)} refunded).
             </p>
             {report.groupBy === 'day' && <UsageChart rows={report.rows} />}
-            <table aria-label="Usage">
-              <thead>
-                <tr>
-                  <th>{groupBy === 'day' ? 'Day' : groupBy === 'operation' ? 'Operation' : 'Key'}</th>
-                  <th class="num">Requests</th>
-                  <th class="num">Charged</th>
-                  <th class="num">Refunded</th>
-                  <th class="num">Spend</th>
-                </tr>
-              </thead>
-              <tbody>
-                {report.rows
-                  .filter((row) => groupBy !== 'day' || row.requests > 0 || row.refundedUsd !== '0.00')
-                  .map((row) => (
-                    <tr key={row.group}>
-                      <td>{row.label ? `${row.label} (${row.group})` : row.group || '—'}</td>
-                      <td class="num">{row.requests}</td>
-                      <td class="num">{usd(row.chargedUsd)}</td>
-                      <td class="num">{usd(row.refundedUsd)}</td>
-                      <td class="num">{usd(row.spendUsd)}</td>
-                    </tr>
-                  ))}
-              </tbody>
-            </table>
+            <Table
+              label="Usage"
+              columns={[
+                groupBy === 'day' ? 'Day' : groupBy === 'operation' ? 'Operation' : 'Key',
+                num('Requests'),
+                num('Charged'),
+                num('Refunded'),
+                num('Spend'),
+              ]}
+            >
+              {report.rows
+                .filter((row) => groupBy !== 'day' || row.requests > 0 || row.refundedUsd !== '0.00')
+                .map((row) => (
+                  <tr key={row.group}>
+                    <td>{groupLabel(report.groupBy, row)}</td>
+                    <td class="num">{row.requests}</td>
+                    <td class="num">{usd(row.chargedUsd)}</td>
+                    <td class="num">{usd(row.refundedUsd)}</td>
+                    <td class="num">{usd(row.spendUsd)}</td>
+                  </tr>
+                ))}
+            </Table>
           </>
         )}
       </Card>
-      <Ledger mode={mode} from={from} to={to} />
+      <Ledger mode={mode} from={from} to={to} keyNames={keyNames} />
     </>
   );
 }
 
+/** A row's group as a person reads it: the day, the operation in words, the key's name. */
+function groupLabel(groupBy: Grouping, row: UsageReport['rows'][number]): string {
+  if (groupBy === 'operation') return operationName(row.group);
+  if (groupBy === 'key') return row.label ?? (row.group || 'No key (operator)');
+  return row.group;
+}
+
 /** The ledger, newest first, a page at a time; the CSV holds the whole range. */
-function Ledger({ mode, from, to }: { mode: Mode; from: string; to: string }) {
+function Ledger({
+  mode,
+  from,
+  to,
+  keyNames,
+}: {
+  mode: Mode;
+  from: string;
+  to: string;
+  keyNames: Map<string, string>;
+}) {
   const [entries, setEntries] = useState<Transaction[]>([]);
   const [next, setNext] = useState<string | null>(null);
   const load = useAction();
   const range = { from: `${from}T00:00:00Z`, to: `${to}T00:00:00Z` };
-  useData(async () => {
-    const page = await modeApi<{ transactions: Transaction[]; nextStartingAfter: string | null }>(
-      mode,
-      'GET',
-      `/transactions${query({ ...range, limit: 50 })}`,
+  const page = (startingAfter?: string) =>
+    ok(
+      api.GET('/dashboard/api/{mode}/account/transactions', {
+        params: { path: { mode }, query: { ...range, limit: 50, startingAfter } },
+      }),
     );
-    setEntries(page.transactions);
-    setNext(page.nextStartingAfter);
+  useData(async () => {
+    const first = await page();
+    setEntries(first.transactions);
+    setNext(first.nextStartingAfter);
   }, [mode, from, to]);
   const more = () =>
     load.run(async () => {
-      const page = await modeApi<{ transactions: Transaction[]; nextStartingAfter: string | null }>(
-        mode,
-        'GET',
-        `/transactions${query({ ...range, limit: 50, startingAfter: next ?? undefined })}`,
-      );
-      setEntries((shown) => [...shown, ...page.transactions]);
-      setNext(page.nextStartingAfter);
+      const following = await page(next ?? undefined);
+      setEntries((shown) => [...shown, ...following.transactions]);
+      setNext(following.nextStartingAfter);
     });
   return (
     <Card title="Ledger">
       <p>
-        <a href={`/dashboard/api/${mode}/transactions.csv${query(range)}`} download>
+        <a href={`/dashboard/api/${mode}/transactions.csv?${new URLSearchParams(range)}`} download>
           Export CSV
         </a>
       </p>
-      <table aria-label="Ledger">
-        <thead>
-          <tr>
-            <th>Time</th>
-            <th>Kind</th>
-            <th>Operation</th>
-            <th class="num">Amount</th>
-            <th class="num">Balance</th>
-            <th>Key</th>
+      <Table label="Ledger" columns={['Time', 'Kind', 'What', num('Amount'), num('Balance'), 'Key']}>
+        {entries.map((entry) => (
+          <tr key={entry.id}>
+            <td>{when(entry.createdAt)}</td>
+            <td>{entryKind(entry.kind)}</td>
+            <td>{entryPurpose(entry)}</td>
+            <td class="num">{usd(entry.amountUsd)}</td>
+            <td class="num">{usd(entry.balanceAfterUsd)}</td>
+            <td title={entry.keyId ?? undefined}>
+              {entry.keyId ? (keyNames.get(entry.keyId) ?? entry.keyId) : '—'}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {entries.map((entry) => (
-            <tr key={entry.id}>
-              <td>{when(entry.createdAt)}</td>
-              <td>{entry.kind}</td>
-              <td>{entry.operation ?? entry.memo ?? '—'}</td>
-              <td class="num">{usd(entry.amountUsd)}</td>
-              <td class="num">{usd(entry.balanceAfterUsd)}</td>
-              <td class="mono">{entry.keyId ?? '—'}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </Table>
       {next && (
         <button type="button" class="secondary" disabled={load.busy} onClick={more}>
           Load more

@@ -1,19 +1,20 @@
 import type { Wallet } from '@wallet-standard/base';
 import { useEffect, useState } from 'preact/hooks';
-import { type Answer, modeApi } from '../api';
-import { Card, ErrorNote, useAction } from '../components/ui';
+import { api, ok } from '../api';
+import { Card, ErrorNote, Table, useAction } from '../components/ui';
 import { useData } from '../data';
 import { when } from '../format';
 import { linkWith, watchWallets } from '../wallet';
-
-type WalletList = Answer<'dashboardListWallets'>;
 
 /**
  * "Your wallets" on Add funds (live): deposits are recognised by the wallet that sends them, so the
  * sign-in wallet counts, and any other wallet linked here by signing with it.
  */
 export function Wallets() {
-  const list = useData(() => modeApi<WalletList>('live', 'GET', '/wallets'), []);
+  const list = useData(
+    () => ok(api.GET('/dashboard/api/{mode}/wallets', { params: { path: { mode: 'live' } } })),
+    [],
+  );
   const [installed, setInstalled] = useState<readonly Wallet[]>([]);
   const [choosing, setChoosing] = useState(false);
   const [note, setNote] = useState<string | null>(null);
@@ -32,44 +33,38 @@ export function Wallets() {
       </p>
       <ErrorNote error={list.error} />
       {list.data && (
-        <table aria-label="Your wallets">
-          <thead>
-            <tr>
-              <th>Wallet</th>
-              <th>How</th>
-              <th>Linked</th>
-              <th />
+        <Table label="Your wallets" columns={['Wallet', 'How', 'Linked', '']}>
+          {wallets.map((wallet) => (
+            <tr key={wallet.address}>
+              <td class="mono">{wallet.address}</td>
+              <td>{wallet.kind === 'sign-in' ? 'sign-in wallet' : 'linked'}</td>
+              <td>{wallet.linkedAt ? when(wallet.linkedAt) : '—'}</td>
+              <td>
+                {wallet.kind === 'linked' && (
+                  <button
+                    type="button"
+                    class="secondary"
+                    disabled={unlink.busy}
+                    aria-label={`Unlink ${wallet.address}`}
+                    onClick={() =>
+                      unlink.run(async () => {
+                        await ok(
+                          api.DELETE('/dashboard/api/{mode}/wallets/{address}', {
+                            params: { path: { mode: 'live', address: wallet.address } },
+                          }),
+                        );
+                        setNote(`Unlinked ${wallet.address}: its deposits no longer count for this account.`);
+                        list.reload();
+                      })
+                    }
+                  >
+                    Unlink
+                  </button>
+                )}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {wallets.map((wallet) => (
-              <tr key={wallet.address}>
-                <td class="mono">{wallet.address}</td>
-                <td>{wallet.kind === 'sign-in' ? 'sign-in wallet' : 'linked'}</td>
-                <td>{wallet.linkedAt ? when(wallet.linkedAt) : '—'}</td>
-                <td>
-                  {wallet.kind === 'linked' && (
-                    <button
-                      type="button"
-                      class="secondary"
-                      disabled={unlink.busy}
-                      aria-label={`Unlink ${wallet.address}`}
-                      onClick={() =>
-                        unlink.run(async () => {
-                          await modeApi('live', 'DELETE', `/wallets/${wallet.address}`);
-                          setNote(null);
-                          list.reload();
-                        })
-                      }
-                    >
-                      Unlink
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </Table>
       )}
       <ErrorNote error={unlink.error} />
       {list.data && linkedCount < list.data.maxLinked && (

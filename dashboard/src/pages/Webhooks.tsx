@@ -1,21 +1,26 @@
 import { useState } from 'preact/hooks';
-import { type Answer, type Mode, modeApi } from '../api';
-import { Card, CopyButton, ErrorNote, useAction } from '../components/ui';
+import { api, type Mode, ok } from '../api';
+import { Card, CopyButton, Done, ErrorNote, num, RowAction, Table, useAction } from '../components/ui';
 import { useData } from '../data';
 import { when } from '../format';
-
-type Delivery = Answer<'dashboardGetWebhookDelivery'>;
 
 /** Deliveries with their attempts, redelivery, a test event, and the signing secret. */
 export function Webhooks({ mode }: { mode: Mode }) {
   const list = useData(
-    () => modeApi<{ deliveries: Delivery[] }>(mode, 'GET', '/webhooks/deliveries?pageSize=50'),
+    () =>
+      ok(
+        api.GET('/dashboard/api/{mode}/webhooks/deliveries', {
+          params: { path: { mode }, query: { pageSize: 50 } },
+        }),
+      ),
     [mode],
   );
   const [open, setOpen] = useState<string | null>(null);
   const act = useAction();
   const [url, setUrl] = useState('');
   const [outcome, setOutcome] = useState<string | null>(null);
+  const [done, setDone] = useState<string | null>(null);
+  const byDelivery = (id: string) => ({ params: { path: { mode, deliveryId: id } } });
   return (
     <>
       <Card title="Send a test webhook">
@@ -24,12 +29,12 @@ export function Webhooks({ mode }: { mode: Mode }) {
           onSubmit={(event) => {
             event.preventDefault();
             act.run(async () => {
-              const result = await modeApi<{
-                delivered: boolean;
-                statusCode: number | null;
-                latencyMs: number;
-                error: string | null;
-              }>(mode, 'POST', '/webhooks/test', { callbackUrl: url });
+              const result = await ok(
+                api.POST('/dashboard/api/{mode}/webhooks/test', {
+                  params: { path: { mode } },
+                  body: { callbackUrl: url },
+                }),
+              );
               setOutcome(
                 result.delivered
                   ? `Delivered: ${result.statusCode} in ${result.latencyMs} ms`
@@ -53,65 +58,77 @@ export function Webhooks({ mode }: { mode: Mode }) {
             Send test webhook
           </button>
         </form>
-        {outcome && (
-          <p class="note" role="status">
-            {outcome}
-          </p>
-        )}
+        <Done text={outcome} />
       </Card>
       <Card title="Deliveries">
         <ErrorNote error={list.error ?? act.error} />
+        <Done text={done} />
         {list.data && list.data.deliveries.length === 0 && <p class="muted">None yet.</p>}
         {list.data && list.data.deliveries.length > 0 && (
-          <table aria-label="Webhook deliveries">
-            <thead>
-              <tr>
-                <th>Delivery</th>
-                <th>Type</th>
-                <th>Status</th>
-                <th class="num">Attempts</th>
-                <th>Last answer</th>
-                <th>Created</th>
-                <th />
+          <Table
+            label="Webhook deliveries"
+            columns={['Delivery', 'Type', 'Status', num('Attempts'), 'Last answer', 'Created', '']}
+          >
+            {list.data.deliveries.map((delivery) => (
+              <tr key={delivery.id}>
+                <td>
+                  <button
+                    type="button"
+                    class="link mono"
+                    id={`delivery-${delivery.id}`}
+                    onClick={() => setOpen(open === delivery.id ? null : delivery.id)}
+                  >
+                    {delivery.id}
+                  </button>
+                </td>
+                <td>{delivery.type}</td>
+                <td>{delivery.status}</td>
+                <td class="num">{delivery.attemptCount}</td>
+                <td>{delivery.lastStatusCode ?? delivery.lastError ?? '—'}</td>
+                <td>{when(delivery.createdAt)}</td>
+                <td class="actions">
+                  <RowAction
+                    label="Redeliver"
+                    subject={`delivery-${delivery.id}`}
+                    busy={act.busy}
+                    onClick={() =>
+                      act.run(async () => {
+                        await ok(
+                          api.POST(
+                            '/dashboard/api/{mode}/webhooks/deliveries/{deliveryId}/redeliver',
+                            byDelivery(delivery.id),
+                          ),
+                        );
+                        setDone(`Sending ${delivery.id} again now, with the same webhook-id.`);
+                        list.reload();
+                        setOpen(delivery.id);
+                      })
+                    }
+                  />
+                  {(delivery.status === 'PENDING' || delivery.status === 'SENDING') &&
+                    !delivery.cancelledAt && (
+                      <RowAction
+                        label="Stop retrying"
+                        subject={`delivery-${delivery.id}`}
+                        busy={act.busy}
+                        onClick={() =>
+                          act.run(async () => {
+                            await ok(
+                              api.POST(
+                                '/dashboard/api/{mode}/webhooks/deliveries/{deliveryId}/cancel',
+                                byDelivery(delivery.id),
+                              ),
+                            );
+                            setDone(`Stopped retrying ${delivery.id}.`);
+                            list.reload();
+                          })
+                        }
+                      />
+                    )}
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {list.data.deliveries.map((delivery) => (
-                <tr key={delivery.id}>
-                  <td>
-                    <button
-                      type="button"
-                      class="link mono"
-                      onClick={() => setOpen(open === delivery.id ? null : delivery.id)}
-                    >
-                      {delivery.id}
-                    </button>
-                  </td>
-                  <td>{delivery.type}</td>
-                  <td>{delivery.status}</td>
-                  <td class="num">{delivery.attemptCount}</td>
-                  <td>{delivery.lastStatusCode ?? delivery.lastError ?? '—'}</td>
-                  <td>{when(delivery.createdAt)}</td>
-                  <td>
-                    <button
-                      type="button"
-                      class="secondary"
-                      disabled={act.busy}
-                      onClick={() =>
-                        act.run(async () => {
-                          await modeApi(mode, 'POST', `/webhooks/deliveries/${delivery.id}/redeliver`);
-                          list.reload();
-                          setOpen(delivery.id);
-                        })
-                      }
-                    >
-                      Redeliver {delivery.id}
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         )}
         {open && <Attempts mode={mode} id={open} version={list.data} />}
       </Card>
@@ -122,7 +139,12 @@ export function Webhooks({ mode }: { mode: Mode }) {
 
 function Attempts({ mode, id, version }: { mode: Mode; id: string; version: unknown }) {
   const delivery = useData(
-    () => modeApi<Delivery>(mode, 'GET', `/webhooks/deliveries/${id}`),
+    () =>
+      ok(
+        api.GET('/dashboard/api/{mode}/webhooks/deliveries/{deliveryId}', {
+          params: { path: { mode, deliveryId: id } },
+        }),
+      ),
     [mode, id, version],
   );
   const data = delivery.data;
@@ -134,26 +156,16 @@ function Attempts({ mode, id, version }: { mode: Mode; id: string; version: unkn
           <h3>
             {data.id}: {data.status} → {data.url}
           </h3>
-          <table aria-label="Attempts">
-            <thead>
-              <tr>
-                <th>Attempt</th>
-                <th>Time</th>
-                <th>Answer</th>
-                <th class="num">Latency</th>
+          <Table label="Attempts" columns={['Attempt', 'Time', 'Answer', num('Latency')]}>
+            {(data.attempts ?? []).map((attempt) => (
+              <tr key={attempt.attempt}>
+                <td>{attempt.attempt}</td>
+                <td>{when(attempt.at)}</td>
+                <td>{attempt.statusCode ?? attempt.error}</td>
+                <td class="num">{attempt.latencyMs} ms</td>
               </tr>
-            </thead>
-            <tbody>
-              {(data.attempts ?? []).map((attempt) => (
-                <tr key={attempt.attempt}>
-                  <td>{attempt.attempt}</td>
-                  <td>{when(attempt.at)}</td>
-                  <td>{attempt.statusCode ?? attempt.error}</td>
-                  <td class="num">{attempt.latencyMs} ms</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+            ))}
+          </Table>
         </>
       )}
     </div>
@@ -183,7 +195,9 @@ function Secret({ mode }: { mode: Mode }) {
         disabled={act.busy}
         onClick={() =>
           act.run(async () => {
-            const shown = await modeApi<{ webhookSecret: string }>(mode, 'POST', '/webhooks/secret/reveal');
+            const shown = await ok(
+              api.POST('/dashboard/api/{mode}/account/webhook-secret', { params: { path: { mode } } }),
+            );
             setSecret({ value: shown.webhookSecret });
           })
         }
@@ -196,10 +210,8 @@ function Secret({ mode }: { mode: Mode }) {
         disabled={act.busy}
         onClick={() =>
           act.run(async () => {
-            const rotated = await modeApi<{ webhookSecret: string; previousSecretValidUntil: string }>(
-              mode,
-              'POST',
-              '/webhooks/secret/rotate',
+            const rotated = await ok(
+              api.POST('/dashboard/api/{mode}/account/webhook-secret/rotate', { params: { path: { mode } } }),
             );
             setSecret({
               value: rotated.webhookSecret,

@@ -2,14 +2,7 @@ import Type from 'typebox';
 import { accountFields, addPlayMoney, presentAccount } from '../../accounts/index.js';
 import { depositDisplay } from '../../deposits/index.js';
 import { UsdString } from '../../http/schemas.js';
-import {
-  accountUsage,
-  listTransactions,
-  TransactionList,
-  TransactionQuery,
-  UsageQuery,
-  UsageReport,
-} from '../../ledger/index.js';
+import { accountUsage, listTransactions, TransactionQuery } from '../../ledger/index.js';
 import { formatUsd } from '../../lib/money.js';
 import { transactionsCsv } from '../csv.js';
 import { type DepositSource, fundsView } from '../funds.js';
@@ -54,7 +47,14 @@ export function accountRoutes(edge: DashboardEdge, deps: { deposits: DepositSour
       account: Type.Object(accountFields),
       today: Period,
       month: Period,
-      lowBalance: Type.Boolean(),
+      funded: Type.Boolean({
+        description:
+          'Whether money ever reached the account (a deposit, play money, an operator’s credit or adjustment); ' +
+          'a live account never funded gets a call to fund it, not a low-balance warning',
+      }),
+      lowBalance: Type.Boolean({
+        description: 'The balance is below `lowBalanceThresholdUsd` on an account that was funded',
+      }),
       lowBalanceThresholdUsd: UsdString,
     }),
     handler: async ({ ctx, account }) => {
@@ -71,36 +71,19 @@ export function accountRoutes(edge: DashboardEdge, deps: { deposits: DepositSour
         return { requests: usage.totals.requests, spendUsd: usage.totals.spendUsd };
       };
       const threshold = edge.settings.lowBalanceMicros;
+      // A balance came from somewhere; only an empty account needs the look at its deposits.
+      const funded =
+        account.balanceMicros > 0n ||
+        (await listTransactions(ctx, account.id, { kind: 'deposit', limit: 1 })).transactions.length > 0;
       return {
         account: presentAccount(account),
         today: await period(today),
         month: await period(monthStart),
-        lowBalance: account.balanceMicros < threshold,
+        funded,
+        lowBalance: funded && account.balanceMicros < threshold,
         lowBalanceThresholdUsd: formatUsd(threshold),
       };
     },
-  });
-
-  defineDashboardRoute(edge, {
-    scope: 'account',
-    method: 'GET',
-    url: '/usage',
-    operationId: 'usage',
-    summary: 'Spend and paid requests per day, operation or key (as GET /api/v1/account/usage)',
-    querystring: UsageQuery,
-    response: UsageReport,
-    handler: async ({ ctx, account, query }) => accountUsage(ctx, account.id, query),
-  });
-
-  defineDashboardRoute(edge, {
-    scope: 'account',
-    method: 'GET',
-    url: '/transactions',
-    operationId: 'transactions',
-    summary: 'The ledger, newest first (as GET /api/v1/account/transactions)',
-    querystring: TransactionQuery,
-    response: TransactionList,
-    handler: async ({ ctx, account, query }) => listTransactions(ctx, account.id, query),
   });
 
   defineDashboardRoute(edge, {

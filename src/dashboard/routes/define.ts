@@ -6,7 +6,7 @@ import type { Config } from '../../config.js';
 import { type Context, createContext } from '../../context.js';
 import { AppError, type ErrorCode } from '../../errors.js';
 import { baseUrl } from '../../http/openapi.js';
-import { errorResponses } from '../../http/route.js';
+import { type BodyRules, errorResponses } from '../../http/route.js';
 import { clientAddress } from '../../lib/client-ip.js';
 import { failureAddress } from '../../limits/index.js';
 import type { DashboardSettings } from '../config.js';
@@ -95,6 +95,8 @@ export interface DashboardRouteSpec<
   /** Counted against the client address's sign-in bucket (challenge and verify). */
   signIn?: boolean;
   errors?: ErrorCode[];
+  /** The domain rules of a body the schema refused (as an API route's: `RouteSpec.bodyRules`). */
+  bodyRules?: BodyRules;
   handler: (
     input: DashboardInput<S, P, Q, B>,
     request: FastifyRequest,
@@ -159,6 +161,7 @@ export function defineDashboardRoute<
       ...(spec.body ? { body: spec.body } : {}),
       response: { 200: success, ...errorResponses(codes) },
     },
+    ...(spec.bodyRules ? { config: { bodyRules: spec.bodyRules } } : {}),
     onRequest: async (request, reply) => {
       // Answers about one wallet's money and secrets: never kept by a browser or a proxy.
       reply.header('cache-control', 'no-store');

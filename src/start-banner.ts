@@ -1,0 +1,51 @@
+import type { Config } from './config.js';
+import { baseUrl } from './http/openapi.js';
+
+/** Where a serving process can be reached: the same four addresses on every start. */
+export interface Addresses {
+  api: string;
+  dashboard: string;
+  reference: string;
+  openapi: string;
+}
+
+export function addressesOf(config: Pick<Config, 'host' | 'port' | 'publicBaseUrl'>): Addresses {
+  const base = baseUrl(config);
+  return {
+    api: `${base}/api/v1`,
+    dashboard: `${base}/dashboard/`,
+    reference: `${base}/docs`,
+    openapi: `${base}/api/v1/openapi.json`,
+  };
+}
+
+/**
+ * What `sibyl start` prints on the embedded database once everything listens (docs/operations.md#first-start):
+ * the starter account on a first start, or that this data directory was started before; local
+ * development when it is on; then the addresses, every time. On PostgreSQL nothing is printed: the
+ * addresses are fields of the `API listening` log line, since stdout carries the JSON logs there.
+ */
+export function startBanner(input: {
+  config: Pick<Config, 'host' | 'port' | 'publicBaseUrl' | 'dataDir'>;
+  /** The first start's lines (the starter account and its key); none on a later start. */
+  welcome: string[] | null;
+  /** The local-development lines, when it is on. */
+  localDevelopment: string[];
+}): string {
+  const a = addressesOf(input.config);
+  return [
+    '',
+    ...(input.welcome ?? [
+      `  Sibyl is running on the embedded database in ${input.config.dataDir} (started before: its accounts,`,
+      '  keys and balances are as they were; the first start printed the sandbox key).',
+      '',
+    ]),
+    ...input.localDevelopment,
+    `  API            ${a.api}`,
+    `  Dashboard      ${a.dashboard}  (sign in with a Solana wallet)`,
+    `  API reference  ${a.reference}`,
+    `  OpenAPI        ${a.openapi}`,
+    '',
+    '',
+  ].join('\n');
+}
