@@ -18,7 +18,6 @@ import {
 import { registerErrorHandling } from './http/errors.js';
 import { LocalStreamSlots, type StreamSlots } from './http/event-stream/slots.js';
 import { EventStreams } from './http/event-stream/streams.js';
-import type { RouteDeps } from './http/feature-routes.js';
 import { InFlight } from './http/in-flight.js';
 import { registerOpenApi } from './http/openapi.js';
 import { lazyChildLogger, RequestLog } from './http/request-log.js';
@@ -169,7 +168,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await registerOpenApi(app, VERSION, config);
 
   // Every feature's routes, in the list's order (src/features.ts): that order is the OpenAPI document's.
-  const routeDeps: RouteDeps = { config, db, clock, ports, log: app.log, edge };
+  const routeDeps = { config, db, clock, ports, log: app.log, edge };
   for (const feature of FEATURES) await feature.api?.(app, routeDeps);
   options.extraRoutes?.(app);
 

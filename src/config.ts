@@ -1,49 +1,15 @@
 import Type, { type Static, type TObject, type TProperties } from 'typebox';
 import Value from 'typebox/value';
-import type { Feature, SettingsFragments } from './feature.js';
+import { coreSettings } from './core-settings.js';
+import type { SettingsFragments } from './feature.js';
 import { FEATURES } from './features.js';
 import { streamSettings } from './http/event-stream/config.js';
-import { ConfigError, defineSettings } from './lib/settings.js';
+import { ConfigError } from './lib/settings.js';
 import { metricsSettings } from './metrics/config.js';
 
 export { ConfigError } from './lib/settings.js';
 
-/** The process itself: database, HTTP listener, logging, shared Redis. */
-const coreSettings = defineSettings(
-  {
-    DATABASE_URL: Type.Optional(
-      Type.String({ minLength: 1, description: 'PostgreSQL URL; unset → embedded PGlite' }),
-    ),
-    SIBYL_DATA_DIR: Type.String({ default: './data', minLength: 1 }),
-    PORT: Type.Integer({ default: 3000, minimum: 0, maximum: 65535 }),
-    HOST: Type.String({ default: '127.0.0.1', minLength: 1 }),
-    LOG_LEVEL: Type.Enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info' }),
-    PUBLIC_BASE_URL: Type.Optional(Type.String({ minLength: 1 })),
-    BODY_LIMIT_BYTES: Type.Integer({ default: 131_072, minimum: 1024 }),
-    REQUEST_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 1000 }),
-    KEEP_ALIVE_TIMEOUT_MS: Type.Integer({ default: 72_000, minimum: 1000 }),
-    SHUTDOWN_GRACE_MS: Type.Integer({ default: 10_000, minimum: 0 }),
-    DB_POOL_SIZE: Type.Integer({ default: 10, minimum: 1, maximum: 500 }),
-    REDIS_URL: Type.Optional(Type.String({ minLength: 1 })),
-  },
-  (v) => ({
-    databaseUrl: v.DATABASE_URL,
-    dataDir: v.SIBYL_DATA_DIR,
-    port: v.PORT,
-    host: v.HOST,
-    logLevel: v.LOG_LEVEL,
-    publicBaseUrl: v.PUBLIC_BASE_URL,
-    bodyLimitBytes: v.BODY_LIMIT_BYTES,
-    requestTimeoutMs: v.REQUEST_TIMEOUT_MS,
-    keepAliveTimeoutMs: v.KEEP_ALIVE_TIMEOUT_MS,
-    shutdownGraceMs: v.SHUTDOWN_GRACE_MS,
-    dbPoolSize: v.DB_POOL_SIZE,
-    /** Shared state across instances (rate-limit buckets); unset: per instance. */
-    redisUrl: v.REDIS_URL,
-  }),
-);
-
-type SettingsOf<F> = F extends Feature<infer S> ? S : never;
+type SettingsOf<F> = F extends { settings?: infer S } ? S : never;
 type Intersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
 type Parsed<S extends SettingsFragments> = { [K in keyof S]: ReturnType<S[K]['parse']> };
 

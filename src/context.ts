@@ -1,6 +1,14 @@
 import type { Database, Queryable } from './db/database.js';
-import type { Principal } from './keys/index.js';
 import type { Clock } from './lib/clock.js';
+
+/**
+ * Who acts through an API key, as far as a verb reads it: its key and account (the keys room's
+ * `Principal` is one). Stated here, below the rooms, so that the context names no feature.
+ */
+export interface Actor {
+  readonly keyId: string;
+  readonly accountId: string;
+}
 
 /**
  * What every domain verb runs in: the database (or the transaction in progress), the clock, and who
@@ -15,7 +23,7 @@ export interface Context {
   readonly tx: Queryable | null;
   readonly clock: Clock;
   /** The API key acting; absent for the operator (CLI) and the worker. */
-  readonly principal?: Principal | undefined;
+  readonly principal?: Actor | undefined;
   /** The HTTP request this work belongs to, when there is one. */
   readonly requestId?: string | undefined;
 }
@@ -26,7 +34,7 @@ export type TxContext = Context & { readonly tx: Queryable };
 export function createContext(
   db: Database,
   clock: Clock,
-  extra: { principal?: Principal | undefined; requestId?: string | undefined } = {},
+  extra: { principal?: Actor | undefined; requestId?: string | undefined } = {},
 ): Context {
   return { db, tx: null, clock, ...extra };
 }

@@ -1,29 +1,42 @@
 import type { TProperties } from 'typebox';
-import type { Config } from './config.js';
-import type { Database } from './db/database.js';
-import type { DepositWiring } from './deposits/index.js';
+import type { Database, Statement } from './db/database.js';
 import type { RegisterRoutes } from './http/feature-routes.js';
 import type { Clock } from './lib/clock.js';
 import type { CommandArgs, Output } from './lib/command-line.js';
 import type { Settings } from './lib/settings.js';
 import type { Log } from './logger.js';
-import type { Ports } from './ports.js';
 import type { PeriodicTask } from './queue/periodic.js';
 import type { WorkQueue } from './queue/queue.js';
 
 /** Settings fragments by the key their parsed settings get in `Config` (`{ jobs: jobSettings }`). */
 export type SettingsFragments = Record<string, Settings<TProperties, unknown>>;
 
-/** What a feature's worker part is built from: as the API's, with the deposit watcher's test doubles. */
-export interface WorkDeps {
-  config: Config;
+/** What every part of every room is handed: the process's database, clock and log. */
+export interface BaseDeps {
   db: Database;
   clock: Clock;
   log: Log;
-  ports: Ports;
-  /** Deposits: the prices at block time and the chain; default: the price services and SOLANA_RPC_URL. */
-  deposits?: Pick<DepositWiring, 'prices' | 'rpc'>;
 }
+
+/**
+ * What a room's parts read of the process beyond `BaseDeps`, as the room states it: the slices of
+ * `Config` (`config: { jobs: JobSettings }`), the ports (`ports: { prices: PriceService }`), the
+ * edge's services (`edge`, the API part only) and what else the worker hands in. The composition
+ * roots hand the whole process, which the compiler checks against every room's statement; a room
+ * names no composition root, so its descriptor sits below them (no import cycle through `Config`).
+ */
+export interface Needs {
+  config?: object;
+  ports?: object;
+  /** The API part only. */
+  edge?: object;
+}
+
+/** What a room's API part is handed: the process's, its configuration, ports and the edge's services. */
+export type ApiDeps<N extends object> = BaseDeps & Pick<N, Extract<keyof N, keyof Needs>>;
+
+/** What a room's worker part is handed: all it states but the edge (`deposits`, `pruned`: the worker's own). */
+export type WorkDeps<N extends object> = BaseDeps & Omit<N, 'edge'>;
 
 /** A durable work queue as the worker runs it. */
 export type Queue = Pick<WorkQueue<unknown>, 'name' | 'start' | 'stop' | 'drain'>;
@@ -35,8 +48,8 @@ export interface WorkParts {
 }
 
 /** What an operator command is run with: the configuration, its output, and what it opens on demand. */
-export interface CommandIo {
-  config: Config;
+export interface CommandIo<C = unknown> {
+  config: C;
   out: Output;
   env: Record<string, string | undefined>;
   /** The database, opened (and migrated) on the first call; the command line closes it. */
@@ -48,26 +61,48 @@ export interface CommandIo {
 }
 
 /** One `sibyl <name> <action>` command of a feature. */
-export interface Command {
+export interface Command<C = unknown> {
   /** Its lines of the usage text, as printed (continuation lines included). */
   usage: string[];
-  /** Runs `action`; false: the work was done but something was refused (exit 1). */
-  run(io: CommandIo, action: string, args: CommandArgs): Promise<boolean | undefined>;
+  /** Runs `action` (loading its implementation with `import()`); false: something was refused (exit 1). */
+  run(io: CommandIo<C>, action: string, args: CommandArgs): Promise<boolean | undefined>;
 }
 
 /**
- * What a room offers the house: the composition roots (`app.ts`, `worker/worker.ts`, `cli/run.ts`,
- * `config.ts`) walk the list of these in `src/features.ts` and know no feature by name. The API part
- * loads its route files on demand, so that an operator command does not pay for them.
+ * One table (or one kind of row in it) that retention prunes: rows that ended more than `keepMs`
+ * ago go, at most a batch per statement (docs/architecture.md#durable-work).
  */
-export interface Feature<S extends SettingsFragments = Record<never, never>> {
+export interface PrunedTable<C = unknown> {
+  /** For logs and the run's report. */
+  name: string;
+  /**
+   * A batched delete built by `pruneStatement` (`db/prune.ts`) next to the feature's SQL: `$1` the
+   * cutoff, `$2` the most rows one statement deletes; returns one row `{ deleted }`.
+   */
+  prune: Statement;
+  /** How long a row is kept after it ended: a retention setting (`config.retention`) or a fixed contract. */
+  keepMs(config: C): number;
+}
+
+type ConfigOf<N extends object> = N extends { config: infer C } ? C : unknown;
+
+/**
+ * What a room offers the house (`src/<feature>/feature.ts`): the composition roots (`app.ts`,
+ * `worker/worker.ts`, `cli/run.ts`, `config.ts`) walk the list of these in `src/features.ts` and
+ * know no feature by name. `S` is its settings fragments; `N` what its parts read (see `Needs`).
+ * Its routes, worker parts and commands are loaded with `import()` when they are used, so that
+ * the list costs a command only its settings and usage lines.
+ */
+export interface Feature<S extends SettingsFragments = Record<never, never>, N extends object = Needs> {
   name: string;
   /** Its settings fragments, by their key in `Config`. */
   settings?: S;
   /** Registers its routes (in list order: that order is the OpenAPI document's). */
-  api?: RegisterRoutes;
+  api?: RegisterRoutes<ApiDeps<N>>;
   /** Its durable queues and periodic tasks. */
-  worker?(deps: WorkDeps): WorkParts;
+  worker?(deps: WorkDeps<N>): Promise<WorkParts>;
   /** Its operator commands, by name. */
-  commands?: Record<string, Command>;
+  commands?: Record<string, Command<ConfigOf<N>>>;
+  /** Its tables that retention prunes (read by the retention task through the worker). */
+  retention?: PrunedTable<ConfigOf<N>>[];
 }

@@ -1,21 +1,21 @@
-import { accountsFeature } from './accounts/index.js';
-import { aiFeature } from './ai/index.js';
-import { dashboardFeature } from './dashboard/index.js';
-import { depositsFeature } from './deposits/index.js';
-import { healthFeature } from './health/index.js';
-import { historicalFeature } from './historical/index.js';
-import { idempotencyFeature } from './idempotency/index.js';
-import { jobsFeature } from './jobs/index.js';
-import { keysFeature } from './keys/index.js';
-import { ledgerFeature } from './ledger/index.js';
-import { limitsFeature } from './limits/index.js';
-import { marketsFeature } from './markets/index.js';
-import { pricesFeature } from './prices/index.js';
-import { retentionFeature } from './retention/index.js';
-import { webhooksFeature } from './webhooks/index.js';
+import { accountsFeature } from './accounts/feature.js';
+import { aiFeature } from './ai/feature.js';
+import { dashboardFeature } from './dashboard/feature.js';
+import { depositsFeature } from './deposits/feature.js';
+import { healthFeature } from './health/feature.js';
+import { historicalFeature } from './historical/feature.js';
+import { idempotencyFeature } from './idempotency/feature.js';
+import { jobsFeature } from './jobs/feature.js';
+import { keysFeature } from './keys/feature.js';
+import { ledgerFeature } from './ledger/feature.js';
+import { limitsFeature } from './limits/feature.js';
+import { marketsFeature } from './markets/feature.js';
+import { pricesFeature } from './prices/feature.js';
+import { retentionFeature } from './retention/feature.js';
+import { webhooksFeature } from './webhooks/feature.js';
 
 /**
- * Every room of the house (src/feature.ts), in the order their routes are registered — the order of
+ * Every room's descriptor (src/feature.ts, `<feature>/feature.ts`), in the order their routes are registered — the order of
  * the OpenAPI document's paths — and their queues, tasks and commands are listed. A new feature is
  * one line here.
  */

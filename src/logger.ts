@@ -1,9 +1,9 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
-import type { Config } from './config.js';
+import type { CoreConfig } from './core-settings.js';
 
 /** One pino logger for the process; request lines carry the request id, never a secret. */
 export function createLogger(
-  config: Pick<Config, 'logLevel'>,
+  config: Pick<CoreConfig, 'logLevel'>,
   destination: 1 | 2 | DestinationStream = 1,
 ): Logger {
   return pino(

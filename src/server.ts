@@ -1,5 +1,4 @@
 import type { FastifyInstance } from 'fastify';
-import { firstStart as loadFirstStart } from './accounts/index.js';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { migrate } from './db/migrate.js';
@@ -34,7 +33,7 @@ export async function runService(configured: Config, roles: Roles): Promise<void
     const applied = await migrate(db);
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
 
-    const { createWelcome, needsStarter, sandboxWelcomeLines } = await loadFirstStart();
+    const { createWelcome, needsStarter, sandboxWelcomeLines } = await import('./first-start.js');
     const firstStart = roles.serve && (await needsStarter(db));
     // DESIGN §9, local development: private callback targets on a first start's embedded database.
     const local = roles.serve && roles.work && (await localDevelopment(db, config, systemClock, firstStart));
@@ -61,7 +60,7 @@ export async function runService(configured: Config, roles: Roles): Promise<void
       );
     }
     if (roles.work) {
-      worker = createWorker({
+      worker = await createWorker({
         config,
         db,
         clock: systemClock,

@@ -1,4 +1,4 @@
-import type { Config } from './config.js';
+import type { CoreConfig } from './core-settings.js';
 import { baseUrl } from './http/openapi.js';
 
 /** Where a serving process can be reached: the same four addresses on every start. */
@@ -9,7 +9,7 @@ export interface Addresses {
   openapi: string;
 }
 
-export function addressesOf(config: Pick<Config, 'host' | 'port' | 'publicBaseUrl'>): Addresses {
+export function addressesOf(config: Pick<CoreConfig, 'host' | 'port' | 'publicBaseUrl'>): Addresses {
   const base = baseUrl(config);
   return {
     api: `${base}/api/v1`,
@@ -26,7 +26,7 @@ export function addressesOf(config: Pick<Config, 'host' | 'port' | 'publicBaseUr
  * addresses are fields of the `API listening` log line, since stdout carries the JSON logs there.
  */
 export function startBanner(input: {
-  config: Pick<Config, 'host' | 'port' | 'publicBaseUrl' | 'dataDir'>;
+  config: Pick<CoreConfig, 'host' | 'port' | 'publicBaseUrl' | 'dataDir'>;
   /** The first start's lines (the starter account and its key); none on a later start. */
   welcome: string[] | null;
   /** The local-development lines, when it is on. */

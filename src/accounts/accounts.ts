@@ -7,6 +7,9 @@ import { newId } from '../lib/ids.js';
 import type { SecretBox } from '../webhooks/index.js';
 import * as sql from './sql.js';
 
+/** Usable keys (neither revoked nor expired) an account may hold at once, rotation grace periods included. */
+export const MAX_ACTIVE_KEYS = 25;
+
 export type AccountMode = 'live' | 'sandbox';
 export type AccountStatus = 'active' | 'suspended';
 

@@ -1,17 +1,12 @@
 import { createContext } from '../context.js';
 import type { Database } from '../db/database.js';
-import {
-  adjustCommand,
-  creditDeposit,
-  ENTRY_KINDS,
-  type EntryKind,
-  listTransactions,
-} from '../ledger/index.js';
+import { creditDeposit, ENTRY_KINDS, type EntryKind, listTransactions } from '../ledger/index.js';
 import { systemClock } from '../lib/clock.js';
 import { type CommandArgs, type Output, option, required, UsageError } from '../lib/command-line.js';
 import { formatUsd, parseUsd } from '../lib/money.js';
 import type { SecretBox } from '../webhooks/index.js';
 import { type AccountMode, createAccount, getAccount, listAccounts, setAccountStatus } from './accounts.js';
+import { adjustCommand } from './adjust-cli.js';
 import { presentAccountToOperator } from './schemas.js';
 
 /**

@@ -1,41 +1,15 @@
 import type { Context } from '../context.js';
-import { createContext } from '../context.js';
-import type { Database } from '../db/database.js';
 import { validationError } from '../errors.js';
-import { createKey, type IssuedKey, PERMISSIONS } from '../keys/index.js';
-import { creditDeposit, creditUpTo, getBalance } from '../ledger/index.js';
-import type { Clock } from '../lib/clock.js';
+import { creditUpTo, getBalance } from '../ledger/index.js';
 import { randomBase62 } from '../lib/ids.js';
 import { formatUsd, MICROS_PER_USD } from '../lib/money.js';
-import type { SecretBox } from '../webhooks/index.js';
-import { type Account, createAccount } from './accounts.js';
+import type { Account } from './accounts.js';
 
 export const SANDBOX_WELCOME_MICROS = 100n * MICROS_PER_USD;
 /** What "add play money" credits at a time… */
 export const PLAY_MONEY_MICROS = 100n * MICROS_PER_USD;
 /** …up to this balance, so play money stays play-sized. */
 export const PLAY_MONEY_CAP_MICROS = 1000n * MICROS_PER_USD;
-
-/** A sandbox account with play money and a full-permission key: what a first start hands out. */
-export async function createSandboxStarter(
-  db: Database,
-  clock: Clock,
-  secrets: SecretBox,
-): Promise<{ account: Account; key: IssuedKey }> {
-  const ctx = createContext(db, clock);
-  const account = await createAccount(ctx, { mode: 'sandbox' }, secrets);
-  await creditDeposit(ctx, {
-    accountId: account.id,
-    amountMicros: SANDBOX_WELCOME_MICROS,
-    reference: `sandbox-welcome:${account.id}`,
-    memo: 'Sandbox play money',
-  });
-  const key = await createKey(ctx, {
-    actor: { accountId: account.id, permissions: PERMISSIONS, expiresAt: null },
-    settings: { name: 'sandbox starter key' },
-  });
-  return { account, key };
-}
 
 /**
  * "Add play money" (the dashboard's sandbox button): 100.00 USD, or what brings the balance to

@@ -1,10 +1,9 @@
 import Type from 'typebox';
 import { FEES } from '../fees.js';
 import { Timestamp, UsdString } from '../http/schemas.js';
-import { MAX_ACTIVE_KEYS } from '../keys/index.js';
 import { formatUsd } from '../lib/money.js';
 import type { SecretBox } from '../webhooks/index.js';
-import type { Account } from './accounts.js';
+import { type Account, MAX_ACTIVE_KEYS } from './accounts.js';
 
 const Pricing = Type.Object(
   Object.fromEntries(Object.keys(FEES).map((name) => [name, UsdString])) as Record<

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.js';
+import { type Config, ConfigError, loadConfig } from '../config.js';
 import type { Database } from '../db/database.js';
 import { MigrationError, migrate } from '../db/migrate.js';
 import { openDatabase } from '../db/open.js';
@@ -27,7 +27,7 @@ export interface CliIo {
 }
 
 /** Every feature's commands, by name (src/features.ts). */
-const COMMANDS: ReadonlyMap<string, Command> = new Map(
+const COMMANDS: ReadonlyMap<string, Command<Config>> = new Map<string, Command<Config>>(
   FEATURES.flatMap((feature) => Object.entries(feature.commands ?? {})),
 );
 
@@ -150,7 +150,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   // service, not of its database.
   let opened: Promise<Database> | undefined;
   const held: { db?: Database } = {};
-  const commandIo: CommandIo = {
+  const commandIo: CommandIo<Config> = {
     config,
     out,
     env: io.env,

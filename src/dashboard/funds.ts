@@ -1,37 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Account } from '../accounts/index.js';
 import { type Context, queryable } from '../context.js';
-import type { DepositDisplay } from '../deposits/index.js';
+import type { DepositDisplay, DepositSource } from '../deposits/index.js';
 import { listTransactions } from '../ledger/index.js';
 import { encodeBase58 } from '../lib/base58.js';
 import { formatUsd } from '../lib/money.js';
 import * as sql from './sql.js';
-
-/** One deposit as DESIGN §13 describes it; the fields only the chain knows are null until the watcher lands. */
-export interface DepositView {
-  id: string;
-  status: 'pending' | 'credited' | 'held' | 'ignored';
-  token: 'SOL' | 'USDC' | null;
-  amount: string | null;
-  /** Null while pending: a deposit is valued at its finalization. */
-  usdValue: string | null;
-  rateUsd: string | null;
-  signature: string | null;
-  slot: number | null;
-  reference: string | null;
-  memo: string | null;
-  createdAt: string;
-}
-
-/**
- * Where the funds page's deposits come from. The seam for the deposit watcher (DESIGN §13): until
- * it lands, the ledger's deposit entries, all credited (by the operator, or play money).
- */
-export interface DepositSource {
-  /** Whether deposits are credited from the chain. */
-  watching: boolean;
-  list(ctx: Context, accountId: string): Promise<DepositView[]>;
-}
 
 export const ledgerDeposits: DepositSource = {
   watching: false,

@@ -1,4 +1,3 @@
-import type { Config } from '../config.js';
 import { createContext } from '../context.js';
 import type { Database } from '../db/database.js';
 import { HistoricalService } from '../historical/index.js';
@@ -6,8 +5,9 @@ import { systemClock } from '../lib/clock.js';
 import { type CommandArgs, type Output, option, UsageError } from '../lib/command-line.js';
 import { parseIsoTimestamp } from '../lib/time.js';
 import { silentLog } from '../logger.js';
-import { createLiveVenues, createPriceService } from '../prices/index.js';
+import { createLiveVenues, createPriceService, type PriceConfig } from '../prices/index.js';
 import { assignDeposits } from './assign.js';
+import type { DepositConfig } from './config.js';
 import {
   DEPOSIT_STATUSES,
   type DepositStatus,
@@ -37,7 +37,7 @@ export async function depositsCommand(
   out: Output,
   action: string,
   args: CommandArgs,
-  config: Config,
+  config: { deposits: DepositConfig; prices: PriceConfig },
   ports: RescanPorts = {},
 ): Promise<void> {
   switch (action) {

@@ -1,5 +1,31 @@
-import type { DepositSource, DepositView } from '../dashboard/index.js';
+import type { Context } from '../context.js';
 import { type DepositRow, listDeposits, presentDeposit } from './operator.js';
+
+/** One deposit as DESIGN §13 describes it; the fields only the chain knows are null until the watcher lands. */
+export interface DepositView {
+  id: string;
+  status: 'pending' | 'credited' | 'held' | 'ignored';
+  token: 'SOL' | 'USDC' | null;
+  amount: string | null;
+  /** Null while pending: a deposit is valued at its finalization. */
+  usdValue: string | null;
+  rateUsd: string | null;
+  signature: string | null;
+  slot: number | null;
+  reference: string | null;
+  memo: string | null;
+  createdAt: string;
+}
+
+/**
+ * Where the funds page's deposits come from. The seam for the deposit watcher (DESIGN §13): until
+ * it lands, the ledger's deposit entries, all credited (by the operator, or play money).
+ */
+export interface DepositSource {
+  /** Whether deposits are credited from the chain. */
+  watching: boolean;
+  list(ctx: Context, accountId: string): Promise<DepositView[]>;
+}
 
 /**
  * The dashboard's funds page when the watcher runs: the account's deposits from the chain, pending

@@ -1,15 +1,2 @@
-/** Liveness and readiness: the room's door. */
-import { depositReadiness } from '../deposits/index.js';
-import type { Feature } from '../feature.js';
-
-export const healthFeature: Feature = {
-  name: 'health',
-  async api(app, { config, db, ports }) {
-    const { healthRoutes } = await import('./routes.js');
-    healthRoutes(app, {
-      db,
-      aiModels: ports.resolver.liveStatus,
-      deposits: () => depositReadiness(db, config.deposits),
-    });
-  },
-};
+/** Liveness and readiness: no other room uses them, so the door is empty (`feature.ts` registers the routes). */
+export {};

@@ -74,6 +74,13 @@ export interface DashboardTwin {
  * it registers its routes; a route declared after that would never get its twin, so declaring one
  * then fails at start-up (its feature must come before the dashboard in src/features.ts).
  */
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The account routes the dashboard serves too (declared here, beside them, not in services.ts). */
+    dashboardTwins: DashboardTwins;
+  }
+}
+
 export class DashboardTwins {
   #twins: DashboardTwin[] = [];
   #taken = false;

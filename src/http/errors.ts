@@ -1,8 +1,10 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, excerpt, type ValidationProblem, validationError } from '../errors.js';
 import { metrics } from '../metrics/metrics.js';
-import type { BodyRules } from './route.js';
 import { errorsOfUncheckedParts } from './validator.js';
+
+/** A route's own checks of a body the schema refused (`RouteSpec.bodyRules`, http/route.ts). */
+export type BodyRules = (body: unknown, now: Date) => ValidationProblem[];
 
 interface SchemaError {
   instancePath?: string;

@@ -1,7 +1,8 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config.js';
+import type { CoreConfig } from '../core-settings.js';
+import type { AccessConfig } from '../limits/index.js';
 import { registerGuides } from './guides.js';
 import { finishDocument } from './openapi-document.js';
 import { API_PREFIX } from './route.js';
@@ -9,7 +10,7 @@ import { API_PREFIX } from './route.js';
 const guide = (name: string, label: string) => `[${label}](/docs/guides/${name}.md)`;
 
 /** Where clients reach this service: PUBLIC_BASE_URL, else the listening address. */
-export function baseUrl(config: Pick<Config, 'host' | 'port' | 'publicBaseUrl'>): string {
+export function baseUrl(config: Pick<CoreConfig, 'host' | 'port' | 'publicBaseUrl'>): string {
   if (config.publicBaseUrl) return config.publicBaseUrl.replace(/\/+$/, '');
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
@@ -26,7 +27,11 @@ ${guide('markets', 'markets')} · ${guide('ai', 'AI resolution')} · ${guide('jo
 ${guide('webhooks', 'webhooks')} · ${guide('dashboard', 'dashboard')} · ${guide('operations', 'operations')}.`;
 
 /** The OpenAPI 3.1 document, generated from the route schemas, and a local reference page. */
-export async function registerOpenApi(app: FastifyInstance, version: string, config: Config): Promise<void> {
+export async function registerOpenApi(
+  app: FastifyInstance,
+  version: string,
+  config: Pick<CoreConfig, 'host' | 'port' | 'publicBaseUrl'> & { access: AccessConfig },
+): Promise<void> {
   await app.register(swagger, {
     transformObject: (document) =>
       finishDocument(

@@ -1,14 +1,12 @@
-import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import type { KeyClaimer } from '../idempotency/index.js';
 import type { Authenticator, Permission, Principal } from '../keys/index.js';
 import type { Biller } from '../ledger/index.js';
 import type { Clock } from '../lib/clock.js';
-import type { AuthFailureLimiter, RateLimiter } from '../limits/index.js';
-import type { DashboardTwins } from './account-route.js';
+import type { AccessConfig, AuthFailureLimiter, RateLimiter } from '../limits/index.js';
 import type { EventStreams } from './event-stream/streams.js';
 import type { InFlight } from './in-flight.js';
-import type { ApiRouteInfo } from './route.js';
+import type { ApiRouteInfo } from './route-spec.js';
 
 /**
  * What the HTTP edge (defineRoute's hooks) reaches through `app.services`: authentication, limits,
@@ -16,7 +14,8 @@ import type { ApiRouteInfo } from './route.js';
  * when app.ts registers their routes.
  */
 export interface Services {
-  config: Config;
+  /** What the edge reads of the configuration. */
+  config: { access: AccessConfig };
   db: Database;
   clock: Clock;
   authenticator: Authenticator;
@@ -34,8 +33,6 @@ declare module 'fastify' {
     services: Services;
     /** Every route declared with defineRoute, in order. */
     apiRoutes: ApiRouteInfo[];
-    /** The account routes (http/account-route.ts) the dashboard serves too. */
-    dashboardTwins: DashboardTwins;
     /** Route handlers still running (closing waits for them). */
     inFlight: InFlight;
   }

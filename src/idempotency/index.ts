@@ -1,13 +1,10 @@
 /** `Idempotency-Key`: claims, stored answers, their shared parts: the room's door. */
-import type { Feature } from '../feature.js';
-
-export { AnswerParts, PARTS_RETENTION_MS, PRUNE_PARTS } from './answer-parts.js';
+export { AnswerParts } from './answer-parts.js';
 export { KeyClaimer } from './claims.js';
 export {
   classifyHeldKey,
   fingerprint,
   type KeyScope,
-  RETENTION_MS,
   type Replay,
   readIdempotencyKey,
   releaseKey,
@@ -22,7 +19,3 @@ export {
   pendingAnswer,
   storeNewAnswers,
 } from './pending-answer.js';
-export { PRUNE } from './sql.js';
-
-/** Nothing of its own to register: the HTTP edge and the ledger use its verbs. */
-export const idempotencyFeature: Feature = { name: 'idempotency' };

@@ -23,3 +23,5 @@ export const jobSettings = defineSettings(
     maxAttempts: v.JOB_MAX_ATTEMPTS,
   }),
 );
+
+export type JobSettings = ReturnType<typeof jobSettings.parse>;

@@ -10,3 +10,5 @@ export const authCacheSettings = defineSettings(
   },
   (v) => ({ ttlMs: v.AUTH_CACHE_TTL_MS, syncMs: v.AUTH_CACHE_SYNC_MS, maxEntries: v.AUTH_CACHE_MAX_ENTRIES }),
 );
+
+export type AuthCacheSettings = ReturnType<typeof authCacheSettings.parse>;

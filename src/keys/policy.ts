@@ -1,3 +1,4 @@
+import { MAX_ACTIVE_KEYS } from '../accounts/index.js';
 import type { Queryable } from '../db/database.js';
 import { AppError } from '../errors.js';
 import type { RateLimitPolicy } from '../limits/index.js';
@@ -6,8 +7,7 @@ import { PERMISSIONS, type Permission } from './permissions.js';
 import { type ApiKeyRecord, countActiveKeys } from './rows.js';
 import type { LimitCeilings } from './settings.js';
 
-/** Usable keys (neither revoked nor expired) an account may hold at once, rotation grace periods included. */
-export const MAX_ACTIVE_KEYS = 25;
+export { MAX_ACTIVE_KEYS };
 export const ROTATION_GRACE_MS = 60 * 60 * 1000;
 
 /** Who manages keys: an API key of the account, or the operator (CLI), who is unbounded. */

@@ -1,5 +1,4 @@
 import { AppError } from '../errors.js';
-import type { Principal } from '../keys/index.js';
 import { formatUsd } from '../lib/money.js';
 import type { QuotaLimits, QuotaRefusal } from './quotas.js';
 import type { RateLimiter, RateLimitPolicy } from './rate-limiter.js';
@@ -8,7 +7,18 @@ import type { RateLimiter, RateLimitPolicy } from './rate-limiter.js';
 export const EXPOSED_HEADERS =
   'x-request-id, ratelimit-limit, ratelimit-remaining, ratelimit-reset, retry-after';
 
-export function policyFor(principal: Principal, defaults: RateLimitPolicy): RateLimitPolicy {
+/**
+ * What the limits read of the key that acts (the keys room's `Principal` is one): its bucket and its
+ * own policy, each field null for the default. Stated here so that limits, below keys, names no key.
+ */
+export interface LimitedKey {
+  verification: {
+    rateLimitBucket: string;
+    rateLimit: { [K in keyof RateLimitPolicy]: RateLimitPolicy[K] | null };
+  };
+}
+
+export function policyFor(principal: LimitedKey, defaults: RateLimitPolicy): RateLimitPolicy {
   const own = principal.verification.rateLimit;
   return { perSecond: own.perSecond ?? defaults.perSecond, burst: own.burst ?? defaults.burst };
 }
@@ -28,7 +38,7 @@ export interface RateLimitOutcome {
  */
 export async function takeRateLimit(
   limiter: RateLimiter,
-  principal: Principal,
+  principal: LimitedKey,
   defaults: RateLimitPolicy,
   nowMs: number,
 ): Promise<RateLimitOutcome> {

@@ -1,7 +1,4 @@
 /** Rate limits (local and Redis), quotas, access settings: the room's door. */
-import type { Feature } from '../feature.js';
-import { accessSettings } from './config.js';
-
 export { AuthFailureLimiter, failureAddress } from './auth-failures.js';
 export type { AccessConfig } from './config.js';
 export { EXPOSED_HEADERS, quotaError, takeOperationLimit, takeRateLimit } from './enforce.js';
@@ -19,8 +16,3 @@ export { LocalRateLimiter, MIN_PER_SECOND, type RateLimiter, type RateLimitPolic
 
 /** The Redis-backed limiter, loaded on demand: only an API with REDIS_URL needs its client. */
 export const redisRateLimiter = async () => (await import('./redis-rate-limiter.js')).RedisRateLimiter;
-
-export const limitsFeature: Feature<{ access: typeof accessSettings }> = {
-  name: 'limits',
-  settings: { access: accessSettings },
-};

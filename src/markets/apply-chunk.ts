@@ -1,11 +1,12 @@
 import type { Queryable } from '../db/database.js';
 import { parseTarget } from '../prices/index.js';
 import type { EventOf, EventType, MarketEvent, ParsedEvent } from './events.js';
-import type { LineOutcome, LineReason } from './ingest.js';
 import * as sql from './ingest-sql.js';
 import { applyResolution, applyStatus } from './status.js';
 
 /** What became of one event of a chunk: null = applied. */
+export type LineOutcome = 'skipped' | 'refused';
+export type LineReason = 'duplicate' | 'invalid' | 'conflict' | 'unknown_market' | 'unknown_order';
 export type Verdict = { outcome: LineOutcome; reason: LineReason; message: string } | null;
 
 /**

@@ -1,6 +1,16 @@
 import type { Database } from '../db/database.js';
 import type { ValidationProblem } from '../errors.js';
-import { applyChunk, byPhaseThenTime, sameBody, type Verdict } from './apply-chunk.js';
+import {
+  applyChunk,
+  byPhaseThenTime,
+  type LineOutcome,
+  type LineReason,
+  sameBody,
+  type Verdict,
+} from './apply-chunk.js';
+
+export type { LineOutcome, LineReason };
+
 import { type ParsedEvent, parseEventLine } from './events.js';
 import { NOTIFY } from './lifecycle-sql.js';
 import { listedMarketsChanged } from './list-cache.js';
@@ -10,9 +20,6 @@ import { listedMarketsChanged } from './list-cache.js';
  * and the demo data. Every line is validated on its own; the valid ones are applied in chunks, one
  * transaction per chunk, and each event either applies whole or is refused whole.
  */
-
-export type LineOutcome = 'skipped' | 'refused';
-export type LineReason = 'duplicate' | 'invalid' | 'conflict' | 'unknown_market' | 'unknown_order';
 
 export interface LineReport {
   line: number;

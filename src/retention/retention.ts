@@ -5,15 +5,15 @@ import type { Log } from '../logger.js';
 import { TaskLease } from '../queue/lease.js';
 import type { PeriodicTask } from '../queue/periodic.js';
 import type { RetentionSettings } from './config.js';
-import { type RetentionTable, retentionTables } from './tables.js';
+import type { RetentionTable } from './tables.js';
 
 export interface RetentionDeps {
   db: Database;
   clock: Clock;
   log: Log;
   settings: RetentionSettings;
-  /** What is pruned; default: every table of tables.ts. */
-  tables?: RetentionTable[];
+  /** What is pruned, in order: every room's tables (`prunedTables` in worker/worker.ts). */
+  tables: RetentionTable[];
 }
 
 /** Rows deleted per table by one run. */
@@ -41,7 +41,7 @@ const LEASE = 'retention';
  */
 export function createRetention(deps: RetentionDeps): Retention {
   const { db, clock, log, settings } = deps;
-  const tables = deps.tables ?? retentionTables(settings);
+  const { tables } = deps;
   const lease = new TaskLease(db, LEASE, `${process.pid}-${randomBase62(8)}`);
   const holdUntil = (at: Date) => new Date(at.getTime() + settings.intervalMs);
 

@@ -40,3 +40,5 @@ export const webhookSettings = defineSettings(
 
 /** At most this much of a receiver's answer is read. */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
+
+export type WebhookSettings = ReturnType<typeof webhookSettings.parse>;

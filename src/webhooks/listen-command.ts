@@ -1,9 +1,13 @@
+import type { CoreConfig } from '../core-settings.js';
 import type { CommandIo } from '../feature.js';
 import { type CommandArgs, option } from '../lib/command-line.js';
 import { listenAndForward, listenSettings } from './listen.js';
 
 /** `sibyl webhooks listen`: runs until SIGINT/SIGTERM (or `io.signal`), then succeeds. */
-export async function listenCommand(io: CommandIo, args: CommandArgs): Promise<boolean> {
+export async function listenCommand(
+  io: CommandIo<Pick<CoreConfig, 'port'>>,
+  args: CommandArgs,
+): Promise<boolean> {
   const settings = listenSettings(
     option(args, 'forward-to'),
     option(args, 'api-url'),

@@ -1,7 +1,11 @@
-import type { Config } from '../config.js';
+import type { CoreConfig } from '../core-settings.js';
 import type { Database } from '../db/database.js';
 import type { Clock } from '../lib/clock.js';
 import { isLoopbackHost } from './addresses.js';
+import type { WebhookSettings } from './config.js';
+
+/** What local development reads and changes of the configuration. */
+type LocalConfig = Pick<CoreConfig, 'host'> & { webhooks: WebhookSettings };
 
 const SETTING = 'local_development';
 
@@ -14,7 +18,7 @@ const SETTING = 'local_development';
  */
 export async function localDevelopment(
   db: Database,
-  config: Config,
+  config: LocalConfig,
   clock: Clock,
   firstStart: boolean,
 ): Promise<boolean> {
@@ -34,7 +38,7 @@ export async function localDevelopment(
 }
 
 /** The configuration with private targets allowed, for the API and the worker of this process. */
-export function withPrivateTargets(config: Config): Config {
+export function withPrivateTargets<C extends LocalConfig>(config: C): C {
   return { ...config, webhooks: { ...config.webhooks, allowPrivateTargets: true } };
 }
 

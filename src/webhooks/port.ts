@@ -2,7 +2,7 @@ import type { TxContext } from '../context.js';
 import type { Queryable } from '../db/database.js';
 import { AppError, type ValidationProblem, validationError } from '../errors.js';
 import { blockedHostReason, isLoopbackHost } from './addresses.js';
-import type { DeliveryView } from './outbox.js';
+import type { DeliveryView } from './delivery-view.js';
 
 /** Where a result's callback goes: the webhook outbox (docs/webhooks.md). */
 export interface CallbackOutbox {

@@ -1,11 +1,13 @@
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
-import type { Queue, WorkDeps } from '../feature.js';
+import type { DepositWiring } from '../deposits/index.js';
+import type { Queue } from '../feature.js';
 import { FEATURES } from '../features.js';
 import type { Clock } from '../lib/clock.js';
 import type { Log } from '../logger.js';
 import { createPorts, type PortOverrides, type Ports } from '../ports.js';
 import { PeriodicRunner } from '../queue/periodic.js';
+import type { RetentionTable } from '../retention/index.js';
 
 /** What the worker is built from; the ports as for the API (src/ports.ts). */
 export interface WorkerDeps extends PortOverrides {
@@ -16,7 +18,7 @@ export interface WorkerDeps extends PortOverrides {
   /** The ports, already built (the caller closes them); default: `createPorts` with the overrides. */
   ports?: Ports;
   /** Deposits: the prices at block time and the chain; default: the price services and SOLANA_RPC_URL. */
-  deposits?: WorkDeps['deposits'];
+  deposits?: Pick<DepositWiring, 'prices' | 'rpc'>;
 }
 
 export interface Worker {
@@ -27,24 +29,27 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
+/** Every room's pruned tables (their descriptors' `retention`), in the list's order, with their periods. */
+export function prunedTables(config: Config): RetentionTable[] {
+  return FEATURES.flatMap((feature) =>
+    (feature.retention ?? []).map((table) => ({
+      name: table.name,
+      prune: table.prune,
+      keepMs: table.keepMs(config),
+    })),
+  );
+}
+
 /**
  * The background process (`sibyl work`): every feature's periodic upkeep and durable work queues.
- * It walks the feature list; each feature builds its own.
+ * It walks the feature list; each feature builds its own (loading its worker's modules on demand).
  */
-export function createWorker(deps: WorkerDeps): Worker {
+export async function createWorker(deps: WorkerDeps): Promise<Worker> {
   const { config, db, clock, log } = deps;
   const ports = deps.ports ?? createPorts(config, db, clock, deps);
+  const handed = { config, db, clock, log, ports, deposits: deps.deposits, pruned: prunedTables(config) };
   // Each feature's queues and tasks, in the list's order (src/features.ts).
-  const parts = FEATURES.map((feature) =>
-    feature.worker?.({
-      config,
-      db,
-      clock,
-      log,
-      ports,
-      ...(deps.deposits ? { deposits: deps.deposits } : {}),
-    }),
-  );
+  const parts = await Promise.all(FEATURES.map((feature) => feature.worker?.(handed)));
   const periodic = new PeriodicRunner(
     parts.flatMap((part) => part?.tasks ?? []),
     { clock, log },

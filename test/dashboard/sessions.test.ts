@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresDatabase } from '../../src/db/postgres.js';
 import { silentLog } from '../../src/logger.js';
 import { createRetention } from '../../src/retention/retention.js';
+import { prunedTables } from '../../src/worker/worker.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { DASHBOARD_TEST_CONFIG, DashboardClient } from '../helpers/dashboard.js';
 import { usingPostgres } from '../helpers/db.js';
@@ -184,6 +185,7 @@ describe('upkeep', () => {
     const nonce = String((await client.challenge()).nonce);
     const prune = createRetention({
       db,
+      tables: prunedTables(ctx.config),
       clock: ctx.clock,
       log: silentLog,
       settings: { ...ctx.config.retention, batchPauseMs: 0 },

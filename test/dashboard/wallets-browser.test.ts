@@ -1,13 +1,10 @@
 import { createKeyPairSignerFromPrivateKeyBytes, type KeyPairSigner, lamports } from '@solana/kit';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createDepositWatcher,
-  createSolanaRpcClient,
-  type DepositWatcher,
-  fixedDepositPrices,
-  treasuryOf,
-} from '../../src/deposits/index.js';
+import { fixedDepositPrices } from '../../src/deposits/prices.js';
+import { createSolanaRpcClient } from '../../src/deposits/rpc-client.js';
+import { treasuryOf } from '../../src/deposits/treasury.js';
+import { createDepositWatcher, type DepositWatcher } from '../../src/deposits/watcher.js';
 import { silentLog } from '../../src/logger.js';
 import { installWallet, newContext } from '../helpers/browser.js';
 import { openPage, type Stage, startStage, switchMode } from '../helpers/dashboard-stage.js';

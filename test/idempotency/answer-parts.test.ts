@@ -5,6 +5,7 @@ import { answerAwaitingBalance } from '../../src/idempotency/pending-answer.js';
 import { CoalescingBiller } from '../../src/ledger/coalescing-biller.js';
 import { silentLog } from '../../src/logger.js';
 import { createRetention } from '../../src/retention/retention.js';
+import { prunedTables } from '../../src/worker/worker.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
 import { countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
 
@@ -121,6 +122,7 @@ describe('stored answers share their parts', () => {
     const parts = () => count('SELECT count(*) AS n FROM idempotency_parts WHERE hash = $1', [hash]);
     const retention = createRetention({
       db: ctx.database.db,
+      tables: prunedTables(ctx.config),
       clock: ctx.clock,
       log: silentLog,
       settings: ctx.config.retention,

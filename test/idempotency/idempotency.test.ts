@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLog } from '../../src/logger.js';
 import { createRetention } from '../../src/retention/retention.js';
+import { prunedTables } from '../../src/worker/worker.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
 import { balanceOf, countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
 import { PROBE_TABLE, probeRoutes, transactionalProbeRoutes } from '../helpers/probe-routes.js';
@@ -240,6 +241,7 @@ describe('Idempotency-Key', () => {
     expect((await post(account, '/test/billed', {}, 'old')).statusCode).toBe(200);
     const retention = createRetention({
       db: ctx.database.db,
+      tables: prunedTables(ctx.config),
       clock: ctx.clock,
       log: silentLog,
       settings: ctx.config.retention,

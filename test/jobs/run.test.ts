@@ -28,7 +28,7 @@ beforeAll(async () => {
   ctx = await createTestContext();
   await ctx.database.db.exec(CALLBACKS_VIEW);
   ctx.clock.set('2026-11-22T12:00:00.000Z');
-  worker = createWorker({
+  worker = await createWorker({
     config: ctx.config,
     db: ctx.database.db,
     clock: ctx.clock,
@@ -230,7 +230,7 @@ describe('running scheduled jobs', () => {
       callbackUrl: HOOK,
     });
     ctx.clock.advance(1000);
-    const crashing = createWorker({
+    const crashing = await createWorker({
       config: ctx.config,
       db: ctx.database.db,
       clock: ctx.clock,

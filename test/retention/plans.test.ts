@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { retentionTables } from '../../src/retention/tables.js';
+import { prunedTables } from '../../src/worker/worker.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 
 /**
@@ -84,7 +84,7 @@ function scans(node: PlanNode): string[] {
 }
 
 describe('retention deletes', () => {
-  for (const table of retentionTables(loadConfig({}).retention)) {
+  for (const table of prunedTables(loadConfig({}))) {
     it(`${table.name}: an index range, never a sequential scan`, async () => {
       const plan = await database.db.transaction(async (tx) => {
         await tx.query('SET LOCAL plan_cache_mode = force_generic_plan');

@@ -9,7 +9,7 @@ import { deliveryQueueHandler } from '../../src/webhooks/delivery.js';
 import { webhookOutbox } from '../../src/webhooks/outbox.js';
 import { clearSecretBox } from '../../src/webhooks/secret-box.js';
 import type { WebhookTransport } from '../../src/webhooks/transport-port.js';
-import { createWorker, type Worker } from '../../src/worker/worker.js';
+import { createWorker, prunedTables, type Worker } from '../../src/worker/worker.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
 import { expectLedgerReconciles } from '../helpers/ledger.js';
 
@@ -36,7 +36,7 @@ let retention: Retention;
 beforeEach(async () => {
   ctx = await createTestContext({ app: { webhookTransport: transport } });
   ctx.clock.set(T0);
-  worker = createWorker({
+  worker = await createWorker({
     config: ctx.config,
     db: ctx.database.db,
     clock: ctx.clock,
@@ -55,6 +55,7 @@ afterEach(async () => {
 function newRetention(settings: Partial<TestContext['config']['retention']> = {}): Retention {
   return createRetention({
     db: ctx.database.db,
+    tables: prunedTables(ctx.config),
     clock: ctx.clock,
     log: silentLog,
     settings: { ...ctx.config.retention, batchPauseMs: 0, ...settings },

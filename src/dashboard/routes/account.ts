@@ -1,11 +1,12 @@
 import Type from 'typebox';
 import { accountFields, addPlayMoney, presentAccount } from '../../accounts/index.js';
+import type { DepositSource } from '../../deposits/index.js';
 import { depositDisplay } from '../../deposits/index.js';
 import { UsdString } from '../../http/schemas.js';
 import { accountUsage, listTransactions, TransactionQuery } from '../../ledger/index.js';
 import { formatUsd } from '../../lib/money.js';
 import { transactionsCsv } from '../csv.js';
-import { type DepositSource, fundsView } from '../funds.js';
+import { fundsView } from '../funds.js';
 import { type DashboardEdge, defineDashboardRoute } from './define.js';
 import { walletRoutes } from './wallets.js';
 

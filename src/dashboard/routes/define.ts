@@ -2,13 +2,14 @@ import { parseCookie } from 'cookie';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type, { type Static, type TObject, type TSchema } from 'typebox';
 import { type Account, findAccount } from '../../accounts/index.js';
-import type { Config } from '../../config.js';
 import { type Context, createContext } from '../../context.js';
+import type { CoreConfig } from '../../core-settings.js';
+import type { DepositConfig } from '../../deposits/index.js';
 import { AppError, type ErrorCode } from '../../errors.js';
 import { baseUrl } from '../../http/openapi.js';
 import { type BodyRules, errorResponses } from '../../http/route.js';
 import { clientAddress } from '../../lib/client-ip.js';
-import { failureAddress } from '../../limits/index.js';
+import { type AccessConfig, failureAddress } from '../../limits/index.js';
 import type { DashboardSettings } from '../config.js';
 import { resumeSession, SESSION_COOKIE, type Session } from '../sessions.js';
 import type { SignInPlace } from '../siws.js';
@@ -17,10 +18,17 @@ export const DASHBOARD_API = '/dashboard/api';
 export const MODES = ['live', 'sandbox'] as const;
 export type Mode = (typeof MODES)[number];
 
+/** What the dashboard reads of the configuration. */
+export type DashboardConfig = Pick<CoreConfig, 'publicBaseUrl' | 'host' | 'port'> & {
+  access: AccessConfig;
+  deposits: DepositConfig;
+  dashboard: DashboardSettings;
+};
+
 /** What the dashboard's routes share: the app's services and where the dashboard is served. */
 export interface DashboardEdge {
   app: FastifyInstance;
-  config: Config;
+  config: DashboardConfig;
   settings: DashboardSettings;
   /** The dashboard's origin: PUBLIC_BASE_URL's, else the address the server listens on. */
   origin(): string;
@@ -30,7 +38,7 @@ export interface DashboardEdge {
 
 export function dashboardEdge(
   app: FastifyInstance,
-  config: Config,
+  config: DashboardConfig,
   settings: DashboardSettings,
 ): DashboardEdge {
   const origin = () => {

@@ -2,7 +2,7 @@ import type { Static, TObject, TSchema } from 'typebox';
 import { classifyHeldKey, pendingAnswer } from '../../idempotency/index.js';
 import { type BillingOutcome, balanceOf, ChargeRefusedError } from '../../ledger/index.js';
 import { metrics } from '../../metrics/metrics.js';
-import type { RouteInput, RouteSpec } from '../route.js';
+import type { RouteInput, RouteSpec } from '../route-spec.js';
 import {
   billed,
   chargeRequest,

@@ -7,7 +7,7 @@ import type { ChargeRequest } from '../../ledger/index.js';
 import type { Clock } from '../../lib/clock.js';
 import { formatUsd } from '../../lib/money.js';
 import type { QuotaContext } from '../../limits/index.js';
-import type { RouteInput, RouteTransaction } from '../route.js';
+import type { RouteInput, RouteTransaction } from '../route-spec.js';
 import type { RouteCall } from './route-billing.js';
 
 /** What every strategy's request shares: its context, and the handler's input with its `transaction`. */

@@ -1,8 +1,8 @@
 import type { Database } from '../db/database.js';
 import { AppError } from '../errors.js';
+import { adjustBalance, getBalance } from '../ledger/index.js';
 import { type CommandArgs, type Output, UsageError } from '../lib/command-line.js';
 import { formatUsd, parseUsd } from '../lib/money.js';
-import { adjustBalance, getBalance } from './ledger.js';
 
 /** The longest `--reason` kept on the entry (its memo). */
 export const MAX_REASON_CHARS = 500;
@@ -18,7 +18,7 @@ export function parseSignedUsd(text: string): bigint | null {
 /**
  * `sibyl accounts adjust ACCOUNT_ID ±USD --reason TEXT`: an operator's correction (a mistaken
  * credit taken back, a goodwill credit) as an `adjustment` entry carrying the reason. One guarded
- * statement with the balance, like every movement (src/ledger/sql.ts ADJUST): it serialises with
+ * statement with the balance, like every movement (the ledger's ADJUST statement): it serialises with
  * concurrent charges on the account's row, and never takes the balance below zero — refused, with
  * nothing written, when it would.
  */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseSignedUsd } from '../../src/ledger/adjust-cli.js';
+import { parseSignedUsd } from '../../src/accounts/adjust-cli.js';
 import { runCliOn } from '../helpers/cli.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { balanceOf, countEntries, expectLedgerReconciles } from '../helpers/ledger.js';

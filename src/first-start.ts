@@ -1,11 +1,41 @@
-import type { Config } from '../config.js';
-import type { Database } from '../db/database.js';
-import { baseUrl } from '../http/openapi.js';
-import type { Clock } from '../lib/clock.js';
-import { formatUsd } from '../lib/money.js';
-import { loadDemoMarkets } from '../markets/index.js';
-import type { SecretBox } from '../webhooks/index.js';
-import { createSandboxStarter, SANDBOX_WELCOME_MICROS } from './sandbox.js';
+import { type Account, createAccount, SANDBOX_WELCOME_MICROS } from './accounts/index.js';
+import { createContext } from './context.js';
+import type { CoreConfig } from './core-settings.js';
+import type { Database } from './db/database.js';
+import { baseUrl } from './http/openapi.js';
+import { createKey, type IssuedKey, PERMISSIONS } from './keys/index.js';
+import { creditDeposit } from './ledger/index.js';
+import type { Clock } from './lib/clock.js';
+import { formatUsd } from './lib/money.js';
+import { loadDemoMarkets } from './markets/index.js';
+import type { SecretBox } from './webhooks/index.js';
+
+/**
+ * A first start of `sibyl start` on a new embedded database (docs/operations.md#first-start): the
+ * sandbox starter account with its key, and the demo markets. A composition of three rooms (accounts,
+ * keys, markets), so it stands beside the other composition roots; `server.ts` loads it on demand.
+ */
+
+/** A sandbox account with play money and a full-permission key: what a first start hands out. */
+export async function createSandboxStarter(
+  db: Database,
+  clock: Clock,
+  secrets: SecretBox,
+): Promise<{ account: Account; key: IssuedKey }> {
+  const ctx = createContext(db, clock);
+  const account = await createAccount(ctx, { mode: 'sandbox' }, secrets);
+  await creditDeposit(ctx, {
+    accountId: account.id,
+    amountMicros: SANDBOX_WELCOME_MICROS,
+    reference: `sandbox-welcome:${account.id}`,
+    memo: 'Sandbox play money',
+  });
+  const key = await createKey(ctx, {
+    actor: { accountId: account.id, permissions: PERMISSIONS, expiresAt: null },
+    settings: { name: 'sandbox starter key' },
+  });
+  return { account, key };
+}
 
 export interface Welcome {
   accountId: string;
@@ -41,7 +71,10 @@ export async function createWelcome(db: Database, clock: Clock, secrets: SecretB
 }
 
 /** The first start's lines of the start banner (src/start-banner.ts): the starter account, its key, a try. */
-export function sandboxWelcomeLines(config: Config, welcome: Welcome): string[] {
+export function sandboxWelcomeLines(
+  config: Pick<CoreConfig, 'host' | 'port' | 'publicBaseUrl'>,
+  welcome: Welcome,
+): string[] {
   const { accountId, key, balance } = welcome;
   return [
     '  Sibyl is running on a new embedded database, with a sandbox account:',

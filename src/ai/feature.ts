@@ -1,0 +1,43 @@
+/** AI resolution's descriptor (src/feature.ts): its settings, routes and queue. */
+import type { Feature } from '../feature.js';
+import type { RetentionSettings } from '../retention/index.js';
+import type { CallbackOutbox } from '../webhooks/index.js';
+import { type AiConfig, aiSettings } from './config.js';
+import type { MarketSource } from './market-port.js';
+import type { Resolver } from './resolver.js';
+import { PRUNE } from './sql.js';
+
+interface Needs {
+  config: { ai: AiConfig; retention: RetentionSettings };
+  ports: { resolver: Resolver; callbacks: CallbackOutbox; markets: MarketSource };
+}
+
+export const aiFeature: Feature<{ ai: typeof aiSettings }, Needs> = {
+  name: 'ai',
+  settings: { ai: aiSettings },
+  async api(app, { config, ports }) {
+    const { aiRoutes } = await import('./routes.js');
+    aiRoutes(app, {
+      resolver: ports.resolver,
+      callbacks: ports.callbacks,
+      markets: ports.markets,
+      maxConcurrentSubmits: config.ai.submitConcurrency,
+    });
+  },
+  async worker({ config, db, clock, log, ports }) {
+    const { createAiQueue } = await import('./queue.js');
+    return {
+      queues: [
+        createAiQueue({
+          db,
+          clock,
+          log,
+          resolver: ports.resolver,
+          callbacks: ports.callbacks,
+          config: config.ai,
+        }),
+      ],
+    };
+  },
+  retention: [{ name: 'ai_requests', prune: PRUNE, keepMs: (c) => c.retention.aiRequestsMs }],
+};

@@ -1,0 +1,24 @@
+/** Liveness and readiness's descriptor (src/feature.ts): its routes. */
+import type { Resolver } from '../ai/index.js';
+import type { DepositConfig } from '../deposits/index.js';
+import type { Feature } from '../feature.js';
+
+interface Needs {
+  config: { deposits: DepositConfig };
+  ports: { resolver: Pick<Resolver, 'liveStatus'> };
+}
+
+export const healthFeature: Feature<Record<never, never>, Needs> = {
+  name: 'health',
+  async api(app, { config, db, ports }) {
+    const [{ healthRoutes }, { depositReadiness }] = await Promise.all([
+      import('./routes.js'),
+      import('../deposits/index.js'),
+    ]);
+    healthRoutes(app, {
+      db,
+      aiModels: ports.resolver.liveStatus,
+      deposits: () => depositReadiness(db, config.deposits),
+    });
+  },
+};

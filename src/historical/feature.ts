@@ -1,0 +1,15 @@
+/** Historical prices' descriptor (src/feature.ts): its routes. */
+import type { Feature } from '../feature.js';
+import type { HistoricalService } from './service.js';
+
+interface Needs {
+  ports: { historical: HistoricalService };
+}
+
+export const historicalFeature: Feature<Record<never, never>, Needs> = {
+  name: 'historical',
+  async api(app, { ports }) {
+    const { historicalRoutes } = await import('./routes.js');
+    historicalRoutes(app, { historical: ports.historical });
+  },
+};

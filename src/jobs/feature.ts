@@ -1,0 +1,52 @@
+/** Scheduled jobs' descriptor (src/feature.ts): their settings, routes, queue and `sibyl jobs`. */
+import type { Feature } from '../feature.js';
+import type { PriceService } from '../prices/index.js';
+import type { RetentionSettings } from '../retention/index.js';
+import type { CallbackOutbox } from '../webhooks/index.js';
+import { type JobSettings, jobSettings } from './config.js';
+import type { AiJobResolver } from './ports.js';
+import { PRUNE } from './sql.js';
+
+interface Needs {
+  config: { jobs: JobSettings; retention: RetentionSettings };
+  ports: { prices: PriceService; callbacks: CallbackOutbox; aiJobs: AiJobResolver };
+}
+
+export const jobsFeature: Feature<{ jobs: typeof jobSettings }, Needs> = {
+  name: 'jobs',
+  settings: { jobs: jobSettings },
+  async api(app, { ports }) {
+    const { jobRoutes } = await import('./routes.js');
+    jobRoutes(app, { callbacks: ports.callbacks, ai: ports.aiJobs });
+  },
+  async worker({ config, db, clock, log, ports }) {
+    const [{ WorkQueue }, { jobQueueHandler }] = await Promise.all([
+      import('../queue/queue.js'),
+      import('./runner.js'),
+    ]);
+    const handler = jobQueueHandler({
+      db,
+      clock,
+      log,
+      prices: ports.prices,
+      callbacks: ports.callbacks,
+      ai: ports.aiJobs,
+      settings: config.jobs,
+    });
+    return { queues: [new WorkQueue(handler, { db, clock, log })] };
+  },
+  commands: {
+    jobs: {
+      usage: [
+        '  jobs list [--status S] [--due]          scheduled jobs, newest first (--due: pending and due now)',
+        '  jobs show JOB_ID                        one job with its request, result and delivery',
+      ],
+      async run(io, action, args) {
+        const { jobsCommand } = await import('./cli.js');
+        await jobsCommand(await io.database(), io.out, action, args);
+        return true;
+      },
+    },
+  },
+  retention: [{ name: 'scheduled_jobs', prune: PRUNE, keepMs: (c) => c.retention.jobsMs }],
+};

@@ -1,0 +1,27 @@
+/** The ledger's descriptor (src/feature.ts): its settings, routes, reconciliation task, `sibyl ledger`. */
+import type { Feature } from '../feature.js';
+import { type LedgerConfig, ledgerSettings } from './config.js';
+
+interface Needs {
+  config: { ledger: LedgerConfig };
+}
+
+export const ledgerFeature: Feature<{ ledger: typeof ledgerSettings }, Needs> = {
+  name: 'ledger',
+  settings: { ledger: ledgerSettings },
+  async api(app) {
+    const { ledgerRoutes } = await import('./routes.js');
+    ledgerRoutes(app);
+  },
+  async worker({ config, db, log }) {
+    const { ledgerTasks } = await import('./tasks.js');
+    return { tasks: ledgerTasks({ db, log, config: config.ledger }) };
+  },
+  commands: {
+    ledger: {
+      usage: ['  ledger reconcile                        check every ledger invariant'],
+      run: async (io, action) =>
+        (await import('./cli.js')).ledgerCommand(await io.database(), io.out, action),
+    },
+  },
+};

@@ -1,0 +1,69 @@
+/** The markets' descriptor (src/feature.ts): their settings, routes, lifecycle queue and `sibyl markets`. */
+import type { Resolver } from '../ai/index.js';
+import type { CoreConfig } from '../core-settings.js';
+import type { Feature } from '../feature.js';
+import type { PriceService } from '../prices/index.js';
+import type { RetentionSettings } from '../retention/index.js';
+import { type MarketsConfig, marketSettings } from './config.js';
+import { PRUNE_EVENTS } from './ingest-sql.js';
+
+interface Needs {
+  config: Pick<CoreConfig, 'redisUrl'> & { markets: MarketsConfig; retention: RetentionSettings };
+  ports: { prices: PriceService; resolver: Resolver };
+}
+
+export const marketsFeature: Feature<{ markets: typeof marketSettings }, Needs> = {
+  name: 'markets',
+  settings: { markets: marketSettings },
+  async api(app, { config, db, clock, log, ports }) {
+    const [{ marketRoutes }, { marketAdminRoutes }, { createMarketService }] = await Promise.all([
+      import('./routes.js'),
+      import('./admin-routes.js'),
+      import('./wiring.js'),
+    ]);
+    const markets = createMarketService({
+      db,
+      clock,
+      log,
+      prices: ports.prices,
+      settings: config.markets,
+      redisUrl: config.redisUrl,
+    });
+    app.addHook('onClose', () => markets.close());
+    marketRoutes(app, markets);
+    marketAdminRoutes(app, { db, settings: config.markets });
+  },
+  async worker({ config, db, clock, log, ports }) {
+    const [{ WorkQueue }, { lifecycleQueueHandler }] = await Promise.all([
+      import('../queue/queue.js'),
+      import('./lifecycle.js'),
+    ]);
+    const handler = lifecycleQueueHandler({
+      db,
+      clock,
+      log,
+      prices: ports.prices,
+      resolver: ports.resolver,
+      settings: config.markets,
+    });
+    return { queues: [new WorkQueue(handler, { db, clock, log })] };
+  },
+  commands: {
+    markets: {
+      usage: [
+        '  markets ingest FILE.ndjson              apply platform market events (docs/markets.md)',
+        '  markets demo [--seed N]                 load the sandbox demo markets',
+        '  markets resolve MARKET_ID OUTCOME       finalize a market with the winning outcome (index or label)',
+      ],
+      async run(io, action, args) {
+        const [{ marketsCommand }, { createContext }, { systemClock }] = await Promise.all([
+          import('./cli.js'),
+          import('../context.js'),
+          import('../lib/clock.js'),
+        ]);
+        return marketsCommand(createContext(await io.database(), systemClock), io.out, action, args);
+      },
+    },
+  },
+  retention: [{ name: 'market_events', prune: PRUNE_EVENTS, keepMs: (c) => c.retention.marketEventsMs }],
+};
