@@ -103,6 +103,6 @@ export interface Feature<S extends SettingsFragments = Record<never, never>, N e
   worker?(deps: WorkDeps<N>): Promise<WorkParts>;
   /** Its operator commands, by name. */
   commands?: Record<string, Command<ConfigOf<N>>>;
-  /** Its tables that retention prunes (read by the retention task through the worker). */
-  retention?: PrunedTable<ConfigOf<N>>[];
+  /** Its tables that retention prunes (loaded by the worker, which hands them to the retention task). */
+  retention?(): Promise<PrunedTable<ConfigOf<N>>[]>;
 }

@@ -6,7 +6,9 @@ import { describe, expect, it } from 'vitest';
 /**
  * The shape of the house (docs/architecture.md), checked on every run: it fails when a file outside
  * the HTTP edge imports Fastify, when a feature reaches into a sealed feature's files instead of its
- * entry module, or when a `src/` file passes 400 lines.
+ * door, when an import cycle spans two folders, when a door loads its own descriptor, commands or
+ * routes, when a low floor (lib/, db/, queue/) imports a feature, or when a `src/` file passes 400
+ * lines. Each rule is shown to fail on a deliberate violation, beside its check.
  */
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
@@ -24,8 +26,13 @@ const FILES = sourceFiles(SRC).map((path) => ({
   text: readFileSync(path, 'utf8'),
 }));
 
-/** `src/`-relative paths of the modules a file imports (relative imports only). */
-function importsOf(file: { path: string; text: string }): string[] {
+type SourceFile = { path: string; text: string };
+
+/**
+ * `src/`-relative paths of the modules a file imports (relative imports only): static, type-only
+ * (`import type`, `export type … from`) and dynamic (`import('…')`) imports alike.
+ */
+function importsOf(file: SourceFile): string[] {
   const found: string[] = [];
   for (const match of file.text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
     const target = join(dirname(file.path), match[1] as string)
@@ -51,8 +58,7 @@ describe('the HTTP edge', () => {
     /\/routes\//.test(path) ||
     path === 'app.ts' ||
     path === 'server.ts' ||
-    // The dashboard's entry module registers its routes and serves the built page (its edge).
-    path === 'dashboard/index.ts' ||
+    // The dashboard serves its built page (its edge).
     path === 'dashboard/static.ts';
 
   it('no file outside http/, route files and the composition roots imports Fastify', () => {
@@ -127,7 +133,16 @@ describe('the rooms', () => {
         FILES.some((f) => f.path === `${feature}/index.ts`),
         `${feature}/index.ts`,
       ).toBe(true);
+      expect(
+        FILES.some((f) => f.path === `${feature}/feature.ts`),
+        `${feature}/feature.ts`,
+      ).toBe(true);
     }
+  });
+
+  it('src/features.ts lists every descriptor', () => {
+    const features = FILES.find((f) => f.path === 'features.ts') as SourceFile;
+    expect(importsOf(features).sort()).toEqual(SEALED.map((room) => `${room}/feature.ts`).sort());
   });
 
   it('a feature reaches a sealed feature only through its entry module', () => {
@@ -138,6 +153,8 @@ describe('the rooms', () => {
         const to = folderOf(target);
         if (to === null || to === from || !SEALED.includes(to)) continue;
         if (target === `${to}/index.ts`) continue;
+        // The list of descriptors, and nothing else, names each room's descriptor.
+        if (file.path === 'features.ts' && target === `${to}/feature.ts`) continue;
         if (`${file.path} -> ${target}` in ALLOWED) continue;
         offenders.push(`${file.path} -> ${target}`);
       }
@@ -179,6 +196,213 @@ describe('the rooms', () => {
       )
       // server.ts starts the worker; that is its job.
       .filter((edge) => !edge.startsWith('server.ts -> worker/'));
+    expect(offenders).toEqual([]);
+  });
+});
+
+/** The import graph of a set of files: each file's imports among them (`src/`-relative paths). */
+function graphOf(files: SourceFile[]): Map<string, string[]> {
+  const known = new Set(files.map((file) => file.path));
+  return new Map(files.map((file) => [file.path, importsOf(file).filter((target) => known.has(target))]));
+}
+
+/** The strongly connected components of more than one file: each an import cycle (Tarjan). */
+function cyclesOf(graph: Map<string, string[]>): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  let next = 0;
+  const visit = (v: string) => {
+    index.set(v, next);
+    low.set(v, next);
+    next++;
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v) as number, index.get(w) as number));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    let w: string;
+    do {
+      w = stack.pop() as string;
+      onStack.delete(w);
+      component.push(w);
+    } while (w !== v);
+    if (component.length > 1) found.push(component.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+/** Every file a file reaches through its imports (itself included). */
+function reach(graph: Map<string, string[]>, from: string, within: (path: string) => boolean = () => true) {
+  const seen = new Set<string>();
+  const todo = [from];
+  while (todo.length > 0) {
+    const v = todo.pop() as string;
+    if (seen.has(v) || !within(v)) continue;
+    seen.add(v);
+    todo.push(...(graph.get(v) ?? []));
+  }
+  return seen;
+}
+
+describe('no import cycles', () => {
+  /** Cycles that stay in one folder, each with its reason (docs/architecture.md#import-cycles): none today. */
+  const FOLDER_CYCLES: Record<string, string> = {};
+
+  const spansFolders = (cycle: string[]) => new Set(cycle.map((path) => folderOf(path) ?? '.')).size > 1;
+
+  it('no import cycle spans two folders (type and dynamic imports included)', () => {
+    expect(cyclesOf(graphOf(FILES)).filter(spansFolders)).toEqual([]);
+  });
+
+  it('a cycle inside one folder is named with its reason', () => {
+    const unnamed = cyclesOf(graphOf(FILES))
+      .filter((cycle) => !spansFolders(cycle))
+      .map((cycle) => cycle.join(' <-> '))
+      .filter((cycle) => !(cycle in FOLDER_CYCLES));
+    expect(unnamed).toEqual([]);
+  });
+
+  it('the check itself sees a cycle of two folders, even through a type import', () => {
+    const files = [
+      { path: 'a/x.ts', text: "import { y } from '../b/y.js';" },
+      { path: 'b/y.ts', text: "import type { X } from '../a/x.js';\nexport const y = 1;" },
+      { path: 'b/z.ts', text: "const load = () => import('./y.js');" },
+    ];
+    expect(cyclesOf(graphOf(files)).filter(spansFolders)).toEqual([['a/x.ts', 'b/y.ts']]);
+    expect(cyclesOf(graphOf(files.slice(1)))).toEqual([]);
+  });
+});
+
+describe('the doors', () => {
+  const ROOMS = [...new Set(FILES.map((f) => folderOf(f.path)))].filter(
+    (folder): folder is string => folder !== null && FILES.some((f) => f.path === `${folder}/feature.ts`),
+  );
+
+  /** What a door must never load, directly or through its room's files: its descriptor, commands, routes. */
+  const descriptorPart = (room: string, path: string) =>
+    path === `${room}/feature.ts` ||
+    path === `${room}/cli.ts` ||
+    /-cli\.ts$/.test(path) ||
+    /(^|\/)routes\.ts$/.test(path) ||
+    /-routes\.ts$/.test(path) ||
+    path.startsWith(`${room}/routes/`);
+
+  /** The files of its own room a door loads (static, type and dynamic imports) that are descriptor parts. */
+  const doorLoads = (files: SourceFile[], room: string) =>
+    [...reach(graphOf(files), `${room}/index.ts`, (path) => folderOf(path) === room)].filter((path) =>
+      descriptorPart(room, path),
+    );
+
+  it('a door imports neither its descriptor nor its commands nor its routes', () => {
+    expect(ROOMS.length).toBeGreaterThan(10);
+    expect(ROOMS.flatMap((room) => doorLoads(FILES, room))).toEqual([]);
+  });
+
+  it('the check itself sees a door that loads its commands', () => {
+    const files = [
+      { path: 'jobs/index.ts', text: "export { jobsList } from './verbs.js';" },
+      { path: 'jobs/verbs.ts', text: "export const run = () => import('./cli.js');" },
+      { path: 'jobs/cli.ts', text: '' },
+      { path: 'jobs/feature.ts', text: "import('./routes.js');" },
+      { path: 'jobs/routes.ts', text: '' },
+    ];
+    expect(doorLoads(files, 'jobs')).toEqual(['jobs/cli.ts']);
+  });
+
+  /** Door A -> door B when a file A's door loads inside room A imports door B. */
+  const doorGraph = (files: SourceFile[], rooms: string[]) => {
+    const graph = graphOf(files);
+    return new Map(
+      rooms.map((room) => [
+        `${room}/index.ts`,
+        [...reach(graph, `${room}/index.ts`, (path) => folderOf(path) === room)]
+          .flatMap((path) => graph.get(path) ?? [])
+          .filter((target) => target.endsWith('/index.ts') && folderOf(target) !== room),
+      ]),
+    );
+  };
+
+  it('the graph of doors has no cycle', () => {
+    expect(cyclesOf(doorGraph(FILES, ROOMS))).toEqual([]);
+  });
+
+  it('the check itself sees two doors that load each other', () => {
+    const files = [
+      { path: 'a/index.ts', text: "export * from './a.js';" },
+      { path: 'a/a.ts', text: "import type { B } from '../b/index.js';" },
+      { path: 'b/index.ts', text: "export { b } from './b.js';" },
+      { path: 'b/b.ts', text: "import { a } from '../a/index.js';" },
+    ];
+    expect(cyclesOf(doorGraph(files, ['a', 'b']))).toEqual([['a/index.ts', 'b/index.ts']]);
+  });
+
+  /** A room's files that import the room's own door: the door is for the other rooms. */
+  const ownDoorImports = (files: SourceFile[]) =>
+    files.flatMap((file) => {
+      const room = folderOf(file.path);
+      if (room === null || file.path === `${room}/index.ts`) return [];
+      return importsOf(file)
+        .filter((target) => target === `${room}/index.ts`)
+        .map((target) => `${file.path} -> ${target}`);
+    });
+
+  it("a room's own files do not import its door", () => {
+    expect(ownDoorImports(FILES)).toEqual([]);
+  });
+
+  it('the check itself sees a room that imports its own door', () => {
+    const files = [
+      { path: 'keys/feature.ts', text: "import { Authenticator } from './index.js';" },
+      { path: 'keys/index.ts', text: "export { Authenticator } from './authenticate.js';" },
+    ];
+    expect(ownDoorImports(files)).toEqual(['keys/feature.ts -> keys/index.ts']);
+  });
+});
+
+describe('the ground floor', () => {
+  /** Folders below every room: they import no feature's file, not even a door or a type. */
+  const LOW = ['lib', 'db', 'queue'];
+  const FEATURES = [...new Set(FILES.map((f) => folderOf(f.path)))].filter(
+    (folder): folder is string => folder !== null && FILES.some((f) => f.path === `${folder}/feature.ts`),
+  );
+
+  const lowOffenders = (files: SourceFile[]) =>
+    files
+      .filter((file) => LOW.includes(folderOf(file.path) ?? ''))
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((target) => FEATURES.includes(folderOf(target) ?? ''))
+          .map((target) => `${file.path} -> ${target}`),
+      );
+
+  it('lib/, db/ and queue/ import no feature', () => {
+    expect(lowOffenders(FILES)).toEqual([]);
+  });
+
+  it('the check itself sees a low folder that imports a feature', () => {
+    const violation = { path: 'queue/queue.ts', text: "import type { Log } from '../webhooks/index.js';" };
+    expect(lowOffenders([violation])).toEqual(['queue/queue.ts -> webhooks/index.ts']);
+  });
+
+  /** The root files below the rooms: the Feature type, the context, the log, the core settings, the errors. */
+  const GROUND = ['feature.ts', 'context.ts', 'logger.ts', 'core-settings.ts', 'errors.ts'];
+
+  it('feature.ts, context.ts, logger.ts and core-settings.ts import no feature and no composition root', () => {
+    const offenders = FILES.filter((file) => GROUND.includes(file.path)).flatMap((file) =>
+      importsOf(file)
+        .filter((target) => FEATURES.includes(folderOf(target) ?? '') || folderOf(target) === null)
+        .filter((target) => !GROUND.includes(target))
+        .map((target) => `${file.path} -> ${target}`),
+    );
     expect(offenders).toEqual([]);
   });
 });

@@ -5,7 +5,6 @@ import type { CallbackOutbox } from '../webhooks/index.js';
 import { type AiConfig, aiSettings } from './config.js';
 import type { MarketSource } from './market-port.js';
 import type { Resolver } from './resolver.js';
-import { PRUNE } from './sql.js';
 
 interface Needs {
   config: { ai: AiConfig; retention: RetentionSettings };
@@ -39,5 +38,8 @@ export const aiFeature: Feature<{ ai: typeof aiSettings }, Needs> = {
       ],
     };
   },
-  retention: [{ name: 'ai_requests', prune: PRUNE, keepMs: (c) => c.retention.aiRequestsMs }],
+  async retention() {
+    const { PRUNE } = await import('./sql.js');
+    return [{ name: 'ai_requests', prune: PRUNE, keepMs: (c) => c.retention.aiRequestsMs }];
+  },
 };

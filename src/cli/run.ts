@@ -3,13 +3,11 @@ import { type Config, ConfigError, loadConfig } from '../config.js';
 import type { Database } from '../db/database.js';
 import { MigrationError, migrate } from '../db/migrate.js';
 import { openDatabase } from '../db/open.js';
-import { DataDirInUseError } from '../db/pglite.js';
 import { AppError } from '../errors.js';
 import type { Command, CommandIo } from '../feature.js';
 import { FEATURES } from '../features.js';
-import { createOutput, type Output, UsageError } from '../lib/command-line.js';
+import { CommandRefusal, createOutput, type Output, UsageError } from '../lib/command-line.js';
 import { ListenError } from '../lib/listen.js';
-import { StreamRefusedError } from '../webhooks/index.js';
 import { migrateCommand } from './migrate.js';
 
 /** Where a command reads its settings and writes its answer: the process, or a test. */
@@ -179,9 +177,8 @@ function report(err: unknown, json: boolean, io: CliIo): number {
     err instanceof UsageError ||
     err instanceof ConfigError ||
     err instanceof MigrationError ||
-    err instanceof DataDirInUseError ||
     err instanceof ListenError ||
-    err instanceof StreamRefusedError;
+    err instanceof CommandRefusal;
   const message = err instanceof Error ? err.message : String(err);
   const code = err instanceof AppError ? err.code : err instanceof UsageError ? 'USAGE' : 'ERROR';
   if (json) {

@@ -4,7 +4,6 @@ import type { RetentionSettings } from '../retention/index.js';
 import type { SecretBox } from '../webhooks/index.js';
 import { dashboardSettings } from './config.js';
 import type { DashboardConfig } from './routes/define.js';
-import { PRUNE_CHALLENGES, PRUNE_EXPIRED_SESSIONS, PRUNE_IDLE_SESSIONS } from './sql.js';
 
 interface Needs {
   config: DashboardConfig & { retention: RetentionSettings };
@@ -26,13 +25,16 @@ export const dashboardFeature: Feature<{ dashboard: typeof dashboardSettings }, 
       ...(config.deposits.watch !== null ? { deposits: chainDeposits } : {}),
     });
   },
-  retention: [
-    {
-      name: 'dashboard_sessions (expired)',
-      prune: PRUNE_EXPIRED_SESSIONS,
-      keepMs: (c) => c.retention.signInsMs,
-    },
-    { name: 'dashboard_sessions (idle)', prune: PRUNE_IDLE_SESSIONS, keepMs: (c) => c.retention.signInsMs },
-    { name: 'sign_in_challenges', prune: PRUNE_CHALLENGES, keepMs: (c) => c.retention.signInsMs },
-  ],
+  async retention() {
+    const { PRUNE_CHALLENGES, PRUNE_EXPIRED_SESSIONS, PRUNE_IDLE_SESSIONS } = await import('./sql.js');
+    return [
+      {
+        name: 'dashboard_sessions (expired)',
+        prune: PRUNE_EXPIRED_SESSIONS,
+        keepMs: (c) => c.retention.signInsMs,
+      },
+      { name: 'dashboard_sessions (idle)', prune: PRUNE_IDLE_SESSIONS, keepMs: (c) => c.retention.signInsMs },
+      { name: 'sign_in_challenges', prune: PRUNE_CHALLENGES, keepMs: (c) => c.retention.signInsMs },
+    ];
+  },
 };

@@ -1,12 +1,15 @@
 import type { CoreConfig } from '../core-settings.js';
 import type { Database } from './database.js';
-import { PgliteDatabase } from './pglite.js';
-import { PostgresDatabase } from './postgres.js';
 
 /** The configured database: PostgreSQL at `DATABASE_URL`, else the embedded one in `SIBYL_DATA_DIR`. */
 export async function openDatabase(
   config: Pick<CoreConfig, 'databaseUrl' | 'dataDir' | 'dbPoolSize'>,
 ): Promise<Database> {
-  if (config.databaseUrl) return new PostgresDatabase(config.databaseUrl, { poolSize: config.dbPoolSize });
+  // Each adapter loaded only when it is the configured one: `pg` or PGlite, never both.
+  if (config.databaseUrl) {
+    const { PostgresDatabase } = await import('./postgres.js');
+    return new PostgresDatabase(config.databaseUrl, { poolSize: config.dbPoolSize });
+  }
+  const { PgliteDatabase } = await import('./pglite.js');
   return (await PgliteDatabase.open(config.dataDir)).db;
 }

@@ -1,6 +1,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite, types } from '@electric-sql/pglite';
+import { CommandRefusal } from '../lib/command-line.js';
 import { closeCommitScope, openCommitScope } from './after-commit.js';
 import type { Database, Queryable, Row, Sql } from './database.js';
 import { sqlText } from './database.js';
@@ -18,7 +19,7 @@ class PgliteQueryable implements Queryable {
   }
 }
 
-export class DataDirInUseError extends Error {
+export class DataDirInUseError extends CommandRefusal {
   override name = 'DataDirInUseError';
 }
 

@@ -5,7 +5,6 @@ import type { RetentionSettings } from '../retention/index.js';
 import type { CallbackOutbox } from '../webhooks/index.js';
 import { type JobSettings, jobSettings } from './config.js';
 import type { AiJobResolver } from './ports.js';
-import { PRUNE } from './sql.js';
 
 interface Needs {
   config: { jobs: JobSettings; retention: RetentionSettings };
@@ -48,5 +47,8 @@ export const jobsFeature: Feature<{ jobs: typeof jobSettings }, Needs> = {
       },
     },
   },
-  retention: [{ name: 'scheduled_jobs', prune: PRUNE, keepMs: (c) => c.retention.jobsMs }],
+  async retention() {
+    const { PRUNE } = await import('./sql.js');
+    return [{ name: 'scheduled_jobs', prune: PRUNE, keepMs: (c) => c.retention.jobsMs }];
+  },
 };

@@ -3,7 +3,6 @@ import type { Feature } from '../feature.js';
 import type { AccessConfig } from '../limits/index.js';
 import type { Authenticator } from './authenticate.js';
 import { authCacheSettings } from './config.js';
-import { AUTH_CHANGES_RETENTION_MS, PRUNE_AUTH_CHANGES } from './sql.js';
 
 interface Needs {
   config: { access: AccessConfig };
@@ -37,5 +36,8 @@ export const keysFeature: Feature<{ authCache: typeof authCacheSettings }, Needs
     },
   },
   // The revocation feed is read over seconds: a fixed day of it, no setting.
-  retention: [{ name: 'auth_changes', prune: PRUNE_AUTH_CHANGES, keepMs: () => AUTH_CHANGES_RETENTION_MS }],
+  async retention() {
+    const { AUTH_CHANGES_RETENTION_MS, PRUNE_AUTH_CHANGES } = await import('./sql.js');
+    return [{ name: 'auth_changes', prune: PRUNE_AUTH_CHANGES, keepMs: () => AUTH_CHANGES_RETENTION_MS }];
+  },
 };

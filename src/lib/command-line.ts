@@ -18,6 +18,15 @@ export function createOutput(json: boolean, write: (text: string) => void): Outp
   };
 }
 
+/**
+ * A refusal a command explains in its message (a stream the service refused, …): the command line
+ * prints the message without a stack trace, exit code 1. The rooms' own refusals extend it, so that
+ * the command line names none of them.
+ */
+export class CommandRefusal extends Error {
+  override name = 'CommandRefusal';
+}
+
 /** A command line that does not parse: exit code 2, with the usage. */
 export class UsageError extends Error {
   override name = 'UsageError';

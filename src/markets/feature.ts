@@ -5,7 +5,6 @@ import type { Feature } from '../feature.js';
 import type { PriceService } from '../prices/index.js';
 import type { RetentionSettings } from '../retention/index.js';
 import { type MarketsConfig, marketSettings } from './config.js';
-import { PRUNE_EVENTS } from './ingest-sql.js';
 
 interface Needs {
   config: Pick<CoreConfig, 'redisUrl'> & { markets: MarketsConfig; retention: RetentionSettings };
@@ -65,5 +64,8 @@ export const marketsFeature: Feature<{ markets: typeof marketSettings }, Needs> 
       },
     },
   },
-  retention: [{ name: 'market_events', prune: PRUNE_EVENTS, keepMs: (c) => c.retention.marketEventsMs }],
+  async retention() {
+    const { PRUNE_EVENTS } = await import('./ingest-sql.js');
+    return [{ name: 'market_events', prune: PRUNE_EVENTS, keepMs: (c) => c.retention.marketEventsMs }];
+  },
 };

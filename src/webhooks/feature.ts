@@ -7,7 +7,6 @@ import type { RetentionSettings } from '../retention/index.js';
 import { type WebhookSettings, webhookSettings } from './config.js';
 import type { DeliveryDeps } from './delivery.js';
 import type { SecretBox } from './secret-box.js';
-import { PRUNE_DELIVERIES, PRUNE_TEST_DELIVERIES } from './sql.js';
 import type { WebhookTransport } from './transport-port.js';
 
 interface Needs {
@@ -71,12 +70,15 @@ export const webhooksFeature: Feature<{ webhooks: typeof webhookSettings }, Need
       },
     },
   },
-  retention: [
-    { name: 'webhook_deliveries', prune: PRUNE_DELIVERIES, keepMs: (c) => c.retention.webhookDeliveriesMs },
-    {
-      name: 'webhook_deliveries (test)',
-      prune: PRUNE_TEST_DELIVERIES,
-      keepMs: (c) => c.retention.testDeliveriesMs,
-    },
-  ],
+  async retention() {
+    const { PRUNE_DELIVERIES, PRUNE_TEST_DELIVERIES } = await import('./sql.js');
+    return [
+      { name: 'webhook_deliveries', prune: PRUNE_DELIVERIES, keepMs: (c) => c.retention.webhookDeliveriesMs },
+      {
+        name: 'webhook_deliveries (test)',
+        prune: PRUNE_TEST_DELIVERIES,
+        keepMs: (c) => c.retention.testDeliveriesMs,
+      },
+    ];
+  },
 };

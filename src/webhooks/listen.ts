@@ -1,5 +1,5 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { UsageError } from '../lib/command-line.js';
+import { CommandRefusal, UsageError } from '../lib/command-line.js';
 
 export interface ListenOptions {
   /** The service, e.g. `https://api.example.com` or `http://127.0.0.1:3000`. */
@@ -22,7 +22,7 @@ interface StreamedEvent {
 }
 
 /** A stream the service refused (a bad key, a missing permission): reconnecting would not help. */
-export class StreamRefusedError extends Error {
+export class StreamRefusedError extends CommandRefusal {
   override name = 'StreamRefusedError';
 }
 

@@ -30,14 +30,11 @@ export interface Worker {
 }
 
 /** Every room's pruned tables (their descriptors' `retention`), in the list's order, with their periods. */
-export function prunedTables(config: Config): RetentionTable[] {
-  return FEATURES.flatMap((feature) =>
-    (feature.retention ?? []).map((table) => ({
-      name: table.name,
-      prune: table.prune,
-      keepMs: table.keepMs(config),
-    })),
-  );
+export async function prunedTables(config: Config): Promise<RetentionTable[]> {
+  const tables = await Promise.all(FEATURES.map(async (feature) => (await feature.retention?.()) ?? []));
+  return tables
+    .flat()
+    .map((table) => ({ name: table.name, prune: table.prune, keepMs: table.keepMs(config) }));
 }
 
 /**
@@ -47,7 +44,15 @@ export function prunedTables(config: Config): RetentionTable[] {
 export async function createWorker(deps: WorkerDeps): Promise<Worker> {
   const { config, db, clock, log } = deps;
   const ports = deps.ports ?? createPorts(config, db, clock, deps);
-  const handed = { config, db, clock, log, ports, deposits: deps.deposits, pruned: prunedTables(config) };
+  const handed = {
+    config,
+    db,
+    clock,
+    log,
+    ports,
+    deposits: deps.deposits,
+    pruned: await prunedTables(config),
+  };
   // Each feature's queues and tasks, in the list's order (src/features.ts).
   const parts = await Promise.all(FEATURES.map((feature) => feature.worker?.(handed)));
   const periodic = new PeriodicRunner(

@@ -185,7 +185,7 @@ describe('upkeep', () => {
     const nonce = String((await client.challenge()).nonce);
     const prune = createRetention({
       db,
-      tables: prunedTables(ctx.config),
+      tables: await prunedTables(ctx.config),
       clock: ctx.clock,
       log: silentLog,
       settings: { ...ctx.config.retention, batchPauseMs: 0 },

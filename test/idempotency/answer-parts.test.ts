@@ -122,7 +122,7 @@ describe('stored answers share their parts', () => {
     const parts = () => count('SELECT count(*) AS n FROM idempotency_parts WHERE hash = $1', [hash]);
     const retention = createRetention({
       db: ctx.database.db,
-      tables: prunedTables(ctx.config),
+      tables: await prunedTables(ctx.config),
       clock: ctx.clock,
       log: silentLog,
       settings: ctx.config.retention,

@@ -241,7 +241,7 @@ describe('Idempotency-Key', () => {
     expect((await post(account, '/test/billed', {}, 'old')).statusCode).toBe(200);
     const retention = createRetention({
       db: ctx.database.db,
-      tables: prunedTables(ctx.config),
+      tables: await prunedTables(ctx.config),
       clock: ctx.clock,
       log: silentLog,
       settings: ctx.config.retention,

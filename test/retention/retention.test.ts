@@ -5,6 +5,7 @@ import { createContext, withTransaction } from '../../src/context.js';
 import * as jobsSql from '../../src/jobs/sql.js';
 import { silentLog } from '../../src/logger.js';
 import { createRetention, type Retention } from '../../src/retention/retention.js';
+import type { RetentionTable } from '../../src/retention/tables.js';
 import { deliveryQueueHandler } from '../../src/webhooks/delivery.js';
 import { webhookOutbox } from '../../src/webhooks/outbox.js';
 import { clearSecretBox } from '../../src/webhooks/secret-box.js';
@@ -31,11 +32,14 @@ const transport: WebhookTransport = {
 let ctx: TestContext;
 let worker: Worker;
 let retention: Retention;
+/** Every room's pruned tables, as the worker hands them to the task. */
+let tables: RetentionTable[];
 
 // Each test on its own database: retention is global, and the other tests' work would be pruned too.
 beforeEach(async () => {
   ctx = await createTestContext({ app: { webhookTransport: transport } });
   ctx.clock.set(T0);
+  tables = await prunedTables(ctx.config);
   worker = await createWorker({
     config: ctx.config,
     db: ctx.database.db,
@@ -55,7 +59,7 @@ afterEach(async () => {
 function newRetention(settings: Partial<TestContext['config']['retention']> = {}): Retention {
   return createRetention({
     db: ctx.database.db,
-    tables: prunedTables(ctx.config),
+    tables,
     clock: ctx.clock,
     log: silentLog,
     settings: { ...ctx.config.retention, batchPauseMs: 0, ...settings },
