@@ -134,7 +134,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const refusal = charsetRefusal(request.headers['content-type']);
     if (refusal) return done(refusal, undefined);
-    // Ill-formed text is refused, never stored as U+FFFD in place of what was sent (src/http/json-body.ts).
+    // Ill-formed text is refused, never stored as U+FFFD in place of what was sent (`decodeJsonBody`, src/http/edge.ts).
     const text = decodeJsonBody(body as Buffer);
     if (text instanceof AppError) return done(text, undefined);
     if (text.trim() === '') return done(null, undefined);
