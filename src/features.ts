@@ -2,6 +2,7 @@ import { accountsFeature } from './accounts/feature.js';
 import { aiFeature } from './ai/feature.js';
 import { dashboardFeature } from './dashboard/feature.js';
 import { depositsFeature } from './deposits/feature.js';
+import { evaluationFeature } from './evaluation/feature.js';
 import { healthFeature } from './health/feature.js';
 import { historicalFeature } from './historical/feature.js';
 import { idempotencyFeature } from './idempotency/feature.js';
@@ -35,4 +36,5 @@ export const FEATURES = [
   limitsFeature,
   retentionFeature,
   depositsFeature,
+  evaluationFeature,
 ] as const;

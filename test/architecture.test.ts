@@ -84,6 +84,7 @@ describe('the rooms', () => {
     'ai',
     'dashboard',
     'deposits',
+    'evaluation',
     'health',
     'historical',
     'idempotency',

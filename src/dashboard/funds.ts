@@ -30,7 +30,7 @@ export const ledgerDeposits: DepositSource = {
 
 /**
  * The account's Solana Pay reference key, drawn on first use: a random 32-byte public key in base58
- * that a payment link carries, so a transfer naming it is attributed to the account (DESIGN §13).
+ * that a payment link carries, so a transfer naming it is attributed to the account (docs/deposits.md#who-sent-it-attribution).
  */
 export async function depositReference(ctx: Context, accountId: string): Promise<string> {
   const [row] = await queryable(ctx).query<{ deposit_reference: string }>(sql.DEPOSIT_REFERENCE, [

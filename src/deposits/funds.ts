@@ -1,7 +1,7 @@
 import type { Context } from '../context.js';
 import { type DepositRow, listDeposits, presentDeposit } from './operator.js';
 
-/** One deposit as DESIGN §13 describes it; the fields only the chain knows are null until the watcher lands. */
+/** One deposit as docs/deposits.md#statuses describes it; the fields only the chain knows are null until the watcher lands. */
 export interface DepositView {
   id: string;
   status: 'pending' | 'credited' | 'held' | 'ignored';
@@ -18,7 +18,7 @@ export interface DepositView {
 }
 
 /**
- * Where the funds page's deposits come from. The seam for the deposit watcher (DESIGN §13): until
+ * Where the funds page's deposits come from. The seam for the deposit watcher (docs/deposits.md#the-watcher): until
  * it lands, the ledger's deposit entries, all credited (by the operator, or play money).
  */
 export interface DepositSource {

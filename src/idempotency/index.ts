@@ -4,6 +4,7 @@ export { KeyClaimer } from './claims.js';
 export {
   classifyHeldKey,
   fingerprint,
+  heldKeyAnswer,
   type KeyScope,
   type Replay,
   readIdempotencyKey,

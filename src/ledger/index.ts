@@ -1,4 +1,5 @@
 /** The append-only ledger, charges, refunds, reconciliation: the room's door. */
+export { BalanceHints } from './balance-hints.js';
 export { type Biller, type BillingOutcome, directBiller } from './biller.js';
 export {
   balanceOf,

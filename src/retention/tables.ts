@@ -4,7 +4,7 @@ import type { Statement } from '../db/database.js';
  * One table (or one kind of row in it) that retention prunes, as the worker hands it to the task:
  * rows older than `keepMs` go, at most `limit` per statement. Each room states its own in its
  * descriptor (`retention` in `<feature>/feature.ts`); the worker collects them from the feature list,
- * in its order. Never the ledger: ledger entries are kept for ever (docs/operations.md#retention).
+ * in its order. Never the ledger: ledger entries are kept for ever (docs/operations.md#retention, docs/operations.md#the-ledger).
  */
 export interface RetentionTable {
   /** For logs and the run's report. */
