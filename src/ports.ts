@@ -1,6 +1,6 @@
 import type { MarketSource, Resolver } from './ai/index.js';
 // The ports' constructors that load the AI SDKs and an HTTP agent: reached here directly, outside
-// their entry modules' eager graph, so that an operator command does not load them (see
+// their rooms' doors, so that an operator command that imports a door does not load them (see
 // test/architecture.test.ts).
 import { createResolver } from './ai/resolver.js';
 import type { Config } from './config.js';

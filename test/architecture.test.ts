@@ -75,9 +75,10 @@ describe('the HTTP edge', () => {
 
 describe('the rooms', () => {
   /**
-   * Features: each one's entry module (`<feature>/index.ts`, its descriptor and what other rooms may
-   * use) is its only door; another folder imports that module, never the files behind it. A new
-   * folder must be listed here or below with its reason — the test fails for an unlisted one.
+   * Features: each one's door (`<feature>/index.ts`, what other rooms may use) is the only file
+   * another folder imports, never the files behind it; `src/features.ts` alone imports each one's
+   * descriptor (`<feature>/feature.ts`). A new folder must be listed here or below with its reason —
+   * the test fails for an unlisted one.
    */
   const SEALED = [
     'accounts',
@@ -112,10 +113,10 @@ describe('the rooms', () => {
   /**
    * ports.ts builds the outside world once per process (the API, the worker, `sibyl start`): the
    * constructors that load the AI SDKs (the resolver) and the HTTP agent (the transport) stay out
-   * of their entry modules' eager graph, so that an operator command, which loads every entry
-   * module, does not load them (docs/architecture.md, "CLI start-up stays light").
+   * of their rooms' doors, so that an operator command that imports a door does not load them
+   * (docs/architecture.md#light-commands).
    */
-  const PORTS = 'ports.ts constructs the heavy ports; the entry modules stay light for the command line';
+  const PORTS = 'ports.ts constructs the heavy ports; the doors stay light for the command line';
 
   /**
    * Imports of a sealed feature's internals that are justified, `from -> to`, with the reason.
@@ -146,7 +147,7 @@ describe('the rooms', () => {
     expect(importsOf(features).sort()).toEqual(SEALED.map((room) => `${room}/feature.ts`).sort());
   });
 
-  it('a feature reaches a sealed feature only through its entry module', () => {
+  it('a feature reaches a sealed feature only through its door', () => {
     const offenders: string[] = [];
     for (const file of FILES) {
       const from = folderOf(file.path);

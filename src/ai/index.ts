@@ -1,6 +1,5 @@
 /** AI resolution (providers, the resolver, request rows and their queue): the room's door. */
 
-export type { AiConfig } from './config.js';
 export { consensusResult, DEFAULT_CONFIDENCE_THRESHOLD } from './consensus.js';
 export { BODY_PATHS, checkQuestion, LIMITS } from './input.js';
 export type { MarketQuestion, MarketSource } from './market-port.js';

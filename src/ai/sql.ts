@@ -1,4 +1,5 @@
 import { statement } from '../db/database.js';
+import { pruneStatement } from '../db/prune.js';
 import { wakingWrite } from '../queue/wake.js';
 
 /** The NOTIFY channel of AI requests: the submitting transaction wakes the workers with it. */
@@ -111,18 +112,13 @@ export const FINISH = statement(
  * Retention (docs/operations.md#retention): deletes up to $2 requests that finished before $1, with
  * their votes; returns how many requests went. Their ledger entries stay (the ledger is never
  * pruned; nothing in it refers to a request row). Reads the range of ai_requests_finished; the
- * shape of the statement is explained at webhooks/sql.ts PRUNE_DELIVERIES.
+ * shape is `pruneStatement`'s (db/prune.ts).
  */
-export const PRUNE = statement(
-  'ai_prune',
-  `WITH doomed AS (
-     SELECT id FROM ai_requests
-      WHERE status IN ('COMPLETED', 'FAILED') AND completed_at < $1
-      ORDER BY completed_at LIMIT $2 FOR UPDATE SKIP LOCKED
-   ), votes AS (
-     DELETE FROM ai_votes WHERE request_id = ANY (ARRAY(SELECT id FROM doomed))
-   ), deleted AS (
-     DELETE FROM ai_requests WHERE id = ANY (ARRAY(SELECT id FROM doomed)) RETURNING 1
-   )
-   SELECT count(*) AS deleted FROM deleted`,
-);
+export const PRUNE = pruneStatement({
+  name: 'ai_prune',
+  table: 'ai_requests',
+  key: 'id',
+  ended: "status IN ('COMPLETED', 'FAILED') AND completed_at < $1",
+  orderBy: 'completed_at',
+  dependents: [{ table: 'ai_votes', column: 'request_id' }],
+});

@@ -1,4 +1,5 @@
 import { statement } from '../db/database.js';
+import { pruneStatement } from '../db/prune.js';
 
 /** A session unused this long ends (docs/dashboard.md#sessions); sessions.ts and the idle prune read it. */
 export const SESSION_IDLE_HOURS = 12;
@@ -51,42 +52,33 @@ export const TOUCH_SESSION = statement(
 export const DELETE_SESSION = 'DELETE FROM dashboard_sessions WHERE token_hash = $1';
 
 /**
- * Retention (src/retention/tables.ts, docs/operations.md#retention): `$1` the cutoff, `$2` the batch size. A session
+ * Retention (pruned by src/retention, listed in dashboard/feature.ts; docs/operations.md#retention): `$1` the cutoff, `$2` the batch size. A session
  * ends at its absolute expiry or 12 idle hours after its last request, whichever comes first; each
  * is found through its own index.
  */
-export const PRUNE_EXPIRED_SESSIONS = statement(
-  'dashboard_prune_expired_sessions',
-  `WITH doomed AS (
-     SELECT id FROM dashboard_sessions WHERE expires_at < $1
-      ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED
-   ), deleted AS (
-     DELETE FROM dashboard_sessions WHERE id = ANY (ARRAY(SELECT id FROM doomed)) RETURNING 1
-   )
-   SELECT count(*) AS deleted FROM deleted`,
-);
+export const PRUNE_EXPIRED_SESSIONS = pruneStatement({
+  name: 'dashboard_prune_expired_sessions',
+  table: 'dashboard_sessions',
+  key: 'id',
+  ended: 'expires_at < $1',
+  orderBy: 'expires_at',
+});
 
-export const PRUNE_IDLE_SESSIONS = statement(
-  'dashboard_prune_idle_sessions',
-  `WITH doomed AS (
-     SELECT id FROM dashboard_sessions WHERE last_seen_at < $1::timestamptz - interval '${SESSION_IDLE_HOURS} hours'
-      ORDER BY last_seen_at LIMIT $2 FOR UPDATE SKIP LOCKED
-   ), deleted AS (
-     DELETE FROM dashboard_sessions WHERE id = ANY (ARRAY(SELECT id FROM doomed)) RETURNING 1
-   )
-   SELECT count(*) AS deleted FROM deleted`,
-);
+export const PRUNE_IDLE_SESSIONS = pruneStatement({
+  name: 'dashboard_prune_idle_sessions',
+  table: 'dashboard_sessions',
+  key: 'id',
+  ended: `last_seen_at < $1::timestamptz - interval '${SESSION_IDLE_HOURS} hours'`,
+  orderBy: 'last_seen_at',
+});
 
-export const PRUNE_CHALLENGES = statement(
-  'dashboard_prune_challenges',
-  `WITH doomed AS (
-     SELECT nonce FROM sign_in_challenges WHERE expires_at < $1
-      ORDER BY expires_at LIMIT $2 FOR UPDATE SKIP LOCKED
-   ), deleted AS (
-     DELETE FROM sign_in_challenges WHERE nonce = ANY (ARRAY(SELECT nonce FROM doomed)) RETURNING 1
-   )
-   SELECT count(*) AS deleted FROM deleted`,
-);
+export const PRUNE_CHALLENGES = pruneStatement({
+  name: 'dashboard_prune_challenges',
+  table: 'sign_in_challenges',
+  key: 'nonce',
+  ended: 'expires_at < $1',
+  orderBy: 'expires_at',
+});
 
 // Drawn once per account: a concurrent first read keeps whichever reference was stored first.
 export const DEPOSIT_REFERENCE = `

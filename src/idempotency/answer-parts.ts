@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { afterCommit } from '../db/after-commit.js';
-import { type Queryable, statement } from '../db/database.js';
+import type { Queryable } from '../db/database.js';
+import { pruneStatement } from '../db/prune.js';
 import { setBounded } from '../lib/bounded-map.js';
 import { RETENTION_MS } from './idempotency.js';
 
@@ -98,17 +99,15 @@ function storePartsSql(count: number): string {
 /**
  * Retention: deletes up to $2 parts unused since $1, which no answer can refer to any more (see
  * PART_GRACE_MS); returns how many. Reads idempotency_parts_last_used, oldest first; the shape of
- * the statement is explained at webhooks/sql.ts PRUNE_DELIVERIES.
+ * the shape is `pruneStatement`'s (db/prune.ts).
  */
-export const PRUNE_PARTS = statement(
-  'idempotency_prune_parts',
-  `WITH doomed AS (
-     SELECT hash FROM idempotency_parts WHERE last_used < $1 ORDER BY last_used LIMIT $2 FOR UPDATE SKIP LOCKED
-   ), deleted AS (
-     DELETE FROM idempotency_parts WHERE hash = ANY (ARRAY(SELECT hash FROM doomed)) RETURNING 1
-   )
-   SELECT count(*) AS deleted FROM deleted`,
-);
+export const PRUNE_PARTS = pruneStatement({
+  name: 'idempotency_prune_parts',
+  table: 'idempotency_parts',
+  key: 'hash',
+  ended: 'last_used < $1',
+  orderBy: 'last_used',
+});
 
 /** How long a part is kept after its last use: past every answer that can refer to it. */
 export const PARTS_RETENTION_MS = RETENTION_MS + PART_GRACE_MS;

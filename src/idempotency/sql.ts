@@ -1,4 +1,5 @@
 import { type Sql, type Statement, statement } from '../db/database.js';
+import { pruneStatement } from '../db/prune.js';
 
 /**
  * Takes keys for a batch of requests (rows of account, key, fingerprint, request id): a new key is
@@ -86,18 +87,16 @@ export const RELEASE = statement(
 
 /**
  * Retention: deletes up to $2 keys taken before $1 (their answers are kept 24 hours); returns how
- * many. Reads idempotency_keys_created, oldest first; the shape of the statement is explained at
- * webhooks/sql.ts PRUNE_DELIVERIES. The rows are deleted by their physical address (a TID scan):
+ * many. Reads idempotency_keys_created, oldest first; its shape is `pruneStatement`'s
+ * (db/prune.ts). The rows are deleted by their physical address (a TID scan):
  * the table has no one-column key, and joining the chosen keys back by (account_id,
  * idempotency_key) was planned as a sequential scan of the table (104 ms a batch on 200,000 keys,
  * against 5 ms). The rows are locked by the CTE, so nothing moves them before the delete.
  */
-export const PRUNE = statement(
-  'idempotency_prune',
-  `WITH doomed AS (
-     SELECT ctid FROM idempotency_keys WHERE created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED
-   ), deleted AS (
-     DELETE FROM idempotency_keys WHERE ctid = ANY (ARRAY(SELECT ctid FROM doomed)) RETURNING 1
-   )
-   SELECT count(*) AS deleted FROM deleted`,
-);
+export const PRUNE = pruneStatement({
+  name: 'idempotency_prune',
+  table: 'idempotency_keys',
+  key: 'ctid',
+  ended: 'created_at < $1',
+  orderBy: 'created_at',
+});

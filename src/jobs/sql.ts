@@ -1,4 +1,5 @@
 import { statement } from '../db/database.js';
+import { pruneStatement } from '../db/prune.js';
 import { wakingWrite } from '../queue/wake.js';
 
 /** The NOTIFY channel that wakes the job workers. */
@@ -131,17 +132,13 @@ export const OPERATOR_LIST = `SELECT ${COLUMNS} FROM scheduled_jobs
 /**
  * Retention (docs/operations.md#retention): deletes up to $2 jobs that finished (or were cancelled)
  * before $1; returns how many went. Their charges and refunds stay in the ledger, which is never
- * pruned. Reads the range of scheduled_jobs_finished; the shape of the statement is explained at
- * webhooks/sql.ts PRUNE_DELIVERIES.
+ * pruned. Reads the range of scheduled_jobs_finished; its shape is `pruneStatement`'s
+ * (db/prune.ts).
  */
-export const PRUNE = statement(
-  'jobs_prune',
-  `WITH doomed AS (
-     SELECT id FROM scheduled_jobs
-      WHERE status IN ('COMPLETED', 'FAILED', 'CANCELLED') AND finished_at < $1
-      ORDER BY finished_at LIMIT $2 FOR UPDATE SKIP LOCKED
-   ), deleted AS (
-     DELETE FROM scheduled_jobs WHERE id = ANY (ARRAY(SELECT id FROM doomed)) RETURNING 1
-   )
-   SELECT count(*) AS deleted FROM deleted`,
-);
+export const PRUNE = pruneStatement({
+  name: 'jobs_prune',
+  table: 'scheduled_jobs',
+  key: 'id',
+  ended: "status IN ('COMPLETED', 'FAILED', 'CANCELLED') AND finished_at < $1",
+  orderBy: 'finished_at',
+});

@@ -7,7 +7,7 @@ export {
   requirePermission,
 } from './authenticate.js';
 export { credentialInUrl, redactKeys } from './format.js';
-export { createKey, type IssuedKey, MAX_ACTIVE_KEYS } from './keys.js';
+export { createKey, type IssuedKey } from './keys.js';
 export { serialiseOrigin } from './origins.js';
 export { PERMISSIONS, type Permission } from './permissions.js';
 export { checkRestrictions } from './restrictions.js';

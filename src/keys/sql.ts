@@ -1,4 +1,5 @@
 import { statement } from '../db/database.js';
+import { pruneStatement } from '../db/prune.js';
 
 const KEY_COLUMNS = `id, account_id, key_prefix, name, permissions, expires_at, revoked_at, allowed_ips,
   ip_restriction_enabled, allowed_origins, origin_restriction_enabled, rotated_to, rotated_from, created_at,
@@ -74,14 +75,12 @@ export const AUTH_CHANGES_RETENTION_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Retention: deletes up to $2 feed rows written before $1; returns how many. Reads
- * auth_changes_created; the shape of the statement is explained at webhooks/sql.ts PRUNE_DELIVERIES.
+ * auth_changes_created; its shape is `pruneStatement`'s (db/prune.ts).
  */
-export const PRUNE_AUTH_CHANGES = statement(
-  'keys_prune_auth_changes',
-  `WITH doomed AS (
-     SELECT id FROM auth_changes WHERE created_at < $1 ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED
-   ), deleted AS (
-     DELETE FROM auth_changes WHERE id = ANY (ARRAY(SELECT id FROM doomed)) RETURNING 1
-   )
-   SELECT count(*) AS deleted FROM deleted`,
-);
+export const PRUNE_AUTH_CHANGES = pruneStatement({
+  name: 'keys_prune_auth_changes',
+  table: 'auth_changes',
+  key: 'id',
+  ended: 'created_at < $1',
+  orderBy: 'created_at',
+});

@@ -1,4 +1,5 @@
 import { statement } from '../db/database.js';
+import { pruneStatement } from '../db/prune.js';
 
 /**
  * Statements of ingestion. Each takes a whole chunk of events of one type as parallel arrays
@@ -154,14 +155,12 @@ export const UPSERT_STAKES = statement(
  * Retention (docs/operations.md#retention): forgets up to $2 event ids recorded before $1; returns
  * how many. What the events set stays; an id sent again after this is no longer recognised as a
  * repeat, and is then treated like any new event (docs/markets.md#rules). Reads market_events_ingested;
- * the shape of the statement is explained at webhooks/sql.ts PRUNE_DELIVERIES.
+ * its shape is `pruneStatement`'s (db/prune.ts).
  */
-export const PRUNE_EVENTS = statement(
-  'markets_prune_events',
-  `WITH doomed AS (
-     SELECT id FROM market_events WHERE ingested_at < $1 ORDER BY ingested_at LIMIT $2 FOR UPDATE SKIP LOCKED
-   ), deleted AS (
-     DELETE FROM market_events WHERE id = ANY (ARRAY(SELECT id FROM doomed)) RETURNING 1
-   )
-   SELECT count(*) AS deleted FROM deleted`,
-);
+export const PRUNE_EVENTS = pruneStatement({
+  name: 'markets_prune_events',
+  table: 'market_events',
+  key: 'id',
+  ended: 'ingested_at < $1',
+  orderBy: 'ingested_at',
+});

@@ -1,4 +1,5 @@
 import { statement } from '../db/database.js';
+import { pruneStatement } from '../db/prune.js';
 import { notifyExpression, wakingWrite } from '../queue/wake.js';
 
 /** The NOTIFY channel of webhook deliveries: the transaction that writes one wakes the workers. */
@@ -233,29 +234,18 @@ export const INSERT_TEST = statement(
 
 /**
  * Retention (docs/operations.md#retention): deletes up to $2 finished deliveries that finished before
- * $1, with their attempts, in one statement; returns how many deliveries went. Each reads the range
- * of its partial index (migration 0020), oldest first. SKIP LOCKED passes over a delivery a
- * redelivery is changing at that moment; it is looked at again next time.
- *
- * The shape is the one every retention delete takes: the rows chosen in a CTE, then deleted by
- * `= ANY (ARRAY(…))`, an index lookup by key. `DELETE … WHERE id IN (SELECT … LIMIT $2)` was
- * planned (generic plan, PostgreSQL 15, 210,000 rows) as a hash join over a sequential scan of the
- * whole table: 110 ms a batch instead of 9 ms.
+ * $1, with their attempts, in one statement (`pruneStatement`, db/prune.ts); returns how many
+ * deliveries went. Each reads the range of its partial index (migration 0020), oldest first.
  */
 function pruneDeliveries(name: string, typeCondition: string) {
-  return statement(
+  return pruneStatement({
     name,
-    `WITH doomed AS (
-       SELECT id FROM webhook_deliveries
-        WHERE status IN ('DELIVERED', 'STOPPED', 'CALLBACK_FAILED', 'CANCELLED') AND ${typeCondition} AND finished_at < $1
-        ORDER BY finished_at LIMIT $2 FOR UPDATE SKIP LOCKED
-     ), attempts AS (
-       DELETE FROM webhook_attempts WHERE delivery_id = ANY (ARRAY(SELECT id FROM doomed))
-     ), deleted AS (
-       DELETE FROM webhook_deliveries WHERE id = ANY (ARRAY(SELECT id FROM doomed)) RETURNING 1
-     )
-     SELECT count(*) AS deleted FROM deleted`,
-  );
+    table: 'webhook_deliveries',
+    key: 'id',
+    ended: `status IN ('DELIVERED', 'STOPPED', 'CALLBACK_FAILED', 'CANCELLED') AND ${typeCondition} AND finished_at < $1`,
+    orderBy: 'finished_at',
+    dependents: [{ table: 'webhook_attempts', column: 'delivery_id' }],
+  });
 }
 
 /** Callbacks of results (`ai`, `price`): kept RETENTION_WEBHOOK_DELIVERIES_DAYS. */
