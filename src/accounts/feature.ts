@@ -2,7 +2,7 @@
 import type { Feature } from '../feature.js';
 import type { SecretBox, WebhookSettings } from '../webhooks/index.js';
 
-interface Needs {
+export interface Needs {
   config: { webhooks: WebhookSettings };
   ports: { secrets: SecretBox };
 }

@@ -6,7 +6,7 @@ import { type AiConfig, aiSettings } from './config.js';
 import type { MarketSource } from './market-port.js';
 import type { Resolver } from './resolver.js';
 
-interface Needs {
+export interface Needs {
   config: { ai: AiConfig; retention: RetentionSettings };
   ports: { resolver: Resolver; callbacks: CallbackOutbox; markets: MarketSource };
 }

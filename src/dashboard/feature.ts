@@ -5,7 +5,7 @@ import type { SecretBox } from '../webhooks/index.js';
 import { dashboardSettings } from './config.js';
 import type { DashboardConfig } from './routes/define.js';
 
-interface Needs {
+export interface Needs {
   config: DashboardConfig & { retention: RetentionSettings };
   ports: { secrets: SecretBox };
 }

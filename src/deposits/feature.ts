@@ -5,7 +5,7 @@ import type { PriceConfig, PriceService } from '../prices/index.js';
 import { type DepositConfig, depositSettings } from './config.js';
 import type { DepositWiring } from './wiring.js';
 
-interface Needs {
+export interface Needs {
   config: { deposits: DepositConfig; prices: PriceConfig };
   ports: { prices: PriceService; historical: HistoricalService };
   /** The worker's test doubles: the prices at block time and the chain. */

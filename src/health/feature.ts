@@ -3,7 +3,7 @@ import type { Resolver } from '../ai/index.js';
 import type { DepositConfig } from '../deposits/index.js';
 import type { Feature } from '../feature.js';
 
-interface Needs {
+export interface Needs {
   config: { deposits: DepositConfig };
   ports: { resolver: Pick<Resolver, 'liveStatus'> };
 }

@@ -2,7 +2,7 @@
 import type { Feature } from '../feature.js';
 import type { HistoricalService } from './service.js';
 
-interface Needs {
+export interface Needs {
   ports: { historical: HistoricalService };
 }
 

@@ -6,7 +6,7 @@ import type { CallbackOutbox } from '../webhooks/index.js';
 import { type JobSettings, jobSettings } from './config.js';
 import type { AiJobResolver } from './ports.js';
 
-interface Needs {
+export interface Needs {
   config: { jobs: JobSettings; retention: RetentionSettings };
   ports: { prices: PriceService; callbacks: CallbackOutbox; aiJobs: AiJobResolver };
 }

@@ -4,7 +4,7 @@ import type { AccessConfig } from '../limits/index.js';
 import type { Authenticator } from './authenticate.js';
 import { authCacheSettings } from './config.js';
 
-interface Needs {
+export interface Needs {
   config: { access: AccessConfig };
   edge: { authenticator: Authenticator };
 }

@@ -2,7 +2,7 @@
 import type { Feature } from '../feature.js';
 import { type LedgerConfig, ledgerSettings } from './config.js';
 
-interface Needs {
+export interface Needs {
   config: { ledger: LedgerConfig };
 }
 

@@ -6,7 +6,7 @@ import type { PriceService } from '../prices/index.js';
 import type { RetentionSettings } from '../retention/index.js';
 import { type MarketsConfig, marketSettings } from './config.js';
 
-interface Needs {
+export interface Needs {
   config: Pick<CoreConfig, 'redisUrl'> & { markets: MarketsConfig; retention: RetentionSettings };
   ports: { prices: PriceService; resolver: Resolver };
 }

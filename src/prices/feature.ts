@@ -3,7 +3,7 @@ import type { Feature } from '../feature.js';
 import { priceSettings } from './config.js';
 import type { PriceService } from './service.js';
 
-interface Needs {
+export interface Needs {
   ports: { prices: PriceService };
 }
 

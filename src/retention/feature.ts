@@ -3,7 +3,7 @@ import type { Feature } from '../feature.js';
 import { type RetentionSettings, retentionSettings } from './config.js';
 import type { RetentionTable } from './tables.js';
 
-interface Needs {
+export interface Needs {
   config: { retention: RetentionSettings };
   /** Every room's pruned tables, collected by the worker from the feature list. */
   pruned: RetentionTable[];

@@ -9,7 +9,7 @@ import type { DeliveryDeps } from './delivery.js';
 import type { SecretBox } from './secret-box.js';
 import type { WebhookTransport } from './transport-port.js';
 
-interface Needs {
+export interface Needs {
   config: Pick<CoreConfig, 'port'> & { webhooks: WebhookSettings; retention: RetentionSettings };
   ports: { webhookTransport: WebhookTransport; secrets: SecretBox };
   edge: { rateLimiter: RateLimiter; streams: EventStreams };
