@@ -55,7 +55,7 @@ export async function runService(
 
     const { createWelcome, needsStarter, sandboxWelcomeLines } = await loadFirstStart();
     const firstStart = roles.serve && (await needsStarter(db));
-    // DESIGN §9, local development: private callback targets on a first start's embedded database.
+    // docs/webhooks.md#local-development: private callback targets on a first start's embedded database.
     const local = roles.serve && roles.work && (await localDevelopment(db, config, systemClock, firstStart));
     if (local) config = withPrivateTargets(config);
     // One set of ports for the API and the worker of this process (src/ports.ts), made once the
