@@ -1349,16 +1349,16 @@ export interface components {
          * Account
          * @description Success
          * @example {
-         *       "requestId": "req_dUyqWKSN3q954SoZZr7Nev",
-         *       "id": "acct_nMUCWNTP3zBs0OmZp51HXt",
+         *       "requestId": "req_KoNoHCs5fIu2XGSVg5LbWt",
+         *       "id": "acct_9xDne1jYKcFyA7mfRlcxPK",
          *       "mode": "sandbox",
          *       "status": "active",
          *       "walletAddress": null,
          *       "balanceUsd": "100.00",
          *       "currency": "USD",
-         *       "createdAt": "2026-11-26T04:23:45.328Z",
+         *       "createdAt": "2026-11-28T02:24:35.176Z",
          *       "apiKey": {
-         *         "id": "key_jauJ3YD0GfK97bPsGFbelV",
+         *         "id": "key_eXfmadl48p6IJkoniqXul7",
          *         "permissions": [
          *           "price",
          *           "batch",
@@ -1473,15 +1473,15 @@ export interface components {
          * AccountUsage
          * @description Success
          * @example {
-         *       "requestId": "req_njisChEgYIXtdqzqo0fWhZ",
-         *       "from": "2026-10-28T00:00:00.000Z",
-         *       "to": "2026-11-26T04:23:52.460Z",
+         *       "requestId": "req_XQoPqXrfaj1009BVEcNsWg",
+         *       "from": "2026-10-30T00:00:00.000Z",
+         *       "to": "2026-11-28T02:24:58.046Z",
          *       "groupBy": "operation",
          *       "totals": {
-         *         "requests": 10,
-         *         "chargedUsd": "1.11",
+         *         "requests": 11,
+         *         "chargedUsd": "1.16",
          *         "refundedUsd": "0.55",
-         *         "spendUsd": "0.56"
+         *         "spendUsd": "0.61"
          *       },
          *       "rows": [
          *         {
@@ -1493,6 +1493,14 @@ export interface components {
          *           "spendUsd": "0.25"
          *         },
          *         {
+         *           "group": "listMarkets",
+         *           "label": null,
+         *           "requests": 2,
+         *           "chargedUsd": "0.10",
+         *           "refundedUsd": "0.00",
+         *           "spendUsd": "0.10"
+         *         },
+         *         {
          *           "group": "getPriceBatch",
          *           "label": null,
          *           "requests": 1,
@@ -1502,14 +1510,6 @@ export interface components {
          *         },
          *         {
          *           "group": "getHistoricalPrice",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.05",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.05"
-         *         },
-         *         {
-         *           "group": "listMarkets",
          *           "label": null,
          *           "requests": 1,
          *           "chargedUsd": "0.05",
@@ -1618,10 +1618,10 @@ export interface components {
          * AiRequestList
          * @description Success
          * @example {
-         *       "requestId": "req_21qZGcq1Aa3XDoYDjzCB1U",
+         *       "requestId": "req_IMaEYfQmagILs0Cu7q0BTx",
          *       "requests": [
          *         {
-         *           "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
+         *           "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
          *           "status": "COMPLETED",
          *           "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *           "outcomes": [
@@ -1629,8 +1629,8 @@ export interface components {
          *             "No"
          *           ],
          *           "marketId": null,
-         *           "createdAt": "2026-11-26T04:23:48.719Z",
-         *           "completedAt": "2026-11-26T04:23:48.840Z",
+         *           "createdAt": "2026-11-28T02:24:51.875Z",
+         *           "completedAt": "2026-11-28T02:24:52.087Z",
          *           "winningOutcomeLabel": "Yes",
          *           "canDetermine": true,
          *           "costUsd": "0.25",
@@ -1656,16 +1656,16 @@ export interface components {
          * AiRequestRecord
          * @description Success
          * @example {
-         *       "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
+         *       "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
          *       "status": "COMPLETED",
-         *       "createdAt": "2026-11-26T04:23:48.719Z",
+         *       "createdAt": "2026-11-28T02:24:51.875Z",
          *       "votes": [
          *         {
          *           "model": "sandbox/alpha",
          *           "outcomeIndex": 0,
          *           "confidence": 0.9,
          *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 7,
+         *           "latencyMs": 1,
          *           "error": null,
          *           "usage": {
          *             "inputTokens": 0,
@@ -1677,7 +1677,7 @@ export interface components {
          *           "outcomeIndex": 0,
          *           "confidence": 0.9,
          *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 0,
+         *           "latencyMs": 1,
          *           "error": null,
          *           "usage": {
          *             "inputTokens": 0,
@@ -1709,9 +1709,9 @@ export interface components {
          *           }
          *         }
          *       ],
-         *       "completedAt": "2026-11-26T04:23:48.840Z",
+         *       "completedAt": "2026-11-28T02:24:52.087Z",
          *       "result": {
-         *         "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
+         *         "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
          *         "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *         "winningOutcomeIndex": 0,
          *         "winningOutcomeLabel": "Yes",
@@ -1726,21 +1726,21 @@ export interface components {
          *         ],
          *         "canDetermine": true,
          *         "costUsd": "0.25",
-         *         "remainingBalanceUsd": "99.54"
+         *         "remainingBalanceUsd": "99.49"
          *       },
          *       "delivery": {
-         *         "id": "msg_F7yF3UdOa8TNPzBVleq9jt",
-         *         "webhookId": "msg_F7yF3UdOa8TNPzBVleq9jt",
+         *         "id": "msg_TuJpRhbMT8VuWehdZhO1ot",
+         *         "webhookId": "msg_TuJpRhbMT8VuWehdZhO1ot",
          *         "type": "ai",
-         *         "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
-         *         "originalRequestId": "req_9db0SIhNtQSKd8URKzxHCj",
+         *         "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
+         *         "originalRequestId": "req_qE2pl1UeRdUzJgplbd7xp7",
          *         "url": "https://hooks.example.com/sibyl",
          *         "status": "PENDING",
          *         "attemptCount": 0,
-         *         "nextAttemptAt": "2026-11-26T04:23:48.846Z",
+         *         "nextAttemptAt": "2026-11-28T02:24:52.088Z",
          *         "lastStatusCode": null,
          *         "lastError": null,
-         *         "createdAt": "2026-11-26T04:23:48.846Z",
+         *         "createdAt": "2026-11-28T02:24:52.088Z",
          *         "finishedAt": null,
          *         "cancelledAt": null,
          *         "attempts": []
@@ -1818,7 +1818,7 @@ export interface components {
         /**
          * AiRequestSummary
          * @example {
-         *       "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
+         *       "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
          *       "status": "COMPLETED",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "outcomes": [
@@ -1826,8 +1826,8 @@ export interface components {
          *         "No"
          *       ],
          *       "marketId": null,
-         *       "createdAt": "2026-11-26T04:23:48.719Z",
-         *       "completedAt": "2026-11-26T04:23:48.840Z",
+         *       "createdAt": "2026-11-28T02:24:51.875Z",
+         *       "completedAt": "2026-11-28T02:24:52.087Z",
          *       "winningOutcomeLabel": "Yes",
          *       "canDetermine": true,
          *       "costUsd": "0.25",
@@ -1891,7 +1891,7 @@ export interface components {
         /**
          * AiResult
          * @example {
-         *       "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
+         *       "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "winningOutcomeIndex": 0,
          *       "winningOutcomeLabel": "Yes",
@@ -1906,7 +1906,7 @@ export interface components {
          *       ],
          *       "canDetermine": true,
          *       "costUsd": "0.25",
-         *       "remainingBalanceUsd": "99.54"
+         *       "remainingBalanceUsd": "99.49"
          *     }
          */
         AiResult: {
@@ -1979,7 +1979,7 @@ export interface components {
          *       "outcomeIndex": 0,
          *       "confidence": 0.9,
          *       "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *       "latencyMs": 7,
+         *       "latencyMs": 1,
          *       "error": null,
          *       "usage": {
          *         "inputTokens": 0,
@@ -2009,8 +2009,8 @@ export interface components {
         /**
          * ApiKey
          * @example {
-         *       "id": "key_VYMSRkwaxTbo1tFpYqN5aA",
-         *       "keyPrefix": "pk_test_fEp7lsgs",
+         *       "id": "key_AgWCpOrlSsrgxzXQDvflBE",
+         *       "keyPrefix": "pk_test_RCk3J5QP",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -2023,7 +2023,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T04:23:48.382Z",
+         *       "createdAt": "2026-11-28T02:24:49.769Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -2034,7 +2034,8 @@ export interface components {
          *         "monthlyRequests": null,
          *         "dailySpendUsd": null,
          *         "monthlySpendUsd": null
-         *       }
+         *       },
+         *       "lastUsedAt": "2026-11-28T02:24:49.923Z"
          *     }
          */
         ApiKey: {
@@ -2125,11 +2126,11 @@ export interface components {
          * ApiKeyList
          * @description Success
          * @example {
-         *       "requestId": "req_XrJwXCF6TkCWpmdy0s6JXz",
+         *       "requestId": "req_ZJI2k15UU9UVA5fbuHdlWo",
          *       "keys": [
          *         {
-         *           "id": "key_VYMSRkwaxTbo1tFpYqN5aA",
-         *           "keyPrefix": "pk_test_fEp7lsgs",
+         *           "id": "key_AgWCpOrlSsrgxzXQDvflBE",
+         *           "keyPrefix": "pk_test_RCk3J5QP",
          *           "name": "trading bot (eu)",
          *           "permissions": [
          *             "price",
@@ -2142,7 +2143,7 @@ export interface components {
          *           "ipRestrictionEnabled": true,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-26T04:23:48.382Z",
+         *           "createdAt": "2026-11-28T02:24:49.769Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -2153,11 +2154,12 @@ export interface components {
          *             "monthlyRequests": null,
          *             "dailySpendUsd": null,
          *             "monthlySpendUsd": null
-         *           }
+         *           },
+         *           "lastUsedAt": "2026-11-28T02:24:49.923Z"
          *         },
          *         {
-         *           "id": "key_jauJ3YD0GfK97bPsGFbelV",
-         *           "keyPrefix": "pk_test_EBNN8KAL",
+         *           "id": "key_eXfmadl48p6IJkoniqXul7",
+         *           "keyPrefix": "pk_test_w6MF9rr9",
          *           "name": "sandbox starter key",
          *           "permissions": [
          *             "price",
@@ -2174,7 +2176,7 @@ export interface components {
          *           "ipRestrictionEnabled": false,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-26T04:23:45.357Z",
+         *           "createdAt": "2026-11-28T02:24:35.357Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -2185,7 +2187,8 @@ export interface components {
          *             "monthlyRequests": null,
          *             "dailySpendUsd": null,
          *             "monthlySpendUsd": null
-         *           }
+         *           },
+         *           "lastUsedAt": "2026-11-28T02:24:48.963Z"
          *         }
          *       ],
          *       "total": 2
@@ -2201,40 +2204,40 @@ export interface components {
          * BatchPriceItem
          * @example {
          *       "symbol": "SOL",
-         *       "vwapPrice": 145.64076683,
+         *       "vwapPrice": 146.680186275,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 145.7041925,
-         *           "volume24h": 1358066901,
-         *           "timestamp": "2026-11-26T04:23:40.000Z",
+         *           "price": 146.6703366,
+         *           "volume24h": 1198323099,
+         *           "timestamp": "2026-11-28T02:24:40.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000708155
+         *           "deviation": 0.000179048
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 145.5615124,
-         *           "volume24h": 814840140,
-         *           "timestamp": "2026-11-26T04:23:40.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.000271783
-         *         },
-         *         {
-         *           "name": "sandbox-gamma",
-         *           "price": 145.6010843,
-         *           "volume24h": 543226760,
-         *           "timestamp": "2026-11-26T04:23:40.000Z",
+         *           "price": 146.6966024,
+         *           "volume24h": 718993859,
+         *           "timestamp": "2026-11-28T02:24:40.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
+         *         },
+         *         {
+         *           "name": "sandbox-gamma",
+         *           "price": 155.3762424,
+         *           "volume24h": 479329239,
+         *           "timestamp": "2026-11-28T02:24:40.000Z",
+         *           "used": false,
+         *           "status": "outlier",
+         *           "deviation": 0.0591673
          *         }
          *       ],
-         *       "sourceCount": 3,
+         *       "sourceCount": 2,
          *       "isValid": true,
          *       "unavailableSources": [],
-         *       "spread": 0.000979671,
+         *       "spread": 0.000179068,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
@@ -2275,45 +2278,45 @@ export interface components {
          * BatchPriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_uWSDeIJDCohXPPjSlaZ7GJ",
-         *       "resolutionTimestamp": "2026-11-26T04:23:48.321Z",
+         *       "requestId": "req_6eqO9lQxDH3SAe4hnaMMZC",
+         *       "resolutionTimestamp": "2026-11-28T02:24:49.542Z",
          *       "prices": [
          *         {
          *           "symbol": "SOL",
-         *           "vwapPrice": 145.64076683,
+         *           "vwapPrice": 146.680186275,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 145.7041925,
-         *               "volume24h": 1358066901,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
+         *               "price": 146.6703366,
+         *               "volume24h": 1198323099,
+         *               "timestamp": "2026-11-28T02:24:40.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000708155
+         *               "deviation": 0.000179048
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 145.5615124,
-         *               "volume24h": 814840140,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000271783
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 145.6010843,
-         *               "volume24h": 543226760,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
+         *               "price": 146.6966024,
+         *               "volume24h": 718993859,
+         *               "timestamp": "2026-11-28T02:24:40.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
+         *             },
+         *             {
+         *               "name": "sandbox-gamma",
+         *               "price": 155.3762424,
+         *               "volume24h": 479329239,
+         *               "timestamp": "2026-11-28T02:24:40.000Z",
+         *               "used": false,
+         *               "status": "outlier",
+         *               "deviation": 0.0591673
          *             }
          *           ],
-         *           "sourceCount": 3,
+         *           "sourceCount": 2,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.000979671,
+         *           "spread": 0.000179068,
          *           "token": {
          *             "symbol": "SOL",
          *             "mint": "So11111111111111111111111111111111111111112"
@@ -2321,40 +2324,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "JUP",
-         *           "vwapPrice": 0.77759209408,
+         *           "vwapPrice": 0.814711655224,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.7771856797,
-         *               "volume24h": 53805200,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
+         *               "price": 0.8145104984,
+         *               "volume24h": 49170052,
+         *               "timestamp": "2026-11-28T02:24:40.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.00046617
+         *               "deviation": 0.000658144
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 0.7782987481,
-         *               "volume24h": 32283120,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000965341
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 0.777548149,
-         *               "volume24h": 21522080,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
+         *               "price": 0.8150469166,
+         *               "volume24h": 29502031,
+         *               "timestamp": "2026-11-28T02:24:40.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
+         *             },
+         *             {
+         *               "name": "sandbox-gamma",
+         *               "price": 0.8638668981,
+         *               "volume24h": 19668021,
+         *               "timestamp": "2026-11-28T02:24:40.000Z",
+         *               "used": false,
+         *               "status": "outlier",
+         *               "deviation": 0.0598984
          *             }
          *           ],
-         *           "sourceCount": 3,
+         *           "sourceCount": 2,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.00143143,
+         *           "spread": 0.000658415,
          *           "token": {
          *             "symbol": "JUP",
          *             "mint": "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN"
@@ -2362,40 +2365,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "BONK",
-         *           "vwapPrice": 0.000020323281691,
+         *           "vwapPrice": 0.000023138004988,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.00002032987284,
-         *               "volume24h": 125062257,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000626609
-         *             },
-         *             {
-         *               "name": "sandbox-beta",
-         *               "price": 0.00002031638961,
-         *               "volume24h": 75037354,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.0000370293
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 0.00002031714194,
-         *               "volume24h": 50024903,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
+         *               "price": 0.00002313570628,
+         *               "volume24h": 134494095,
+         *               "timestamp": "2026-11-28T02:24:40.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
+         *             },
+         *             {
+         *               "name": "sandbox-beta",
+         *               "price": 0.0000231158803,
+         *               "volume24h": 80696457,
+         *               "timestamp": "2026-11-28T02:24:40.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0.000856943
+         *             },
+         *             {
+         *               "name": "sandbox-gamma",
+         *               "price": 0.00002317693879,
+         *               "volume24h": 53797638,
+         *               "timestamp": "2026-11-28T02:24:40.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0.0017822
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.000663438,
+         *           "spread": 0.00263888,
          *           "token": {
          *             "symbol": "BONK",
          *             "mint": "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"
@@ -2431,11 +2434,11 @@ export interface components {
          * CancelAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_6Dpl80wMDiDRRybhTQJTRK",
-         *       "jobId": "job_jLp54KC2chXSqHwsTrq2wM",
+         *       "requestId": "req_8HJzOmKG5295dDqHaO04HH",
+         *       "jobId": "job_1GYIpOV5RYkCgRjWDAwsjv",
          *       "status": "cancelled",
          *       "refundUsd": "0.50",
-         *       "remainingBalanceUsd": "99.44"
+         *       "remainingBalanceUsd": "99.39"
          *     }
          */
         CancelAiJobResponse: {
@@ -2459,11 +2462,11 @@ export interface components {
          * CancelPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_HE1XobOaom2C6pXqRLxzb9",
-         *       "jobId": "job_s6Lnfq4rby09bY6dahrOIa",
+         *       "requestId": "req_Sd0rxgFp7YEba8D2d2pOda",
+         *       "jobId": "job_CEvJotgUf9rEjaoMDL0wqx",
          *       "status": "cancelled",
          *       "refundUsd": "0.05",
-         *       "remainingBalanceUsd": "99.79"
+         *       "remainingBalanceUsd": "99.74"
          *     }
          */
         CancelPriceJobResponse: {
@@ -2487,24 +2490,24 @@ export interface components {
          * CancelWebhookDeliveryResponse
          * @description Success
          * @example {
-         *       "requestId": "req_U2QmJQgzqfVOctX6WBTCM3",
-         *       "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
+         *       "requestId": "req_zBFB5dEluooHgGXvydXefO",
+         *       "id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
+         *       "webhookId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
          *       "type": "test",
-         *       "originalRequestId": "req_80745RZc8yfT2TWgEwZkT5",
+         *       "originalRequestId": "req_fBkFNJq4NwuEnU0cwdbzci",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "CANCELLED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T04:23:51.841Z",
-         *       "finishedAt": "2026-11-26T04:23:52.020Z",
-         *       "cancelledAt": "2026-11-26T04:23:52.020Z",
+         *       "createdAt": "2026-11-28T02:24:56.143Z",
+         *       "finishedAt": "2026-11-28T02:24:56.803Z",
+         *       "cancelledAt": "2026-11-28T02:24:56.803Z",
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-26T04:23:51.852Z",
+         *           "at": "2026-11-28T02:24:56.156Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -2556,9 +2559,9 @@ export interface components {
          * CreatedKey
          * @description Success
          * @example {
-         *       "requestId": "req_KZxFmh5UCX2EORNrx2GMl2",
-         *       "id": "key_VYMSRkwaxTbo1tFpYqN5aA",
-         *       "keyPrefix": "pk_test_fEp7lsgs",
+         *       "requestId": "req_W6tj53pmB6JwpAh2upeUD7",
+         *       "id": "key_AgWCpOrlSsrgxzXQDvflBE",
+         *       "keyPrefix": "pk_test_RCk3J5QP",
          *       "name": "trading bot",
          *       "permissions": [
          *         "price",
@@ -2569,7 +2572,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T04:23:48.382Z",
+         *       "createdAt": "2026-11-28T02:24:49.769Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -2721,12 +2724,12 @@ export interface components {
          * GetAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_z0n29UefQ4mAQRqEVejut4",
-         *       "jobId": "job_jLp54KC2chXSqHwsTrq2wM",
+         *       "requestId": "req_teSJNU8vKiafp5P1ITXESL",
+         *       "jobId": "job_1GYIpOV5RYkCgRjWDAwsjv",
          *       "jobType": "AI_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T04:23:51.701Z",
+         *       "createdAt": "2026-11-28T02:24:55.705Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2838,12 +2841,12 @@ export interface components {
          * GetPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_whQatdve6QVth09RSox5LK",
-         *       "jobId": "job_s6Lnfq4rby09bY6dahrOIa",
+         *       "requestId": "req_EduWxKvJDbJDqD1okqv1Tv",
+         *       "jobId": "job_CEvJotgUf9rEjaoMDL0wqx",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T04:23:48.633Z",
+         *       "createdAt": "2026-11-28T02:24:51.147Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2951,7 +2954,7 @@ export interface components {
          * GetWebhookSecretResponse
          * @description Success
          * @example {
-         *       "requestId": "req_sNWt1xaoekFDV6lXy0moeV",
+         *       "requestId": "req_XWIT6aHSikSJ9Sx9DrRLce",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA="
          *     }
          */
@@ -2964,11 +2967,11 @@ export interface components {
         /**
          * JobSummary
          * @example {
-         *       "jobId": "job_s6Lnfq4rby09bY6dahrOIa",
+         *       "jobId": "job_CEvJotgUf9rEjaoMDL0wqx",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T04:23:48.633Z",
+         *       "createdAt": "2026-11-28T02:24:51.147Z",
          *       "canCancel": true
          *     }
          */
@@ -2999,14 +3002,14 @@ export interface components {
          * ListAiJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_fkvWmWFYT0qTSQ05nxNQLj",
+         *       "requestId": "req_2hT2uinrLnUpmCMJifbSH7",
          *       "jobs": [
          *         {
-         *           "jobId": "job_jLp54KC2chXSqHwsTrq2wM",
+         *           "jobId": "job_1GYIpOV5RYkCgRjWDAwsjv",
          *           "jobType": "AI_RESOLUTION",
          *           "scheduledFor": "2027-05-01T12:00:00.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-26T04:23:51.701Z",
+         *           "createdAt": "2026-11-28T02:24:55.705Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -3029,14 +3032,14 @@ export interface components {
          * ListPriceJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_GyAERA92iDv5FegqCvvHit",
+         *       "requestId": "req_UtDy54VRZW8be7tuCrl0xK",
          *       "jobs": [
          *         {
-         *           "jobId": "job_s6Lnfq4rby09bY6dahrOIa",
+         *           "jobId": "job_CEvJotgUf9rEjaoMDL0wqx",
          *           "jobType": "PRICE_RESOLUTION",
          *           "scheduledFor": "2027-05-01T12:00:00.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-26T04:23:48.633Z",
+         *           "createdAt": "2026-11-28T02:24:51.147Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -3059,18 +3062,18 @@ export interface components {
          * MarketDetail
          * @description Success
          * @example {
-         *       "requestId": "req_mrLbass9oonAlBXQaWjLv4",
+         *       "requestId": "req_FhNqjG8anEaNiJMecATxa2",
          *       "id": "demo-1-25",
-         *       "slug": "will-voter-turnout-exceed-60-on-dec-31-2026",
-         *       "title": "Will voter turnout exceed 60% on Dec 31, 2026?",
-         *       "description": "Will voter turnout exceed 60% on Dec 31, 2026? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
+         *       "slug": "will-voter-turnout-exceed-60-on-jan-2-2027",
+         *       "title": "Will voter turnout exceed 60% on Jan 2, 2027?",
+         *       "description": "Will voter turnout exceed 60% on Jan 2, 2027? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
          *       "category": "politics",
          *       "imageUrl": "https://picsum.photos/seed/demo-1-25/640/360",
          *       "status": "OPEN",
          *       "marketType": "BINARY",
          *       "sandbox": true,
-         *       "createdAt": "2026-11-19T18:00:00.000Z",
-         *       "closesAt": "2026-12-31T14:00:00.000Z",
+         *       "createdAt": "2026-11-21T16:00:00.000Z",
+         *       "closesAt": "2027-01-02T12:00:00.000Z",
          *       "outcomes": [
          *         {
          *           "index": 0,
@@ -3078,7 +3081,7 @@ export interface components {
          *           "totalShares": "202450000000",
          *           "totalWagered": "181333900000",
          *           "totalWageredSol": 181.3339,
-         *           "totalWageredUsd": 26409.608248,
+         *           "totalWageredUsd": 26598.09023,
          *           "lastPrice": 8670,
          *           "probability": 0.88171
          *         },
@@ -3088,7 +3091,7 @@ export interface components {
          *           "totalShares": "164450000000",
          *           "totalWagered": "17081000000",
          *           "totalWageredSol": 17.081,
-         *           "totalWageredUsd": 2487.689938,
+         *           "totalWageredUsd": 2505.444262,
          *           "lastPrice": 1440,
          *           "probability": 0.11829
          *         }
@@ -3101,7 +3104,7 @@ export interface components {
          *               "amount": "14077800000",
          *               "shares": "16200000000",
          *               "valueSol": 14.0778,
-         *               "valueUsd": 2050.301587,
+         *               "valueUsd": 2064.934326,
          *               "orders": 1
          *             },
          *             {
@@ -3109,7 +3112,7 @@ export interface components {
          *               "amount": "8626650000",
          *               "shares": "9950000000",
          *               "valueSol": 8.62665,
-         *               "valueUsd": 1256.391921,
+         *               "valueUsd": 1265.358629,
          *               "orders": 1
          *             },
          *             {
@@ -3117,7 +3120,7 @@ export interface components {
          *               "amount": "11743800000",
          *               "shares": "13800000000",
          *               "valueSol": 11.7438,
-         *               "valueUsd": 1710.376037,
+         *               "valueUsd": 1722.582772,
          *               "orders": 1
          *             },
          *             {
@@ -3125,7 +3128,7 @@ export interface components {
          *               "amount": "5433600000",
          *               "shares": "6400000000",
          *               "valueSol": 5.4336,
-         *               "valueUsd": 791.353671,
+         *               "valueUsd": 797.00146,
          *               "orders": 1
          *             },
          *             {
@@ -3133,7 +3136,7 @@ export interface components {
          *               "amount": "16366000000",
          *               "shares": "19600000000",
          *               "valueSol": 16.366,
-         *               "valueUsd": 2383.55679,
+         *               "valueUsd": 2400.567929,
          *               "orders": 2
          *             },
          *             {
@@ -3141,7 +3144,7 @@ export interface components {
          *               "amount": "3540250000",
          *               "shares": "4250000000",
          *               "valueSol": 3.54025,
-         *               "valueUsd": 515.604725,
+         *               "valueUsd": 519.284529,
          *               "orders": 1
          *             }
          *           ],
@@ -3151,7 +3154,7 @@ export interface components {
          *               "amount": "18100000000",
          *               "shares": "20000000000",
          *               "valueSol": 18.1,
-         *               "valueUsd": 2636.09788,
+         *               "valueUsd": 2654.911372,
          *               "orders": 2
          *             },
          *             {
@@ -3159,7 +3162,7 @@ export interface components {
          *               "amount": "1004300000",
          *               "shares": "1100000000",
          *               "valueSol": 1.0043,
-         *               "valueUsd": 146.267022,
+         *               "valueUsd": 147.310911,
          *               "orders": 1
          *             }
          *           ],
@@ -3176,7 +3179,7 @@ export interface components {
          *               "amount": "2147000000",
          *               "shares": "19000000000",
          *               "valueSol": 2.147,
-         *               "valueUsd": 312.690726,
+         *               "valueUsd": 314.92236,
          *               "orders": 1
          *             },
          *             {
@@ -3184,7 +3187,7 @@ export interface components {
          *               "amount": "463250000",
          *               "shares": "4250000000",
          *               "valueSol": 0.46325,
-         *               "valueUsd": 67.468085,
+         *               "valueUsd": 67.949596,
          *               "orders": 1
          *             },
          *             {
@@ -3192,7 +3195,7 @@ export interface components {
          *               "amount": "358900000",
          *               "shares": "3700000000",
          *               "valueSol": 0.3589,
-         *               "valueUsd": 52.270471,
+         *               "valueUsd": 52.643519,
          *               "orders": 1
          *             }
          *           ],
@@ -3202,7 +3205,7 @@ export interface components {
          *               "amount": "4887500000",
          *               "shares": "39100000000",
          *               "valueSol": 4.8875,
-         *               "valueUsd": 711.819248,
+         *               "valueUsd": 716.89941,
          *               "orders": 2
          *             },
          *             {
@@ -3210,7 +3213,7 @@ export interface components {
          *               "amount": "2606800000",
          *               "shares": "19600000000",
          *               "valueSol": 2.6068,
-         *               "valueUsd": 379.656351,
+         *               "valueUsd": 382.36591,
          *               "orders": 1
          *             },
          *             {
@@ -3218,7 +3221,7 @@ export interface components {
          *               "amount": "224750000",
          *               "shares": "1550000000",
          *               "valueSol": 0.22475,
-         *               "valueUsd": 32.732762,
+         *               "valueUsd": 32.966372,
          *               "orders": 1
          *             },
          *             {
@@ -3226,7 +3229,7 @@ export interface components {
          *               "amount": "1131500000",
          *               "shares": "7300000000",
          *               "valueSol": 1.1315,
-         *               "valueUsd": 164.792528,
+         *               "valueUsd": 165.968631,
          *               "orders": 1
          *             },
          *             {
@@ -3234,7 +3237,7 @@ export interface components {
          *               "amount": "1223600000",
          *               "shares": "7600000000",
          *               "valueSol": 1.2236,
-         *               "valueUsd": 178.206042,
+         *               "valueUsd": 179.477876,
          *               "orders": 1
          *             }
          *           ],
@@ -3251,29 +3254,29 @@ export interface components {
          *         "uniqueHolders": 24,
          *         "totalWagered": "198414900000",
          *         "totalWageredSol": 198.4149,
-         *         "totalWageredUsd": 28897.298186,
+         *         "totalWageredUsd": 29103.534492,
          *         "outcomeBreakdown": [
          *           {
          *             "index": 0,
          *             "label": "Yes",
          *             "totalWagered": "181333900000",
          *             "totalWageredSol": 181.3339,
-         *             "totalWageredUsd": 26409.608248
+         *             "totalWageredUsd": 26598.09023
          *           },
          *           {
          *             "index": 1,
          *             "label": "No",
          *             "totalWagered": "17081000000",
          *             "totalWageredSol": 17.081,
-         *             "totalWageredUsd": 2487.689938
+         *             "totalWageredUsd": 2505.444262
          *           }
          *         ]
          *       },
          *       "curatorStaking": {
          *         "totalStaked": "211000000000",
-         *         "totalStakedUsd": 30730.201801,
+         *         "totalStakedUsd": 30949.519304,
          *         "stakerCount": 3,
-         *         "estimatedApy": 107.16,
+         *         "estimatedApy": 107.14,
          *         "lockPeriodSeconds": 604800,
          *         "topCurators": [
          *           {
@@ -3281,21 +3284,21 @@ export interface components {
          *             "wallet": "69pEHKFYqsMhUgL2vtSpBWBZ4J8TgJMKLuTetntey8U4",
          *             "username": null,
          *             "stakedAmount": "91500000000",
-         *             "stakedAmountUsd": 13326.130165
+         *             "stakedAmountUsd": 13421.237044
          *           },
          *           {
          *             "rank": 2,
          *             "wallet": "J5F52nHiAScP6inseMBHLFJ8jospGnppmaA2TT2fFXC4",
          *             "username": "epoch_eve",
          *             "stakedAmount": "66500000000",
-         *             "stakedAmountUsd": 9685.110994
+         *             "stakedAmountUsd": 9754.232387
          *           },
          *           {
          *             "rank": 3,
          *             "wallet": "MHsdCxwrV8hk4NcspGxdAhwmEGrAQCuk4yJLGQguhRf",
          *             "username": "gossip_gus",
          *             "stakedAmount": "53000000000",
-         *             "stakedAmountUsd": 7718.960642
+         *             "stakedAmountUsd": 7774.049873
          *           }
          *         ]
          *       },
@@ -3306,12 +3309,12 @@ export interface components {
          *       "tradingStats": {
          *         "totalVolume": "199253950000",
          *         "totalVolumeSol": 199.25395,
-         *         "totalVolumeUsd": 29019.498072,
+         *         "totalVolumeUsd": 29226.606502,
          *         "totalTrades": 36,
          *         "totalBettors": 39,
          *         "last24hVolume": "31593950000",
          *         "last24hVolumeSol": 31.59395,
-         *         "last24hVolumeUsd": 4601.367105,
+         *         "last24hVolumeUsd": 4634.206471,
          *         "last24hTrades": 7
          *       },
          *       "resolution": {
@@ -3335,10 +3338,10 @@ export interface components {
          *       },
          *       "credibilityScore": 423,
          *       "feeBps": 200,
-         *       "solPriceUsd": 145.64076683,
-         *       "computedAt": "2026-11-26T04:23:48.581Z",
+         *       "solPriceUsd": 146.680186275,
+         *       "computedAt": "2026-11-28T02:24:50.628Z",
          *       "costUsd": "0.02",
-         *       "remainingBalanceUsd": "99.79"
+         *       "remainingBalanceUsd": "99.74"
          *     }
          */
         MarketDetail: {
@@ -3569,13 +3572,13 @@ export interface components {
          * MarketList
          * @description Success
          * @example {
-         *       "requestId": "req_iNwjr7laCkj5FG77s10taP",
+         *       "requestId": "req_BneRoc2Wi2m12regvHHNbI",
          *       "markets": [
          *         {
          *           "id": "demo-1-25",
-         *           "slug": "will-voter-turnout-exceed-60-on-dec-31-2026",
-         *           "title": "Will voter turnout exceed 60% on Dec 31, 2026?",
-         *           "description": "Will voter turnout exceed 60% on Dec 31, 2026? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
+         *           "slug": "will-voter-turnout-exceed-60-on-jan-2-2027",
+         *           "title": "Will voter turnout exceed 60% on Jan 2, 2027?",
+         *           "description": "Will voter turnout exceed 60% on Jan 2, 2027? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
          *           "category": "politics",
          *           "status": "OPEN",
          *           "resolutionType": "ADMIN",
@@ -3589,15 +3592,15 @@ export interface components {
          *               "label": "No"
          *             }
          *           ],
-         *           "createdAt": "2026-11-19T18:00:00.000Z",
-         *           "closesAt": "2026-12-31T14:00:00.000Z",
+         *           "createdAt": "2026-11-21T16:00:00.000Z",
+         *           "closesAt": "2027-01-02T12:00:00.000Z",
          *           "sandbox": true
          *         },
          *         {
          *           "id": "demo-1-12",
-         *           "slug": "will-the-fed-cut-rates-at-its-meeting-on-jan-7-2027",
-         *           "title": "Will the Fed cut rates at its meeting on Jan 7, 2027?",
-         *           "description": "Will the Fed cut rates at its meeting on Jan 7, 2027? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
+         *           "slug": "will-the-fed-cut-rates-at-its-meeting-on-jan-9-2027",
+         *           "title": "Will the Fed cut rates at its meeting on Jan 9, 2027?",
+         *           "description": "Will the Fed cut rates at its meeting on Jan 9, 2027? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
          *           "category": "economy",
          *           "status": "OPEN",
          *           "resolutionType": "AI",
@@ -3611,8 +3614,8 @@ export interface components {
          *               "label": "No"
          *             }
          *           ],
-         *           "createdAt": "2026-11-18T00:00:00.000Z",
-         *           "closesAt": "2027-01-07T11:00:00.000Z",
+         *           "createdAt": "2026-11-19T22:00:00.000Z",
+         *           "closesAt": "2027-01-09T09:00:00.000Z",
          *           "sandbox": true
          *         }
          *       ],
@@ -3620,7 +3623,7 @@ export interface components {
          *       "page": 1,
          *       "pageSize": 2,
          *       "costUsd": "0.05",
-         *       "remainingBalanceUsd": "99.81"
+         *       "remainingBalanceUsd": "99.76"
          *     }
          */
         MarketList: {
@@ -3647,9 +3650,9 @@ export interface components {
          * MarketSummary
          * @example {
          *       "id": "demo-1-25",
-         *       "slug": "will-voter-turnout-exceed-60-on-dec-31-2026",
-         *       "title": "Will voter turnout exceed 60% on Dec 31, 2026?",
-         *       "description": "Will voter turnout exceed 60% on Dec 31, 2026? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
+         *       "slug": "will-voter-turnout-exceed-60-on-jan-2-2027",
+         *       "title": "Will voter turnout exceed 60% on Jan 2, 2027?",
+         *       "description": "Will voter turnout exceed 60% on Jan 2, 2027? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
          *       "category": "politics",
          *       "status": "OPEN",
          *       "resolutionType": "ADMIN",
@@ -3663,8 +3666,8 @@ export interface components {
          *           "label": "No"
          *         }
          *       ],
-         *       "createdAt": "2026-11-19T18:00:00.000Z",
-         *       "closesAt": "2026-12-31T14:00:00.000Z",
+         *       "createdAt": "2026-11-21T16:00:00.000Z",
+         *       "closesAt": "2027-01-02T12:00:00.000Z",
          *       "sandbox": true
          *     }
          */
@@ -3704,29 +3707,29 @@ export interface components {
          * PriceHistory
          * @description Success
          * @example {
-         *       "requestId": "req_vgOEtaT2mUnzM75mixLOH9",
+         *       "requestId": "req_tG4i4uzL8S8Izno9xn7oM3",
          *       "symbol": "SOL",
          *       "interval": "1h",
-         *       "startTime": "2026-11-26T01:00:00.000Z",
-         *       "endTime": "2026-11-26T04:00:00.000Z",
+         *       "startTime": "2026-11-27T23:00:00.000Z",
+         *       "endTime": "2026-11-28T02:00:00.000Z",
          *       "dataPoints": [
          *         {
-         *           "timestamp": "2026-11-26T01:00:00.000Z",
-         *           "price": 146.65815619,
+         *           "timestamp": "2026-11-27T23:00:00.000Z",
+         *           "price": 156.61898899,
          *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *           "sourceCount": 3,
          *           "isComplete": true
          *         },
          *         {
-         *           "timestamp": "2026-11-26T02:00:00.000Z",
-         *           "price": 143.54531942,
-         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
-         *           "sourceCount": 3,
+         *           "timestamp": "2026-11-28T00:00:00.000Z",
+         *           "price": 152.32196575,
+         *           "source": "sandbox-alpha,sandbox-beta",
+         *           "sourceCount": 2,
          *           "isComplete": true
          *         },
          *         {
-         *           "timestamp": "2026-11-26T03:00:00.000Z",
-         *           "price": 147.51728416,
+         *           "timestamp": "2026-11-28T01:00:00.000Z",
+         *           "price": 148.12229355,
          *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *           "sourceCount": 3,
          *           "isComplete": true
@@ -3772,8 +3775,8 @@ export interface components {
         /**
          * PriceHistoryPoint
          * @example {
-         *       "timestamp": "2026-11-26T01:00:00.000Z",
-         *       "price": 146.65815619,
+         *       "timestamp": "2026-11-27T23:00:00.000Z",
+         *       "price": 156.61898899,
          *       "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *       "sourceCount": 3,
          *       "isComplete": true
@@ -3795,47 +3798,47 @@ export interface components {
          * PriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_S08MfCph9VLTraFQp1QGN0",
+         *       "requestId": "req_pVM1kkqV0kAmnfW2MJAmwR",
          *       "symbol": "SOL",
-         *       "vwapPrice": 145.64076683,
+         *       "vwapPrice": 146.680186275,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 145.7041925,
-         *           "volume24h": 1358066901,
-         *           "timestamp": "2026-11-26T04:23:40.000Z",
+         *           "price": 146.6703366,
+         *           "volume24h": 1198323099,
+         *           "timestamp": "2026-11-28T02:24:40.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000708155
+         *           "deviation": 0.000179048
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 145.5615124,
-         *           "volume24h": 814840140,
-         *           "timestamp": "2026-11-26T04:23:40.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.000271783
-         *         },
-         *         {
-         *           "name": "sandbox-gamma",
-         *           "price": 145.6010843,
-         *           "volume24h": 543226760,
-         *           "timestamp": "2026-11-26T04:23:40.000Z",
+         *           "price": 146.6966024,
+         *           "volume24h": 718993859,
+         *           "timestamp": "2026-11-28T02:24:40.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
+         *         },
+         *         {
+         *           "name": "sandbox-gamma",
+         *           "price": 155.3762424,
+         *           "volume24h": 479329239,
+         *           "timestamp": "2026-11-28T02:24:40.000Z",
+         *           "used": false,
+         *           "status": "outlier",
+         *           "deviation": 0.0591673
          *         }
          *       ],
-         *       "sourceCount": 3,
+         *       "sourceCount": 2,
          *       "isValid": true,
-         *       "spread": 0.000979671,
+         *       "spread": 0.000179068,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
          *       },
          *       "unavailableSources": [],
-         *       "resolutionTimestamp": "2026-11-26T04:23:48.288Z",
+         *       "resolutionTimestamp": "2026-11-28T02:24:49.299Z",
          *       "costUsd": "0.01",
          *       "remainingBalanceUsd": "99.99"
          *     }
@@ -3929,12 +3932,12 @@ export interface components {
          * PriceSource
          * @example {
          *       "name": "sandbox-alpha",
-         *       "price": 145.7041925,
-         *       "volume24h": 1358066901,
-         *       "timestamp": "2026-11-26T04:23:40.000Z",
+         *       "price": 146.6703366,
+         *       "volume24h": 1198323099,
+         *       "timestamp": "2026-11-28T02:24:40.000Z",
          *       "used": true,
          *       "status": "used",
-         *       "deviation": 0.000708155
+         *       "deviation": 0.000179048
          *     }
          */
         PriceSource: {
@@ -3963,24 +3966,24 @@ export interface components {
          * RedeliverWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_SNsrfQvHXo6Ks9bI5lOkXm",
-         *       "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
+         *       "requestId": "req_dyxwj8OSihcmbTBarfjwI7",
+         *       "id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
+         *       "webhookId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
          *       "type": "test",
-         *       "originalRequestId": "req_80745RZc8yfT2TWgEwZkT5",
+         *       "originalRequestId": "req_fBkFNJq4NwuEnU0cwdbzci",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "PENDING",
          *       "attemptCount": 1,
-         *       "nextAttemptAt": "2026-11-26T04:23:51.980Z",
+         *       "nextAttemptAt": "2026-11-28T02:24:56.605Z",
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T04:23:51.841Z",
+         *       "createdAt": "2026-11-28T02:24:56.143Z",
          *       "finishedAt": null,
          *       "cancelledAt": null,
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-26T04:23:51.852Z",
+         *           "at": "2026-11-28T02:24:56.156Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -4032,10 +4035,10 @@ export interface components {
          * ResolveWithAiResponse
          * @description Success
          * @example {
-         *       "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
+         *       "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
          *       "status": "processing",
          *       "costUsd": "0.25",
-         *       "remainingBalanceUsd": "99.54"
+         *       "remainingBalanceUsd": "99.49"
          *     }
          */
         ResolveWithAiResponse: {
@@ -4058,9 +4061,9 @@ export interface components {
          * RevokeKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_GexpvA82MG2j0wVEBiFbJS",
-         *       "id": "key_E287kxaO4kaAU5wyELxTne",
-         *       "keyPrefix": "pk_test_zR3iaQjd",
+         *       "requestId": "req_KD3K3HLJkwlUovXN2l71MC",
+         *       "id": "key_0JE3M9lfGnGtCDay3KjkGg",
+         *       "keyPrefix": "pk_test_k0vwy89l",
          *       "name": "spare",
          *       "permissions": [
          *         "price"
@@ -4070,7 +4073,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T04:23:52.133Z",
+         *       "createdAt": "2026-11-28T02:24:57.132Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -4082,8 +4085,8 @@ export interface components {
          *         "dailySpendUsd": null,
          *         "monthlySpendUsd": null
          *       },
-         *       "revokedAt": "2026-11-26T04:23:52.283Z",
-         *       "rotatedFrom": "key_4fydNMxYL5Q8vCKVjZGmYd"
+         *       "revokedAt": "2026-11-28T02:24:57.427Z",
+         *       "rotatedFrom": "key_gGM6bnQJKFlTXwance1IJ5"
          *     }
          */
         RevokeKeyResponse: {
@@ -4176,10 +4179,10 @@ export interface components {
          * RotateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_fc3jT5ckhWNL8OtP3w0QE3",
+         *       "requestId": "req_n01KXwkXsrFBhimUmgttjY",
          *       "newKey": {
-         *         "id": "key_E287kxaO4kaAU5wyELxTne",
-         *         "keyPrefix": "pk_test_zR3iaQjd",
+         *         "id": "key_0JE3M9lfGnGtCDay3KjkGg",
+         *         "keyPrefix": "pk_test_k0vwy89l",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -4189,7 +4192,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-26T04:23:52.133Z",
+         *         "createdAt": "2026-11-28T02:24:57.132Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -4202,11 +4205,11 @@ export interface components {
          *           "monthlySpendUsd": null
          *         },
          *         "key": "pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u",
-         *         "rotatedFrom": "key_4fydNMxYL5Q8vCKVjZGmYd"
+         *         "rotatedFrom": "key_gGM6bnQJKFlTXwance1IJ5"
          *       },
          *       "oldKey": {
-         *         "id": "key_4fydNMxYL5Q8vCKVjZGmYd",
-         *         "keyPrefix": "pk_test_cd26iid5",
+         *         "id": "key_gGM6bnQJKFlTXwance1IJ5",
+         *         "keyPrefix": "pk_test_NMMB5sQV",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -4216,7 +4219,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-26T04:23:52.092Z",
+         *         "createdAt": "2026-11-28T02:24:57.068Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -4228,8 +4231,8 @@ export interface components {
          *           "dailySpendUsd": null,
          *           "monthlySpendUsd": null
          *         },
-         *         "expiresAt": "2026-11-26T05:23:52.116Z",
-         *         "rotatedTo": "key_E287kxaO4kaAU5wyELxTne"
+         *         "expiresAt": "2026-11-28T03:24:57.092Z",
+         *         "rotatedTo": "key_0JE3M9lfGnGtCDay3KjkGg"
          *       }
          *     }
          */
@@ -4412,9 +4415,9 @@ export interface components {
          * RotateWebhookSecretResponse
          * @description Success
          * @example {
-         *       "requestId": "req_6E47HgG8h37JUQxE8wVKg0",
+         *       "requestId": "req_HNvjqBKkXyLySZlDKcDa9b",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "previousSecretValidUntil": "2026-11-27T04:23:52.053Z"
+         *       "previousSecretValidUntil": "2026-11-29T02:24:57.017Z"
          *     }
          */
         RotateWebhookSecretResponse: {
@@ -4432,15 +4435,15 @@ export interface components {
          * ScheduleAiResolutionResponse
          * @description Success
          * @example {
-         *       "requestId": "req_UXAcOerV4XiCL8nOZPf0Ex",
-         *       "jobId": "job_jLp54KC2chXSqHwsTrq2wM",
+         *       "requestId": "req_xnVYqX4Ea7Tn0y5Dolhbjk",
+         *       "jobId": "job_1GYIpOV5RYkCgRjWDAwsjv",
          *       "jobType": "AI_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T04:23:51.701Z",
+         *       "createdAt": "2026-11-28T02:24:55.705Z",
          *       "canCancel": true,
          *       "costUsd": "0.50",
-         *       "remainingBalanceUsd": "98.94"
+         *       "remainingBalanceUsd": "98.89"
          *     }
          */
         ScheduleAiResolutionResponse: {
@@ -4482,15 +4485,15 @@ export interface components {
          * SchedulePriceCheckAtResponse
          * @description Success
          * @example {
-         *       "requestId": "req_ZCZPk1CE29wYkhueoVps0S",
-         *       "jobId": "job_hXaj1A427q4EAhhXTr0wiE",
+         *       "requestId": "req_avSPeHR5wuK2FR2JkkMpiA",
+         *       "jobId": "job_LHdwGPmQ9dYsyMFbLERWAw",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T04:23:51.672Z",
+         *       "createdAt": "2026-11-28T02:24:55.681Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
-         *       "remainingBalanceUsd": "99.44"
+         *       "remainingBalanceUsd": "99.39"
          *     }
          */
         SchedulePriceCheckAtResponse: {
@@ -4532,15 +4535,15 @@ export interface components {
          * SchedulePriceCheckResponse
          * @description Success
          * @example {
-         *       "requestId": "req_qLbhhbknNweUz20v1n71RV",
-         *       "jobId": "job_s6Lnfq4rby09bY6dahrOIa",
+         *       "requestId": "req_1yczLH79I5ibHASPj4yzdC",
+         *       "jobId": "job_CEvJotgUf9rEjaoMDL0wqx",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T04:23:48.633Z",
+         *       "createdAt": "2026-11-28T02:24:51.147Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
-         *       "remainingBalanceUsd": "99.74"
+         *       "remainingBalanceUsd": "99.69"
          *     }
          */
         SchedulePriceCheckResponse: {
@@ -4582,9 +4585,9 @@ export interface components {
          * SendTestWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *       "deliveryId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
+         *       "requestId": "req_fBkFNJq4NwuEnU0cwdbzci",
+         *       "deliveryId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
+         *       "webhookId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
          *       "delivered": true,
          *       "status": "DELIVERED",
          *       "statusCode": 200,
@@ -4621,17 +4624,17 @@ export interface components {
         /**
          * Transaction
          * @example {
-         *       "id": "13",
+         *       "id": "14",
          *       "kind": "refund",
          *       "amountUsd": "0.50",
-         *       "balanceAfterUsd": "99.44",
+         *       "balanceAfterUsd": "99.39",
          *       "operation": null,
          *       "requestId": null,
          *       "keyId": null,
          *       "reference": null,
-         *       "refundOf": "12",
-         *       "memo": "cancelled job_jLp54KC2chXSqHwsTrq2wM",
-         *       "createdAt": "2026-11-26T04:23:51.803Z",
+         *       "refundOf": "13",
+         *       "memo": "cancelled job_1GYIpOV5RYkCgRjWDAwsjv",
+         *       "createdAt": "2026-11-28T02:24:56.085Z",
          *       "chain": null
          *     }
          */
@@ -4691,53 +4694,53 @@ export interface components {
          * TransactionList
          * @description Success
          * @example {
-         *       "requestId": "req_7FzrdbFYGUBHA1d0wr1dP6",
+         *       "requestId": "req_o0aOZnfU3SNj9WWWVi47n8",
          *       "transactions": [
          *         {
-         *           "id": "13",
+         *           "id": "14",
          *           "kind": "refund",
          *           "amountUsd": "0.50",
-         *           "balanceAfterUsd": "99.44",
+         *           "balanceAfterUsd": "99.39",
          *           "operation": null,
          *           "requestId": null,
          *           "keyId": null,
          *           "reference": null,
-         *           "refundOf": "12",
-         *           "memo": "cancelled job_jLp54KC2chXSqHwsTrq2wM",
-         *           "createdAt": "2026-11-26T04:23:51.803Z",
+         *           "refundOf": "13",
+         *           "memo": "cancelled job_1GYIpOV5RYkCgRjWDAwsjv",
+         *           "createdAt": "2026-11-28T02:24:56.085Z",
+         *           "chain": null
+         *         },
+         *         {
+         *           "id": "13",
+         *           "kind": "charge",
+         *           "amountUsd": "-0.50",
+         *           "balanceAfterUsd": "98.89",
+         *           "operation": "scheduleAiResolution",
+         *           "requestId": "req_xnVYqX4Ea7Tn0y5Dolhbjk",
+         *           "keyId": "key_eXfmadl48p6IJkoniqXul7",
+         *           "reference": null,
+         *           "refundOf": null,
+         *           "memo": null,
+         *           "createdAt": "2026-11-28T02:24:55.703Z",
          *           "chain": null
          *         },
          *         {
          *           "id": "12",
          *           "kind": "charge",
-         *           "amountUsd": "-0.50",
-         *           "balanceAfterUsd": "98.94",
-         *           "operation": "scheduleAiResolution",
-         *           "requestId": "req_UXAcOerV4XiCL8nOZPf0Ex",
-         *           "keyId": "key_jauJ3YD0GfK97bPsGFbelV",
-         *           "reference": null,
-         *           "refundOf": null,
-         *           "memo": null,
-         *           "createdAt": "2026-11-26T04:23:51.689Z",
-         *           "chain": null
-         *         },
-         *         {
-         *           "id": "11",
-         *           "kind": "charge",
          *           "amountUsd": "-0.05",
-         *           "balanceAfterUsd": "99.44",
+         *           "balanceAfterUsd": "99.39",
          *           "operation": "schedulePriceCheckAt",
-         *           "requestId": "req_ZCZPk1CE29wYkhueoVps0S",
-         *           "keyId": "key_jauJ3YD0GfK97bPsGFbelV",
+         *           "requestId": "req_avSPeHR5wuK2FR2JkkMpiA",
+         *           "keyId": "key_eXfmadl48p6IJkoniqXul7",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-26T04:23:51.669Z",
+         *           "createdAt": "2026-11-28T02:24:55.679Z",
          *           "chain": null
          *         }
          *       ],
          *       "hasMore": true,
-         *       "nextStartingAfter": "11"
+         *       "nextStartingAfter": "12"
          *     }
          */
         TransactionList: {
@@ -4808,9 +4811,9 @@ export interface components {
          * UpdateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_ITcG9JrNZHnxA4fgyf1ENX",
-         *       "id": "key_VYMSRkwaxTbo1tFpYqN5aA",
-         *       "keyPrefix": "pk_test_fEp7lsgs",
+         *       "requestId": "req_2aQHcFrkoyvc2GnBC0Mv1M",
+         *       "id": "key_AgWCpOrlSsrgxzXQDvflBE",
+         *       "keyPrefix": "pk_test_RCk3J5QP",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -4823,7 +4826,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T04:23:48.382Z",
+         *       "createdAt": "2026-11-28T02:24:49.769Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -4834,7 +4837,8 @@ export interface components {
          *         "monthlyRequests": null,
          *         "dailySpendUsd": null,
          *         "monthlySpendUsd": null
-         *       }
+         *       },
+         *       "lastUsedAt": "2026-11-28T02:24:49.923Z"
          *     }
          */
         UpdateKeyResponse: {
@@ -4954,24 +4958,24 @@ export interface components {
          * WebhookDelivery
          * @description Success
          * @example {
-         *       "requestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *       "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
+         *       "requestId": "req_fBkFNJq4NwuEnU0cwdbzci",
+         *       "id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
+         *       "webhookId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
          *       "type": "test",
-         *       "originalRequestId": "req_80745RZc8yfT2TWgEwZkT5",
+         *       "originalRequestId": "req_fBkFNJq4NwuEnU0cwdbzci",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T04:23:51.841Z",
-         *       "finishedAt": "2026-11-26T04:23:51.853Z",
+         *       "createdAt": "2026-11-28T02:24:56.143Z",
+         *       "finishedAt": "2026-11-28T02:24:56.180Z",
          *       "cancelledAt": null,
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-26T04:23:51.852Z",
+         *           "at": "2026-11-28T02:24:56.156Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -5023,37 +5027,37 @@ export interface components {
          * WebhookDeliveryList
          * @description Success
          * @example {
-         *       "requestId": "req_aGhDE5eRbtHallyAKKkxNk",
+         *       "requestId": "req_whwtDVuN3IyxQkR6KtXMkI",
          *       "deliveries": [
          *         {
-         *           "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *           "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
+         *           "id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
+         *           "webhookId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
          *           "type": "test",
-         *           "requestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *           "originalRequestId": "req_80745RZc8yfT2TWgEwZkT5",
+         *           "requestId": "req_fBkFNJq4NwuEnU0cwdbzci",
+         *           "originalRequestId": "req_fBkFNJq4NwuEnU0cwdbzci",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "DELIVERED",
          *           "attemptCount": 1,
          *           "nextAttemptAt": null,
          *           "lastStatusCode": 200,
          *           "lastError": null,
-         *           "createdAt": "2026-11-26T04:23:51.841Z",
-         *           "finishedAt": "2026-11-26T04:23:51.853Z",
+         *           "createdAt": "2026-11-28T02:24:56.143Z",
+         *           "finishedAt": "2026-11-28T02:24:56.180Z",
          *           "cancelledAt": null
          *         },
          *         {
-         *           "id": "msg_sOFCIJMwLAB5ixtKvoMPCY",
-         *           "webhookId": "msg_sOFCIJMwLAB5ixtKvoMPCY",
+         *           "id": "msg_ipfoNZBXheLgkoyesscgmj",
+         *           "webhookId": "msg_ipfoNZBXheLgkoyesscgmj",
          *           "type": "price",
-         *           "requestId": "req_ULZjIkWooXQjHCGNeHsggC",
-         *           "originalRequestId": "req_ULZjIkWooXQjHCGNeHsggC",
+         *           "requestId": "req_6Pg4Gxx7rmiWzdC9fnOwQ9",
+         *           "originalRequestId": "req_6Pg4Gxx7rmiWzdC9fnOwQ9",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "PENDING",
          *           "attemptCount": 0,
-         *           "nextAttemptAt": "2026-11-26T04:23:51.653Z",
+         *           "nextAttemptAt": "2026-11-28T02:24:55.619Z",
          *           "lastStatusCode": null,
          *           "lastError": null,
-         *           "createdAt": "2026-11-26T04:23:51.653Z",
+         *           "createdAt": "2026-11-28T02:24:55.619Z",
          *           "finishedAt": null,
          *           "cancelledAt": null
          *         }
@@ -5075,19 +5079,19 @@ export interface components {
         /**
          * WebhookDeliverySummary
          * @example {
-         *       "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
+         *       "id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
+         *       "webhookId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
          *       "type": "test",
-         *       "requestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *       "originalRequestId": "req_80745RZc8yfT2TWgEwZkT5",
+         *       "requestId": "req_fBkFNJq4NwuEnU0cwdbzci",
+         *       "originalRequestId": "req_fBkFNJq4NwuEnU0cwdbzci",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T04:23:51.841Z",
-         *       "finishedAt": "2026-11-26T04:23:51.853Z",
+         *       "createdAt": "2026-11-28T02:24:56.143Z",
+         *       "finishedAt": "2026-11-28T02:24:56.180Z",
          *       "cancelledAt": null
          *     }
          */
@@ -5121,17 +5125,17 @@ export interface components {
          * WebhookStreamEvent
          * @description Success
          * @example {
-         *       "requestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *       "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
+         *       "requestId": "req_fBkFNJq4NwuEnU0cwdbzci",
+         *       "id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
          *       "headers": {
          *         "content-type": "application/json",
          *         "user-agent": "Sibyl-Webhooks/1",
-         *         "x-service-signature": "1b76a14d49670a4dae490cc6a80fe5b0b3aeac9e363ea2f870a0e67971247a90",
-         *         "webhook-id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *         "webhook-timestamp": "1795667032",
-         *         "webhook-signature": "v1,EafwxTaaG7YnDe6wP/WcJU772cxBte/70ZQqS34BMls="
+         *         "x-service-signature": "91c44676848783615ed76339a32a26feffa6b184780b93a73f8d49787c0d1f12",
+         *         "webhook-id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
+         *         "webhook-timestamp": "1795832696",
+         *         "webhook-signature": "v1,R/QIDwyzh/BeezUBtuMxooY5kg4yj4HTsknT7H4/NVU="
          *       },
-         *       "body": "{\"requestId\":\"req_80745RZc8yfT2TWgEwZkT5\",\"type\":\"test\",\"status\":\"completed\",\"data\":{\"message\":\"A test event from Sibyl: your endpoint received and can verify it.\"},\"timestamp\":\"2026-11-26T04:23:51.841Z\",\"signature\":\"1b76a14d49670a4dae490cc6a80fe5b0b3aeac9e363ea2f870a0e67971247a90\"}"
+         *       "body": "{\"requestId\":\"req_fBkFNJq4NwuEnU0cwdbzci\",\"type\":\"test\",\"status\":\"completed\",\"data\":{\"message\":\"A test event from Sibyl: your endpoint received and can verify it.\"},\"timestamp\":\"2026-11-28T02:24:56.143Z\",\"signature\":\"91c44676848783615ed76339a32a26feffa6b184780b93a73f8d49787c0d1f12\"}"
          *     }
          */
         WebhookStreamEvent: {
