@@ -13,6 +13,7 @@ import { limitsFeature } from './limits/feature.js';
 import { marketsFeature } from './markets/feature.js';
 import { pricesFeature } from './prices/feature.js';
 import { retentionFeature } from './retention/feature.js';
+import { streamsFeature } from './streams/feature.js';
 import { webhooksFeature } from './webhooks/feature.js';
 
 /**
@@ -37,4 +38,5 @@ export const FEATURES = [
   retentionFeature,
   depositsFeature,
   evaluationFeature,
+  streamsFeature,
 ] as const;

@@ -8,21 +8,11 @@ import type { Command, CommandIo } from '../feature.js';
 import { FEATURES } from '../features.js';
 import { CommandRefusal, createOutput, type Output, UsageError } from '../lib/command-line.js';
 import { ListenError } from '../lib/listen.js';
+import type { CliIo } from './io.js';
 import { migrateCommand } from './migrate.js';
+import { forwardCommand, OperatorChannelError } from './operator-channel/client.js';
 
-/** Where a command reads its settings and writes its answer: the process, or a test. */
-export interface CliIo {
-  env: Record<string, string | undefined>;
-  stdout(text: string): void;
-  stderr(text: string): void;
-  /**
-   * An open database to use instead of opening the configured one (and left open): the tests run
-   * many commands on one embedded database, which takes seconds to open in a new process.
-   */
-  database?: Database;
-  /** Ends a command that runs until a signal (`webhooks listen`), for tests. */
-  signal?: AbortSignal;
-}
+export type { CliIo };
 
 /** Every feature's commands, by name (src/features.ts). */
 const COMMANDS: ReadonlyMap<string, Command<Config>> = new Map<string, Command<Config>>(
@@ -114,7 +104,6 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
 async function run(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(argv);
-  const out: Output = createOutput(values.json === true, io.stdout);
   const [command, action = '', ...rest] = positionals;
   if (values.help || command === 'help') {
     io.stdout(`${USAGE}\n`);
@@ -125,13 +114,59 @@ async function run(argv: string[], io: CliIo): Promise<number> {
 
   const config = loadConfig(io.env);
   if (command === 'start' || command === 'serve' || command === 'work') {
+    // A service's own database is its own: not one handed in (a test, the operator channel).
+    if (io.database) throw new UsageError(`"${command}" starts a service; run it on its own`);
     // Loaded only here: the service's modules (HTTP, providers, venues) are most of the start-up
     // time of a command that needs none of them.
     const { runService } = await import('../server.js');
-    await runService(config, { serve: command !== 'work', work: command !== 'serve' });
+    const { serveOperatorChannel } = await import('./operator-channel/server.js');
+    await runService(
+      config,
+      { serve: command !== 'work', work: command !== 'serve' },
+      {
+        // On the embedded database, operator commands run in this process (docs/operations.md).
+        operatorChannel: (db, log) =>
+          serveOperatorChannel({ dataDir: config.dataDir, db, env: io.env, log, run: runCli }),
+      },
+    );
     return -1; // keeps running until a signal
   }
+  if (command !== 'migrate' && !COMMANDS.has(command)) throw new UsageError(`unknown command "${command}"`);
 
+  // Nothing printed yet when the embedded database turns out to be held: the command can still
+  // run whole in the process that holds it.
+  let printed = false;
+  const watched: CliIo = {
+    ...io,
+    stdout: (text) => {
+      printed = true;
+      io.stdout(text);
+    },
+    stderr: (text) => {
+      printed = true;
+      io.stderr(text);
+    },
+  };
+  try {
+    return await runOnDatabase(command, action, rest, values, config, watched);
+  } catch (err) {
+    if (!(err instanceof DataDirInUseError) || printed || io.database) throw err;
+    const code = await forwardCommand(err.dataDir, argv, io);
+    if (code === null) throw err;
+    return code;
+  }
+}
+
+/** `migrate` or a feature's command, on the configured database (opened when the command asks). */
+async function runOnDatabase(
+  command: string,
+  action: string,
+  rest: string[],
+  values: ReturnType<typeof parse>['values'],
+  config: Config,
+  io: CliIo,
+): Promise<number> {
+  const out: Output = createOutput(values.json === true, io.stdout);
   if (command === 'migrate') {
     const db = io.database ?? (await openDatabase({ ...config, dbPoolSize: 2 }));
     try {
@@ -141,8 +176,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       if (!io.database) await db.close();
     }
   }
-  const featureCommand = COMMANDS.get(command);
-  if (!featureCommand) throw new UsageError(`unknown command "${command}"`);
+  const featureCommand = COMMANDS.get(command) as Command;
 
   // Opened (and migrated) only when the command asks: `webhooks listen` is a client of a running
   // service, not of its database.
@@ -152,6 +186,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     config,
     out,
     env: io.env,
+    cwd: io.cwd ?? process.cwd(),
     print: (line) => io.stdout(`${line}\n`),
     ...(io.signal ? { signal: io.signal } : {}),
     database() {
@@ -178,7 +213,8 @@ function report(err: unknown, json: boolean, io: CliIo): number {
     err instanceof ConfigError ||
     err instanceof MigrationError ||
     err instanceof ListenError ||
-    err instanceof CommandRefusal;
+    err instanceof CommandRefusal ||
+    err instanceof OperatorChannelError;
   const message = err instanceof Error ? err.message : String(err);
   const code = err instanceof AppError ? err.code : err instanceof UsageError ? 'USAGE' : 'ERROR';
   if (json) {

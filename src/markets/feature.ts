@@ -60,7 +60,10 @@ export const marketsFeature: Feature<{ markets: typeof marketSettings }, Needs> 
           import('../context.js'),
           import('../lib/clock.js'),
         ]);
-        return marketsCommand(createContext(await io.database(), systemClock), io.out, action, args);
+        return marketsCommand(createContext(await io.database(), systemClock), io.out, action, {
+          ...args,
+          cwd: io.cwd,
+        });
       },
     },
   },

@@ -5,7 +5,7 @@ export type { PriceConfig } from './config.js';
 export { createPriceService } from './price-service.js';
 export { invalidSymbol, readToken, requireToken, unknownSymbol } from './requested.js';
 export { SANDBOX_TOKENS, sandboxMidPrice, sandboxQuote } from './sandbox/feed.js';
-export { UnavailableSourceSchema } from './schemas.js';
+export { MAX_BATCH_SYMBOLS, SinglePriceResult, UnavailableSourceSchema } from './schemas.js';
 export type { PriceService } from './service.js';
 export { type PriceTarget, parseTarget } from './tokens.js';
 export {
