@@ -1528,11 +1528,11 @@ export interface components {
         };
         /** AiResolveRequest */
         AiResolveRequest: {
-            /** @description The question to resolve (required unless `marketId` is given); not blank */
+            /** @description The question to resolve (required unless `marketId` is given); not blank. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
             question?: string;
-            /** @description The possible outcomes, distinct (also ignoring case); answers refer to them by zero-based index */
+            /** @description The possible outcomes, distinct (also ignoring case); answers refer to them by zero-based index. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
             outcomes?: string[];
-            /** @description Additional context for the models; on sandbox accounts, `[sandbox:…]` directives steer the simulated models */
+            /** @description Additional context for the models; on sandbox accounts, `[sandbox:…]` directives steer the simulated models. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
             context?: string;
             /**
              * Format: uri
@@ -1569,16 +1569,16 @@ export interface components {
         };
         /** AiScheduleRequest */
         AiScheduleRequest: {
-            /** @description 1 to 1,000 characters, not blank */
+            /** @description 1 to 1,000 characters, not blank. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
             question: string;
-            /** @description 2 to 20 distinct labels of 1 to 200 characters (distinct also ignoring case) */
+            /** @description 2 to 20 distinct labels of 1 to 200 characters (distinct also ignoring case). NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
             outcomes: string[];
             /**
              * Format: date-time
              * @description When to resolve: ISO 8601 with a zone, in the future, ≤ 365 days
              */
             resolutionTimestamp: string;
-            /** @description Up to 10,000 characters */
+            /** @description Up to 10,000 characters. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
             context?: string;
             /**
              * Format: uri
@@ -1701,7 +1701,7 @@ export interface components {
         };
         /** BatchPriceRequest */
         BatchPriceRequest: {
-            /** @description Symbols or mint addresses, at most 50 */
+            /** @description Symbols or mint addresses, at most 50. Each: A symbol (1 to 15 letters and digits) or a Solana mint address: base58 that decodes to exactly 32 bytes. A base58 string of 32 to 44 characters that decodes to another length matches the pattern but is refused: 400 INVALID_SYMBOL. */
             symbols: string[];
         };
         /**
@@ -2422,7 +2422,7 @@ export interface components {
         };
         /** PriceScheduledRequest */
         PriceScheduledRequest: {
-            /** @description Symbol or Solana mint address */
+            /** @description A symbol (1 to 15 letters and digits) or a Solana mint address: base58 that decodes to exactly 32 bytes. A base58 string of 32 to 44 characters that decodes to another length matches the pattern but is refused: 400 INVALID_SYMBOL. */
             symbol: string;
             /**
              * Format: date-time
@@ -2437,7 +2437,7 @@ export interface components {
         };
         /** PriceScheduleRequest */
         PriceScheduleRequest: {
-            /** @description Symbol or Solana mint address */
+            /** @description A symbol (1 to 15 letters and digits) or a Solana mint address: base58 that decodes to exactly 32 bytes. A base58 string of 32 to 44 characters that decodes to another length matches the pattern but is refused: 400 INVALID_SYMBOL. */
             symbol: string;
             /**
              * Format: date-time
@@ -5205,7 +5205,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description e.g. SOL, or a mint address */
+                /** @description e.g. SOL, or a mint address. A symbol (1 to 15 letters and digits) or a Solana mint address: base58 that decodes to exactly 32 bytes. A base58 string of 32 to 44 characters that decodes to another length matches the pattern but is refused: 400 INVALID_SYMBOL. */
                 symbolOrMint: string;
             };
             cookie?: never;
@@ -5969,7 +5969,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description e.g. SOL, or a mint address */
+                /** @description e.g. SOL, or a mint address. A symbol (1 to 15 letters and digits) or a Solana mint address: base58 that decodes to exactly 32 bytes. A base58 string of 32 to 44 characters that decodes to another length matches the pattern but is refused: 400 INVALID_SYMBOL. */
                 symbol: string;
             };
             cookie?: never;
@@ -11473,6 +11473,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The delivery's id. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 deliveryId: string;
             };
             cookie?: never;
@@ -11734,6 +11735,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The delivery's id. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 deliveryId: string;
             };
             cookie?: never;
@@ -12063,6 +12065,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The delivery's id. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 deliveryId: string;
             };
             cookie?: never;
@@ -18854,6 +18857,7 @@ export interface operations {
             path: {
                 /** @description Which of the wallet’s accounts: live or sandbox */
                 mode: "live" | "sandbox";
+                /** @description The delivery's id. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 deliveryId: string;
             };
             cookie?: never;
@@ -19062,6 +19066,7 @@ export interface operations {
             path: {
                 /** @description Which of the wallet’s accounts: live or sandbox */
                 mode: "live" | "sandbox";
+                /** @description The delivery's id. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 deliveryId: string;
             };
             cookie?: never;
@@ -19270,6 +19275,7 @@ export interface operations {
             path: {
                 /** @description Which of the wallet’s accounts: live or sandbox */
                 mode: "live" | "sandbox";
+                /** @description The delivery's id. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 deliveryId: string;
             };
             cookie?: never;
