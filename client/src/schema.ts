@@ -1348,45 +1348,6 @@ export interface components {
         /**
          * Account
          * @description Success
-         * @example {
-         *       "requestId": "req_KoNoHCs5fIu2XGSVg5LbWt",
-         *       "id": "acct_9xDne1jYKcFyA7mfRlcxPK",
-         *       "mode": "sandbox",
-         *       "status": "active",
-         *       "walletAddress": null,
-         *       "balanceUsd": "100.00",
-         *       "currency": "USD",
-         *       "createdAt": "2026-11-28T02:24:35.176Z",
-         *       "apiKey": {
-         *         "id": "key_eXfmadl48p6IJkoniqXul7",
-         *         "permissions": [
-         *           "price",
-         *           "batch",
-         *           "historical",
-         *           "ai",
-         *           "schedule",
-         *           "markets",
-         *           "account",
-         *           "keys"
-         *         ],
-         *         "expiresAt": null
-         *       },
-         *       "pricing": {
-         *         "priceSingle": "0.01",
-         *         "priceBatchBase": "0.05",
-         *         "priceBatchPerSymbol": "0.01",
-         *         "historical": "0.05",
-         *         "aiResolve": "0.25",
-         *         "priceSchedule": "0.05",
-         *         "aiSchedule": "0.50",
-         *         "marketsList": "0.05",
-         *         "marketDetail": "0.02"
-         *       },
-         *       "limits": {
-         *         "maxActiveKeys": 25
-         *       },
-         *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA="
-         *     }
          */
         Account: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -1397,19 +1358,13 @@ export interface components {
             status: "active" | "suspended";
             /** @description Connected Solana wallet */
             walletAddress: string | null;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             balanceUsd: string;
             /** @enum {string} */
             currency: "USD";
             /** @description Secret (whsec_…) that signs this account’s webhook callbacks; keep it server-side. Present only when the calling key has the `keys` permission (it can forge callbacks): read it with `GET /account/webhook-secret` */
             webhookSecret?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description The key that made this request */
             apiKey: {
@@ -1419,50 +1374,23 @@ export interface components {
             };
             /** @description What each operation costs, in USD */
             pricing: {
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 priceSingle: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 priceBatchBase: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 priceBatchPerSymbol: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 historical: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 aiResolve: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 priceSchedule: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 aiSchedule: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 marketsList: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 marketDetail: string;
             };
             limits: {
@@ -1472,100 +1400,11 @@ export interface components {
         /**
          * AccountUsage
          * @description Success
-         * @example {
-         *       "requestId": "req_XQoPqXrfaj1009BVEcNsWg",
-         *       "from": "2026-10-30T00:00:00.000Z",
-         *       "to": "2026-11-28T02:24:58.046Z",
-         *       "groupBy": "operation",
-         *       "totals": {
-         *         "requests": 11,
-         *         "chargedUsd": "1.16",
-         *         "refundedUsd": "0.55",
-         *         "spendUsd": "0.61"
-         *       },
-         *       "rows": [
-         *         {
-         *           "group": "resolveWithAi",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.25",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.25"
-         *         },
-         *         {
-         *           "group": "listMarkets",
-         *           "label": null,
-         *           "requests": 2,
-         *           "chargedUsd": "0.10",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.10"
-         *         },
-         *         {
-         *           "group": "getPriceBatch",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.08",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.08"
-         *         },
-         *         {
-         *           "group": "getHistoricalPrice",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.05",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.05"
-         *         },
-         *         {
-         *           "group": "schedulePriceCheck",
-         *           "label": null,
-         *           "requests": 2,
-         *           "chargedUsd": "0.10",
-         *           "refundedUsd": "0.05",
-         *           "spendUsd": "0.05"
-         *         },
-         *         {
-         *           "group": "schedulePriceCheckAt",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.05",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.05"
-         *         },
-         *         {
-         *           "group": "getMarket",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.02",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.02"
-         *         },
-         *         {
-         *           "group": "getPrice",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.01",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.01"
-         *         },
-         *         {
-         *           "group": "scheduleAiResolution",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.50",
-         *           "refundedUsd": "0.50",
-         *           "spendUsd": "0.00"
-         *         }
-         *       ]
-         *     }
          */
         AccountUsage: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             from: string;
             /** @description ISO 8601 timestamp (UTC), exclusive */
             to: string;
@@ -1573,20 +1412,11 @@ export interface components {
             totals: {
                 /** @description Paid requests (charges) */
                 requests: number;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 chargedUsd: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 refundedUsd: string;
-                /**
-                 * @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged)
-                 * @example 0.25
-                 */
+                /** @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged) */
                 spendUsd: string;
             };
             /** @description By day: every day of the range, oldest first, days without activity included; otherwise the groups with activity, the largest spend first */
@@ -1597,50 +1427,17 @@ export interface components {
                 label: string | null;
                 /** @description Paid requests (charges) */
                 requests: number;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 chargedUsd: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 refundedUsd: string;
-                /**
-                 * @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged)
-                 * @example 0.25
-                 */
+                /** @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged) */
                 spendUsd: string;
             }[];
         };
         /**
          * AiRequestList
          * @description Success
-         * @example {
-         *       "requestId": "req_IMaEYfQmagILs0Cu7q0BTx",
-         *       "requests": [
-         *         {
-         *           "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
-         *           "status": "COMPLETED",
-         *           "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
-         *           "outcomes": [
-         *             "Yes",
-         *             "No"
-         *           ],
-         *           "marketId": null,
-         *           "createdAt": "2026-11-28T02:24:51.875Z",
-         *           "completedAt": "2026-11-28T02:24:52.087Z",
-         *           "winningOutcomeLabel": "Yes",
-         *           "canDetermine": true,
-         *           "costUsd": "0.25",
-         *           "refundUsd": null
-         *         }
-         *       ],
-         *       "total": 1,
-         *       "page": 1,
-         *       "pageSize": 2
-         *     }
          */
         AiRequestList: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -1655,110 +1452,13 @@ export interface components {
         /**
          * AiRequestRecord
          * @description Success
-         * @example {
-         *       "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
-         *       "status": "COMPLETED",
-         *       "createdAt": "2026-11-28T02:24:51.875Z",
-         *       "votes": [
-         *         {
-         *           "model": "sandbox/alpha",
-         *           "outcomeIndex": 0,
-         *           "confidence": 0.9,
-         *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 1,
-         *           "error": null,
-         *           "usage": {
-         *             "inputTokens": 0,
-         *             "outputTokens": 0
-         *           }
-         *         },
-         *         {
-         *           "model": "sandbox/beta",
-         *           "outcomeIndex": 0,
-         *           "confidence": 0.9,
-         *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 1,
-         *           "error": null,
-         *           "usage": {
-         *             "inputTokens": 0,
-         *             "outputTokens": 0
-         *           }
-         *         },
-         *         {
-         *           "model": "sandbox/gamma",
-         *           "outcomeIndex": 0,
-         *           "confidence": 0.9,
-         *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 0,
-         *           "error": null,
-         *           "usage": {
-         *             "inputTokens": 0,
-         *             "outputTokens": 0
-         *           }
-         *         },
-         *         {
-         *           "model": "sandbox/delta",
-         *           "outcomeIndex": 0,
-         *           "confidence": 0.9,
-         *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 0,
-         *           "error": null,
-         *           "usage": {
-         *             "inputTokens": 0,
-         *             "outputTokens": 0
-         *           }
-         *         }
-         *       ],
-         *       "completedAt": "2026-11-28T02:24:52.087Z",
-         *       "result": {
-         *         "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
-         *         "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
-         *         "winningOutcomeIndex": 0,
-         *         "winningOutcomeLabel": "Yes",
-         *         "confidence": 0.9,
-         *         "agreement": 1,
-         *         "reasoning": "sandbox/alpha: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/beta: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/gamma: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/delta: Sandbox answer: the outcome chosen by a hash of the question.",
-         *         "modelsUsed": [
-         *           "sandbox/alpha",
-         *           "sandbox/beta",
-         *           "sandbox/gamma",
-         *           "sandbox/delta"
-         *         ],
-         *         "canDetermine": true,
-         *         "costUsd": "0.25",
-         *         "remainingBalanceUsd": "99.49"
-         *       },
-         *       "delivery": {
-         *         "id": "msg_TuJpRhbMT8VuWehdZhO1ot",
-         *         "webhookId": "msg_TuJpRhbMT8VuWehdZhO1ot",
-         *         "type": "ai",
-         *         "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
-         *         "originalRequestId": "req_qE2pl1UeRdUzJgplbd7xp7",
-         *         "url": "https://hooks.example.com/sibyl",
-         *         "status": "PENDING",
-         *         "attemptCount": 0,
-         *         "nextAttemptAt": "2026-11-28T02:24:52.088Z",
-         *         "lastStatusCode": null,
-         *         "lastError": null,
-         *         "createdAt": "2026-11-28T02:24:52.088Z",
-         *         "finishedAt": null,
-         *         "cancelledAt": null,
-         *         "attempts": []
-         *       }
-         *     }
          */
         AiRequestRecord: {
             requestId: string;
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             completedAt?: string;
             result?: components["schemas"]["AiResult"];
             /** @description FAILED: why (fewer than 3 of the 4 models gave a valid answer) */
@@ -1766,10 +1466,7 @@ export interface components {
                 code: string;
                 message: string;
             };
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             refundUsd?: string;
             /** @description The answers received so far, in slot order (extension) */
             votes: components["schemas"]["AiVote"][];
@@ -1791,10 +1488,7 @@ export interface components {
                 nextAttemptAt: string | null;
                 lastStatusCode: number | null;
                 lastError: string | null;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 createdAt: string;
                 finishedAt: string | null;
                 /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -1802,10 +1496,7 @@ export interface components {
                 /** @description Every attempt, oldest first */
                 attempts: {
                     attempt: number;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     at: string;
                     /** @description The receiver’s status code */
                     statusCode: number | null;
@@ -1815,25 +1506,7 @@ export interface components {
                 }[];
             };
         };
-        /**
-         * AiRequestSummary
-         * @example {
-         *       "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
-         *       "status": "COMPLETED",
-         *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
-         *       "outcomes": [
-         *         "Yes",
-         *         "No"
-         *       ],
-         *       "marketId": null,
-         *       "createdAt": "2026-11-28T02:24:51.875Z",
-         *       "completedAt": "2026-11-28T02:24:52.087Z",
-         *       "winningOutcomeLabel": "Yes",
-         *       "canDetermine": true,
-         *       "costUsd": "0.25",
-         *       "refundUsd": null
-         *     }
-         */
+        /** AiRequestSummary */
         AiRequestSummary: {
             requestId: string;
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
@@ -1841,36 +1514,19 @@ export interface components {
             outcomes: string[];
             /** @description The market resolved, if one was */
             marketId: string | null;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             completedAt: string | null;
             /** @description Once COMPLETED: the plurality outcome (null when no model voted for one) */
             winningOutcomeLabel: string | null;
             /** @description Once COMPLETED */
             canDetermine: boolean | null;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
             /** @description FAILED requests: the refund */
             refundUsd: string | null;
         };
-        /**
-         * AiResolveRequest
-         * @example {
-         *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
-         *       "outcomes": [
-         *         "Yes",
-         *         "No"
-         *       ],
-         *       "context": "Use the daily close on major venues.",
-         *       "callbackUrl": "https://hooks.example.com/sibyl"
-         *     }
-         */
+        /** AiResolveRequest */
         AiResolveRequest: {
             /** @description The question to resolve (required unless `marketId` is given); not blank */
             question?: string;
@@ -1888,27 +1544,7 @@ export interface components {
             /** @description Instead of question/outcomes/context: resolve this market (title, outcome labels, description) */
             marketId?: string;
         };
-        /**
-         * AiResult
-         * @example {
-         *       "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
-         *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
-         *       "winningOutcomeIndex": 0,
-         *       "winningOutcomeLabel": "Yes",
-         *       "confidence": 0.9,
-         *       "agreement": 1,
-         *       "reasoning": "sandbox/alpha: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/beta: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/gamma: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/delta: Sandbox answer: the outcome chosen by a hash of the question.",
-         *       "modelsUsed": [
-         *         "sandbox/alpha",
-         *         "sandbox/beta",
-         *         "sandbox/gamma",
-         *         "sandbox/delta"
-         *       ],
-         *       "canDetermine": true,
-         *       "costUsd": "0.25",
-         *       "remainingBalanceUsd": "99.49"
-         *     }
-         */
+        /** AiResult */
         AiResult: {
             requestId: string;
             /** @description The question resolved */
@@ -1926,29 +1562,12 @@ export interface components {
             modelsUsed: string[];
             /** @description At least 3 of 4 voted for the winner and their mean confidence reached the threshold */
             canDetermine: boolean;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
-        /**
-         * AiScheduleRequest
-         * @example {
-         *       "question": "Will the Solana network process more than 100M transactions on 2026-12-01 (UTC)?",
-         *       "outcomes": [
-         *         "Yes",
-         *         "No"
-         *       ],
-         *       "resolutionTimestamp": "2027-05-01T12:00:00Z",
-         *       "callbackUrl": "https://hooks.example.com/sibyl"
-         *     }
-         */
+        /** AiScheduleRequest */
         AiScheduleRequest: {
             /** @description 1 to 1,000 characters, not blank */
             question: string;
@@ -1957,7 +1576,6 @@ export interface components {
             /**
              * Format: date-time
              * @description When to resolve: ISO 8601 with a zone, in the future, ≤ 365 days
-             * @example 2027-06-30T12:00:00Z
              */
             resolutionTimestamp: string;
             /** @description Up to 10,000 characters */
@@ -1965,7 +1583,6 @@ export interface components {
             /**
              * Format: uri
              * @description HTTPS URL that receives the signed result callback (docs/webhooks.md). Its host must be one a callback can reach: an IP address outside the public ranges, `localhost` and the special-use names `.invalid`, `.test`, `.example`, `.local` and `.localhost` (RFC 6761, RFC 6762) are refused at submit with 400 VALIDATION_ERROR, nothing charged (docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) accepts them, except `.invalid`.
-             * @example https://example.com/hooks/sibyl
              */
             callbackUrl: string;
             /** @description Minimum consensus confidence; default 0.75 */
@@ -1974,18 +1591,6 @@ export interface components {
         /**
          * AiVote
          * @description One model’s answer (extension)
-         * @example {
-         *       "model": "sandbox/alpha",
-         *       "outcomeIndex": 0,
-         *       "confidence": 0.9,
-         *       "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *       "latencyMs": 1,
-         *       "error": null,
-         *       "usage": {
-         *         "inputTokens": 0,
-         *         "outputTokens": 0
-         *       }
-         *     }
          */
         AiVote: {
             /** @description `<provider>/<model>` */
@@ -2006,38 +1611,7 @@ export interface components {
                 outputTokens: number | null;
             } | null;
         };
-        /**
-         * ApiKey
-         * @example {
-         *       "id": "key_AgWCpOrlSsrgxzXQDvflBE",
-         *       "keyPrefix": "pk_test_RCk3J5QP",
-         *       "name": "trading bot (eu)",
-         *       "permissions": [
-         *         "price",
-         *         "markets"
-         *       ],
-         *       "isActive": true,
-         *       "allowedIps": [
-         *         "203.0.113.0/24"
-         *       ],
-         *       "ipRestrictionEnabled": true,
-         *       "allowedOrigins": [],
-         *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-28T02:24:49.769Z",
-         *       "rateLimit": {
-         *         "requestsPerSecond": 50,
-         *         "burst": 100,
-         *         "isDefault": true
-         *       },
-         *       "quotas": {
-         *         "dailyRequests": null,
-         *         "monthlyRequests": null,
-         *         "dailySpendUsd": null,
-         *         "monthlySpendUsd": null
-         *       },
-         *       "lastUsedAt": "2026-11-28T02:24:49.923Z"
-         *     }
-         */
+        /** ApiKey */
         ApiKey: {
             id: string;
             /** @description The first 16 characters of the key, safe to display */
@@ -2046,15 +1620,9 @@ export interface components {
             permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
             /** @description Neither revoked nor expired */
             isActive: boolean;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             expiresAt?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             revokedAt?: string;
             allowedIps: string[];
             ipRestrictionEnabled: boolean;
@@ -2064,15 +1632,9 @@ export interface components {
             rotatedTo?: string;
             /** @description The id of the key this one replaced */
             rotatedFrom?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
             lastUsedAt?: string;
             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
             rateLimit: {
@@ -2093,31 +1655,19 @@ export interface components {
                 day: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
                 month: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
             };
@@ -2125,74 +1675,6 @@ export interface components {
         /**
          * ApiKeyList
          * @description Success
-         * @example {
-         *       "requestId": "req_ZJI2k15UU9UVA5fbuHdlWo",
-         *       "keys": [
-         *         {
-         *           "id": "key_AgWCpOrlSsrgxzXQDvflBE",
-         *           "keyPrefix": "pk_test_RCk3J5QP",
-         *           "name": "trading bot (eu)",
-         *           "permissions": [
-         *             "price",
-         *             "markets"
-         *           ],
-         *           "isActive": true,
-         *           "allowedIps": [
-         *             "203.0.113.0/24"
-         *           ],
-         *           "ipRestrictionEnabled": true,
-         *           "allowedOrigins": [],
-         *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-28T02:24:49.769Z",
-         *           "rateLimit": {
-         *             "requestsPerSecond": 50,
-         *             "burst": 100,
-         *             "isDefault": true
-         *           },
-         *           "quotas": {
-         *             "dailyRequests": null,
-         *             "monthlyRequests": null,
-         *             "dailySpendUsd": null,
-         *             "monthlySpendUsd": null
-         *           },
-         *           "lastUsedAt": "2026-11-28T02:24:49.923Z"
-         *         },
-         *         {
-         *           "id": "key_eXfmadl48p6IJkoniqXul7",
-         *           "keyPrefix": "pk_test_w6MF9rr9",
-         *           "name": "sandbox starter key",
-         *           "permissions": [
-         *             "price",
-         *             "batch",
-         *             "historical",
-         *             "ai",
-         *             "schedule",
-         *             "markets",
-         *             "account",
-         *             "keys"
-         *           ],
-         *           "isActive": true,
-         *           "allowedIps": [],
-         *           "ipRestrictionEnabled": false,
-         *           "allowedOrigins": [],
-         *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-28T02:24:35.357Z",
-         *           "rateLimit": {
-         *             "requestsPerSecond": 50,
-         *             "burst": 100,
-         *             "isDefault": true
-         *           },
-         *           "quotas": {
-         *             "dailyRequests": null,
-         *             "monthlyRequests": null,
-         *             "dailySpendUsd": null,
-         *             "monthlySpendUsd": null
-         *           },
-         *           "lastUsedAt": "2026-11-28T02:24:48.963Z"
-         *         }
-         *       ],
-         *       "total": 2
-         *     }
          */
         ApiKeyList: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -2200,50 +1682,7 @@ export interface components {
             keys: components["schemas"]["ApiKey"][];
             total: number;
         };
-        /**
-         * BatchPriceItem
-         * @example {
-         *       "symbol": "SOL",
-         *       "vwapPrice": 146.680186275,
-         *       "sources": [
-         *         {
-         *           "name": "sandbox-alpha",
-         *           "price": 146.6703366,
-         *           "volume24h": 1198323099,
-         *           "timestamp": "2026-11-28T02:24:40.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.000179048
-         *         },
-         *         {
-         *           "name": "sandbox-beta",
-         *           "price": 146.6966024,
-         *           "volume24h": 718993859,
-         *           "timestamp": "2026-11-28T02:24:40.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0
-         *         },
-         *         {
-         *           "name": "sandbox-gamma",
-         *           "price": 155.3762424,
-         *           "volume24h": 479329239,
-         *           "timestamp": "2026-11-28T02:24:40.000Z",
-         *           "used": false,
-         *           "status": "outlier",
-         *           "deviation": 0.0591673
-         *         }
-         *       ],
-         *       "sourceCount": 2,
-         *       "isValid": true,
-         *       "unavailableSources": [],
-         *       "spread": 0.000179068,
-         *       "token": {
-         *         "symbol": "SOL",
-         *         "mint": "So11111111111111111111111111111111111111112"
-         *       }
-         *     }
-         */
+        /** BatchPriceItem */
         BatchPriceItem: {
             symbol: string;
             /** @description null only when `error` is set */
@@ -2260,16 +1699,7 @@ export interface components {
                 message: string;
             };
         };
-        /**
-         * BatchPriceRequest
-         * @example {
-         *       "symbols": [
-         *         "SOL",
-         *         "JUP",
-         *         "BONK"
-         *       ]
-         *     }
-         */
+        /** BatchPriceRequest */
         BatchPriceRequest: {
             /** @description Symbols or mint addresses, at most 50 */
             symbols: string[];
@@ -2277,169 +1707,22 @@ export interface components {
         /**
          * BatchPriceResult
          * @description Success
-         * @example {
-         *       "requestId": "req_6eqO9lQxDH3SAe4hnaMMZC",
-         *       "resolutionTimestamp": "2026-11-28T02:24:49.542Z",
-         *       "prices": [
-         *         {
-         *           "symbol": "SOL",
-         *           "vwapPrice": 146.680186275,
-         *           "sources": [
-         *             {
-         *               "name": "sandbox-alpha",
-         *               "price": 146.6703366,
-         *               "volume24h": 1198323099,
-         *               "timestamp": "2026-11-28T02:24:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000179048
-         *             },
-         *             {
-         *               "name": "sandbox-beta",
-         *               "price": 146.6966024,
-         *               "volume24h": 718993859,
-         *               "timestamp": "2026-11-28T02:24:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 155.3762424,
-         *               "volume24h": 479329239,
-         *               "timestamp": "2026-11-28T02:24:40.000Z",
-         *               "used": false,
-         *               "status": "outlier",
-         *               "deviation": 0.0591673
-         *             }
-         *           ],
-         *           "sourceCount": 2,
-         *           "isValid": true,
-         *           "unavailableSources": [],
-         *           "spread": 0.000179068,
-         *           "token": {
-         *             "symbol": "SOL",
-         *             "mint": "So11111111111111111111111111111111111111112"
-         *           }
-         *         },
-         *         {
-         *           "symbol": "JUP",
-         *           "vwapPrice": 0.814711655224,
-         *           "sources": [
-         *             {
-         *               "name": "sandbox-alpha",
-         *               "price": 0.8145104984,
-         *               "volume24h": 49170052,
-         *               "timestamp": "2026-11-28T02:24:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000658144
-         *             },
-         *             {
-         *               "name": "sandbox-beta",
-         *               "price": 0.8150469166,
-         *               "volume24h": 29502031,
-         *               "timestamp": "2026-11-28T02:24:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 0.8638668981,
-         *               "volume24h": 19668021,
-         *               "timestamp": "2026-11-28T02:24:40.000Z",
-         *               "used": false,
-         *               "status": "outlier",
-         *               "deviation": 0.0598984
-         *             }
-         *           ],
-         *           "sourceCount": 2,
-         *           "isValid": true,
-         *           "unavailableSources": [],
-         *           "spread": 0.000658415,
-         *           "token": {
-         *             "symbol": "JUP",
-         *             "mint": "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN"
-         *           }
-         *         },
-         *         {
-         *           "symbol": "BONK",
-         *           "vwapPrice": 0.000023138004988,
-         *           "sources": [
-         *             {
-         *               "name": "sandbox-alpha",
-         *               "price": 0.00002313570628,
-         *               "volume24h": 134494095,
-         *               "timestamp": "2026-11-28T02:24:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0
-         *             },
-         *             {
-         *               "name": "sandbox-beta",
-         *               "price": 0.0000231158803,
-         *               "volume24h": 80696457,
-         *               "timestamp": "2026-11-28T02:24:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000856943
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 0.00002317693879,
-         *               "volume24h": 53797638,
-         *               "timestamp": "2026-11-28T02:24:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.0017822
-         *             }
-         *           ],
-         *           "sourceCount": 3,
-         *           "isValid": true,
-         *           "unavailableSources": [],
-         *           "spread": 0.00263888,
-         *           "token": {
-         *             "symbol": "BONK",
-         *             "mint": "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"
-         *           }
-         *         }
-         *       ],
-         *       "costUsd": "0.08",
-         *       "remainingBalanceUsd": "99.91"
-         *     }
          */
         BatchPriceResult: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             resolutionTimestamp: string;
             /** @description One item per distinct symbol, in request order */
             prices: components["schemas"]["BatchPriceItem"][];
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * CancelAiJobResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_8HJzOmKG5295dDqHaO04HH",
-         *       "jobId": "job_1GYIpOV5RYkCgRjWDAwsjv",
-         *       "status": "cancelled",
-         *       "refundUsd": "0.50",
-         *       "remainingBalanceUsd": "99.39"
-         *     }
          */
         CancelAiJobResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -2447,27 +1730,14 @@ export interface components {
             jobId: string;
             /** @enum {string} */
             status: "cancelled";
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             refundUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * CancelPriceJobResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_Sd0rxgFp7YEba8D2d2pOda",
-         *       "jobId": "job_CEvJotgUf9rEjaoMDL0wqx",
-         *       "status": "cancelled",
-         *       "refundUsd": "0.05",
-         *       "remainingBalanceUsd": "99.74"
-         *     }
          */
         CancelPriceJobResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -2475,45 +1745,14 @@ export interface components {
             jobId: string;
             /** @enum {string} */
             status: "cancelled";
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             refundUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * CancelWebhookDeliveryResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_zBFB5dEluooHgGXvydXefO",
-         *       "id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
-         *       "webhookId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
-         *       "type": "test",
-         *       "originalRequestId": "req_fBkFNJq4NwuEnU0cwdbzci",
-         *       "url": "https://hooks.example.com/sibyl",
-         *       "status": "CANCELLED",
-         *       "attemptCount": 1,
-         *       "nextAttemptAt": null,
-         *       "lastStatusCode": 200,
-         *       "lastError": null,
-         *       "createdAt": "2026-11-28T02:24:56.143Z",
-         *       "finishedAt": "2026-11-28T02:24:56.803Z",
-         *       "cancelledAt": "2026-11-28T02:24:56.803Z",
-         *       "attempts": [
-         *         {
-         *           "attempt": 1,
-         *           "at": "2026-11-28T02:24:56.156Z",
-         *           "statusCode": 200,
-         *           "error": null,
-         *           "latencyMs": 42
-         *         }
-         *       ]
-         *     }
          */
         CancelWebhookDeliveryResponse: {
             /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
@@ -2532,10 +1771,7 @@ export interface components {
             nextAttemptAt: string | null;
             lastStatusCode: number | null;
             lastError: string | null;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             finishedAt: string | null;
             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -2543,10 +1779,7 @@ export interface components {
             /** @description Every attempt, oldest first */
             attempts: {
                 attempt: number;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 at: string;
                 /** @description The receiver’s status code */
                 statusCode: number | null;
@@ -2558,34 +1791,6 @@ export interface components {
         /**
          * CreatedKey
          * @description Success
-         * @example {
-         *       "requestId": "req_W6tj53pmB6JwpAh2upeUD7",
-         *       "id": "key_AgWCpOrlSsrgxzXQDvflBE",
-         *       "keyPrefix": "pk_test_RCk3J5QP",
-         *       "name": "trading bot",
-         *       "permissions": [
-         *         "price",
-         *         "markets"
-         *       ],
-         *       "isActive": true,
-         *       "allowedIps": [],
-         *       "ipRestrictionEnabled": false,
-         *       "allowedOrigins": [],
-         *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-28T02:24:49.769Z",
-         *       "rateLimit": {
-         *         "requestsPerSecond": 50,
-         *         "burst": 100,
-         *         "isDefault": true
-         *       },
-         *       "quotas": {
-         *         "dailyRequests": null,
-         *         "monthlyRequests": null,
-         *         "dailySpendUsd": null,
-         *         "monthlySpendUsd": null
-         *       },
-         *       "key": "pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u"
-         *     }
          */
         CreatedKey: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -2597,15 +1802,9 @@ export interface components {
             permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
             /** @description Neither revoked nor expired */
             isActive: boolean;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             expiresAt?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             revokedAt?: string;
             allowedIps: string[];
             ipRestrictionEnabled: boolean;
@@ -2615,15 +1814,9 @@ export interface components {
             rotatedTo?: string;
             /** @description The id of the key this one replaced */
             rotatedFrom?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
             lastUsedAt?: string;
             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
             rateLimit: {
@@ -2644,47 +1837,26 @@ export interface components {
                 day: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
                 month: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
             };
             /** @description The full secret key; shown once, never again */
             key: string;
         };
-        /**
-         * CreateKeyRequest
-         * @example {
-         *       "name": "trading bot",
-         *       "permissions": [
-         *         "price",
-         *         "markets"
-         *       ]
-         *     }
-         */
+        /** CreateKeyRequest */
         CreateKeyRequest: {
             /** @description Printable text, not blank. Spaces and invisible characters (zero-width spaces and joiners, a byte-order mark, …: Unicode default-ignorable code points) at either end are removed; a name with nothing else is blank. Bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) are refused. Both: 400 VALIDATION_ERROR on `body.name`. */
             name: string & (unknown & unknown);
@@ -2723,52 +1895,21 @@ export interface components {
         /**
          * GetAiJobResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_teSJNU8vKiafp5P1ITXESL",
-         *       "jobId": "job_1GYIpOV5RYkCgRjWDAwsjv",
-         *       "jobType": "AI_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *       "status": "PENDING",
-         *       "createdAt": "2026-11-28T02:24:55.705Z",
-         *       "canCancel": true,
-         *       "startedAt": null,
-         *       "finishedAt": null,
-         *       "attempts": 0,
-         *       "request": {
-         *         "outcomes": [
-         *           "Yes",
-         *           "No"
-         *         ],
-         *         "question": "Will the Solana network process more than 100M transactions on 2026-12-01 (UTC)?"
-         *       },
-         *       "callbackUrl": "https://hooks.example.com/sibyl",
-         *       "costUsd": "0.50",
-         *       "result": null,
-         *       "error": null,
-         *       "delivery": null
-         *     }
          */
         GetAiJobResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
             jobId: string;
             /** @enum {unknown} */
             jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             scheduledFor: string;
             /**
              * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
              * @enum {unknown}
              */
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
             canCancel: boolean;
@@ -2781,10 +1922,7 @@ export interface components {
                 [key: string]: unknown;
             };
             callbackUrl: string | null;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
             /** @description Once COMPLETED: the single-price result, or the AI resolution result */
             result: {
@@ -2813,10 +1951,7 @@ export interface components {
                 nextAttemptAt: string | null;
                 lastStatusCode: number | null;
                 lastError: string | null;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 createdAt: string;
                 finishedAt: string | null;
                 /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -2824,10 +1959,7 @@ export interface components {
                 /** @description Every attempt, oldest first */
                 attempts: {
                     attempt: number;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     at: string;
                     /** @description The receiver’s status code */
                     statusCode: number | null;
@@ -2840,48 +1972,21 @@ export interface components {
         /**
          * GetPriceJobResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_EduWxKvJDbJDqD1okqv1Tv",
-         *       "jobId": "job_CEvJotgUf9rEjaoMDL0wqx",
-         *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *       "status": "PENDING",
-         *       "createdAt": "2026-11-28T02:24:51.147Z",
-         *       "canCancel": true,
-         *       "startedAt": null,
-         *       "finishedAt": null,
-         *       "attempts": 0,
-         *       "request": {
-         *         "symbol": "SOL"
-         *       },
-         *       "callbackUrl": "https://hooks.example.com/sibyl",
-         *       "costUsd": "0.05",
-         *       "result": null,
-         *       "error": null,
-         *       "delivery": null
-         *     }
          */
         GetPriceJobResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
             jobId: string;
             /** @enum {unknown} */
             jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             scheduledFor: string;
             /**
              * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
              * @enum {unknown}
              */
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
             canCancel: boolean;
@@ -2894,10 +1999,7 @@ export interface components {
                 [key: string]: unknown;
             };
             callbackUrl: string | null;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
             /** @description Once COMPLETED: the single-price result, or the AI resolution result */
             result: {
@@ -2926,10 +2028,7 @@ export interface components {
                 nextAttemptAt: string | null;
                 lastStatusCode: number | null;
                 lastError: string | null;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 createdAt: string;
                 finishedAt: string | null;
                 /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -2937,10 +2036,7 @@ export interface components {
                 /** @description Every attempt, oldest first */
                 attempts: {
                     attempt: number;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     at: string;
                     /** @description The receiver’s status code */
                     statusCode: number | null;
@@ -2953,10 +2049,6 @@ export interface components {
         /**
          * GetWebhookSecretResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_XWIT6aHSikSJ9Sx9DrRLce",
-         *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA="
-         *     }
          */
         GetWebhookSecretResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -2964,36 +2056,19 @@ export interface components {
             /** @description The current secret (whsec_…): the Standard Webhooks key of every callback; keep it server-side */
             webhookSecret: string;
         };
-        /**
-         * JobSummary
-         * @example {
-         *       "jobId": "job_CEvJotgUf9rEjaoMDL0wqx",
-         *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *       "status": "PENDING",
-         *       "createdAt": "2026-11-28T02:24:51.147Z",
-         *       "canCancel": true
-         *     }
-         */
+        /** JobSummary */
         JobSummary: {
-            /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
             jobId: string;
             /** @enum {unknown} */
             jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             scheduledFor: string;
             /**
              * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
              * @enum {unknown}
              */
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
             canCancel: boolean;
@@ -3001,22 +2076,6 @@ export interface components {
         /**
          * ListAiJobsResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_2hT2uinrLnUpmCMJifbSH7",
-         *       "jobs": [
-         *         {
-         *           "jobId": "job_1GYIpOV5RYkCgRjWDAwsjv",
-         *           "jobType": "AI_RESOLUTION",
-         *           "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *           "status": "PENDING",
-         *           "createdAt": "2026-11-28T02:24:55.705Z",
-         *           "canCancel": true
-         *         }
-         *       ],
-         *       "total": 1,
-         *       "page": 1,
-         *       "pageSize": 1
-         *     }
          */
         ListAiJobsResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3031,22 +2090,6 @@ export interface components {
         /**
          * ListPriceJobsResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_UtDy54VRZW8be7tuCrl0xK",
-         *       "jobs": [
-         *         {
-         *           "jobId": "job_CEvJotgUf9rEjaoMDL0wqx",
-         *           "jobType": "PRICE_RESOLUTION",
-         *           "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *           "status": "PENDING",
-         *           "createdAt": "2026-11-28T02:24:51.147Z",
-         *           "canCancel": true
-         *         }
-         *       ],
-         *       "total": 1,
-         *       "page": 1,
-         *       "pageSize": 1
-         *     }
          */
         ListPriceJobsResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3061,288 +2104,6 @@ export interface components {
         /**
          * MarketDetail
          * @description Success
-         * @example {
-         *       "requestId": "req_FhNqjG8anEaNiJMecATxa2",
-         *       "id": "demo-1-25",
-         *       "slug": "will-voter-turnout-exceed-60-on-jan-2-2027",
-         *       "title": "Will voter turnout exceed 60% on Jan 2, 2027?",
-         *       "description": "Will voter turnout exceed 60% on Jan 2, 2027? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
-         *       "category": "politics",
-         *       "imageUrl": "https://picsum.photos/seed/demo-1-25/640/360",
-         *       "status": "OPEN",
-         *       "marketType": "BINARY",
-         *       "sandbox": true,
-         *       "createdAt": "2026-11-21T16:00:00.000Z",
-         *       "closesAt": "2027-01-02T12:00:00.000Z",
-         *       "outcomes": [
-         *         {
-         *           "index": 0,
-         *           "label": "Yes",
-         *           "totalShares": "202450000000",
-         *           "totalWagered": "181333900000",
-         *           "totalWageredSol": 181.3339,
-         *           "totalWageredUsd": 26598.09023,
-         *           "lastPrice": 8670,
-         *           "probability": 0.88171
-         *         },
-         *         {
-         *           "index": 1,
-         *           "label": "No",
-         *           "totalShares": "164450000000",
-         *           "totalWagered": "17081000000",
-         *           "totalWageredSol": 17.081,
-         *           "totalWageredUsd": 2505.444262,
-         *           "lastPrice": 1440,
-         *           "probability": 0.11829
-         *         }
-         *       ],
-         *       "orderbooks": {
-         *         "0": {
-         *           "bids": [
-         *             {
-         *               "price": 8690,
-         *               "amount": "14077800000",
-         *               "shares": "16200000000",
-         *               "valueSol": 14.0778,
-         *               "valueUsd": 2064.934326,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 8670,
-         *               "amount": "8626650000",
-         *               "shares": "9950000000",
-         *               "valueSol": 8.62665,
-         *               "valueUsd": 1265.358629,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 8510,
-         *               "amount": "11743800000",
-         *               "shares": "13800000000",
-         *               "valueSol": 11.7438,
-         *               "valueUsd": 1722.582772,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 8490,
-         *               "amount": "5433600000",
-         *               "shares": "6400000000",
-         *               "valueSol": 5.4336,
-         *               "valueUsd": 797.00146,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 8350,
-         *               "amount": "16366000000",
-         *               "shares": "19600000000",
-         *               "valueSol": 16.366,
-         *               "valueUsd": 2400.567929,
-         *               "orders": 2
-         *             },
-         *             {
-         *               "price": 8330,
-         *               "amount": "3540250000",
-         *               "shares": "4250000000",
-         *               "valueSol": 3.54025,
-         *               "valueUsd": 519.284529,
-         *               "orders": 1
-         *             }
-         *           ],
-         *           "asks": [
-         *             {
-         *               "price": 9050,
-         *               "amount": "18100000000",
-         *               "shares": "20000000000",
-         *               "valueSol": 18.1,
-         *               "valueUsd": 2654.911372,
-         *               "orders": 2
-         *             },
-         *             {
-         *               "price": 9130,
-         *               "amount": "1004300000",
-         *               "shares": "1100000000",
-         *               "valueSol": 1.0043,
-         *               "valueUsd": 147.310911,
-         *               "orders": 1
-         *             }
-         *           ],
-         *           "spread": 360,
-         *           "bestBid": 8690,
-         *           "bestAsk": 9050,
-         *           "bidLevels": 6,
-         *           "askLevels": 2
-         *         },
-         *         "1": {
-         *           "bids": [
-         *             {
-         *               "price": 1130,
-         *               "amount": "2147000000",
-         *               "shares": "19000000000",
-         *               "valueSol": 2.147,
-         *               "valueUsd": 314.92236,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 1090,
-         *               "amount": "463250000",
-         *               "shares": "4250000000",
-         *               "valueSol": 0.46325,
-         *               "valueUsd": 67.949596,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 970,
-         *               "amount": "358900000",
-         *               "shares": "3700000000",
-         *               "valueSol": 0.3589,
-         *               "valueUsd": 52.643519,
-         *               "orders": 1
-         *             }
-         *           ],
-         *           "asks": [
-         *             {
-         *               "price": 1250,
-         *               "amount": "4887500000",
-         *               "shares": "39100000000",
-         *               "valueSol": 4.8875,
-         *               "valueUsd": 716.89941,
-         *               "orders": 2
-         *             },
-         *             {
-         *               "price": 1330,
-         *               "amount": "2606800000",
-         *               "shares": "19600000000",
-         *               "valueSol": 2.6068,
-         *               "valueUsd": 382.36591,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 1450,
-         *               "amount": "224750000",
-         *               "shares": "1550000000",
-         *               "valueSol": 0.22475,
-         *               "valueUsd": 32.966372,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 1550,
-         *               "amount": "1131500000",
-         *               "shares": "7300000000",
-         *               "valueSol": 1.1315,
-         *               "valueUsd": 165.968631,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 1610,
-         *               "amount": "1223600000",
-         *               "shares": "7600000000",
-         *               "valueSol": 1.2236,
-         *               "valueUsd": 179.477876,
-         *               "orders": 1
-         *             }
-         *           ],
-         *           "spread": 120,
-         *           "bestBid": 1130,
-         *           "bestAsk": 1250,
-         *           "bidLevels": 3,
-         *           "askLevels": 5
-         *         }
-         *       },
-         *       "positionStats": {
-         *         "totalPositions": 29,
-         *         "totalShares": "366900000000",
-         *         "uniqueHolders": 24,
-         *         "totalWagered": "198414900000",
-         *         "totalWageredSol": 198.4149,
-         *         "totalWageredUsd": 29103.534492,
-         *         "outcomeBreakdown": [
-         *           {
-         *             "index": 0,
-         *             "label": "Yes",
-         *             "totalWagered": "181333900000",
-         *             "totalWageredSol": 181.3339,
-         *             "totalWageredUsd": 26598.09023
-         *           },
-         *           {
-         *             "index": 1,
-         *             "label": "No",
-         *             "totalWagered": "17081000000",
-         *             "totalWageredSol": 17.081,
-         *             "totalWageredUsd": 2505.444262
-         *           }
-         *         ]
-         *       },
-         *       "curatorStaking": {
-         *         "totalStaked": "211000000000",
-         *         "totalStakedUsd": 30949.519304,
-         *         "stakerCount": 3,
-         *         "estimatedApy": 107.14,
-         *         "lockPeriodSeconds": 604800,
-         *         "topCurators": [
-         *           {
-         *             "rank": 1,
-         *             "wallet": "69pEHKFYqsMhUgL2vtSpBWBZ4J8TgJMKLuTetntey8U4",
-         *             "username": null,
-         *             "stakedAmount": "91500000000",
-         *             "stakedAmountUsd": 13421.237044
-         *           },
-         *           {
-         *             "rank": 2,
-         *             "wallet": "J5F52nHiAScP6inseMBHLFJ8jospGnppmaA2TT2fFXC4",
-         *             "username": "epoch_eve",
-         *             "stakedAmount": "66500000000",
-         *             "stakedAmountUsd": 9754.232387
-         *           },
-         *           {
-         *             "rank": 3,
-         *             "wallet": "MHsdCxwrV8hk4NcspGxdAhwmEGrAQCuk4yJLGQguhRf",
-         *             "username": "gossip_gus",
-         *             "stakedAmount": "53000000000",
-         *             "stakedAmountUsd": 7774.049873
-         *           }
-         *         ]
-         *       },
-         *       "prediction": {
-         *         "priceFeed": null,
-         *         "aiPrediction": null
-         *       },
-         *       "tradingStats": {
-         *         "totalVolume": "199253950000",
-         *         "totalVolumeSol": 199.25395,
-         *         "totalVolumeUsd": 29226.606502,
-         *         "totalTrades": 36,
-         *         "totalBettors": 39,
-         *         "last24hVolume": "31593950000",
-         *         "last24hVolumeSol": 31.59395,
-         *         "last24hVolumeUsd": 4634.206471,
-         *         "last24hTrades": 7
-         *       },
-         *       "resolution": {
-         *         "type": "ADMIN",
-         *         "source": "admin",
-         *         "metadata": {
-         *           "type": "ADMIN",
-         *           "symbol": null,
-         *           "condition": null,
-         *           "targetPrice": null,
-         *           "tolerance": null
-         *         },
-         *         "resolvedAt": null,
-         *         "winningOutcomeIndex": null,
-         *         "details": null
-         *       },
-         *       "creator": {
-         *         "wallet": "GERp77xaXVrwshhu5JagCZHAS5w7CSSy81mNU7Ygs1UE",
-         *         "username": "macro_mia",
-         *         "credibilityScore": 320
-         *       },
-         *       "credibilityScore": 423,
-         *       "feeBps": 200,
-         *       "solPriceUsd": 146.680186275,
-         *       "computedAt": "2026-11-28T02:24:50.628Z",
-         *       "costUsd": "0.02",
-         *       "remainingBalanceUsd": "99.74"
-         *     }
          */
         MarketDetail: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3362,15 +2123,9 @@ export interface components {
             marketType: "BINARY" | "CATEGORICAL";
             /** @description Sandbox (demo) market: USD values from the sandbox feed */
             sandbox: boolean;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             closesAt: string;
             outcomes: {
                 index: number;
@@ -3496,10 +2251,7 @@ export interface components {
                     confidence: number;
                     agreement: number;
                     canDetermine: boolean;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     updatedAt: string;
                 } | null;
             };
@@ -3552,79 +2304,16 @@ export interface components {
             feeBps: number;
             /** @description The SOL price behind every …Usd value */
             solPriceUsd: number | null;
-            /**
-             * @description When this detail was computed (it is cached for one minute)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description When this detail was computed (it is cached for one minute) */
             computedAt: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * MarketList
          * @description Success
-         * @example {
-         *       "requestId": "req_BneRoc2Wi2m12regvHHNbI",
-         *       "markets": [
-         *         {
-         *           "id": "demo-1-25",
-         *           "slug": "will-voter-turnout-exceed-60-on-jan-2-2027",
-         *           "title": "Will voter turnout exceed 60% on Jan 2, 2027?",
-         *           "description": "Will voter turnout exceed 60% on Jan 2, 2027? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
-         *           "category": "politics",
-         *           "status": "OPEN",
-         *           "resolutionType": "ADMIN",
-         *           "outcomes": [
-         *             {
-         *               "index": 0,
-         *               "label": "Yes"
-         *             },
-         *             {
-         *               "index": 1,
-         *               "label": "No"
-         *             }
-         *           ],
-         *           "createdAt": "2026-11-21T16:00:00.000Z",
-         *           "closesAt": "2027-01-02T12:00:00.000Z",
-         *           "sandbox": true
-         *         },
-         *         {
-         *           "id": "demo-1-12",
-         *           "slug": "will-the-fed-cut-rates-at-its-meeting-on-jan-9-2027",
-         *           "title": "Will the Fed cut rates at its meeting on Jan 9, 2027?",
-         *           "description": "Will the Fed cut rates at its meeting on Jan 9, 2027? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
-         *           "category": "economy",
-         *           "status": "OPEN",
-         *           "resolutionType": "AI",
-         *           "outcomes": [
-         *             {
-         *               "index": 0,
-         *               "label": "Yes"
-         *             },
-         *             {
-         *               "index": 1,
-         *               "label": "No"
-         *             }
-         *           ],
-         *           "createdAt": "2026-11-19T22:00:00.000Z",
-         *           "closesAt": "2027-01-09T09:00:00.000Z",
-         *           "sandbox": true
-         *         }
-         *       ],
-         *       "total": 18,
-         *       "page": 1,
-         *       "pageSize": 2,
-         *       "costUsd": "0.05",
-         *       "remainingBalanceUsd": "99.76"
-         *     }
          */
         MarketList: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3635,42 +2324,12 @@ export interface components {
             total: number;
             page: number;
             pageSize: number;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
-        /**
-         * MarketSummary
-         * @example {
-         *       "id": "demo-1-25",
-         *       "slug": "will-voter-turnout-exceed-60-on-jan-2-2027",
-         *       "title": "Will voter turnout exceed 60% on Jan 2, 2027?",
-         *       "description": "Will voter turnout exceed 60% on Jan 2, 2027? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
-         *       "category": "politics",
-         *       "status": "OPEN",
-         *       "resolutionType": "ADMIN",
-         *       "outcomes": [
-         *         {
-         *           "index": 0,
-         *           "label": "Yes"
-         *         },
-         *         {
-         *           "index": 1,
-         *           "label": "No"
-         *         }
-         *       ],
-         *       "createdAt": "2026-11-21T16:00:00.000Z",
-         *       "closesAt": "2027-01-02T12:00:00.000Z",
-         *       "sandbox": true
-         *     }
-         */
+        /** MarketSummary */
         MarketSummary: {
             id: string;
             /** @description Readable identifier; GET /markets/:id accepts it too */
@@ -3690,15 +2349,9 @@ export interface components {
                 index: number;
                 label: string;
             }[];
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             closesAt: string;
             /** @description Sandbox (demo) market: prices from the sandbox feed */
             sandbox: boolean;
@@ -3706,39 +2359,6 @@ export interface components {
         /**
          * PriceHistory
          * @description Success
-         * @example {
-         *       "requestId": "req_tG4i4uzL8S8Izno9xn7oM3",
-         *       "symbol": "SOL",
-         *       "interval": "1h",
-         *       "startTime": "2026-11-27T23:00:00.000Z",
-         *       "endTime": "2026-11-28T02:00:00.000Z",
-         *       "dataPoints": [
-         *         {
-         *           "timestamp": "2026-11-27T23:00:00.000Z",
-         *           "price": 156.61898899,
-         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
-         *           "sourceCount": 3,
-         *           "isComplete": true
-         *         },
-         *         {
-         *           "timestamp": "2026-11-28T00:00:00.000Z",
-         *           "price": 152.32196575,
-         *           "source": "sandbox-alpha,sandbox-beta",
-         *           "sourceCount": 2,
-         *           "isComplete": true
-         *         },
-         *         {
-         *           "timestamp": "2026-11-28T01:00:00.000Z",
-         *           "price": 148.12229355,
-         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
-         *           "sourceCount": 3,
-         *           "isComplete": true
-         *         }
-         *       ],
-         *       "unavailableSources": [],
-         *       "costUsd": "0.05",
-         *       "remainingBalanceUsd": "99.86"
-         *     }
          */
         PriceHistory: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3747,41 +2367,20 @@ export interface components {
             symbol: string;
             /** @enum {unknown} */
             interval: "1m" | "5m" | "15m" | "1h" | "4h" | "1d";
-            /**
-             * @description startTime aligned down to the interval (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description startTime aligned down to the interval (UTC) */
             startTime: string;
-            /**
-             * @description endTime as used: clamped to now when it was later
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description endTime as used: clamped to now when it was later */
             endTime: string;
             /** @description Oldest first; buckets no venue has a candle for are omitted */
             dataPoints: components["schemas"]["PriceHistoryPoint"][];
             /** @description Venues asked during this request that gave nothing, and why */
             unavailableSources: components["schemas"]["UnavailableSource"][];
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
-        /**
-         * PriceHistoryPoint
-         * @example {
-         *       "timestamp": "2026-11-27T23:00:00.000Z",
-         *       "price": 156.61898899,
-         *       "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
-         *       "sourceCount": 3,
-         *       "isComplete": true
-         *     }
-         */
+        /** PriceHistoryPoint */
         PriceHistoryPoint: {
             /** @description Open time of the bucket (ISO 8601, UTC) */
             timestamp: string;
@@ -3797,51 +2396,6 @@ export interface components {
         /**
          * PriceResult
          * @description Success
-         * @example {
-         *       "requestId": "req_pVM1kkqV0kAmnfW2MJAmwR",
-         *       "symbol": "SOL",
-         *       "vwapPrice": 146.680186275,
-         *       "sources": [
-         *         {
-         *           "name": "sandbox-alpha",
-         *           "price": 146.6703366,
-         *           "volume24h": 1198323099,
-         *           "timestamp": "2026-11-28T02:24:40.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.000179048
-         *         },
-         *         {
-         *           "name": "sandbox-beta",
-         *           "price": 146.6966024,
-         *           "volume24h": 718993859,
-         *           "timestamp": "2026-11-28T02:24:40.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0
-         *         },
-         *         {
-         *           "name": "sandbox-gamma",
-         *           "price": 155.3762424,
-         *           "volume24h": 479329239,
-         *           "timestamp": "2026-11-28T02:24:40.000Z",
-         *           "used": false,
-         *           "status": "outlier",
-         *           "deviation": 0.0591673
-         *         }
-         *       ],
-         *       "sourceCount": 2,
-         *       "isValid": true,
-         *       "spread": 0.000179068,
-         *       "token": {
-         *         "symbol": "SOL",
-         *         "mint": "So11111111111111111111111111111111111111112"
-         *       },
-         *       "unavailableSources": [],
-         *       "resolutionTimestamp": "2026-11-28T02:24:49.299Z",
-         *       "costUsd": "0.01",
-         *       "remainingBalanceUsd": "99.99"
-         *     }
          */
         PriceResult: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3859,87 +2413,44 @@ export interface components {
             spread: number;
             token: components["schemas"]["TokenRef"];
             unavailableSources: components["schemas"]["UnavailableSource"][];
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             resolutionTimestamp: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
-        /**
-         * PriceScheduledRequest
-         * @example {
-         *       "symbol": "JUP",
-         *       "scheduledFor": "2027-05-01T12:00:00Z"
-         *     }
-         */
+        /** PriceScheduledRequest */
         PriceScheduledRequest: {
-            /**
-             * @description Symbol or Solana mint address
-             * @example SOL
-             */
+            /** @description Symbol or Solana mint address */
             symbol: string;
             /**
              * Format: date-time
              * @description When to take the price: ISO 8601 with a zone, in the future, ≤ 365 days
-             * @example 2027-06-30T12:00:00Z
              */
             scheduledFor: string;
             /**
              * Format: uri
              * @description HTTPS URL that receives the signed result callback (docs/webhooks.md). Its host must be one a callback can reach: an IP address outside the public ranges, `localhost` and the special-use names `.invalid`, `.test`, `.example`, `.local` and `.localhost` (RFC 6761, RFC 6762) are refused at submit with 400 VALIDATION_ERROR, nothing charged (docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) accepts them, except `.invalid`.
-             * @example https://example.com/hooks/sibyl
              */
             callbackUrl?: string;
         };
-        /**
-         * PriceScheduleRequest
-         * @example {
-         *       "symbol": "SOL",
-         *       "resolutionTimestamp": "2027-05-01T12:00:00Z",
-         *       "callbackUrl": "https://hooks.example.com/sibyl"
-         *     }
-         */
+        /** PriceScheduleRequest */
         PriceScheduleRequest: {
-            /**
-             * @description Symbol or Solana mint address
-             * @example SOL
-             */
+            /** @description Symbol or Solana mint address */
             symbol: string;
             /**
              * Format: date-time
              * @description When to take the price: ISO 8601 with a zone, in the future, ≤ 365 days
-             * @example 2027-06-30T12:00:00Z
              */
             resolutionTimestamp: string;
             /**
              * Format: uri
              * @description HTTPS URL that receives the signed result callback (docs/webhooks.md). Its host must be one a callback can reach: an IP address outside the public ranges, `localhost` and the special-use names `.invalid`, `.test`, `.example`, `.local` and `.localhost` (RFC 6761, RFC 6762) are refused at submit with 400 VALIDATION_ERROR, nothing charged (docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) accepts them, except `.invalid`.
-             * @example https://example.com/hooks/sibyl
              */
             callbackUrl: string;
         };
-        /**
-         * PriceSource
-         * @example {
-         *       "name": "sandbox-alpha",
-         *       "price": 146.6703366,
-         *       "volume24h": 1198323099,
-         *       "timestamp": "2026-11-28T02:24:40.000Z",
-         *       "used": true,
-         *       "status": "used",
-         *       "deviation": 0.000179048
-         *     }
-         */
+        /** PriceSource */
         PriceSource: {
             /** @description Lowercase venue identifier; sandbox venues are named sandbox-… */
             name: string;
@@ -3947,10 +2458,7 @@ export interface components {
             price: number;
             /** @description 24-hour volume in USD; 0 when the venue reports none */
             volume24h: number;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             timestamp: string;
             /** @description Whether this source is in the VWAP */
             used: boolean;
@@ -3965,31 +2473,6 @@ export interface components {
         /**
          * RedeliverWebhookResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_dyxwj8OSihcmbTBarfjwI7",
-         *       "id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
-         *       "webhookId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
-         *       "type": "test",
-         *       "originalRequestId": "req_fBkFNJq4NwuEnU0cwdbzci",
-         *       "url": "https://hooks.example.com/sibyl",
-         *       "status": "PENDING",
-         *       "attemptCount": 1,
-         *       "nextAttemptAt": "2026-11-28T02:24:56.605Z",
-         *       "lastStatusCode": 200,
-         *       "lastError": null,
-         *       "createdAt": "2026-11-28T02:24:56.143Z",
-         *       "finishedAt": null,
-         *       "cancelledAt": null,
-         *       "attempts": [
-         *         {
-         *           "attempt": 1,
-         *           "at": "2026-11-28T02:24:56.156Z",
-         *           "statusCode": 200,
-         *           "error": null,
-         *           "latencyMs": 42
-         *         }
-         *       ]
-         *     }
          */
         RedeliverWebhookResponse: {
             /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
@@ -4008,10 +2491,7 @@ export interface components {
             nextAttemptAt: string | null;
             lastStatusCode: number | null;
             lastError: string | null;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             finishedAt: string | null;
             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -4019,10 +2499,7 @@ export interface components {
             /** @description Every attempt, oldest first */
             attempts: {
                 attempt: number;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 at: string;
                 /** @description The receiver’s status code */
                 statusCode: number | null;
@@ -4034,60 +2511,20 @@ export interface components {
         /**
          * ResolveWithAiResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
-         *       "status": "processing",
-         *       "costUsd": "0.25",
-         *       "remainingBalanceUsd": "99.49"
-         *     }
          */
         ResolveWithAiResponse: {
             /** @description The AI request id to poll (GET /ai/request/:requestId) */
             requestId: string;
             /** @enum {string} */
             status: "processing";
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * RevokeKeyResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_KD3K3HLJkwlUovXN2l71MC",
-         *       "id": "key_0JE3M9lfGnGtCDay3KjkGg",
-         *       "keyPrefix": "pk_test_k0vwy89l",
-         *       "name": "spare",
-         *       "permissions": [
-         *         "price"
-         *       ],
-         *       "isActive": false,
-         *       "allowedIps": [],
-         *       "ipRestrictionEnabled": false,
-         *       "allowedOrigins": [],
-         *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-28T02:24:57.132Z",
-         *       "rateLimit": {
-         *         "requestsPerSecond": 50,
-         *         "burst": 100,
-         *         "isDefault": true
-         *       },
-         *       "quotas": {
-         *         "dailyRequests": null,
-         *         "monthlyRequests": null,
-         *         "dailySpendUsd": null,
-         *         "monthlySpendUsd": null
-         *       },
-         *       "revokedAt": "2026-11-28T02:24:57.427Z",
-         *       "rotatedFrom": "key_gGM6bnQJKFlTXwance1IJ5"
-         *     }
          */
         RevokeKeyResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -4099,15 +2536,9 @@ export interface components {
             permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
             /** @description Neither revoked nor expired */
             isActive: boolean;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             expiresAt?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             revokedAt?: string;
             allowedIps: string[];
             ipRestrictionEnabled: boolean;
@@ -4117,15 +2548,9 @@ export interface components {
             rotatedTo?: string;
             /** @description The id of the key this one replaced */
             rotatedFrom?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
             lastUsedAt?: string;
             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
             rateLimit: {
@@ -4146,31 +2571,19 @@ export interface components {
                 day: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
                 month: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
             };
@@ -4178,63 +2591,6 @@ export interface components {
         /**
          * RotateKeyResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_n01KXwkXsrFBhimUmgttjY",
-         *       "newKey": {
-         *         "id": "key_0JE3M9lfGnGtCDay3KjkGg",
-         *         "keyPrefix": "pk_test_k0vwy89l",
-         *         "name": "spare",
-         *         "permissions": [
-         *           "price"
-         *         ],
-         *         "isActive": true,
-         *         "allowedIps": [],
-         *         "ipRestrictionEnabled": false,
-         *         "allowedOrigins": [],
-         *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-28T02:24:57.132Z",
-         *         "rateLimit": {
-         *           "requestsPerSecond": 50,
-         *           "burst": 100,
-         *           "isDefault": true
-         *         },
-         *         "quotas": {
-         *           "dailyRequests": null,
-         *           "monthlyRequests": null,
-         *           "dailySpendUsd": null,
-         *           "monthlySpendUsd": null
-         *         },
-         *         "key": "pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u",
-         *         "rotatedFrom": "key_gGM6bnQJKFlTXwance1IJ5"
-         *       },
-         *       "oldKey": {
-         *         "id": "key_gGM6bnQJKFlTXwance1IJ5",
-         *         "keyPrefix": "pk_test_NMMB5sQV",
-         *         "name": "spare",
-         *         "permissions": [
-         *           "price"
-         *         ],
-         *         "isActive": true,
-         *         "allowedIps": [],
-         *         "ipRestrictionEnabled": false,
-         *         "allowedOrigins": [],
-         *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-28T02:24:57.068Z",
-         *         "rateLimit": {
-         *           "requestsPerSecond": 50,
-         *           "burst": 100,
-         *           "isDefault": true
-         *         },
-         *         "quotas": {
-         *           "dailyRequests": null,
-         *           "monthlyRequests": null,
-         *           "dailySpendUsd": null,
-         *           "monthlySpendUsd": null
-         *         },
-         *         "expiresAt": "2026-11-28T03:24:57.092Z",
-         *         "rotatedTo": "key_0JE3M9lfGnGtCDay3KjkGg"
-         *       }
-         *     }
          */
         RotateKeyResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -4247,15 +2603,9 @@ export interface components {
                 permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                 /** @description Neither revoked nor expired */
                 isActive: boolean;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 expiresAt?: string;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 revokedAt?: string;
                 allowedIps: string[];
                 ipRestrictionEnabled: boolean;
@@ -4265,15 +2615,9 @@ export interface components {
                 rotatedTo?: string;
                 /** @description The id of the key this one replaced */
                 rotatedFrom?: string;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 createdAt: string;
-                /**
-                 * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                 lastUsedAt?: string;
                 /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                 rateLimit: {
@@ -4294,31 +2638,19 @@ export interface components {
                     day: {
                         /** @description UTC date the period started */
                         periodStart: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         resetsAt: string;
                         requests: number;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         spendUsd: string;
                     };
                     month: {
                         /** @description UTC date the period started */
                         periodStart: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         resetsAt: string;
                         requests: number;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         spendUsd: string;
                     };
                 };
@@ -4334,15 +2666,9 @@ export interface components {
                 permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                 /** @description Neither revoked nor expired */
                 isActive: boolean;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 expiresAt?: string;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 revokedAt?: string;
                 allowedIps: string[];
                 ipRestrictionEnabled: boolean;
@@ -4352,15 +2678,9 @@ export interface components {
                 rotatedTo?: string;
                 /** @description The id of the key this one replaced */
                 rotatedFrom?: string;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 createdAt: string;
-                /**
-                 * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                 lastUsedAt?: string;
                 /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                 rateLimit: {
@@ -4381,31 +2701,19 @@ export interface components {
                     day: {
                         /** @description UTC date the period started */
                         periodStart: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         resetsAt: string;
                         requests: number;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         spendUsd: string;
                     };
                     month: {
                         /** @description UTC date the period started */
                         periodStart: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         resetsAt: string;
                         requests: number;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         spendUsd: string;
                     };
                 };
@@ -4414,186 +2722,96 @@ export interface components {
         /**
          * RotateWebhookSecretResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_HNvjqBKkXyLySZlDKcDa9b",
-         *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "previousSecretValidUntil": "2026-11-29T02:24:57.017Z"
-         *     }
          */
         RotateWebhookSecretResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
             /** @description The new secret (whsec_…), shown this once */
             webhookSecret: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             previousSecretValidUntil: string;
         };
         /**
          * ScheduleAiResolutionResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_xnVYqX4Ea7Tn0y5Dolhbjk",
-         *       "jobId": "job_1GYIpOV5RYkCgRjWDAwsjv",
-         *       "jobType": "AI_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *       "status": "PENDING",
-         *       "createdAt": "2026-11-28T02:24:55.705Z",
-         *       "canCancel": true,
-         *       "costUsd": "0.50",
-         *       "remainingBalanceUsd": "98.89"
-         *     }
          */
         ScheduleAiResolutionResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
             jobId: string;
             /** @enum {unknown} */
             jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             scheduledFor: string;
             /**
              * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
              * @enum {unknown}
              */
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
             canCancel: boolean;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * SchedulePriceCheckAtResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_avSPeHR5wuK2FR2JkkMpiA",
-         *       "jobId": "job_LHdwGPmQ9dYsyMFbLERWAw",
-         *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *       "status": "PENDING",
-         *       "createdAt": "2026-11-28T02:24:55.681Z",
-         *       "canCancel": true,
-         *       "costUsd": "0.05",
-         *       "remainingBalanceUsd": "99.39"
-         *     }
          */
         SchedulePriceCheckAtResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
             jobId: string;
             /** @enum {unknown} */
             jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             scheduledFor: string;
             /**
              * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
              * @enum {unknown}
              */
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
             canCancel: boolean;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * SchedulePriceCheckResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_1yczLH79I5ibHASPj4yzdC",
-         *       "jobId": "job_CEvJotgUf9rEjaoMDL0wqx",
-         *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *       "status": "PENDING",
-         *       "createdAt": "2026-11-28T02:24:51.147Z",
-         *       "canCancel": true,
-         *       "costUsd": "0.05",
-         *       "remainingBalanceUsd": "99.69"
-         *     }
          */
         SchedulePriceCheckResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
             jobId: string;
             /** @enum {unknown} */
             jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             scheduledFor: string;
             /**
              * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
              * @enum {unknown}
              */
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
             canCancel: boolean;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * SendTestWebhookResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_fBkFNJq4NwuEnU0cwdbzci",
-         *       "deliveryId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
-         *       "webhookId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
-         *       "delivered": true,
-         *       "status": "DELIVERED",
-         *       "statusCode": 200,
-         *       "latencyMs": 42,
-         *       "error": null
-         *     }
          */
         SendTestWebhookResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -4608,53 +2826,22 @@ export interface components {
             latencyMs: number;
             error: string | null;
         };
-        /**
-         * TokenRef
-         * @example {
-         *       "symbol": "SOL",
-         *       "mint": "So11111111111111111111111111111111111111112"
-         *     }
-         */
+        /** TokenRef */
         TokenRef: {
             /** @description Registry symbol, when the token is listed */
             symbol: string | null;
             /** @description Solana mint address, when known */
             mint: string | null;
         };
-        /**
-         * Transaction
-         * @example {
-         *       "id": "14",
-         *       "kind": "refund",
-         *       "amountUsd": "0.50",
-         *       "balanceAfterUsd": "99.39",
-         *       "operation": null,
-         *       "requestId": null,
-         *       "keyId": null,
-         *       "reference": null,
-         *       "refundOf": "13",
-         *       "memo": "cancelled job_1GYIpOV5RYkCgRjWDAwsjv",
-         *       "createdAt": "2026-11-28T02:24:56.085Z",
-         *       "chain": null
-         *     }
-         */
+        /** Transaction */
         Transaction: {
-            /**
-             * @description The entry id; pass it as `startingAfter` for the next page
-             * @example 48213
-             */
+            /** @description The entry id; pass it as `startingAfter` for the next page */
             id: string;
             /** @description deposit (a credit), charge (a paid request), refund (a charge given back), adjustment */
             kind: "deposit" | "charge" | "refund" | "adjustment";
-            /**
-             * @description Signed: what the entry did to the balance
-             * @example -0.005
-             */
+            /** @description Signed: what the entry did to the balance */
             amountUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             balanceAfterUsd: string;
             /** @description Charges: what was sold (operationId) */
             operation: string | null;
@@ -4667,23 +2854,14 @@ export interface components {
             /** @description Refunds: the charge given back */
             refundOf: string | null;
             memo: string | null;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Deposits credited from the chain: what arrived, at what rate, where; else null */
             chain: {
                 token: "SOL" | "USDC";
-                /**
-                 * @description In the token’s units
-                 * @example 0.25
-                 */
+                /** @description In the token’s units */
                 amount: string;
-                /**
-                 * @description USD per token the deposit was valued at
-                 * @example 142.12
-                 */
+                /** @description USD per token the deposit was valued at */
                 rateUsd: string | null;
                 /** @description The Solana slot of the transaction */
                 slot: number;
@@ -4693,55 +2871,6 @@ export interface components {
         /**
          * TransactionList
          * @description Success
-         * @example {
-         *       "requestId": "req_o0aOZnfU3SNj9WWWVi47n8",
-         *       "transactions": [
-         *         {
-         *           "id": "14",
-         *           "kind": "refund",
-         *           "amountUsd": "0.50",
-         *           "balanceAfterUsd": "99.39",
-         *           "operation": null,
-         *           "requestId": null,
-         *           "keyId": null,
-         *           "reference": null,
-         *           "refundOf": "13",
-         *           "memo": "cancelled job_1GYIpOV5RYkCgRjWDAwsjv",
-         *           "createdAt": "2026-11-28T02:24:56.085Z",
-         *           "chain": null
-         *         },
-         *         {
-         *           "id": "13",
-         *           "kind": "charge",
-         *           "amountUsd": "-0.50",
-         *           "balanceAfterUsd": "98.89",
-         *           "operation": "scheduleAiResolution",
-         *           "requestId": "req_xnVYqX4Ea7Tn0y5Dolhbjk",
-         *           "keyId": "key_eXfmadl48p6IJkoniqXul7",
-         *           "reference": null,
-         *           "refundOf": null,
-         *           "memo": null,
-         *           "createdAt": "2026-11-28T02:24:55.703Z",
-         *           "chain": null
-         *         },
-         *         {
-         *           "id": "12",
-         *           "kind": "charge",
-         *           "amountUsd": "-0.05",
-         *           "balanceAfterUsd": "99.39",
-         *           "operation": "schedulePriceCheckAt",
-         *           "requestId": "req_avSPeHR5wuK2FR2JkkMpiA",
-         *           "keyId": "key_eXfmadl48p6IJkoniqXul7",
-         *           "reference": null,
-         *           "refundOf": null,
-         *           "memo": null,
-         *           "createdAt": "2026-11-28T02:24:55.679Z",
-         *           "chain": null
-         *         }
-         *       ],
-         *       "hasMore": true,
-         *       "nextStartingAfter": "12"
-         *     }
          */
         TransactionList: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -4755,31 +2884,15 @@ export interface components {
         /**
          * UnavailableSource
          * @description A venue asked that gave no quote, and why
-         * @example {
-         *       "name": "kraken",
-         *       "reason": "rate_limited",
-         *       "retryAt": "2026-11-23T05:16:30.000Z"
-         *     }
          */
         UnavailableSource: {
             name: string;
             /** @enum {unknown} */
             reason: "timeout" | "network" | "rate_limited" | "geo_blocked" | "http_error" | "bad_response" | "upstream_error" | "circuit_open" | "not_listed";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             retryAt?: string;
         };
-        /**
-         * UpdateKeyRequest
-         * @example {
-         *       "name": "trading bot (eu)",
-         *       "allowedIps": [
-         *         "203.0.113.0/24"
-         *       ]
-         *     }
-         */
+        /** UpdateKeyRequest */
         UpdateKeyRequest: {
             /** @description Printable text, not blank. Spaces and invisible characters (zero-width spaces and joiners, a byte-order mark, …: Unicode default-ignorable code points) at either end are removed; a name with nothing else is blank. Bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) are refused. Both: 400 VALIDATION_ERROR on `body.name`. */
             name?: string & (unknown & unknown);
@@ -4810,36 +2923,6 @@ export interface components {
         /**
          * UpdateKeyResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_2aQHcFrkoyvc2GnBC0Mv1M",
-         *       "id": "key_AgWCpOrlSsrgxzXQDvflBE",
-         *       "keyPrefix": "pk_test_RCk3J5QP",
-         *       "name": "trading bot (eu)",
-         *       "permissions": [
-         *         "price",
-         *         "markets"
-         *       ],
-         *       "isActive": true,
-         *       "allowedIps": [
-         *         "203.0.113.0/24"
-         *       ],
-         *       "ipRestrictionEnabled": true,
-         *       "allowedOrigins": [],
-         *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-28T02:24:49.769Z",
-         *       "rateLimit": {
-         *         "requestsPerSecond": 50,
-         *         "burst": 100,
-         *         "isDefault": true
-         *       },
-         *       "quotas": {
-         *         "dailyRequests": null,
-         *         "monthlyRequests": null,
-         *         "dailySpendUsd": null,
-         *         "monthlySpendUsd": null
-         *       },
-         *       "lastUsedAt": "2026-11-28T02:24:49.923Z"
-         *     }
          */
         UpdateKeyResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -4851,15 +2934,9 @@ export interface components {
             permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
             /** @description Neither revoked nor expired */
             isActive: boolean;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             expiresAt?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             revokedAt?: string;
             allowedIps: string[];
             ipRestrictionEnabled: boolean;
@@ -4869,15 +2946,9 @@ export interface components {
             rotatedTo?: string;
             /** @description The id of the key this one replaced */
             rotatedFrom?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
             lastUsedAt?: string;
             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
             rateLimit: {
@@ -4898,56 +2969,27 @@ export interface components {
                 day: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
                 month: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
             };
         };
-        /**
-         * ValidationProblem
-         * @example {
-         *       "path": "query.status",
-         *       "message": "must be one of: OPEN, CLOSED, RESOLVING, FINALIZED, CANCELLED",
-         *       "allowed": [
-         *         "OPEN",
-         *         "CLOSED",
-         *         "RESOLVING",
-         *         "FINALIZED",
-         *         "CANCELLED"
-         *       ]
-         *     }
-         */
+        /** ValidationProblem */
         ValidationProblem: {
-            /**
-             * @description Where: `body.…`, `query.…`, `path.…` or `header.…`
-             * @example body.symbols[2]
-             */
+            /** @description Where: `body.…`, `query.…`, `path.…` or `header.…` */
             path: string;
-            /** @example is not a known symbol or mint */
             message: string;
             /** @description For an enumeration: every value the field accepts */
             allowed?: string[];
@@ -4957,31 +2999,6 @@ export interface components {
         /**
          * WebhookDelivery
          * @description Success
-         * @example {
-         *       "requestId": "req_fBkFNJq4NwuEnU0cwdbzci",
-         *       "id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
-         *       "webhookId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
-         *       "type": "test",
-         *       "originalRequestId": "req_fBkFNJq4NwuEnU0cwdbzci",
-         *       "url": "https://hooks.example.com/sibyl",
-         *       "status": "DELIVERED",
-         *       "attemptCount": 1,
-         *       "nextAttemptAt": null,
-         *       "lastStatusCode": 200,
-         *       "lastError": null,
-         *       "createdAt": "2026-11-28T02:24:56.143Z",
-         *       "finishedAt": "2026-11-28T02:24:56.180Z",
-         *       "cancelledAt": null,
-         *       "attempts": [
-         *         {
-         *           "attempt": 1,
-         *           "at": "2026-11-28T02:24:56.156Z",
-         *           "statusCode": 200,
-         *           "error": null,
-         *           "latencyMs": 42
-         *         }
-         *       ]
-         *     }
          */
         WebhookDelivery: {
             /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
@@ -5000,10 +3017,7 @@ export interface components {
             nextAttemptAt: string | null;
             lastStatusCode: number | null;
             lastError: string | null;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             finishedAt: string | null;
             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -5011,10 +3025,7 @@ export interface components {
             /** @description Every attempt, oldest first */
             attempts: {
                 attempt: number;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 at: string;
                 /** @description The receiver’s status code */
                 statusCode: number | null;
@@ -5026,46 +3037,6 @@ export interface components {
         /**
          * WebhookDeliveryList
          * @description Success
-         * @example {
-         *       "requestId": "req_whwtDVuN3IyxQkR6KtXMkI",
-         *       "deliveries": [
-         *         {
-         *           "id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
-         *           "webhookId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
-         *           "type": "test",
-         *           "requestId": "req_fBkFNJq4NwuEnU0cwdbzci",
-         *           "originalRequestId": "req_fBkFNJq4NwuEnU0cwdbzci",
-         *           "url": "https://hooks.example.com/sibyl",
-         *           "status": "DELIVERED",
-         *           "attemptCount": 1,
-         *           "nextAttemptAt": null,
-         *           "lastStatusCode": 200,
-         *           "lastError": null,
-         *           "createdAt": "2026-11-28T02:24:56.143Z",
-         *           "finishedAt": "2026-11-28T02:24:56.180Z",
-         *           "cancelledAt": null
-         *         },
-         *         {
-         *           "id": "msg_ipfoNZBXheLgkoyesscgmj",
-         *           "webhookId": "msg_ipfoNZBXheLgkoyesscgmj",
-         *           "type": "price",
-         *           "requestId": "req_6Pg4Gxx7rmiWzdC9fnOwQ9",
-         *           "originalRequestId": "req_6Pg4Gxx7rmiWzdC9fnOwQ9",
-         *           "url": "https://hooks.example.com/sibyl",
-         *           "status": "PENDING",
-         *           "attemptCount": 0,
-         *           "nextAttemptAt": "2026-11-28T02:24:55.619Z",
-         *           "lastStatusCode": null,
-         *           "lastError": null,
-         *           "createdAt": "2026-11-28T02:24:55.619Z",
-         *           "finishedAt": null,
-         *           "cancelledAt": null
-         *         }
-         *       ],
-         *       "total": 3,
-         *       "page": 1,
-         *       "pageSize": 2
-         *     }
          */
         WebhookDeliveryList: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -5076,25 +3047,7 @@ export interface components {
             page: number;
             pageSize: number;
         };
-        /**
-         * WebhookDeliverySummary
-         * @example {
-         *       "id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
-         *       "webhookId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
-         *       "type": "test",
-         *       "requestId": "req_fBkFNJq4NwuEnU0cwdbzci",
-         *       "originalRequestId": "req_fBkFNJq4NwuEnU0cwdbzci",
-         *       "url": "https://hooks.example.com/sibyl",
-         *       "status": "DELIVERED",
-         *       "attemptCount": 1,
-         *       "nextAttemptAt": null,
-         *       "lastStatusCode": 200,
-         *       "lastError": null,
-         *       "createdAt": "2026-11-28T02:24:56.143Z",
-         *       "finishedAt": "2026-11-28T02:24:56.180Z",
-         *       "cancelledAt": null
-         *     }
-         */
+        /** WebhookDeliverySummary */
         WebhookDeliverySummary: {
             /** @description The delivery id, which is also its `webhook-id` */
             id: string;
@@ -5112,10 +3065,7 @@ export interface components {
             nextAttemptAt: string | null;
             lastStatusCode: number | null;
             lastError: string | null;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             finishedAt: string | null;
             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -5124,19 +3074,6 @@ export interface components {
         /**
          * WebhookStreamEvent
          * @description Success
-         * @example {
-         *       "requestId": "req_fBkFNJq4NwuEnU0cwdbzci",
-         *       "id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
-         *       "headers": {
-         *         "content-type": "application/json",
-         *         "user-agent": "Sibyl-Webhooks/1",
-         *         "x-service-signature": "91c44676848783615ed76339a32a26feffa6b184780b93a73f8d49787c0d1f12",
-         *         "webhook-id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
-         *         "webhook-timestamp": "1795832696",
-         *         "webhook-signature": "v1,R/QIDwyzh/BeezUBtuMxooY5kg4yj4HTsknT7H4/NVU="
-         *       },
-         *       "body": "{\"requestId\":\"req_fBkFNJq4NwuEnU0cwdbzci\",\"type\":\"test\",\"status\":\"completed\",\"data\":{\"message\":\"A test event from Sibyl: your endpoint received and can verify it.\"},\"timestamp\":\"2026-11-28T02:24:56.143Z\",\"signature\":\"91c44676848783615ed76339a32a26feffa6b184780b93a73f8d49787c0d1f12\"}"
-         *     }
          */
         WebhookStreamEvent: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -5150,12 +3087,7 @@ export interface components {
             /** @description The raw body, exactly as a delivery sends it (`signature` last) */
             body: string;
         };
-        /**
-         * WebhookTestRequest
-         * @example {
-         *       "callbackUrl": "https://hooks.example.com/sibyl"
-         *     }
-         */
+        /** WebhookTestRequest */
         WebhookTestRequest: {
             /**
              * Format: uri
@@ -5326,10 +3258,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5362,10 +3291,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5398,10 +3324,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5435,10 +3358,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5471,10 +3391,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5541,10 +3458,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5577,10 +3491,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5613,10 +3524,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5650,10 +3558,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5686,10 +3591,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5752,10 +3654,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5788,10 +3687,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5824,10 +3720,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5861,10 +3754,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5897,10 +3787,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5957,10 +3844,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5993,10 +3877,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6029,10 +3910,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6066,10 +3944,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6102,10 +3977,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6166,10 +4038,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6202,10 +4071,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6238,10 +4104,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6274,10 +4137,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "MAX_KEYS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6310,10 +4170,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6346,10 +4203,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6383,10 +4237,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6419,10 +4270,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6482,10 +4330,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6518,10 +4363,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6554,10 +4396,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6590,10 +4429,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6626,10 +4462,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6663,10 +4496,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6699,10 +4529,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6766,10 +4593,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6802,10 +4626,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6838,10 +4659,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6874,10 +4692,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6910,10 +4725,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "MAX_KEYS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6946,10 +4758,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6982,10 +4791,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7018,10 +4824,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7055,10 +4858,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7091,10 +4891,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7154,10 +4951,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7190,10 +4984,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7226,10 +5017,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7262,10 +5050,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7298,10 +5083,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7334,10 +5116,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7371,10 +5150,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7407,10 +5183,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7470,10 +5243,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_SYMBOL" | "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7506,10 +5276,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7542,10 +5309,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7578,10 +5342,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7614,10 +5375,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7650,10 +5408,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7687,10 +5442,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7723,10 +5475,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7760,10 +5509,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PRICE_UNAVAILABLE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7828,10 +5574,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "BATCH_LIMIT_EXCEEDED" | "INVALID_SYMBOL" | "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7864,10 +5607,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7900,10 +5640,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7936,10 +5673,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7972,10 +5706,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8009,10 +5740,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8045,10 +5773,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8081,10 +5806,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8117,10 +5839,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8154,10 +5873,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8190,10 +5906,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8227,10 +5940,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PRICE_UNAVAILABLE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8297,10 +6007,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_SYMBOL" | "INVALID_TIMESTAMP" | "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8333,10 +6040,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8369,10 +6073,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8405,10 +6106,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8441,10 +6139,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8477,10 +6172,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8514,10 +6206,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8550,10 +6239,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8587,10 +6273,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PRICE_UNAVAILABLE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8655,10 +6338,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_TIMESTAMP" | "TIMESTAMP_IN_PAST" | "INVALID_SYMBOL" | "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8691,10 +6371,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8727,10 +6404,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8763,10 +6437,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8799,10 +6470,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8836,10 +6504,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8872,10 +6537,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8908,10 +6570,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8944,10 +6603,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8981,10 +6637,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9017,10 +6670,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9082,10 +6732,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9118,10 +6765,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9154,10 +6798,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9191,10 +6832,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9227,10 +6865,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9295,10 +6930,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_TIMESTAMP" | "TIMESTAMP_IN_PAST" | "INVALID_SYMBOL" | "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9331,10 +6963,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9367,10 +6996,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9403,10 +7029,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9439,10 +7062,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9476,10 +7096,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9512,10 +7129,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9548,10 +7162,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9584,10 +7195,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9621,10 +7229,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9657,10 +7262,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9725,10 +7327,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_TIMESTAMP" | "TIMESTAMP_IN_PAST" | "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9761,10 +7360,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9797,10 +7393,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9833,10 +7426,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9870,10 +7460,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9906,10 +7493,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9942,10 +7526,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9978,10 +7559,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10015,10 +7593,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10051,10 +7626,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10088,10 +7660,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "AI_UNAVAILABLE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10151,10 +7720,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10187,10 +7753,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10223,10 +7786,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10259,10 +7819,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10295,10 +7852,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10332,10 +7886,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10368,10 +7919,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10435,10 +7983,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10471,10 +8016,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10507,10 +8049,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10543,10 +8082,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10580,10 +8116,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_CANNOT_CANCEL" | "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10616,10 +8149,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10652,10 +8182,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10689,10 +8216,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10725,10 +8249,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10790,10 +8311,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10826,10 +8344,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10862,10 +8377,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10899,10 +8411,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10935,10 +8444,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10998,10 +8504,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11034,10 +8537,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11070,10 +8570,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11106,10 +8603,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11142,10 +8636,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11179,10 +8670,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11215,10 +8703,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11282,10 +8767,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11318,10 +8800,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11354,10 +8833,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11390,10 +8866,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11427,10 +8900,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_CANNOT_CANCEL" | "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11463,10 +8933,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11499,10 +8966,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11536,10 +9000,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11572,10 +9033,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11639,10 +9097,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11675,10 +9130,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11711,10 +9163,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11747,10 +9196,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11784,10 +9230,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11820,10 +9263,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11883,10 +9323,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11919,10 +9356,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11955,10 +9389,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11991,10 +9422,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12027,10 +9455,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12063,10 +9488,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12100,10 +9522,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12136,10 +9555,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12204,10 +9620,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12240,10 +9653,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12276,10 +9686,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12312,10 +9719,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12348,10 +9752,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12385,10 +9786,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12421,10 +9819,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12457,10 +9852,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12493,10 +9885,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12530,10 +9919,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12566,10 +9952,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12603,10 +9986,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "AI_UNAVAILABLE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12666,10 +10046,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12702,10 +10079,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12738,10 +10112,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12774,10 +10145,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12810,10 +10178,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12847,10 +10212,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12883,10 +10245,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12946,10 +10305,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12982,10 +10338,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13018,10 +10371,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13054,10 +10404,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13090,10 +10437,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13127,10 +10471,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13163,10 +10504,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13227,10 +10565,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13263,10 +10598,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13299,10 +10631,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13336,10 +10665,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13372,10 +10698,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13435,10 +10758,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13471,10 +10791,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13507,10 +10824,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13544,10 +10858,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "STREAM_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13580,10 +10891,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13617,10 +10925,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SERVICE_UNAVAILABLE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13685,10 +10990,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13721,10 +11023,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13757,10 +11056,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13794,10 +11090,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13830,10 +11123,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13866,10 +11156,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13902,10 +11189,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13939,10 +11223,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13975,10 +11256,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14040,10 +11318,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14076,10 +11351,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14112,10 +11384,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14149,10 +11418,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14185,10 +11451,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14247,10 +11510,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14283,10 +11543,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14319,10 +11576,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14355,10 +11609,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14391,10 +11642,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14428,10 +11676,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14464,10 +11709,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14530,10 +11772,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14566,10 +11805,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14602,10 +11838,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14638,10 +11871,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14675,10 +11905,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14711,10 +11938,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14747,10 +11971,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14784,10 +12005,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14820,10 +12038,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14886,10 +12101,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14922,10 +12134,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14958,10 +12167,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14994,10 +12200,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15031,10 +12234,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "DELIVERY_CANNOT_CANCEL" | "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15067,10 +12267,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15103,10 +12300,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15140,10 +12334,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15176,10 +12367,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15236,10 +12424,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15272,10 +12457,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15308,10 +12490,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15345,10 +12524,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15381,10 +12557,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15441,10 +12614,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15477,10 +12647,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15513,10 +12680,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15550,10 +12714,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15586,10 +12747,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15643,15 +12801,9 @@ export interface operations {
                             chainId: string;
                             /** @description Single use; at least 16 base58 characters */
                             nonce: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             issuedAt: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             expirationTime: string;
                             /** @description A Solana address (base58) */
                             address?: string;
@@ -15674,10 +12826,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15707,10 +12856,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15740,10 +12886,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15773,10 +12916,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15807,10 +12947,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15840,10 +12977,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15902,64 +13036,31 @@ export interface operations {
                             status: "active" | "suspended";
                             /** @description Connected Solana wallet */
                             walletAddress: string | null;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             balanceUsd: string;
                             /** @enum {string} */
                             currency: "USD";
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
                             /** @description What each operation costs, in USD */
                             pricing: {
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceSingle: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceBatchBase: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceBatchPerSymbol: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 historical: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 aiResolve: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceSchedule: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 aiSchedule: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 marketsList: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 marketDetail: string;
                             };
                             limits: {
@@ -15986,10 +13087,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16019,10 +13117,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SIGN_IN_REJECTED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16052,10 +13147,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16085,10 +13177,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "WALLET_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16118,10 +13207,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16151,10 +13237,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16185,10 +13268,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16218,10 +13298,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16277,10 +13354,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16310,10 +13384,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16343,10 +13414,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16387,27 +13455,18 @@ export interface operations {
                             live: {
                                 id: string;
                                 status: "active" | "suspended";
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 balanceUsd: string;
                             };
                             sandbox: {
                                 id: string;
                                 status: "active" | "suspended";
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 balanceUsd: string;
                             };
                         };
                         session: {
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
                             /** @description Ends then unless used again (12 hours after the last use) */
                             idleExpiresAt: string;
@@ -16432,10 +13491,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16465,10 +13521,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16498,10 +13551,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16547,64 +13597,31 @@ export interface operations {
                             status: "active" | "suspended";
                             /** @description Connected Solana wallet */
                             walletAddress: string | null;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             balanceUsd: string;
                             /** @enum {string} */
                             currency: "USD";
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
                             /** @description What each operation costs, in USD */
                             pricing: {
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceSingle: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceBatchBase: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceBatchPerSymbol: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 historical: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 aiResolve: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceSchedule: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 aiSchedule: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 marketsList: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 marketDetail: string;
                             };
                             limits: {
@@ -16614,29 +13631,20 @@ export interface operations {
                         today: {
                             /** @description Paid requests */
                             requests: number;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             spendUsd: string;
                         };
                         month: {
                             /** @description Paid requests */
                             requests: number;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             spendUsd: string;
                         };
                         /** @description Whether money ever reached the account (a deposit, play money, an operator’s credit or adjustment); a live account never funded gets a call to fund it, not a low-balance warning */
                         funded: boolean;
                         /** @description The balance is below `lowBalanceThresholdUsd` on an account that was funded */
                         lowBalance: boolean;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         lowBalanceThresholdUsd: string;
                     };
                 };
@@ -16656,10 +13664,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16689,10 +13694,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16722,10 +13724,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16755,10 +13754,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16819,10 +13815,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16852,10 +13845,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16885,10 +13875,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16918,10 +13905,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16971,10 +13955,7 @@ export interface operations {
                         solanaPayUrl: string | null;
                         /** @description A USDC transfer request */
                         solanaPayUsdcUrl: string | null;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         minimumUsd: string;
                         /** @description Newest first (the last 50) */
                         deposits: {
@@ -17012,10 +13993,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17045,10 +14023,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17078,10 +14053,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17111,10 +14083,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17153,20 +14122,11 @@ export interface operations {
                     "application/json": {
                         /** @description Unique id of this request (also in X-Request-Id) */
                         requestId: string;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         creditedUsd: string;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         balanceUsd: string;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         capUsd: string;
                     };
                 };
@@ -17186,10 +14146,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17219,10 +14176,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17252,10 +14206,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17285,10 +14236,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17355,10 +14303,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17388,10 +14333,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17421,10 +14363,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17454,10 +14393,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17539,10 +14475,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17572,10 +14505,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SIGN_IN_REJECTED" | "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17605,10 +14535,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17638,10 +14565,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "WALLET_IN_USE" | "MAX_WALLETS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17671,10 +14595,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17704,10 +14625,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17738,10 +14656,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17771,10 +14686,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17830,15 +14742,9 @@ export interface operations {
                             chainId: string;
                             /** @description Single use; at least 16 base58 characters */
                             nonce: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             issuedAt: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             expirationTime: string;
                             /** @description A Solana address (base58) */
                             address?: string;
@@ -17861,10 +14767,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17894,10 +14797,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17927,10 +14827,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17960,10 +14857,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17993,10 +14887,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18027,10 +14918,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18060,10 +14948,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18124,10 +15009,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18157,10 +15039,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18190,10 +15069,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18223,10 +15099,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18256,10 +15129,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18331,10 +15201,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18364,10 +15231,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18397,10 +15261,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18430,10 +15291,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18478,10 +15336,7 @@ export interface operations {
                     "application/json": {
                         /** @description Unique id of this request (also in X-Request-Id) */
                         requestId: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         from: string;
                         /** @description ISO 8601 timestamp (UTC), exclusive */
                         to: string;
@@ -18489,20 +15344,11 @@ export interface operations {
                         totals: {
                             /** @description Paid requests (charges) */
                             requests: number;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             chargedUsd: string;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             refundedUsd: string;
-                            /**
-                             * @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged)
-                             * @example 0.25
-                             */
+                            /** @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged) */
                             spendUsd: string;
                         };
                         /** @description By day: every day of the range, oldest first, days without activity included; otherwise the groups with activity, the largest spend first */
@@ -18513,20 +15359,11 @@ export interface operations {
                             label: string | null;
                             /** @description Paid requests (charges) */
                             requests: number;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             chargedUsd: string;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             refundedUsd: string;
-                            /**
-                             * @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged)
-                             * @example 0.25
-                             */
+                            /** @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged) */
                             spendUsd: string;
                         }[];
                     };
@@ -18547,10 +15384,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18580,10 +15414,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18613,10 +15444,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18646,10 +15474,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18708,10 +15533,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18741,10 +15563,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18774,10 +15593,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18807,10 +15623,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18860,15 +15673,9 @@ export interface operations {
                         permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                         /** @description Neither revoked nor expired */
                         isActive: boolean;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         expiresAt?: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         revokedAt?: string;
                         allowedIps: string[];
                         ipRestrictionEnabled: boolean;
@@ -18878,15 +15685,9 @@ export interface operations {
                         rotatedTo?: string;
                         /** @description The id of the key this one replaced */
                         rotatedFrom?: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
-                        /**
-                         * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                         lastUsedAt?: string;
                         /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                         rateLimit: {
@@ -18907,31 +15708,19 @@ export interface operations {
                             day: {
                                 /** @description UTC date the period started */
                                 periodStart: string;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 resetsAt: string;
                                 requests: number;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 spendUsd: string;
                             };
                             month: {
                                 /** @description UTC date the period started */
                                 periodStart: string;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 resetsAt: string;
                                 requests: number;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 spendUsd: string;
                             };
                         };
@@ -18955,10 +15744,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18988,10 +15774,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19021,10 +15804,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19054,10 +15834,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "MAX_KEYS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19087,10 +15864,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19120,10 +15894,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19153,10 +15924,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19204,15 +15972,9 @@ export interface operations {
                         permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                         /** @description Neither revoked nor expired */
                         isActive: boolean;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         expiresAt?: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         revokedAt?: string;
                         allowedIps: string[];
                         ipRestrictionEnabled: boolean;
@@ -19222,15 +15984,9 @@ export interface operations {
                         rotatedTo?: string;
                         /** @description The id of the key this one replaced */
                         rotatedFrom?: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
-                        /**
-                         * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                         lastUsedAt?: string;
                         /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                         rateLimit: {
@@ -19251,31 +16007,19 @@ export interface operations {
                             day: {
                                 /** @description UTC date the period started */
                                 periodStart: string;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 resetsAt: string;
                                 requests: number;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 spendUsd: string;
                             };
                             month: {
                                 /** @description UTC date the period started */
                                 periodStart: string;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 resetsAt: string;
                                 requests: number;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 spendUsd: string;
                             };
                         };
@@ -19297,10 +16041,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19330,10 +16071,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19363,10 +16101,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19396,10 +16131,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19429,10 +16161,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19484,15 +16213,9 @@ export interface operations {
                         permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                         /** @description Neither revoked nor expired */
                         isActive: boolean;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         expiresAt?: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         revokedAt?: string;
                         allowedIps: string[];
                         ipRestrictionEnabled: boolean;
@@ -19502,15 +16225,9 @@ export interface operations {
                         rotatedTo?: string;
                         /** @description The id of the key this one replaced */
                         rotatedFrom?: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
-                        /**
-                         * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                         lastUsedAt?: string;
                         /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                         rateLimit: {
@@ -19531,31 +16248,19 @@ export interface operations {
                             day: {
                                 /** @description UTC date the period started */
                                 periodStart: string;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 resetsAt: string;
                                 requests: number;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 spendUsd: string;
                             };
                             month: {
                                 /** @description UTC date the period started */
                                 periodStart: string;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 resetsAt: string;
                                 requests: number;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 spendUsd: string;
                             };
                         };
@@ -19577,10 +16282,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19610,10 +16312,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19643,10 +16342,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19676,10 +16372,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19709,10 +16402,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "MAX_KEYS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19742,10 +16432,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19775,10 +16462,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19808,10 +16492,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19860,15 +16541,9 @@ export interface operations {
                             permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                             /** @description Neither revoked nor expired */
                             isActive: boolean;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             expiresAt?: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             revokedAt?: string;
                             allowedIps: string[];
                             ipRestrictionEnabled: boolean;
@@ -19878,15 +16553,9 @@ export interface operations {
                             rotatedTo?: string;
                             /** @description The id of the key this one replaced */
                             rotatedFrom?: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
-                            /**
-                             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                             lastUsedAt?: string;
                             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                             rateLimit: {
@@ -19907,31 +16576,19 @@ export interface operations {
                                 day: {
                                     /** @description UTC date the period started */
                                     periodStart: string;
-                                    /**
-                                     * @description ISO 8601 timestamp (UTC)
-                                     * @example 2026-11-21T12:00:00.000Z
-                                     */
+                                    /** @description ISO 8601 timestamp (UTC) */
                                     resetsAt: string;
                                     requests: number;
-                                    /**
-                                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                     * @example 0.01
-                                     */
+                                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                     spendUsd: string;
                                 };
                                 month: {
                                     /** @description UTC date the period started */
                                     periodStart: string;
-                                    /**
-                                     * @description ISO 8601 timestamp (UTC)
-                                     * @example 2026-11-21T12:00:00.000Z
-                                     */
+                                    /** @description ISO 8601 timestamp (UTC) */
                                     resetsAt: string;
                                     requests: number;
-                                    /**
-                                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                     * @example 0.01
-                                     */
+                                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                     spendUsd: string;
                                 };
                             };
@@ -19947,15 +16604,9 @@ export interface operations {
                             permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                             /** @description Neither revoked nor expired */
                             isActive: boolean;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             expiresAt?: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             revokedAt?: string;
                             allowedIps: string[];
                             ipRestrictionEnabled: boolean;
@@ -19965,15 +16616,9 @@ export interface operations {
                             rotatedTo?: string;
                             /** @description The id of the key this one replaced */
                             rotatedFrom?: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
-                            /**
-                             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                             lastUsedAt?: string;
                             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                             rateLimit: {
@@ -19994,31 +16639,19 @@ export interface operations {
                                 day: {
                                     /** @description UTC date the period started */
                                     periodStart: string;
-                                    /**
-                                     * @description ISO 8601 timestamp (UTC)
-                                     * @example 2026-11-21T12:00:00.000Z
-                                     */
+                                    /** @description ISO 8601 timestamp (UTC) */
                                     resetsAt: string;
                                     requests: number;
-                                    /**
-                                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                     * @example 0.01
-                                     */
+                                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                     spendUsd: string;
                                 };
                                 month: {
                                     /** @description UTC date the period started */
                                     periodStart: string;
-                                    /**
-                                     * @description ISO 8601 timestamp (UTC)
-                                     * @example 2026-11-21T12:00:00.000Z
-                                     */
+                                    /** @description ISO 8601 timestamp (UTC) */
                                     resetsAt: string;
                                     requests: number;
-                                    /**
-                                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                     * @example 0.01
-                                     */
+                                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                     spendUsd: string;
                                 };
                             };
@@ -20041,10 +16674,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20074,10 +16704,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20107,10 +16734,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20140,10 +16764,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20173,10 +16794,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20206,10 +16824,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20277,10 +16892,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20310,10 +16922,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20343,10 +16952,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20376,10 +16982,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20420,24 +17023,17 @@ export interface operations {
                     "application/json": {
                         /** @description Unique id of this request (also in X-Request-Id) */
                         requestId: string;
-                        /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
                         jobId: string;
                         /** @enum {unknown} */
                         jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         scheduledFor: string;
                         /**
                          * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
                          * @enum {unknown}
                          */
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
                         canCancel: boolean;
@@ -20450,10 +17046,7 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         callbackUrl: string | null;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         costUsd: string;
                         /** @description Once COMPLETED: the single-price result, or the AI resolution result */
                         result: {
@@ -20482,10 +17075,7 @@ export interface operations {
                             nextAttemptAt: string | null;
                             lastStatusCode: number | null;
                             lastError: string | null;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
                             finishedAt: string | null;
                             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -20493,10 +17083,7 @@ export interface operations {
                             /** @description Every attempt, oldest first */
                             attempts: {
                                 attempt: number;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 at: string;
                                 /** @description The receiver’s status code */
                                 statusCode: number | null;
@@ -20523,10 +17110,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20556,10 +17140,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20589,10 +17170,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20622,10 +17200,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20655,10 +17230,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20702,15 +17274,9 @@ export interface operations {
                         jobId: string;
                         /** @enum {string} */
                         status: "cancelled";
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         refundUsd: string;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         remainingBalanceUsd: string;
                     };
                 };
@@ -20730,10 +17296,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20763,10 +17326,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20796,10 +17356,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20829,10 +17386,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20862,10 +17416,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_CANNOT_CANCEL";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20895,10 +17446,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20966,10 +17514,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20999,10 +17544,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21032,10 +17574,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21065,10 +17604,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21109,24 +17645,17 @@ export interface operations {
                     "application/json": {
                         /** @description Unique id of this request (also in X-Request-Id) */
                         requestId: string;
-                        /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
                         jobId: string;
                         /** @enum {unknown} */
                         jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         scheduledFor: string;
                         /**
                          * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
                          * @enum {unknown}
                          */
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
                         canCancel: boolean;
@@ -21139,10 +17668,7 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         callbackUrl: string | null;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         costUsd: string;
                         /** @description Once COMPLETED: the single-price result, or the AI resolution result */
                         result: {
@@ -21171,10 +17697,7 @@ export interface operations {
                             nextAttemptAt: string | null;
                             lastStatusCode: number | null;
                             lastError: string | null;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
                             finishedAt: string | null;
                             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -21182,10 +17705,7 @@ export interface operations {
                             /** @description Every attempt, oldest first */
                             attempts: {
                                 attempt: number;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 at: string;
                                 /** @description The receiver’s status code */
                                 statusCode: number | null;
@@ -21212,10 +17732,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21245,10 +17762,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21278,10 +17792,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21311,10 +17822,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21344,10 +17852,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21391,15 +17896,9 @@ export interface operations {
                         jobId: string;
                         /** @enum {string} */
                         status: "cancelled";
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         refundUsd: string;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         remainingBalanceUsd: string;
                     };
                 };
@@ -21419,10 +17918,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21452,10 +17948,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21485,10 +17978,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21518,10 +18008,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21551,10 +18038,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_CANNOT_CANCEL";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21584,10 +18068,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21628,15 +18109,9 @@ export interface operations {
                     "application/json": {
                         requestId: string;
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         completedAt?: string;
                         result?: components["schemas"]["AiResult"];
                         /** @description FAILED: why (fewer than 3 of the 4 models gave a valid answer) */
@@ -21644,10 +18119,7 @@ export interface operations {
                             code: string;
                             message: string;
                         };
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         refundUsd?: string;
                         /** @description The answers received so far, in slot order (extension) */
                         votes: components["schemas"]["AiVote"][];
@@ -21669,10 +18141,7 @@ export interface operations {
                             nextAttemptAt: string | null;
                             lastStatusCode: number | null;
                             lastError: string | null;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
                             finishedAt: string | null;
                             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -21680,10 +18149,7 @@ export interface operations {
                             /** @description Every attempt, oldest first */
                             attempts: {
                                 attempt: number;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 at: string;
                                 /** @description The receiver’s status code */
                                 statusCode: number | null;
@@ -21710,10 +18176,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21743,10 +18206,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21776,10 +18236,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21809,10 +18266,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21842,10 +18296,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21912,10 +18363,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21945,10 +18393,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21978,10 +18423,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22011,10 +18453,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22084,10 +18523,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22117,10 +18553,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22150,10 +18583,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22183,10 +18613,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22216,10 +18643,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22249,10 +18673,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22319,10 +18740,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22352,10 +18770,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22385,10 +18800,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22418,10 +18830,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22475,10 +18884,7 @@ export interface operations {
                         nextAttemptAt: string | null;
                         lastStatusCode: number | null;
                         lastError: string | null;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         finishedAt: string | null;
                         /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -22486,10 +18892,7 @@ export interface operations {
                         /** @description Every attempt, oldest first */
                         attempts: {
                             attempt: number;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             at: string;
                             /** @description The receiver’s status code */
                             statusCode: number | null;
@@ -22515,10 +18918,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22548,10 +18948,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22581,10 +18978,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22614,10 +19008,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22647,10 +19038,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22704,10 +19092,7 @@ export interface operations {
                         nextAttemptAt: string | null;
                         lastStatusCode: number | null;
                         lastError: string | null;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         finishedAt: string | null;
                         /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -22715,10 +19100,7 @@ export interface operations {
                         /** @description Every attempt, oldest first */
                         attempts: {
                             attempt: number;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             at: string;
                             /** @description The receiver’s status code */
                             statusCode: number | null;
@@ -22744,10 +19126,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22777,10 +19156,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22810,10 +19186,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22843,10 +19216,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22876,10 +19246,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22933,10 +19300,7 @@ export interface operations {
                         nextAttemptAt: string | null;
                         lastStatusCode: number | null;
                         lastError: string | null;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         finishedAt: string | null;
                         /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -22944,10 +19308,7 @@ export interface operations {
                         /** @description Every attempt, oldest first */
                         attempts: {
                             attempt: number;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             at: string;
                             /** @description The receiver’s status code */
                             statusCode: number | null;
@@ -22973,10 +19334,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23006,10 +19364,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23039,10 +19394,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23072,10 +19424,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23105,10 +19454,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "DELIVERY_CANNOT_CANCEL";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23138,10 +19484,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23200,10 +19543,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23233,10 +19573,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23266,10 +19603,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23299,10 +19633,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23343,10 +19674,7 @@ export interface operations {
                         requestId: string;
                         /** @description The new secret (whsec_…), shown this once */
                         webhookSecret: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         previousSecretValidUntil: string;
                     };
                 };
@@ -23366,10 +19694,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23399,10 +19724,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23432,10 +19754,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23465,10 +19784,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {

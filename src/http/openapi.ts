@@ -44,7 +44,12 @@ export async function registerOpenApi(app: FastifyInstance, version: string, con
       ) as never,
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Sibyl API', version, description: DESCRIPTION },
+      info: {
+        title: 'Sibyl API',
+        version,
+        description: DESCRIPTION,
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
       components: {
         securitySchemes: {
           bearerAuth: {
@@ -99,5 +104,6 @@ export async function registerOpenApi(app: FastifyInstance, version: string, con
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { docExpansion: 'list', deepLinking: true },
+    theme: { title: 'Sibyl API reference' },
   });
 }
