@@ -537,6 +537,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ai/scorecard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How often the AI resolver is right: the latest published evaluation on a labelled set
+         * @description Free, to any key. The summary the operator published with `sibyl ai evaluate --publish`: accuracy of the determined answers, coverage, accuracy by agreement, by model and by category, calibration of the consensus confidence and the threshold table (docs/ai.md#the-published-scorecard). 404 `NOT_FOUND` until one is published.
+         *
+         *     Permission: any key. Price: free.
+         */
+        get: operations["getAiScorecard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks/stream": {
         parameters: {
             query?: never;
@@ -1189,6 +1211,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard/api/{mode}/ai/scorecard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How often the AI resolver is right: the latest published evaluation on a labelled set
+         * @description The dashboard's twin of `GET /api/v1/ai/scorecard`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         *
+         *     Free, to any key. The summary the operator published with `sibyl ai evaluate --publish`: accuracy of the determined answers, coverage, accuracy by agreement, by model and by category, calibration of the consensus confidence and the threshold table (docs/ai.md#the-published-scorecard). 404 `NOT_FOUND` until one is published.
+         */
+        get: operations["dashboardGetAiScorecard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dashboard/api/{mode}/webhooks/test": {
         parameters: {
             query?: never;
@@ -1349,16 +1393,16 @@ export interface components {
          * Account
          * @description Success
          * @example {
-         *       "requestId": "req_dUyqWKSN3q954SoZZr7Nev",
-         *       "id": "acct_nMUCWNTP3zBs0OmZp51HXt",
+         *       "requestId": "req_icg6GCVVA4mSmmh34BYjtw",
+         *       "id": "acct_9lVrFhP2qS550hNzbQi9dn",
          *       "mode": "sandbox",
          *       "status": "active",
          *       "walletAddress": null,
          *       "balanceUsd": "100.00",
          *       "currency": "USD",
-         *       "createdAt": "2026-11-26T04:23:45.328Z",
+         *       "createdAt": "2026-11-28T02:40:22.687Z",
          *       "apiKey": {
-         *         "id": "key_jauJ3YD0GfK97bPsGFbelV",
+         *         "id": "key_gQNCmxfivVukhUGSyHxhG2",
          *         "permissions": [
          *           "price",
          *           "batch",
@@ -1473,9 +1517,9 @@ export interface components {
          * AccountUsage
          * @description Success
          * @example {
-         *       "requestId": "req_njisChEgYIXtdqzqo0fWhZ",
-         *       "from": "2026-10-28T00:00:00.000Z",
-         *       "to": "2026-11-26T04:23:52.460Z",
+         *       "requestId": "req_BTqiDPXkkITBcnsyou6CGJ",
+         *       "from": "2026-10-30T00:00:00.000Z",
+         *       "to": "2026-11-28T02:40:45.018Z",
          *       "groupBy": "operation",
          *       "totals": {
          *         "requests": 10,
@@ -1618,10 +1662,10 @@ export interface components {
          * AiRequestList
          * @description Success
          * @example {
-         *       "requestId": "req_21qZGcq1Aa3XDoYDjzCB1U",
+         *       "requestId": "req_baTaRFtsReVoJDs9is9stk",
          *       "requests": [
          *         {
-         *           "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
+         *           "requestId": "req_OnWQ2zL3igJvcOeLkcFfqX",
          *           "status": "COMPLETED",
          *           "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *           "outcomes": [
@@ -1629,8 +1673,8 @@ export interface components {
          *             "No"
          *           ],
          *           "marketId": null,
-         *           "createdAt": "2026-11-26T04:23:48.719Z",
-         *           "completedAt": "2026-11-26T04:23:48.840Z",
+         *           "createdAt": "2026-11-28T02:40:39.504Z",
+         *           "completedAt": "2026-11-28T02:40:39.749Z",
          *           "winningOutcomeLabel": "Yes",
          *           "canDetermine": true,
          *           "costUsd": "0.25",
@@ -1656,16 +1700,16 @@ export interface components {
          * AiRequestRecord
          * @description Success
          * @example {
-         *       "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
+         *       "requestId": "req_OnWQ2zL3igJvcOeLkcFfqX",
          *       "status": "COMPLETED",
-         *       "createdAt": "2026-11-26T04:23:48.719Z",
+         *       "createdAt": "2026-11-28T02:40:39.504Z",
          *       "votes": [
          *         {
          *           "model": "sandbox/alpha",
          *           "outcomeIndex": 0,
          *           "confidence": 0.9,
          *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 7,
+         *           "latencyMs": 1,
          *           "error": null,
          *           "usage": {
          *             "inputTokens": 0,
@@ -1677,7 +1721,7 @@ export interface components {
          *           "outcomeIndex": 0,
          *           "confidence": 0.9,
          *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 0,
+         *           "latencyMs": 1,
          *           "error": null,
          *           "usage": {
          *             "inputTokens": 0,
@@ -1709,9 +1753,9 @@ export interface components {
          *           }
          *         }
          *       ],
-         *       "completedAt": "2026-11-26T04:23:48.840Z",
+         *       "completedAt": "2026-11-28T02:40:39.749Z",
          *       "result": {
-         *         "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
+         *         "requestId": "req_OnWQ2zL3igJvcOeLkcFfqX",
          *         "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *         "winningOutcomeIndex": 0,
          *         "winningOutcomeLabel": "Yes",
@@ -1729,18 +1773,18 @@ export interface components {
          *         "remainingBalanceUsd": "99.54"
          *       },
          *       "delivery": {
-         *         "id": "msg_F7yF3UdOa8TNPzBVleq9jt",
-         *         "webhookId": "msg_F7yF3UdOa8TNPzBVleq9jt",
+         *         "id": "msg_TB6nScoqm4trHrbdcaYhhI",
+         *         "webhookId": "msg_TB6nScoqm4trHrbdcaYhhI",
          *         "type": "ai",
-         *         "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
-         *         "originalRequestId": "req_9db0SIhNtQSKd8URKzxHCj",
+         *         "requestId": "req_OnWQ2zL3igJvcOeLkcFfqX",
+         *         "originalRequestId": "req_OnWQ2zL3igJvcOeLkcFfqX",
          *         "url": "https://hooks.example.com/sibyl",
          *         "status": "PENDING",
          *         "attemptCount": 0,
-         *         "nextAttemptAt": "2026-11-26T04:23:48.846Z",
+         *         "nextAttemptAt": "2026-11-28T02:40:39.749Z",
          *         "lastStatusCode": null,
          *         "lastError": null,
-         *         "createdAt": "2026-11-26T04:23:48.846Z",
+         *         "createdAt": "2026-11-28T02:40:39.749Z",
          *         "finishedAt": null,
          *         "cancelledAt": null,
          *         "attempts": []
@@ -1818,7 +1862,7 @@ export interface components {
         /**
          * AiRequestSummary
          * @example {
-         *       "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
+         *       "requestId": "req_OnWQ2zL3igJvcOeLkcFfqX",
          *       "status": "COMPLETED",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "outcomes": [
@@ -1826,8 +1870,8 @@ export interface components {
          *         "No"
          *       ],
          *       "marketId": null,
-         *       "createdAt": "2026-11-26T04:23:48.719Z",
-         *       "completedAt": "2026-11-26T04:23:48.840Z",
+         *       "createdAt": "2026-11-28T02:40:39.504Z",
+         *       "completedAt": "2026-11-28T02:40:39.749Z",
          *       "winningOutcomeLabel": "Yes",
          *       "canDetermine": true,
          *       "costUsd": "0.25",
@@ -1891,7 +1935,7 @@ export interface components {
         /**
          * AiResult
          * @example {
-         *       "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
+         *       "requestId": "req_OnWQ2zL3igJvcOeLkcFfqX",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "winningOutcomeIndex": 0,
          *       "winningOutcomeLabel": "Yes",
@@ -1972,6 +2016,386 @@ export interface components {
             confidenceThreshold?: number;
         };
         /**
+         * AiScorecard
+         * @description The latest published AI scorecard
+         * @example {
+         *       "requestId": "req_pClxuiMb56LcT87WTLkWee",
+         *       "publishedAt": "2026-11-28T02:40:45.413Z",
+         *       "evaluatedAt": "2026-11-28T02:40:45.363Z",
+         *       "set": {
+         *         "format": "jsonl",
+         *         "questions": 44,
+         *         "skipped": {}
+         *       },
+         *       "mode": "sandbox",
+         *       "modelsUsed": [
+         *         "sandbox/alpha",
+         *         "sandbox/beta",
+         *         "sandbox/gamma",
+         *         "sandbox/delta"
+         *       ],
+         *       "confidenceThreshold": 0.75,
+         *       "target": 0.97,
+         *       "evaluated": 44,
+         *       "determined": 44,
+         *       "accuracy": 0.386364,
+         *       "coverage": 1,
+         *       "byAgreement": {
+         *         "4/4": {
+         *           "count": 44,
+         *           "accuracy": 0.386364
+         *         },
+         *         "3/4": {
+         *           "count": 0,
+         *           "accuracy": null
+         *         }
+         *       },
+         *       "byModel": {
+         *         "sandbox/beta": {
+         *           "answered": 44,
+         *           "accuracy": 0.386364,
+         *           "abstained": 0,
+         *           "failed": 0
+         *         },
+         *         "sandbox/alpha": {
+         *           "answered": 44,
+         *           "accuracy": 0.386364,
+         *           "abstained": 0,
+         *           "failed": 0
+         *         },
+         *         "sandbox/delta": {
+         *           "answered": 44,
+         *           "accuracy": 0.386364,
+         *           "abstained": 0,
+         *           "failed": 0
+         *         },
+         *         "sandbox/gamma": {
+         *           "answered": 44,
+         *           "accuracy": 0.386364,
+         *           "abstained": 0,
+         *           "failed": 0
+         *         }
+         *       },
+         *       "byCategory": {
+         *         "sports": {
+         *           "questions": 9,
+         *           "determined": 9,
+         *           "coverage": 1,
+         *           "accuracy": 0.666667
+         *         },
+         *         "weather": {
+         *           "questions": 7,
+         *           "determined": 7,
+         *           "coverage": 1,
+         *           "accuracy": 0.285714
+         *         },
+         *         "on-chain": {
+         *           "questions": 8,
+         *           "determined": 8,
+         *           "coverage": 1,
+         *           "accuracy": 0.125
+         *         },
+         *         "politics": {
+         *           "questions": 8,
+         *           "determined": 8,
+         *           "coverage": 1,
+         *           "accuracy": 0.375
+         *         },
+         *         "crypto-prices": {
+         *           "questions": 8,
+         *           "determined": 8,
+         *           "coverage": 1,
+         *           "accuracy": 0.625
+         *         },
+         *         "undeterminable": {
+         *           "questions": 4,
+         *           "determined": 4,
+         *           "coverage": 1,
+         *           "accuracy": 0
+         *         }
+         *       },
+         *       "brier": 0.500909,
+         *       "ece": 0.513636,
+         *       "calibrated": 44,
+         *       "reliability": [
+         *         {
+         *           "from": 0,
+         *           "to": 0.1,
+         *           "count": 0,
+         *           "confidence": null,
+         *           "accuracy": null
+         *         },
+         *         {
+         *           "from": 0.1,
+         *           "to": 0.2,
+         *           "count": 0,
+         *           "confidence": null,
+         *           "accuracy": null
+         *         },
+         *         {
+         *           "from": 0.2,
+         *           "to": 0.3,
+         *           "count": 0,
+         *           "confidence": null,
+         *           "accuracy": null
+         *         },
+         *         {
+         *           "from": 0.3,
+         *           "to": 0.4,
+         *           "count": 0,
+         *           "confidence": null,
+         *           "accuracy": null
+         *         },
+         *         {
+         *           "from": 0.4,
+         *           "to": 0.5,
+         *           "count": 0,
+         *           "confidence": null,
+         *           "accuracy": null
+         *         },
+         *         {
+         *           "from": 0.5,
+         *           "to": 0.6,
+         *           "count": 0,
+         *           "confidence": null,
+         *           "accuracy": null
+         *         },
+         *         {
+         *           "from": 0.6,
+         *           "to": 0.7,
+         *           "count": 0,
+         *           "confidence": null,
+         *           "accuracy": null
+         *         },
+         *         {
+         *           "from": 0.7,
+         *           "to": 0.8,
+         *           "count": 0,
+         *           "confidence": null,
+         *           "accuracy": null
+         *         },
+         *         {
+         *           "from": 0.8,
+         *           "to": 0.9,
+         *           "count": 0,
+         *           "confidence": null,
+         *           "accuracy": null
+         *         },
+         *         {
+         *           "from": 0.9,
+         *           "to": 1,
+         *           "count": 44,
+         *           "confidence": 0.9,
+         *           "accuracy": 0.386364
+         *         }
+         *       ],
+         *       "abstentions": {
+         *         "count": 0,
+         *         "reasons": {
+         *           "failed": 0,
+         *           "no_outcome": 0,
+         *           "split": 0,
+         *           "low_confidence": 0
+         *         }
+         *       },
+         *       "latencyMs": {
+         *         "p50": 1,
+         *         "p99": 14
+         *       },
+         *       "thresholds": [
+         *         {
+         *           "threshold": 0.5,
+         *           "determined": 44,
+         *           "coverage": 1,
+         *           "accuracy": 0.386364
+         *         },
+         *         {
+         *           "threshold": 0.55,
+         *           "determined": 44,
+         *           "coverage": 1,
+         *           "accuracy": 0.386364
+         *         },
+         *         {
+         *           "threshold": 0.6,
+         *           "determined": 44,
+         *           "coverage": 1,
+         *           "accuracy": 0.386364
+         *         },
+         *         {
+         *           "threshold": 0.65,
+         *           "determined": 44,
+         *           "coverage": 1,
+         *           "accuracy": 0.386364
+         *         },
+         *         {
+         *           "threshold": 0.7,
+         *           "determined": 44,
+         *           "coverage": 1,
+         *           "accuracy": 0.386364
+         *         },
+         *         {
+         *           "threshold": 0.75,
+         *           "determined": 44,
+         *           "coverage": 1,
+         *           "accuracy": 0.386364
+         *         },
+         *         {
+         *           "threshold": 0.8,
+         *           "determined": 44,
+         *           "coverage": 1,
+         *           "accuracy": 0.386364
+         *         },
+         *         {
+         *           "threshold": 0.85,
+         *           "determined": 44,
+         *           "coverage": 1,
+         *           "accuracy": 0.386364
+         *         },
+         *         {
+         *           "threshold": 0.9,
+         *           "determined": 44,
+         *           "coverage": 1,
+         *           "accuracy": 0.386364
+         *         },
+         *         {
+         *           "threshold": 0.95,
+         *           "determined": 0,
+         *           "coverage": 0,
+         *           "accuracy": null
+         *         }
+         *       ],
+         *       "recommendedThreshold": null
+         *     }
+         */
+        AiScorecard: {
+            /** @description Unique id of this request (also in X-Request-Id) */
+            requestId: string;
+            /**
+             * @description When it was published (ISO 8601, UTC)
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            publishedAt: string;
+            /**
+             * @description When the evaluation finished (ISO 8601, UTC)
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            evaluatedAt: string;
+            set: {
+                /** @description The labelled set’s format: Sibyl’s JSON Lines, UMA proposals, or ForecastBench */
+                format: "jsonl" | "uma" | "forecastbench";
+                /** @description Questions in the set */
+                questions: number;
+                /** @description Entries of the set left out, by reason (`50-50`, `unresolved`, …) */
+                skipped: {
+                    [key: string]: number;
+                };
+            };
+            /** @description Which models were asked */
+            mode: "live" | "sandbox";
+            /** @description The four models, `<provider>/<model>`, in slot order */
+            modelsUsed: string[];
+            /** @description The threshold `canDetermine` used (the default 0.75) */
+            confidenceThreshold: number;
+            /** @description The target accuracy the threshold table was read against */
+            target: number;
+            /** @description Questions answered by the resolver */
+            evaluated: number;
+            /** @description Of them, resolutions with `canDetermine: true` */
+            determined: number;
+            /** @description Share of the determined answers that were right; a share 0–1, null when there is nothing to take it of */
+            accuracy: number | null;
+            /** @description Share of the questions determined; a share 0–1, null when there is nothing to take it of */
+            coverage: number | null;
+            /** @description Determined answers by how many of the four models agreed */
+            byAgreement: {
+                "4/4": {
+                    /** @description Determined answers at this agreement */
+                    count: number;
+                    /** @description Share of them that were right; a share 0–1, null when there is nothing to take it of */
+                    accuracy: number | null;
+                };
+                "3/4": {
+                    /** @description Determined answers at this agreement */
+                    count: number;
+                    /** @description Share of them that were right; a share 0–1, null when there is nothing to take it of */
+                    accuracy: number | null;
+                };
+            };
+            /** @description Each model on its own, by `<provider>/<model>` */
+            byModel: {
+                [key: string]: {
+                    /** @description Questions the model answered validly (a vote or "cannot determine") */
+                    answered: number;
+                    /** @description Share of those it answered right; a share 0–1, null when there is nothing to take it of */
+                    accuracy: number | null;
+                    /** @description Valid answers of "cannot determine" */
+                    abstained: number;
+                    /** @description Questions it gave no valid answer to (timeouts, errors, malformed answers) */
+                    failed: number;
+                };
+            };
+            byCategory: {
+                [key: string]: {
+                    /** @description Questions of the category */
+                    questions: number;
+                    /** @description Of them, determined */
+                    determined: number;
+                    /** @description Share determined; a share 0–1, null when there is nothing to take it of */
+                    coverage: number | null;
+                    /** @description Share of the determined ones that were right; a share 0–1, null when there is nothing to take it of */
+                    accuracy: number | null;
+                };
+            };
+            /** @description Brier score of the consensus confidence (0 is perfect); a share 0–1, null when there is nothing to take it of */
+            brier: number | null;
+            /** @description Expected calibration error of the consensus confidence, over ten bins; a share 0–1, null when there is nothing to take it of */
+            ece: number | null;
+            /** @description Completed resolutions that named a winner: what `brier`, `ece` and `reliability` are over */
+            calibrated: number;
+            /** @description The reliability diagram’s ten bins */
+            reliability: {
+                from: number;
+                to: number;
+                /** @description Answers whose consensus confidence is in [from, to) */
+                count: number;
+                /** @description Their mean confidence; a share 0–1, null when there is nothing to take it of */
+                confidence: number | null;
+                /** @description Share of their winners that were right; a share 0–1, null when there is nothing to take it of */
+                accuracy: number | null;
+            }[];
+            abstentions: {
+                /** @description Questions not determined */
+                count: number;
+                reasons: {
+                    /** @description Fewer than 3 valid answers */
+                    failed: number;
+                    /** @description No model voted for an outcome */
+                    no_outcome: number;
+                    /** @description Fewer than 3 of the 4 agreed */
+                    split: number;
+                    /** @description 3 or 4 agreed below the confidence threshold */
+                    low_confidence: number;
+                };
+            };
+            /** @description A resolution’s time (its slowest model), median and 99th percentile */
+            latencyMs: {
+                p50: number | null;
+                p99: number | null;
+            };
+            /** @description Coverage and accuracy at each threshold from 0.50 to 0.95 */
+            thresholds: {
+                threshold: number;
+                /** @description Questions determined at this threshold */
+                determined: number;
+                /** @description Share determined; a share 0–1, null when there is nothing to take it of */
+                coverage: number | null;
+                /** @description Share of those right; a share 0–1, null when there is nothing to take it of */
+                accuracy: number | null;
+            }[];
+            /** @description The lowest threshold whose accuracy reaches `target`; null when none does */
+            recommendedThreshold: number | null;
+        };
+        /**
          * AiVote
          * @description One model’s answer (extension)
          * @example {
@@ -1979,7 +2403,7 @@ export interface components {
          *       "outcomeIndex": 0,
          *       "confidence": 0.9,
          *       "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *       "latencyMs": 7,
+         *       "latencyMs": 1,
          *       "error": null,
          *       "usage": {
          *         "inputTokens": 0,
@@ -2009,8 +2433,8 @@ export interface components {
         /**
          * ApiKey
          * @example {
-         *       "id": "key_VYMSRkwaxTbo1tFpYqN5aA",
-         *       "keyPrefix": "pk_test_fEp7lsgs",
+         *       "id": "key_u9zdohNtm28BiK3XMRvL5W",
+         *       "keyPrefix": "pk_test_sXKmemWT",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -2023,7 +2447,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T04:23:48.382Z",
+         *       "createdAt": "2026-11-28T02:40:37.855Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -2125,11 +2549,11 @@ export interface components {
          * ApiKeyList
          * @description Success
          * @example {
-         *       "requestId": "req_XrJwXCF6TkCWpmdy0s6JXz",
+         *       "requestId": "req_SaFXCnmthuzHJQe5A2QeY5",
          *       "keys": [
          *         {
-         *           "id": "key_VYMSRkwaxTbo1tFpYqN5aA",
-         *           "keyPrefix": "pk_test_fEp7lsgs",
+         *           "id": "key_u9zdohNtm28BiK3XMRvL5W",
+         *           "keyPrefix": "pk_test_sXKmemWT",
          *           "name": "trading bot (eu)",
          *           "permissions": [
          *             "price",
@@ -2142,7 +2566,7 @@ export interface components {
          *           "ipRestrictionEnabled": true,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-26T04:23:48.382Z",
+         *           "createdAt": "2026-11-28T02:40:37.855Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -2156,8 +2580,8 @@ export interface components {
          *           }
          *         },
          *         {
-         *           "id": "key_jauJ3YD0GfK97bPsGFbelV",
-         *           "keyPrefix": "pk_test_EBNN8KAL",
+         *           "id": "key_gQNCmxfivVukhUGSyHxhG2",
+         *           "keyPrefix": "pk_test_YVmbmD6o",
          *           "name": "sandbox starter key",
          *           "permissions": [
          *             "price",
@@ -2174,7 +2598,7 @@ export interface components {
          *           "ipRestrictionEnabled": false,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-26T04:23:45.357Z",
+         *           "createdAt": "2026-11-28T02:40:22.961Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -2185,7 +2609,8 @@ export interface components {
          *             "monthlyRequests": null,
          *             "dailySpendUsd": null,
          *             "monthlySpendUsd": null
-         *           }
+         *           },
+         *           "lastUsedAt": "2026-11-28T02:40:36.969Z"
          *         }
          *       ],
          *       "total": 2
@@ -2201,40 +2626,40 @@ export interface components {
          * BatchPriceItem
          * @example {
          *       "symbol": "SOL",
-         *       "vwapPrice": 145.64076683,
+         *       "vwapPrice": 142.838027,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 145.7041925,
-         *           "volume24h": 1358066901,
-         *           "timestamp": "2026-11-26T04:23:40.000Z",
+         *           "price": 142.8938797,
+         *           "volume24h": 1219721562,
+         *           "timestamp": "2026-11-28T02:40:30.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000708155
+         *           "deviation": 0.000372671
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 145.5615124,
-         *           "volume24h": 814840140,
-         *           "timestamp": "2026-11-26T04:23:40.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.000271783
-         *         },
-         *         {
-         *           "name": "sandbox-gamma",
-         *           "price": 145.6010843,
-         *           "volume24h": 543226760,
-         *           "timestamp": "2026-11-26T04:23:40.000Z",
+         *           "price": 142.8406471,
+         *           "volume24h": 731832937,
+         *           "timestamp": "2026-11-28T02:40:30.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
+         *         },
+         *         {
+         *           "name": "sandbox-gamma",
+         *           "price": 142.6944651,
+         *           "volume24h": 487888625,
+         *           "timestamp": "2026-11-28T02:40:30.000Z",
+         *           "used": true,
+         *           "status": "used",
+         *           "deviation": 0.00102339
          *         }
          *       ],
          *       "sourceCount": 3,
          *       "isValid": true,
          *       "unavailableSources": [],
-         *       "spread": 0.000979671,
+         *       "spread": 0.00139609,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
@@ -2275,45 +2700,45 @@ export interface components {
          * BatchPriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_uWSDeIJDCohXPPjSlaZ7GJ",
-         *       "resolutionTimestamp": "2026-11-26T04:23:48.321Z",
+         *       "requestId": "req_pwXrT72YnpeHD9VinVnLJv",
+         *       "resolutionTimestamp": "2026-11-28T02:40:37.666Z",
          *       "prices": [
          *         {
          *           "symbol": "SOL",
-         *           "vwapPrice": 145.64076683,
+         *           "vwapPrice": 142.838027,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 145.7041925,
-         *               "volume24h": 1358066901,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
+         *               "price": 142.8938797,
+         *               "volume24h": 1219721562,
+         *               "timestamp": "2026-11-28T02:40:30.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000708155
+         *               "deviation": 0.000372671
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 145.5615124,
-         *               "volume24h": 814840140,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000271783
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 145.6010843,
-         *               "volume24h": 543226760,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
+         *               "price": 142.8406471,
+         *               "volume24h": 731832937,
+         *               "timestamp": "2026-11-28T02:40:30.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
+         *             },
+         *             {
+         *               "name": "sandbox-gamma",
+         *               "price": 142.6944651,
+         *               "volume24h": 487888625,
+         *               "timestamp": "2026-11-28T02:40:30.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0.00102339
          *             }
          *           ],
          *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.000979671,
+         *           "spread": 0.00139609,
          *           "token": {
          *             "symbol": "SOL",
          *             "mint": "So11111111111111111111111111111111111111112"
@@ -2321,40 +2746,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "JUP",
-         *           "vwapPrice": 0.77759209408,
+         *           "vwapPrice": 0.769955774601,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.7771856797,
-         *               "volume24h": 53805200,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.00046617
-         *             },
-         *             {
-         *               "name": "sandbox-beta",
-         *               "price": 0.7782987481,
-         *               "volume24h": 32283120,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000965341
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 0.777548149,
-         *               "volume24h": 21522080,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
+         *               "price": 0.770131367,
+         *               "volume24h": 49881382,
+         *               "timestamp": "2026-11-28T02:40:30.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
+         *             },
+         *             {
+         *               "name": "sandbox-beta",
+         *               "price": 0.7696631206,
+         *               "volume24h": 29928829,
+         *               "timestamp": "2026-11-28T02:40:30.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0.000608008
+         *             },
+         *             {
+         *               "name": "sandbox-gamma",
+         *               "price": 0.8156283443,
+         *               "volume24h": 19952553,
+         *               "timestamp": "2026-11-28T02:40:30.000Z",
+         *               "used": false,
+         *               "status": "outlier",
+         *               "deviation": 0.0590769
          *             }
          *           ],
-         *           "sourceCount": 3,
+         *           "sourceCount": 2,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.00143143,
+         *           "spread": 0.000608147,
          *           "token": {
          *             "symbol": "JUP",
          *             "mint": "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN"
@@ -2362,40 +2787,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "BONK",
-         *           "vwapPrice": 0.000020323281691,
+         *           "vwapPrice": 0.0000217692125375,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.00002032987284,
-         *               "volume24h": 125062257,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000626609
-         *             },
-         *             {
-         *               "name": "sandbox-beta",
-         *               "price": 0.00002031638961,
-         *               "volume24h": 75037354,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.0000370293
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 0.00002031714194,
-         *               "volume24h": 50024903,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
+         *               "price": 0.00002177187707,
+         *               "volume24h": 133572668,
+         *               "timestamp": "2026-11-28T02:40:30.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
+         *             },
+         *             {
+         *               "name": "sandbox-beta",
+         *               "price": 0.00002176477165,
+         *               "volume24h": 80143601,
+         *               "timestamp": "2026-11-28T02:40:30.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0.000326358
+         *             },
+         *             {
+         *               "name": "sandbox-gamma",
+         *               "price": 0.00002311509714,
+         *               "volume24h": 53429067,
+         *               "timestamp": "2026-11-28T02:40:30.000Z",
+         *               "used": false,
+         *               "status": "outlier",
+         *               "deviation": 0.0616952
          *             }
          *           ],
-         *           "sourceCount": 3,
+         *           "sourceCount": 2,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.000663438,
+         *           "spread": 0.000326398,
          *           "token": {
          *             "symbol": "BONK",
          *             "mint": "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"
@@ -2431,8 +2856,8 @@ export interface components {
          * CancelAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_6Dpl80wMDiDRRybhTQJTRK",
-         *       "jobId": "job_jLp54KC2chXSqHwsTrq2wM",
+         *       "requestId": "req_Q0mhb6Jx9r4YZ8hY0njWbi",
+         *       "jobId": "job_3tcLlDZ3q3eeWzj62qXb85",
          *       "status": "cancelled",
          *       "refundUsd": "0.50",
          *       "remainingBalanceUsd": "99.44"
@@ -2459,8 +2884,8 @@ export interface components {
          * CancelPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_HE1XobOaom2C6pXqRLxzb9",
-         *       "jobId": "job_s6Lnfq4rby09bY6dahrOIa",
+         *       "requestId": "req_VtiCPNg8x2pAbzIqZFb5Cb",
+         *       "jobId": "job_DAHCsUG2u7XB5jiIHCEwJa",
          *       "status": "cancelled",
          *       "refundUsd": "0.05",
          *       "remainingBalanceUsd": "99.79"
@@ -2487,24 +2912,24 @@ export interface components {
          * CancelWebhookDeliveryResponse
          * @description Success
          * @example {
-         *       "requestId": "req_U2QmJQgzqfVOctX6WBTCM3",
-         *       "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
+         *       "requestId": "req_8m1XHJEQjyMxCNs6mVuSGp",
+         *       "id": "msg_47RD1XcVFmqigrMsFcqDFm",
+         *       "webhookId": "msg_47RD1XcVFmqigrMsFcqDFm",
          *       "type": "test",
-         *       "originalRequestId": "req_80745RZc8yfT2TWgEwZkT5",
+         *       "originalRequestId": "req_Pq25WHYERrPbRgaPLhau9l",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "CANCELLED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T04:23:51.841Z",
-         *       "finishedAt": "2026-11-26T04:23:52.020Z",
-         *       "cancelledAt": "2026-11-26T04:23:52.020Z",
+         *       "createdAt": "2026-11-28T02:40:43.907Z",
+         *       "finishedAt": "2026-11-28T02:40:44.303Z",
+         *       "cancelledAt": "2026-11-28T02:40:44.303Z",
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-26T04:23:51.852Z",
+         *           "at": "2026-11-28T02:40:43.927Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -2556,9 +2981,9 @@ export interface components {
          * CreatedKey
          * @description Success
          * @example {
-         *       "requestId": "req_KZxFmh5UCX2EORNrx2GMl2",
-         *       "id": "key_VYMSRkwaxTbo1tFpYqN5aA",
-         *       "keyPrefix": "pk_test_fEp7lsgs",
+         *       "requestId": "req_PhoauFGgflZKotj6TkUrH5",
+         *       "id": "key_u9zdohNtm28BiK3XMRvL5W",
+         *       "keyPrefix": "pk_test_sXKmemWT",
          *       "name": "trading bot",
          *       "permissions": [
          *         "price",
@@ -2569,7 +2994,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T04:23:48.382Z",
+         *       "createdAt": "2026-11-28T02:40:37.855Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -2721,12 +3146,12 @@ export interface components {
          * GetAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_z0n29UefQ4mAQRqEVejut4",
-         *       "jobId": "job_jLp54KC2chXSqHwsTrq2wM",
+         *       "requestId": "req_ZfeikU4Z8PiQZ3ooFloS5n",
+         *       "jobId": "job_3tcLlDZ3q3eeWzj62qXb85",
          *       "jobType": "AI_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T04:23:51.701Z",
+         *       "createdAt": "2026-11-28T02:40:43.573Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2838,12 +3263,12 @@ export interface components {
          * GetPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_whQatdve6QVth09RSox5LK",
-         *       "jobId": "job_s6Lnfq4rby09bY6dahrOIa",
+         *       "requestId": "req_Sa8o02cNlE9x8vFipfiZUa",
+         *       "jobId": "job_DAHCsUG2u7XB5jiIHCEwJa",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T04:23:48.633Z",
+         *       "createdAt": "2026-11-28T02:40:38.676Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2951,7 +3376,7 @@ export interface components {
          * GetWebhookSecretResponse
          * @description Success
          * @example {
-         *       "requestId": "req_sNWt1xaoekFDV6lXy0moeV",
+         *       "requestId": "req_nZmSkAFX7Fz3NzlyfRf8lE",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA="
          *     }
          */
@@ -2964,11 +3389,11 @@ export interface components {
         /**
          * JobSummary
          * @example {
-         *       "jobId": "job_s6Lnfq4rby09bY6dahrOIa",
+         *       "jobId": "job_DAHCsUG2u7XB5jiIHCEwJa",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T04:23:48.633Z",
+         *       "createdAt": "2026-11-28T02:40:38.676Z",
          *       "canCancel": true
          *     }
          */
@@ -2999,14 +3424,14 @@ export interface components {
          * ListAiJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_fkvWmWFYT0qTSQ05nxNQLj",
+         *       "requestId": "req_rOf6OHqRm79VTGgWuqCSCe",
          *       "jobs": [
          *         {
-         *           "jobId": "job_jLp54KC2chXSqHwsTrq2wM",
+         *           "jobId": "job_3tcLlDZ3q3eeWzj62qXb85",
          *           "jobType": "AI_RESOLUTION",
          *           "scheduledFor": "2027-05-01T12:00:00.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-26T04:23:51.701Z",
+         *           "createdAt": "2026-11-28T02:40:43.573Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -3029,14 +3454,14 @@ export interface components {
          * ListPriceJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_GyAERA92iDv5FegqCvvHit",
+         *       "requestId": "req_vinstTrXmnsD9YuypXp9zS",
          *       "jobs": [
          *         {
-         *           "jobId": "job_s6Lnfq4rby09bY6dahrOIa",
+         *           "jobId": "job_DAHCsUG2u7XB5jiIHCEwJa",
          *           "jobType": "PRICE_RESOLUTION",
          *           "scheduledFor": "2027-05-01T12:00:00.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-26T04:23:48.633Z",
+         *           "createdAt": "2026-11-28T02:40:38.676Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -3059,18 +3484,18 @@ export interface components {
          * MarketDetail
          * @description Success
          * @example {
-         *       "requestId": "req_mrLbass9oonAlBXQaWjLv4",
+         *       "requestId": "req_ZD0yVNV4YKx3eqGQEXkdTo",
          *       "id": "demo-1-25",
-         *       "slug": "will-voter-turnout-exceed-60-on-dec-31-2026",
-         *       "title": "Will voter turnout exceed 60% on Dec 31, 2026?",
-         *       "description": "Will voter turnout exceed 60% on Dec 31, 2026? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
+         *       "slug": "will-voter-turnout-exceed-60-on-jan-2-2027",
+         *       "title": "Will voter turnout exceed 60% on Jan 2, 2027?",
+         *       "description": "Will voter turnout exceed 60% on Jan 2, 2027? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
          *       "category": "politics",
          *       "imageUrl": "https://picsum.photos/seed/demo-1-25/640/360",
          *       "status": "OPEN",
          *       "marketType": "BINARY",
          *       "sandbox": true,
-         *       "createdAt": "2026-11-19T18:00:00.000Z",
-         *       "closesAt": "2026-12-31T14:00:00.000Z",
+         *       "createdAt": "2026-11-21T16:00:00.000Z",
+         *       "closesAt": "2027-01-02T12:00:00.000Z",
          *       "outcomes": [
          *         {
          *           "index": 0,
@@ -3078,7 +3503,7 @@ export interface components {
          *           "totalShares": "202450000000",
          *           "totalWagered": "181333900000",
          *           "totalWageredSol": 181.3339,
-         *           "totalWageredUsd": 26409.608248,
+         *           "totalWageredUsd": 25901.376504,
          *           "lastPrice": 8670,
          *           "probability": 0.88171
          *         },
@@ -3088,7 +3513,7 @@ export interface components {
          *           "totalShares": "164450000000",
          *           "totalWagered": "17081000000",
          *           "totalWageredSol": 17.081,
-         *           "totalWageredUsd": 2487.689938,
+         *           "totalWageredUsd": 2439.816339,
          *           "lastPrice": 1440,
          *           "probability": 0.11829
          *         }
@@ -3101,7 +3526,7 @@ export interface components {
          *               "amount": "14077800000",
          *               "shares": "16200000000",
          *               "valueSol": 14.0778,
-         *               "valueUsd": 2050.301587,
+         *               "valueUsd": 2010.845177,
          *               "orders": 1
          *             },
          *             {
@@ -3109,7 +3534,7 @@ export interface components {
          *               "amount": "8626650000",
          *               "shares": "9950000000",
          *               "valueSol": 8.62665,
-         *               "valueUsd": 1256.391921,
+         *               "valueUsd": 1232.213666,
          *               "orders": 1
          *             },
          *             {
@@ -3117,7 +3542,7 @@ export interface components {
          *               "amount": "11743800000",
          *               "shares": "13800000000",
          *               "valueSol": 11.7438,
-         *               "valueUsd": 1710.376037,
+         *               "valueUsd": 1677.461221,
          *               "orders": 1
          *             },
          *             {
@@ -3125,7 +3550,7 @@ export interface components {
          *               "amount": "5433600000",
          *               "shares": "6400000000",
          *               "valueSol": 5.4336,
-         *               "valueUsd": 791.353671,
+         *               "valueUsd": 776.124704,
          *               "orders": 1
          *             },
          *             {
@@ -3133,7 +3558,7 @@ export interface components {
          *               "amount": "16366000000",
          *               "shares": "19600000000",
          *               "valueSol": 16.366,
-         *               "valueUsd": 2383.55679,
+         *               "valueUsd": 2337.68715,
          *               "orders": 2
          *             },
          *             {
@@ -3141,7 +3566,7 @@ export interface components {
          *               "amount": "3540250000",
          *               "shares": "4250000000",
          *               "valueSol": 3.54025,
-         *               "valueUsd": 515.604725,
+         *               "valueUsd": 505.682325,
          *               "orders": 1
          *             }
          *           ],
@@ -3151,7 +3576,7 @@ export interface components {
          *               "amount": "18100000000",
          *               "shares": "20000000000",
          *               "valueSol": 18.1,
-         *               "valueUsd": 2636.09788,
+         *               "valueUsd": 2585.368289,
          *               "orders": 2
          *             },
          *             {
@@ -3159,7 +3584,7 @@ export interface components {
          *               "amount": "1004300000",
          *               "shares": "1100000000",
          *               "valueSol": 1.0043,
-         *               "valueUsd": 146.267022,
+         *               "valueUsd": 143.452231,
          *               "orders": 1
          *             }
          *           ],
@@ -3176,7 +3601,7 @@ export interface components {
          *               "amount": "2147000000",
          *               "shares": "19000000000",
          *               "valueSol": 2.147,
-         *               "valueUsd": 312.690726,
+         *               "valueUsd": 306.673244,
          *               "orders": 1
          *             },
          *             {
@@ -3184,7 +3609,7 @@ export interface components {
          *               "amount": "463250000",
          *               "shares": "4250000000",
          *               "valueSol": 0.46325,
-         *               "valueUsd": 67.468085,
+         *               "valueUsd": 66.169716,
          *               "orders": 1
          *             },
          *             {
@@ -3192,7 +3617,7 @@ export interface components {
          *               "amount": "358900000",
          *               "shares": "3700000000",
          *               "valueSol": 0.3589,
-         *               "valueUsd": 52.270471,
+         *               "valueUsd": 51.264568,
          *               "orders": 1
          *             }
          *           ],
@@ -3202,7 +3627,7 @@ export interface components {
          *               "amount": "4887500000",
          *               "shares": "39100000000",
          *               "valueSol": 4.8875,
-         *               "valueUsd": 711.819248,
+         *               "valueUsd": 698.120857,
          *               "orders": 2
          *             },
          *             {
@@ -3210,7 +3635,7 @@ export interface components {
          *               "amount": "2606800000",
          *               "shares": "19600000000",
          *               "valueSol": 2.6068,
-         *               "valueUsd": 379.656351,
+         *               "valueUsd": 372.350169,
          *               "orders": 1
          *             },
          *             {
@@ -3218,7 +3643,7 @@ export interface components {
          *               "amount": "224750000",
          *               "shares": "1550000000",
          *               "valueSol": 0.22475,
-         *               "valueUsd": 32.732762,
+         *               "valueUsd": 32.102847,
          *               "orders": 1
          *             },
          *             {
@@ -3226,7 +3651,7 @@ export interface components {
          *               "amount": "1131500000",
          *               "shares": "7300000000",
          *               "valueSol": 1.1315,
-         *               "valueUsd": 164.792528,
+         *               "valueUsd": 161.621228,
          *               "orders": 1
          *             },
          *             {
@@ -3234,7 +3659,7 @@ export interface components {
          *               "amount": "1223600000",
          *               "shares": "7600000000",
          *               "valueSol": 1.2236,
-         *               "valueUsd": 178.206042,
+         *               "valueUsd": 174.77661,
          *               "orders": 1
          *             }
          *           ],
@@ -3251,29 +3676,29 @@ export interface components {
          *         "uniqueHolders": 24,
          *         "totalWagered": "198414900000",
          *         "totalWageredSol": 198.4149,
-         *         "totalWageredUsd": 28897.298186,
+         *         "totalWageredUsd": 28341.192843,
          *         "outcomeBreakdown": [
          *           {
          *             "index": 0,
          *             "label": "Yes",
          *             "totalWagered": "181333900000",
          *             "totalWageredSol": 181.3339,
-         *             "totalWageredUsd": 26409.608248
+         *             "totalWageredUsd": 25901.376504
          *           },
          *           {
          *             "index": 1,
          *             "label": "No",
          *             "totalWagered": "17081000000",
          *             "totalWageredSol": 17.081,
-         *             "totalWageredUsd": 2487.689938
+         *             "totalWageredUsd": 2439.816339
          *           }
          *         ]
          *       },
          *       "curatorStaking": {
          *         "totalStaked": "211000000000",
-         *         "totalStakedUsd": 30730.201801,
+         *         "totalStakedUsd": 30138.823697,
          *         "stakerCount": 3,
-         *         "estimatedApy": 107.16,
+         *         "estimatedApy": 106.96,
          *         "lockPeriodSeconds": 604800,
          *         "topCurators": [
          *           {
@@ -3281,21 +3706,21 @@ export interface components {
          *             "wallet": "69pEHKFYqsMhUgL2vtSpBWBZ4J8TgJMKLuTetntey8U4",
          *             "username": null,
          *             "stakedAmount": "91500000000",
-         *             "stakedAmountUsd": 13326.130165
+         *             "stakedAmountUsd": 13069.679471
          *           },
          *           {
          *             "rank": 2,
          *             "wallet": "J5F52nHiAScP6inseMBHLFJ8jospGnppmaA2TT2fFXC4",
          *             "username": "epoch_eve",
          *             "stakedAmount": "66500000000",
-         *             "stakedAmountUsd": 9685.110994
+         *             "stakedAmountUsd": 9498.728796
          *           },
          *           {
          *             "rank": 3,
          *             "wallet": "MHsdCxwrV8hk4NcspGxdAhwmEGrAQCuk4yJLGQguhRf",
          *             "username": "gossip_gus",
          *             "stakedAmount": "53000000000",
-         *             "stakedAmountUsd": 7718.960642
+         *             "stakedAmountUsd": 7570.415431
          *           }
          *         ]
          *       },
@@ -3306,12 +3731,12 @@ export interface components {
          *       "tradingStats": {
          *         "totalVolume": "199253950000",
          *         "totalVolumeSol": 199.25395,
-         *         "totalVolumeUsd": 29019.498072,
+         *         "totalVolumeUsd": 28461.04109,
          *         "totalTrades": 36,
          *         "totalBettors": 39,
          *         "last24hVolume": "31593950000",
          *         "last24hVolumeSol": 31.59395,
-         *         "last24hVolumeUsd": 4601.367105,
+         *         "last24hVolumeUsd": 4512.817483,
          *         "last24hTrades": 7
          *       },
          *       "resolution": {
@@ -3335,8 +3760,8 @@ export interface components {
          *       },
          *       "credibilityScore": 423,
          *       "feeBps": 200,
-         *       "solPriceUsd": 145.64076683,
-         *       "computedAt": "2026-11-26T04:23:48.581Z",
+         *       "solPriceUsd": 142.838027,
+         *       "computedAt": "2026-11-28T02:40:38.378Z",
          *       "costUsd": "0.02",
          *       "remainingBalanceUsd": "99.79"
          *     }
@@ -3569,13 +3994,13 @@ export interface components {
          * MarketList
          * @description Success
          * @example {
-         *       "requestId": "req_iNwjr7laCkj5FG77s10taP",
+         *       "requestId": "req_T0rxfnCb0XmJFTUfZpg8pm",
          *       "markets": [
          *         {
          *           "id": "demo-1-25",
-         *           "slug": "will-voter-turnout-exceed-60-on-dec-31-2026",
-         *           "title": "Will voter turnout exceed 60% on Dec 31, 2026?",
-         *           "description": "Will voter turnout exceed 60% on Dec 31, 2026? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
+         *           "slug": "will-voter-turnout-exceed-60-on-jan-2-2027",
+         *           "title": "Will voter turnout exceed 60% on Jan 2, 2027?",
+         *           "description": "Will voter turnout exceed 60% on Jan 2, 2027? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
          *           "category": "politics",
          *           "status": "OPEN",
          *           "resolutionType": "ADMIN",
@@ -3589,15 +4014,15 @@ export interface components {
          *               "label": "No"
          *             }
          *           ],
-         *           "createdAt": "2026-11-19T18:00:00.000Z",
-         *           "closesAt": "2026-12-31T14:00:00.000Z",
+         *           "createdAt": "2026-11-21T16:00:00.000Z",
+         *           "closesAt": "2027-01-02T12:00:00.000Z",
          *           "sandbox": true
          *         },
          *         {
          *           "id": "demo-1-12",
-         *           "slug": "will-the-fed-cut-rates-at-its-meeting-on-jan-7-2027",
-         *           "title": "Will the Fed cut rates at its meeting on Jan 7, 2027?",
-         *           "description": "Will the Fed cut rates at its meeting on Jan 7, 2027? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
+         *           "slug": "will-the-fed-cut-rates-at-its-meeting-on-jan-9-2027",
+         *           "title": "Will the Fed cut rates at its meeting on Jan 9, 2027?",
+         *           "description": "Will the Fed cut rates at its meeting on Jan 9, 2027? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
          *           "category": "economy",
          *           "status": "OPEN",
          *           "resolutionType": "AI",
@@ -3611,8 +4036,8 @@ export interface components {
          *               "label": "No"
          *             }
          *           ],
-         *           "createdAt": "2026-11-18T00:00:00.000Z",
-         *           "closesAt": "2027-01-07T11:00:00.000Z",
+         *           "createdAt": "2026-11-19T22:00:00.000Z",
+         *           "closesAt": "2027-01-09T09:00:00.000Z",
          *           "sandbox": true
          *         }
          *       ],
@@ -3647,9 +4072,9 @@ export interface components {
          * MarketSummary
          * @example {
          *       "id": "demo-1-25",
-         *       "slug": "will-voter-turnout-exceed-60-on-dec-31-2026",
-         *       "title": "Will voter turnout exceed 60% on Dec 31, 2026?",
-         *       "description": "Will voter turnout exceed 60% on Dec 31, 2026? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
+         *       "slug": "will-voter-turnout-exceed-60-on-jan-2-2027",
+         *       "title": "Will voter turnout exceed 60% on Jan 2, 2027?",
+         *       "description": "Will voter turnout exceed 60% on Jan 2, 2027? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
          *       "category": "politics",
          *       "status": "OPEN",
          *       "resolutionType": "ADMIN",
@@ -3663,8 +4088,8 @@ export interface components {
          *           "label": "No"
          *         }
          *       ],
-         *       "createdAt": "2026-11-19T18:00:00.000Z",
-         *       "closesAt": "2026-12-31T14:00:00.000Z",
+         *       "createdAt": "2026-11-21T16:00:00.000Z",
+         *       "closesAt": "2027-01-02T12:00:00.000Z",
          *       "sandbox": true
          *     }
          */
@@ -3704,29 +4129,29 @@ export interface components {
          * PriceHistory
          * @description Success
          * @example {
-         *       "requestId": "req_vgOEtaT2mUnzM75mixLOH9",
+         *       "requestId": "req_8j5m9nw9rxfuckSzBfEq8S",
          *       "symbol": "SOL",
          *       "interval": "1h",
-         *       "startTime": "2026-11-26T01:00:00.000Z",
-         *       "endTime": "2026-11-26T04:00:00.000Z",
+         *       "startTime": "2026-11-27T23:00:00.000Z",
+         *       "endTime": "2026-11-28T02:00:00.000Z",
          *       "dataPoints": [
          *         {
-         *           "timestamp": "2026-11-26T01:00:00.000Z",
-         *           "price": 146.65815619,
+         *           "timestamp": "2026-11-27T23:00:00.000Z",
+         *           "price": 156.61898899,
          *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *           "sourceCount": 3,
          *           "isComplete": true
          *         },
          *         {
-         *           "timestamp": "2026-11-26T02:00:00.000Z",
-         *           "price": 143.54531942,
-         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
-         *           "sourceCount": 3,
+         *           "timestamp": "2026-11-28T00:00:00.000Z",
+         *           "price": 152.32196575,
+         *           "source": "sandbox-alpha,sandbox-beta",
+         *           "sourceCount": 2,
          *           "isComplete": true
          *         },
          *         {
-         *           "timestamp": "2026-11-26T03:00:00.000Z",
-         *           "price": 147.51728416,
+         *           "timestamp": "2026-11-28T01:00:00.000Z",
+         *           "price": 148.12229355,
          *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *           "sourceCount": 3,
          *           "isComplete": true
@@ -3772,8 +4197,8 @@ export interface components {
         /**
          * PriceHistoryPoint
          * @example {
-         *       "timestamp": "2026-11-26T01:00:00.000Z",
-         *       "price": 146.65815619,
+         *       "timestamp": "2026-11-27T23:00:00.000Z",
+         *       "price": 156.61898899,
          *       "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *       "sourceCount": 3,
          *       "isComplete": true
@@ -3795,47 +4220,47 @@ export interface components {
          * PriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_S08MfCph9VLTraFQp1QGN0",
+         *       "requestId": "req_8sSbXfSktJfyoI8bv821z9",
          *       "symbol": "SOL",
-         *       "vwapPrice": 145.64076683,
+         *       "vwapPrice": 142.838027,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 145.7041925,
-         *           "volume24h": 1358066901,
-         *           "timestamp": "2026-11-26T04:23:40.000Z",
+         *           "price": 142.8938797,
+         *           "volume24h": 1219721562,
+         *           "timestamp": "2026-11-28T02:40:30.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000708155
+         *           "deviation": 0.000372671
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 145.5615124,
-         *           "volume24h": 814840140,
-         *           "timestamp": "2026-11-26T04:23:40.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.000271783
-         *         },
-         *         {
-         *           "name": "sandbox-gamma",
-         *           "price": 145.6010843,
-         *           "volume24h": 543226760,
-         *           "timestamp": "2026-11-26T04:23:40.000Z",
+         *           "price": 142.8406471,
+         *           "volume24h": 731832937,
+         *           "timestamp": "2026-11-28T02:40:30.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
+         *         },
+         *         {
+         *           "name": "sandbox-gamma",
+         *           "price": 142.6944651,
+         *           "volume24h": 487888625,
+         *           "timestamp": "2026-11-28T02:40:30.000Z",
+         *           "used": true,
+         *           "status": "used",
+         *           "deviation": 0.00102339
          *         }
          *       ],
          *       "sourceCount": 3,
          *       "isValid": true,
-         *       "spread": 0.000979671,
+         *       "spread": 0.00139609,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
          *       },
          *       "unavailableSources": [],
-         *       "resolutionTimestamp": "2026-11-26T04:23:48.288Z",
+         *       "resolutionTimestamp": "2026-11-28T02:40:37.473Z",
          *       "costUsd": "0.01",
          *       "remainingBalanceUsd": "99.99"
          *     }
@@ -3929,12 +4354,12 @@ export interface components {
          * PriceSource
          * @example {
          *       "name": "sandbox-alpha",
-         *       "price": 145.7041925,
-         *       "volume24h": 1358066901,
-         *       "timestamp": "2026-11-26T04:23:40.000Z",
+         *       "price": 142.8938797,
+         *       "volume24h": 1219721562,
+         *       "timestamp": "2026-11-28T02:40:30.000Z",
          *       "used": true,
          *       "status": "used",
-         *       "deviation": 0.000708155
+         *       "deviation": 0.000372671
          *     }
          */
         PriceSource: {
@@ -3963,24 +4388,24 @@ export interface components {
          * RedeliverWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_SNsrfQvHXo6Ks9bI5lOkXm",
-         *       "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
+         *       "requestId": "req_Z4qfYe05Lqm9KV7sdOSWkj",
+         *       "id": "msg_47RD1XcVFmqigrMsFcqDFm",
+         *       "webhookId": "msg_47RD1XcVFmqigrMsFcqDFm",
          *       "type": "test",
-         *       "originalRequestId": "req_80745RZc8yfT2TWgEwZkT5",
+         *       "originalRequestId": "req_Pq25WHYERrPbRgaPLhau9l",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "PENDING",
          *       "attemptCount": 1,
-         *       "nextAttemptAt": "2026-11-26T04:23:51.980Z",
+         *       "nextAttemptAt": "2026-11-28T02:40:44.232Z",
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T04:23:51.841Z",
+         *       "createdAt": "2026-11-28T02:40:43.907Z",
          *       "finishedAt": null,
          *       "cancelledAt": null,
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-26T04:23:51.852Z",
+         *           "at": "2026-11-28T02:40:43.927Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -4032,7 +4457,7 @@ export interface components {
          * ResolveWithAiResponse
          * @description Success
          * @example {
-         *       "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
+         *       "requestId": "req_OnWQ2zL3igJvcOeLkcFfqX",
          *       "status": "processing",
          *       "costUsd": "0.25",
          *       "remainingBalanceUsd": "99.54"
@@ -4058,9 +4483,9 @@ export interface components {
          * RevokeKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_GexpvA82MG2j0wVEBiFbJS",
-         *       "id": "key_E287kxaO4kaAU5wyELxTne",
-         *       "keyPrefix": "pk_test_zR3iaQjd",
+         *       "requestId": "req_QRK2apb9hV6c6x0bqxoDRg",
+         *       "id": "key_qTwGXm1TgaFxWFimRPgJyq",
+         *       "keyPrefix": "pk_test_zIYc0Q1A",
          *       "name": "spare",
          *       "permissions": [
          *         "price"
@@ -4070,7 +4495,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T04:23:52.133Z",
+         *       "createdAt": "2026-11-28T02:40:44.468Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -4082,8 +4507,8 @@ export interface components {
          *         "dailySpendUsd": null,
          *         "monthlySpendUsd": null
          *       },
-         *       "revokedAt": "2026-11-26T04:23:52.283Z",
-         *       "rotatedFrom": "key_4fydNMxYL5Q8vCKVjZGmYd"
+         *       "revokedAt": "2026-11-28T02:40:44.684Z",
+         *       "rotatedFrom": "key_ZJsMq9x73PKQaZ23sxroc9"
          *     }
          */
         RevokeKeyResponse: {
@@ -4176,10 +4601,10 @@ export interface components {
          * RotateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_fc3jT5ckhWNL8OtP3w0QE3",
+         *       "requestId": "req_0OFIRS9AEBe0T2MzuFzWin",
          *       "newKey": {
-         *         "id": "key_E287kxaO4kaAU5wyELxTne",
-         *         "keyPrefix": "pk_test_zR3iaQjd",
+         *         "id": "key_qTwGXm1TgaFxWFimRPgJyq",
+         *         "keyPrefix": "pk_test_zIYc0Q1A",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -4189,7 +4614,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-26T04:23:52.133Z",
+         *         "createdAt": "2026-11-28T02:40:44.468Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -4202,11 +4627,11 @@ export interface components {
          *           "monthlySpendUsd": null
          *         },
          *         "key": "pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u",
-         *         "rotatedFrom": "key_4fydNMxYL5Q8vCKVjZGmYd"
+         *         "rotatedFrom": "key_ZJsMq9x73PKQaZ23sxroc9"
          *       },
          *       "oldKey": {
-         *         "id": "key_4fydNMxYL5Q8vCKVjZGmYd",
-         *         "keyPrefix": "pk_test_cd26iid5",
+         *         "id": "key_ZJsMq9x73PKQaZ23sxroc9",
+         *         "keyPrefix": "pk_test_7EkDbhvL",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -4216,7 +4641,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-26T04:23:52.092Z",
+         *         "createdAt": "2026-11-28T02:40:44.437Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -4228,8 +4653,8 @@ export interface components {
          *           "dailySpendUsd": null,
          *           "monthlySpendUsd": null
          *         },
-         *         "expiresAt": "2026-11-26T05:23:52.116Z",
-         *         "rotatedTo": "key_E287kxaO4kaAU5wyELxTne"
+         *         "expiresAt": "2026-11-28T03:40:44.453Z",
+         *         "rotatedTo": "key_qTwGXm1TgaFxWFimRPgJyq"
          *       }
          *     }
          */
@@ -4412,9 +4837,9 @@ export interface components {
          * RotateWebhookSecretResponse
          * @description Success
          * @example {
-         *       "requestId": "req_6E47HgG8h37JUQxE8wVKg0",
+         *       "requestId": "req_gnERk3SGlLq0LX3ZHgrmv4",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "previousSecretValidUntil": "2026-11-27T04:23:52.053Z"
+         *       "previousSecretValidUntil": "2026-11-29T02:40:44.424Z"
          *     }
          */
         RotateWebhookSecretResponse: {
@@ -4432,12 +4857,12 @@ export interface components {
          * ScheduleAiResolutionResponse
          * @description Success
          * @example {
-         *       "requestId": "req_UXAcOerV4XiCL8nOZPf0Ex",
-         *       "jobId": "job_jLp54KC2chXSqHwsTrq2wM",
+         *       "requestId": "req_wzHYHMFmdOTCLPRvdq0cTv",
+         *       "jobId": "job_3tcLlDZ3q3eeWzj62qXb85",
          *       "jobType": "AI_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T04:23:51.701Z",
+         *       "createdAt": "2026-11-28T02:40:43.573Z",
          *       "canCancel": true,
          *       "costUsd": "0.50",
          *       "remainingBalanceUsd": "98.94"
@@ -4482,12 +4907,12 @@ export interface components {
          * SchedulePriceCheckAtResponse
          * @description Success
          * @example {
-         *       "requestId": "req_ZCZPk1CE29wYkhueoVps0S",
-         *       "jobId": "job_hXaj1A427q4EAhhXTr0wiE",
+         *       "requestId": "req_BWjCKmzAy17Zw23fsNmr0V",
+         *       "jobId": "job_WCc8kl2mo1OysG1AYTQZ20",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T04:23:51.672Z",
+         *       "createdAt": "2026-11-28T02:40:43.500Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.44"
@@ -4532,12 +4957,12 @@ export interface components {
          * SchedulePriceCheckResponse
          * @description Success
          * @example {
-         *       "requestId": "req_qLbhhbknNweUz20v1n71RV",
-         *       "jobId": "job_s6Lnfq4rby09bY6dahrOIa",
+         *       "requestId": "req_yzN4qLNy6NgyxiQ6Lz5pv5",
+         *       "jobId": "job_DAHCsUG2u7XB5jiIHCEwJa",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T04:23:48.633Z",
+         *       "createdAt": "2026-11-28T02:40:38.676Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.74"
@@ -4582,9 +5007,9 @@ export interface components {
          * SendTestWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *       "deliveryId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
+         *       "requestId": "req_Pq25WHYERrPbRgaPLhau9l",
+         *       "deliveryId": "msg_47RD1XcVFmqigrMsFcqDFm",
+         *       "webhookId": "msg_47RD1XcVFmqigrMsFcqDFm",
          *       "delivered": true,
          *       "status": "DELIVERED",
          *       "statusCode": 200,
@@ -4630,8 +5055,8 @@ export interface components {
          *       "keyId": null,
          *       "reference": null,
          *       "refundOf": "12",
-         *       "memo": "cancelled job_jLp54KC2chXSqHwsTrq2wM",
-         *       "createdAt": "2026-11-26T04:23:51.803Z",
+         *       "memo": "cancelled job_3tcLlDZ3q3eeWzj62qXb85",
+         *       "createdAt": "2026-11-28T02:40:43.884Z",
          *       "chain": null
          *     }
          */
@@ -4691,7 +5116,7 @@ export interface components {
          * TransactionList
          * @description Success
          * @example {
-         *       "requestId": "req_7FzrdbFYGUBHA1d0wr1dP6",
+         *       "requestId": "req_RoZHXV9xh25lV7giBZUjPz",
          *       "transactions": [
          *         {
          *           "id": "13",
@@ -4703,8 +5128,8 @@ export interface components {
          *           "keyId": null,
          *           "reference": null,
          *           "refundOf": "12",
-         *           "memo": "cancelled job_jLp54KC2chXSqHwsTrq2wM",
-         *           "createdAt": "2026-11-26T04:23:51.803Z",
+         *           "memo": "cancelled job_3tcLlDZ3q3eeWzj62qXb85",
+         *           "createdAt": "2026-11-28T02:40:43.884Z",
          *           "chain": null
          *         },
          *         {
@@ -4713,12 +5138,12 @@ export interface components {
          *           "amountUsd": "-0.50",
          *           "balanceAfterUsd": "98.94",
          *           "operation": "scheduleAiResolution",
-         *           "requestId": "req_UXAcOerV4XiCL8nOZPf0Ex",
-         *           "keyId": "key_jauJ3YD0GfK97bPsGFbelV",
+         *           "requestId": "req_wzHYHMFmdOTCLPRvdq0cTv",
+         *           "keyId": "key_gQNCmxfivVukhUGSyHxhG2",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-26T04:23:51.689Z",
+         *           "createdAt": "2026-11-28T02:40:43.541Z",
          *           "chain": null
          *         },
          *         {
@@ -4727,12 +5152,12 @@ export interface components {
          *           "amountUsd": "-0.05",
          *           "balanceAfterUsd": "99.44",
          *           "operation": "schedulePriceCheckAt",
-         *           "requestId": "req_ZCZPk1CE29wYkhueoVps0S",
-         *           "keyId": "key_jauJ3YD0GfK97bPsGFbelV",
+         *           "requestId": "req_BWjCKmzAy17Zw23fsNmr0V",
+         *           "keyId": "key_gQNCmxfivVukhUGSyHxhG2",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-26T04:23:51.669Z",
+         *           "createdAt": "2026-11-28T02:40:43.485Z",
          *           "chain": null
          *         }
          *       ],
@@ -4808,9 +5233,9 @@ export interface components {
          * UpdateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_ITcG9JrNZHnxA4fgyf1ENX",
-         *       "id": "key_VYMSRkwaxTbo1tFpYqN5aA",
-         *       "keyPrefix": "pk_test_fEp7lsgs",
+         *       "requestId": "req_dHZ7XtCgGAoeiSRiN2qJi5",
+         *       "id": "key_u9zdohNtm28BiK3XMRvL5W",
+         *       "keyPrefix": "pk_test_sXKmemWT",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -4823,7 +5248,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T04:23:48.382Z",
+         *       "createdAt": "2026-11-28T02:40:37.855Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -4954,24 +5379,24 @@ export interface components {
          * WebhookDelivery
          * @description Success
          * @example {
-         *       "requestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *       "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
+         *       "requestId": "req_Pq25WHYERrPbRgaPLhau9l",
+         *       "id": "msg_47RD1XcVFmqigrMsFcqDFm",
+         *       "webhookId": "msg_47RD1XcVFmqigrMsFcqDFm",
          *       "type": "test",
-         *       "originalRequestId": "req_80745RZc8yfT2TWgEwZkT5",
+         *       "originalRequestId": "req_Pq25WHYERrPbRgaPLhau9l",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T04:23:51.841Z",
-         *       "finishedAt": "2026-11-26T04:23:51.853Z",
+         *       "createdAt": "2026-11-28T02:40:43.907Z",
+         *       "finishedAt": "2026-11-28T02:40:43.929Z",
          *       "cancelledAt": null,
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-26T04:23:51.852Z",
+         *           "at": "2026-11-28T02:40:43.927Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -5023,37 +5448,37 @@ export interface components {
          * WebhookDeliveryList
          * @description Success
          * @example {
-         *       "requestId": "req_aGhDE5eRbtHallyAKKkxNk",
+         *       "requestId": "req_0mwrt0l4J5HYmNgEa9Rble",
          *       "deliveries": [
          *         {
-         *           "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *           "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
+         *           "id": "msg_47RD1XcVFmqigrMsFcqDFm",
+         *           "webhookId": "msg_47RD1XcVFmqigrMsFcqDFm",
          *           "type": "test",
-         *           "requestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *           "originalRequestId": "req_80745RZc8yfT2TWgEwZkT5",
+         *           "requestId": "req_Pq25WHYERrPbRgaPLhau9l",
+         *           "originalRequestId": "req_Pq25WHYERrPbRgaPLhau9l",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "DELIVERED",
          *           "attemptCount": 1,
          *           "nextAttemptAt": null,
          *           "lastStatusCode": 200,
          *           "lastError": null,
-         *           "createdAt": "2026-11-26T04:23:51.841Z",
-         *           "finishedAt": "2026-11-26T04:23:51.853Z",
+         *           "createdAt": "2026-11-28T02:40:43.907Z",
+         *           "finishedAt": "2026-11-28T02:40:43.929Z",
          *           "cancelledAt": null
          *         },
          *         {
-         *           "id": "msg_sOFCIJMwLAB5ixtKvoMPCY",
-         *           "webhookId": "msg_sOFCIJMwLAB5ixtKvoMPCY",
+         *           "id": "msg_CwvThz2a2hBBvXW65LTaTP",
+         *           "webhookId": "msg_CwvThz2a2hBBvXW65LTaTP",
          *           "type": "price",
-         *           "requestId": "req_ULZjIkWooXQjHCGNeHsggC",
-         *           "originalRequestId": "req_ULZjIkWooXQjHCGNeHsggC",
+         *           "requestId": "req_m8RFJR4jGFAMblIdxLPiRi",
+         *           "originalRequestId": "req_m8RFJR4jGFAMblIdxLPiRi",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "PENDING",
          *           "attemptCount": 0,
-         *           "nextAttemptAt": "2026-11-26T04:23:51.653Z",
+         *           "nextAttemptAt": "2026-11-28T02:40:43.440Z",
          *           "lastStatusCode": null,
          *           "lastError": null,
-         *           "createdAt": "2026-11-26T04:23:51.653Z",
+         *           "createdAt": "2026-11-28T02:40:43.440Z",
          *           "finishedAt": null,
          *           "cancelledAt": null
          *         }
@@ -5075,19 +5500,19 @@ export interface components {
         /**
          * WebhookDeliverySummary
          * @example {
-         *       "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
+         *       "id": "msg_47RD1XcVFmqigrMsFcqDFm",
+         *       "webhookId": "msg_47RD1XcVFmqigrMsFcqDFm",
          *       "type": "test",
-         *       "requestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *       "originalRequestId": "req_80745RZc8yfT2TWgEwZkT5",
+         *       "requestId": "req_Pq25WHYERrPbRgaPLhau9l",
+         *       "originalRequestId": "req_Pq25WHYERrPbRgaPLhau9l",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-26T04:23:51.841Z",
-         *       "finishedAt": "2026-11-26T04:23:51.853Z",
+         *       "createdAt": "2026-11-28T02:40:43.907Z",
+         *       "finishedAt": "2026-11-28T02:40:43.929Z",
          *       "cancelledAt": null
          *     }
          */
@@ -5121,17 +5546,17 @@ export interface components {
          * WebhookStreamEvent
          * @description Success
          * @example {
-         *       "requestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *       "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
+         *       "requestId": "req_Pq25WHYERrPbRgaPLhau9l",
+         *       "id": "msg_47RD1XcVFmqigrMsFcqDFm",
          *       "headers": {
          *         "content-type": "application/json",
          *         "user-agent": "Sibyl-Webhooks/1",
-         *         "x-service-signature": "1b76a14d49670a4dae490cc6a80fe5b0b3aeac9e363ea2f870a0e67971247a90",
-         *         "webhook-id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *         "webhook-timestamp": "1795667032",
-         *         "webhook-signature": "v1,EafwxTaaG7YnDe6wP/WcJU772cxBte/70ZQqS34BMls="
+         *         "x-service-signature": "92c26db7e7287880df415391d3719b0f6db3cb1e42cfd3fcc5919ce14b864d42",
+         *         "webhook-id": "msg_47RD1XcVFmqigrMsFcqDFm",
+         *         "webhook-timestamp": "1795833644",
+         *         "webhook-signature": "v1,IBMGcMogWZBhMI/CgMHdrvhjfRftG9SxWuJ7GeZK+1s="
          *       },
-         *       "body": "{\"requestId\":\"req_80745RZc8yfT2TWgEwZkT5\",\"type\":\"test\",\"status\":\"completed\",\"data\":{\"message\":\"A test event from Sibyl: your endpoint received and can verify it.\"},\"timestamp\":\"2026-11-26T04:23:51.841Z\",\"signature\":\"1b76a14d49670a4dae490cc6a80fe5b0b3aeac9e363ea2f870a0e67971247a90\"}"
+         *       "body": "{\"requestId\":\"req_Pq25WHYERrPbRgaPLhau9l\",\"type\":\"test\",\"status\":\"completed\",\"data\":{\"message\":\"A test event from Sibyl: your endpoint received and can verify it.\"},\"timestamp\":\"2026-11-28T02:40:43.907Z\",\"signature\":\"92c26db7e7287880df415391d3719b0f6db3cb1e42cfd3fcc5919ce14b864d42\"}"
          *     }
          */
         WebhookStreamEvent: {
@@ -13295,6 +13720,247 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    getAiScorecard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The latest published AI scorecard */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AiScorecard"];
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INVALID_API_KEY, API_KEY_EXPIRED, API_KEY_REVOKED, ACCOUNT_NOT_FOUND */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: PERMISSION_DENIED, IP_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "NOT_FOUND";
                         /**
                          * @description The id of this request (also in X-Request-Id)
                          * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
@@ -21974,6 +22640,322 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardGetAiScorecard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The latest published AI scorecard */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /**
+                         * @description When it was published (ISO 8601, UTC)
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        publishedAt: string;
+                        /**
+                         * @description When the evaluation finished (ISO 8601, UTC)
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        evaluatedAt: string;
+                        set: {
+                            /** @description The labelled set’s format: Sibyl’s JSON Lines, UMA proposals, or ForecastBench */
+                            format: "jsonl" | "uma" | "forecastbench";
+                            /** @description Questions in the set */
+                            questions: number;
+                            /** @description Entries of the set left out, by reason (`50-50`, `unresolved`, …) */
+                            skipped: {
+                                [key: string]: number;
+                            };
+                        };
+                        /** @description Which models were asked */
+                        mode: "live" | "sandbox";
+                        /** @description The four models, `<provider>/<model>`, in slot order */
+                        modelsUsed: string[];
+                        /** @description The threshold `canDetermine` used (the default 0.75) */
+                        confidenceThreshold: number;
+                        /** @description The target accuracy the threshold table was read against */
+                        target: number;
+                        /** @description Questions answered by the resolver */
+                        evaluated: number;
+                        /** @description Of them, resolutions with `canDetermine: true` */
+                        determined: number;
+                        /** @description Share of the determined answers that were right; a share 0–1, null when there is nothing to take it of */
+                        accuracy: number | null;
+                        /** @description Share of the questions determined; a share 0–1, null when there is nothing to take it of */
+                        coverage: number | null;
+                        /** @description Determined answers by how many of the four models agreed */
+                        byAgreement: {
+                            "4/4": {
+                                /** @description Determined answers at this agreement */
+                                count: number;
+                                /** @description Share of them that were right; a share 0–1, null when there is nothing to take it of */
+                                accuracy: number | null;
+                            };
+                            "3/4": {
+                                /** @description Determined answers at this agreement */
+                                count: number;
+                                /** @description Share of them that were right; a share 0–1, null when there is nothing to take it of */
+                                accuracy: number | null;
+                            };
+                        };
+                        /** @description Each model on its own, by `<provider>/<model>` */
+                        byModel: {
+                            [key: string]: {
+                                /** @description Questions the model answered validly (a vote or "cannot determine") */
+                                answered: number;
+                                /** @description Share of those it answered right; a share 0–1, null when there is nothing to take it of */
+                                accuracy: number | null;
+                                /** @description Valid answers of "cannot determine" */
+                                abstained: number;
+                                /** @description Questions it gave no valid answer to (timeouts, errors, malformed answers) */
+                                failed: number;
+                            };
+                        };
+                        byCategory: {
+                            [key: string]: {
+                                /** @description Questions of the category */
+                                questions: number;
+                                /** @description Of them, determined */
+                                determined: number;
+                                /** @description Share determined; a share 0–1, null when there is nothing to take it of */
+                                coverage: number | null;
+                                /** @description Share of the determined ones that were right; a share 0–1, null when there is nothing to take it of */
+                                accuracy: number | null;
+                            };
+                        };
+                        /** @description Brier score of the consensus confidence (0 is perfect); a share 0–1, null when there is nothing to take it of */
+                        brier: number | null;
+                        /** @description Expected calibration error of the consensus confidence, over ten bins; a share 0–1, null when there is nothing to take it of */
+                        ece: number | null;
+                        /** @description Completed resolutions that named a winner: what `brier`, `ece` and `reliability` are over */
+                        calibrated: number;
+                        /** @description The reliability diagram’s ten bins */
+                        reliability: {
+                            from: number;
+                            to: number;
+                            /** @description Answers whose consensus confidence is in [from, to) */
+                            count: number;
+                            /** @description Their mean confidence; a share 0–1, null when there is nothing to take it of */
+                            confidence: number | null;
+                            /** @description Share of their winners that were right; a share 0–1, null when there is nothing to take it of */
+                            accuracy: number | null;
+                        }[];
+                        abstentions: {
+                            /** @description Questions not determined */
+                            count: number;
+                            reasons: {
+                                /** @description Fewer than 3 valid answers */
+                                failed: number;
+                                /** @description No model voted for an outcome */
+                                no_outcome: number;
+                                /** @description Fewer than 3 of the 4 agreed */
+                                split: number;
+                                /** @description 3 or 4 agreed below the confidence threshold */
+                                low_confidence: number;
+                            };
+                        };
+                        /** @description A resolution’s time (its slowest model), median and 99th percentile */
+                        latencyMs: {
+                            p50: number | null;
+                            p99: number | null;
+                        };
+                        /** @description Coverage and accuracy at each threshold from 0.50 to 0.95 */
+                        thresholds: {
+                            threshold: number;
+                            /** @description Questions determined at this threshold */
+                            determined: number;
+                            /** @description Share determined; a share 0–1, null when there is nothing to take it of */
+                            coverage: number | null;
+                            /** @description Share of those right; a share 0–1, null when there is nothing to take it of */
+                            accuracy: number | null;
+                        }[];
+                        /** @description The lowest threshold whose accuracy reaches `target`; null when none does */
+                        recommendedThreshold: number | null;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "NOT_FOUND";
                         /**
                          * @description The id of this request (also in X-Request-Id)
                          * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
