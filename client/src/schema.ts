@@ -537,28 +537,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/ai/scorecard": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * How often the AI resolver is right: the latest published evaluation on a labelled set
-         * @description Free, to any key. The summary the operator published with `sibyl ai evaluate --publish`: accuracy of the determined answers, coverage, accuracy by agreement, by model and by category, calibration of the consensus confidence and the threshold table (docs/ai.md#the-published-scorecard). 404 `NOT_FOUND` until one is published.
-         *
-         *     Permission: any key. Price: free.
-         */
-        get: operations["getAiScorecard"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/webhooks/stream": {
         parameters: {
             query?: never;
@@ -1211,28 +1189,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/dashboard/api/{mode}/ai/scorecard": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * How often the AI resolver is right: the latest published evaluation on a labelled set
-         * @description The dashboard's twin of `GET /api/v1/ai/scorecard`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
-         *
-         *     Free, to any key. The summary the operator published with `sibyl ai evaluate --publish`: accuracy of the determined answers, coverage, accuracy by agreement, by model and by category, calibration of the consensus confidence and the threshold table (docs/ai.md#the-published-scorecard). 404 `NOT_FOUND` until one is published.
-         */
-        get: operations["dashboardGetAiScorecard"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/dashboard/api/{mode}/webhooks/test": {
         parameters: {
             query?: never;
@@ -1393,16 +1349,16 @@ export interface components {
          * Account
          * @description Success
          * @example {
-         *       "requestId": "req_icg6GCVVA4mSmmh34BYjtw",
-         *       "id": "acct_9lVrFhP2qS550hNzbQi9dn",
+         *       "requestId": "req_KoNoHCs5fIu2XGSVg5LbWt",
+         *       "id": "acct_9xDne1jYKcFyA7mfRlcxPK",
          *       "mode": "sandbox",
          *       "status": "active",
          *       "walletAddress": null,
          *       "balanceUsd": "100.00",
          *       "currency": "USD",
-         *       "createdAt": "2026-11-28T02:40:22.687Z",
+         *       "createdAt": "2026-11-28T02:24:35.176Z",
          *       "apiKey": {
-         *         "id": "key_gQNCmxfivVukhUGSyHxhG2",
+         *         "id": "key_eXfmadl48p6IJkoniqXul7",
          *         "permissions": [
          *           "price",
          *           "batch",
@@ -1517,15 +1473,15 @@ export interface components {
          * AccountUsage
          * @description Success
          * @example {
-         *       "requestId": "req_BTqiDPXkkITBcnsyou6CGJ",
+         *       "requestId": "req_XQoPqXrfaj1009BVEcNsWg",
          *       "from": "2026-10-30T00:00:00.000Z",
-         *       "to": "2026-11-28T02:40:45.018Z",
+         *       "to": "2026-11-28T02:24:58.046Z",
          *       "groupBy": "operation",
          *       "totals": {
-         *         "requests": 10,
-         *         "chargedUsd": "1.11",
+         *         "requests": 11,
+         *         "chargedUsd": "1.16",
          *         "refundedUsd": "0.55",
-         *         "spendUsd": "0.56"
+         *         "spendUsd": "0.61"
          *       },
          *       "rows": [
          *         {
@@ -1537,6 +1493,14 @@ export interface components {
          *           "spendUsd": "0.25"
          *         },
          *         {
+         *           "group": "listMarkets",
+         *           "label": null,
+         *           "requests": 2,
+         *           "chargedUsd": "0.10",
+         *           "refundedUsd": "0.00",
+         *           "spendUsd": "0.10"
+         *         },
+         *         {
          *           "group": "getPriceBatch",
          *           "label": null,
          *           "requests": 1,
@@ -1546,14 +1510,6 @@ export interface components {
          *         },
          *         {
          *           "group": "getHistoricalPrice",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.05",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.05"
-         *         },
-         *         {
-         *           "group": "listMarkets",
          *           "label": null,
          *           "requests": 1,
          *           "chargedUsd": "0.05",
@@ -1662,10 +1618,10 @@ export interface components {
          * AiRequestList
          * @description Success
          * @example {
-         *       "requestId": "req_baTaRFtsReVoJDs9is9stk",
+         *       "requestId": "req_IMaEYfQmagILs0Cu7q0BTx",
          *       "requests": [
          *         {
-         *           "requestId": "req_OnWQ2zL3igJvcOeLkcFfqX",
+         *           "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
          *           "status": "COMPLETED",
          *           "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *           "outcomes": [
@@ -1673,8 +1629,8 @@ export interface components {
          *             "No"
          *           ],
          *           "marketId": null,
-         *           "createdAt": "2026-11-28T02:40:39.504Z",
-         *           "completedAt": "2026-11-28T02:40:39.749Z",
+         *           "createdAt": "2026-11-28T02:24:51.875Z",
+         *           "completedAt": "2026-11-28T02:24:52.087Z",
          *           "winningOutcomeLabel": "Yes",
          *           "canDetermine": true,
          *           "costUsd": "0.25",
@@ -1700,9 +1656,9 @@ export interface components {
          * AiRequestRecord
          * @description Success
          * @example {
-         *       "requestId": "req_OnWQ2zL3igJvcOeLkcFfqX",
+         *       "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
          *       "status": "COMPLETED",
-         *       "createdAt": "2026-11-28T02:40:39.504Z",
+         *       "createdAt": "2026-11-28T02:24:51.875Z",
          *       "votes": [
          *         {
          *           "model": "sandbox/alpha",
@@ -1753,9 +1709,9 @@ export interface components {
          *           }
          *         }
          *       ],
-         *       "completedAt": "2026-11-28T02:40:39.749Z",
+         *       "completedAt": "2026-11-28T02:24:52.087Z",
          *       "result": {
-         *         "requestId": "req_OnWQ2zL3igJvcOeLkcFfqX",
+         *         "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
          *         "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *         "winningOutcomeIndex": 0,
          *         "winningOutcomeLabel": "Yes",
@@ -1770,21 +1726,21 @@ export interface components {
          *         ],
          *         "canDetermine": true,
          *         "costUsd": "0.25",
-         *         "remainingBalanceUsd": "99.54"
+         *         "remainingBalanceUsd": "99.49"
          *       },
          *       "delivery": {
-         *         "id": "msg_TB6nScoqm4trHrbdcaYhhI",
-         *         "webhookId": "msg_TB6nScoqm4trHrbdcaYhhI",
+         *         "id": "msg_TuJpRhbMT8VuWehdZhO1ot",
+         *         "webhookId": "msg_TuJpRhbMT8VuWehdZhO1ot",
          *         "type": "ai",
-         *         "requestId": "req_OnWQ2zL3igJvcOeLkcFfqX",
-         *         "originalRequestId": "req_OnWQ2zL3igJvcOeLkcFfqX",
+         *         "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
+         *         "originalRequestId": "req_qE2pl1UeRdUzJgplbd7xp7",
          *         "url": "https://hooks.example.com/sibyl",
          *         "status": "PENDING",
          *         "attemptCount": 0,
-         *         "nextAttemptAt": "2026-11-28T02:40:39.749Z",
+         *         "nextAttemptAt": "2026-11-28T02:24:52.088Z",
          *         "lastStatusCode": null,
          *         "lastError": null,
-         *         "createdAt": "2026-11-28T02:40:39.749Z",
+         *         "createdAt": "2026-11-28T02:24:52.088Z",
          *         "finishedAt": null,
          *         "cancelledAt": null,
          *         "attempts": []
@@ -1862,7 +1818,7 @@ export interface components {
         /**
          * AiRequestSummary
          * @example {
-         *       "requestId": "req_OnWQ2zL3igJvcOeLkcFfqX",
+         *       "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
          *       "status": "COMPLETED",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "outcomes": [
@@ -1870,8 +1826,8 @@ export interface components {
          *         "No"
          *       ],
          *       "marketId": null,
-         *       "createdAt": "2026-11-28T02:40:39.504Z",
-         *       "completedAt": "2026-11-28T02:40:39.749Z",
+         *       "createdAt": "2026-11-28T02:24:51.875Z",
+         *       "completedAt": "2026-11-28T02:24:52.087Z",
          *       "winningOutcomeLabel": "Yes",
          *       "canDetermine": true,
          *       "costUsd": "0.25",
@@ -1935,7 +1891,7 @@ export interface components {
         /**
          * AiResult
          * @example {
-         *       "requestId": "req_OnWQ2zL3igJvcOeLkcFfqX",
+         *       "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "winningOutcomeIndex": 0,
          *       "winningOutcomeLabel": "Yes",
@@ -1950,7 +1906,7 @@ export interface components {
          *       ],
          *       "canDetermine": true,
          *       "costUsd": "0.25",
-         *       "remainingBalanceUsd": "99.54"
+         *       "remainingBalanceUsd": "99.49"
          *     }
          */
         AiResult: {
@@ -2016,386 +1972,6 @@ export interface components {
             confidenceThreshold?: number;
         };
         /**
-         * AiScorecard
-         * @description The latest published AI scorecard
-         * @example {
-         *       "requestId": "req_pClxuiMb56LcT87WTLkWee",
-         *       "publishedAt": "2026-11-28T02:40:45.413Z",
-         *       "evaluatedAt": "2026-11-28T02:40:45.363Z",
-         *       "set": {
-         *         "format": "jsonl",
-         *         "questions": 44,
-         *         "skipped": {}
-         *       },
-         *       "mode": "sandbox",
-         *       "modelsUsed": [
-         *         "sandbox/alpha",
-         *         "sandbox/beta",
-         *         "sandbox/gamma",
-         *         "sandbox/delta"
-         *       ],
-         *       "confidenceThreshold": 0.75,
-         *       "target": 0.97,
-         *       "evaluated": 44,
-         *       "determined": 44,
-         *       "accuracy": 0.386364,
-         *       "coverage": 1,
-         *       "byAgreement": {
-         *         "4/4": {
-         *           "count": 44,
-         *           "accuracy": 0.386364
-         *         },
-         *         "3/4": {
-         *           "count": 0,
-         *           "accuracy": null
-         *         }
-         *       },
-         *       "byModel": {
-         *         "sandbox/beta": {
-         *           "answered": 44,
-         *           "accuracy": 0.386364,
-         *           "abstained": 0,
-         *           "failed": 0
-         *         },
-         *         "sandbox/alpha": {
-         *           "answered": 44,
-         *           "accuracy": 0.386364,
-         *           "abstained": 0,
-         *           "failed": 0
-         *         },
-         *         "sandbox/delta": {
-         *           "answered": 44,
-         *           "accuracy": 0.386364,
-         *           "abstained": 0,
-         *           "failed": 0
-         *         },
-         *         "sandbox/gamma": {
-         *           "answered": 44,
-         *           "accuracy": 0.386364,
-         *           "abstained": 0,
-         *           "failed": 0
-         *         }
-         *       },
-         *       "byCategory": {
-         *         "sports": {
-         *           "questions": 9,
-         *           "determined": 9,
-         *           "coverage": 1,
-         *           "accuracy": 0.666667
-         *         },
-         *         "weather": {
-         *           "questions": 7,
-         *           "determined": 7,
-         *           "coverage": 1,
-         *           "accuracy": 0.285714
-         *         },
-         *         "on-chain": {
-         *           "questions": 8,
-         *           "determined": 8,
-         *           "coverage": 1,
-         *           "accuracy": 0.125
-         *         },
-         *         "politics": {
-         *           "questions": 8,
-         *           "determined": 8,
-         *           "coverage": 1,
-         *           "accuracy": 0.375
-         *         },
-         *         "crypto-prices": {
-         *           "questions": 8,
-         *           "determined": 8,
-         *           "coverage": 1,
-         *           "accuracy": 0.625
-         *         },
-         *         "undeterminable": {
-         *           "questions": 4,
-         *           "determined": 4,
-         *           "coverage": 1,
-         *           "accuracy": 0
-         *         }
-         *       },
-         *       "brier": 0.500909,
-         *       "ece": 0.513636,
-         *       "calibrated": 44,
-         *       "reliability": [
-         *         {
-         *           "from": 0,
-         *           "to": 0.1,
-         *           "count": 0,
-         *           "confidence": null,
-         *           "accuracy": null
-         *         },
-         *         {
-         *           "from": 0.1,
-         *           "to": 0.2,
-         *           "count": 0,
-         *           "confidence": null,
-         *           "accuracy": null
-         *         },
-         *         {
-         *           "from": 0.2,
-         *           "to": 0.3,
-         *           "count": 0,
-         *           "confidence": null,
-         *           "accuracy": null
-         *         },
-         *         {
-         *           "from": 0.3,
-         *           "to": 0.4,
-         *           "count": 0,
-         *           "confidence": null,
-         *           "accuracy": null
-         *         },
-         *         {
-         *           "from": 0.4,
-         *           "to": 0.5,
-         *           "count": 0,
-         *           "confidence": null,
-         *           "accuracy": null
-         *         },
-         *         {
-         *           "from": 0.5,
-         *           "to": 0.6,
-         *           "count": 0,
-         *           "confidence": null,
-         *           "accuracy": null
-         *         },
-         *         {
-         *           "from": 0.6,
-         *           "to": 0.7,
-         *           "count": 0,
-         *           "confidence": null,
-         *           "accuracy": null
-         *         },
-         *         {
-         *           "from": 0.7,
-         *           "to": 0.8,
-         *           "count": 0,
-         *           "confidence": null,
-         *           "accuracy": null
-         *         },
-         *         {
-         *           "from": 0.8,
-         *           "to": 0.9,
-         *           "count": 0,
-         *           "confidence": null,
-         *           "accuracy": null
-         *         },
-         *         {
-         *           "from": 0.9,
-         *           "to": 1,
-         *           "count": 44,
-         *           "confidence": 0.9,
-         *           "accuracy": 0.386364
-         *         }
-         *       ],
-         *       "abstentions": {
-         *         "count": 0,
-         *         "reasons": {
-         *           "failed": 0,
-         *           "no_outcome": 0,
-         *           "split": 0,
-         *           "low_confidence": 0
-         *         }
-         *       },
-         *       "latencyMs": {
-         *         "p50": 1,
-         *         "p99": 14
-         *       },
-         *       "thresholds": [
-         *         {
-         *           "threshold": 0.5,
-         *           "determined": 44,
-         *           "coverage": 1,
-         *           "accuracy": 0.386364
-         *         },
-         *         {
-         *           "threshold": 0.55,
-         *           "determined": 44,
-         *           "coverage": 1,
-         *           "accuracy": 0.386364
-         *         },
-         *         {
-         *           "threshold": 0.6,
-         *           "determined": 44,
-         *           "coverage": 1,
-         *           "accuracy": 0.386364
-         *         },
-         *         {
-         *           "threshold": 0.65,
-         *           "determined": 44,
-         *           "coverage": 1,
-         *           "accuracy": 0.386364
-         *         },
-         *         {
-         *           "threshold": 0.7,
-         *           "determined": 44,
-         *           "coverage": 1,
-         *           "accuracy": 0.386364
-         *         },
-         *         {
-         *           "threshold": 0.75,
-         *           "determined": 44,
-         *           "coverage": 1,
-         *           "accuracy": 0.386364
-         *         },
-         *         {
-         *           "threshold": 0.8,
-         *           "determined": 44,
-         *           "coverage": 1,
-         *           "accuracy": 0.386364
-         *         },
-         *         {
-         *           "threshold": 0.85,
-         *           "determined": 44,
-         *           "coverage": 1,
-         *           "accuracy": 0.386364
-         *         },
-         *         {
-         *           "threshold": 0.9,
-         *           "determined": 44,
-         *           "coverage": 1,
-         *           "accuracy": 0.386364
-         *         },
-         *         {
-         *           "threshold": 0.95,
-         *           "determined": 0,
-         *           "coverage": 0,
-         *           "accuracy": null
-         *         }
-         *       ],
-         *       "recommendedThreshold": null
-         *     }
-         */
-        AiScorecard: {
-            /** @description Unique id of this request (also in X-Request-Id) */
-            requestId: string;
-            /**
-             * @description When it was published (ISO 8601, UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
-            publishedAt: string;
-            /**
-             * @description When the evaluation finished (ISO 8601, UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
-            evaluatedAt: string;
-            set: {
-                /** @description The labelled set’s format: Sibyl’s JSON Lines, UMA proposals, or ForecastBench */
-                format: "jsonl" | "uma" | "forecastbench";
-                /** @description Questions in the set */
-                questions: number;
-                /** @description Entries of the set left out, by reason (`50-50`, `unresolved`, …) */
-                skipped: {
-                    [key: string]: number;
-                };
-            };
-            /** @description Which models were asked */
-            mode: "live" | "sandbox";
-            /** @description The four models, `<provider>/<model>`, in slot order */
-            modelsUsed: string[];
-            /** @description The threshold `canDetermine` used (the default 0.75) */
-            confidenceThreshold: number;
-            /** @description The target accuracy the threshold table was read against */
-            target: number;
-            /** @description Questions answered by the resolver */
-            evaluated: number;
-            /** @description Of them, resolutions with `canDetermine: true` */
-            determined: number;
-            /** @description Share of the determined answers that were right; a share 0–1, null when there is nothing to take it of */
-            accuracy: number | null;
-            /** @description Share of the questions determined; a share 0–1, null when there is nothing to take it of */
-            coverage: number | null;
-            /** @description Determined answers by how many of the four models agreed */
-            byAgreement: {
-                "4/4": {
-                    /** @description Determined answers at this agreement */
-                    count: number;
-                    /** @description Share of them that were right; a share 0–1, null when there is nothing to take it of */
-                    accuracy: number | null;
-                };
-                "3/4": {
-                    /** @description Determined answers at this agreement */
-                    count: number;
-                    /** @description Share of them that were right; a share 0–1, null when there is nothing to take it of */
-                    accuracy: number | null;
-                };
-            };
-            /** @description Each model on its own, by `<provider>/<model>` */
-            byModel: {
-                [key: string]: {
-                    /** @description Questions the model answered validly (a vote or "cannot determine") */
-                    answered: number;
-                    /** @description Share of those it answered right; a share 0–1, null when there is nothing to take it of */
-                    accuracy: number | null;
-                    /** @description Valid answers of "cannot determine" */
-                    abstained: number;
-                    /** @description Questions it gave no valid answer to (timeouts, errors, malformed answers) */
-                    failed: number;
-                };
-            };
-            byCategory: {
-                [key: string]: {
-                    /** @description Questions of the category */
-                    questions: number;
-                    /** @description Of them, determined */
-                    determined: number;
-                    /** @description Share determined; a share 0–1, null when there is nothing to take it of */
-                    coverage: number | null;
-                    /** @description Share of the determined ones that were right; a share 0–1, null when there is nothing to take it of */
-                    accuracy: number | null;
-                };
-            };
-            /** @description Brier score of the consensus confidence (0 is perfect); a share 0–1, null when there is nothing to take it of */
-            brier: number | null;
-            /** @description Expected calibration error of the consensus confidence, over ten bins; a share 0–1, null when there is nothing to take it of */
-            ece: number | null;
-            /** @description Completed resolutions that named a winner: what `brier`, `ece` and `reliability` are over */
-            calibrated: number;
-            /** @description The reliability diagram’s ten bins */
-            reliability: {
-                from: number;
-                to: number;
-                /** @description Answers whose consensus confidence is in [from, to) */
-                count: number;
-                /** @description Their mean confidence; a share 0–1, null when there is nothing to take it of */
-                confidence: number | null;
-                /** @description Share of their winners that were right; a share 0–1, null when there is nothing to take it of */
-                accuracy: number | null;
-            }[];
-            abstentions: {
-                /** @description Questions not determined */
-                count: number;
-                reasons: {
-                    /** @description Fewer than 3 valid answers */
-                    failed: number;
-                    /** @description No model voted for an outcome */
-                    no_outcome: number;
-                    /** @description Fewer than 3 of the 4 agreed */
-                    split: number;
-                    /** @description 3 or 4 agreed below the confidence threshold */
-                    low_confidence: number;
-                };
-            };
-            /** @description A resolution’s time (its slowest model), median and 99th percentile */
-            latencyMs: {
-                p50: number | null;
-                p99: number | null;
-            };
-            /** @description Coverage and accuracy at each threshold from 0.50 to 0.95 */
-            thresholds: {
-                threshold: number;
-                /** @description Questions determined at this threshold */
-                determined: number;
-                /** @description Share determined; a share 0–1, null when there is nothing to take it of */
-                coverage: number | null;
-                /** @description Share of those right; a share 0–1, null when there is nothing to take it of */
-                accuracy: number | null;
-            }[];
-            /** @description The lowest threshold whose accuracy reaches `target`; null when none does */
-            recommendedThreshold: number | null;
-        };
-        /**
          * AiVote
          * @description One model’s answer (extension)
          * @example {
@@ -2433,8 +2009,8 @@ export interface components {
         /**
          * ApiKey
          * @example {
-         *       "id": "key_u9zdohNtm28BiK3XMRvL5W",
-         *       "keyPrefix": "pk_test_sXKmemWT",
+         *       "id": "key_AgWCpOrlSsrgxzXQDvflBE",
+         *       "keyPrefix": "pk_test_RCk3J5QP",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -2447,7 +2023,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-28T02:40:37.855Z",
+         *       "createdAt": "2026-11-28T02:24:49.769Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -2458,7 +2034,8 @@ export interface components {
          *         "monthlyRequests": null,
          *         "dailySpendUsd": null,
          *         "monthlySpendUsd": null
-         *       }
+         *       },
+         *       "lastUsedAt": "2026-11-28T02:24:49.923Z"
          *     }
          */
         ApiKey: {
@@ -2549,11 +2126,11 @@ export interface components {
          * ApiKeyList
          * @description Success
          * @example {
-         *       "requestId": "req_SaFXCnmthuzHJQe5A2QeY5",
+         *       "requestId": "req_ZJI2k15UU9UVA5fbuHdlWo",
          *       "keys": [
          *         {
-         *           "id": "key_u9zdohNtm28BiK3XMRvL5W",
-         *           "keyPrefix": "pk_test_sXKmemWT",
+         *           "id": "key_AgWCpOrlSsrgxzXQDvflBE",
+         *           "keyPrefix": "pk_test_RCk3J5QP",
          *           "name": "trading bot (eu)",
          *           "permissions": [
          *             "price",
@@ -2566,7 +2143,7 @@ export interface components {
          *           "ipRestrictionEnabled": true,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-28T02:40:37.855Z",
+         *           "createdAt": "2026-11-28T02:24:49.769Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -2577,11 +2154,12 @@ export interface components {
          *             "monthlyRequests": null,
          *             "dailySpendUsd": null,
          *             "monthlySpendUsd": null
-         *           }
+         *           },
+         *           "lastUsedAt": "2026-11-28T02:24:49.923Z"
          *         },
          *         {
-         *           "id": "key_gQNCmxfivVukhUGSyHxhG2",
-         *           "keyPrefix": "pk_test_YVmbmD6o",
+         *           "id": "key_eXfmadl48p6IJkoniqXul7",
+         *           "keyPrefix": "pk_test_w6MF9rr9",
          *           "name": "sandbox starter key",
          *           "permissions": [
          *             "price",
@@ -2598,7 +2176,7 @@ export interface components {
          *           "ipRestrictionEnabled": false,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-28T02:40:22.961Z",
+         *           "createdAt": "2026-11-28T02:24:35.357Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -2610,7 +2188,7 @@ export interface components {
          *             "dailySpendUsd": null,
          *             "monthlySpendUsd": null
          *           },
-         *           "lastUsedAt": "2026-11-28T02:40:36.969Z"
+         *           "lastUsedAt": "2026-11-28T02:24:48.963Z"
          *         }
          *       ],
          *       "total": 2
@@ -2626,40 +2204,40 @@ export interface components {
          * BatchPriceItem
          * @example {
          *       "symbol": "SOL",
-         *       "vwapPrice": 142.838027,
+         *       "vwapPrice": 146.680186275,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 142.8938797,
-         *           "volume24h": 1219721562,
-         *           "timestamp": "2026-11-28T02:40:30.000Z",
+         *           "price": 146.6703366,
+         *           "volume24h": 1198323099,
+         *           "timestamp": "2026-11-28T02:24:40.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000372671
+         *           "deviation": 0.000179048
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 142.8406471,
-         *           "volume24h": 731832937,
-         *           "timestamp": "2026-11-28T02:40:30.000Z",
+         *           "price": 146.6966024,
+         *           "volume24h": 718993859,
+         *           "timestamp": "2026-11-28T02:24:40.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
          *         },
          *         {
          *           "name": "sandbox-gamma",
-         *           "price": 142.6944651,
-         *           "volume24h": 487888625,
-         *           "timestamp": "2026-11-28T02:40:30.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.00102339
+         *           "price": 155.3762424,
+         *           "volume24h": 479329239,
+         *           "timestamp": "2026-11-28T02:24:40.000Z",
+         *           "used": false,
+         *           "status": "outlier",
+         *           "deviation": 0.0591673
          *         }
          *       ],
-         *       "sourceCount": 3,
+         *       "sourceCount": 2,
          *       "isValid": true,
          *       "unavailableSources": [],
-         *       "spread": 0.00139609,
+         *       "spread": 0.000179068,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
@@ -2700,45 +2278,45 @@ export interface components {
          * BatchPriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_pwXrT72YnpeHD9VinVnLJv",
-         *       "resolutionTimestamp": "2026-11-28T02:40:37.666Z",
+         *       "requestId": "req_6eqO9lQxDH3SAe4hnaMMZC",
+         *       "resolutionTimestamp": "2026-11-28T02:24:49.542Z",
          *       "prices": [
          *         {
          *           "symbol": "SOL",
-         *           "vwapPrice": 142.838027,
+         *           "vwapPrice": 146.680186275,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 142.8938797,
-         *               "volume24h": 1219721562,
-         *               "timestamp": "2026-11-28T02:40:30.000Z",
+         *               "price": 146.6703366,
+         *               "volume24h": 1198323099,
+         *               "timestamp": "2026-11-28T02:24:40.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000372671
+         *               "deviation": 0.000179048
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 142.8406471,
-         *               "volume24h": 731832937,
-         *               "timestamp": "2026-11-28T02:40:30.000Z",
+         *               "price": 146.6966024,
+         *               "volume24h": 718993859,
+         *               "timestamp": "2026-11-28T02:24:40.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 142.6944651,
-         *               "volume24h": 487888625,
-         *               "timestamp": "2026-11-28T02:40:30.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.00102339
+         *               "price": 155.3762424,
+         *               "volume24h": 479329239,
+         *               "timestamp": "2026-11-28T02:24:40.000Z",
+         *               "used": false,
+         *               "status": "outlier",
+         *               "deviation": 0.0591673
          *             }
          *           ],
-         *           "sourceCount": 3,
+         *           "sourceCount": 2,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.00139609,
+         *           "spread": 0.000179068,
          *           "token": {
          *             "symbol": "SOL",
          *             "mint": "So11111111111111111111111111111111111111112"
@@ -2746,40 +2324,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "JUP",
-         *           "vwapPrice": 0.769955774601,
+         *           "vwapPrice": 0.814711655224,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.770131367,
-         *               "volume24h": 49881382,
-         *               "timestamp": "2026-11-28T02:40:30.000Z",
+         *               "price": 0.8145104984,
+         *               "volume24h": 49170052,
+         *               "timestamp": "2026-11-28T02:24:40.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0.000658144
+         *             },
+         *             {
+         *               "name": "sandbox-beta",
+         *               "price": 0.8150469166,
+         *               "volume24h": 29502031,
+         *               "timestamp": "2026-11-28T02:24:40.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
          *             },
          *             {
-         *               "name": "sandbox-beta",
-         *               "price": 0.7696631206,
-         *               "volume24h": 29928829,
-         *               "timestamp": "2026-11-28T02:40:30.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000608008
-         *             },
-         *             {
          *               "name": "sandbox-gamma",
-         *               "price": 0.8156283443,
-         *               "volume24h": 19952553,
-         *               "timestamp": "2026-11-28T02:40:30.000Z",
+         *               "price": 0.8638668981,
+         *               "volume24h": 19668021,
+         *               "timestamp": "2026-11-28T02:24:40.000Z",
          *               "used": false,
          *               "status": "outlier",
-         *               "deviation": 0.0590769
+         *               "deviation": 0.0598984
          *             }
          *           ],
          *           "sourceCount": 2,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.000608147,
+         *           "spread": 0.000658415,
          *           "token": {
          *             "symbol": "JUP",
          *             "mint": "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN"
@@ -2787,40 +2365,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "BONK",
-         *           "vwapPrice": 0.0000217692125375,
+         *           "vwapPrice": 0.000023138004988,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.00002177187707,
-         *               "volume24h": 133572668,
-         *               "timestamp": "2026-11-28T02:40:30.000Z",
+         *               "price": 0.00002313570628,
+         *               "volume24h": 134494095,
+         *               "timestamp": "2026-11-28T02:24:40.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 0.00002176477165,
-         *               "volume24h": 80143601,
-         *               "timestamp": "2026-11-28T02:40:30.000Z",
+         *               "price": 0.0000231158803,
+         *               "volume24h": 80696457,
+         *               "timestamp": "2026-11-28T02:24:40.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000326358
+         *               "deviation": 0.000856943
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 0.00002311509714,
-         *               "volume24h": 53429067,
-         *               "timestamp": "2026-11-28T02:40:30.000Z",
-         *               "used": false,
-         *               "status": "outlier",
-         *               "deviation": 0.0616952
+         *               "price": 0.00002317693879,
+         *               "volume24h": 53797638,
+         *               "timestamp": "2026-11-28T02:24:40.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0.0017822
          *             }
          *           ],
-         *           "sourceCount": 2,
+         *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.000326398,
+         *           "spread": 0.00263888,
          *           "token": {
          *             "symbol": "BONK",
          *             "mint": "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"
@@ -2856,11 +2434,11 @@ export interface components {
          * CancelAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_Q0mhb6Jx9r4YZ8hY0njWbi",
-         *       "jobId": "job_3tcLlDZ3q3eeWzj62qXb85",
+         *       "requestId": "req_8HJzOmKG5295dDqHaO04HH",
+         *       "jobId": "job_1GYIpOV5RYkCgRjWDAwsjv",
          *       "status": "cancelled",
          *       "refundUsd": "0.50",
-         *       "remainingBalanceUsd": "99.44"
+         *       "remainingBalanceUsd": "99.39"
          *     }
          */
         CancelAiJobResponse: {
@@ -2884,11 +2462,11 @@ export interface components {
          * CancelPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_VtiCPNg8x2pAbzIqZFb5Cb",
-         *       "jobId": "job_DAHCsUG2u7XB5jiIHCEwJa",
+         *       "requestId": "req_Sd0rxgFp7YEba8D2d2pOda",
+         *       "jobId": "job_CEvJotgUf9rEjaoMDL0wqx",
          *       "status": "cancelled",
          *       "refundUsd": "0.05",
-         *       "remainingBalanceUsd": "99.79"
+         *       "remainingBalanceUsd": "99.74"
          *     }
          */
         CancelPriceJobResponse: {
@@ -2912,24 +2490,24 @@ export interface components {
          * CancelWebhookDeliveryResponse
          * @description Success
          * @example {
-         *       "requestId": "req_8m1XHJEQjyMxCNs6mVuSGp",
-         *       "id": "msg_47RD1XcVFmqigrMsFcqDFm",
-         *       "webhookId": "msg_47RD1XcVFmqigrMsFcqDFm",
+         *       "requestId": "req_zBFB5dEluooHgGXvydXefO",
+         *       "id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
+         *       "webhookId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
          *       "type": "test",
-         *       "originalRequestId": "req_Pq25WHYERrPbRgaPLhau9l",
+         *       "originalRequestId": "req_fBkFNJq4NwuEnU0cwdbzci",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "CANCELLED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-28T02:40:43.907Z",
-         *       "finishedAt": "2026-11-28T02:40:44.303Z",
-         *       "cancelledAt": "2026-11-28T02:40:44.303Z",
+         *       "createdAt": "2026-11-28T02:24:56.143Z",
+         *       "finishedAt": "2026-11-28T02:24:56.803Z",
+         *       "cancelledAt": "2026-11-28T02:24:56.803Z",
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-28T02:40:43.927Z",
+         *           "at": "2026-11-28T02:24:56.156Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -2981,9 +2559,9 @@ export interface components {
          * CreatedKey
          * @description Success
          * @example {
-         *       "requestId": "req_PhoauFGgflZKotj6TkUrH5",
-         *       "id": "key_u9zdohNtm28BiK3XMRvL5W",
-         *       "keyPrefix": "pk_test_sXKmemWT",
+         *       "requestId": "req_W6tj53pmB6JwpAh2upeUD7",
+         *       "id": "key_AgWCpOrlSsrgxzXQDvflBE",
+         *       "keyPrefix": "pk_test_RCk3J5QP",
          *       "name": "trading bot",
          *       "permissions": [
          *         "price",
@@ -2994,7 +2572,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-28T02:40:37.855Z",
+         *       "createdAt": "2026-11-28T02:24:49.769Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -3146,12 +2724,12 @@ export interface components {
          * GetAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_ZfeikU4Z8PiQZ3ooFloS5n",
-         *       "jobId": "job_3tcLlDZ3q3eeWzj62qXb85",
+         *       "requestId": "req_teSJNU8vKiafp5P1ITXESL",
+         *       "jobId": "job_1GYIpOV5RYkCgRjWDAwsjv",
          *       "jobType": "AI_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-28T02:40:43.573Z",
+         *       "createdAt": "2026-11-28T02:24:55.705Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -3263,12 +2841,12 @@ export interface components {
          * GetPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_Sa8o02cNlE9x8vFipfiZUa",
-         *       "jobId": "job_DAHCsUG2u7XB5jiIHCEwJa",
+         *       "requestId": "req_EduWxKvJDbJDqD1okqv1Tv",
+         *       "jobId": "job_CEvJotgUf9rEjaoMDL0wqx",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-28T02:40:38.676Z",
+         *       "createdAt": "2026-11-28T02:24:51.147Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -3376,7 +2954,7 @@ export interface components {
          * GetWebhookSecretResponse
          * @description Success
          * @example {
-         *       "requestId": "req_nZmSkAFX7Fz3NzlyfRf8lE",
+         *       "requestId": "req_XWIT6aHSikSJ9Sx9DrRLce",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA="
          *     }
          */
@@ -3389,11 +2967,11 @@ export interface components {
         /**
          * JobSummary
          * @example {
-         *       "jobId": "job_DAHCsUG2u7XB5jiIHCEwJa",
+         *       "jobId": "job_CEvJotgUf9rEjaoMDL0wqx",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-28T02:40:38.676Z",
+         *       "createdAt": "2026-11-28T02:24:51.147Z",
          *       "canCancel": true
          *     }
          */
@@ -3424,14 +3002,14 @@ export interface components {
          * ListAiJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_rOf6OHqRm79VTGgWuqCSCe",
+         *       "requestId": "req_2hT2uinrLnUpmCMJifbSH7",
          *       "jobs": [
          *         {
-         *           "jobId": "job_3tcLlDZ3q3eeWzj62qXb85",
+         *           "jobId": "job_1GYIpOV5RYkCgRjWDAwsjv",
          *           "jobType": "AI_RESOLUTION",
          *           "scheduledFor": "2027-05-01T12:00:00.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-28T02:40:43.573Z",
+         *           "createdAt": "2026-11-28T02:24:55.705Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -3454,14 +3032,14 @@ export interface components {
          * ListPriceJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_vinstTrXmnsD9YuypXp9zS",
+         *       "requestId": "req_UtDy54VRZW8be7tuCrl0xK",
          *       "jobs": [
          *         {
-         *           "jobId": "job_DAHCsUG2u7XB5jiIHCEwJa",
+         *           "jobId": "job_CEvJotgUf9rEjaoMDL0wqx",
          *           "jobType": "PRICE_RESOLUTION",
          *           "scheduledFor": "2027-05-01T12:00:00.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-28T02:40:38.676Z",
+         *           "createdAt": "2026-11-28T02:24:51.147Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -3484,7 +3062,7 @@ export interface components {
          * MarketDetail
          * @description Success
          * @example {
-         *       "requestId": "req_ZD0yVNV4YKx3eqGQEXkdTo",
+         *       "requestId": "req_FhNqjG8anEaNiJMecATxa2",
          *       "id": "demo-1-25",
          *       "slug": "will-voter-turnout-exceed-60-on-jan-2-2027",
          *       "title": "Will voter turnout exceed 60% on Jan 2, 2027?",
@@ -3503,7 +3081,7 @@ export interface components {
          *           "totalShares": "202450000000",
          *           "totalWagered": "181333900000",
          *           "totalWageredSol": 181.3339,
-         *           "totalWageredUsd": 25901.376504,
+         *           "totalWageredUsd": 26598.09023,
          *           "lastPrice": 8670,
          *           "probability": 0.88171
          *         },
@@ -3513,7 +3091,7 @@ export interface components {
          *           "totalShares": "164450000000",
          *           "totalWagered": "17081000000",
          *           "totalWageredSol": 17.081,
-         *           "totalWageredUsd": 2439.816339,
+         *           "totalWageredUsd": 2505.444262,
          *           "lastPrice": 1440,
          *           "probability": 0.11829
          *         }
@@ -3526,7 +3104,7 @@ export interface components {
          *               "amount": "14077800000",
          *               "shares": "16200000000",
          *               "valueSol": 14.0778,
-         *               "valueUsd": 2010.845177,
+         *               "valueUsd": 2064.934326,
          *               "orders": 1
          *             },
          *             {
@@ -3534,7 +3112,7 @@ export interface components {
          *               "amount": "8626650000",
          *               "shares": "9950000000",
          *               "valueSol": 8.62665,
-         *               "valueUsd": 1232.213666,
+         *               "valueUsd": 1265.358629,
          *               "orders": 1
          *             },
          *             {
@@ -3542,7 +3120,7 @@ export interface components {
          *               "amount": "11743800000",
          *               "shares": "13800000000",
          *               "valueSol": 11.7438,
-         *               "valueUsd": 1677.461221,
+         *               "valueUsd": 1722.582772,
          *               "orders": 1
          *             },
          *             {
@@ -3550,7 +3128,7 @@ export interface components {
          *               "amount": "5433600000",
          *               "shares": "6400000000",
          *               "valueSol": 5.4336,
-         *               "valueUsd": 776.124704,
+         *               "valueUsd": 797.00146,
          *               "orders": 1
          *             },
          *             {
@@ -3558,7 +3136,7 @@ export interface components {
          *               "amount": "16366000000",
          *               "shares": "19600000000",
          *               "valueSol": 16.366,
-         *               "valueUsd": 2337.68715,
+         *               "valueUsd": 2400.567929,
          *               "orders": 2
          *             },
          *             {
@@ -3566,7 +3144,7 @@ export interface components {
          *               "amount": "3540250000",
          *               "shares": "4250000000",
          *               "valueSol": 3.54025,
-         *               "valueUsd": 505.682325,
+         *               "valueUsd": 519.284529,
          *               "orders": 1
          *             }
          *           ],
@@ -3576,7 +3154,7 @@ export interface components {
          *               "amount": "18100000000",
          *               "shares": "20000000000",
          *               "valueSol": 18.1,
-         *               "valueUsd": 2585.368289,
+         *               "valueUsd": 2654.911372,
          *               "orders": 2
          *             },
          *             {
@@ -3584,7 +3162,7 @@ export interface components {
          *               "amount": "1004300000",
          *               "shares": "1100000000",
          *               "valueSol": 1.0043,
-         *               "valueUsd": 143.452231,
+         *               "valueUsd": 147.310911,
          *               "orders": 1
          *             }
          *           ],
@@ -3601,7 +3179,7 @@ export interface components {
          *               "amount": "2147000000",
          *               "shares": "19000000000",
          *               "valueSol": 2.147,
-         *               "valueUsd": 306.673244,
+         *               "valueUsd": 314.92236,
          *               "orders": 1
          *             },
          *             {
@@ -3609,7 +3187,7 @@ export interface components {
          *               "amount": "463250000",
          *               "shares": "4250000000",
          *               "valueSol": 0.46325,
-         *               "valueUsd": 66.169716,
+         *               "valueUsd": 67.949596,
          *               "orders": 1
          *             },
          *             {
@@ -3617,7 +3195,7 @@ export interface components {
          *               "amount": "358900000",
          *               "shares": "3700000000",
          *               "valueSol": 0.3589,
-         *               "valueUsd": 51.264568,
+         *               "valueUsd": 52.643519,
          *               "orders": 1
          *             }
          *           ],
@@ -3627,7 +3205,7 @@ export interface components {
          *               "amount": "4887500000",
          *               "shares": "39100000000",
          *               "valueSol": 4.8875,
-         *               "valueUsd": 698.120857,
+         *               "valueUsd": 716.89941,
          *               "orders": 2
          *             },
          *             {
@@ -3635,7 +3213,7 @@ export interface components {
          *               "amount": "2606800000",
          *               "shares": "19600000000",
          *               "valueSol": 2.6068,
-         *               "valueUsd": 372.350169,
+         *               "valueUsd": 382.36591,
          *               "orders": 1
          *             },
          *             {
@@ -3643,7 +3221,7 @@ export interface components {
          *               "amount": "224750000",
          *               "shares": "1550000000",
          *               "valueSol": 0.22475,
-         *               "valueUsd": 32.102847,
+         *               "valueUsd": 32.966372,
          *               "orders": 1
          *             },
          *             {
@@ -3651,7 +3229,7 @@ export interface components {
          *               "amount": "1131500000",
          *               "shares": "7300000000",
          *               "valueSol": 1.1315,
-         *               "valueUsd": 161.621228,
+         *               "valueUsd": 165.968631,
          *               "orders": 1
          *             },
          *             {
@@ -3659,7 +3237,7 @@ export interface components {
          *               "amount": "1223600000",
          *               "shares": "7600000000",
          *               "valueSol": 1.2236,
-         *               "valueUsd": 174.77661,
+         *               "valueUsd": 179.477876,
          *               "orders": 1
          *             }
          *           ],
@@ -3676,29 +3254,29 @@ export interface components {
          *         "uniqueHolders": 24,
          *         "totalWagered": "198414900000",
          *         "totalWageredSol": 198.4149,
-         *         "totalWageredUsd": 28341.192843,
+         *         "totalWageredUsd": 29103.534492,
          *         "outcomeBreakdown": [
          *           {
          *             "index": 0,
          *             "label": "Yes",
          *             "totalWagered": "181333900000",
          *             "totalWageredSol": 181.3339,
-         *             "totalWageredUsd": 25901.376504
+         *             "totalWageredUsd": 26598.09023
          *           },
          *           {
          *             "index": 1,
          *             "label": "No",
          *             "totalWagered": "17081000000",
          *             "totalWageredSol": 17.081,
-         *             "totalWageredUsd": 2439.816339
+         *             "totalWageredUsd": 2505.444262
          *           }
          *         ]
          *       },
          *       "curatorStaking": {
          *         "totalStaked": "211000000000",
-         *         "totalStakedUsd": 30138.823697,
+         *         "totalStakedUsd": 30949.519304,
          *         "stakerCount": 3,
-         *         "estimatedApy": 106.96,
+         *         "estimatedApy": 107.14,
          *         "lockPeriodSeconds": 604800,
          *         "topCurators": [
          *           {
@@ -3706,21 +3284,21 @@ export interface components {
          *             "wallet": "69pEHKFYqsMhUgL2vtSpBWBZ4J8TgJMKLuTetntey8U4",
          *             "username": null,
          *             "stakedAmount": "91500000000",
-         *             "stakedAmountUsd": 13069.679471
+         *             "stakedAmountUsd": 13421.237044
          *           },
          *           {
          *             "rank": 2,
          *             "wallet": "J5F52nHiAScP6inseMBHLFJ8jospGnppmaA2TT2fFXC4",
          *             "username": "epoch_eve",
          *             "stakedAmount": "66500000000",
-         *             "stakedAmountUsd": 9498.728796
+         *             "stakedAmountUsd": 9754.232387
          *           },
          *           {
          *             "rank": 3,
          *             "wallet": "MHsdCxwrV8hk4NcspGxdAhwmEGrAQCuk4yJLGQguhRf",
          *             "username": "gossip_gus",
          *             "stakedAmount": "53000000000",
-         *             "stakedAmountUsd": 7570.415431
+         *             "stakedAmountUsd": 7774.049873
          *           }
          *         ]
          *       },
@@ -3731,12 +3309,12 @@ export interface components {
          *       "tradingStats": {
          *         "totalVolume": "199253950000",
          *         "totalVolumeSol": 199.25395,
-         *         "totalVolumeUsd": 28461.04109,
+         *         "totalVolumeUsd": 29226.606502,
          *         "totalTrades": 36,
          *         "totalBettors": 39,
          *         "last24hVolume": "31593950000",
          *         "last24hVolumeSol": 31.59395,
-         *         "last24hVolumeUsd": 4512.817483,
+         *         "last24hVolumeUsd": 4634.206471,
          *         "last24hTrades": 7
          *       },
          *       "resolution": {
@@ -3760,10 +3338,10 @@ export interface components {
          *       },
          *       "credibilityScore": 423,
          *       "feeBps": 200,
-         *       "solPriceUsd": 142.838027,
-         *       "computedAt": "2026-11-28T02:40:38.378Z",
+         *       "solPriceUsd": 146.680186275,
+         *       "computedAt": "2026-11-28T02:24:50.628Z",
          *       "costUsd": "0.02",
-         *       "remainingBalanceUsd": "99.79"
+         *       "remainingBalanceUsd": "99.74"
          *     }
          */
         MarketDetail: {
@@ -3994,7 +3572,7 @@ export interface components {
          * MarketList
          * @description Success
          * @example {
-         *       "requestId": "req_T0rxfnCb0XmJFTUfZpg8pm",
+         *       "requestId": "req_BneRoc2Wi2m12regvHHNbI",
          *       "markets": [
          *         {
          *           "id": "demo-1-25",
@@ -4045,7 +3623,7 @@ export interface components {
          *       "page": 1,
          *       "pageSize": 2,
          *       "costUsd": "0.05",
-         *       "remainingBalanceUsd": "99.81"
+         *       "remainingBalanceUsd": "99.76"
          *     }
          */
         MarketList: {
@@ -4129,7 +3707,7 @@ export interface components {
          * PriceHistory
          * @description Success
          * @example {
-         *       "requestId": "req_8j5m9nw9rxfuckSzBfEq8S",
+         *       "requestId": "req_tG4i4uzL8S8Izno9xn7oM3",
          *       "symbol": "SOL",
          *       "interval": "1h",
          *       "startTime": "2026-11-27T23:00:00.000Z",
@@ -4220,47 +3798,47 @@ export interface components {
          * PriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_8sSbXfSktJfyoI8bv821z9",
+         *       "requestId": "req_pVM1kkqV0kAmnfW2MJAmwR",
          *       "symbol": "SOL",
-         *       "vwapPrice": 142.838027,
+         *       "vwapPrice": 146.680186275,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 142.8938797,
-         *           "volume24h": 1219721562,
-         *           "timestamp": "2026-11-28T02:40:30.000Z",
+         *           "price": 146.6703366,
+         *           "volume24h": 1198323099,
+         *           "timestamp": "2026-11-28T02:24:40.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000372671
+         *           "deviation": 0.000179048
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 142.8406471,
-         *           "volume24h": 731832937,
-         *           "timestamp": "2026-11-28T02:40:30.000Z",
+         *           "price": 146.6966024,
+         *           "volume24h": 718993859,
+         *           "timestamp": "2026-11-28T02:24:40.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
          *         },
          *         {
          *           "name": "sandbox-gamma",
-         *           "price": 142.6944651,
-         *           "volume24h": 487888625,
-         *           "timestamp": "2026-11-28T02:40:30.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.00102339
+         *           "price": 155.3762424,
+         *           "volume24h": 479329239,
+         *           "timestamp": "2026-11-28T02:24:40.000Z",
+         *           "used": false,
+         *           "status": "outlier",
+         *           "deviation": 0.0591673
          *         }
          *       ],
-         *       "sourceCount": 3,
+         *       "sourceCount": 2,
          *       "isValid": true,
-         *       "spread": 0.00139609,
+         *       "spread": 0.000179068,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
          *       },
          *       "unavailableSources": [],
-         *       "resolutionTimestamp": "2026-11-28T02:40:37.473Z",
+         *       "resolutionTimestamp": "2026-11-28T02:24:49.299Z",
          *       "costUsd": "0.01",
          *       "remainingBalanceUsd": "99.99"
          *     }
@@ -4354,12 +3932,12 @@ export interface components {
          * PriceSource
          * @example {
          *       "name": "sandbox-alpha",
-         *       "price": 142.8938797,
-         *       "volume24h": 1219721562,
-         *       "timestamp": "2026-11-28T02:40:30.000Z",
+         *       "price": 146.6703366,
+         *       "volume24h": 1198323099,
+         *       "timestamp": "2026-11-28T02:24:40.000Z",
          *       "used": true,
          *       "status": "used",
-         *       "deviation": 0.000372671
+         *       "deviation": 0.000179048
          *     }
          */
         PriceSource: {
@@ -4388,24 +3966,24 @@ export interface components {
          * RedeliverWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_Z4qfYe05Lqm9KV7sdOSWkj",
-         *       "id": "msg_47RD1XcVFmqigrMsFcqDFm",
-         *       "webhookId": "msg_47RD1XcVFmqigrMsFcqDFm",
+         *       "requestId": "req_dyxwj8OSihcmbTBarfjwI7",
+         *       "id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
+         *       "webhookId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
          *       "type": "test",
-         *       "originalRequestId": "req_Pq25WHYERrPbRgaPLhau9l",
+         *       "originalRequestId": "req_fBkFNJq4NwuEnU0cwdbzci",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "PENDING",
          *       "attemptCount": 1,
-         *       "nextAttemptAt": "2026-11-28T02:40:44.232Z",
+         *       "nextAttemptAt": "2026-11-28T02:24:56.605Z",
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-28T02:40:43.907Z",
+         *       "createdAt": "2026-11-28T02:24:56.143Z",
          *       "finishedAt": null,
          *       "cancelledAt": null,
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-28T02:40:43.927Z",
+         *           "at": "2026-11-28T02:24:56.156Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -4457,10 +4035,10 @@ export interface components {
          * ResolveWithAiResponse
          * @description Success
          * @example {
-         *       "requestId": "req_OnWQ2zL3igJvcOeLkcFfqX",
+         *       "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
          *       "status": "processing",
          *       "costUsd": "0.25",
-         *       "remainingBalanceUsd": "99.54"
+         *       "remainingBalanceUsd": "99.49"
          *     }
          */
         ResolveWithAiResponse: {
@@ -4483,9 +4061,9 @@ export interface components {
          * RevokeKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_QRK2apb9hV6c6x0bqxoDRg",
-         *       "id": "key_qTwGXm1TgaFxWFimRPgJyq",
-         *       "keyPrefix": "pk_test_zIYc0Q1A",
+         *       "requestId": "req_KD3K3HLJkwlUovXN2l71MC",
+         *       "id": "key_0JE3M9lfGnGtCDay3KjkGg",
+         *       "keyPrefix": "pk_test_k0vwy89l",
          *       "name": "spare",
          *       "permissions": [
          *         "price"
@@ -4495,7 +4073,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-28T02:40:44.468Z",
+         *       "createdAt": "2026-11-28T02:24:57.132Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -4507,8 +4085,8 @@ export interface components {
          *         "dailySpendUsd": null,
          *         "monthlySpendUsd": null
          *       },
-         *       "revokedAt": "2026-11-28T02:40:44.684Z",
-         *       "rotatedFrom": "key_ZJsMq9x73PKQaZ23sxroc9"
+         *       "revokedAt": "2026-11-28T02:24:57.427Z",
+         *       "rotatedFrom": "key_gGM6bnQJKFlTXwance1IJ5"
          *     }
          */
         RevokeKeyResponse: {
@@ -4601,10 +4179,10 @@ export interface components {
          * RotateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_0OFIRS9AEBe0T2MzuFzWin",
+         *       "requestId": "req_n01KXwkXsrFBhimUmgttjY",
          *       "newKey": {
-         *         "id": "key_qTwGXm1TgaFxWFimRPgJyq",
-         *         "keyPrefix": "pk_test_zIYc0Q1A",
+         *         "id": "key_0JE3M9lfGnGtCDay3KjkGg",
+         *         "keyPrefix": "pk_test_k0vwy89l",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -4614,7 +4192,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-28T02:40:44.468Z",
+         *         "createdAt": "2026-11-28T02:24:57.132Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -4627,11 +4205,11 @@ export interface components {
          *           "monthlySpendUsd": null
          *         },
          *         "key": "pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u",
-         *         "rotatedFrom": "key_ZJsMq9x73PKQaZ23sxroc9"
+         *         "rotatedFrom": "key_gGM6bnQJKFlTXwance1IJ5"
          *       },
          *       "oldKey": {
-         *         "id": "key_ZJsMq9x73PKQaZ23sxroc9",
-         *         "keyPrefix": "pk_test_7EkDbhvL",
+         *         "id": "key_gGM6bnQJKFlTXwance1IJ5",
+         *         "keyPrefix": "pk_test_NMMB5sQV",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -4641,7 +4219,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-28T02:40:44.437Z",
+         *         "createdAt": "2026-11-28T02:24:57.068Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -4653,8 +4231,8 @@ export interface components {
          *           "dailySpendUsd": null,
          *           "monthlySpendUsd": null
          *         },
-         *         "expiresAt": "2026-11-28T03:40:44.453Z",
-         *         "rotatedTo": "key_qTwGXm1TgaFxWFimRPgJyq"
+         *         "expiresAt": "2026-11-28T03:24:57.092Z",
+         *         "rotatedTo": "key_0JE3M9lfGnGtCDay3KjkGg"
          *       }
          *     }
          */
@@ -4837,9 +4415,9 @@ export interface components {
          * RotateWebhookSecretResponse
          * @description Success
          * @example {
-         *       "requestId": "req_gnERk3SGlLq0LX3ZHgrmv4",
+         *       "requestId": "req_HNvjqBKkXyLySZlDKcDa9b",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "previousSecretValidUntil": "2026-11-29T02:40:44.424Z"
+         *       "previousSecretValidUntil": "2026-11-29T02:24:57.017Z"
          *     }
          */
         RotateWebhookSecretResponse: {
@@ -4857,15 +4435,15 @@ export interface components {
          * ScheduleAiResolutionResponse
          * @description Success
          * @example {
-         *       "requestId": "req_wzHYHMFmdOTCLPRvdq0cTv",
-         *       "jobId": "job_3tcLlDZ3q3eeWzj62qXb85",
+         *       "requestId": "req_xnVYqX4Ea7Tn0y5Dolhbjk",
+         *       "jobId": "job_1GYIpOV5RYkCgRjWDAwsjv",
          *       "jobType": "AI_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-28T02:40:43.573Z",
+         *       "createdAt": "2026-11-28T02:24:55.705Z",
          *       "canCancel": true,
          *       "costUsd": "0.50",
-         *       "remainingBalanceUsd": "98.94"
+         *       "remainingBalanceUsd": "98.89"
          *     }
          */
         ScheduleAiResolutionResponse: {
@@ -4907,15 +4485,15 @@ export interface components {
          * SchedulePriceCheckAtResponse
          * @description Success
          * @example {
-         *       "requestId": "req_BWjCKmzAy17Zw23fsNmr0V",
-         *       "jobId": "job_WCc8kl2mo1OysG1AYTQZ20",
+         *       "requestId": "req_avSPeHR5wuK2FR2JkkMpiA",
+         *       "jobId": "job_LHdwGPmQ9dYsyMFbLERWAw",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-28T02:40:43.500Z",
+         *       "createdAt": "2026-11-28T02:24:55.681Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
-         *       "remainingBalanceUsd": "99.44"
+         *       "remainingBalanceUsd": "99.39"
          *     }
          */
         SchedulePriceCheckAtResponse: {
@@ -4957,15 +4535,15 @@ export interface components {
          * SchedulePriceCheckResponse
          * @description Success
          * @example {
-         *       "requestId": "req_yzN4qLNy6NgyxiQ6Lz5pv5",
-         *       "jobId": "job_DAHCsUG2u7XB5jiIHCEwJa",
+         *       "requestId": "req_1yczLH79I5ibHASPj4yzdC",
+         *       "jobId": "job_CEvJotgUf9rEjaoMDL0wqx",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-28T02:40:38.676Z",
+         *       "createdAt": "2026-11-28T02:24:51.147Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
-         *       "remainingBalanceUsd": "99.74"
+         *       "remainingBalanceUsd": "99.69"
          *     }
          */
         SchedulePriceCheckResponse: {
@@ -5007,9 +4585,9 @@ export interface components {
          * SendTestWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_Pq25WHYERrPbRgaPLhau9l",
-         *       "deliveryId": "msg_47RD1XcVFmqigrMsFcqDFm",
-         *       "webhookId": "msg_47RD1XcVFmqigrMsFcqDFm",
+         *       "requestId": "req_fBkFNJq4NwuEnU0cwdbzci",
+         *       "deliveryId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
+         *       "webhookId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
          *       "delivered": true,
          *       "status": "DELIVERED",
          *       "statusCode": 200,
@@ -5046,17 +4624,17 @@ export interface components {
         /**
          * Transaction
          * @example {
-         *       "id": "13",
+         *       "id": "14",
          *       "kind": "refund",
          *       "amountUsd": "0.50",
-         *       "balanceAfterUsd": "99.44",
+         *       "balanceAfterUsd": "99.39",
          *       "operation": null,
          *       "requestId": null,
          *       "keyId": null,
          *       "reference": null,
-         *       "refundOf": "12",
-         *       "memo": "cancelled job_3tcLlDZ3q3eeWzj62qXb85",
-         *       "createdAt": "2026-11-28T02:40:43.884Z",
+         *       "refundOf": "13",
+         *       "memo": "cancelled job_1GYIpOV5RYkCgRjWDAwsjv",
+         *       "createdAt": "2026-11-28T02:24:56.085Z",
          *       "chain": null
          *     }
          */
@@ -5116,53 +4694,53 @@ export interface components {
          * TransactionList
          * @description Success
          * @example {
-         *       "requestId": "req_RoZHXV9xh25lV7giBZUjPz",
+         *       "requestId": "req_o0aOZnfU3SNj9WWWVi47n8",
          *       "transactions": [
          *         {
-         *           "id": "13",
+         *           "id": "14",
          *           "kind": "refund",
          *           "amountUsd": "0.50",
-         *           "balanceAfterUsd": "99.44",
+         *           "balanceAfterUsd": "99.39",
          *           "operation": null,
          *           "requestId": null,
          *           "keyId": null,
          *           "reference": null,
-         *           "refundOf": "12",
-         *           "memo": "cancelled job_3tcLlDZ3q3eeWzj62qXb85",
-         *           "createdAt": "2026-11-28T02:40:43.884Z",
+         *           "refundOf": "13",
+         *           "memo": "cancelled job_1GYIpOV5RYkCgRjWDAwsjv",
+         *           "createdAt": "2026-11-28T02:24:56.085Z",
+         *           "chain": null
+         *         },
+         *         {
+         *           "id": "13",
+         *           "kind": "charge",
+         *           "amountUsd": "-0.50",
+         *           "balanceAfterUsd": "98.89",
+         *           "operation": "scheduleAiResolution",
+         *           "requestId": "req_xnVYqX4Ea7Tn0y5Dolhbjk",
+         *           "keyId": "key_eXfmadl48p6IJkoniqXul7",
+         *           "reference": null,
+         *           "refundOf": null,
+         *           "memo": null,
+         *           "createdAt": "2026-11-28T02:24:55.703Z",
          *           "chain": null
          *         },
          *         {
          *           "id": "12",
          *           "kind": "charge",
-         *           "amountUsd": "-0.50",
-         *           "balanceAfterUsd": "98.94",
-         *           "operation": "scheduleAiResolution",
-         *           "requestId": "req_wzHYHMFmdOTCLPRvdq0cTv",
-         *           "keyId": "key_gQNCmxfivVukhUGSyHxhG2",
-         *           "reference": null,
-         *           "refundOf": null,
-         *           "memo": null,
-         *           "createdAt": "2026-11-28T02:40:43.541Z",
-         *           "chain": null
-         *         },
-         *         {
-         *           "id": "11",
-         *           "kind": "charge",
          *           "amountUsd": "-0.05",
-         *           "balanceAfterUsd": "99.44",
+         *           "balanceAfterUsd": "99.39",
          *           "operation": "schedulePriceCheckAt",
-         *           "requestId": "req_BWjCKmzAy17Zw23fsNmr0V",
-         *           "keyId": "key_gQNCmxfivVukhUGSyHxhG2",
+         *           "requestId": "req_avSPeHR5wuK2FR2JkkMpiA",
+         *           "keyId": "key_eXfmadl48p6IJkoniqXul7",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-28T02:40:43.485Z",
+         *           "createdAt": "2026-11-28T02:24:55.679Z",
          *           "chain": null
          *         }
          *       ],
          *       "hasMore": true,
-         *       "nextStartingAfter": "11"
+         *       "nextStartingAfter": "12"
          *     }
          */
         TransactionList: {
@@ -5233,9 +4811,9 @@ export interface components {
          * UpdateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_dHZ7XtCgGAoeiSRiN2qJi5",
-         *       "id": "key_u9zdohNtm28BiK3XMRvL5W",
-         *       "keyPrefix": "pk_test_sXKmemWT",
+         *       "requestId": "req_2aQHcFrkoyvc2GnBC0Mv1M",
+         *       "id": "key_AgWCpOrlSsrgxzXQDvflBE",
+         *       "keyPrefix": "pk_test_RCk3J5QP",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -5248,7 +4826,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-28T02:40:37.855Z",
+         *       "createdAt": "2026-11-28T02:24:49.769Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -5259,7 +4837,8 @@ export interface components {
          *         "monthlyRequests": null,
          *         "dailySpendUsd": null,
          *         "monthlySpendUsd": null
-         *       }
+         *       },
+         *       "lastUsedAt": "2026-11-28T02:24:49.923Z"
          *     }
          */
         UpdateKeyResponse: {
@@ -5379,24 +4958,24 @@ export interface components {
          * WebhookDelivery
          * @description Success
          * @example {
-         *       "requestId": "req_Pq25WHYERrPbRgaPLhau9l",
-         *       "id": "msg_47RD1XcVFmqigrMsFcqDFm",
-         *       "webhookId": "msg_47RD1XcVFmqigrMsFcqDFm",
+         *       "requestId": "req_fBkFNJq4NwuEnU0cwdbzci",
+         *       "id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
+         *       "webhookId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
          *       "type": "test",
-         *       "originalRequestId": "req_Pq25WHYERrPbRgaPLhau9l",
+         *       "originalRequestId": "req_fBkFNJq4NwuEnU0cwdbzci",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-28T02:40:43.907Z",
-         *       "finishedAt": "2026-11-28T02:40:43.929Z",
+         *       "createdAt": "2026-11-28T02:24:56.143Z",
+         *       "finishedAt": "2026-11-28T02:24:56.180Z",
          *       "cancelledAt": null,
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-28T02:40:43.927Z",
+         *           "at": "2026-11-28T02:24:56.156Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -5448,37 +5027,37 @@ export interface components {
          * WebhookDeliveryList
          * @description Success
          * @example {
-         *       "requestId": "req_0mwrt0l4J5HYmNgEa9Rble",
+         *       "requestId": "req_whwtDVuN3IyxQkR6KtXMkI",
          *       "deliveries": [
          *         {
-         *           "id": "msg_47RD1XcVFmqigrMsFcqDFm",
-         *           "webhookId": "msg_47RD1XcVFmqigrMsFcqDFm",
+         *           "id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
+         *           "webhookId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
          *           "type": "test",
-         *           "requestId": "req_Pq25WHYERrPbRgaPLhau9l",
-         *           "originalRequestId": "req_Pq25WHYERrPbRgaPLhau9l",
+         *           "requestId": "req_fBkFNJq4NwuEnU0cwdbzci",
+         *           "originalRequestId": "req_fBkFNJq4NwuEnU0cwdbzci",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "DELIVERED",
          *           "attemptCount": 1,
          *           "nextAttemptAt": null,
          *           "lastStatusCode": 200,
          *           "lastError": null,
-         *           "createdAt": "2026-11-28T02:40:43.907Z",
-         *           "finishedAt": "2026-11-28T02:40:43.929Z",
+         *           "createdAt": "2026-11-28T02:24:56.143Z",
+         *           "finishedAt": "2026-11-28T02:24:56.180Z",
          *           "cancelledAt": null
          *         },
          *         {
-         *           "id": "msg_CwvThz2a2hBBvXW65LTaTP",
-         *           "webhookId": "msg_CwvThz2a2hBBvXW65LTaTP",
+         *           "id": "msg_ipfoNZBXheLgkoyesscgmj",
+         *           "webhookId": "msg_ipfoNZBXheLgkoyesscgmj",
          *           "type": "price",
-         *           "requestId": "req_m8RFJR4jGFAMblIdxLPiRi",
-         *           "originalRequestId": "req_m8RFJR4jGFAMblIdxLPiRi",
+         *           "requestId": "req_6Pg4Gxx7rmiWzdC9fnOwQ9",
+         *           "originalRequestId": "req_6Pg4Gxx7rmiWzdC9fnOwQ9",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "PENDING",
          *           "attemptCount": 0,
-         *           "nextAttemptAt": "2026-11-28T02:40:43.440Z",
+         *           "nextAttemptAt": "2026-11-28T02:24:55.619Z",
          *           "lastStatusCode": null,
          *           "lastError": null,
-         *           "createdAt": "2026-11-28T02:40:43.440Z",
+         *           "createdAt": "2026-11-28T02:24:55.619Z",
          *           "finishedAt": null,
          *           "cancelledAt": null
          *         }
@@ -5500,19 +5079,19 @@ export interface components {
         /**
          * WebhookDeliverySummary
          * @example {
-         *       "id": "msg_47RD1XcVFmqigrMsFcqDFm",
-         *       "webhookId": "msg_47RD1XcVFmqigrMsFcqDFm",
+         *       "id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
+         *       "webhookId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
          *       "type": "test",
-         *       "requestId": "req_Pq25WHYERrPbRgaPLhau9l",
-         *       "originalRequestId": "req_Pq25WHYERrPbRgaPLhau9l",
+         *       "requestId": "req_fBkFNJq4NwuEnU0cwdbzci",
+         *       "originalRequestId": "req_fBkFNJq4NwuEnU0cwdbzci",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-28T02:40:43.907Z",
-         *       "finishedAt": "2026-11-28T02:40:43.929Z",
+         *       "createdAt": "2026-11-28T02:24:56.143Z",
+         *       "finishedAt": "2026-11-28T02:24:56.180Z",
          *       "cancelledAt": null
          *     }
          */
@@ -5546,17 +5125,17 @@ export interface components {
          * WebhookStreamEvent
          * @description Success
          * @example {
-         *       "requestId": "req_Pq25WHYERrPbRgaPLhau9l",
-         *       "id": "msg_47RD1XcVFmqigrMsFcqDFm",
+         *       "requestId": "req_fBkFNJq4NwuEnU0cwdbzci",
+         *       "id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
          *       "headers": {
          *         "content-type": "application/json",
          *         "user-agent": "Sibyl-Webhooks/1",
-         *         "x-service-signature": "92c26db7e7287880df415391d3719b0f6db3cb1e42cfd3fcc5919ce14b864d42",
-         *         "webhook-id": "msg_47RD1XcVFmqigrMsFcqDFm",
-         *         "webhook-timestamp": "1795833644",
-         *         "webhook-signature": "v1,IBMGcMogWZBhMI/CgMHdrvhjfRftG9SxWuJ7GeZK+1s="
+         *         "x-service-signature": "91c44676848783615ed76339a32a26feffa6b184780b93a73f8d49787c0d1f12",
+         *         "webhook-id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
+         *         "webhook-timestamp": "1795832696",
+         *         "webhook-signature": "v1,R/QIDwyzh/BeezUBtuMxooY5kg4yj4HTsknT7H4/NVU="
          *       },
-         *       "body": "{\"requestId\":\"req_Pq25WHYERrPbRgaPLhau9l\",\"type\":\"test\",\"status\":\"completed\",\"data\":{\"message\":\"A test event from Sibyl: your endpoint received and can verify it.\"},\"timestamp\":\"2026-11-28T02:40:43.907Z\",\"signature\":\"92c26db7e7287880df415391d3719b0f6db3cb1e42cfd3fcc5919ce14b864d42\"}"
+         *       "body": "{\"requestId\":\"req_fBkFNJq4NwuEnU0cwdbzci\",\"type\":\"test\",\"status\":\"completed\",\"data\":{\"message\":\"A test event from Sibyl: your endpoint received and can verify it.\"},\"timestamp\":\"2026-11-28T02:24:56.143Z\",\"signature\":\"91c44676848783615ed76339a32a26feffa6b184780b93a73f8d49787c0d1f12\"}"
          *     }
          */
         WebhookStreamEvent: {
@@ -13720,247 +13299,6 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-            /** @description Error: RATE_LIMIT_EXCEEDED */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-            /** @description Error: INTERNAL_ERROR */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-        };
-    };
-    getAiScorecard: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The latest published AI scorecard */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AiScorecard"];
-                };
-            };
-            /** @description Error: VALIDATION_ERROR */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-            /** @description Error: INVALID_API_KEY, API_KEY_EXPIRED, API_KEY_REVOKED, ACCOUNT_NOT_FOUND */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-            /** @description Error: PERMISSION_DENIED, IP_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-            /** @description Error: NOT_FOUND */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "NOT_FOUND";
                         /**
                          * @description The id of this request (also in X-Request-Id)
                          * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
@@ -22640,322 +21978,6 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-            /** @description Error: INTERNAL_ERROR */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-        };
-    };
-    dashboardGetAiScorecard: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Which of the wallet’s accounts: live or sandbox */
-                mode: "live" | "sandbox";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The latest published AI scorecard */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Unique id of this request (also in X-Request-Id) */
-                        requestId: string;
-                        /**
-                         * @description When it was published (ISO 8601, UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
-                        publishedAt: string;
-                        /**
-                         * @description When the evaluation finished (ISO 8601, UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
-                        evaluatedAt: string;
-                        set: {
-                            /** @description The labelled set’s format: Sibyl’s JSON Lines, UMA proposals, or ForecastBench */
-                            format: "jsonl" | "uma" | "forecastbench";
-                            /** @description Questions in the set */
-                            questions: number;
-                            /** @description Entries of the set left out, by reason (`50-50`, `unresolved`, …) */
-                            skipped: {
-                                [key: string]: number;
-                            };
-                        };
-                        /** @description Which models were asked */
-                        mode: "live" | "sandbox";
-                        /** @description The four models, `<provider>/<model>`, in slot order */
-                        modelsUsed: string[];
-                        /** @description The threshold `canDetermine` used (the default 0.75) */
-                        confidenceThreshold: number;
-                        /** @description The target accuracy the threshold table was read against */
-                        target: number;
-                        /** @description Questions answered by the resolver */
-                        evaluated: number;
-                        /** @description Of them, resolutions with `canDetermine: true` */
-                        determined: number;
-                        /** @description Share of the determined answers that were right; a share 0–1, null when there is nothing to take it of */
-                        accuracy: number | null;
-                        /** @description Share of the questions determined; a share 0–1, null when there is nothing to take it of */
-                        coverage: number | null;
-                        /** @description Determined answers by how many of the four models agreed */
-                        byAgreement: {
-                            "4/4": {
-                                /** @description Determined answers at this agreement */
-                                count: number;
-                                /** @description Share of them that were right; a share 0–1, null when there is nothing to take it of */
-                                accuracy: number | null;
-                            };
-                            "3/4": {
-                                /** @description Determined answers at this agreement */
-                                count: number;
-                                /** @description Share of them that were right; a share 0–1, null when there is nothing to take it of */
-                                accuracy: number | null;
-                            };
-                        };
-                        /** @description Each model on its own, by `<provider>/<model>` */
-                        byModel: {
-                            [key: string]: {
-                                /** @description Questions the model answered validly (a vote or "cannot determine") */
-                                answered: number;
-                                /** @description Share of those it answered right; a share 0–1, null when there is nothing to take it of */
-                                accuracy: number | null;
-                                /** @description Valid answers of "cannot determine" */
-                                abstained: number;
-                                /** @description Questions it gave no valid answer to (timeouts, errors, malformed answers) */
-                                failed: number;
-                            };
-                        };
-                        byCategory: {
-                            [key: string]: {
-                                /** @description Questions of the category */
-                                questions: number;
-                                /** @description Of them, determined */
-                                determined: number;
-                                /** @description Share determined; a share 0–1, null when there is nothing to take it of */
-                                coverage: number | null;
-                                /** @description Share of the determined ones that were right; a share 0–1, null when there is nothing to take it of */
-                                accuracy: number | null;
-                            };
-                        };
-                        /** @description Brier score of the consensus confidence (0 is perfect); a share 0–1, null when there is nothing to take it of */
-                        brier: number | null;
-                        /** @description Expected calibration error of the consensus confidence, over ten bins; a share 0–1, null when there is nothing to take it of */
-                        ece: number | null;
-                        /** @description Completed resolutions that named a winner: what `brier`, `ece` and `reliability` are over */
-                        calibrated: number;
-                        /** @description The reliability diagram’s ten bins */
-                        reliability: {
-                            from: number;
-                            to: number;
-                            /** @description Answers whose consensus confidence is in [from, to) */
-                            count: number;
-                            /** @description Their mean confidence; a share 0–1, null when there is nothing to take it of */
-                            confidence: number | null;
-                            /** @description Share of their winners that were right; a share 0–1, null when there is nothing to take it of */
-                            accuracy: number | null;
-                        }[];
-                        abstentions: {
-                            /** @description Questions not determined */
-                            count: number;
-                            reasons: {
-                                /** @description Fewer than 3 valid answers */
-                                failed: number;
-                                /** @description No model voted for an outcome */
-                                no_outcome: number;
-                                /** @description Fewer than 3 of the 4 agreed */
-                                split: number;
-                                /** @description 3 or 4 agreed below the confidence threshold */
-                                low_confidence: number;
-                            };
-                        };
-                        /** @description A resolution’s time (its slowest model), median and 99th percentile */
-                        latencyMs: {
-                            p50: number | null;
-                            p99: number | null;
-                        };
-                        /** @description Coverage and accuracy at each threshold from 0.50 to 0.95 */
-                        thresholds: {
-                            threshold: number;
-                            /** @description Questions determined at this threshold */
-                            determined: number;
-                            /** @description Share determined; a share 0–1, null when there is nothing to take it of */
-                            coverage: number | null;
-                            /** @description Share of those right; a share 0–1, null when there is nothing to take it of */
-                            accuracy: number | null;
-                        }[];
-                        /** @description The lowest threshold whose accuracy reaches `target`; null when none does */
-                        recommendedThreshold: number | null;
-                    };
-                };
-            };
-            /** @description Error: VALIDATION_ERROR */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-            /** @description Error: SESSION_EXPIRED */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-            /** @description Error: ACCOUNT_SUSPENDED */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-            /** @description Error: NOT_FOUND */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "NOT_FOUND";
                         /**
                          * @description The id of this request (also in X-Request-Id)
                          * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
