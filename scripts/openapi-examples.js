@@ -225,6 +225,14 @@ await withSandboxApp(async (app, key, { db, config, hold }) => {
     cachedAnswers: evaluation.cachedAnswers,
     askedAnswers: evaluation.askedAnswers,
   });
+  // Its own 404 first: nothing is published yet.
+  const unpublished = (
+    await app.inject({
+      method: 'GET',
+      url: '/api/v1/ai/scorecard',
+      headers: { authorization: `Bearer ${key}` },
+    })
+  ).json();
   await publishScorecard(db, scorecardSummary(report));
   examples.AiScorecard = await call('GET', '/ai/scorecard');
 
@@ -245,6 +253,7 @@ await withSandboxApp(async (app, key, { db, config, hold }) => {
   const errors = {
     ...(await recordErrors(app, key, { db, cancelledDelivery: delivery })),
     ...(await recordRareErrors(app, key, { db, hold })),
+    'getAiScorecard:NOT_FOUND': unpublished,
   };
   const errorsOut = new URL('../src/http/openapi-error-examples.json', import.meta.url);
   const sortedErrors = Object.fromEntries(Object.entries(errors).sort(([a], [b]) => a.localeCompare(b)));

@@ -537,6 +537,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ai/scorecard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How often the AI resolver is right: the latest published evaluation on a labelled set
+         * @description Free, to any key. The summary the operator published with `sibyl ai evaluate --publish`: accuracy of the determined answers, coverage, accuracy by agreement, by model and by category, calibration of the consensus confidence and the threshold table (docs/ai.md#the-published-scorecard). 404 `NOT_FOUND` until one is published.
+         *
+         *     Permission: any key. Price: free.
+         */
+        get: operations["getAiScorecard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks/stream": {
         parameters: {
             query?: never;
@@ -1189,6 +1211,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard/api/{mode}/ai/scorecard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How often the AI resolver is right: the latest published evaluation on a labelled set
+         * @description The dashboard's twin of `GET /api/v1/ai/scorecard`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         *
+         *     Free, to any key. The summary the operator published with `sibyl ai evaluate --publish`: accuracy of the determined answers, coverage, accuracy by agreement, by model and by category, calibration of the consensus confidence and the threshold table (docs/ai.md#the-published-scorecard). 404 `NOT_FOUND` until one is published.
+         */
+        get: operations["dashboardGetAiScorecard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dashboard/api/{mode}/webhooks/test": {
         parameters: {
             query?: never;
@@ -1349,16 +1393,16 @@ export interface components {
          * Account
          * @description Success
          * @example {
-         *       "requestId": "req_KoNoHCs5fIu2XGSVg5LbWt",
-         *       "id": "acct_9xDne1jYKcFyA7mfRlcxPK",
+         *       "requestId": "req_c3KlMDC0lsFGO9l7NwDdQe",
+         *       "id": "acct_jOYya1GGOcGad7Q6CxyL2v",
          *       "mode": "sandbox",
          *       "status": "active",
          *       "walletAddress": null,
          *       "balanceUsd": "100.00",
          *       "currency": "USD",
-         *       "createdAt": "2026-11-28T02:24:35.176Z",
+         *       "createdAt": "2026-11-28T03:12:47.964Z",
          *       "apiKey": {
-         *         "id": "key_eXfmadl48p6IJkoniqXul7",
+         *         "id": "key_PmviExMO9irrjxT6cBvAUY",
          *         "permissions": [
          *           "price",
          *           "batch",
@@ -1473,9 +1517,9 @@ export interface components {
          * AccountUsage
          * @description Success
          * @example {
-         *       "requestId": "req_XQoPqXrfaj1009BVEcNsWg",
+         *       "requestId": "req_yJfy86rW5ANVYCAhmnCyl5",
          *       "from": "2026-10-30T00:00:00.000Z",
-         *       "to": "2026-11-28T02:24:58.046Z",
+         *       "to": "2026-11-28T03:12:55.594Z",
          *       "groupBy": "operation",
          *       "totals": {
          *         "requests": 11,
@@ -1618,10 +1662,10 @@ export interface components {
          * AiRequestList
          * @description Success
          * @example {
-         *       "requestId": "req_IMaEYfQmagILs0Cu7q0BTx",
+         *       "requestId": "req_FcNt7kQTaG3JIknjq6c57w",
          *       "requests": [
          *         {
-         *           "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
+         *           "requestId": "req_yiLViOGJxongXP7fsL4F0y",
          *           "status": "COMPLETED",
          *           "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *           "outcomes": [
@@ -1629,8 +1673,8 @@ export interface components {
          *             "No"
          *           ],
          *           "marketId": null,
-         *           "createdAt": "2026-11-28T02:24:51.875Z",
-         *           "completedAt": "2026-11-28T02:24:52.087Z",
+         *           "createdAt": "2026-11-28T03:12:52.375Z",
+         *           "completedAt": "2026-11-28T03:12:52.407Z",
          *           "winningOutcomeLabel": "Yes",
          *           "canDetermine": true,
          *           "costUsd": "0.25",
@@ -1656,9 +1700,9 @@ export interface components {
          * AiRequestRecord
          * @description Success
          * @example {
-         *       "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
+         *       "requestId": "req_yiLViOGJxongXP7fsL4F0y",
          *       "status": "COMPLETED",
-         *       "createdAt": "2026-11-28T02:24:51.875Z",
+         *       "createdAt": "2026-11-28T03:12:52.375Z",
          *       "votes": [
          *         {
          *           "model": "sandbox/alpha",
@@ -1709,9 +1753,9 @@ export interface components {
          *           }
          *         }
          *       ],
-         *       "completedAt": "2026-11-28T02:24:52.087Z",
+         *       "completedAt": "2026-11-28T03:12:52.407Z",
          *       "result": {
-         *         "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
+         *         "requestId": "req_yiLViOGJxongXP7fsL4F0y",
          *         "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *         "winningOutcomeIndex": 0,
          *         "winningOutcomeLabel": "Yes",
@@ -1729,18 +1773,18 @@ export interface components {
          *         "remainingBalanceUsd": "99.49"
          *       },
          *       "delivery": {
-         *         "id": "msg_TuJpRhbMT8VuWehdZhO1ot",
-         *         "webhookId": "msg_TuJpRhbMT8VuWehdZhO1ot",
+         *         "id": "msg_nP4pn1xWcXMhOsCq20zbD2",
+         *         "webhookId": "msg_nP4pn1xWcXMhOsCq20zbD2",
          *         "type": "ai",
-         *         "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
-         *         "originalRequestId": "req_qE2pl1UeRdUzJgplbd7xp7",
+         *         "requestId": "req_yiLViOGJxongXP7fsL4F0y",
+         *         "originalRequestId": "req_yiLViOGJxongXP7fsL4F0y",
          *         "url": "https://hooks.example.com/sibyl",
          *         "status": "PENDING",
          *         "attemptCount": 0,
-         *         "nextAttemptAt": "2026-11-28T02:24:52.088Z",
+         *         "nextAttemptAt": "2026-11-28T03:12:52.408Z",
          *         "lastStatusCode": null,
          *         "lastError": null,
-         *         "createdAt": "2026-11-28T02:24:52.088Z",
+         *         "createdAt": "2026-11-28T03:12:52.408Z",
          *         "finishedAt": null,
          *         "cancelledAt": null,
          *         "attempts": []
@@ -1818,7 +1862,7 @@ export interface components {
         /**
          * AiRequestSummary
          * @example {
-         *       "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
+         *       "requestId": "req_yiLViOGJxongXP7fsL4F0y",
          *       "status": "COMPLETED",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "outcomes": [
@@ -1826,8 +1870,8 @@ export interface components {
          *         "No"
          *       ],
          *       "marketId": null,
-         *       "createdAt": "2026-11-28T02:24:51.875Z",
-         *       "completedAt": "2026-11-28T02:24:52.087Z",
+         *       "createdAt": "2026-11-28T03:12:52.375Z",
+         *       "completedAt": "2026-11-28T03:12:52.407Z",
          *       "winningOutcomeLabel": "Yes",
          *       "canDetermine": true,
          *       "costUsd": "0.25",
@@ -1891,7 +1935,7 @@ export interface components {
         /**
          * AiResult
          * @example {
-         *       "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
+         *       "requestId": "req_yiLViOGJxongXP7fsL4F0y",
          *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
          *       "winningOutcomeIndex": 0,
          *       "winningOutcomeLabel": "Yes",
@@ -1972,6 +2016,386 @@ export interface components {
             confidenceThreshold?: number;
         };
         /**
+         * AiScorecard
+         * @description The latest published AI scorecard
+         * @example {
+         *       "requestId": "req_XdsaIwKlSqOOuVbmhrJ8W1",
+         *       "publishedAt": "2026-11-28T03:12:55.745Z",
+         *       "evaluatedAt": "2026-11-28T03:12:55.709Z",
+         *       "set": {
+         *         "format": "jsonl",
+         *         "questions": 44,
+         *         "skipped": {}
+         *       },
+         *       "mode": "sandbox",
+         *       "modelsUsed": [
+         *         "sandbox/alpha",
+         *         "sandbox/beta",
+         *         "sandbox/gamma",
+         *         "sandbox/delta"
+         *       ],
+         *       "confidenceThreshold": 0.75,
+         *       "target": 0.97,
+         *       "evaluated": 44,
+         *       "determined": 44,
+         *       "accuracy": 0.386364,
+         *       "coverage": 1,
+         *       "byAgreement": {
+         *         "4/4": {
+         *           "count": 44,
+         *           "accuracy": 0.386364
+         *         },
+         *         "3/4": {
+         *           "count": 0,
+         *           "accuracy": null
+         *         }
+         *       },
+         *       "byModel": {
+         *         "sandbox/beta": {
+         *           "answered": 44,
+         *           "accuracy": 0.386364,
+         *           "abstained": 0,
+         *           "failed": 0
+         *         },
+         *         "sandbox/alpha": {
+         *           "answered": 44,
+         *           "accuracy": 0.386364,
+         *           "abstained": 0,
+         *           "failed": 0
+         *         },
+         *         "sandbox/delta": {
+         *           "answered": 44,
+         *           "accuracy": 0.386364,
+         *           "abstained": 0,
+         *           "failed": 0
+         *         },
+         *         "sandbox/gamma": {
+         *           "answered": 44,
+         *           "accuracy": 0.386364,
+         *           "abstained": 0,
+         *           "failed": 0
+         *         }
+         *       },
+         *       "byCategory": {
+         *         "sports": {
+         *           "questions": 9,
+         *           "determined": 9,
+         *           "coverage": 1,
+         *           "accuracy": 0.666667
+         *         },
+         *         "weather": {
+         *           "questions": 7,
+         *           "determined": 7,
+         *           "coverage": 1,
+         *           "accuracy": 0.285714
+         *         },
+         *         "on-chain": {
+         *           "questions": 8,
+         *           "determined": 8,
+         *           "coverage": 1,
+         *           "accuracy": 0.125
+         *         },
+         *         "politics": {
+         *           "questions": 8,
+         *           "determined": 8,
+         *           "coverage": 1,
+         *           "accuracy": 0.375
+         *         },
+         *         "crypto-prices": {
+         *           "questions": 8,
+         *           "determined": 8,
+         *           "coverage": 1,
+         *           "accuracy": 0.625
+         *         },
+         *         "undeterminable": {
+         *           "questions": 4,
+         *           "determined": 4,
+         *           "coverage": 1,
+         *           "accuracy": 0
+         *         }
+         *       },
+         *       "brier": 0.500909,
+         *       "ece": 0.513636,
+         *       "calibrated": 44,
+         *       "reliability": [
+         *         {
+         *           "from": 0,
+         *           "to": 0.1,
+         *           "count": 0,
+         *           "confidence": null,
+         *           "accuracy": null
+         *         },
+         *         {
+         *           "from": 0.1,
+         *           "to": 0.2,
+         *           "count": 0,
+         *           "confidence": null,
+         *           "accuracy": null
+         *         },
+         *         {
+         *           "from": 0.2,
+         *           "to": 0.3,
+         *           "count": 0,
+         *           "confidence": null,
+         *           "accuracy": null
+         *         },
+         *         {
+         *           "from": 0.3,
+         *           "to": 0.4,
+         *           "count": 0,
+         *           "confidence": null,
+         *           "accuracy": null
+         *         },
+         *         {
+         *           "from": 0.4,
+         *           "to": 0.5,
+         *           "count": 0,
+         *           "confidence": null,
+         *           "accuracy": null
+         *         },
+         *         {
+         *           "from": 0.5,
+         *           "to": 0.6,
+         *           "count": 0,
+         *           "confidence": null,
+         *           "accuracy": null
+         *         },
+         *         {
+         *           "from": 0.6,
+         *           "to": 0.7,
+         *           "count": 0,
+         *           "confidence": null,
+         *           "accuracy": null
+         *         },
+         *         {
+         *           "from": 0.7,
+         *           "to": 0.8,
+         *           "count": 0,
+         *           "confidence": null,
+         *           "accuracy": null
+         *         },
+         *         {
+         *           "from": 0.8,
+         *           "to": 0.9,
+         *           "count": 0,
+         *           "confidence": null,
+         *           "accuracy": null
+         *         },
+         *         {
+         *           "from": 0.9,
+         *           "to": 1,
+         *           "count": 44,
+         *           "confidence": 0.9,
+         *           "accuracy": 0.386364
+         *         }
+         *       ],
+         *       "abstentions": {
+         *         "count": 0,
+         *         "reasons": {
+         *           "failed": 0,
+         *           "no_outcome": 0,
+         *           "split": 0,
+         *           "low_confidence": 0
+         *         }
+         *       },
+         *       "latencyMs": {
+         *         "p50": 1,
+         *         "p99": 4
+         *       },
+         *       "thresholds": [
+         *         {
+         *           "threshold": 0.5,
+         *           "determined": 44,
+         *           "coverage": 1,
+         *           "accuracy": 0.386364
+         *         },
+         *         {
+         *           "threshold": 0.55,
+         *           "determined": 44,
+         *           "coverage": 1,
+         *           "accuracy": 0.386364
+         *         },
+         *         {
+         *           "threshold": 0.6,
+         *           "determined": 44,
+         *           "coverage": 1,
+         *           "accuracy": 0.386364
+         *         },
+         *         {
+         *           "threshold": 0.65,
+         *           "determined": 44,
+         *           "coverage": 1,
+         *           "accuracy": 0.386364
+         *         },
+         *         {
+         *           "threshold": 0.7,
+         *           "determined": 44,
+         *           "coverage": 1,
+         *           "accuracy": 0.386364
+         *         },
+         *         {
+         *           "threshold": 0.75,
+         *           "determined": 44,
+         *           "coverage": 1,
+         *           "accuracy": 0.386364
+         *         },
+         *         {
+         *           "threshold": 0.8,
+         *           "determined": 44,
+         *           "coverage": 1,
+         *           "accuracy": 0.386364
+         *         },
+         *         {
+         *           "threshold": 0.85,
+         *           "determined": 44,
+         *           "coverage": 1,
+         *           "accuracy": 0.386364
+         *         },
+         *         {
+         *           "threshold": 0.9,
+         *           "determined": 44,
+         *           "coverage": 1,
+         *           "accuracy": 0.386364
+         *         },
+         *         {
+         *           "threshold": 0.95,
+         *           "determined": 0,
+         *           "coverage": 0,
+         *           "accuracy": null
+         *         }
+         *       ],
+         *       "recommendedThreshold": null
+         *     }
+         */
+        AiScorecard: {
+            /** @description Unique id of this request (also in X-Request-Id) */
+            requestId: string;
+            /**
+             * @description When it was published (ISO 8601, UTC)
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            publishedAt: string;
+            /**
+             * @description When the evaluation finished (ISO 8601, UTC)
+             * @example 2026-11-21T12:00:00.000Z
+             */
+            evaluatedAt: string;
+            set: {
+                /** @description The labelled set’s format: Sibyl’s JSON Lines, UMA proposals, or ForecastBench */
+                format: "jsonl" | "uma" | "forecastbench";
+                /** @description Questions in the set */
+                questions: number;
+                /** @description Entries of the set left out, by reason (`50-50`, `unresolved`, …) */
+                skipped: {
+                    [key: string]: number;
+                };
+            };
+            /** @description Which models were asked */
+            mode: "live" | "sandbox";
+            /** @description The four models, `<provider>/<model>`, in slot order */
+            modelsUsed: string[];
+            /** @description The threshold `canDetermine` used (the default 0.75) */
+            confidenceThreshold: number;
+            /** @description The target accuracy the threshold table was read against */
+            target: number;
+            /** @description Questions answered by the resolver */
+            evaluated: number;
+            /** @description Of them, resolutions with `canDetermine: true` */
+            determined: number;
+            /** @description Share of the determined answers that were right; a share 0–1, null when there is nothing to take it of */
+            accuracy: number | null;
+            /** @description Share of the questions determined; a share 0–1, null when there is nothing to take it of */
+            coverage: number | null;
+            /** @description Determined answers by how many of the four models agreed */
+            byAgreement: {
+                "4/4": {
+                    /** @description Determined answers at this agreement */
+                    count: number;
+                    /** @description Share of them that were right; a share 0–1, null when there is nothing to take it of */
+                    accuracy: number | null;
+                };
+                "3/4": {
+                    /** @description Determined answers at this agreement */
+                    count: number;
+                    /** @description Share of them that were right; a share 0–1, null when there is nothing to take it of */
+                    accuracy: number | null;
+                };
+            };
+            /** @description Each model on its own, by `<provider>/<model>` */
+            byModel: {
+                [key: string]: {
+                    /** @description Questions the model answered validly (a vote or "cannot determine") */
+                    answered: number;
+                    /** @description Share of those it answered right; a share 0–1, null when there is nothing to take it of */
+                    accuracy: number | null;
+                    /** @description Valid answers of "cannot determine" */
+                    abstained: number;
+                    /** @description Questions it gave no valid answer to (timeouts, errors, malformed answers) */
+                    failed: number;
+                };
+            };
+            byCategory: {
+                [key: string]: {
+                    /** @description Questions of the category */
+                    questions: number;
+                    /** @description Of them, determined */
+                    determined: number;
+                    /** @description Share determined; a share 0–1, null when there is nothing to take it of */
+                    coverage: number | null;
+                    /** @description Share of the determined ones that were right; a share 0–1, null when there is nothing to take it of */
+                    accuracy: number | null;
+                };
+            };
+            /** @description Brier score of the consensus confidence (0 is perfect); a share 0–1, null when there is nothing to take it of */
+            brier: number | null;
+            /** @description Expected calibration error of the consensus confidence, over ten bins; a share 0–1, null when there is nothing to take it of */
+            ece: number | null;
+            /** @description Completed resolutions that named a winner: what `brier`, `ece` and `reliability` are over */
+            calibrated: number;
+            /** @description The reliability diagram’s ten bins */
+            reliability: {
+                from: number;
+                to: number;
+                /** @description Answers whose consensus confidence is in [from, to) */
+                count: number;
+                /** @description Their mean confidence; a share 0–1, null when there is nothing to take it of */
+                confidence: number | null;
+                /** @description Share of their winners that were right; a share 0–1, null when there is nothing to take it of */
+                accuracy: number | null;
+            }[];
+            abstentions: {
+                /** @description Questions not determined */
+                count: number;
+                reasons: {
+                    /** @description Fewer than 3 valid answers */
+                    failed: number;
+                    /** @description No model voted for an outcome */
+                    no_outcome: number;
+                    /** @description Fewer than 3 of the 4 agreed */
+                    split: number;
+                    /** @description 3 or 4 agreed below the confidence threshold */
+                    low_confidence: number;
+                };
+            };
+            /** @description A resolution’s time (its slowest model), median and 99th percentile */
+            latencyMs: {
+                p50: number | null;
+                p99: number | null;
+            };
+            /** @description Coverage and accuracy at each threshold from 0.50 to 0.95 */
+            thresholds: {
+                threshold: number;
+                /** @description Questions determined at this threshold */
+                determined: number;
+                /** @description Share determined; a share 0–1, null when there is nothing to take it of */
+                coverage: number | null;
+                /** @description Share of those right; a share 0–1, null when there is nothing to take it of */
+                accuracy: number | null;
+            }[];
+            /** @description The lowest threshold whose accuracy reaches `target`; null when none does */
+            recommendedThreshold: number | null;
+        };
+        /**
          * AiVote
          * @description One model’s answer (extension)
          * @example {
@@ -2009,8 +2433,8 @@ export interface components {
         /**
          * ApiKey
          * @example {
-         *       "id": "key_AgWCpOrlSsrgxzXQDvflBE",
-         *       "keyPrefix": "pk_test_RCk3J5QP",
+         *       "id": "key_aELjYphnD7tg9VRvajQMUG",
+         *       "keyPrefix": "pk_test_d9c60y96",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -2023,7 +2447,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-28T02:24:49.769Z",
+         *       "createdAt": "2026-11-28T03:12:51.817Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -2035,7 +2459,7 @@ export interface components {
          *         "dailySpendUsd": null,
          *         "monthlySpendUsd": null
          *       },
-         *       "lastUsedAt": "2026-11-28T02:24:49.923Z"
+         *       "lastUsedAt": "2026-11-28T03:12:51.864Z"
          *     }
          */
         ApiKey: {
@@ -2126,11 +2550,11 @@ export interface components {
          * ApiKeyList
          * @description Success
          * @example {
-         *       "requestId": "req_ZJI2k15UU9UVA5fbuHdlWo",
+         *       "requestId": "req_vI8UF4JOGZ6HwjvSQjr4DT",
          *       "keys": [
          *         {
-         *           "id": "key_AgWCpOrlSsrgxzXQDvflBE",
-         *           "keyPrefix": "pk_test_RCk3J5QP",
+         *           "id": "key_aELjYphnD7tg9VRvajQMUG",
+         *           "keyPrefix": "pk_test_d9c60y96",
          *           "name": "trading bot (eu)",
          *           "permissions": [
          *             "price",
@@ -2143,7 +2567,7 @@ export interface components {
          *           "ipRestrictionEnabled": true,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-28T02:24:49.769Z",
+         *           "createdAt": "2026-11-28T03:12:51.817Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -2155,11 +2579,11 @@ export interface components {
          *             "dailySpendUsd": null,
          *             "monthlySpendUsd": null
          *           },
-         *           "lastUsedAt": "2026-11-28T02:24:49.923Z"
+         *           "lastUsedAt": "2026-11-28T03:12:51.864Z"
          *         },
          *         {
-         *           "id": "key_eXfmadl48p6IJkoniqXul7",
-         *           "keyPrefix": "pk_test_w6MF9rr9",
+         *           "id": "key_PmviExMO9irrjxT6cBvAUY",
+         *           "keyPrefix": "pk_test_C6QOd57v",
          *           "name": "sandbox starter key",
          *           "permissions": [
          *             "price",
@@ -2176,7 +2600,7 @@ export interface components {
          *           "ipRestrictionEnabled": false,
          *           "allowedOrigins": [],
          *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-28T02:24:35.357Z",
+         *           "createdAt": "2026-11-28T03:12:48.019Z",
          *           "rateLimit": {
          *             "requestsPerSecond": 50,
          *             "burst": 100,
@@ -2188,7 +2612,7 @@ export interface components {
          *             "dailySpendUsd": null,
          *             "monthlySpendUsd": null
          *           },
-         *           "lastUsedAt": "2026-11-28T02:24:48.963Z"
+         *           "lastUsedAt": "2026-11-28T03:12:51.321Z"
          *         }
          *       ],
          *       "total": 2
@@ -2204,40 +2628,40 @@ export interface components {
          * BatchPriceItem
          * @example {
          *       "symbol": "SOL",
-         *       "vwapPrice": 146.680186275,
+         *       "vwapPrice": 144.22793625,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 146.6703366,
-         *           "volume24h": 1198323099,
-         *           "timestamp": "2026-11-28T02:24:40.000Z",
+         *           "price": 144.1677327,
+         *           "volume24h": 1263757282,
+         *           "timestamp": "2026-11-28T03:12:50.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000179048
+         *           "deviation": 0.000156051
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 146.6966024,
-         *           "volume24h": 718993859,
-         *           "timestamp": "2026-11-28T02:24:40.000Z",
+         *           "price": 144.1902338,
+         *           "volume24h": 758254369,
+         *           "timestamp": "2026-11-28T03:12:50.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
          *         },
          *         {
          *           "name": "sandbox-gamma",
-         *           "price": 155.3762424,
-         *           "volume24h": 479329239,
-         *           "timestamp": "2026-11-28T02:24:40.000Z",
-         *           "used": false,
-         *           "status": "outlier",
-         *           "deviation": 0.0591673
+         *           "price": 144.4349988,
+         *           "volume24h": 505502913,
+         *           "timestamp": "2026-11-28T03:12:50.000Z",
+         *           "used": true,
+         *           "status": "used",
+         *           "deviation": 0.00169751
          *         }
          *       ],
-         *       "sourceCount": 2,
+         *       "sourceCount": 3,
          *       "isValid": true,
          *       "unavailableSources": [],
-         *       "spread": 0.000179068,
+         *       "spread": 0.00185308,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
@@ -2278,45 +2702,45 @@ export interface components {
          * BatchPriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_6eqO9lQxDH3SAe4hnaMMZC",
-         *       "resolutionTimestamp": "2026-11-28T02:24:49.542Z",
+         *       "requestId": "req_42XOaXxxAH94ap3maNAUGH",
+         *       "resolutionTimestamp": "2026-11-28T03:12:51.527Z",
          *       "prices": [
          *         {
          *           "symbol": "SOL",
-         *           "vwapPrice": 146.680186275,
+         *           "vwapPrice": 144.22793625,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 146.6703366,
-         *               "volume24h": 1198323099,
-         *               "timestamp": "2026-11-28T02:24:40.000Z",
+         *               "price": 144.1677327,
+         *               "volume24h": 1263757282,
+         *               "timestamp": "2026-11-28T03:12:50.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000179048
+         *               "deviation": 0.000156051
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 146.6966024,
-         *               "volume24h": 718993859,
-         *               "timestamp": "2026-11-28T02:24:40.000Z",
+         *               "price": 144.1902338,
+         *               "volume24h": 758254369,
+         *               "timestamp": "2026-11-28T03:12:50.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 155.3762424,
-         *               "volume24h": 479329239,
-         *               "timestamp": "2026-11-28T02:24:40.000Z",
-         *               "used": false,
-         *               "status": "outlier",
-         *               "deviation": 0.0591673
+         *               "price": 144.4349988,
+         *               "volume24h": 505502913,
+         *               "timestamp": "2026-11-28T03:12:50.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0.00169751
          *             }
          *           ],
-         *           "sourceCount": 2,
+         *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.000179068,
+         *           "spread": 0.00185308,
          *           "token": {
          *             "symbol": "SOL",
          *             "mint": "So11111111111111111111111111111111111111112"
@@ -2324,40 +2748,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "JUP",
-         *           "vwapPrice": 0.814711655224,
+         *           "vwapPrice": 0.78176483927,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.8145104984,
-         *               "volume24h": 49170052,
-         *               "timestamp": "2026-11-28T02:24:40.000Z",
+         *               "price": 0.7822681423,
+         *               "volume24h": 51258112,
+         *               "timestamp": "2026-11-28T03:12:50.000Z",
          *               "used": true,
          *               "status": "used",
-         *               "deviation": 0.000658144
+         *               "deviation": 0.00120272
          *             },
          *             {
          *               "name": "sandbox-beta",
-         *               "price": 0.8150469166,
-         *               "volume24h": 29502031,
-         *               "timestamp": "2026-11-28T02:24:40.000Z",
+         *               "price": 0.7813284238,
+         *               "volume24h": 30754867,
+         *               "timestamp": "2026-11-28T03:12:50.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
          *             },
          *             {
          *               "name": "sandbox-gamma",
-         *               "price": 0.8638668981,
-         *               "volume24h": 19668021,
-         *               "timestamp": "2026-11-28T02:24:40.000Z",
-         *               "used": false,
-         *               "status": "outlier",
-         *               "deviation": 0.0598984
+         *               "price": 0.7811612049,
+         *               "volume24h": 20503245,
+         *               "timestamp": "2026-11-28T03:12:50.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0.000214019
          *             }
          *           ],
-         *           "sourceCount": 2,
+         *           "sourceCount": 3,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.000658415,
+         *           "spread": 0.00141595,
          *           "token": {
          *             "symbol": "JUP",
          *             "mint": "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN"
@@ -2365,40 +2789,40 @@ export interface components {
          *         },
          *         {
          *           "symbol": "BONK",
-         *           "vwapPrice": 0.000023138004988,
+         *           "vwapPrice": 0.0000214684756325,
          *           "sources": [
          *             {
          *               "name": "sandbox-alpha",
-         *               "price": 0.00002313570628,
-         *               "volume24h": 134494095,
-         *               "timestamp": "2026-11-28T02:24:40.000Z",
+         *               "price": 0.00002145565829,
+         *               "volume24h": 131347015,
+         *               "timestamp": "2026-11-28T03:12:50.000Z",
+         *               "used": true,
+         *               "status": "used",
+         *               "deviation": 0.0015905
+         *             },
+         *             {
+         *               "name": "sandbox-beta",
+         *               "price": 0.00002148983787,
+         *               "volume24h": 78808209,
+         *               "timestamp": "2026-11-28T03:12:50.000Z",
          *               "used": true,
          *               "status": "used",
          *               "deviation": 0
          *             },
          *             {
-         *               "name": "sandbox-beta",
-         *               "price": 0.0000231158803,
-         *               "volume24h": 80696457,
-         *               "timestamp": "2026-11-28T02:24:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000856943
-         *             },
-         *             {
          *               "name": "sandbox-gamma",
-         *               "price": 0.00002317693879,
-         *               "volume24h": 53797638,
-         *               "timestamp": "2026-11-28T02:24:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.0017822
+         *               "price": 0.00002276010744,
+         *               "volume24h": 52538806,
+         *               "timestamp": "2026-11-28T03:12:50.000Z",
+         *               "used": false,
+         *               "status": "outlier",
+         *               "deviation": 0.0591102
          *             }
          *           ],
-         *           "sourceCount": 3,
+         *           "sourceCount": 2,
          *           "isValid": true,
          *           "unavailableSources": [],
-         *           "spread": 0.00263888,
+         *           "spread": 0.00159208,
          *           "token": {
          *             "symbol": "BONK",
          *             "mint": "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"
@@ -2434,8 +2858,8 @@ export interface components {
          * CancelAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_8HJzOmKG5295dDqHaO04HH",
-         *       "jobId": "job_1GYIpOV5RYkCgRjWDAwsjv",
+         *       "requestId": "req_EOLiAi4DqvPKn7yXG6WKdO",
+         *       "jobId": "job_jsU9gVyOdQt0PwPqZj1Vvj",
          *       "status": "cancelled",
          *       "refundUsd": "0.50",
          *       "remainingBalanceUsd": "99.39"
@@ -2462,8 +2886,8 @@ export interface components {
          * CancelPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_Sd0rxgFp7YEba8D2d2pOda",
-         *       "jobId": "job_CEvJotgUf9rEjaoMDL0wqx",
+         *       "requestId": "req_5dnaZHCLeK3SGpDA6TPfZN",
+         *       "jobId": "job_jfxAQi4f4Awdgocw5XwULq",
          *       "status": "cancelled",
          *       "refundUsd": "0.05",
          *       "remainingBalanceUsd": "99.74"
@@ -2490,24 +2914,24 @@ export interface components {
          * CancelWebhookDeliveryResponse
          * @description Success
          * @example {
-         *       "requestId": "req_zBFB5dEluooHgGXvydXefO",
-         *       "id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
-         *       "webhookId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
+         *       "requestId": "req_R5PH5mkOprn0cUyD6vXMsm",
+         *       "id": "msg_9pfky1sUrHsZ7kE5dA6KeI",
+         *       "webhookId": "msg_9pfky1sUrHsZ7kE5dA6KeI",
          *       "type": "test",
-         *       "originalRequestId": "req_fBkFNJq4NwuEnU0cwdbzci",
+         *       "originalRequestId": "req_9YpUN8HghwTT4fNUICaINU",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "CANCELLED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-28T02:24:56.143Z",
-         *       "finishedAt": "2026-11-28T02:24:56.803Z",
-         *       "cancelledAt": "2026-11-28T02:24:56.803Z",
+         *       "createdAt": "2026-11-28T03:12:55.318Z",
+         *       "finishedAt": "2026-11-28T03:12:55.437Z",
+         *       "cancelledAt": "2026-11-28T03:12:55.437Z",
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-28T02:24:56.156Z",
+         *           "at": "2026-11-28T03:12:55.321Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -2559,9 +2983,9 @@ export interface components {
          * CreatedKey
          * @description Success
          * @example {
-         *       "requestId": "req_W6tj53pmB6JwpAh2upeUD7",
-         *       "id": "key_AgWCpOrlSsrgxzXQDvflBE",
-         *       "keyPrefix": "pk_test_RCk3J5QP",
+         *       "requestId": "req_FdXQM0e1iRD9WrvsrnKakp",
+         *       "id": "key_aELjYphnD7tg9VRvajQMUG",
+         *       "keyPrefix": "pk_test_d9c60y96",
          *       "name": "trading bot",
          *       "permissions": [
          *         "price",
@@ -2572,7 +2996,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-28T02:24:49.769Z",
+         *       "createdAt": "2026-11-28T03:12:51.817Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -2724,12 +3148,12 @@ export interface components {
          * GetAiJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_teSJNU8vKiafp5P1ITXESL",
-         *       "jobId": "job_1GYIpOV5RYkCgRjWDAwsjv",
+         *       "requestId": "req_PNkZZlPggKffQSSiohuWS3",
+         *       "jobId": "job_jsU9gVyOdQt0PwPqZj1Vvj",
          *       "jobType": "AI_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-28T02:24:55.705Z",
+         *       "createdAt": "2026-11-28T03:12:55.203Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2841,12 +3265,12 @@ export interface components {
          * GetPriceJobResponse
          * @description Success
          * @example {
-         *       "requestId": "req_EduWxKvJDbJDqD1okqv1Tv",
-         *       "jobId": "job_CEvJotgUf9rEjaoMDL0wqx",
+         *       "requestId": "req_iaHKJAgh0GtvOjbDt3hrzO",
+         *       "jobId": "job_jfxAQi4f4Awdgocw5XwULq",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-28T02:24:51.147Z",
+         *       "createdAt": "2026-11-28T03:12:52.194Z",
          *       "canCancel": true,
          *       "startedAt": null,
          *       "finishedAt": null,
@@ -2954,7 +3378,7 @@ export interface components {
          * GetWebhookSecretResponse
          * @description Success
          * @example {
-         *       "requestId": "req_XWIT6aHSikSJ9Sx9DrRLce",
+         *       "requestId": "req_X3QySwRgmuuCmKgi35BEq0",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA="
          *     }
          */
@@ -2967,11 +3391,11 @@ export interface components {
         /**
          * JobSummary
          * @example {
-         *       "jobId": "job_CEvJotgUf9rEjaoMDL0wqx",
+         *       "jobId": "job_jfxAQi4f4Awdgocw5XwULq",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-28T02:24:51.147Z",
+         *       "createdAt": "2026-11-28T03:12:52.194Z",
          *       "canCancel": true
          *     }
          */
@@ -3002,14 +3426,14 @@ export interface components {
          * ListAiJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_2hT2uinrLnUpmCMJifbSH7",
+         *       "requestId": "req_jFykJuqh4IpG4ErOsLK3Nz",
          *       "jobs": [
          *         {
-         *           "jobId": "job_1GYIpOV5RYkCgRjWDAwsjv",
+         *           "jobId": "job_jsU9gVyOdQt0PwPqZj1Vvj",
          *           "jobType": "AI_RESOLUTION",
          *           "scheduledFor": "2027-05-01T12:00:00.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-28T02:24:55.705Z",
+         *           "createdAt": "2026-11-28T03:12:55.203Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -3032,14 +3456,14 @@ export interface components {
          * ListPriceJobsResponse
          * @description Success
          * @example {
-         *       "requestId": "req_UtDy54VRZW8be7tuCrl0xK",
+         *       "requestId": "req_heXwNeoALDed4llkUj0cGE",
          *       "jobs": [
          *         {
-         *           "jobId": "job_CEvJotgUf9rEjaoMDL0wqx",
+         *           "jobId": "job_jfxAQi4f4Awdgocw5XwULq",
          *           "jobType": "PRICE_RESOLUTION",
          *           "scheduledFor": "2027-05-01T12:00:00.000Z",
          *           "status": "PENDING",
-         *           "createdAt": "2026-11-28T02:24:51.147Z",
+         *           "createdAt": "2026-11-28T03:12:52.194Z",
          *           "canCancel": true
          *         }
          *       ],
@@ -3062,7 +3486,7 @@ export interface components {
          * MarketDetail
          * @description Success
          * @example {
-         *       "requestId": "req_FhNqjG8anEaNiJMecATxa2",
+         *       "requestId": "req_L7YKHEgYvD93lASGFGre40",
          *       "id": "demo-1-25",
          *       "slug": "will-voter-turnout-exceed-60-on-jan-2-2027",
          *       "title": "Will voter turnout exceed 60% on Jan 2, 2027?",
@@ -3072,8 +3496,8 @@ export interface components {
          *       "status": "OPEN",
          *       "marketType": "BINARY",
          *       "sandbox": true,
-         *       "createdAt": "2026-11-21T16:00:00.000Z",
-         *       "closesAt": "2027-01-02T12:00:00.000Z",
+         *       "createdAt": "2026-11-21T17:00:00.000Z",
+         *       "closesAt": "2027-01-02T13:00:00.000Z",
          *       "outcomes": [
          *         {
          *           "index": 0,
@@ -3081,7 +3505,7 @@ export interface components {
          *           "totalShares": "202450000000",
          *           "totalWagered": "181333900000",
          *           "totalWageredSol": 181.3339,
-         *           "totalWageredUsd": 26598.09023,
+         *           "totalWageredUsd": 26153.414169,
          *           "lastPrice": 8670,
          *           "probability": 0.88171
          *         },
@@ -3091,7 +3515,7 @@ export interface components {
          *           "totalShares": "164450000000",
          *           "totalWagered": "17081000000",
          *           "totalWageredSol": 17.081,
-         *           "totalWageredUsd": 2505.444262,
+         *           "totalWageredUsd": 2463.557379,
          *           "lastPrice": 1440,
          *           "probability": 0.11829
          *         }
@@ -3104,7 +3528,7 @@ export interface components {
          *               "amount": "14077800000",
          *               "shares": "16200000000",
          *               "valueSol": 14.0778,
-         *               "valueUsd": 2064.934326,
+         *               "valueUsd": 2030.412041,
          *               "orders": 1
          *             },
          *             {
@@ -3112,7 +3536,7 @@ export interface components {
          *               "amount": "8626650000",
          *               "shares": "9950000000",
          *               "valueSol": 8.62665,
-         *               "valueUsd": 1265.358629,
+         *               "valueUsd": 1244.203926,
          *               "orders": 1
          *             },
          *             {
@@ -3120,7 +3544,7 @@ export interface components {
          *               "amount": "11743800000",
          *               "shares": "13800000000",
          *               "valueSol": 11.7438,
-         *               "valueUsd": 1722.582772,
+         *               "valueUsd": 1693.784038,
          *               "orders": 1
          *             },
          *             {
@@ -3128,7 +3552,7 @@ export interface components {
          *               "amount": "5433600000",
          *               "shares": "6400000000",
          *               "valueSol": 5.4336,
-         *               "valueUsd": 797.00146,
+         *               "valueUsd": 783.676914,
          *               "orders": 1
          *             },
          *             {
@@ -3136,7 +3560,7 @@ export interface components {
          *               "amount": "16366000000",
          *               "shares": "19600000000",
          *               "valueSol": 16.366,
-         *               "valueUsd": 2400.567929,
+         *               "valueUsd": 2360.434405,
          *               "orders": 2
          *             },
          *             {
@@ -3144,7 +3568,7 @@ export interface components {
          *               "amount": "3540250000",
          *               "shares": "4250000000",
          *               "valueSol": 3.54025,
-         *               "valueUsd": 519.284529,
+         *               "valueUsd": 510.602951,
          *               "orders": 1
          *             }
          *           ],
@@ -3154,7 +3578,7 @@ export interface components {
          *               "amount": "18100000000",
          *               "shares": "20000000000",
          *               "valueSol": 18.1,
-         *               "valueUsd": 2654.911372,
+         *               "valueUsd": 2610.525646,
          *               "orders": 2
          *             },
          *             {
@@ -3162,7 +3586,7 @@ export interface components {
          *               "amount": "1004300000",
          *               "shares": "1100000000",
          *               "valueSol": 1.0043,
-         *               "valueUsd": 147.310911,
+         *               "valueUsd": 144.848116,
          *               "orders": 1
          *             }
          *           ],
@@ -3179,7 +3603,7 @@ export interface components {
          *               "amount": "2147000000",
          *               "shares": "19000000000",
          *               "valueSol": 2.147,
-         *               "valueUsd": 314.92236,
+         *               "valueUsd": 309.657379,
          *               "orders": 1
          *             },
          *             {
@@ -3187,7 +3611,7 @@ export interface components {
          *               "amount": "463250000",
          *               "shares": "4250000000",
          *               "valueSol": 0.46325,
-         *               "valueUsd": 67.949596,
+         *               "valueUsd": 66.813591,
          *               "orders": 1
          *             },
          *             {
@@ -3195,7 +3619,7 @@ export interface components {
          *               "amount": "358900000",
          *               "shares": "3700000000",
          *               "valueSol": 0.3589,
-         *               "valueUsd": 52.643519,
+         *               "valueUsd": 51.763406,
          *               "orders": 1
          *             }
          *           ],
@@ -3205,7 +3629,7 @@ export interface components {
          *               "amount": "4887500000",
          *               "shares": "39100000000",
          *               "valueSol": 4.8875,
-         *               "valueUsd": 716.89941,
+         *               "valueUsd": 704.914038,
          *               "orders": 2
          *             },
          *             {
@@ -3213,7 +3637,7 @@ export interface components {
          *               "amount": "2606800000",
          *               "shares": "19600000000",
          *               "valueSol": 2.6068,
-         *               "valueUsd": 382.36591,
+         *               "valueUsd": 375.973384,
          *               "orders": 1
          *             },
          *             {
@@ -3221,7 +3645,7 @@ export interface components {
          *               "amount": "224750000",
          *               "shares": "1550000000",
          *               "valueSol": 0.22475,
-         *               "valueUsd": 32.966372,
+         *               "valueUsd": 32.415229,
          *               "orders": 1
          *             },
          *             {
@@ -3229,7 +3653,7 @@ export interface components {
          *               "amount": "1131500000",
          *               "shares": "7300000000",
          *               "valueSol": 1.1315,
-         *               "valueUsd": 165.968631,
+         *               "valueUsd": 163.19391,
          *               "orders": 1
          *             },
          *             {
@@ -3237,7 +3661,7 @@ export interface components {
          *               "amount": "1223600000",
          *               "shares": "7600000000",
          *               "valueSol": 1.2236,
-         *               "valueUsd": 179.477876,
+         *               "valueUsd": 176.477303,
          *               "orders": 1
          *             }
          *           ],
@@ -3254,29 +3678,29 @@ export interface components {
          *         "uniqueHolders": 24,
          *         "totalWagered": "198414900000",
          *         "totalWageredSol": 198.4149,
-         *         "totalWageredUsd": 29103.534492,
+         *         "totalWageredUsd": 28616.971548,
          *         "outcomeBreakdown": [
          *           {
          *             "index": 0,
          *             "label": "Yes",
          *             "totalWagered": "181333900000",
          *             "totalWageredSol": 181.3339,
-         *             "totalWageredUsd": 26598.09023
+         *             "totalWageredUsd": 26153.414169
          *           },
          *           {
          *             "index": 1,
          *             "label": "No",
          *             "totalWagered": "17081000000",
          *             "totalWageredSol": 17.081,
-         *             "totalWageredUsd": 2505.444262
+         *             "totalWageredUsd": 2463.557379
          *           }
          *         ]
          *       },
          *       "curatorStaking": {
          *         "totalStaked": "211000000000",
-         *         "totalStakedUsd": 30949.519304,
+         *         "totalStakedUsd": 30432.094549,
          *         "stakerCount": 3,
-         *         "estimatedApy": 107.14,
+         *         "estimatedApy": 107.28,
          *         "lockPeriodSeconds": 604800,
          *         "topCurators": [
          *           {
@@ -3284,21 +3708,21 @@ export interface components {
          *             "wallet": "69pEHKFYqsMhUgL2vtSpBWBZ4J8TgJMKLuTetntey8U4",
          *             "username": null,
          *             "stakedAmount": "91500000000",
-         *             "stakedAmountUsd": 13421.237044
+         *             "stakedAmountUsd": 13196.856167
          *           },
          *           {
          *             "rank": 2,
          *             "wallet": "J5F52nHiAScP6inseMBHLFJ8jospGnppmaA2TT2fFXC4",
          *             "username": "epoch_eve",
          *             "stakedAmount": "66500000000",
-         *             "stakedAmountUsd": 9754.232387
+         *             "stakedAmountUsd": 9591.157761
          *           },
          *           {
          *             "rank": 3,
          *             "wallet": "MHsdCxwrV8hk4NcspGxdAhwmEGrAQCuk4yJLGQguhRf",
          *             "username": "gossip_gus",
          *             "stakedAmount": "53000000000",
-         *             "stakedAmountUsd": 7774.049873
+         *             "stakedAmountUsd": 7644.080621
          *           }
          *         ]
          *       },
@@ -3309,12 +3733,12 @@ export interface components {
          *       "tradingStats": {
          *         "totalVolume": "199253950000",
          *         "totalVolumeSol": 199.25395,
-         *         "totalVolumeUsd": 29226.606502,
+         *         "totalVolumeUsd": 28737.985998,
          *         "totalTrades": 36,
          *         "totalBettors": 39,
          *         "last24hVolume": "31593950000",
          *         "last24hVolumeSol": 31.59395,
-         *         "last24hVolumeUsd": 4634.206471,
+         *         "last24hVolumeUsd": 4556.730206,
          *         "last24hTrades": 7
          *       },
          *       "resolution": {
@@ -3338,8 +3762,8 @@ export interface components {
          *       },
          *       "credibilityScore": 423,
          *       "feeBps": 200,
-         *       "solPriceUsd": 146.680186275,
-         *       "computedAt": "2026-11-28T02:24:50.628Z",
+         *       "solPriceUsd": 144.22793625,
+         *       "computedAt": "2026-11-28T03:12:52.080Z",
          *       "costUsd": "0.02",
          *       "remainingBalanceUsd": "99.74"
          *     }
@@ -3572,7 +3996,7 @@ export interface components {
          * MarketList
          * @description Success
          * @example {
-         *       "requestId": "req_BneRoc2Wi2m12regvHHNbI",
+         *       "requestId": "req_v9jofAdG0r0P9Pibo6IdxT",
          *       "markets": [
          *         {
          *           "id": "demo-1-25",
@@ -3592,8 +4016,8 @@ export interface components {
          *               "label": "No"
          *             }
          *           ],
-         *           "createdAt": "2026-11-21T16:00:00.000Z",
-         *           "closesAt": "2027-01-02T12:00:00.000Z",
+         *           "createdAt": "2026-11-21T17:00:00.000Z",
+         *           "closesAt": "2027-01-02T13:00:00.000Z",
          *           "sandbox": true
          *         },
          *         {
@@ -3614,8 +4038,8 @@ export interface components {
          *               "label": "No"
          *             }
          *           ],
-         *           "createdAt": "2026-11-19T22:00:00.000Z",
-         *           "closesAt": "2027-01-09T09:00:00.000Z",
+         *           "createdAt": "2026-11-19T23:00:00.000Z",
+         *           "closesAt": "2027-01-09T10:00:00.000Z",
          *           "sandbox": true
          *         }
          *       ],
@@ -3666,8 +4090,8 @@ export interface components {
          *           "label": "No"
          *         }
          *       ],
-         *       "createdAt": "2026-11-21T16:00:00.000Z",
-         *       "closesAt": "2027-01-02T12:00:00.000Z",
+         *       "createdAt": "2026-11-21T17:00:00.000Z",
+         *       "closesAt": "2027-01-02T13:00:00.000Z",
          *       "sandbox": true
          *     }
          */
@@ -3707,19 +4131,12 @@ export interface components {
          * PriceHistory
          * @description Success
          * @example {
-         *       "requestId": "req_tG4i4uzL8S8Izno9xn7oM3",
+         *       "requestId": "req_eResuR3ScdsH8jw45dY3oc",
          *       "symbol": "SOL",
          *       "interval": "1h",
-         *       "startTime": "2026-11-27T23:00:00.000Z",
-         *       "endTime": "2026-11-28T02:00:00.000Z",
+         *       "startTime": "2026-11-28T00:00:00.000Z",
+         *       "endTime": "2026-11-28T03:00:00.000Z",
          *       "dataPoints": [
-         *         {
-         *           "timestamp": "2026-11-27T23:00:00.000Z",
-         *           "price": 156.61898899,
-         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
-         *           "sourceCount": 3,
-         *           "isComplete": true
-         *         },
          *         {
          *           "timestamp": "2026-11-28T00:00:00.000Z",
          *           "price": 152.32196575,
@@ -3730,6 +4147,13 @@ export interface components {
          *         {
          *           "timestamp": "2026-11-28T01:00:00.000Z",
          *           "price": 148.12229355,
+         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
+         *           "sourceCount": 3,
+         *           "isComplete": true
+         *         },
+         *         {
+         *           "timestamp": "2026-11-28T02:00:00.000Z",
+         *           "price": 146.42325775,
          *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
          *           "sourceCount": 3,
          *           "isComplete": true
@@ -3775,10 +4199,10 @@ export interface components {
         /**
          * PriceHistoryPoint
          * @example {
-         *       "timestamp": "2026-11-27T23:00:00.000Z",
-         *       "price": 156.61898899,
-         *       "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
-         *       "sourceCount": 3,
+         *       "timestamp": "2026-11-28T00:00:00.000Z",
+         *       "price": 152.32196575,
+         *       "source": "sandbox-alpha,sandbox-beta",
+         *       "sourceCount": 2,
          *       "isComplete": true
          *     }
          */
@@ -3798,47 +4222,47 @@ export interface components {
          * PriceResult
          * @description Success
          * @example {
-         *       "requestId": "req_pVM1kkqV0kAmnfW2MJAmwR",
+         *       "requestId": "req_Vh835pmwq6712qtexiTtUT",
          *       "symbol": "SOL",
-         *       "vwapPrice": 146.680186275,
+         *       "vwapPrice": 144.22793625,
          *       "sources": [
          *         {
          *           "name": "sandbox-alpha",
-         *           "price": 146.6703366,
-         *           "volume24h": 1198323099,
-         *           "timestamp": "2026-11-28T02:24:40.000Z",
+         *           "price": 144.1677327,
+         *           "volume24h": 1263757282,
+         *           "timestamp": "2026-11-28T03:12:50.000Z",
          *           "used": true,
          *           "status": "used",
-         *           "deviation": 0.000179048
+         *           "deviation": 0.000156051
          *         },
          *         {
          *           "name": "sandbox-beta",
-         *           "price": 146.6966024,
-         *           "volume24h": 718993859,
-         *           "timestamp": "2026-11-28T02:24:40.000Z",
+         *           "price": 144.1902338,
+         *           "volume24h": 758254369,
+         *           "timestamp": "2026-11-28T03:12:50.000Z",
          *           "used": true,
          *           "status": "used",
          *           "deviation": 0
          *         },
          *         {
          *           "name": "sandbox-gamma",
-         *           "price": 155.3762424,
-         *           "volume24h": 479329239,
-         *           "timestamp": "2026-11-28T02:24:40.000Z",
-         *           "used": false,
-         *           "status": "outlier",
-         *           "deviation": 0.0591673
+         *           "price": 144.4349988,
+         *           "volume24h": 505502913,
+         *           "timestamp": "2026-11-28T03:12:50.000Z",
+         *           "used": true,
+         *           "status": "used",
+         *           "deviation": 0.00169751
          *         }
          *       ],
-         *       "sourceCount": 2,
+         *       "sourceCount": 3,
          *       "isValid": true,
-         *       "spread": 0.000179068,
+         *       "spread": 0.00185308,
          *       "token": {
          *         "symbol": "SOL",
          *         "mint": "So11111111111111111111111111111111111111112"
          *       },
          *       "unavailableSources": [],
-         *       "resolutionTimestamp": "2026-11-28T02:24:49.299Z",
+         *       "resolutionTimestamp": "2026-11-28T03:12:51.435Z",
          *       "costUsd": "0.01",
          *       "remainingBalanceUsd": "99.99"
          *     }
@@ -3932,12 +4356,12 @@ export interface components {
          * PriceSource
          * @example {
          *       "name": "sandbox-alpha",
-         *       "price": 146.6703366,
-         *       "volume24h": 1198323099,
-         *       "timestamp": "2026-11-28T02:24:40.000Z",
+         *       "price": 144.1677327,
+         *       "volume24h": 1263757282,
+         *       "timestamp": "2026-11-28T03:12:50.000Z",
          *       "used": true,
          *       "status": "used",
-         *       "deviation": 0.000179048
+         *       "deviation": 0.000156051
          *     }
          */
         PriceSource: {
@@ -3966,24 +4390,24 @@ export interface components {
          * RedeliverWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_dyxwj8OSihcmbTBarfjwI7",
-         *       "id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
-         *       "webhookId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
+         *       "requestId": "req_UtgVLzges8G71FZfm0EL6P",
+         *       "id": "msg_9pfky1sUrHsZ7kE5dA6KeI",
+         *       "webhookId": "msg_9pfky1sUrHsZ7kE5dA6KeI",
          *       "type": "test",
-         *       "originalRequestId": "req_fBkFNJq4NwuEnU0cwdbzci",
+         *       "originalRequestId": "req_9YpUN8HghwTT4fNUICaINU",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "PENDING",
          *       "attemptCount": 1,
-         *       "nextAttemptAt": "2026-11-28T02:24:56.605Z",
+         *       "nextAttemptAt": "2026-11-28T03:12:55.397Z",
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-28T02:24:56.143Z",
+         *       "createdAt": "2026-11-28T03:12:55.318Z",
          *       "finishedAt": null,
          *       "cancelledAt": null,
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-28T02:24:56.156Z",
+         *           "at": "2026-11-28T03:12:55.321Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -4035,7 +4459,7 @@ export interface components {
          * ResolveWithAiResponse
          * @description Success
          * @example {
-         *       "requestId": "req_qE2pl1UeRdUzJgplbd7xp7",
+         *       "requestId": "req_yiLViOGJxongXP7fsL4F0y",
          *       "status": "processing",
          *       "costUsd": "0.25",
          *       "remainingBalanceUsd": "99.49"
@@ -4061,9 +4485,9 @@ export interface components {
          * RevokeKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_KD3K3HLJkwlUovXN2l71MC",
-         *       "id": "key_0JE3M9lfGnGtCDay3KjkGg",
-         *       "keyPrefix": "pk_test_k0vwy89l",
+         *       "requestId": "req_NRzTv0TsgcAfvlfJQe730I",
+         *       "id": "key_iqeNopnawfgCuWR6wbJmct",
+         *       "keyPrefix": "pk_test_qIjoDrQW",
          *       "name": "spare",
          *       "permissions": [
          *         "price"
@@ -4073,7 +4497,7 @@ export interface components {
          *       "ipRestrictionEnabled": false,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-28T02:24:57.132Z",
+         *       "createdAt": "2026-11-28T03:12:55.475Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -4085,8 +4509,8 @@ export interface components {
          *         "dailySpendUsd": null,
          *         "monthlySpendUsd": null
          *       },
-         *       "revokedAt": "2026-11-28T02:24:57.427Z",
-         *       "rotatedFrom": "key_gGM6bnQJKFlTXwance1IJ5"
+         *       "revokedAt": "2026-11-28T03:12:55.520Z",
+         *       "rotatedFrom": "key_IGU6XBYg9rEiUCZ2ZoFAyk"
          *     }
          */
         RevokeKeyResponse: {
@@ -4179,10 +4603,10 @@ export interface components {
          * RotateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_n01KXwkXsrFBhimUmgttjY",
+         *       "requestId": "req_RqGIsx6yqKGbVynif6FLjl",
          *       "newKey": {
-         *         "id": "key_0JE3M9lfGnGtCDay3KjkGg",
-         *         "keyPrefix": "pk_test_k0vwy89l",
+         *         "id": "key_iqeNopnawfgCuWR6wbJmct",
+         *         "keyPrefix": "pk_test_qIjoDrQW",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -4192,7 +4616,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-28T02:24:57.132Z",
+         *         "createdAt": "2026-11-28T03:12:55.475Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -4205,11 +4629,11 @@ export interface components {
          *           "monthlySpendUsd": null
          *         },
          *         "key": "pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u",
-         *         "rotatedFrom": "key_gGM6bnQJKFlTXwance1IJ5"
+         *         "rotatedFrom": "key_IGU6XBYg9rEiUCZ2ZoFAyk"
          *       },
          *       "oldKey": {
-         *         "id": "key_gGM6bnQJKFlTXwance1IJ5",
-         *         "keyPrefix": "pk_test_NMMB5sQV",
+         *         "id": "key_IGU6XBYg9rEiUCZ2ZoFAyk",
+         *         "keyPrefix": "pk_test_wVcjtX8c",
          *         "name": "spare",
          *         "permissions": [
          *           "price"
@@ -4219,7 +4643,7 @@ export interface components {
          *         "ipRestrictionEnabled": false,
          *         "allowedOrigins": [],
          *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-28T02:24:57.068Z",
+         *         "createdAt": "2026-11-28T03:12:55.464Z",
          *         "rateLimit": {
          *           "requestsPerSecond": 50,
          *           "burst": 100,
@@ -4231,8 +4655,8 @@ export interface components {
          *           "dailySpendUsd": null,
          *           "monthlySpendUsd": null
          *         },
-         *         "expiresAt": "2026-11-28T03:24:57.092Z",
-         *         "rotatedTo": "key_0JE3M9lfGnGtCDay3KjkGg"
+         *         "expiresAt": "2026-11-28T04:12:55.472Z",
+         *         "rotatedTo": "key_iqeNopnawfgCuWR6wbJmct"
          *       }
          *     }
          */
@@ -4415,9 +4839,9 @@ export interface components {
          * RotateWebhookSecretResponse
          * @description Success
          * @example {
-         *       "requestId": "req_HNvjqBKkXyLySZlDKcDa9b",
+         *       "requestId": "req_lg0CTMwq6VaEhPbNV12GIw",
          *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "previousSecretValidUntil": "2026-11-29T02:24:57.017Z"
+         *       "previousSecretValidUntil": "2026-11-29T03:12:55.460Z"
          *     }
          */
         RotateWebhookSecretResponse: {
@@ -4435,12 +4859,12 @@ export interface components {
          * ScheduleAiResolutionResponse
          * @description Success
          * @example {
-         *       "requestId": "req_xnVYqX4Ea7Tn0y5Dolhbjk",
-         *       "jobId": "job_1GYIpOV5RYkCgRjWDAwsjv",
+         *       "requestId": "req_T1l08U9AKHQYhSst7nGQRd",
+         *       "jobId": "job_jsU9gVyOdQt0PwPqZj1Vvj",
          *       "jobType": "AI_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-28T02:24:55.705Z",
+         *       "createdAt": "2026-11-28T03:12:55.203Z",
          *       "canCancel": true,
          *       "costUsd": "0.50",
          *       "remainingBalanceUsd": "98.89"
@@ -4485,12 +4909,12 @@ export interface components {
          * SchedulePriceCheckAtResponse
          * @description Success
          * @example {
-         *       "requestId": "req_avSPeHR5wuK2FR2JkkMpiA",
-         *       "jobId": "job_LHdwGPmQ9dYsyMFbLERWAw",
+         *       "requestId": "req_PDSNiEF02wL5oCplLqiB5b",
+         *       "jobId": "job_RDZGKklyR3ltTiCL6rEoCH",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-28T02:24:55.681Z",
+         *       "createdAt": "2026-11-28T03:12:55.194Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.39"
@@ -4535,12 +4959,12 @@ export interface components {
          * SchedulePriceCheckResponse
          * @description Success
          * @example {
-         *       "requestId": "req_1yczLH79I5ibHASPj4yzdC",
-         *       "jobId": "job_CEvJotgUf9rEjaoMDL0wqx",
+         *       "requestId": "req_3XI7aVfrnOYKsV85pZDtXs",
+         *       "jobId": "job_jfxAQi4f4Awdgocw5XwULq",
          *       "jobType": "PRICE_RESOLUTION",
          *       "scheduledFor": "2027-05-01T12:00:00.000Z",
          *       "status": "PENDING",
-         *       "createdAt": "2026-11-28T02:24:51.147Z",
+         *       "createdAt": "2026-11-28T03:12:52.194Z",
          *       "canCancel": true,
          *       "costUsd": "0.05",
          *       "remainingBalanceUsd": "99.69"
@@ -4585,9 +5009,9 @@ export interface components {
          * SendTestWebhookResponse
          * @description Success
          * @example {
-         *       "requestId": "req_fBkFNJq4NwuEnU0cwdbzci",
-         *       "deliveryId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
-         *       "webhookId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
+         *       "requestId": "req_9YpUN8HghwTT4fNUICaINU",
+         *       "deliveryId": "msg_9pfky1sUrHsZ7kE5dA6KeI",
+         *       "webhookId": "msg_9pfky1sUrHsZ7kE5dA6KeI",
          *       "delivered": true,
          *       "status": "DELIVERED",
          *       "statusCode": 200,
@@ -4633,8 +5057,8 @@ export interface components {
          *       "keyId": null,
          *       "reference": null,
          *       "refundOf": "13",
-         *       "memo": "cancelled job_1GYIpOV5RYkCgRjWDAwsjv",
-         *       "createdAt": "2026-11-28T02:24:56.085Z",
+         *       "memo": "cancelled job_jsU9gVyOdQt0PwPqZj1Vvj",
+         *       "createdAt": "2026-11-28T03:12:55.310Z",
          *       "chain": null
          *     }
          */
@@ -4694,7 +5118,7 @@ export interface components {
          * TransactionList
          * @description Success
          * @example {
-         *       "requestId": "req_o0aOZnfU3SNj9WWWVi47n8",
+         *       "requestId": "req_ztvsOn32JRRYIBfewbyov2",
          *       "transactions": [
          *         {
          *           "id": "14",
@@ -4706,8 +5130,8 @@ export interface components {
          *           "keyId": null,
          *           "reference": null,
          *           "refundOf": "13",
-         *           "memo": "cancelled job_1GYIpOV5RYkCgRjWDAwsjv",
-         *           "createdAt": "2026-11-28T02:24:56.085Z",
+         *           "memo": "cancelled job_jsU9gVyOdQt0PwPqZj1Vvj",
+         *           "createdAt": "2026-11-28T03:12:55.310Z",
          *           "chain": null
          *         },
          *         {
@@ -4716,12 +5140,12 @@ export interface components {
          *           "amountUsd": "-0.50",
          *           "balanceAfterUsd": "98.89",
          *           "operation": "scheduleAiResolution",
-         *           "requestId": "req_xnVYqX4Ea7Tn0y5Dolhbjk",
-         *           "keyId": "key_eXfmadl48p6IJkoniqXul7",
+         *           "requestId": "req_T1l08U9AKHQYhSst7nGQRd",
+         *           "keyId": "key_PmviExMO9irrjxT6cBvAUY",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-28T02:24:55.703Z",
+         *           "createdAt": "2026-11-28T03:12:55.200Z",
          *           "chain": null
          *         },
          *         {
@@ -4730,12 +5154,12 @@ export interface components {
          *           "amountUsd": "-0.05",
          *           "balanceAfterUsd": "99.39",
          *           "operation": "schedulePriceCheckAt",
-         *           "requestId": "req_avSPeHR5wuK2FR2JkkMpiA",
-         *           "keyId": "key_eXfmadl48p6IJkoniqXul7",
+         *           "requestId": "req_PDSNiEF02wL5oCplLqiB5b",
+         *           "keyId": "key_PmviExMO9irrjxT6cBvAUY",
          *           "reference": null,
          *           "refundOf": null,
          *           "memo": null,
-         *           "createdAt": "2026-11-28T02:24:55.679Z",
+         *           "createdAt": "2026-11-28T03:12:55.192Z",
          *           "chain": null
          *         }
          *       ],
@@ -4811,9 +5235,9 @@ export interface components {
          * UpdateKeyResponse
          * @description Success
          * @example {
-         *       "requestId": "req_2aQHcFrkoyvc2GnBC0Mv1M",
-         *       "id": "key_AgWCpOrlSsrgxzXQDvflBE",
-         *       "keyPrefix": "pk_test_RCk3J5QP",
+         *       "requestId": "req_dA55TD2mlI9eQq4wT7H3yq",
+         *       "id": "key_aELjYphnD7tg9VRvajQMUG",
+         *       "keyPrefix": "pk_test_d9c60y96",
          *       "name": "trading bot (eu)",
          *       "permissions": [
          *         "price",
@@ -4826,7 +5250,7 @@ export interface components {
          *       "ipRestrictionEnabled": true,
          *       "allowedOrigins": [],
          *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-28T02:24:49.769Z",
+         *       "createdAt": "2026-11-28T03:12:51.817Z",
          *       "rateLimit": {
          *         "requestsPerSecond": 50,
          *         "burst": 100,
@@ -4838,7 +5262,7 @@ export interface components {
          *         "dailySpendUsd": null,
          *         "monthlySpendUsd": null
          *       },
-         *       "lastUsedAt": "2026-11-28T02:24:49.923Z"
+         *       "lastUsedAt": "2026-11-28T03:12:51.864Z"
          *     }
          */
         UpdateKeyResponse: {
@@ -4958,24 +5382,24 @@ export interface components {
          * WebhookDelivery
          * @description Success
          * @example {
-         *       "requestId": "req_fBkFNJq4NwuEnU0cwdbzci",
-         *       "id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
-         *       "webhookId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
+         *       "requestId": "req_9YpUN8HghwTT4fNUICaINU",
+         *       "id": "msg_9pfky1sUrHsZ7kE5dA6KeI",
+         *       "webhookId": "msg_9pfky1sUrHsZ7kE5dA6KeI",
          *       "type": "test",
-         *       "originalRequestId": "req_fBkFNJq4NwuEnU0cwdbzci",
+         *       "originalRequestId": "req_9YpUN8HghwTT4fNUICaINU",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-28T02:24:56.143Z",
-         *       "finishedAt": "2026-11-28T02:24:56.180Z",
+         *       "createdAt": "2026-11-28T03:12:55.318Z",
+         *       "finishedAt": "2026-11-28T03:12:55.324Z",
          *       "cancelledAt": null,
          *       "attempts": [
          *         {
          *           "attempt": 1,
-         *           "at": "2026-11-28T02:24:56.156Z",
+         *           "at": "2026-11-28T03:12:55.321Z",
          *           "statusCode": 200,
          *           "error": null,
          *           "latencyMs": 42
@@ -5027,37 +5451,37 @@ export interface components {
          * WebhookDeliveryList
          * @description Success
          * @example {
-         *       "requestId": "req_whwtDVuN3IyxQkR6KtXMkI",
+         *       "requestId": "req_1Xy9jBBPz8pOEIcvWm2UFd",
          *       "deliveries": [
          *         {
-         *           "id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
-         *           "webhookId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
+         *           "id": "msg_9pfky1sUrHsZ7kE5dA6KeI",
+         *           "webhookId": "msg_9pfky1sUrHsZ7kE5dA6KeI",
          *           "type": "test",
-         *           "requestId": "req_fBkFNJq4NwuEnU0cwdbzci",
-         *           "originalRequestId": "req_fBkFNJq4NwuEnU0cwdbzci",
+         *           "requestId": "req_9YpUN8HghwTT4fNUICaINU",
+         *           "originalRequestId": "req_9YpUN8HghwTT4fNUICaINU",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "DELIVERED",
          *           "attemptCount": 1,
          *           "nextAttemptAt": null,
          *           "lastStatusCode": 200,
          *           "lastError": null,
-         *           "createdAt": "2026-11-28T02:24:56.143Z",
-         *           "finishedAt": "2026-11-28T02:24:56.180Z",
+         *           "createdAt": "2026-11-28T03:12:55.318Z",
+         *           "finishedAt": "2026-11-28T03:12:55.324Z",
          *           "cancelledAt": null
          *         },
          *         {
-         *           "id": "msg_ipfoNZBXheLgkoyesscgmj",
-         *           "webhookId": "msg_ipfoNZBXheLgkoyesscgmj",
+         *           "id": "msg_mCiQ6JyVzhqImuqgrdu8Xg",
+         *           "webhookId": "msg_mCiQ6JyVzhqImuqgrdu8Xg",
          *           "type": "price",
-         *           "requestId": "req_6Pg4Gxx7rmiWzdC9fnOwQ9",
-         *           "originalRequestId": "req_6Pg4Gxx7rmiWzdC9fnOwQ9",
+         *           "requestId": "req_1WA5wXkrZC7znbzCZyFSw4",
+         *           "originalRequestId": "req_1WA5wXkrZC7znbzCZyFSw4",
          *           "url": "https://hooks.example.com/sibyl",
          *           "status": "PENDING",
          *           "attemptCount": 0,
-         *           "nextAttemptAt": "2026-11-28T02:24:55.619Z",
+         *           "nextAttemptAt": "2026-11-28T03:12:55.178Z",
          *           "lastStatusCode": null,
          *           "lastError": null,
-         *           "createdAt": "2026-11-28T02:24:55.619Z",
+         *           "createdAt": "2026-11-28T03:12:55.178Z",
          *           "finishedAt": null,
          *           "cancelledAt": null
          *         }
@@ -5079,19 +5503,19 @@ export interface components {
         /**
          * WebhookDeliverySummary
          * @example {
-         *       "id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
-         *       "webhookId": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
+         *       "id": "msg_9pfky1sUrHsZ7kE5dA6KeI",
+         *       "webhookId": "msg_9pfky1sUrHsZ7kE5dA6KeI",
          *       "type": "test",
-         *       "requestId": "req_fBkFNJq4NwuEnU0cwdbzci",
-         *       "originalRequestId": "req_fBkFNJq4NwuEnU0cwdbzci",
+         *       "requestId": "req_9YpUN8HghwTT4fNUICaINU",
+         *       "originalRequestId": "req_9YpUN8HghwTT4fNUICaINU",
          *       "url": "https://hooks.example.com/sibyl",
          *       "status": "DELIVERED",
          *       "attemptCount": 1,
          *       "nextAttemptAt": null,
          *       "lastStatusCode": 200,
          *       "lastError": null,
-         *       "createdAt": "2026-11-28T02:24:56.143Z",
-         *       "finishedAt": "2026-11-28T02:24:56.180Z",
+         *       "createdAt": "2026-11-28T03:12:55.318Z",
+         *       "finishedAt": "2026-11-28T03:12:55.324Z",
          *       "cancelledAt": null
          *     }
          */
@@ -5125,17 +5549,17 @@ export interface components {
          * WebhookStreamEvent
          * @description Success
          * @example {
-         *       "requestId": "req_fBkFNJq4NwuEnU0cwdbzci",
-         *       "id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
+         *       "requestId": "req_9YpUN8HghwTT4fNUICaINU",
+         *       "id": "msg_9pfky1sUrHsZ7kE5dA6KeI",
          *       "headers": {
          *         "content-type": "application/json",
          *         "user-agent": "Sibyl-Webhooks/1",
-         *         "x-service-signature": "91c44676848783615ed76339a32a26feffa6b184780b93a73f8d49787c0d1f12",
-         *         "webhook-id": "msg_Uf7Qs5JG55uIa9YHFfqZLQ",
-         *         "webhook-timestamp": "1795832696",
-         *         "webhook-signature": "v1,R/QIDwyzh/BeezUBtuMxooY5kg4yj4HTsknT7H4/NVU="
+         *         "x-service-signature": "85fc0ae589bc58887a65d527d8446fa54e4064b85530fa9bc4268c80dc7905fd",
+         *         "webhook-id": "msg_9pfky1sUrHsZ7kE5dA6KeI",
+         *         "webhook-timestamp": "1795835575",
+         *         "webhook-signature": "v1,kGtkZ9PN/StUXC84WZ1HcHRmW7Ed+RK60V2lS2ciDlg="
          *       },
-         *       "body": "{\"requestId\":\"req_fBkFNJq4NwuEnU0cwdbzci\",\"type\":\"test\",\"status\":\"completed\",\"data\":{\"message\":\"A test event from Sibyl: your endpoint received and can verify it.\"},\"timestamp\":\"2026-11-28T02:24:56.143Z\",\"signature\":\"91c44676848783615ed76339a32a26feffa6b184780b93a73f8d49787c0d1f12\"}"
+         *       "body": "{\"requestId\":\"req_9YpUN8HghwTT4fNUICaINU\",\"type\":\"test\",\"status\":\"completed\",\"data\":{\"message\":\"A test event from Sibyl: your endpoint received and can verify it.\"},\"timestamp\":\"2026-11-28T03:12:55.318Z\",\"signature\":\"85fc0ae589bc58887a65d527d8446fa54e4064b85530fa9bc4268c80dc7905fd\"}"
          *     }
          */
         WebhookStreamEvent: {
@@ -13299,6 +13723,247 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "RATE_LIMIT_EXCEEDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    getAiScorecard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The latest published AI scorecard */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AiScorecard"];
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INVALID_API_KEY, API_KEY_EXPIRED, API_KEY_REVOKED, ACCOUNT_NOT_FOUND */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: PERMISSION_DENIED, IP_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "NOT_FOUND";
                         /**
                          * @description The id of this request (also in X-Request-Id)
                          * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
@@ -21978,6 +22643,322 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardGetAiScorecard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The latest published AI scorecard */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /**
+                         * @description When it was published (ISO 8601, UTC)
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        publishedAt: string;
+                        /**
+                         * @description When the evaluation finished (ISO 8601, UTC)
+                         * @example 2026-11-21T12:00:00.000Z
+                         */
+                        evaluatedAt: string;
+                        set: {
+                            /** @description The labelled set’s format: Sibyl’s JSON Lines, UMA proposals, or ForecastBench */
+                            format: "jsonl" | "uma" | "forecastbench";
+                            /** @description Questions in the set */
+                            questions: number;
+                            /** @description Entries of the set left out, by reason (`50-50`, `unresolved`, …) */
+                            skipped: {
+                                [key: string]: number;
+                            };
+                        };
+                        /** @description Which models were asked */
+                        mode: "live" | "sandbox";
+                        /** @description The four models, `<provider>/<model>`, in slot order */
+                        modelsUsed: string[];
+                        /** @description The threshold `canDetermine` used (the default 0.75) */
+                        confidenceThreshold: number;
+                        /** @description The target accuracy the threshold table was read against */
+                        target: number;
+                        /** @description Questions answered by the resolver */
+                        evaluated: number;
+                        /** @description Of them, resolutions with `canDetermine: true` */
+                        determined: number;
+                        /** @description Share of the determined answers that were right; a share 0–1, null when there is nothing to take it of */
+                        accuracy: number | null;
+                        /** @description Share of the questions determined; a share 0–1, null when there is nothing to take it of */
+                        coverage: number | null;
+                        /** @description Determined answers by how many of the four models agreed */
+                        byAgreement: {
+                            "4/4": {
+                                /** @description Determined answers at this agreement */
+                                count: number;
+                                /** @description Share of them that were right; a share 0–1, null when there is nothing to take it of */
+                                accuracy: number | null;
+                            };
+                            "3/4": {
+                                /** @description Determined answers at this agreement */
+                                count: number;
+                                /** @description Share of them that were right; a share 0–1, null when there is nothing to take it of */
+                                accuracy: number | null;
+                            };
+                        };
+                        /** @description Each model on its own, by `<provider>/<model>` */
+                        byModel: {
+                            [key: string]: {
+                                /** @description Questions the model answered validly (a vote or "cannot determine") */
+                                answered: number;
+                                /** @description Share of those it answered right; a share 0–1, null when there is nothing to take it of */
+                                accuracy: number | null;
+                                /** @description Valid answers of "cannot determine" */
+                                abstained: number;
+                                /** @description Questions it gave no valid answer to (timeouts, errors, malformed answers) */
+                                failed: number;
+                            };
+                        };
+                        byCategory: {
+                            [key: string]: {
+                                /** @description Questions of the category */
+                                questions: number;
+                                /** @description Of them, determined */
+                                determined: number;
+                                /** @description Share determined; a share 0–1, null when there is nothing to take it of */
+                                coverage: number | null;
+                                /** @description Share of the determined ones that were right; a share 0–1, null when there is nothing to take it of */
+                                accuracy: number | null;
+                            };
+                        };
+                        /** @description Brier score of the consensus confidence (0 is perfect); a share 0–1, null when there is nothing to take it of */
+                        brier: number | null;
+                        /** @description Expected calibration error of the consensus confidence, over ten bins; a share 0–1, null when there is nothing to take it of */
+                        ece: number | null;
+                        /** @description Completed resolutions that named a winner: what `brier`, `ece` and `reliability` are over */
+                        calibrated: number;
+                        /** @description The reliability diagram’s ten bins */
+                        reliability: {
+                            from: number;
+                            to: number;
+                            /** @description Answers whose consensus confidence is in [from, to) */
+                            count: number;
+                            /** @description Their mean confidence; a share 0–1, null when there is nothing to take it of */
+                            confidence: number | null;
+                            /** @description Share of their winners that were right; a share 0–1, null when there is nothing to take it of */
+                            accuracy: number | null;
+                        }[];
+                        abstentions: {
+                            /** @description Questions not determined */
+                            count: number;
+                            reasons: {
+                                /** @description Fewer than 3 valid answers */
+                                failed: number;
+                                /** @description No model voted for an outcome */
+                                no_outcome: number;
+                                /** @description Fewer than 3 of the 4 agreed */
+                                split: number;
+                                /** @description 3 or 4 agreed below the confidence threshold */
+                                low_confidence: number;
+                            };
+                        };
+                        /** @description A resolution’s time (its slowest model), median and 99th percentile */
+                        latencyMs: {
+                            p50: number | null;
+                            p99: number | null;
+                        };
+                        /** @description Coverage and accuracy at each threshold from 0.50 to 0.95 */
+                        thresholds: {
+                            threshold: number;
+                            /** @description Questions determined at this threshold */
+                            determined: number;
+                            /** @description Share determined; a share 0–1, null when there is nothing to take it of */
+                            coverage: number | null;
+                            /** @description Share of those right; a share 0–1, null when there is nothing to take it of */
+                            accuracy: number | null;
+                        }[];
+                        /** @description The lowest threshold whose accuracy reaches `target`; null when none does */
+                        recommendedThreshold: number | null;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ACCOUNT_SUSPENDED";
+                        /**
+                         * @description The id of this request (also in X-Request-Id)
+                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "NOT_FOUND";
                         /**
                          * @description The id of this request (also in X-Request-Id)
                          * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
