@@ -59,7 +59,7 @@ const BEHAVIOUR: ((q: { n: number; answer: number | null; count: number }) => Fa
   (q) => answer(q.n % 4 === 0 ? (q.answer === null ? 0 : (q.answer + 1) % q.count) : q.answer, 0.7),
   (q) =>
     q.n <= 3
-      ? { hangMs: 60_000 }
+      ? { hangMs: 600_000 }
       : q.n >= 5 && q.n <= 7
         ? { prose: 'It is Yes, surely.' }
         : answer(q.answer, 0.95),
@@ -83,11 +83,11 @@ beforeAll(async () => {
     ),
   );
   env = fakeSlotsEnv(fakes, {
-    AI_DEADLINE_MS: '20000',
-    AI_LEASE_MS: '21000',
+    AI_DEADLINE_MS: '30000',
+    AI_LEASE_MS: '31000',
     AI_RETRIES: '0',
     // Long enough for an answer on a loaded machine; the hanging calls never answer within it.
-    AI_MODEL_4_TIMEOUT_MS: '6000',
+    AI_MODEL_4_TIMEOUT_MS: '15000',
   });
   ctx = await createTestContext({ config: env });
   dir = await mkdtemp(join(tmpdir(), 'sibyl-evaluate-'));
@@ -208,8 +208,8 @@ describe('sibyl ai evaluate', () => {
     });
     expect(report.thresholds[8]).toEqual({ threshold: 0.9, determined: 0, coverage: 0, accuracy: null });
     expect(report.recommendedThreshold).toBe(0.5);
-    // The slowest question waited for xAI's 6,000 ms timeout.
-    expect(report.latencyMs.p99).toBeGreaterThanOrEqual(6000);
+    // The slowest question waited for xAI's 15,000 ms timeout.
+    expect(report.latencyMs.p99).toBeGreaterThanOrEqual(15000);
     // Every successful call reports 371 input and 29 output tokens (the fakes' usage).
     expect(report.byModel['openai/gpt-4.1-mini'].tokens).toEqual({ input: 44 * 371, output: 44 * 29 });
     expect(report.questions).toHaveLength(44);
@@ -287,6 +287,7 @@ describe('sibyl ai evaluate', () => {
     openaiCalls = 0;
     stopAfter = { calls: 10, controller };
     let stdout = '';
+    let stderr = '';
     const status = await runCli(
       [
         'ai',
@@ -301,17 +302,21 @@ describe('sibyl ai evaluate', () => {
         '--publish',
       ],
       {
-        env: { LOG_LEVEL: 'silent', ...env },
+        // xAI's hanging calls given up on sooner: this case counts questions, not xAI's answers.
+        env: { LOG_LEVEL: 'silent', ...env, AI_MODEL_4_TIMEOUT_MS: '300' },
         stdout: (t) => {
           stdout += t;
         },
-        stderr: () => {},
+        stderr: (t) => {
+          stderr += t;
+        },
         database: ctx.database.db,
         signal: controller.signal,
       },
     );
     stopAfter = null;
     // One at a time: questions 1–9 answered, the 10th was being asked when Ctrl-C came.
+    expect(stderr).toBe('');
     expect(status).toBe(1);
     expect(stdout).toContain('Interrupted: 9 of 44 questions evaluated');
     expect(stdout).toContain('not published: an interrupted evaluation is not a scorecard');
@@ -328,11 +333,11 @@ describe('sibyl ai evaluate', () => {
       'q08',
       'q09',
     ]);
-    // The answers of the nine stay in the cache (less q01–q03's timeouts), with whatever of the
-    // tenth's arrived before the cache was closed.
+    // The answers of the nine stay in the cache — at least OpenAI's, Anthropic's and Google's (xAI's
+    // may have timed out) — with whatever of the tenth's arrived before the cache was closed.
     const cached = (await readFile(join(dir, 'fresh-cache.jsonl'), 'utf8')).trim().split('\n');
-    expect(cached.length).toBeGreaterThanOrEqual(9 * 4 - 3);
-    expect(cached.length).toBeLessThanOrEqual(9 * 4 - 3 + 4);
+    expect(cached.length).toBeGreaterThanOrEqual(9 * 3);
+    expect(cached.length).toBeLessThanOrEqual(10 * 4);
   });
 
   it('a set with a bad line exits 1 naming the line and field, and writes nothing', async () => {
