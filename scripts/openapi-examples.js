@@ -53,6 +53,9 @@ await withSandboxApp(async (app, key, { db, config, hold }) => {
 
   examples.Account = { ...(await call('GET', '/account')), webhookSecret: FAKE_WEBHOOK_SECRET };
   examples.PriceResult = await call('GET', '/price/SOL');
+  // An event of GET /stream/prices carries the single price without its cost fields (src/streams/price-feed.ts).
+  const { costUsd: _cost, remainingBalanceUsd: _balance, ...priceEvent } = examples.PriceResult;
+  examples.PriceStreamEvent = priceEvent;
   examples.BatchPriceRequest = { symbols: ['SOL', 'JUP', 'BONK'] };
   examples.BatchPriceResult = await call('POST', '/price/batch', examples.BatchPriceRequest);
   const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;

@@ -537,28 +537,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/v1/ai/scorecard": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * How often the AI resolver is right: the latest published evaluation on a labelled set
-         * @description Free, to any key. The summary the operator published with `sibyl ai evaluate --publish`: accuracy of the determined answers, coverage, accuracy by agreement, by model and by category, calibration of the consensus confidence and the threshold table (docs/ai.md#the-published-scorecard). 404 `NOT_FOUND` until one is published.
-         *
-         *     Permission: any key. Price: free.
-         */
-        get: operations["getAiScorecard"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/v1/webhooks/stream": {
         parameters: {
             query?: never;
@@ -1211,28 +1189,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/dashboard/api/{mode}/ai/scorecard": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * How often the AI resolver is right: the latest published evaluation on a labelled set
-         * @description The dashboard's twin of `GET /api/v1/ai/scorecard`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
-         *
-         *     Free, to any key. The summary the operator published with `sibyl ai evaluate --publish`: accuracy of the determined answers, coverage, accuracy by agreement, by model and by category, calibration of the consensus confidence and the threshold table (docs/ai.md#the-published-scorecard). 404 `NOT_FOUND` until one is published.
-         */
-        get: operations["dashboardGetAiScorecard"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/dashboard/api/{mode}/webhooks/test": {
         parameters: {
             query?: never;
@@ -1385,6 +1341,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/stream/prices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live VWAPs of up to 50 tokens, as server-sent events
+         * @description A `text/event-stream` that stays open. After `event: stream`, one `event: price` per symbol (the snapshot: the single price without its cost fields), then one whenever a symbol’s VWAP changes — at most one per symbol per `STREAM_PRICE_INTERVAL_MS` (default 1000). `symbols`: 1–50 symbols or mints, comma-separated, read as the batch reads them (more: 400 `BATCH_LIMIT_EXCEEDED`; a malformed one: 400 `INVALID_SYMBOL`; a symbol the registry does not know: 404 `SYMBOL_NOT_FOUND`; all before anything is charged). A token that cannot be priced right now gets `event: unavailable` `{ requestId, symbol, error: { code, message }, at }` instead, and `event: price` again once it can. Every event has an `id`; a client reconnecting with `Last-Event-ID` gets the current prices (what it missed that still holds). Metered: 0.002 USD per started minute of connection (`STREAM_MINUTE_USD`), the first paid at connect (402 `INSUFFICIENT_BALANCE` before the stream opens if it cannot be), each next one at its start; when the balance cannot pay a minute the stream sends `event: error` `INSUFFICIENT_BALANCE` and ends. The first event is `event: stream` `{ requestId, minuteUsd, limits }` (docs/streams.md#billing). A comment line after 15 s without any other line keeps the connection alive. Open streams are limited per key (3), per account (10), per client address (20) and per server, counted together with the other event streams and across instances: past a limit 429 `STREAM_LIMIT_EXCEEDED` naming it in `details.limit` (`perKey`, `perAccount`, `perAddress`, `perProcess`). A client too slow to read (over 1 MiB unsent, or unsent data 30 s old) gets `event: error` `SLOW_CONSUMER` and the stream ends; a server shutting down sends `event: error` `SHUTTING_DOWN` (docs/api.md#event-streams).
+         *
+         *     Permission: `price`. Price: free.
+         */
+        get: operations["streamPrices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1392,45 +1370,6 @@ export interface components {
         /**
          * Account
          * @description Success
-         * @example {
-         *       "requestId": "req_c3KlMDC0lsFGO9l7NwDdQe",
-         *       "id": "acct_jOYya1GGOcGad7Q6CxyL2v",
-         *       "mode": "sandbox",
-         *       "status": "active",
-         *       "walletAddress": null,
-         *       "balanceUsd": "100.00",
-         *       "currency": "USD",
-         *       "createdAt": "2026-11-28T03:12:47.964Z",
-         *       "apiKey": {
-         *         "id": "key_PmviExMO9irrjxT6cBvAUY",
-         *         "permissions": [
-         *           "price",
-         *           "batch",
-         *           "historical",
-         *           "ai",
-         *           "schedule",
-         *           "markets",
-         *           "account",
-         *           "keys"
-         *         ],
-         *         "expiresAt": null
-         *       },
-         *       "pricing": {
-         *         "priceSingle": "0.01",
-         *         "priceBatchBase": "0.05",
-         *         "priceBatchPerSymbol": "0.01",
-         *         "historical": "0.05",
-         *         "aiResolve": "0.25",
-         *         "priceSchedule": "0.05",
-         *         "aiSchedule": "0.50",
-         *         "marketsList": "0.05",
-         *         "marketDetail": "0.02"
-         *       },
-         *       "limits": {
-         *         "maxActiveKeys": 25
-         *       },
-         *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA="
-         *     }
          */
         Account: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -1441,19 +1380,13 @@ export interface components {
             status: "active" | "suspended";
             /** @description Connected Solana wallet */
             walletAddress: string | null;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             balanceUsd: string;
             /** @enum {string} */
             currency: "USD";
             /** @description Secret (whsec_…) that signs this account’s webhook callbacks; keep it server-side. Present only when the calling key has the `keys` permission (it can forge callbacks): read it with `GET /account/webhook-secret` */
             webhookSecret?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description The key that made this request */
             apiKey: {
@@ -1463,50 +1396,23 @@ export interface components {
             };
             /** @description What each operation costs, in USD */
             pricing: {
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 priceSingle: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 priceBatchBase: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 priceBatchPerSymbol: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 historical: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 aiResolve: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 priceSchedule: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 aiSchedule: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 marketsList: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 marketDetail: string;
             };
             limits: {
@@ -1516,100 +1422,11 @@ export interface components {
         /**
          * AccountUsage
          * @description Success
-         * @example {
-         *       "requestId": "req_yJfy86rW5ANVYCAhmnCyl5",
-         *       "from": "2026-10-30T00:00:00.000Z",
-         *       "to": "2026-11-28T03:12:55.594Z",
-         *       "groupBy": "operation",
-         *       "totals": {
-         *         "requests": 11,
-         *         "chargedUsd": "1.16",
-         *         "refundedUsd": "0.55",
-         *         "spendUsd": "0.61"
-         *       },
-         *       "rows": [
-         *         {
-         *           "group": "resolveWithAi",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.25",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.25"
-         *         },
-         *         {
-         *           "group": "listMarkets",
-         *           "label": null,
-         *           "requests": 2,
-         *           "chargedUsd": "0.10",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.10"
-         *         },
-         *         {
-         *           "group": "getPriceBatch",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.08",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.08"
-         *         },
-         *         {
-         *           "group": "getHistoricalPrice",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.05",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.05"
-         *         },
-         *         {
-         *           "group": "schedulePriceCheck",
-         *           "label": null,
-         *           "requests": 2,
-         *           "chargedUsd": "0.10",
-         *           "refundedUsd": "0.05",
-         *           "spendUsd": "0.05"
-         *         },
-         *         {
-         *           "group": "schedulePriceCheckAt",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.05",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.05"
-         *         },
-         *         {
-         *           "group": "getMarket",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.02",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.02"
-         *         },
-         *         {
-         *           "group": "getPrice",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.01",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.01"
-         *         },
-         *         {
-         *           "group": "scheduleAiResolution",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.50",
-         *           "refundedUsd": "0.50",
-         *           "spendUsd": "0.00"
-         *         }
-         *       ]
-         *     }
          */
         AccountUsage: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             from: string;
             /** @description ISO 8601 timestamp (UTC), exclusive */
             to: string;
@@ -1617,20 +1434,11 @@ export interface components {
             totals: {
                 /** @description Paid requests (charges) */
                 requests: number;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 chargedUsd: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 refundedUsd: string;
-                /**
-                 * @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged)
-                 * @example 0.25
-                 */
+                /** @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged) */
                 spendUsd: string;
             };
             /** @description By day: every day of the range, oldest first, days without activity included; otherwise the groups with activity, the largest spend first */
@@ -1641,50 +1449,17 @@ export interface components {
                 label: string | null;
                 /** @description Paid requests (charges) */
                 requests: number;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 chargedUsd: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 refundedUsd: string;
-                /**
-                 * @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged)
-                 * @example 0.25
-                 */
+                /** @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged) */
                 spendUsd: string;
             }[];
         };
         /**
          * AiRequestList
          * @description Success
-         * @example {
-         *       "requestId": "req_FcNt7kQTaG3JIknjq6c57w",
-         *       "requests": [
-         *         {
-         *           "requestId": "req_yiLViOGJxongXP7fsL4F0y",
-         *           "status": "COMPLETED",
-         *           "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
-         *           "outcomes": [
-         *             "Yes",
-         *             "No"
-         *           ],
-         *           "marketId": null,
-         *           "createdAt": "2026-11-28T03:12:52.375Z",
-         *           "completedAt": "2026-11-28T03:12:52.407Z",
-         *           "winningOutcomeLabel": "Yes",
-         *           "canDetermine": true,
-         *           "costUsd": "0.25",
-         *           "refundUsd": null
-         *         }
-         *       ],
-         *       "total": 1,
-         *       "page": 1,
-         *       "pageSize": 2
-         *     }
          */
         AiRequestList: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -1699,110 +1474,13 @@ export interface components {
         /**
          * AiRequestRecord
          * @description Success
-         * @example {
-         *       "requestId": "req_yiLViOGJxongXP7fsL4F0y",
-         *       "status": "COMPLETED",
-         *       "createdAt": "2026-11-28T03:12:52.375Z",
-         *       "votes": [
-         *         {
-         *           "model": "sandbox/alpha",
-         *           "outcomeIndex": 0,
-         *           "confidence": 0.9,
-         *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 1,
-         *           "error": null,
-         *           "usage": {
-         *             "inputTokens": 0,
-         *             "outputTokens": 0
-         *           }
-         *         },
-         *         {
-         *           "model": "sandbox/beta",
-         *           "outcomeIndex": 0,
-         *           "confidence": 0.9,
-         *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 1,
-         *           "error": null,
-         *           "usage": {
-         *             "inputTokens": 0,
-         *             "outputTokens": 0
-         *           }
-         *         },
-         *         {
-         *           "model": "sandbox/gamma",
-         *           "outcomeIndex": 0,
-         *           "confidence": 0.9,
-         *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 0,
-         *           "error": null,
-         *           "usage": {
-         *             "inputTokens": 0,
-         *             "outputTokens": 0
-         *           }
-         *         },
-         *         {
-         *           "model": "sandbox/delta",
-         *           "outcomeIndex": 0,
-         *           "confidence": 0.9,
-         *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 0,
-         *           "error": null,
-         *           "usage": {
-         *             "inputTokens": 0,
-         *             "outputTokens": 0
-         *           }
-         *         }
-         *       ],
-         *       "completedAt": "2026-11-28T03:12:52.407Z",
-         *       "result": {
-         *         "requestId": "req_yiLViOGJxongXP7fsL4F0y",
-         *         "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
-         *         "winningOutcomeIndex": 0,
-         *         "winningOutcomeLabel": "Yes",
-         *         "confidence": 0.9,
-         *         "agreement": 1,
-         *         "reasoning": "sandbox/alpha: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/beta: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/gamma: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/delta: Sandbox answer: the outcome chosen by a hash of the question.",
-         *         "modelsUsed": [
-         *           "sandbox/alpha",
-         *           "sandbox/beta",
-         *           "sandbox/gamma",
-         *           "sandbox/delta"
-         *         ],
-         *         "canDetermine": true,
-         *         "costUsd": "0.25",
-         *         "remainingBalanceUsd": "99.49"
-         *       },
-         *       "delivery": {
-         *         "id": "msg_nP4pn1xWcXMhOsCq20zbD2",
-         *         "webhookId": "msg_nP4pn1xWcXMhOsCq20zbD2",
-         *         "type": "ai",
-         *         "requestId": "req_yiLViOGJxongXP7fsL4F0y",
-         *         "originalRequestId": "req_yiLViOGJxongXP7fsL4F0y",
-         *         "url": "https://hooks.example.com/sibyl",
-         *         "status": "PENDING",
-         *         "attemptCount": 0,
-         *         "nextAttemptAt": "2026-11-28T03:12:52.408Z",
-         *         "lastStatusCode": null,
-         *         "lastError": null,
-         *         "createdAt": "2026-11-28T03:12:52.408Z",
-         *         "finishedAt": null,
-         *         "cancelledAt": null,
-         *         "attempts": []
-         *       }
-         *     }
          */
         AiRequestRecord: {
             requestId: string;
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             completedAt?: string;
             result?: components["schemas"]["AiResult"];
             /** @description FAILED: why (fewer than 3 of the 4 models gave a valid answer) */
@@ -1810,10 +1488,7 @@ export interface components {
                 code: string;
                 message: string;
             };
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             refundUsd?: string;
             /** @description The answers received so far, in slot order (extension) */
             votes: components["schemas"]["AiVote"][];
@@ -1835,10 +1510,7 @@ export interface components {
                 nextAttemptAt: string | null;
                 lastStatusCode: number | null;
                 lastError: string | null;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 createdAt: string;
                 finishedAt: string | null;
                 /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -1846,10 +1518,7 @@ export interface components {
                 /** @description Every attempt, oldest first */
                 attempts: {
                     attempt: number;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     at: string;
                     /** @description The receiver’s status code */
                     statusCode: number | null;
@@ -1859,25 +1528,7 @@ export interface components {
                 }[];
             };
         };
-        /**
-         * AiRequestSummary
-         * @example {
-         *       "requestId": "req_yiLViOGJxongXP7fsL4F0y",
-         *       "status": "COMPLETED",
-         *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
-         *       "outcomes": [
-         *         "Yes",
-         *         "No"
-         *       ],
-         *       "marketId": null,
-         *       "createdAt": "2026-11-28T03:12:52.375Z",
-         *       "completedAt": "2026-11-28T03:12:52.407Z",
-         *       "winningOutcomeLabel": "Yes",
-         *       "canDetermine": true,
-         *       "costUsd": "0.25",
-         *       "refundUsd": null
-         *     }
-         */
+        /** AiRequestSummary */
         AiRequestSummary: {
             requestId: string;
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
@@ -1885,36 +1536,19 @@ export interface components {
             outcomes: string[];
             /** @description The market resolved, if one was */
             marketId: string | null;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             completedAt: string | null;
             /** @description Once COMPLETED: the plurality outcome (null when no model voted for one) */
             winningOutcomeLabel: string | null;
             /** @description Once COMPLETED */
             canDetermine: boolean | null;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
             /** @description FAILED requests: the refund */
             refundUsd: string | null;
         };
-        /**
-         * AiResolveRequest
-         * @example {
-         *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
-         *       "outcomes": [
-         *         "Yes",
-         *         "No"
-         *       ],
-         *       "context": "Use the daily close on major venues.",
-         *       "callbackUrl": "https://hooks.example.com/sibyl"
-         *     }
-         */
+        /** AiResolveRequest */
         AiResolveRequest: {
             /** @description The question to resolve (required unless `marketId` is given); not blank */
             question?: string;
@@ -1932,27 +1566,7 @@ export interface components {
             /** @description Instead of question/outcomes/context: resolve this market (title, outcome labels, description) */
             marketId?: string;
         };
-        /**
-         * AiResult
-         * @example {
-         *       "requestId": "req_yiLViOGJxongXP7fsL4F0y",
-         *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
-         *       "winningOutcomeIndex": 0,
-         *       "winningOutcomeLabel": "Yes",
-         *       "confidence": 0.9,
-         *       "agreement": 1,
-         *       "reasoning": "sandbox/alpha: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/beta: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/gamma: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/delta: Sandbox answer: the outcome chosen by a hash of the question.",
-         *       "modelsUsed": [
-         *         "sandbox/alpha",
-         *         "sandbox/beta",
-         *         "sandbox/gamma",
-         *         "sandbox/delta"
-         *       ],
-         *       "canDetermine": true,
-         *       "costUsd": "0.25",
-         *       "remainingBalanceUsd": "99.49"
-         *     }
-         */
+        /** AiResult */
         AiResult: {
             requestId: string;
             /** @description The question resolved */
@@ -1970,29 +1584,12 @@ export interface components {
             modelsUsed: string[];
             /** @description At least 3 of 4 voted for the winner and their mean confidence reached the threshold */
             canDetermine: boolean;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
-        /**
-         * AiScheduleRequest
-         * @example {
-         *       "question": "Will the Solana network process more than 100M transactions on 2026-12-01 (UTC)?",
-         *       "outcomes": [
-         *         "Yes",
-         *         "No"
-         *       ],
-         *       "resolutionTimestamp": "2027-05-01T12:00:00Z",
-         *       "callbackUrl": "https://hooks.example.com/sibyl"
-         *     }
-         */
+        /** AiScheduleRequest */
         AiScheduleRequest: {
             /** @description 1 to 1,000 characters, not blank */
             question: string;
@@ -2001,7 +1598,6 @@ export interface components {
             /**
              * Format: date-time
              * @description When to resolve: ISO 8601 with a zone, in the future, ≤ 365 days
-             * @example 2027-06-30T12:00:00Z
              */
             resolutionTimestamp: string;
             /** @description Up to 10,000 characters */
@@ -2009,407 +1605,14 @@ export interface components {
             /**
              * Format: uri
              * @description HTTPS URL that receives the signed result callback (docs/webhooks.md). Its host must be one a callback can reach: an IP address outside the public ranges, `localhost` and the special-use names `.invalid`, `.test`, `.example`, `.local` and `.localhost` (RFC 6761, RFC 6762) are refused at submit with 400 VALIDATION_ERROR, nothing charged (docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) accepts them, except `.invalid`.
-             * @example https://example.com/hooks/sibyl
              */
             callbackUrl: string;
             /** @description Minimum consensus confidence; default 0.75 */
             confidenceThreshold?: number;
         };
         /**
-         * AiScorecard
-         * @description The latest published AI scorecard
-         * @example {
-         *       "requestId": "req_XdsaIwKlSqOOuVbmhrJ8W1",
-         *       "publishedAt": "2026-11-28T03:12:55.745Z",
-         *       "evaluatedAt": "2026-11-28T03:12:55.709Z",
-         *       "set": {
-         *         "format": "jsonl",
-         *         "questions": 44,
-         *         "skipped": {}
-         *       },
-         *       "mode": "sandbox",
-         *       "modelsUsed": [
-         *         "sandbox/alpha",
-         *         "sandbox/beta",
-         *         "sandbox/gamma",
-         *         "sandbox/delta"
-         *       ],
-         *       "confidenceThreshold": 0.75,
-         *       "target": 0.97,
-         *       "evaluated": 44,
-         *       "determined": 44,
-         *       "accuracy": 0.386364,
-         *       "coverage": 1,
-         *       "byAgreement": {
-         *         "4/4": {
-         *           "count": 44,
-         *           "accuracy": 0.386364
-         *         },
-         *         "3/4": {
-         *           "count": 0,
-         *           "accuracy": null
-         *         }
-         *       },
-         *       "byModel": {
-         *         "sandbox/beta": {
-         *           "answered": 44,
-         *           "accuracy": 0.386364,
-         *           "abstained": 0,
-         *           "failed": 0
-         *         },
-         *         "sandbox/alpha": {
-         *           "answered": 44,
-         *           "accuracy": 0.386364,
-         *           "abstained": 0,
-         *           "failed": 0
-         *         },
-         *         "sandbox/delta": {
-         *           "answered": 44,
-         *           "accuracy": 0.386364,
-         *           "abstained": 0,
-         *           "failed": 0
-         *         },
-         *         "sandbox/gamma": {
-         *           "answered": 44,
-         *           "accuracy": 0.386364,
-         *           "abstained": 0,
-         *           "failed": 0
-         *         }
-         *       },
-         *       "byCategory": {
-         *         "sports": {
-         *           "questions": 9,
-         *           "determined": 9,
-         *           "coverage": 1,
-         *           "accuracy": 0.666667
-         *         },
-         *         "weather": {
-         *           "questions": 7,
-         *           "determined": 7,
-         *           "coverage": 1,
-         *           "accuracy": 0.285714
-         *         },
-         *         "on-chain": {
-         *           "questions": 8,
-         *           "determined": 8,
-         *           "coverage": 1,
-         *           "accuracy": 0.125
-         *         },
-         *         "politics": {
-         *           "questions": 8,
-         *           "determined": 8,
-         *           "coverage": 1,
-         *           "accuracy": 0.375
-         *         },
-         *         "crypto-prices": {
-         *           "questions": 8,
-         *           "determined": 8,
-         *           "coverage": 1,
-         *           "accuracy": 0.625
-         *         },
-         *         "undeterminable": {
-         *           "questions": 4,
-         *           "determined": 4,
-         *           "coverage": 1,
-         *           "accuracy": 0
-         *         }
-         *       },
-         *       "brier": 0.500909,
-         *       "ece": 0.513636,
-         *       "calibrated": 44,
-         *       "reliability": [
-         *         {
-         *           "from": 0,
-         *           "to": 0.1,
-         *           "count": 0,
-         *           "confidence": null,
-         *           "accuracy": null
-         *         },
-         *         {
-         *           "from": 0.1,
-         *           "to": 0.2,
-         *           "count": 0,
-         *           "confidence": null,
-         *           "accuracy": null
-         *         },
-         *         {
-         *           "from": 0.2,
-         *           "to": 0.3,
-         *           "count": 0,
-         *           "confidence": null,
-         *           "accuracy": null
-         *         },
-         *         {
-         *           "from": 0.3,
-         *           "to": 0.4,
-         *           "count": 0,
-         *           "confidence": null,
-         *           "accuracy": null
-         *         },
-         *         {
-         *           "from": 0.4,
-         *           "to": 0.5,
-         *           "count": 0,
-         *           "confidence": null,
-         *           "accuracy": null
-         *         },
-         *         {
-         *           "from": 0.5,
-         *           "to": 0.6,
-         *           "count": 0,
-         *           "confidence": null,
-         *           "accuracy": null
-         *         },
-         *         {
-         *           "from": 0.6,
-         *           "to": 0.7,
-         *           "count": 0,
-         *           "confidence": null,
-         *           "accuracy": null
-         *         },
-         *         {
-         *           "from": 0.7,
-         *           "to": 0.8,
-         *           "count": 0,
-         *           "confidence": null,
-         *           "accuracy": null
-         *         },
-         *         {
-         *           "from": 0.8,
-         *           "to": 0.9,
-         *           "count": 0,
-         *           "confidence": null,
-         *           "accuracy": null
-         *         },
-         *         {
-         *           "from": 0.9,
-         *           "to": 1,
-         *           "count": 44,
-         *           "confidence": 0.9,
-         *           "accuracy": 0.386364
-         *         }
-         *       ],
-         *       "abstentions": {
-         *         "count": 0,
-         *         "reasons": {
-         *           "failed": 0,
-         *           "no_outcome": 0,
-         *           "split": 0,
-         *           "low_confidence": 0
-         *         }
-         *       },
-         *       "latencyMs": {
-         *         "p50": 1,
-         *         "p99": 4
-         *       },
-         *       "thresholds": [
-         *         {
-         *           "threshold": 0.5,
-         *           "determined": 44,
-         *           "coverage": 1,
-         *           "accuracy": 0.386364
-         *         },
-         *         {
-         *           "threshold": 0.55,
-         *           "determined": 44,
-         *           "coverage": 1,
-         *           "accuracy": 0.386364
-         *         },
-         *         {
-         *           "threshold": 0.6,
-         *           "determined": 44,
-         *           "coverage": 1,
-         *           "accuracy": 0.386364
-         *         },
-         *         {
-         *           "threshold": 0.65,
-         *           "determined": 44,
-         *           "coverage": 1,
-         *           "accuracy": 0.386364
-         *         },
-         *         {
-         *           "threshold": 0.7,
-         *           "determined": 44,
-         *           "coverage": 1,
-         *           "accuracy": 0.386364
-         *         },
-         *         {
-         *           "threshold": 0.75,
-         *           "determined": 44,
-         *           "coverage": 1,
-         *           "accuracy": 0.386364
-         *         },
-         *         {
-         *           "threshold": 0.8,
-         *           "determined": 44,
-         *           "coverage": 1,
-         *           "accuracy": 0.386364
-         *         },
-         *         {
-         *           "threshold": 0.85,
-         *           "determined": 44,
-         *           "coverage": 1,
-         *           "accuracy": 0.386364
-         *         },
-         *         {
-         *           "threshold": 0.9,
-         *           "determined": 44,
-         *           "coverage": 1,
-         *           "accuracy": 0.386364
-         *         },
-         *         {
-         *           "threshold": 0.95,
-         *           "determined": 0,
-         *           "coverage": 0,
-         *           "accuracy": null
-         *         }
-         *       ],
-         *       "recommendedThreshold": null
-         *     }
-         */
-        AiScorecard: {
-            /** @description Unique id of this request (also in X-Request-Id) */
-            requestId: string;
-            /**
-             * @description When it was published (ISO 8601, UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
-            publishedAt: string;
-            /**
-             * @description When the evaluation finished (ISO 8601, UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
-            evaluatedAt: string;
-            set: {
-                /** @description The labelled set’s format: Sibyl’s JSON Lines, UMA proposals, or ForecastBench */
-                format: "jsonl" | "uma" | "forecastbench";
-                /** @description Questions in the set */
-                questions: number;
-                /** @description Entries of the set left out, by reason (`50-50`, `unresolved`, …) */
-                skipped: {
-                    [key: string]: number;
-                };
-            };
-            /** @description Which models were asked */
-            mode: "live" | "sandbox";
-            /** @description The four models, `<provider>/<model>`, in slot order */
-            modelsUsed: string[];
-            /** @description The threshold `canDetermine` used (the default 0.75) */
-            confidenceThreshold: number;
-            /** @description The target accuracy the threshold table was read against */
-            target: number;
-            /** @description Questions answered by the resolver */
-            evaluated: number;
-            /** @description Of them, resolutions with `canDetermine: true` */
-            determined: number;
-            /** @description Share of the determined answers that were right; a share 0–1, null when there is nothing to take it of */
-            accuracy: number | null;
-            /** @description Share of the questions determined; a share 0–1, null when there is nothing to take it of */
-            coverage: number | null;
-            /** @description Determined answers by how many of the four models agreed */
-            byAgreement: {
-                "4/4": {
-                    /** @description Determined answers at this agreement */
-                    count: number;
-                    /** @description Share of them that were right; a share 0–1, null when there is nothing to take it of */
-                    accuracy: number | null;
-                };
-                "3/4": {
-                    /** @description Determined answers at this agreement */
-                    count: number;
-                    /** @description Share of them that were right; a share 0–1, null when there is nothing to take it of */
-                    accuracy: number | null;
-                };
-            };
-            /** @description Each model on its own, by `<provider>/<model>` */
-            byModel: {
-                [key: string]: {
-                    /** @description Questions the model answered validly (a vote or "cannot determine") */
-                    answered: number;
-                    /** @description Share of those it answered right; a share 0–1, null when there is nothing to take it of */
-                    accuracy: number | null;
-                    /** @description Valid answers of "cannot determine" */
-                    abstained: number;
-                    /** @description Questions it gave no valid answer to (timeouts, errors, malformed answers) */
-                    failed: number;
-                };
-            };
-            byCategory: {
-                [key: string]: {
-                    /** @description Questions of the category */
-                    questions: number;
-                    /** @description Of them, determined */
-                    determined: number;
-                    /** @description Share determined; a share 0–1, null when there is nothing to take it of */
-                    coverage: number | null;
-                    /** @description Share of the determined ones that were right; a share 0–1, null when there is nothing to take it of */
-                    accuracy: number | null;
-                };
-            };
-            /** @description Brier score of the consensus confidence (0 is perfect); a share 0–1, null when there is nothing to take it of */
-            brier: number | null;
-            /** @description Expected calibration error of the consensus confidence, over ten bins; a share 0–1, null when there is nothing to take it of */
-            ece: number | null;
-            /** @description Completed resolutions that named a winner: what `brier`, `ece` and `reliability` are over */
-            calibrated: number;
-            /** @description The reliability diagram’s ten bins */
-            reliability: {
-                from: number;
-                to: number;
-                /** @description Answers whose consensus confidence is in [from, to) */
-                count: number;
-                /** @description Their mean confidence; a share 0–1, null when there is nothing to take it of */
-                confidence: number | null;
-                /** @description Share of their winners that were right; a share 0–1, null when there is nothing to take it of */
-                accuracy: number | null;
-            }[];
-            abstentions: {
-                /** @description Questions not determined */
-                count: number;
-                reasons: {
-                    /** @description Fewer than 3 valid answers */
-                    failed: number;
-                    /** @description No model voted for an outcome */
-                    no_outcome: number;
-                    /** @description Fewer than 3 of the 4 agreed */
-                    split: number;
-                    /** @description 3 or 4 agreed below the confidence threshold */
-                    low_confidence: number;
-                };
-            };
-            /** @description A resolution’s time (its slowest model), median and 99th percentile */
-            latencyMs: {
-                p50: number | null;
-                p99: number | null;
-            };
-            /** @description Coverage and accuracy at each threshold from 0.50 to 0.95 */
-            thresholds: {
-                threshold: number;
-                /** @description Questions determined at this threshold */
-                determined: number;
-                /** @description Share determined; a share 0–1, null when there is nothing to take it of */
-                coverage: number | null;
-                /** @description Share of those right; a share 0–1, null when there is nothing to take it of */
-                accuracy: number | null;
-            }[];
-            /** @description The lowest threshold whose accuracy reaches `target`; null when none does */
-            recommendedThreshold: number | null;
-        };
-        /**
          * AiVote
          * @description One model’s answer (extension)
-         * @example {
-         *       "model": "sandbox/alpha",
-         *       "outcomeIndex": 0,
-         *       "confidence": 0.9,
-         *       "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *       "latencyMs": 1,
-         *       "error": null,
-         *       "usage": {
-         *         "inputTokens": 0,
-         *         "outputTokens": 0
-         *       }
-         *     }
          */
         AiVote: {
             /** @description `<provider>/<model>` */
@@ -2430,38 +1633,7 @@ export interface components {
                 outputTokens: number | null;
             } | null;
         };
-        /**
-         * ApiKey
-         * @example {
-         *       "id": "key_aELjYphnD7tg9VRvajQMUG",
-         *       "keyPrefix": "pk_test_d9c60y96",
-         *       "name": "trading bot (eu)",
-         *       "permissions": [
-         *         "price",
-         *         "markets"
-         *       ],
-         *       "isActive": true,
-         *       "allowedIps": [
-         *         "203.0.113.0/24"
-         *       ],
-         *       "ipRestrictionEnabled": true,
-         *       "allowedOrigins": [],
-         *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-28T03:12:51.817Z",
-         *       "rateLimit": {
-         *         "requestsPerSecond": 50,
-         *         "burst": 100,
-         *         "isDefault": true
-         *       },
-         *       "quotas": {
-         *         "dailyRequests": null,
-         *         "monthlyRequests": null,
-         *         "dailySpendUsd": null,
-         *         "monthlySpendUsd": null
-         *       },
-         *       "lastUsedAt": "2026-11-28T03:12:51.864Z"
-         *     }
-         */
+        /** ApiKey */
         ApiKey: {
             id: string;
             /** @description The first 16 characters of the key, safe to display */
@@ -2470,15 +1642,9 @@ export interface components {
             permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
             /** @description Neither revoked nor expired */
             isActive: boolean;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             expiresAt?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             revokedAt?: string;
             allowedIps: string[];
             ipRestrictionEnabled: boolean;
@@ -2488,15 +1654,9 @@ export interface components {
             rotatedTo?: string;
             /** @description The id of the key this one replaced */
             rotatedFrom?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
             lastUsedAt?: string;
             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
             rateLimit: {
@@ -2517,31 +1677,19 @@ export interface components {
                 day: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
                 month: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
             };
@@ -2549,74 +1697,6 @@ export interface components {
         /**
          * ApiKeyList
          * @description Success
-         * @example {
-         *       "requestId": "req_vI8UF4JOGZ6HwjvSQjr4DT",
-         *       "keys": [
-         *         {
-         *           "id": "key_aELjYphnD7tg9VRvajQMUG",
-         *           "keyPrefix": "pk_test_d9c60y96",
-         *           "name": "trading bot (eu)",
-         *           "permissions": [
-         *             "price",
-         *             "markets"
-         *           ],
-         *           "isActive": true,
-         *           "allowedIps": [
-         *             "203.0.113.0/24"
-         *           ],
-         *           "ipRestrictionEnabled": true,
-         *           "allowedOrigins": [],
-         *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-28T03:12:51.817Z",
-         *           "rateLimit": {
-         *             "requestsPerSecond": 50,
-         *             "burst": 100,
-         *             "isDefault": true
-         *           },
-         *           "quotas": {
-         *             "dailyRequests": null,
-         *             "monthlyRequests": null,
-         *             "dailySpendUsd": null,
-         *             "monthlySpendUsd": null
-         *           },
-         *           "lastUsedAt": "2026-11-28T03:12:51.864Z"
-         *         },
-         *         {
-         *           "id": "key_PmviExMO9irrjxT6cBvAUY",
-         *           "keyPrefix": "pk_test_C6QOd57v",
-         *           "name": "sandbox starter key",
-         *           "permissions": [
-         *             "price",
-         *             "batch",
-         *             "historical",
-         *             "ai",
-         *             "schedule",
-         *             "markets",
-         *             "account",
-         *             "keys"
-         *           ],
-         *           "isActive": true,
-         *           "allowedIps": [],
-         *           "ipRestrictionEnabled": false,
-         *           "allowedOrigins": [],
-         *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-28T03:12:48.019Z",
-         *           "rateLimit": {
-         *             "requestsPerSecond": 50,
-         *             "burst": 100,
-         *             "isDefault": true
-         *           },
-         *           "quotas": {
-         *             "dailyRequests": null,
-         *             "monthlyRequests": null,
-         *             "dailySpendUsd": null,
-         *             "monthlySpendUsd": null
-         *           },
-         *           "lastUsedAt": "2026-11-28T03:12:51.321Z"
-         *         }
-         *       ],
-         *       "total": 2
-         *     }
          */
         ApiKeyList: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -2624,50 +1704,7 @@ export interface components {
             keys: components["schemas"]["ApiKey"][];
             total: number;
         };
-        /**
-         * BatchPriceItem
-         * @example {
-         *       "symbol": "SOL",
-         *       "vwapPrice": 144.22793625,
-         *       "sources": [
-         *         {
-         *           "name": "sandbox-alpha",
-         *           "price": 144.1677327,
-         *           "volume24h": 1263757282,
-         *           "timestamp": "2026-11-28T03:12:50.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.000156051
-         *         },
-         *         {
-         *           "name": "sandbox-beta",
-         *           "price": 144.1902338,
-         *           "volume24h": 758254369,
-         *           "timestamp": "2026-11-28T03:12:50.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0
-         *         },
-         *         {
-         *           "name": "sandbox-gamma",
-         *           "price": 144.4349988,
-         *           "volume24h": 505502913,
-         *           "timestamp": "2026-11-28T03:12:50.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.00169751
-         *         }
-         *       ],
-         *       "sourceCount": 3,
-         *       "isValid": true,
-         *       "unavailableSources": [],
-         *       "spread": 0.00185308,
-         *       "token": {
-         *         "symbol": "SOL",
-         *         "mint": "So11111111111111111111111111111111111111112"
-         *       }
-         *     }
-         */
+        /** BatchPriceItem */
         BatchPriceItem: {
             symbol: string;
             /** @description null only when `error` is set */
@@ -2684,16 +1721,7 @@ export interface components {
                 message: string;
             };
         };
-        /**
-         * BatchPriceRequest
-         * @example {
-         *       "symbols": [
-         *         "SOL",
-         *         "JUP",
-         *         "BONK"
-         *       ]
-         *     }
-         */
+        /** BatchPriceRequest */
         BatchPriceRequest: {
             /** @description Symbols or mint addresses, at most 50 */
             symbols: string[];
@@ -2701,169 +1729,22 @@ export interface components {
         /**
          * BatchPriceResult
          * @description Success
-         * @example {
-         *       "requestId": "req_42XOaXxxAH94ap3maNAUGH",
-         *       "resolutionTimestamp": "2026-11-28T03:12:51.527Z",
-         *       "prices": [
-         *         {
-         *           "symbol": "SOL",
-         *           "vwapPrice": 144.22793625,
-         *           "sources": [
-         *             {
-         *               "name": "sandbox-alpha",
-         *               "price": 144.1677327,
-         *               "volume24h": 1263757282,
-         *               "timestamp": "2026-11-28T03:12:50.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000156051
-         *             },
-         *             {
-         *               "name": "sandbox-beta",
-         *               "price": 144.1902338,
-         *               "volume24h": 758254369,
-         *               "timestamp": "2026-11-28T03:12:50.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 144.4349988,
-         *               "volume24h": 505502913,
-         *               "timestamp": "2026-11-28T03:12:50.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.00169751
-         *             }
-         *           ],
-         *           "sourceCount": 3,
-         *           "isValid": true,
-         *           "unavailableSources": [],
-         *           "spread": 0.00185308,
-         *           "token": {
-         *             "symbol": "SOL",
-         *             "mint": "So11111111111111111111111111111111111111112"
-         *           }
-         *         },
-         *         {
-         *           "symbol": "JUP",
-         *           "vwapPrice": 0.78176483927,
-         *           "sources": [
-         *             {
-         *               "name": "sandbox-alpha",
-         *               "price": 0.7822681423,
-         *               "volume24h": 51258112,
-         *               "timestamp": "2026-11-28T03:12:50.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.00120272
-         *             },
-         *             {
-         *               "name": "sandbox-beta",
-         *               "price": 0.7813284238,
-         *               "volume24h": 30754867,
-         *               "timestamp": "2026-11-28T03:12:50.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 0.7811612049,
-         *               "volume24h": 20503245,
-         *               "timestamp": "2026-11-28T03:12:50.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000214019
-         *             }
-         *           ],
-         *           "sourceCount": 3,
-         *           "isValid": true,
-         *           "unavailableSources": [],
-         *           "spread": 0.00141595,
-         *           "token": {
-         *             "symbol": "JUP",
-         *             "mint": "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN"
-         *           }
-         *         },
-         *         {
-         *           "symbol": "BONK",
-         *           "vwapPrice": 0.0000214684756325,
-         *           "sources": [
-         *             {
-         *               "name": "sandbox-alpha",
-         *               "price": 0.00002145565829,
-         *               "volume24h": 131347015,
-         *               "timestamp": "2026-11-28T03:12:50.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.0015905
-         *             },
-         *             {
-         *               "name": "sandbox-beta",
-         *               "price": 0.00002148983787,
-         *               "volume24h": 78808209,
-         *               "timestamp": "2026-11-28T03:12:50.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 0.00002276010744,
-         *               "volume24h": 52538806,
-         *               "timestamp": "2026-11-28T03:12:50.000Z",
-         *               "used": false,
-         *               "status": "outlier",
-         *               "deviation": 0.0591102
-         *             }
-         *           ],
-         *           "sourceCount": 2,
-         *           "isValid": true,
-         *           "unavailableSources": [],
-         *           "spread": 0.00159208,
-         *           "token": {
-         *             "symbol": "BONK",
-         *             "mint": "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"
-         *           }
-         *         }
-         *       ],
-         *       "costUsd": "0.08",
-         *       "remainingBalanceUsd": "99.91"
-         *     }
          */
         BatchPriceResult: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             resolutionTimestamp: string;
             /** @description One item per distinct symbol, in request order */
             prices: components["schemas"]["BatchPriceItem"][];
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * CancelAiJobResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_EOLiAi4DqvPKn7yXG6WKdO",
-         *       "jobId": "job_jsU9gVyOdQt0PwPqZj1Vvj",
-         *       "status": "cancelled",
-         *       "refundUsd": "0.50",
-         *       "remainingBalanceUsd": "99.39"
-         *     }
          */
         CancelAiJobResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -2871,27 +1752,14 @@ export interface components {
             jobId: string;
             /** @enum {string} */
             status: "cancelled";
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             refundUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * CancelPriceJobResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_5dnaZHCLeK3SGpDA6TPfZN",
-         *       "jobId": "job_jfxAQi4f4Awdgocw5XwULq",
-         *       "status": "cancelled",
-         *       "refundUsd": "0.05",
-         *       "remainingBalanceUsd": "99.74"
-         *     }
          */
         CancelPriceJobResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -2899,45 +1767,14 @@ export interface components {
             jobId: string;
             /** @enum {string} */
             status: "cancelled";
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             refundUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * CancelWebhookDeliveryResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_R5PH5mkOprn0cUyD6vXMsm",
-         *       "id": "msg_9pfky1sUrHsZ7kE5dA6KeI",
-         *       "webhookId": "msg_9pfky1sUrHsZ7kE5dA6KeI",
-         *       "type": "test",
-         *       "originalRequestId": "req_9YpUN8HghwTT4fNUICaINU",
-         *       "url": "https://hooks.example.com/sibyl",
-         *       "status": "CANCELLED",
-         *       "attemptCount": 1,
-         *       "nextAttemptAt": null,
-         *       "lastStatusCode": 200,
-         *       "lastError": null,
-         *       "createdAt": "2026-11-28T03:12:55.318Z",
-         *       "finishedAt": "2026-11-28T03:12:55.437Z",
-         *       "cancelledAt": "2026-11-28T03:12:55.437Z",
-         *       "attempts": [
-         *         {
-         *           "attempt": 1,
-         *           "at": "2026-11-28T03:12:55.321Z",
-         *           "statusCode": 200,
-         *           "error": null,
-         *           "latencyMs": 42
-         *         }
-         *       ]
-         *     }
          */
         CancelWebhookDeliveryResponse: {
             /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
@@ -2956,10 +1793,7 @@ export interface components {
             nextAttemptAt: string | null;
             lastStatusCode: number | null;
             lastError: string | null;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             finishedAt: string | null;
             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -2967,10 +1801,7 @@ export interface components {
             /** @description Every attempt, oldest first */
             attempts: {
                 attempt: number;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 at: string;
                 /** @description The receiver’s status code */
                 statusCode: number | null;
@@ -2982,34 +1813,6 @@ export interface components {
         /**
          * CreatedKey
          * @description Success
-         * @example {
-         *       "requestId": "req_FdXQM0e1iRD9WrvsrnKakp",
-         *       "id": "key_aELjYphnD7tg9VRvajQMUG",
-         *       "keyPrefix": "pk_test_d9c60y96",
-         *       "name": "trading bot",
-         *       "permissions": [
-         *         "price",
-         *         "markets"
-         *       ],
-         *       "isActive": true,
-         *       "allowedIps": [],
-         *       "ipRestrictionEnabled": false,
-         *       "allowedOrigins": [],
-         *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-28T03:12:51.817Z",
-         *       "rateLimit": {
-         *         "requestsPerSecond": 50,
-         *         "burst": 100,
-         *         "isDefault": true
-         *       },
-         *       "quotas": {
-         *         "dailyRequests": null,
-         *         "monthlyRequests": null,
-         *         "dailySpendUsd": null,
-         *         "monthlySpendUsd": null
-         *       },
-         *       "key": "pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u"
-         *     }
          */
         CreatedKey: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3021,15 +1824,9 @@ export interface components {
             permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
             /** @description Neither revoked nor expired */
             isActive: boolean;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             expiresAt?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             revokedAt?: string;
             allowedIps: string[];
             ipRestrictionEnabled: boolean;
@@ -3039,15 +1836,9 @@ export interface components {
             rotatedTo?: string;
             /** @description The id of the key this one replaced */
             rotatedFrom?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
             lastUsedAt?: string;
             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
             rateLimit: {
@@ -3068,47 +1859,26 @@ export interface components {
                 day: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
                 month: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
             };
             /** @description The full secret key; shown once, never again */
             key: string;
         };
-        /**
-         * CreateKeyRequest
-         * @example {
-         *       "name": "trading bot",
-         *       "permissions": [
-         *         "price",
-         *         "markets"
-         *       ]
-         *     }
-         */
+        /** CreateKeyRequest */
         CreateKeyRequest: {
             /** @description Printable text, not blank. Spaces and invisible characters (zero-width spaces and joiners, a byte-order mark, …: Unicode default-ignorable code points) at either end are removed; a name with nothing else is blank. Bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) are refused. Both: 400 VALIDATION_ERROR on `body.name`. */
             name: string & (unknown & unknown);
@@ -3147,52 +1917,21 @@ export interface components {
         /**
          * GetAiJobResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_PNkZZlPggKffQSSiohuWS3",
-         *       "jobId": "job_jsU9gVyOdQt0PwPqZj1Vvj",
-         *       "jobType": "AI_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *       "status": "PENDING",
-         *       "createdAt": "2026-11-28T03:12:55.203Z",
-         *       "canCancel": true,
-         *       "startedAt": null,
-         *       "finishedAt": null,
-         *       "attempts": 0,
-         *       "request": {
-         *         "outcomes": [
-         *           "Yes",
-         *           "No"
-         *         ],
-         *         "question": "Will the Solana network process more than 100M transactions on 2026-12-01 (UTC)?"
-         *       },
-         *       "callbackUrl": "https://hooks.example.com/sibyl",
-         *       "costUsd": "0.50",
-         *       "result": null,
-         *       "error": null,
-         *       "delivery": null
-         *     }
          */
         GetAiJobResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
             jobId: string;
             /** @enum {unknown} */
             jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             scheduledFor: string;
             /**
              * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
              * @enum {unknown}
              */
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
             canCancel: boolean;
@@ -3205,10 +1944,7 @@ export interface components {
                 [key: string]: unknown;
             };
             callbackUrl: string | null;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
             /** @description Once COMPLETED: the single-price result, or the AI resolution result */
             result: {
@@ -3237,10 +1973,7 @@ export interface components {
                 nextAttemptAt: string | null;
                 lastStatusCode: number | null;
                 lastError: string | null;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 createdAt: string;
                 finishedAt: string | null;
                 /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -3248,10 +1981,7 @@ export interface components {
                 /** @description Every attempt, oldest first */
                 attempts: {
                     attempt: number;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     at: string;
                     /** @description The receiver’s status code */
                     statusCode: number | null;
@@ -3264,48 +1994,21 @@ export interface components {
         /**
          * GetPriceJobResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_iaHKJAgh0GtvOjbDt3hrzO",
-         *       "jobId": "job_jfxAQi4f4Awdgocw5XwULq",
-         *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *       "status": "PENDING",
-         *       "createdAt": "2026-11-28T03:12:52.194Z",
-         *       "canCancel": true,
-         *       "startedAt": null,
-         *       "finishedAt": null,
-         *       "attempts": 0,
-         *       "request": {
-         *         "symbol": "SOL"
-         *       },
-         *       "callbackUrl": "https://hooks.example.com/sibyl",
-         *       "costUsd": "0.05",
-         *       "result": null,
-         *       "error": null,
-         *       "delivery": null
-         *     }
          */
         GetPriceJobResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
             jobId: string;
             /** @enum {unknown} */
             jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             scheduledFor: string;
             /**
              * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
              * @enum {unknown}
              */
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
             canCancel: boolean;
@@ -3318,10 +2021,7 @@ export interface components {
                 [key: string]: unknown;
             };
             callbackUrl: string | null;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
             /** @description Once COMPLETED: the single-price result, or the AI resolution result */
             result: {
@@ -3350,10 +2050,7 @@ export interface components {
                 nextAttemptAt: string | null;
                 lastStatusCode: number | null;
                 lastError: string | null;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 createdAt: string;
                 finishedAt: string | null;
                 /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -3361,10 +2058,7 @@ export interface components {
                 /** @description Every attempt, oldest first */
                 attempts: {
                     attempt: number;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     at: string;
                     /** @description The receiver’s status code */
                     statusCode: number | null;
@@ -3377,10 +2071,6 @@ export interface components {
         /**
          * GetWebhookSecretResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_X3QySwRgmuuCmKgi35BEq0",
-         *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA="
-         *     }
          */
         GetWebhookSecretResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3388,36 +2078,19 @@ export interface components {
             /** @description The current secret (whsec_…): the Standard Webhooks key of every callback; keep it server-side */
             webhookSecret: string;
         };
-        /**
-         * JobSummary
-         * @example {
-         *       "jobId": "job_jfxAQi4f4Awdgocw5XwULq",
-         *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *       "status": "PENDING",
-         *       "createdAt": "2026-11-28T03:12:52.194Z",
-         *       "canCancel": true
-         *     }
-         */
+        /** JobSummary */
         JobSummary: {
-            /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
             jobId: string;
             /** @enum {unknown} */
             jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             scheduledFor: string;
             /**
              * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
              * @enum {unknown}
              */
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
             canCancel: boolean;
@@ -3425,22 +2098,6 @@ export interface components {
         /**
          * ListAiJobsResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_jFykJuqh4IpG4ErOsLK3Nz",
-         *       "jobs": [
-         *         {
-         *           "jobId": "job_jsU9gVyOdQt0PwPqZj1Vvj",
-         *           "jobType": "AI_RESOLUTION",
-         *           "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *           "status": "PENDING",
-         *           "createdAt": "2026-11-28T03:12:55.203Z",
-         *           "canCancel": true
-         *         }
-         *       ],
-         *       "total": 1,
-         *       "page": 1,
-         *       "pageSize": 1
-         *     }
          */
         ListAiJobsResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3455,22 +2112,6 @@ export interface components {
         /**
          * ListPriceJobsResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_heXwNeoALDed4llkUj0cGE",
-         *       "jobs": [
-         *         {
-         *           "jobId": "job_jfxAQi4f4Awdgocw5XwULq",
-         *           "jobType": "PRICE_RESOLUTION",
-         *           "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *           "status": "PENDING",
-         *           "createdAt": "2026-11-28T03:12:52.194Z",
-         *           "canCancel": true
-         *         }
-         *       ],
-         *       "total": 1,
-         *       "page": 1,
-         *       "pageSize": 1
-         *     }
          */
         ListPriceJobsResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3485,288 +2126,6 @@ export interface components {
         /**
          * MarketDetail
          * @description Success
-         * @example {
-         *       "requestId": "req_L7YKHEgYvD93lASGFGre40",
-         *       "id": "demo-1-25",
-         *       "slug": "will-voter-turnout-exceed-60-on-jan-2-2027",
-         *       "title": "Will voter turnout exceed 60% on Jan 2, 2027?",
-         *       "description": "Will voter turnout exceed 60% on Jan 2, 2027? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
-         *       "category": "politics",
-         *       "imageUrl": "https://picsum.photos/seed/demo-1-25/640/360",
-         *       "status": "OPEN",
-         *       "marketType": "BINARY",
-         *       "sandbox": true,
-         *       "createdAt": "2026-11-21T17:00:00.000Z",
-         *       "closesAt": "2027-01-02T13:00:00.000Z",
-         *       "outcomes": [
-         *         {
-         *           "index": 0,
-         *           "label": "Yes",
-         *           "totalShares": "202450000000",
-         *           "totalWagered": "181333900000",
-         *           "totalWageredSol": 181.3339,
-         *           "totalWageredUsd": 26153.414169,
-         *           "lastPrice": 8670,
-         *           "probability": 0.88171
-         *         },
-         *         {
-         *           "index": 1,
-         *           "label": "No",
-         *           "totalShares": "164450000000",
-         *           "totalWagered": "17081000000",
-         *           "totalWageredSol": 17.081,
-         *           "totalWageredUsd": 2463.557379,
-         *           "lastPrice": 1440,
-         *           "probability": 0.11829
-         *         }
-         *       ],
-         *       "orderbooks": {
-         *         "0": {
-         *           "bids": [
-         *             {
-         *               "price": 8690,
-         *               "amount": "14077800000",
-         *               "shares": "16200000000",
-         *               "valueSol": 14.0778,
-         *               "valueUsd": 2030.412041,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 8670,
-         *               "amount": "8626650000",
-         *               "shares": "9950000000",
-         *               "valueSol": 8.62665,
-         *               "valueUsd": 1244.203926,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 8510,
-         *               "amount": "11743800000",
-         *               "shares": "13800000000",
-         *               "valueSol": 11.7438,
-         *               "valueUsd": 1693.784038,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 8490,
-         *               "amount": "5433600000",
-         *               "shares": "6400000000",
-         *               "valueSol": 5.4336,
-         *               "valueUsd": 783.676914,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 8350,
-         *               "amount": "16366000000",
-         *               "shares": "19600000000",
-         *               "valueSol": 16.366,
-         *               "valueUsd": 2360.434405,
-         *               "orders": 2
-         *             },
-         *             {
-         *               "price": 8330,
-         *               "amount": "3540250000",
-         *               "shares": "4250000000",
-         *               "valueSol": 3.54025,
-         *               "valueUsd": 510.602951,
-         *               "orders": 1
-         *             }
-         *           ],
-         *           "asks": [
-         *             {
-         *               "price": 9050,
-         *               "amount": "18100000000",
-         *               "shares": "20000000000",
-         *               "valueSol": 18.1,
-         *               "valueUsd": 2610.525646,
-         *               "orders": 2
-         *             },
-         *             {
-         *               "price": 9130,
-         *               "amount": "1004300000",
-         *               "shares": "1100000000",
-         *               "valueSol": 1.0043,
-         *               "valueUsd": 144.848116,
-         *               "orders": 1
-         *             }
-         *           ],
-         *           "spread": 360,
-         *           "bestBid": 8690,
-         *           "bestAsk": 9050,
-         *           "bidLevels": 6,
-         *           "askLevels": 2
-         *         },
-         *         "1": {
-         *           "bids": [
-         *             {
-         *               "price": 1130,
-         *               "amount": "2147000000",
-         *               "shares": "19000000000",
-         *               "valueSol": 2.147,
-         *               "valueUsd": 309.657379,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 1090,
-         *               "amount": "463250000",
-         *               "shares": "4250000000",
-         *               "valueSol": 0.46325,
-         *               "valueUsd": 66.813591,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 970,
-         *               "amount": "358900000",
-         *               "shares": "3700000000",
-         *               "valueSol": 0.3589,
-         *               "valueUsd": 51.763406,
-         *               "orders": 1
-         *             }
-         *           ],
-         *           "asks": [
-         *             {
-         *               "price": 1250,
-         *               "amount": "4887500000",
-         *               "shares": "39100000000",
-         *               "valueSol": 4.8875,
-         *               "valueUsd": 704.914038,
-         *               "orders": 2
-         *             },
-         *             {
-         *               "price": 1330,
-         *               "amount": "2606800000",
-         *               "shares": "19600000000",
-         *               "valueSol": 2.6068,
-         *               "valueUsd": 375.973384,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 1450,
-         *               "amount": "224750000",
-         *               "shares": "1550000000",
-         *               "valueSol": 0.22475,
-         *               "valueUsd": 32.415229,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 1550,
-         *               "amount": "1131500000",
-         *               "shares": "7300000000",
-         *               "valueSol": 1.1315,
-         *               "valueUsd": 163.19391,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 1610,
-         *               "amount": "1223600000",
-         *               "shares": "7600000000",
-         *               "valueSol": 1.2236,
-         *               "valueUsd": 176.477303,
-         *               "orders": 1
-         *             }
-         *           ],
-         *           "spread": 120,
-         *           "bestBid": 1130,
-         *           "bestAsk": 1250,
-         *           "bidLevels": 3,
-         *           "askLevels": 5
-         *         }
-         *       },
-         *       "positionStats": {
-         *         "totalPositions": 29,
-         *         "totalShares": "366900000000",
-         *         "uniqueHolders": 24,
-         *         "totalWagered": "198414900000",
-         *         "totalWageredSol": 198.4149,
-         *         "totalWageredUsd": 28616.971548,
-         *         "outcomeBreakdown": [
-         *           {
-         *             "index": 0,
-         *             "label": "Yes",
-         *             "totalWagered": "181333900000",
-         *             "totalWageredSol": 181.3339,
-         *             "totalWageredUsd": 26153.414169
-         *           },
-         *           {
-         *             "index": 1,
-         *             "label": "No",
-         *             "totalWagered": "17081000000",
-         *             "totalWageredSol": 17.081,
-         *             "totalWageredUsd": 2463.557379
-         *           }
-         *         ]
-         *       },
-         *       "curatorStaking": {
-         *         "totalStaked": "211000000000",
-         *         "totalStakedUsd": 30432.094549,
-         *         "stakerCount": 3,
-         *         "estimatedApy": 107.28,
-         *         "lockPeriodSeconds": 604800,
-         *         "topCurators": [
-         *           {
-         *             "rank": 1,
-         *             "wallet": "69pEHKFYqsMhUgL2vtSpBWBZ4J8TgJMKLuTetntey8U4",
-         *             "username": null,
-         *             "stakedAmount": "91500000000",
-         *             "stakedAmountUsd": 13196.856167
-         *           },
-         *           {
-         *             "rank": 2,
-         *             "wallet": "J5F52nHiAScP6inseMBHLFJ8jospGnppmaA2TT2fFXC4",
-         *             "username": "epoch_eve",
-         *             "stakedAmount": "66500000000",
-         *             "stakedAmountUsd": 9591.157761
-         *           },
-         *           {
-         *             "rank": 3,
-         *             "wallet": "MHsdCxwrV8hk4NcspGxdAhwmEGrAQCuk4yJLGQguhRf",
-         *             "username": "gossip_gus",
-         *             "stakedAmount": "53000000000",
-         *             "stakedAmountUsd": 7644.080621
-         *           }
-         *         ]
-         *       },
-         *       "prediction": {
-         *         "priceFeed": null,
-         *         "aiPrediction": null
-         *       },
-         *       "tradingStats": {
-         *         "totalVolume": "199253950000",
-         *         "totalVolumeSol": 199.25395,
-         *         "totalVolumeUsd": 28737.985998,
-         *         "totalTrades": 36,
-         *         "totalBettors": 39,
-         *         "last24hVolume": "31593950000",
-         *         "last24hVolumeSol": 31.59395,
-         *         "last24hVolumeUsd": 4556.730206,
-         *         "last24hTrades": 7
-         *       },
-         *       "resolution": {
-         *         "type": "ADMIN",
-         *         "source": "admin",
-         *         "metadata": {
-         *           "type": "ADMIN",
-         *           "symbol": null,
-         *           "condition": null,
-         *           "targetPrice": null,
-         *           "tolerance": null
-         *         },
-         *         "resolvedAt": null,
-         *         "winningOutcomeIndex": null,
-         *         "details": null
-         *       },
-         *       "creator": {
-         *         "wallet": "GERp77xaXVrwshhu5JagCZHAS5w7CSSy81mNU7Ygs1UE",
-         *         "username": "macro_mia",
-         *         "credibilityScore": 320
-         *       },
-         *       "credibilityScore": 423,
-         *       "feeBps": 200,
-         *       "solPriceUsd": 144.22793625,
-         *       "computedAt": "2026-11-28T03:12:52.080Z",
-         *       "costUsd": "0.02",
-         *       "remainingBalanceUsd": "99.74"
-         *     }
          */
         MarketDetail: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3786,15 +2145,9 @@ export interface components {
             marketType: "BINARY" | "CATEGORICAL";
             /** @description Sandbox (demo) market: USD values from the sandbox feed */
             sandbox: boolean;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             closesAt: string;
             outcomes: {
                 index: number;
@@ -3920,10 +2273,7 @@ export interface components {
                     confidence: number;
                     agreement: number;
                     canDetermine: boolean;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     updatedAt: string;
                 } | null;
             };
@@ -3976,79 +2326,16 @@ export interface components {
             feeBps: number;
             /** @description The SOL price behind every …Usd value */
             solPriceUsd: number | null;
-            /**
-             * @description When this detail was computed (it is cached for one minute)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description When this detail was computed (it is cached for one minute) */
             computedAt: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * MarketList
          * @description Success
-         * @example {
-         *       "requestId": "req_v9jofAdG0r0P9Pibo6IdxT",
-         *       "markets": [
-         *         {
-         *           "id": "demo-1-25",
-         *           "slug": "will-voter-turnout-exceed-60-on-jan-2-2027",
-         *           "title": "Will voter turnout exceed 60% on Jan 2, 2027?",
-         *           "description": "Will voter turnout exceed 60% on Jan 2, 2027? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
-         *           "category": "politics",
-         *           "status": "OPEN",
-         *           "resolutionType": "ADMIN",
-         *           "outcomes": [
-         *             {
-         *               "index": 0,
-         *               "label": "Yes"
-         *             },
-         *             {
-         *               "index": 1,
-         *               "label": "No"
-         *             }
-         *           ],
-         *           "createdAt": "2026-11-21T17:00:00.000Z",
-         *           "closesAt": "2027-01-02T13:00:00.000Z",
-         *           "sandbox": true
-         *         },
-         *         {
-         *           "id": "demo-1-12",
-         *           "slug": "will-the-fed-cut-rates-at-its-meeting-on-jan-9-2027",
-         *           "title": "Will the Fed cut rates at its meeting on Jan 9, 2027?",
-         *           "description": "Will the Fed cut rates at its meeting on Jan 9, 2027? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
-         *           "category": "economy",
-         *           "status": "OPEN",
-         *           "resolutionType": "AI",
-         *           "outcomes": [
-         *             {
-         *               "index": 0,
-         *               "label": "Yes"
-         *             },
-         *             {
-         *               "index": 1,
-         *               "label": "No"
-         *             }
-         *           ],
-         *           "createdAt": "2026-11-19T23:00:00.000Z",
-         *           "closesAt": "2027-01-09T10:00:00.000Z",
-         *           "sandbox": true
-         *         }
-         *       ],
-         *       "total": 18,
-         *       "page": 1,
-         *       "pageSize": 2,
-         *       "costUsd": "0.05",
-         *       "remainingBalanceUsd": "99.76"
-         *     }
          */
         MarketList: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -4059,42 +2346,12 @@ export interface components {
             total: number;
             page: number;
             pageSize: number;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
-        /**
-         * MarketSummary
-         * @example {
-         *       "id": "demo-1-25",
-         *       "slug": "will-voter-turnout-exceed-60-on-jan-2-2027",
-         *       "title": "Will voter turnout exceed 60% on Jan 2, 2027?",
-         *       "description": "Will voter turnout exceed 60% on Jan 2, 2027? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
-         *       "category": "politics",
-         *       "status": "OPEN",
-         *       "resolutionType": "ADMIN",
-         *       "outcomes": [
-         *         {
-         *           "index": 0,
-         *           "label": "Yes"
-         *         },
-         *         {
-         *           "index": 1,
-         *           "label": "No"
-         *         }
-         *       ],
-         *       "createdAt": "2026-11-21T17:00:00.000Z",
-         *       "closesAt": "2027-01-02T13:00:00.000Z",
-         *       "sandbox": true
-         *     }
-         */
+        /** MarketSummary */
         MarketSummary: {
             id: string;
             /** @description Readable identifier; GET /markets/:id accepts it too */
@@ -4114,15 +2371,9 @@ export interface components {
                 index: number;
                 label: string;
             }[];
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             closesAt: string;
             /** @description Sandbox (demo) market: prices from the sandbox feed */
             sandbox: boolean;
@@ -4130,39 +2381,6 @@ export interface components {
         /**
          * PriceHistory
          * @description Success
-         * @example {
-         *       "requestId": "req_eResuR3ScdsH8jw45dY3oc",
-         *       "symbol": "SOL",
-         *       "interval": "1h",
-         *       "startTime": "2026-11-28T00:00:00.000Z",
-         *       "endTime": "2026-11-28T03:00:00.000Z",
-         *       "dataPoints": [
-         *         {
-         *           "timestamp": "2026-11-28T00:00:00.000Z",
-         *           "price": 152.32196575,
-         *           "source": "sandbox-alpha,sandbox-beta",
-         *           "sourceCount": 2,
-         *           "isComplete": true
-         *         },
-         *         {
-         *           "timestamp": "2026-11-28T01:00:00.000Z",
-         *           "price": 148.12229355,
-         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
-         *           "sourceCount": 3,
-         *           "isComplete": true
-         *         },
-         *         {
-         *           "timestamp": "2026-11-28T02:00:00.000Z",
-         *           "price": 146.42325775,
-         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
-         *           "sourceCount": 3,
-         *           "isComplete": true
-         *         }
-         *       ],
-         *       "unavailableSources": [],
-         *       "costUsd": "0.05",
-         *       "remainingBalanceUsd": "99.86"
-         *     }
          */
         PriceHistory: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -4171,41 +2389,20 @@ export interface components {
             symbol: string;
             /** @enum {unknown} */
             interval: "1m" | "5m" | "15m" | "1h" | "4h" | "1d";
-            /**
-             * @description startTime aligned down to the interval (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description startTime aligned down to the interval (UTC) */
             startTime: string;
-            /**
-             * @description endTime as used: clamped to now when it was later
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description endTime as used: clamped to now when it was later */
             endTime: string;
             /** @description Oldest first; buckets no venue has a candle for are omitted */
             dataPoints: components["schemas"]["PriceHistoryPoint"][];
             /** @description Venues asked during this request that gave nothing, and why */
             unavailableSources: components["schemas"]["UnavailableSource"][];
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
-        /**
-         * PriceHistoryPoint
-         * @example {
-         *       "timestamp": "2026-11-28T00:00:00.000Z",
-         *       "price": 152.32196575,
-         *       "source": "sandbox-alpha,sandbox-beta",
-         *       "sourceCount": 2,
-         *       "isComplete": true
-         *     }
-         */
+        /** PriceHistoryPoint */
         PriceHistoryPoint: {
             /** @description Open time of the bucket (ISO 8601, UTC) */
             timestamp: string;
@@ -4221,51 +2418,6 @@ export interface components {
         /**
          * PriceResult
          * @description Success
-         * @example {
-         *       "requestId": "req_Vh835pmwq6712qtexiTtUT",
-         *       "symbol": "SOL",
-         *       "vwapPrice": 144.22793625,
-         *       "sources": [
-         *         {
-         *           "name": "sandbox-alpha",
-         *           "price": 144.1677327,
-         *           "volume24h": 1263757282,
-         *           "timestamp": "2026-11-28T03:12:50.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.000156051
-         *         },
-         *         {
-         *           "name": "sandbox-beta",
-         *           "price": 144.1902338,
-         *           "volume24h": 758254369,
-         *           "timestamp": "2026-11-28T03:12:50.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0
-         *         },
-         *         {
-         *           "name": "sandbox-gamma",
-         *           "price": 144.4349988,
-         *           "volume24h": 505502913,
-         *           "timestamp": "2026-11-28T03:12:50.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.00169751
-         *         }
-         *       ],
-         *       "sourceCount": 3,
-         *       "isValid": true,
-         *       "spread": 0.00185308,
-         *       "token": {
-         *         "symbol": "SOL",
-         *         "mint": "So11111111111111111111111111111111111111112"
-         *       },
-         *       "unavailableSources": [],
-         *       "resolutionTimestamp": "2026-11-28T03:12:51.435Z",
-         *       "costUsd": "0.01",
-         *       "remainingBalanceUsd": "99.99"
-         *     }
          */
         PriceResult: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -4283,87 +2435,44 @@ export interface components {
             spread: number;
             token: components["schemas"]["TokenRef"];
             unavailableSources: components["schemas"]["UnavailableSource"][];
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             resolutionTimestamp: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
-        /**
-         * PriceScheduledRequest
-         * @example {
-         *       "symbol": "JUP",
-         *       "scheduledFor": "2027-05-01T12:00:00Z"
-         *     }
-         */
+        /** PriceScheduledRequest */
         PriceScheduledRequest: {
-            /**
-             * @description Symbol or Solana mint address
-             * @example SOL
-             */
+            /** @description Symbol or Solana mint address */
             symbol: string;
             /**
              * Format: date-time
              * @description When to take the price: ISO 8601 with a zone, in the future, ≤ 365 days
-             * @example 2027-06-30T12:00:00Z
              */
             scheduledFor: string;
             /**
              * Format: uri
              * @description HTTPS URL that receives the signed result callback (docs/webhooks.md). Its host must be one a callback can reach: an IP address outside the public ranges, `localhost` and the special-use names `.invalid`, `.test`, `.example`, `.local` and `.localhost` (RFC 6761, RFC 6762) are refused at submit with 400 VALIDATION_ERROR, nothing charged (docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) accepts them, except `.invalid`.
-             * @example https://example.com/hooks/sibyl
              */
             callbackUrl?: string;
         };
-        /**
-         * PriceScheduleRequest
-         * @example {
-         *       "symbol": "SOL",
-         *       "resolutionTimestamp": "2027-05-01T12:00:00Z",
-         *       "callbackUrl": "https://hooks.example.com/sibyl"
-         *     }
-         */
+        /** PriceScheduleRequest */
         PriceScheduleRequest: {
-            /**
-             * @description Symbol or Solana mint address
-             * @example SOL
-             */
+            /** @description Symbol or Solana mint address */
             symbol: string;
             /**
              * Format: date-time
              * @description When to take the price: ISO 8601 with a zone, in the future, ≤ 365 days
-             * @example 2027-06-30T12:00:00Z
              */
             resolutionTimestamp: string;
             /**
              * Format: uri
              * @description HTTPS URL that receives the signed result callback (docs/webhooks.md). Its host must be one a callback can reach: an IP address outside the public ranges, `localhost` and the special-use names `.invalid`, `.test`, `.example`, `.local` and `.localhost` (RFC 6761, RFC 6762) are refused at submit with 400 VALIDATION_ERROR, nothing charged (docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) accepts them, except `.invalid`.
-             * @example https://example.com/hooks/sibyl
              */
             callbackUrl: string;
         };
-        /**
-         * PriceSource
-         * @example {
-         *       "name": "sandbox-alpha",
-         *       "price": 144.1677327,
-         *       "volume24h": 1263757282,
-         *       "timestamp": "2026-11-28T03:12:50.000Z",
-         *       "used": true,
-         *       "status": "used",
-         *       "deviation": 0.000156051
-         *     }
-         */
+        /** PriceSource */
         PriceSource: {
             /** @description Lowercase venue identifier; sandbox venues are named sandbox-… */
             name: string;
@@ -4371,10 +2480,7 @@ export interface components {
             price: number;
             /** @description 24-hour volume in USD; 0 when the venue reports none */
             volume24h: number;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             timestamp: string;
             /** @description Whether this source is in the VWAP */
             used: boolean;
@@ -4387,33 +2493,31 @@ export interface components {
             deviation?: number;
         };
         /**
+         * PriceStreamEvent
+         * @description The data of each `event: price`: a symbol’s current VWAP, as GET /price/{symbolOrMint} answers it without `costUsd` and `remainingBalanceUsd`
+         */
+        PriceStreamEvent: {
+            /** @description Unique id of this request (also in X-Request-Id) */
+            requestId: string;
+            /** @description The symbol (upper-cased) or mint as requested */
+            symbol: string;
+            /** @description Volume-weighted average price in USD */
+            vwapPrice: number;
+            sources: components["schemas"]["PriceSource"][];
+            /** @description Sources used in the VWAP */
+            sourceCount: number;
+            /** @description At least 2 sources used and their spread within tolerance */
+            isValid: boolean;
+            /** @description (max − min) / VWAP over the sources used */
+            spread: number;
+            token: components["schemas"]["TokenRef"];
+            unavailableSources: components["schemas"]["UnavailableSource"][];
+            /** @description ISO 8601 timestamp (UTC) */
+            resolutionTimestamp: string;
+        };
+        /**
          * RedeliverWebhookResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_UtgVLzges8G71FZfm0EL6P",
-         *       "id": "msg_9pfky1sUrHsZ7kE5dA6KeI",
-         *       "webhookId": "msg_9pfky1sUrHsZ7kE5dA6KeI",
-         *       "type": "test",
-         *       "originalRequestId": "req_9YpUN8HghwTT4fNUICaINU",
-         *       "url": "https://hooks.example.com/sibyl",
-         *       "status": "PENDING",
-         *       "attemptCount": 1,
-         *       "nextAttemptAt": "2026-11-28T03:12:55.397Z",
-         *       "lastStatusCode": 200,
-         *       "lastError": null,
-         *       "createdAt": "2026-11-28T03:12:55.318Z",
-         *       "finishedAt": null,
-         *       "cancelledAt": null,
-         *       "attempts": [
-         *         {
-         *           "attempt": 1,
-         *           "at": "2026-11-28T03:12:55.321Z",
-         *           "statusCode": 200,
-         *           "error": null,
-         *           "latencyMs": 42
-         *         }
-         *       ]
-         *     }
          */
         RedeliverWebhookResponse: {
             /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
@@ -4432,10 +2536,7 @@ export interface components {
             nextAttemptAt: string | null;
             lastStatusCode: number | null;
             lastError: string | null;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             finishedAt: string | null;
             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -4443,10 +2544,7 @@ export interface components {
             /** @description Every attempt, oldest first */
             attempts: {
                 attempt: number;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 at: string;
                 /** @description The receiver’s status code */
                 statusCode: number | null;
@@ -4458,60 +2556,20 @@ export interface components {
         /**
          * ResolveWithAiResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_yiLViOGJxongXP7fsL4F0y",
-         *       "status": "processing",
-         *       "costUsd": "0.25",
-         *       "remainingBalanceUsd": "99.49"
-         *     }
          */
         ResolveWithAiResponse: {
             /** @description The AI request id to poll (GET /ai/request/:requestId) */
             requestId: string;
             /** @enum {string} */
             status: "processing";
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * RevokeKeyResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_NRzTv0TsgcAfvlfJQe730I",
-         *       "id": "key_iqeNopnawfgCuWR6wbJmct",
-         *       "keyPrefix": "pk_test_qIjoDrQW",
-         *       "name": "spare",
-         *       "permissions": [
-         *         "price"
-         *       ],
-         *       "isActive": false,
-         *       "allowedIps": [],
-         *       "ipRestrictionEnabled": false,
-         *       "allowedOrigins": [],
-         *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-28T03:12:55.475Z",
-         *       "rateLimit": {
-         *         "requestsPerSecond": 50,
-         *         "burst": 100,
-         *         "isDefault": true
-         *       },
-         *       "quotas": {
-         *         "dailyRequests": null,
-         *         "monthlyRequests": null,
-         *         "dailySpendUsd": null,
-         *         "monthlySpendUsd": null
-         *       },
-         *       "revokedAt": "2026-11-28T03:12:55.520Z",
-         *       "rotatedFrom": "key_IGU6XBYg9rEiUCZ2ZoFAyk"
-         *     }
          */
         RevokeKeyResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -4523,15 +2581,9 @@ export interface components {
             permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
             /** @description Neither revoked nor expired */
             isActive: boolean;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             expiresAt?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             revokedAt?: string;
             allowedIps: string[];
             ipRestrictionEnabled: boolean;
@@ -4541,15 +2593,9 @@ export interface components {
             rotatedTo?: string;
             /** @description The id of the key this one replaced */
             rotatedFrom?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
             lastUsedAt?: string;
             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
             rateLimit: {
@@ -4570,31 +2616,19 @@ export interface components {
                 day: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
                 month: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
             };
@@ -4602,63 +2636,6 @@ export interface components {
         /**
          * RotateKeyResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_RqGIsx6yqKGbVynif6FLjl",
-         *       "newKey": {
-         *         "id": "key_iqeNopnawfgCuWR6wbJmct",
-         *         "keyPrefix": "pk_test_qIjoDrQW",
-         *         "name": "spare",
-         *         "permissions": [
-         *           "price"
-         *         ],
-         *         "isActive": true,
-         *         "allowedIps": [],
-         *         "ipRestrictionEnabled": false,
-         *         "allowedOrigins": [],
-         *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-28T03:12:55.475Z",
-         *         "rateLimit": {
-         *           "requestsPerSecond": 50,
-         *           "burst": 100,
-         *           "isDefault": true
-         *         },
-         *         "quotas": {
-         *           "dailyRequests": null,
-         *           "monthlyRequests": null,
-         *           "dailySpendUsd": null,
-         *           "monthlySpendUsd": null
-         *         },
-         *         "key": "pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u",
-         *         "rotatedFrom": "key_IGU6XBYg9rEiUCZ2ZoFAyk"
-         *       },
-         *       "oldKey": {
-         *         "id": "key_IGU6XBYg9rEiUCZ2ZoFAyk",
-         *         "keyPrefix": "pk_test_wVcjtX8c",
-         *         "name": "spare",
-         *         "permissions": [
-         *           "price"
-         *         ],
-         *         "isActive": true,
-         *         "allowedIps": [],
-         *         "ipRestrictionEnabled": false,
-         *         "allowedOrigins": [],
-         *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-28T03:12:55.464Z",
-         *         "rateLimit": {
-         *           "requestsPerSecond": 50,
-         *           "burst": 100,
-         *           "isDefault": true
-         *         },
-         *         "quotas": {
-         *           "dailyRequests": null,
-         *           "monthlyRequests": null,
-         *           "dailySpendUsd": null,
-         *           "monthlySpendUsd": null
-         *         },
-         *         "expiresAt": "2026-11-28T04:12:55.472Z",
-         *         "rotatedTo": "key_iqeNopnawfgCuWR6wbJmct"
-         *       }
-         *     }
          */
         RotateKeyResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -4671,15 +2648,9 @@ export interface components {
                 permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                 /** @description Neither revoked nor expired */
                 isActive: boolean;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 expiresAt?: string;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 revokedAt?: string;
                 allowedIps: string[];
                 ipRestrictionEnabled: boolean;
@@ -4689,15 +2660,9 @@ export interface components {
                 rotatedTo?: string;
                 /** @description The id of the key this one replaced */
                 rotatedFrom?: string;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 createdAt: string;
-                /**
-                 * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                 lastUsedAt?: string;
                 /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                 rateLimit: {
@@ -4718,31 +2683,19 @@ export interface components {
                     day: {
                         /** @description UTC date the period started */
                         periodStart: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         resetsAt: string;
                         requests: number;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         spendUsd: string;
                     };
                     month: {
                         /** @description UTC date the period started */
                         periodStart: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         resetsAt: string;
                         requests: number;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         spendUsd: string;
                     };
                 };
@@ -4758,15 +2711,9 @@ export interface components {
                 permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                 /** @description Neither revoked nor expired */
                 isActive: boolean;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 expiresAt?: string;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 revokedAt?: string;
                 allowedIps: string[];
                 ipRestrictionEnabled: boolean;
@@ -4776,15 +2723,9 @@ export interface components {
                 rotatedTo?: string;
                 /** @description The id of the key this one replaced */
                 rotatedFrom?: string;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 createdAt: string;
-                /**
-                 * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                 lastUsedAt?: string;
                 /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                 rateLimit: {
@@ -4805,31 +2746,19 @@ export interface components {
                     day: {
                         /** @description UTC date the period started */
                         periodStart: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         resetsAt: string;
                         requests: number;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         spendUsd: string;
                     };
                     month: {
                         /** @description UTC date the period started */
                         periodStart: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         resetsAt: string;
                         requests: number;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         spendUsd: string;
                     };
                 };
@@ -4838,186 +2767,96 @@ export interface components {
         /**
          * RotateWebhookSecretResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_lg0CTMwq6VaEhPbNV12GIw",
-         *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "previousSecretValidUntil": "2026-11-29T03:12:55.460Z"
-         *     }
          */
         RotateWebhookSecretResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
             /** @description The new secret (whsec_…), shown this once */
             webhookSecret: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             previousSecretValidUntil: string;
         };
         /**
          * ScheduleAiResolutionResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_T1l08U9AKHQYhSst7nGQRd",
-         *       "jobId": "job_jsU9gVyOdQt0PwPqZj1Vvj",
-         *       "jobType": "AI_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *       "status": "PENDING",
-         *       "createdAt": "2026-11-28T03:12:55.203Z",
-         *       "canCancel": true,
-         *       "costUsd": "0.50",
-         *       "remainingBalanceUsd": "98.89"
-         *     }
          */
         ScheduleAiResolutionResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
             jobId: string;
             /** @enum {unknown} */
             jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             scheduledFor: string;
             /**
              * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
              * @enum {unknown}
              */
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
             canCancel: boolean;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * SchedulePriceCheckAtResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_PDSNiEF02wL5oCplLqiB5b",
-         *       "jobId": "job_RDZGKklyR3ltTiCL6rEoCH",
-         *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *       "status": "PENDING",
-         *       "createdAt": "2026-11-28T03:12:55.194Z",
-         *       "canCancel": true,
-         *       "costUsd": "0.05",
-         *       "remainingBalanceUsd": "99.39"
-         *     }
          */
         SchedulePriceCheckAtResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
             jobId: string;
             /** @enum {unknown} */
             jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             scheduledFor: string;
             /**
              * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
              * @enum {unknown}
              */
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
             canCancel: boolean;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * SchedulePriceCheckResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_3XI7aVfrnOYKsV85pZDtXs",
-         *       "jobId": "job_jfxAQi4f4Awdgocw5XwULq",
-         *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *       "status": "PENDING",
-         *       "createdAt": "2026-11-28T03:12:52.194Z",
-         *       "canCancel": true,
-         *       "costUsd": "0.05",
-         *       "remainingBalanceUsd": "99.69"
-         *     }
          */
         SchedulePriceCheckResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
             jobId: string;
             /** @enum {unknown} */
             jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             scheduledFor: string;
             /**
              * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
              * @enum {unknown}
              */
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
             canCancel: boolean;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * SendTestWebhookResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_9YpUN8HghwTT4fNUICaINU",
-         *       "deliveryId": "msg_9pfky1sUrHsZ7kE5dA6KeI",
-         *       "webhookId": "msg_9pfky1sUrHsZ7kE5dA6KeI",
-         *       "delivered": true,
-         *       "status": "DELIVERED",
-         *       "statusCode": 200,
-         *       "latencyMs": 42,
-         *       "error": null
-         *     }
          */
         SendTestWebhookResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -5032,53 +2871,22 @@ export interface components {
             latencyMs: number;
             error: string | null;
         };
-        /**
-         * TokenRef
-         * @example {
-         *       "symbol": "SOL",
-         *       "mint": "So11111111111111111111111111111111111111112"
-         *     }
-         */
+        /** TokenRef */
         TokenRef: {
             /** @description Registry symbol, when the token is listed */
             symbol: string | null;
             /** @description Solana mint address, when known */
             mint: string | null;
         };
-        /**
-         * Transaction
-         * @example {
-         *       "id": "14",
-         *       "kind": "refund",
-         *       "amountUsd": "0.50",
-         *       "balanceAfterUsd": "99.39",
-         *       "operation": null,
-         *       "requestId": null,
-         *       "keyId": null,
-         *       "reference": null,
-         *       "refundOf": "13",
-         *       "memo": "cancelled job_jsU9gVyOdQt0PwPqZj1Vvj",
-         *       "createdAt": "2026-11-28T03:12:55.310Z",
-         *       "chain": null
-         *     }
-         */
+        /** Transaction */
         Transaction: {
-            /**
-             * @description The entry id; pass it as `startingAfter` for the next page
-             * @example 48213
-             */
+            /** @description The entry id; pass it as `startingAfter` for the next page */
             id: string;
             /** @description deposit (a credit), charge (a paid request), refund (a charge given back), adjustment */
             kind: "deposit" | "charge" | "refund" | "adjustment";
-            /**
-             * @description Signed: what the entry did to the balance
-             * @example -0.005
-             */
+            /** @description Signed: what the entry did to the balance */
             amountUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             balanceAfterUsd: string;
             /** @description Charges: what was sold (operationId) */
             operation: string | null;
@@ -5091,23 +2899,14 @@ export interface components {
             /** @description Refunds: the charge given back */
             refundOf: string | null;
             memo: string | null;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Deposits credited from the chain: what arrived, at what rate, where; else null */
             chain: {
                 token: "SOL" | "USDC";
-                /**
-                 * @description In the token’s units
-                 * @example 0.25
-                 */
+                /** @description In the token’s units */
                 amount: string;
-                /**
-                 * @description USD per token the deposit was valued at
-                 * @example 142.12
-                 */
+                /** @description USD per token the deposit was valued at */
                 rateUsd: string | null;
                 /** @description The Solana slot of the transaction */
                 slot: number;
@@ -5117,55 +2916,6 @@ export interface components {
         /**
          * TransactionList
          * @description Success
-         * @example {
-         *       "requestId": "req_ztvsOn32JRRYIBfewbyov2",
-         *       "transactions": [
-         *         {
-         *           "id": "14",
-         *           "kind": "refund",
-         *           "amountUsd": "0.50",
-         *           "balanceAfterUsd": "99.39",
-         *           "operation": null,
-         *           "requestId": null,
-         *           "keyId": null,
-         *           "reference": null,
-         *           "refundOf": "13",
-         *           "memo": "cancelled job_jsU9gVyOdQt0PwPqZj1Vvj",
-         *           "createdAt": "2026-11-28T03:12:55.310Z",
-         *           "chain": null
-         *         },
-         *         {
-         *           "id": "13",
-         *           "kind": "charge",
-         *           "amountUsd": "-0.50",
-         *           "balanceAfterUsd": "98.89",
-         *           "operation": "scheduleAiResolution",
-         *           "requestId": "req_T1l08U9AKHQYhSst7nGQRd",
-         *           "keyId": "key_PmviExMO9irrjxT6cBvAUY",
-         *           "reference": null,
-         *           "refundOf": null,
-         *           "memo": null,
-         *           "createdAt": "2026-11-28T03:12:55.200Z",
-         *           "chain": null
-         *         },
-         *         {
-         *           "id": "12",
-         *           "kind": "charge",
-         *           "amountUsd": "-0.05",
-         *           "balanceAfterUsd": "99.39",
-         *           "operation": "schedulePriceCheckAt",
-         *           "requestId": "req_PDSNiEF02wL5oCplLqiB5b",
-         *           "keyId": "key_PmviExMO9irrjxT6cBvAUY",
-         *           "reference": null,
-         *           "refundOf": null,
-         *           "memo": null,
-         *           "createdAt": "2026-11-28T03:12:55.192Z",
-         *           "chain": null
-         *         }
-         *       ],
-         *       "hasMore": true,
-         *       "nextStartingAfter": "12"
-         *     }
          */
         TransactionList: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -5179,31 +2929,15 @@ export interface components {
         /**
          * UnavailableSource
          * @description A venue asked that gave no quote, and why
-         * @example {
-         *       "name": "kraken",
-         *       "reason": "rate_limited",
-         *       "retryAt": "2026-11-23T05:16:30.000Z"
-         *     }
          */
         UnavailableSource: {
             name: string;
             /** @enum {unknown} */
             reason: "timeout" | "network" | "rate_limited" | "geo_blocked" | "http_error" | "bad_response" | "upstream_error" | "circuit_open" | "not_listed";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             retryAt?: string;
         };
-        /**
-         * UpdateKeyRequest
-         * @example {
-         *       "name": "trading bot (eu)",
-         *       "allowedIps": [
-         *         "203.0.113.0/24"
-         *       ]
-         *     }
-         */
+        /** UpdateKeyRequest */
         UpdateKeyRequest: {
             /** @description Printable text, not blank. Spaces and invisible characters (zero-width spaces and joiners, a byte-order mark, …: Unicode default-ignorable code points) at either end are removed; a name with nothing else is blank. Bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) are refused. Both: 400 VALIDATION_ERROR on `body.name`. */
             name?: string & (unknown & unknown);
@@ -5234,36 +2968,6 @@ export interface components {
         /**
          * UpdateKeyResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_dA55TD2mlI9eQq4wT7H3yq",
-         *       "id": "key_aELjYphnD7tg9VRvajQMUG",
-         *       "keyPrefix": "pk_test_d9c60y96",
-         *       "name": "trading bot (eu)",
-         *       "permissions": [
-         *         "price",
-         *         "markets"
-         *       ],
-         *       "isActive": true,
-         *       "allowedIps": [
-         *         "203.0.113.0/24"
-         *       ],
-         *       "ipRestrictionEnabled": true,
-         *       "allowedOrigins": [],
-         *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-28T03:12:51.817Z",
-         *       "rateLimit": {
-         *         "requestsPerSecond": 50,
-         *         "burst": 100,
-         *         "isDefault": true
-         *       },
-         *       "quotas": {
-         *         "dailyRequests": null,
-         *         "monthlyRequests": null,
-         *         "dailySpendUsd": null,
-         *         "monthlySpendUsd": null
-         *       },
-         *       "lastUsedAt": "2026-11-28T03:12:51.864Z"
-         *     }
          */
         UpdateKeyResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -5275,15 +2979,9 @@ export interface components {
             permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
             /** @description Neither revoked nor expired */
             isActive: boolean;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             expiresAt?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             revokedAt?: string;
             allowedIps: string[];
             ipRestrictionEnabled: boolean;
@@ -5293,15 +2991,9 @@ export interface components {
             rotatedTo?: string;
             /** @description The id of the key this one replaced */
             rotatedFrom?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
             lastUsedAt?: string;
             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
             rateLimit: {
@@ -5322,56 +3014,27 @@ export interface components {
                 day: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
                 month: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
             };
         };
-        /**
-         * ValidationProblem
-         * @example {
-         *       "path": "query.status",
-         *       "message": "must be one of: OPEN, CLOSED, RESOLVING, FINALIZED, CANCELLED",
-         *       "allowed": [
-         *         "OPEN",
-         *         "CLOSED",
-         *         "RESOLVING",
-         *         "FINALIZED",
-         *         "CANCELLED"
-         *       ]
-         *     }
-         */
+        /** ValidationProblem */
         ValidationProblem: {
-            /**
-             * @description Where: `body.…`, `query.…`, `path.…` or `header.…`
-             * @example body.symbols[2]
-             */
+            /** @description Where: `body.…`, `query.…`, `path.…` or `header.…` */
             path: string;
-            /** @example is not a known symbol or mint */
             message: string;
             /** @description For an enumeration: every value the field accepts */
             allowed?: string[];
@@ -5381,31 +3044,6 @@ export interface components {
         /**
          * WebhookDelivery
          * @description Success
-         * @example {
-         *       "requestId": "req_9YpUN8HghwTT4fNUICaINU",
-         *       "id": "msg_9pfky1sUrHsZ7kE5dA6KeI",
-         *       "webhookId": "msg_9pfky1sUrHsZ7kE5dA6KeI",
-         *       "type": "test",
-         *       "originalRequestId": "req_9YpUN8HghwTT4fNUICaINU",
-         *       "url": "https://hooks.example.com/sibyl",
-         *       "status": "DELIVERED",
-         *       "attemptCount": 1,
-         *       "nextAttemptAt": null,
-         *       "lastStatusCode": 200,
-         *       "lastError": null,
-         *       "createdAt": "2026-11-28T03:12:55.318Z",
-         *       "finishedAt": "2026-11-28T03:12:55.324Z",
-         *       "cancelledAt": null,
-         *       "attempts": [
-         *         {
-         *           "attempt": 1,
-         *           "at": "2026-11-28T03:12:55.321Z",
-         *           "statusCode": 200,
-         *           "error": null,
-         *           "latencyMs": 42
-         *         }
-         *       ]
-         *     }
          */
         WebhookDelivery: {
             /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
@@ -5424,10 +3062,7 @@ export interface components {
             nextAttemptAt: string | null;
             lastStatusCode: number | null;
             lastError: string | null;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             finishedAt: string | null;
             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -5435,10 +3070,7 @@ export interface components {
             /** @description Every attempt, oldest first */
             attempts: {
                 attempt: number;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 at: string;
                 /** @description The receiver’s status code */
                 statusCode: number | null;
@@ -5450,46 +3082,6 @@ export interface components {
         /**
          * WebhookDeliveryList
          * @description Success
-         * @example {
-         *       "requestId": "req_1Xy9jBBPz8pOEIcvWm2UFd",
-         *       "deliveries": [
-         *         {
-         *           "id": "msg_9pfky1sUrHsZ7kE5dA6KeI",
-         *           "webhookId": "msg_9pfky1sUrHsZ7kE5dA6KeI",
-         *           "type": "test",
-         *           "requestId": "req_9YpUN8HghwTT4fNUICaINU",
-         *           "originalRequestId": "req_9YpUN8HghwTT4fNUICaINU",
-         *           "url": "https://hooks.example.com/sibyl",
-         *           "status": "DELIVERED",
-         *           "attemptCount": 1,
-         *           "nextAttemptAt": null,
-         *           "lastStatusCode": 200,
-         *           "lastError": null,
-         *           "createdAt": "2026-11-28T03:12:55.318Z",
-         *           "finishedAt": "2026-11-28T03:12:55.324Z",
-         *           "cancelledAt": null
-         *         },
-         *         {
-         *           "id": "msg_mCiQ6JyVzhqImuqgrdu8Xg",
-         *           "webhookId": "msg_mCiQ6JyVzhqImuqgrdu8Xg",
-         *           "type": "price",
-         *           "requestId": "req_1WA5wXkrZC7znbzCZyFSw4",
-         *           "originalRequestId": "req_1WA5wXkrZC7znbzCZyFSw4",
-         *           "url": "https://hooks.example.com/sibyl",
-         *           "status": "PENDING",
-         *           "attemptCount": 0,
-         *           "nextAttemptAt": "2026-11-28T03:12:55.178Z",
-         *           "lastStatusCode": null,
-         *           "lastError": null,
-         *           "createdAt": "2026-11-28T03:12:55.178Z",
-         *           "finishedAt": null,
-         *           "cancelledAt": null
-         *         }
-         *       ],
-         *       "total": 3,
-         *       "page": 1,
-         *       "pageSize": 2
-         *     }
          */
         WebhookDeliveryList: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -5500,25 +3092,7 @@ export interface components {
             page: number;
             pageSize: number;
         };
-        /**
-         * WebhookDeliverySummary
-         * @example {
-         *       "id": "msg_9pfky1sUrHsZ7kE5dA6KeI",
-         *       "webhookId": "msg_9pfky1sUrHsZ7kE5dA6KeI",
-         *       "type": "test",
-         *       "requestId": "req_9YpUN8HghwTT4fNUICaINU",
-         *       "originalRequestId": "req_9YpUN8HghwTT4fNUICaINU",
-         *       "url": "https://hooks.example.com/sibyl",
-         *       "status": "DELIVERED",
-         *       "attemptCount": 1,
-         *       "nextAttemptAt": null,
-         *       "lastStatusCode": 200,
-         *       "lastError": null,
-         *       "createdAt": "2026-11-28T03:12:55.318Z",
-         *       "finishedAt": "2026-11-28T03:12:55.324Z",
-         *       "cancelledAt": null
-         *     }
-         */
+        /** WebhookDeliverySummary */
         WebhookDeliverySummary: {
             /** @description The delivery id, which is also its `webhook-id` */
             id: string;
@@ -5536,10 +3110,7 @@ export interface components {
             nextAttemptAt: string | null;
             lastStatusCode: number | null;
             lastError: string | null;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             finishedAt: string | null;
             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -5548,19 +3119,6 @@ export interface components {
         /**
          * WebhookStreamEvent
          * @description Success
-         * @example {
-         *       "requestId": "req_9YpUN8HghwTT4fNUICaINU",
-         *       "id": "msg_9pfky1sUrHsZ7kE5dA6KeI",
-         *       "headers": {
-         *         "content-type": "application/json",
-         *         "user-agent": "Sibyl-Webhooks/1",
-         *         "x-service-signature": "85fc0ae589bc58887a65d527d8446fa54e4064b85530fa9bc4268c80dc7905fd",
-         *         "webhook-id": "msg_9pfky1sUrHsZ7kE5dA6KeI",
-         *         "webhook-timestamp": "1795835575",
-         *         "webhook-signature": "v1,kGtkZ9PN/StUXC84WZ1HcHRmW7Ed+RK60V2lS2ciDlg="
-         *       },
-         *       "body": "{\"requestId\":\"req_9YpUN8HghwTT4fNUICaINU\",\"type\":\"test\",\"status\":\"completed\",\"data\":{\"message\":\"A test event from Sibyl: your endpoint received and can verify it.\"},\"timestamp\":\"2026-11-28T03:12:55.318Z\",\"signature\":\"85fc0ae589bc58887a65d527d8446fa54e4064b85530fa9bc4268c80dc7905fd\"}"
-         *     }
          */
         WebhookStreamEvent: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -5574,12 +3132,7 @@ export interface components {
             /** @description The raw body, exactly as a delivery sends it (`signature` last) */
             body: string;
         };
-        /**
-         * WebhookTestRequest
-         * @example {
-         *       "callbackUrl": "https://hooks.example.com/sibyl"
-         *     }
-         */
+        /** WebhookTestRequest */
         WebhookTestRequest: {
             /**
              * Format: uri
@@ -5750,10 +3303,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5786,10 +3336,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5822,10 +3369,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5859,10 +3403,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5895,10 +3436,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5965,10 +3503,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6001,10 +3536,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6037,10 +3569,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6074,10 +3603,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6110,10 +3636,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6176,10 +3699,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6212,10 +3732,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6248,10 +3765,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6285,10 +3799,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6321,10 +3832,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6381,10 +3889,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6417,10 +3922,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6453,10 +3955,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6490,10 +3989,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6526,10 +4022,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6590,10 +4083,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6626,10 +4116,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6662,10 +4149,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6698,10 +4182,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "MAX_KEYS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6734,10 +4215,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6770,10 +4248,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6807,10 +4282,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6843,10 +4315,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6906,10 +4375,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6942,10 +4408,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6978,10 +4441,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7014,10 +4474,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7050,10 +4507,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7087,10 +4541,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7123,10 +4574,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7190,10 +4638,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7226,10 +4671,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7262,10 +4704,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7298,10 +4737,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7334,10 +4770,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "MAX_KEYS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7370,10 +4803,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7406,10 +4836,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7442,10 +4869,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7479,10 +4903,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7515,10 +4936,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7578,10 +4996,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7614,10 +5029,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7650,10 +5062,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7686,10 +5095,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7722,10 +5128,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7758,10 +5161,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7795,10 +5195,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7831,10 +5228,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7894,10 +5288,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_SYMBOL" | "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7930,10 +5321,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7966,10 +5354,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8002,10 +5387,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8038,10 +5420,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8074,10 +5453,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8111,10 +5487,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8147,10 +5520,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8184,10 +5554,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PRICE_UNAVAILABLE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8252,10 +5619,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "BATCH_LIMIT_EXCEEDED" | "INVALID_SYMBOL" | "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8288,10 +5652,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8324,10 +5685,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8360,10 +5718,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8396,10 +5751,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8433,10 +5785,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8469,10 +5818,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8505,10 +5851,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8541,10 +5884,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8578,10 +5918,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8614,10 +5951,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8651,10 +5985,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PRICE_UNAVAILABLE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8721,10 +6052,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_SYMBOL" | "INVALID_TIMESTAMP" | "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8757,10 +6085,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8793,10 +6118,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8829,10 +6151,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8865,10 +6184,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8901,10 +6217,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8938,10 +6251,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8974,10 +6284,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9011,10 +6318,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PRICE_UNAVAILABLE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9079,10 +6383,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_TIMESTAMP" | "TIMESTAMP_IN_PAST" | "INVALID_SYMBOL" | "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9115,10 +6416,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9151,10 +6449,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9187,10 +6482,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9223,10 +6515,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9260,10 +6549,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9296,10 +6582,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9332,10 +6615,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9368,10 +6648,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9405,10 +6682,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9441,10 +6715,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9506,10 +6777,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9542,10 +6810,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9578,10 +6843,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9615,10 +6877,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9651,10 +6910,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9719,10 +6975,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_TIMESTAMP" | "TIMESTAMP_IN_PAST" | "INVALID_SYMBOL" | "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9755,10 +7008,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9791,10 +7041,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9827,10 +7074,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9863,10 +7107,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9900,10 +7141,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9936,10 +7174,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9972,10 +7207,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10008,10 +7240,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10045,10 +7274,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10081,10 +7307,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10149,10 +7372,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_TIMESTAMP" | "TIMESTAMP_IN_PAST" | "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10185,10 +7405,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10221,10 +7438,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10257,10 +7471,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10294,10 +7505,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10330,10 +7538,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10366,10 +7571,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10402,10 +7604,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10439,10 +7638,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10475,10 +7671,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10512,10 +7705,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "AI_UNAVAILABLE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10575,10 +7765,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10611,10 +7798,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10647,10 +7831,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10683,10 +7864,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10719,10 +7897,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10756,10 +7931,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10792,10 +7964,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10859,10 +8028,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10895,10 +8061,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10931,10 +8094,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10967,10 +8127,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11004,10 +8161,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_CANNOT_CANCEL" | "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11040,10 +8194,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11076,10 +8227,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11113,10 +8261,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11149,10 +8294,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11214,10 +8356,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11250,10 +8389,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11286,10 +8422,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11323,10 +8456,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11359,10 +8489,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11422,10 +8549,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11458,10 +8582,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11494,10 +8615,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11530,10 +8648,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11566,10 +8681,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11603,10 +8715,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11639,10 +8748,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11706,10 +8812,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11742,10 +8845,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11778,10 +8878,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11814,10 +8911,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11851,10 +8945,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_CANNOT_CANCEL" | "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11887,10 +8978,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11923,10 +9011,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11960,10 +9045,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11996,10 +9078,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12063,10 +9142,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12099,10 +9175,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12135,10 +9208,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12171,10 +9241,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12208,10 +9275,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12244,10 +9308,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12307,10 +9368,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12343,10 +9401,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12379,10 +9434,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12415,10 +9467,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12451,10 +9500,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12487,10 +9533,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12524,10 +9567,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12560,10 +9600,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12628,10 +9665,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12664,10 +9698,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12700,10 +9731,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12736,10 +9764,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12772,10 +9797,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12809,10 +9831,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12845,10 +9864,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12881,10 +9897,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12917,10 +9930,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12954,10 +9964,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12990,10 +9997,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13027,10 +10031,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "AI_UNAVAILABLE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13090,10 +10091,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13126,10 +10124,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13162,10 +10157,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13198,10 +10190,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13234,10 +10223,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13271,10 +10257,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13307,10 +10290,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13370,10 +10350,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13406,10 +10383,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13442,10 +10416,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13478,10 +10449,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13514,10 +10482,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13551,10 +10516,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13587,10 +10549,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13651,10 +10610,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13687,10 +10643,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13723,10 +10676,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13760,10 +10710,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13796,251 +10743,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-        };
-    };
-    getAiScorecard: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The latest published AI scorecard */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["AiScorecard"];
-                };
-            };
-            /** @description Error: VALIDATION_ERROR */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-            /** @description Error: INVALID_API_KEY, API_KEY_EXPIRED, API_KEY_REVOKED, ACCOUNT_NOT_FOUND */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-            /** @description Error: PERMISSION_DENIED, IP_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-            /** @description Error: NOT_FOUND */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-            /** @description Error: RATE_LIMIT_EXCEEDED */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "Retry-After": components["headers"]["Retry-After"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-            /** @description Error: INTERNAL_ERROR */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14100,10 +10803,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14136,10 +10836,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14172,10 +10869,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14209,10 +10903,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "STREAM_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14245,10 +10936,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14282,10 +10970,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SERVICE_UNAVAILABLE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14350,10 +11035,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14386,10 +11068,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14422,10 +11101,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14459,10 +11135,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14495,10 +11168,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14531,10 +11201,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14567,10 +11234,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14604,10 +11268,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14640,10 +11301,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14705,10 +11363,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14741,10 +11396,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14777,10 +11429,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14814,10 +11463,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14850,10 +11496,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14912,10 +11555,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14948,10 +11588,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14984,10 +11621,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15020,10 +11654,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15056,10 +11687,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15093,10 +11721,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15129,10 +11754,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15195,10 +11817,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15231,10 +11850,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15267,10 +11883,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15303,10 +11916,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15340,10 +11950,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15376,10 +11983,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15412,10 +12016,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15449,10 +12050,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15485,10 +12083,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15551,10 +12146,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15587,10 +12179,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15623,10 +12212,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15659,10 +12245,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15696,10 +12279,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "DELIVERY_CANNOT_CANCEL" | "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15732,10 +12312,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15768,10 +12345,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15805,10 +12379,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15841,10 +12412,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15901,10 +12469,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15937,10 +12502,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15973,10 +12535,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16010,10 +12569,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16046,10 +12602,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16106,10 +12659,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16142,10 +12692,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16178,10 +12725,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16215,10 +12759,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16251,10 +12792,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16308,15 +12846,9 @@ export interface operations {
                             chainId: string;
                             /** @description Single use; at least 16 base58 characters */
                             nonce: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             issuedAt: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             expirationTime: string;
                             /** @description A Solana address (base58) */
                             address?: string;
@@ -16339,10 +12871,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16372,10 +12901,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16405,10 +12931,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16438,10 +12961,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16472,10 +12992,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16505,10 +13022,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16567,64 +13081,31 @@ export interface operations {
                             status: "active" | "suspended";
                             /** @description Connected Solana wallet */
                             walletAddress: string | null;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             balanceUsd: string;
                             /** @enum {string} */
                             currency: "USD";
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
                             /** @description What each operation costs, in USD */
                             pricing: {
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceSingle: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceBatchBase: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceBatchPerSymbol: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 historical: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 aiResolve: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceSchedule: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 aiSchedule: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 marketsList: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 marketDetail: string;
                             };
                             limits: {
@@ -16651,10 +13132,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16684,10 +13162,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SIGN_IN_REJECTED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16717,10 +13192,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16750,10 +13222,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "WALLET_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16783,10 +13252,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16816,10 +13282,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16850,10 +13313,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16883,10 +13343,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16942,10 +13399,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16975,10 +13429,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17008,10 +13459,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17052,27 +13500,18 @@ export interface operations {
                             live: {
                                 id: string;
                                 status: "active" | "suspended";
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 balanceUsd: string;
                             };
                             sandbox: {
                                 id: string;
                                 status: "active" | "suspended";
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 balanceUsd: string;
                             };
                         };
                         session: {
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
                             /** @description Ends then unless used again (12 hours after the last use) */
                             idleExpiresAt: string;
@@ -17097,10 +13536,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17130,10 +13566,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17163,10 +13596,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17212,64 +13642,31 @@ export interface operations {
                             status: "active" | "suspended";
                             /** @description Connected Solana wallet */
                             walletAddress: string | null;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             balanceUsd: string;
                             /** @enum {string} */
                             currency: "USD";
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
                             /** @description What each operation costs, in USD */
                             pricing: {
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceSingle: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceBatchBase: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceBatchPerSymbol: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 historical: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 aiResolve: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceSchedule: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 aiSchedule: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 marketsList: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 marketDetail: string;
                             };
                             limits: {
@@ -17279,29 +13676,20 @@ export interface operations {
                         today: {
                             /** @description Paid requests */
                             requests: number;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             spendUsd: string;
                         };
                         month: {
                             /** @description Paid requests */
                             requests: number;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             spendUsd: string;
                         };
                         /** @description Whether money ever reached the account (a deposit, play money, an operator’s credit or adjustment); a live account never funded gets a call to fund it, not a low-balance warning */
                         funded: boolean;
                         /** @description The balance is below `lowBalanceThresholdUsd` on an account that was funded */
                         lowBalance: boolean;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         lowBalanceThresholdUsd: string;
                     };
                 };
@@ -17321,10 +13709,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17354,10 +13739,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17387,10 +13769,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17420,10 +13799,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17484,10 +13860,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17517,10 +13890,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17550,10 +13920,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17583,10 +13950,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17636,10 +14000,7 @@ export interface operations {
                         solanaPayUrl: string | null;
                         /** @description A USDC transfer request */
                         solanaPayUsdcUrl: string | null;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         minimumUsd: string;
                         /** @description Newest first (the last 50) */
                         deposits: {
@@ -17677,10 +14038,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17710,10 +14068,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17743,10 +14098,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17776,10 +14128,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17818,20 +14167,11 @@ export interface operations {
                     "application/json": {
                         /** @description Unique id of this request (also in X-Request-Id) */
                         requestId: string;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         creditedUsd: string;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         balanceUsd: string;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         capUsd: string;
                     };
                 };
@@ -17851,10 +14191,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17884,10 +14221,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17917,10 +14251,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17950,10 +14281,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18020,10 +14348,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18053,10 +14378,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18086,10 +14408,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18119,10 +14438,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18204,10 +14520,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18237,10 +14550,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SIGN_IN_REJECTED" | "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18270,10 +14580,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18303,10 +14610,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "WALLET_IN_USE" | "MAX_WALLETS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18336,10 +14640,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18369,10 +14670,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18403,10 +14701,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18436,10 +14731,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18495,15 +14787,9 @@ export interface operations {
                             chainId: string;
                             /** @description Single use; at least 16 base58 characters */
                             nonce: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             issuedAt: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             expirationTime: string;
                             /** @description A Solana address (base58) */
                             address?: string;
@@ -18526,10 +14812,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18559,10 +14842,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18592,10 +14872,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18625,10 +14902,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18658,10 +14932,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18692,10 +14963,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18725,10 +14993,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18789,10 +15054,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18822,10 +15084,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18855,10 +15114,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18888,10 +15144,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18921,10 +15174,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18996,10 +15246,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19029,10 +15276,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19062,10 +15306,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19095,10 +15336,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19143,10 +15381,7 @@ export interface operations {
                     "application/json": {
                         /** @description Unique id of this request (also in X-Request-Id) */
                         requestId: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         from: string;
                         /** @description ISO 8601 timestamp (UTC), exclusive */
                         to: string;
@@ -19154,20 +15389,11 @@ export interface operations {
                         totals: {
                             /** @description Paid requests (charges) */
                             requests: number;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             chargedUsd: string;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             refundedUsd: string;
-                            /**
-                             * @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged)
-                             * @example 0.25
-                             */
+                            /** @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged) */
                             spendUsd: string;
                         };
                         /** @description By day: every day of the range, oldest first, days without activity included; otherwise the groups with activity, the largest spend first */
@@ -19178,20 +15404,11 @@ export interface operations {
                             label: string | null;
                             /** @description Paid requests (charges) */
                             requests: number;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             chargedUsd: string;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             refundedUsd: string;
-                            /**
-                             * @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged)
-                             * @example 0.25
-                             */
+                            /** @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged) */
                             spendUsd: string;
                         }[];
                     };
@@ -19212,10 +15429,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19245,10 +15459,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19278,10 +15489,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19311,10 +15519,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19373,10 +15578,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19406,10 +15608,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19439,10 +15638,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19472,10 +15668,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19525,15 +15718,9 @@ export interface operations {
                         permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                         /** @description Neither revoked nor expired */
                         isActive: boolean;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         expiresAt?: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         revokedAt?: string;
                         allowedIps: string[];
                         ipRestrictionEnabled: boolean;
@@ -19543,15 +15730,9 @@ export interface operations {
                         rotatedTo?: string;
                         /** @description The id of the key this one replaced */
                         rotatedFrom?: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
-                        /**
-                         * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                         lastUsedAt?: string;
                         /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                         rateLimit: {
@@ -19572,31 +15753,19 @@ export interface operations {
                             day: {
                                 /** @description UTC date the period started */
                                 periodStart: string;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 resetsAt: string;
                                 requests: number;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 spendUsd: string;
                             };
                             month: {
                                 /** @description UTC date the period started */
                                 periodStart: string;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 resetsAt: string;
                                 requests: number;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 spendUsd: string;
                             };
                         };
@@ -19620,10 +15789,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19653,10 +15819,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19686,10 +15849,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19719,10 +15879,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "MAX_KEYS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19752,10 +15909,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19785,10 +15939,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19818,10 +15969,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19869,15 +16017,9 @@ export interface operations {
                         permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                         /** @description Neither revoked nor expired */
                         isActive: boolean;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         expiresAt?: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         revokedAt?: string;
                         allowedIps: string[];
                         ipRestrictionEnabled: boolean;
@@ -19887,15 +16029,9 @@ export interface operations {
                         rotatedTo?: string;
                         /** @description The id of the key this one replaced */
                         rotatedFrom?: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
-                        /**
-                         * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                         lastUsedAt?: string;
                         /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                         rateLimit: {
@@ -19916,31 +16052,19 @@ export interface operations {
                             day: {
                                 /** @description UTC date the period started */
                                 periodStart: string;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 resetsAt: string;
                                 requests: number;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 spendUsd: string;
                             };
                             month: {
                                 /** @description UTC date the period started */
                                 periodStart: string;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 resetsAt: string;
                                 requests: number;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 spendUsd: string;
                             };
                         };
@@ -19962,10 +16086,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19995,10 +16116,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20028,10 +16146,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20061,10 +16176,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20094,10 +16206,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20149,15 +16258,9 @@ export interface operations {
                         permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                         /** @description Neither revoked nor expired */
                         isActive: boolean;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         expiresAt?: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         revokedAt?: string;
                         allowedIps: string[];
                         ipRestrictionEnabled: boolean;
@@ -20167,15 +16270,9 @@ export interface operations {
                         rotatedTo?: string;
                         /** @description The id of the key this one replaced */
                         rotatedFrom?: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
-                        /**
-                         * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                         lastUsedAt?: string;
                         /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                         rateLimit: {
@@ -20196,31 +16293,19 @@ export interface operations {
                             day: {
                                 /** @description UTC date the period started */
                                 periodStart: string;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 resetsAt: string;
                                 requests: number;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 spendUsd: string;
                             };
                             month: {
                                 /** @description UTC date the period started */
                                 periodStart: string;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 resetsAt: string;
                                 requests: number;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 spendUsd: string;
                             };
                         };
@@ -20242,10 +16327,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20275,10 +16357,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20308,10 +16387,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20341,10 +16417,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20374,10 +16447,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "MAX_KEYS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20407,10 +16477,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20440,10 +16507,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20473,10 +16537,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20525,15 +16586,9 @@ export interface operations {
                             permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                             /** @description Neither revoked nor expired */
                             isActive: boolean;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             expiresAt?: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             revokedAt?: string;
                             allowedIps: string[];
                             ipRestrictionEnabled: boolean;
@@ -20543,15 +16598,9 @@ export interface operations {
                             rotatedTo?: string;
                             /** @description The id of the key this one replaced */
                             rotatedFrom?: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
-                            /**
-                             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                             lastUsedAt?: string;
                             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                             rateLimit: {
@@ -20572,31 +16621,19 @@ export interface operations {
                                 day: {
                                     /** @description UTC date the period started */
                                     periodStart: string;
-                                    /**
-                                     * @description ISO 8601 timestamp (UTC)
-                                     * @example 2026-11-21T12:00:00.000Z
-                                     */
+                                    /** @description ISO 8601 timestamp (UTC) */
                                     resetsAt: string;
                                     requests: number;
-                                    /**
-                                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                     * @example 0.01
-                                     */
+                                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                     spendUsd: string;
                                 };
                                 month: {
                                     /** @description UTC date the period started */
                                     periodStart: string;
-                                    /**
-                                     * @description ISO 8601 timestamp (UTC)
-                                     * @example 2026-11-21T12:00:00.000Z
-                                     */
+                                    /** @description ISO 8601 timestamp (UTC) */
                                     resetsAt: string;
                                     requests: number;
-                                    /**
-                                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                     * @example 0.01
-                                     */
+                                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                     spendUsd: string;
                                 };
                             };
@@ -20612,15 +16649,9 @@ export interface operations {
                             permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                             /** @description Neither revoked nor expired */
                             isActive: boolean;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             expiresAt?: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             revokedAt?: string;
                             allowedIps: string[];
                             ipRestrictionEnabled: boolean;
@@ -20630,15 +16661,9 @@ export interface operations {
                             rotatedTo?: string;
                             /** @description The id of the key this one replaced */
                             rotatedFrom?: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
-                            /**
-                             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                             lastUsedAt?: string;
                             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                             rateLimit: {
@@ -20659,31 +16684,19 @@ export interface operations {
                                 day: {
                                     /** @description UTC date the period started */
                                     periodStart: string;
-                                    /**
-                                     * @description ISO 8601 timestamp (UTC)
-                                     * @example 2026-11-21T12:00:00.000Z
-                                     */
+                                    /** @description ISO 8601 timestamp (UTC) */
                                     resetsAt: string;
                                     requests: number;
-                                    /**
-                                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                     * @example 0.01
-                                     */
+                                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                     spendUsd: string;
                                 };
                                 month: {
                                     /** @description UTC date the period started */
                                     periodStart: string;
-                                    /**
-                                     * @description ISO 8601 timestamp (UTC)
-                                     * @example 2026-11-21T12:00:00.000Z
-                                     */
+                                    /** @description ISO 8601 timestamp (UTC) */
                                     resetsAt: string;
                                     requests: number;
-                                    /**
-                                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                     * @example 0.01
-                                     */
+                                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                     spendUsd: string;
                                 };
                             };
@@ -20706,10 +16719,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20739,10 +16749,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20772,10 +16779,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20805,10 +16809,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20838,10 +16839,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20871,10 +16869,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20942,10 +16937,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20975,10 +16967,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21008,10 +16997,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21041,10 +17027,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21085,24 +17068,17 @@ export interface operations {
                     "application/json": {
                         /** @description Unique id of this request (also in X-Request-Id) */
                         requestId: string;
-                        /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
                         jobId: string;
                         /** @enum {unknown} */
                         jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         scheduledFor: string;
                         /**
                          * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
                          * @enum {unknown}
                          */
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
                         canCancel: boolean;
@@ -21115,10 +17091,7 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         callbackUrl: string | null;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         costUsd: string;
                         /** @description Once COMPLETED: the single-price result, or the AI resolution result */
                         result: {
@@ -21147,10 +17120,7 @@ export interface operations {
                             nextAttemptAt: string | null;
                             lastStatusCode: number | null;
                             lastError: string | null;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
                             finishedAt: string | null;
                             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -21158,10 +17128,7 @@ export interface operations {
                             /** @description Every attempt, oldest first */
                             attempts: {
                                 attempt: number;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 at: string;
                                 /** @description The receiver’s status code */
                                 statusCode: number | null;
@@ -21188,10 +17155,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21221,10 +17185,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21254,10 +17215,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21287,10 +17245,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21320,10 +17275,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21367,15 +17319,9 @@ export interface operations {
                         jobId: string;
                         /** @enum {string} */
                         status: "cancelled";
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         refundUsd: string;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         remainingBalanceUsd: string;
                     };
                 };
@@ -21395,10 +17341,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21428,10 +17371,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21461,10 +17401,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21494,10 +17431,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21527,10 +17461,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_CANNOT_CANCEL";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21560,10 +17491,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21631,10 +17559,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21664,10 +17589,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21697,10 +17619,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21730,10 +17649,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21774,24 +17690,17 @@ export interface operations {
                     "application/json": {
                         /** @description Unique id of this request (also in X-Request-Id) */
                         requestId: string;
-                        /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
                         jobId: string;
                         /** @enum {unknown} */
                         jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         scheduledFor: string;
                         /**
                          * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
                          * @enum {unknown}
                          */
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
                         canCancel: boolean;
@@ -21804,10 +17713,7 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         callbackUrl: string | null;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         costUsd: string;
                         /** @description Once COMPLETED: the single-price result, or the AI resolution result */
                         result: {
@@ -21836,10 +17742,7 @@ export interface operations {
                             nextAttemptAt: string | null;
                             lastStatusCode: number | null;
                             lastError: string | null;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
                             finishedAt: string | null;
                             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -21847,10 +17750,7 @@ export interface operations {
                             /** @description Every attempt, oldest first */
                             attempts: {
                                 attempt: number;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 at: string;
                                 /** @description The receiver’s status code */
                                 statusCode: number | null;
@@ -21877,10 +17777,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21910,10 +17807,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21943,10 +17837,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21976,10 +17867,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22009,10 +17897,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22056,15 +17941,9 @@ export interface operations {
                         jobId: string;
                         /** @enum {string} */
                         status: "cancelled";
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         refundUsd: string;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         remainingBalanceUsd: string;
                     };
                 };
@@ -22084,10 +17963,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22117,10 +17993,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22150,10 +18023,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22183,10 +18053,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22216,10 +18083,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_CANNOT_CANCEL";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22249,10 +18113,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22293,15 +18154,9 @@ export interface operations {
                     "application/json": {
                         requestId: string;
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         completedAt?: string;
                         result?: components["schemas"]["AiResult"];
                         /** @description FAILED: why (fewer than 3 of the 4 models gave a valid answer) */
@@ -22309,10 +18164,7 @@ export interface operations {
                             code: string;
                             message: string;
                         };
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         refundUsd?: string;
                         /** @description The answers received so far, in slot order (extension) */
                         votes: components["schemas"]["AiVote"][];
@@ -22334,10 +18186,7 @@ export interface operations {
                             nextAttemptAt: string | null;
                             lastStatusCode: number | null;
                             lastError: string | null;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
                             finishedAt: string | null;
                             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -22345,10 +18194,7 @@ export interface operations {
                             /** @description Every attempt, oldest first */
                             attempts: {
                                 attempt: number;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 at: string;
                                 /** @description The receiver’s status code */
                                 statusCode: number | null;
@@ -22375,10 +18221,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22408,10 +18251,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22441,10 +18281,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22474,10 +18311,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22507,10 +18341,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22577,10 +18408,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22610,10 +18438,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22643,10 +18468,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22676,326 +18498,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-        };
-    };
-    dashboardGetAiScorecard: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Which of the wallet’s accounts: live or sandbox */
-                mode: "live" | "sandbox";
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The latest published AI scorecard */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Unique id of this request (also in X-Request-Id) */
-                        requestId: string;
-                        /**
-                         * @description When it was published (ISO 8601, UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
-                        publishedAt: string;
-                        /**
-                         * @description When the evaluation finished (ISO 8601, UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
-                        evaluatedAt: string;
-                        set: {
-                            /** @description The labelled set’s format: Sibyl’s JSON Lines, UMA proposals, or ForecastBench */
-                            format: "jsonl" | "uma" | "forecastbench";
-                            /** @description Questions in the set */
-                            questions: number;
-                            /** @description Entries of the set left out, by reason (`50-50`, `unresolved`, …) */
-                            skipped: {
-                                [key: string]: number;
-                            };
-                        };
-                        /** @description Which models were asked */
-                        mode: "live" | "sandbox";
-                        /** @description The four models, `<provider>/<model>`, in slot order */
-                        modelsUsed: string[];
-                        /** @description The threshold `canDetermine` used (the default 0.75) */
-                        confidenceThreshold: number;
-                        /** @description The target accuracy the threshold table was read against */
-                        target: number;
-                        /** @description Questions answered by the resolver */
-                        evaluated: number;
-                        /** @description Of them, resolutions with `canDetermine: true` */
-                        determined: number;
-                        /** @description Share of the determined answers that were right; a share 0–1, null when there is nothing to take it of */
-                        accuracy: number | null;
-                        /** @description Share of the questions determined; a share 0–1, null when there is nothing to take it of */
-                        coverage: number | null;
-                        /** @description Determined answers by how many of the four models agreed */
-                        byAgreement: {
-                            "4/4": {
-                                /** @description Determined answers at this agreement */
-                                count: number;
-                                /** @description Share of them that were right; a share 0–1, null when there is nothing to take it of */
-                                accuracy: number | null;
-                            };
-                            "3/4": {
-                                /** @description Determined answers at this agreement */
-                                count: number;
-                                /** @description Share of them that were right; a share 0–1, null when there is nothing to take it of */
-                                accuracy: number | null;
-                            };
-                        };
-                        /** @description Each model on its own, by `<provider>/<model>` */
-                        byModel: {
-                            [key: string]: {
-                                /** @description Questions the model answered validly (a vote or "cannot determine") */
-                                answered: number;
-                                /** @description Share of those it answered right; a share 0–1, null when there is nothing to take it of */
-                                accuracy: number | null;
-                                /** @description Valid answers of "cannot determine" */
-                                abstained: number;
-                                /** @description Questions it gave no valid answer to (timeouts, errors, malformed answers) */
-                                failed: number;
-                            };
-                        };
-                        byCategory: {
-                            [key: string]: {
-                                /** @description Questions of the category */
-                                questions: number;
-                                /** @description Of them, determined */
-                                determined: number;
-                                /** @description Share determined; a share 0–1, null when there is nothing to take it of */
-                                coverage: number | null;
-                                /** @description Share of the determined ones that were right; a share 0–1, null when there is nothing to take it of */
-                                accuracy: number | null;
-                            };
-                        };
-                        /** @description Brier score of the consensus confidence (0 is perfect); a share 0–1, null when there is nothing to take it of */
-                        brier: number | null;
-                        /** @description Expected calibration error of the consensus confidence, over ten bins; a share 0–1, null when there is nothing to take it of */
-                        ece: number | null;
-                        /** @description Completed resolutions that named a winner: what `brier`, `ece` and `reliability` are over */
-                        calibrated: number;
-                        /** @description The reliability diagram’s ten bins */
-                        reliability: {
-                            from: number;
-                            to: number;
-                            /** @description Answers whose consensus confidence is in [from, to) */
-                            count: number;
-                            /** @description Their mean confidence; a share 0–1, null when there is nothing to take it of */
-                            confidence: number | null;
-                            /** @description Share of their winners that were right; a share 0–1, null when there is nothing to take it of */
-                            accuracy: number | null;
-                        }[];
-                        abstentions: {
-                            /** @description Questions not determined */
-                            count: number;
-                            reasons: {
-                                /** @description Fewer than 3 valid answers */
-                                failed: number;
-                                /** @description No model voted for an outcome */
-                                no_outcome: number;
-                                /** @description Fewer than 3 of the 4 agreed */
-                                split: number;
-                                /** @description 3 or 4 agreed below the confidence threshold */
-                                low_confidence: number;
-                            };
-                        };
-                        /** @description A resolution’s time (its slowest model), median and 99th percentile */
-                        latencyMs: {
-                            p50: number | null;
-                            p99: number | null;
-                        };
-                        /** @description Coverage and accuracy at each threshold from 0.50 to 0.95 */
-                        thresholds: {
-                            threshold: number;
-                            /** @description Questions determined at this threshold */
-                            determined: number;
-                            /** @description Share determined; a share 0–1, null when there is nothing to take it of */
-                            coverage: number | null;
-                            /** @description Share of those right; a share 0–1, null when there is nothing to take it of */
-                            accuracy: number | null;
-                        }[];
-                        /** @description The lowest threshold whose accuracy reaches `target`; null when none does */
-                        recommendedThreshold: number | null;
-                    };
-                };
-            };
-            /** @description Error: VALIDATION_ERROR */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-            /** @description Error: SESSION_EXPIRED */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-            /** @description Error: ACCOUNT_SUSPENDED */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-            /** @description Error: NOT_FOUND */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
-                        requestId: string;
-                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
-                        details?: {
-                            problems?: components["schemas"]["ValidationProblem"][];
-                        } & {
-                            [key: string]: unknown;
-                        };
-                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
-                        symbol?: string;
-                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
-                        maxSymbols?: number;
-                    };
-                };
-            };
-            /** @description Error: INTERNAL_ERROR */
-            500: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @description Human-readable message */
-                        error: string;
-                        /**
-                         * @description Machine-readable code from the error vocabulary (docs/api.md)
-                         * @enum {unknown}
-                         */
-                        code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23065,10 +18568,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23098,10 +18598,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23131,10 +18628,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23164,10 +18658,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23197,10 +18688,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23230,10 +18718,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23300,10 +18785,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23333,10 +18815,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23366,10 +18845,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23399,10 +18875,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23456,10 +18929,7 @@ export interface operations {
                         nextAttemptAt: string | null;
                         lastStatusCode: number | null;
                         lastError: string | null;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         finishedAt: string | null;
                         /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -23467,10 +18937,7 @@ export interface operations {
                         /** @description Every attempt, oldest first */
                         attempts: {
                             attempt: number;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             at: string;
                             /** @description The receiver’s status code */
                             statusCode: number | null;
@@ -23496,10 +18963,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23529,10 +18993,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23562,10 +19023,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23595,10 +19053,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23628,10 +19083,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23685,10 +19137,7 @@ export interface operations {
                         nextAttemptAt: string | null;
                         lastStatusCode: number | null;
                         lastError: string | null;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         finishedAt: string | null;
                         /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -23696,10 +19145,7 @@ export interface operations {
                         /** @description Every attempt, oldest first */
                         attempts: {
                             attempt: number;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             at: string;
                             /** @description The receiver’s status code */
                             statusCode: number | null;
@@ -23725,10 +19171,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23758,10 +19201,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23791,10 +19231,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23824,10 +19261,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23857,10 +19291,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23914,10 +19345,7 @@ export interface operations {
                         nextAttemptAt: string | null;
                         lastStatusCode: number | null;
                         lastError: string | null;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         finishedAt: string | null;
                         /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -23925,10 +19353,7 @@ export interface operations {
                         /** @description Every attempt, oldest first */
                         attempts: {
                             attempt: number;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             at: string;
                             /** @description The receiver’s status code */
                             statusCode: number | null;
@@ -23954,10 +19379,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23987,10 +19409,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -24020,10 +19439,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -24053,10 +19469,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -24086,10 +19499,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "DELIVERY_CANNOT_CANCEL";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -24119,10 +19529,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -24181,10 +19588,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -24214,10 +19618,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -24247,10 +19648,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -24280,10 +19678,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -24324,10 +19719,7 @@ export interface operations {
                         requestId: string;
                         /** @description The new secret (whsec_…), shown this once */
                         webhookSecret: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         previousSecretValidUntil: string;
                     };
                 };
@@ -24347,10 +19739,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -24380,10 +19769,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -24413,10 +19799,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -24446,10 +19829,303 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    streamPrices: {
+        parameters: {
+            query: {
+                /** @description Symbols or mint addresses, comma-separated: 1 to 50, as the batch takes them */
+                symbols: string;
+            };
+            header?: {
+                /** @description The id of the last event received (EventSource sends it when it reconnects): the stream resumes with the current prices */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The data of each `event: price`: a symbol’s current VWAP, as GET /price/{symbolOrMint} answers it without `costUsd` and `remainingBalanceUsd` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["PriceStreamEvent"];
+                };
+            };
+            /** @description Error: BATCH_LIMIT_EXCEEDED, INVALID_SYMBOL, VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
                         /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
                          */
+                        code: "BATCH_LIMIT_EXCEEDED" | "INVALID_SYMBOL" | "VALIDATION_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INVALID_API_KEY, API_KEY_EXPIRED, API_KEY_REVOKED, ACCOUNT_NOT_FOUND */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INSUFFICIENT_BALANCE */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INSUFFICIENT_BALANCE";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: PERMISSION_DENIED, IP_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SYMBOL_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SYMBOL_NOT_FOUND";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: RATE_LIMIT_EXCEEDED, QUOTA_EXCEEDED, STREAM_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED" | "STREAM_LIMIT_EXCEEDED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SERVICE_UNAVAILABLE";
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {

@@ -385,6 +385,11 @@ describe('OpenAPI document', () => {
     const page = await ctx.request(null, { method: 'GET', url: '/docs/' });
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toContain('text/html');
+    expect(page.body).toContain('<title>Sibyl API reference</title>');
+    expect((doc as unknown as { info: { license: unknown } }).info.license).toEqual({
+      name: 'MIT',
+      identifier: 'MIT',
+    });
     const external = [...page.body.matchAll(/(?:src|href)="(https?:\/\/[^"]+)"/g)].map((m) => m[1]);
     expect(external).toEqual([]);
     const script = page.body.match(/src="\.?\/?([^"]*swagger-ui-bundle\.js)"/)?.[1];
