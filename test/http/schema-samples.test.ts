@@ -1,6 +1,9 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildReport } from '../../src/evaluation/report.js';
+import { publishScorecard } from '../../src/evaluation/scorecard.js';
+import { scorecardSummary } from '../../src/evaluation/summary.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
 import { expectLedgerReconciles } from '../helpers/ledger.js';
 import { type SampleContext, sample, seeded } from './schema-samples.js';
@@ -40,6 +43,24 @@ let doc: { paths: Record<string, Record<string, Operation>>; components: { schem
 beforeAll(async () => {
   ctx = await createTestContext();
   account = await ctx.createAccount({ balanceUsd: '1000.00' });
+  // GET /ai/scorecard answers 404 until a scorecard is published: publish one (of no questions).
+  await publishScorecard(
+    ctx.database.db,
+    scorecardSummary(
+      buildReport([], {
+        set: { format: 'jsonl', questions: [], skipped: {} },
+        mode: 'sandbox',
+        modelsUsed: ['sandbox/alpha', 'sandbox/beta', 'sandbox/gamma', 'sandbox/delta'],
+        confidenceThreshold: 0.75,
+        target: 0.97,
+        interrupted: false,
+        startedAt: new Date(),
+        finishedAt: new Date(),
+        cachedAnswers: 0,
+        askedAnswers: 0,
+      }),
+    ),
+  );
   doc = (await ctx.request(null, { method: 'GET', url: '/api/v1/openapi.json' })).json();
 });
 afterAll(async () => {
