@@ -2057,7 +2057,7 @@ export interface components {
             /** @description null: never */
             expiresAt?: string | null;
             /** @description IPv4/IPv6 addresses or CIDR ranges */
-            allowedIps?: (string | unknown | unknown | unknown)[];
+            allowedIps?: (string | unknown | unknown | unknown | unknown)[];
             /** @description Defaults to true when allowedIps is given */
             ipRestrictionEnabled?: boolean;
             /** @description Browser origins such as https://app.example.com; https://*.example.com allows subdomains */
@@ -3115,10 +3115,12 @@ export interface components {
             /** @description null: never */
             expiresAt?: string | null;
             /** @description IPv4/IPv6 addresses or CIDR ranges */
-            allowedIps?: (string | unknown | unknown | unknown)[];
+            allowedIps?: (string | unknown | unknown | unknown | unknown)[];
+            /** @description true: the key answers only its allowedIps — the list given here, else the stored one, which must not be empty (400 VALIDATION_ERROR) */
             ipRestrictionEnabled?: boolean;
             /** @description Browser origins such as https://app.example.com; https://*.example.com allows subdomains */
             allowedOrigins?: string[];
+            /** @description true: the key answers only its allowedOrigins — the list given here, else the stored one, which must not be empty (400 VALIDATION_ERROR) */
             originRestrictionEnabled?: boolean;
             /** @description This key's token bucket; null returns it to the service default */
             rateLimit?: {
@@ -3315,7 +3317,7 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description The id of this request (`req_…`), also in the body as `requestId`; quote it to support */
+        /** @description The id of this call (`req_…`); quote it to support. Most bodies repeat it as `requestId`; a body that describes another request (GET /ai/request/{requestId}, /ai/result/{requestId}, /webhooks/deliveries/{deliveryId}) carries that request’s id there instead */
         "X-Request-Id": string;
         /** @description Requests the key may burst (its bucket size) */
         "RateLimit-Limit": number;

@@ -166,11 +166,10 @@ export const AiRecord = Type.Object({
   ),
   refundUsd: Type.Optional(UsdString),
   votes: Type.Array(VoteSchema, { description: 'The answers received so far, in slot order (extension)' }),
-  delivery: Type.Optional(
-    Type.Union([Delivery], {
-      description: 'Once finished, with a callbackUrl: the callback delivery, its status and every attempt',
-    }),
-  ),
+  delivery: Type.Optional({
+    ...Delivery,
+    description: 'Once finished, with a callbackUrl: the callback delivery, its status and every attempt',
+  }),
 });
 
 export type AiRecordObject = Static<typeof AiRecord>;
