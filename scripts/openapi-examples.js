@@ -4,9 +4,17 @@
 // (src/http/openapi-document.ts) and a test checks each against its schema.
 //
 //   npm run build && node scripts/openapi-examples.js
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createAiQueue } from '../dist/ai/queue.js';
 import { createResolver } from '../dist/ai/resolver.js';
+import { openAnswerCache } from '../dist/evaluation/cache.js';
+import { evaluateSet } from '../dist/evaluation/evaluate.js';
+import { readLabelledSet } from '../dist/evaluation/read-set.js';
+import { buildReport } from '../dist/evaluation/report.js';
+import { publishScorecard } from '../dist/evaluation/scorecard.js';
+import { scorecardSummary } from '../dist/evaluation/summary.js';
 import { aiJobResolver } from '../dist/jobs/ai.js';
 import { jobQueueHandler } from '../dist/jobs/runner.js';
 import { systemClock } from '../dist/lib/clock.js';
@@ -16,9 +24,10 @@ import { WorkQueue } from '../dist/queue/queue.js';
 import { webhookOutbox } from '../dist/webhooks/outbox.js';
 import { signedRequest } from '../dist/webhooks/signing.js';
 import { recordErrors } from './error-examples.js';
+import { recordRareErrors } from './rare-error-examples.js';
 import { withSandboxApp } from './sandbox-app.js';
 
-await withSandboxApp(async (app, key, { db, config }) => {
+await withSandboxApp(async (app, key, { db, config, hold }) => {
   async function call(method, url, payload) {
     const response = await app.inject({
       method,
@@ -44,6 +53,9 @@ await withSandboxApp(async (app, key, { db, config }) => {
 
   examples.Account = { ...(await call('GET', '/account')), webhookSecret: FAKE_WEBHOOK_SECRET };
   examples.PriceResult = await call('GET', '/price/SOL');
+  // An event of GET /stream/prices carries the single price without its cost fields (src/streams/price-feed.ts).
+  const { costUsd: _cost, remainingBalanceUsd: _balance, ...priceEvent } = examples.PriceResult;
+  examples.PriceStreamEvent = priceEvent;
   examples.BatchPriceRequest = { symbols: ['SOL', 'JUP', 'BONK'] };
   examples.BatchPriceResult = await call('POST', '/price/batch', examples.BatchPriceRequest);
   const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
@@ -56,6 +68,17 @@ await withSandboxApp(async (app, key, { db, config }) => {
   examples.CreateKeyRequest = { name: 'trading bot', permissions: ['price', 'markets'] };
   const created = await call('POST', '/keys', examples.CreateKeyRequest);
   examples.CreatedKey = { ...created, key: FAKE_KEY };
+  // The new key's first request, so that the key objects below show when it was last used (the
+  // time is written after the answer, docs/api.md#last-used: waited for here).
+  await app.inject({
+    method: 'GET',
+    url: '/api/v1/markets?pageSize=1',
+    headers: { authorization: `Bearer ${created.key}` },
+  });
+  while (
+    (await db.query('SELECT last_used_at FROM api_keys WHERE id = $1', [created.id]))[0]?.last_used_at == null
+  )
+    await new Promise((resolve) => setTimeout(resolve, 5));
   examples.UpdateKeyRequest = { name: 'trading bot (eu)', allowedIps: ['203.0.113.0/24'] };
   examples.UpdateKeyResponse = await call('PATCH', `/keys/${created.id}`, examples.UpdateKeyRequest);
   examples.ApiKeyList = await call('GET', '/keys');
@@ -176,12 +199,52 @@ await withSandboxApp(async (app, key, { db, config }) => {
   examples.AccountUsage = await call('GET', '/account/usage?groupBy=operation');
   examples.AiRequestList = await call('GET', '/ai/requests?pageSize=2');
 
+  // The scorecard: the project's own labelled set evaluated on the sandbox models and published,
+  // as `sibyl ai evaluate test/evaluation/sets/sibyl.jsonl --models sandbox --publish` does.
+  const set = await readLabelledSet([
+    new URL('../test/evaluation/sets/sibyl.jsonl', import.meta.url).pathname,
+  ]);
+  const resolver = createResolver(config.ai, systemClock);
+  const cache = await openAnswerCache(join(mkdtempSync(join(tmpdir(), 'sibyl-examples-')), 'cache.jsonl'));
+  const startedAt = new Date();
+  const evaluation = await evaluateSet({
+    resolver,
+    mode: 'sandbox',
+    questions: set.questions,
+    concurrency: 8,
+    confidenceThreshold: 0.75,
+    cache,
+  });
+  await cache.close();
+  const report = buildReport(evaluation.results, {
+    set,
+    mode: 'sandbox',
+    modelsUsed: resolver.models('sandbox').map((m) => m.name),
+    confidenceThreshold: 0.75,
+    target: 0.97,
+    interrupted: false,
+    startedAt,
+    finishedAt: new Date(),
+    cachedAnswers: evaluation.cachedAnswers,
+    askedAnswers: evaluation.askedAnswers,
+  });
+  // Its own 404 first: nothing is published yet.
+  const unpublished = (
+    await app.inject({
+      method: 'GET',
+      url: '/api/v1/ai/scorecard',
+      headers: { authorization: `Bearer ${key}` },
+    })
+  ).json();
+  await publishScorecard(db, scorecardSummary(report));
+  examples.AiScorecard = await call('GET', '/ai/scorecard');
+
   // Nested components: taken from the answers that contain them.
   examples.PriceSource = examples.PriceResult.sources[0];
   examples.TokenRef = examples.PriceResult.token;
   examples.BatchPriceItem = examples.BatchPriceResult.prices[0];
   examples.PriceHistoryPoint = examples.PriceHistory.dataPoints[0];
-  examples.ApiKey = examples.ApiKeyList.keys[0];
+  examples.ApiKey = examples.ApiKeyList.keys.find((k) => k.lastUsedAt) ?? examples.ApiKeyList.keys[0];
   examples.MarketSummary = examples.MarketList.markets[0];
   examples.JobSummary = examples.ListPriceJobsResponse.jobs[0];
   examples.Transaction = examples.TransactionList.transactions[0];
@@ -190,7 +253,11 @@ await withSandboxApp(async (app, key, { db, config }) => {
   examples.AiRequestSummary = examples.AiRequestList.requests[0];
   examples.WebhookDeliverySummary = examples.WebhookDeliveryList.deliveries[0];
 
-  const errors = await recordErrors(app, key, { db, cancelledDelivery: delivery });
+  const errors = {
+    ...(await recordErrors(app, key, { db, cancelledDelivery: delivery })),
+    ...(await recordRareErrors(app, key, { db, hold })),
+    'getAiScorecard:NOT_FOUND': unpublished,
+  };
   const errorsOut = new URL('../src/http/openapi-error-examples.json', import.meta.url);
   const sortedErrors = Object.fromEntries(Object.entries(errors).sort(([a], [b]) => a.localeCompare(b)));
   writeFileSync(errorsOut, `${JSON.stringify(sortedErrors, null, 2)}\n`);

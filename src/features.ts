@@ -2,6 +2,7 @@ import { accountsFeature } from './accounts/index.js';
 import { aiFeature } from './ai/index.js';
 import { dashboardFeature } from './dashboard/index.js';
 import { depositsFeature } from './deposits/index.js';
+import { evaluationFeature } from './evaluation/feature.js';
 import { healthFeature } from './health/index.js';
 import { historicalFeature } from './historical/index.js';
 import { idempotencyFeature } from './idempotency/index.js';
@@ -12,6 +13,7 @@ import { limitsFeature } from './limits/index.js';
 import { marketsFeature } from './markets/index.js';
 import { pricesFeature } from './prices/index.js';
 import { retentionFeature } from './retention/index.js';
+import { streamsFeature } from './streams/feature.js';
 import { webhooksFeature } from './webhooks/index.js';
 
 /**
@@ -29,10 +31,12 @@ export const FEATURES = [
   jobsFeature,
   marketsFeature,
   aiFeature,
+  evaluationFeature,
   webhooksFeature,
   dashboardFeature,
   idempotencyFeature,
   limitsFeature,
   retentionFeature,
   depositsFeature,
+  streamsFeature,
 ] as const;

@@ -537,6 +537,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ai/scorecard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How often the AI resolver is right: the latest published evaluation on a labelled set
+         * @description Free, to any key. The summary the operator published with `sibyl ai evaluate --publish`: accuracy of the determined answers, coverage, accuracy by agreement, by model and by category, calibration of the consensus confidence and the threshold table (docs/ai.md#the-published-scorecard). 404 `NOT_FOUND` until one is published.
+         *
+         *     Permission: any key. Price: free.
+         */
+        get: operations["getAiScorecard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks/stream": {
         parameters: {
             query?: never;
@@ -1189,6 +1211,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard/api/{mode}/ai/scorecard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How often the AI resolver is right: the latest published evaluation on a labelled set
+         * @description The dashboard's twin of `GET /api/v1/ai/scorecard`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         *
+         *     Free, to any key. The summary the operator published with `sibyl ai evaluate --publish`: accuracy of the determined answers, coverage, accuracy by agreement, by model and by category, calibration of the consensus confidence and the threshold table (docs/ai.md#the-published-scorecard). 404 `NOT_FOUND` until one is published.
+         */
+        get: operations["dashboardGetAiScorecard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dashboard/api/{mode}/webhooks/test": {
         parameters: {
             query?: never;
@@ -1341,6 +1385,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/stream/prices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live VWAPs of up to 50 tokens, as server-sent events
+         * @description A `text/event-stream` that stays open. After `event: stream`, one `event: price` per symbol (the snapshot: the single price without its cost fields), then one whenever a symbol’s VWAP changes — at most one per symbol per `STREAM_PRICE_INTERVAL_MS` (default 1000). `symbols`: 1–50 symbols or mints, comma-separated, read as the batch reads them (more: 400 `BATCH_LIMIT_EXCEEDED`; a malformed one: 400 `INVALID_SYMBOL`; a symbol the registry does not know: 404 `SYMBOL_NOT_FOUND`; all before anything is charged). A token that cannot be priced right now gets `event: unavailable` `{ requestId, symbol, error: { code, message }, at }` instead, and `event: price` again once it can. Every event has an `id`; a client reconnecting with `Last-Event-ID` gets the current prices (what it missed that still holds). Metered: 0.002 USD per started minute of connection (`STREAM_MINUTE_USD`), the first paid at connect (402 `INSUFFICIENT_BALANCE` before the stream opens if it cannot be), each next one at its start; when the balance cannot pay a minute the stream sends `event: error` `INSUFFICIENT_BALANCE` and ends. The first event is `event: stream` `{ requestId, minuteUsd, limits }` (docs/streams.md#billing). A comment line after 15 s without any other line keeps the connection alive. Open streams are limited per key (3), per account (10), per client address (20) and per server, counted together with the other event streams and across instances: past a limit 429 `STREAM_LIMIT_EXCEEDED` naming it in `details.limit` (`perKey`, `perAccount`, `perAddress`, `perProcess`). A client too slow to read (over 1 MiB unsent, or unsent data 30 s old) gets `event: error` `SLOW_CONSUMER` and the stream ends; a server shutting down sends `event: error` `SHUTTING_DOWN` (docs/api.md#event-streams).
+         *
+         *     Permission: `price`. Price: free.
+         */
+        get: operations["streamPrices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1348,45 +1414,6 @@ export interface components {
         /**
          * Account
          * @description Success
-         * @example {
-         *       "requestId": "req_dUyqWKSN3q954SoZZr7Nev",
-         *       "id": "acct_nMUCWNTP3zBs0OmZp51HXt",
-         *       "mode": "sandbox",
-         *       "status": "active",
-         *       "walletAddress": null,
-         *       "balanceUsd": "100.00",
-         *       "currency": "USD",
-         *       "createdAt": "2026-11-26T04:23:45.328Z",
-         *       "apiKey": {
-         *         "id": "key_jauJ3YD0GfK97bPsGFbelV",
-         *         "permissions": [
-         *           "price",
-         *           "batch",
-         *           "historical",
-         *           "ai",
-         *           "schedule",
-         *           "markets",
-         *           "account",
-         *           "keys"
-         *         ],
-         *         "expiresAt": null
-         *       },
-         *       "pricing": {
-         *         "priceSingle": "0.01",
-         *         "priceBatchBase": "0.05",
-         *         "priceBatchPerSymbol": "0.01",
-         *         "historical": "0.05",
-         *         "aiResolve": "0.25",
-         *         "priceSchedule": "0.05",
-         *         "aiSchedule": "0.50",
-         *         "marketsList": "0.05",
-         *         "marketDetail": "0.02"
-         *       },
-         *       "limits": {
-         *         "maxActiveKeys": 25
-         *       },
-         *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA="
-         *     }
          */
         Account: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -1397,19 +1424,13 @@ export interface components {
             status: "active" | "suspended";
             /** @description Connected Solana wallet */
             walletAddress: string | null;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             balanceUsd: string;
             /** @enum {string} */
             currency: "USD";
             /** @description Secret (whsec_…) that signs this account’s webhook callbacks; keep it server-side. Present only when the calling key has the `keys` permission (it can forge callbacks): read it with `GET /account/webhook-secret` */
             webhookSecret?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description The key that made this request */
             apiKey: {
@@ -1419,50 +1440,23 @@ export interface components {
             };
             /** @description What each operation costs, in USD */
             pricing: {
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 priceSingle: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 priceBatchBase: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 priceBatchPerSymbol: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 historical: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 aiResolve: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 priceSchedule: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 aiSchedule: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 marketsList: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 marketDetail: string;
             };
             limits: {
@@ -1472,100 +1466,11 @@ export interface components {
         /**
          * AccountUsage
          * @description Success
-         * @example {
-         *       "requestId": "req_njisChEgYIXtdqzqo0fWhZ",
-         *       "from": "2026-10-28T00:00:00.000Z",
-         *       "to": "2026-11-26T04:23:52.460Z",
-         *       "groupBy": "operation",
-         *       "totals": {
-         *         "requests": 10,
-         *         "chargedUsd": "1.11",
-         *         "refundedUsd": "0.55",
-         *         "spendUsd": "0.56"
-         *       },
-         *       "rows": [
-         *         {
-         *           "group": "resolveWithAi",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.25",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.25"
-         *         },
-         *         {
-         *           "group": "getPriceBatch",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.08",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.08"
-         *         },
-         *         {
-         *           "group": "getHistoricalPrice",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.05",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.05"
-         *         },
-         *         {
-         *           "group": "listMarkets",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.05",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.05"
-         *         },
-         *         {
-         *           "group": "schedulePriceCheck",
-         *           "label": null,
-         *           "requests": 2,
-         *           "chargedUsd": "0.10",
-         *           "refundedUsd": "0.05",
-         *           "spendUsd": "0.05"
-         *         },
-         *         {
-         *           "group": "schedulePriceCheckAt",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.05",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.05"
-         *         },
-         *         {
-         *           "group": "getMarket",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.02",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.02"
-         *         },
-         *         {
-         *           "group": "getPrice",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.01",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.01"
-         *         },
-         *         {
-         *           "group": "scheduleAiResolution",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.50",
-         *           "refundedUsd": "0.50",
-         *           "spendUsd": "0.00"
-         *         }
-         *       ]
-         *     }
          */
         AccountUsage: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             from: string;
             /** @description ISO 8601 timestamp (UTC), exclusive */
             to: string;
@@ -1573,20 +1478,11 @@ export interface components {
             totals: {
                 /** @description Paid requests (charges) */
                 requests: number;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 chargedUsd: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 refundedUsd: string;
-                /**
-                 * @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged)
-                 * @example 0.25
-                 */
+                /** @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged) */
                 spendUsd: string;
             };
             /** @description By day: every day of the range, oldest first, days without activity included; otherwise the groups with activity, the largest spend first */
@@ -1597,50 +1493,17 @@ export interface components {
                 label: string | null;
                 /** @description Paid requests (charges) */
                 requests: number;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 chargedUsd: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 refundedUsd: string;
-                /**
-                 * @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged)
-                 * @example 0.25
-                 */
+                /** @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged) */
                 spendUsd: string;
             }[];
         };
         /**
          * AiRequestList
          * @description Success
-         * @example {
-         *       "requestId": "req_21qZGcq1Aa3XDoYDjzCB1U",
-         *       "requests": [
-         *         {
-         *           "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
-         *           "status": "COMPLETED",
-         *           "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
-         *           "outcomes": [
-         *             "Yes",
-         *             "No"
-         *           ],
-         *           "marketId": null,
-         *           "createdAt": "2026-11-26T04:23:48.719Z",
-         *           "completedAt": "2026-11-26T04:23:48.840Z",
-         *           "winningOutcomeLabel": "Yes",
-         *           "canDetermine": true,
-         *           "costUsd": "0.25",
-         *           "refundUsd": null
-         *         }
-         *       ],
-         *       "total": 1,
-         *       "page": 1,
-         *       "pageSize": 2
-         *     }
          */
         AiRequestList: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -1655,110 +1518,13 @@ export interface components {
         /**
          * AiRequestRecord
          * @description Success
-         * @example {
-         *       "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
-         *       "status": "COMPLETED",
-         *       "createdAt": "2026-11-26T04:23:48.719Z",
-         *       "votes": [
-         *         {
-         *           "model": "sandbox/alpha",
-         *           "outcomeIndex": 0,
-         *           "confidence": 0.9,
-         *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 7,
-         *           "error": null,
-         *           "usage": {
-         *             "inputTokens": 0,
-         *             "outputTokens": 0
-         *           }
-         *         },
-         *         {
-         *           "model": "sandbox/beta",
-         *           "outcomeIndex": 0,
-         *           "confidence": 0.9,
-         *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 0,
-         *           "error": null,
-         *           "usage": {
-         *             "inputTokens": 0,
-         *             "outputTokens": 0
-         *           }
-         *         },
-         *         {
-         *           "model": "sandbox/gamma",
-         *           "outcomeIndex": 0,
-         *           "confidence": 0.9,
-         *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 0,
-         *           "error": null,
-         *           "usage": {
-         *             "inputTokens": 0,
-         *             "outputTokens": 0
-         *           }
-         *         },
-         *         {
-         *           "model": "sandbox/delta",
-         *           "outcomeIndex": 0,
-         *           "confidence": 0.9,
-         *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 0,
-         *           "error": null,
-         *           "usage": {
-         *             "inputTokens": 0,
-         *             "outputTokens": 0
-         *           }
-         *         }
-         *       ],
-         *       "completedAt": "2026-11-26T04:23:48.840Z",
-         *       "result": {
-         *         "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
-         *         "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
-         *         "winningOutcomeIndex": 0,
-         *         "winningOutcomeLabel": "Yes",
-         *         "confidence": 0.9,
-         *         "agreement": 1,
-         *         "reasoning": "sandbox/alpha: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/beta: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/gamma: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/delta: Sandbox answer: the outcome chosen by a hash of the question.",
-         *         "modelsUsed": [
-         *           "sandbox/alpha",
-         *           "sandbox/beta",
-         *           "sandbox/gamma",
-         *           "sandbox/delta"
-         *         ],
-         *         "canDetermine": true,
-         *         "costUsd": "0.25",
-         *         "remainingBalanceUsd": "99.54"
-         *       },
-         *       "delivery": {
-         *         "id": "msg_F7yF3UdOa8TNPzBVleq9jt",
-         *         "webhookId": "msg_F7yF3UdOa8TNPzBVleq9jt",
-         *         "type": "ai",
-         *         "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
-         *         "originalRequestId": "req_9db0SIhNtQSKd8URKzxHCj",
-         *         "url": "https://hooks.example.com/sibyl",
-         *         "status": "PENDING",
-         *         "attemptCount": 0,
-         *         "nextAttemptAt": "2026-11-26T04:23:48.846Z",
-         *         "lastStatusCode": null,
-         *         "lastError": null,
-         *         "createdAt": "2026-11-26T04:23:48.846Z",
-         *         "finishedAt": null,
-         *         "cancelledAt": null,
-         *         "attempts": []
-         *       }
-         *     }
          */
         AiRequestRecord: {
             requestId: string;
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             completedAt?: string;
             result?: components["schemas"]["AiResult"];
             /** @description FAILED: why (fewer than 3 of the 4 models gave a valid answer) */
@@ -1766,10 +1532,7 @@ export interface components {
                 code: string;
                 message: string;
             };
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             refundUsd?: string;
             /** @description The answers received so far, in slot order (extension) */
             votes: components["schemas"]["AiVote"][];
@@ -1791,10 +1554,7 @@ export interface components {
                 nextAttemptAt: string | null;
                 lastStatusCode: number | null;
                 lastError: string | null;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 createdAt: string;
                 finishedAt: string | null;
                 /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -1802,10 +1562,7 @@ export interface components {
                 /** @description Every attempt, oldest first */
                 attempts: {
                     attempt: number;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     at: string;
                     /** @description The receiver’s status code */
                     statusCode: number | null;
@@ -1815,25 +1572,7 @@ export interface components {
                 }[];
             };
         };
-        /**
-         * AiRequestSummary
-         * @example {
-         *       "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
-         *       "status": "COMPLETED",
-         *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
-         *       "outcomes": [
-         *         "Yes",
-         *         "No"
-         *       ],
-         *       "marketId": null,
-         *       "createdAt": "2026-11-26T04:23:48.719Z",
-         *       "completedAt": "2026-11-26T04:23:48.840Z",
-         *       "winningOutcomeLabel": "Yes",
-         *       "canDetermine": true,
-         *       "costUsd": "0.25",
-         *       "refundUsd": null
-         *     }
-         */
+        /** AiRequestSummary */
         AiRequestSummary: {
             requestId: string;
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
@@ -1841,42 +1580,25 @@ export interface components {
             outcomes: string[];
             /** @description The market resolved, if one was */
             marketId: string | null;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             completedAt: string | null;
             /** @description Once COMPLETED: the plurality outcome (null when no model voted for one) */
             winningOutcomeLabel: string | null;
             /** @description Once COMPLETED */
             canDetermine: boolean | null;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
             /** @description FAILED requests: the refund */
             refundUsd: string | null;
         };
-        /**
-         * AiResolveRequest
-         * @example {
-         *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
-         *       "outcomes": [
-         *         "Yes",
-         *         "No"
-         *       ],
-         *       "context": "Use the daily close on major venues.",
-         *       "callbackUrl": "https://hooks.example.com/sibyl"
-         *     }
-         */
+        /** AiResolveRequest */
         AiResolveRequest: {
-            /** @description The question to resolve (required unless `marketId` is given); not blank */
+            /** @description The question to resolve (required unless `marketId` is given); not blank. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
             question?: string;
-            /** @description The possible outcomes, distinct (also ignoring case); answers refer to them by zero-based index */
+            /** @description The possible outcomes, distinct (also ignoring case); answers refer to them by zero-based index. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
             outcomes?: string[];
-            /** @description Additional context for the models; on sandbox accounts, `[sandbox:…]` directives steer the simulated models */
+            /** @description Additional context for the models; on sandbox accounts, `[sandbox:…]` directives steer the simulated models. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
             context?: string;
             /**
              * Format: uri
@@ -1888,27 +1610,7 @@ export interface components {
             /** @description Instead of question/outcomes/context: resolve this market (title, outcome labels, description) */
             marketId?: string;
         };
-        /**
-         * AiResult
-         * @example {
-         *       "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
-         *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
-         *       "winningOutcomeIndex": 0,
-         *       "winningOutcomeLabel": "Yes",
-         *       "confidence": 0.9,
-         *       "agreement": 1,
-         *       "reasoning": "sandbox/alpha: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/beta: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/gamma: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/delta: Sandbox answer: the outcome chosen by a hash of the question.",
-         *       "modelsUsed": [
-         *         "sandbox/alpha",
-         *         "sandbox/beta",
-         *         "sandbox/gamma",
-         *         "sandbox/delta"
-         *       ],
-         *       "canDetermine": true,
-         *       "costUsd": "0.25",
-         *       "remainingBalanceUsd": "99.54"
-         *     }
-         */
+        /** AiResult */
         AiResult: {
             requestId: string;
             /** @description The question resolved */
@@ -1926,66 +1628,161 @@ export interface components {
             modelsUsed: string[];
             /** @description At least 3 of 4 voted for the winner and their mean confidence reached the threshold */
             canDetermine: boolean;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
-        /**
-         * AiScheduleRequest
-         * @example {
-         *       "question": "Will the Solana network process more than 100M transactions on 2026-12-01 (UTC)?",
-         *       "outcomes": [
-         *         "Yes",
-         *         "No"
-         *       ],
-         *       "resolutionTimestamp": "2027-05-01T12:00:00Z",
-         *       "callbackUrl": "https://hooks.example.com/sibyl"
-         *     }
-         */
+        /** AiScheduleRequest */
         AiScheduleRequest: {
-            /** @description 1 to 1,000 characters, not blank */
+            /** @description 1 to 1,000 characters, not blank. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
             question: string;
-            /** @description 2 to 20 distinct labels of 1 to 200 characters (distinct also ignoring case) */
+            /** @description 2 to 20 distinct labels of 1 to 200 characters (distinct also ignoring case). NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
             outcomes: string[];
             /**
              * Format: date-time
              * @description When to resolve: ISO 8601 with a zone, in the future, ≤ 365 days
-             * @example 2027-06-30T12:00:00Z
              */
             resolutionTimestamp: string;
-            /** @description Up to 10,000 characters */
+            /** @description Up to 10,000 characters. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
             context?: string;
             /**
              * Format: uri
              * @description HTTPS URL that receives the signed result callback (docs/webhooks.md). Its host must be one a callback can reach: an IP address outside the public ranges, `localhost` and the special-use names `.invalid`, `.test`, `.example`, `.local` and `.localhost` (RFC 6761, RFC 6762) are refused at submit with 400 VALIDATION_ERROR, nothing charged (docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) accepts them, except `.invalid`.
-             * @example https://example.com/hooks/sibyl
              */
             callbackUrl: string;
             /** @description Minimum consensus confidence; default 0.75 */
             confidenceThreshold?: number;
         };
         /**
+         * AiScorecard
+         * @description The latest published AI scorecard
+         */
+        AiScorecard: {
+            /** @description Unique id of this request (also in X-Request-Id) */
+            requestId: string;
+            /** @description When it was published (ISO 8601, UTC) */
+            publishedAt: string;
+            /** @description When the evaluation finished (ISO 8601, UTC) */
+            evaluatedAt: string;
+            set: {
+                /** @description The labelled set’s format: Sibyl’s JSON Lines, UMA proposals, or ForecastBench */
+                format: "jsonl" | "uma" | "forecastbench";
+                /** @description Questions in the set */
+                questions: number;
+                /** @description Entries of the set left out, by reason (`50-50`, `unresolved`, …) */
+                skipped: {
+                    [key: string]: number;
+                };
+            };
+            /** @description Which models were asked */
+            mode: "live" | "sandbox";
+            /** @description The four models, `<provider>/<model>`, in slot order */
+            modelsUsed: string[];
+            /** @description The threshold `canDetermine` used (the default 0.75) */
+            confidenceThreshold: number;
+            /** @description The target accuracy the threshold table was read against */
+            target: number;
+            /** @description Questions answered by the resolver */
+            evaluated: number;
+            /** @description Of them, resolutions with `canDetermine: true` */
+            determined: number;
+            /** @description Share of the determined answers that were right; a share 0–1, null when there is nothing to take it of */
+            accuracy: number | null;
+            /** @description Share of the questions determined; a share 0–1, null when there is nothing to take it of */
+            coverage: number | null;
+            /** @description Determined answers by how many of the four models agreed */
+            byAgreement: {
+                "4/4": {
+                    /** @description Determined answers at this agreement */
+                    count: number;
+                    /** @description Share of them that were right; a share 0–1, null when there is nothing to take it of */
+                    accuracy: number | null;
+                };
+                "3/4": {
+                    /** @description Determined answers at this agreement */
+                    count: number;
+                    /** @description Share of them that were right; a share 0–1, null when there is nothing to take it of */
+                    accuracy: number | null;
+                };
+            };
+            /** @description Each model on its own, by `<provider>/<model>` */
+            byModel: {
+                [key: string]: {
+                    /** @description Questions the model answered validly (a vote or "cannot determine") */
+                    answered: number;
+                    /** @description Share of those it answered right; a share 0–1, null when there is nothing to take it of */
+                    accuracy: number | null;
+                    /** @description Valid answers of "cannot determine" */
+                    abstained: number;
+                    /** @description Questions it gave no valid answer to (timeouts, errors, malformed answers) */
+                    failed: number;
+                };
+            };
+            byCategory: {
+                [key: string]: {
+                    /** @description Questions of the category */
+                    questions: number;
+                    /** @description Of them, determined */
+                    determined: number;
+                    /** @description Share determined; a share 0–1, null when there is nothing to take it of */
+                    coverage: number | null;
+                    /** @description Share of the determined ones that were right; a share 0–1, null when there is nothing to take it of */
+                    accuracy: number | null;
+                };
+            };
+            /** @description Brier score of the consensus confidence (0 is perfect); a share 0–1, null when there is nothing to take it of */
+            brier: number | null;
+            /** @description Expected calibration error of the consensus confidence, over ten bins; a share 0–1, null when there is nothing to take it of */
+            ece: number | null;
+            /** @description Completed resolutions that named a winner: what `brier`, `ece` and `reliability` are over */
+            calibrated: number;
+            /** @description The reliability diagram’s ten bins */
+            reliability: {
+                from: number;
+                to: number;
+                /** @description Answers whose consensus confidence is in [from, to) */
+                count: number;
+                /** @description Their mean confidence; a share 0–1, null when there is nothing to take it of */
+                confidence: number | null;
+                /** @description Share of their winners that were right; a share 0–1, null when there is nothing to take it of */
+                accuracy: number | null;
+            }[];
+            abstentions: {
+                /** @description Questions not determined */
+                count: number;
+                reasons: {
+                    /** @description Fewer than 3 valid answers */
+                    failed: number;
+                    /** @description No model voted for an outcome */
+                    no_outcome: number;
+                    /** @description Fewer than 3 of the 4 agreed */
+                    split: number;
+                    /** @description 3 or 4 agreed below the confidence threshold */
+                    low_confidence: number;
+                };
+            };
+            /** @description A resolution’s time (its slowest model), median and 99th percentile */
+            latencyMs: {
+                p50: number | null;
+                p99: number | null;
+            };
+            /** @description Coverage and accuracy at each threshold from 0.50 to 0.95 */
+            thresholds: {
+                threshold: number;
+                /** @description Questions determined at this threshold */
+                determined: number;
+                /** @description Share determined; a share 0–1, null when there is nothing to take it of */
+                coverage: number | null;
+                /** @description Share of those right; a share 0–1, null when there is nothing to take it of */
+                accuracy: number | null;
+            }[];
+            /** @description The lowest threshold whose accuracy reaches `target`; null when none does */
+            recommendedThreshold: number | null;
+        };
+        /**
          * AiVote
          * @description One model’s answer (extension)
-         * @example {
-         *       "model": "sandbox/alpha",
-         *       "outcomeIndex": 0,
-         *       "confidence": 0.9,
-         *       "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *       "latencyMs": 7,
-         *       "error": null,
-         *       "usage": {
-         *         "inputTokens": 0,
-         *         "outputTokens": 0
-         *       }
-         *     }
          */
         AiVote: {
             /** @description `<provider>/<model>` */
@@ -2006,37 +1803,7 @@ export interface components {
                 outputTokens: number | null;
             } | null;
         };
-        /**
-         * ApiKey
-         * @example {
-         *       "id": "key_VYMSRkwaxTbo1tFpYqN5aA",
-         *       "keyPrefix": "pk_test_fEp7lsgs",
-         *       "name": "trading bot (eu)",
-         *       "permissions": [
-         *         "price",
-         *         "markets"
-         *       ],
-         *       "isActive": true,
-         *       "allowedIps": [
-         *         "203.0.113.0/24"
-         *       ],
-         *       "ipRestrictionEnabled": true,
-         *       "allowedOrigins": [],
-         *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T04:23:48.382Z",
-         *       "rateLimit": {
-         *         "requestsPerSecond": 50,
-         *         "burst": 100,
-         *         "isDefault": true
-         *       },
-         *       "quotas": {
-         *         "dailyRequests": null,
-         *         "monthlyRequests": null,
-         *         "dailySpendUsd": null,
-         *         "monthlySpendUsd": null
-         *       }
-         *     }
-         */
+        /** ApiKey */
         ApiKey: {
             id: string;
             /** @description The first 16 characters of the key, safe to display */
@@ -2045,15 +1812,9 @@ export interface components {
             permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
             /** @description Neither revoked nor expired */
             isActive: boolean;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             expiresAt?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             revokedAt?: string;
             allowedIps: string[];
             ipRestrictionEnabled: boolean;
@@ -2063,15 +1824,9 @@ export interface components {
             rotatedTo?: string;
             /** @description The id of the key this one replaced */
             rotatedFrom?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
             lastUsedAt?: string;
             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
             rateLimit: {
@@ -2092,31 +1847,19 @@ export interface components {
                 day: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
                 month: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
             };
@@ -2124,72 +1867,6 @@ export interface components {
         /**
          * ApiKeyList
          * @description Success
-         * @example {
-         *       "requestId": "req_XrJwXCF6TkCWpmdy0s6JXz",
-         *       "keys": [
-         *         {
-         *           "id": "key_VYMSRkwaxTbo1tFpYqN5aA",
-         *           "keyPrefix": "pk_test_fEp7lsgs",
-         *           "name": "trading bot (eu)",
-         *           "permissions": [
-         *             "price",
-         *             "markets"
-         *           ],
-         *           "isActive": true,
-         *           "allowedIps": [
-         *             "203.0.113.0/24"
-         *           ],
-         *           "ipRestrictionEnabled": true,
-         *           "allowedOrigins": [],
-         *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-26T04:23:48.382Z",
-         *           "rateLimit": {
-         *             "requestsPerSecond": 50,
-         *             "burst": 100,
-         *             "isDefault": true
-         *           },
-         *           "quotas": {
-         *             "dailyRequests": null,
-         *             "monthlyRequests": null,
-         *             "dailySpendUsd": null,
-         *             "monthlySpendUsd": null
-         *           }
-         *         },
-         *         {
-         *           "id": "key_jauJ3YD0GfK97bPsGFbelV",
-         *           "keyPrefix": "pk_test_EBNN8KAL",
-         *           "name": "sandbox starter key",
-         *           "permissions": [
-         *             "price",
-         *             "batch",
-         *             "historical",
-         *             "ai",
-         *             "schedule",
-         *             "markets",
-         *             "account",
-         *             "keys"
-         *           ],
-         *           "isActive": true,
-         *           "allowedIps": [],
-         *           "ipRestrictionEnabled": false,
-         *           "allowedOrigins": [],
-         *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-26T04:23:45.357Z",
-         *           "rateLimit": {
-         *             "requestsPerSecond": 50,
-         *             "burst": 100,
-         *             "isDefault": true
-         *           },
-         *           "quotas": {
-         *             "dailyRequests": null,
-         *             "monthlyRequests": null,
-         *             "dailySpendUsd": null,
-         *             "monthlySpendUsd": null
-         *           }
-         *         }
-         *       ],
-         *       "total": 2
-         *     }
          */
         ApiKeyList: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -2197,50 +1874,7 @@ export interface components {
             keys: components["schemas"]["ApiKey"][];
             total: number;
         };
-        /**
-         * BatchPriceItem
-         * @example {
-         *       "symbol": "SOL",
-         *       "vwapPrice": 145.64076683,
-         *       "sources": [
-         *         {
-         *           "name": "sandbox-alpha",
-         *           "price": 145.7041925,
-         *           "volume24h": 1358066901,
-         *           "timestamp": "2026-11-26T04:23:40.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.000708155
-         *         },
-         *         {
-         *           "name": "sandbox-beta",
-         *           "price": 145.5615124,
-         *           "volume24h": 814840140,
-         *           "timestamp": "2026-11-26T04:23:40.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.000271783
-         *         },
-         *         {
-         *           "name": "sandbox-gamma",
-         *           "price": 145.6010843,
-         *           "volume24h": 543226760,
-         *           "timestamp": "2026-11-26T04:23:40.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0
-         *         }
-         *       ],
-         *       "sourceCount": 3,
-         *       "isValid": true,
-         *       "unavailableSources": [],
-         *       "spread": 0.000979671,
-         *       "token": {
-         *         "symbol": "SOL",
-         *         "mint": "So11111111111111111111111111111111111111112"
-         *       }
-         *     }
-         */
+        /** BatchPriceItem */
         BatchPriceItem: {
             symbol: string;
             /** @description null only when `error` is set */
@@ -2257,186 +1891,30 @@ export interface components {
                 message: string;
             };
         };
-        /**
-         * BatchPriceRequest
-         * @example {
-         *       "symbols": [
-         *         "SOL",
-         *         "JUP",
-         *         "BONK"
-         *       ]
-         *     }
-         */
+        /** BatchPriceRequest */
         BatchPriceRequest: {
-            /** @description Symbols or mint addresses, at most 50 */
+            /** @description Symbols or mint addresses, at most 50. Each: A symbol (1 to 15 letters and digits) or a Solana mint address: base58 that decodes to exactly 32 bytes. A base58 string of 32 to 44 characters that decodes to another length matches the pattern but is refused: 400 INVALID_SYMBOL. */
             symbols: string[];
         };
         /**
          * BatchPriceResult
          * @description Success
-         * @example {
-         *       "requestId": "req_uWSDeIJDCohXPPjSlaZ7GJ",
-         *       "resolutionTimestamp": "2026-11-26T04:23:48.321Z",
-         *       "prices": [
-         *         {
-         *           "symbol": "SOL",
-         *           "vwapPrice": 145.64076683,
-         *           "sources": [
-         *             {
-         *               "name": "sandbox-alpha",
-         *               "price": 145.7041925,
-         *               "volume24h": 1358066901,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000708155
-         *             },
-         *             {
-         *               "name": "sandbox-beta",
-         *               "price": 145.5615124,
-         *               "volume24h": 814840140,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000271783
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 145.6010843,
-         *               "volume24h": 543226760,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0
-         *             }
-         *           ],
-         *           "sourceCount": 3,
-         *           "isValid": true,
-         *           "unavailableSources": [],
-         *           "spread": 0.000979671,
-         *           "token": {
-         *             "symbol": "SOL",
-         *             "mint": "So11111111111111111111111111111111111111112"
-         *           }
-         *         },
-         *         {
-         *           "symbol": "JUP",
-         *           "vwapPrice": 0.77759209408,
-         *           "sources": [
-         *             {
-         *               "name": "sandbox-alpha",
-         *               "price": 0.7771856797,
-         *               "volume24h": 53805200,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.00046617
-         *             },
-         *             {
-         *               "name": "sandbox-beta",
-         *               "price": 0.7782987481,
-         *               "volume24h": 32283120,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000965341
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 0.777548149,
-         *               "volume24h": 21522080,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0
-         *             }
-         *           ],
-         *           "sourceCount": 3,
-         *           "isValid": true,
-         *           "unavailableSources": [],
-         *           "spread": 0.00143143,
-         *           "token": {
-         *             "symbol": "JUP",
-         *             "mint": "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN"
-         *           }
-         *         },
-         *         {
-         *           "symbol": "BONK",
-         *           "vwapPrice": 0.000020323281691,
-         *           "sources": [
-         *             {
-         *               "name": "sandbox-alpha",
-         *               "price": 0.00002032987284,
-         *               "volume24h": 125062257,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000626609
-         *             },
-         *             {
-         *               "name": "sandbox-beta",
-         *               "price": 0.00002031638961,
-         *               "volume24h": 75037354,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.0000370293
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 0.00002031714194,
-         *               "volume24h": 50024903,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0
-         *             }
-         *           ],
-         *           "sourceCount": 3,
-         *           "isValid": true,
-         *           "unavailableSources": [],
-         *           "spread": 0.000663438,
-         *           "token": {
-         *             "symbol": "BONK",
-         *             "mint": "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"
-         *           }
-         *         }
-         *       ],
-         *       "costUsd": "0.08",
-         *       "remainingBalanceUsd": "99.91"
-         *     }
          */
         BatchPriceResult: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             resolutionTimestamp: string;
             /** @description One item per distinct symbol, in request order */
             prices: components["schemas"]["BatchPriceItem"][];
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * CancelAiJobResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_6Dpl80wMDiDRRybhTQJTRK",
-         *       "jobId": "job_jLp54KC2chXSqHwsTrq2wM",
-         *       "status": "cancelled",
-         *       "refundUsd": "0.50",
-         *       "remainingBalanceUsd": "99.44"
-         *     }
          */
         CancelAiJobResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -2444,27 +1922,14 @@ export interface components {
             jobId: string;
             /** @enum {string} */
             status: "cancelled";
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             refundUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * CancelPriceJobResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_HE1XobOaom2C6pXqRLxzb9",
-         *       "jobId": "job_s6Lnfq4rby09bY6dahrOIa",
-         *       "status": "cancelled",
-         *       "refundUsd": "0.05",
-         *       "remainingBalanceUsd": "99.79"
-         *     }
          */
         CancelPriceJobResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -2472,45 +1937,14 @@ export interface components {
             jobId: string;
             /** @enum {string} */
             status: "cancelled";
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             refundUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * CancelWebhookDeliveryResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_U2QmJQgzqfVOctX6WBTCM3",
-         *       "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "type": "test",
-         *       "originalRequestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *       "url": "https://hooks.example.com/sibyl",
-         *       "status": "CANCELLED",
-         *       "attemptCount": 1,
-         *       "nextAttemptAt": null,
-         *       "lastStatusCode": 200,
-         *       "lastError": null,
-         *       "createdAt": "2026-11-26T04:23:51.841Z",
-         *       "finishedAt": "2026-11-26T04:23:52.020Z",
-         *       "cancelledAt": "2026-11-26T04:23:52.020Z",
-         *       "attempts": [
-         *         {
-         *           "attempt": 1,
-         *           "at": "2026-11-26T04:23:51.852Z",
-         *           "statusCode": 200,
-         *           "error": null,
-         *           "latencyMs": 42
-         *         }
-         *       ]
-         *     }
          */
         CancelWebhookDeliveryResponse: {
             /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
@@ -2529,10 +1963,7 @@ export interface components {
             nextAttemptAt: string | null;
             lastStatusCode: number | null;
             lastError: string | null;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             finishedAt: string | null;
             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -2540,10 +1971,7 @@ export interface components {
             /** @description Every attempt, oldest first */
             attempts: {
                 attempt: number;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 at: string;
                 /** @description The receiver’s status code */
                 statusCode: number | null;
@@ -2555,34 +1983,6 @@ export interface components {
         /**
          * CreatedKey
          * @description Success
-         * @example {
-         *       "requestId": "req_KZxFmh5UCX2EORNrx2GMl2",
-         *       "id": "key_VYMSRkwaxTbo1tFpYqN5aA",
-         *       "keyPrefix": "pk_test_fEp7lsgs",
-         *       "name": "trading bot",
-         *       "permissions": [
-         *         "price",
-         *         "markets"
-         *       ],
-         *       "isActive": true,
-         *       "allowedIps": [],
-         *       "ipRestrictionEnabled": false,
-         *       "allowedOrigins": [],
-         *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T04:23:48.382Z",
-         *       "rateLimit": {
-         *         "requestsPerSecond": 50,
-         *         "burst": 100,
-         *         "isDefault": true
-         *       },
-         *       "quotas": {
-         *         "dailyRequests": null,
-         *         "monthlyRequests": null,
-         *         "dailySpendUsd": null,
-         *         "monthlySpendUsd": null
-         *       },
-         *       "key": "pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u"
-         *     }
          */
         CreatedKey: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -2594,15 +1994,9 @@ export interface components {
             permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
             /** @description Neither revoked nor expired */
             isActive: boolean;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             expiresAt?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             revokedAt?: string;
             allowedIps: string[];
             ipRestrictionEnabled: boolean;
@@ -2612,15 +2006,9 @@ export interface components {
             rotatedTo?: string;
             /** @description The id of the key this one replaced */
             rotatedFrom?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
             lastUsedAt?: string;
             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
             rateLimit: {
@@ -2641,47 +2029,26 @@ export interface components {
                 day: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
                 month: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
             };
             /** @description The full secret key; shown once, never again */
             key: string;
         };
-        /**
-         * CreateKeyRequest
-         * @example {
-         *       "name": "trading bot",
-         *       "permissions": [
-         *         "price",
-         *         "markets"
-         *       ]
-         *     }
-         */
+        /** CreateKeyRequest */
         CreateKeyRequest: {
             /** @description Printable text, not blank. Spaces and invisible characters (zero-width spaces and joiners, a byte-order mark, …: Unicode default-ignorable code points) at either end are removed; a name with nothing else is blank. Bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) are refused. Both: 400 VALIDATION_ERROR on `body.name`. */
             name: string & (unknown & unknown);
@@ -2690,7 +2057,7 @@ export interface components {
             /** @description null: never */
             expiresAt?: string | null;
             /** @description IPv4/IPv6 addresses or CIDR ranges */
-            allowedIps?: (string | unknown | unknown | unknown)[];
+            allowedIps?: (string | unknown | unknown | unknown | unknown)[];
             /** @description Defaults to true when allowedIps is given */
             ipRestrictionEnabled?: boolean;
             /** @description Browser origins such as https://app.example.com; https://*.example.com allows subdomains */
@@ -2720,52 +2087,21 @@ export interface components {
         /**
          * GetAiJobResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_z0n29UefQ4mAQRqEVejut4",
-         *       "jobId": "job_jLp54KC2chXSqHwsTrq2wM",
-         *       "jobType": "AI_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T04:23:51.701Z",
-         *       "canCancel": true,
-         *       "startedAt": null,
-         *       "finishedAt": null,
-         *       "attempts": 0,
-         *       "request": {
-         *         "outcomes": [
-         *           "Yes",
-         *           "No"
-         *         ],
-         *         "question": "Will the Solana network process more than 100M transactions on 2026-12-01 (UTC)?"
-         *       },
-         *       "callbackUrl": "https://hooks.example.com/sibyl",
-         *       "costUsd": "0.50",
-         *       "result": null,
-         *       "error": null,
-         *       "delivery": null
-         *     }
          */
         GetAiJobResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
             jobId: string;
             /** @enum {unknown} */
             jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             scheduledFor: string;
             /**
              * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
              * @enum {unknown}
              */
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
             canCancel: boolean;
@@ -2778,10 +2114,7 @@ export interface components {
                 [key: string]: unknown;
             };
             callbackUrl: string | null;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
             /** @description Once COMPLETED: the single-price result, or the AI resolution result */
             result: {
@@ -2810,10 +2143,7 @@ export interface components {
                 nextAttemptAt: string | null;
                 lastStatusCode: number | null;
                 lastError: string | null;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 createdAt: string;
                 finishedAt: string | null;
                 /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -2821,10 +2151,7 @@ export interface components {
                 /** @description Every attempt, oldest first */
                 attempts: {
                     attempt: number;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     at: string;
                     /** @description The receiver’s status code */
                     statusCode: number | null;
@@ -2837,48 +2164,21 @@ export interface components {
         /**
          * GetPriceJobResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_whQatdve6QVth09RSox5LK",
-         *       "jobId": "job_s6Lnfq4rby09bY6dahrOIa",
-         *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T04:23:48.633Z",
-         *       "canCancel": true,
-         *       "startedAt": null,
-         *       "finishedAt": null,
-         *       "attempts": 0,
-         *       "request": {
-         *         "symbol": "SOL"
-         *       },
-         *       "callbackUrl": "https://hooks.example.com/sibyl",
-         *       "costUsd": "0.05",
-         *       "result": null,
-         *       "error": null,
-         *       "delivery": null
-         *     }
          */
         GetPriceJobResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
             jobId: string;
             /** @enum {unknown} */
             jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             scheduledFor: string;
             /**
              * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
              * @enum {unknown}
              */
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
             canCancel: boolean;
@@ -2891,10 +2191,7 @@ export interface components {
                 [key: string]: unknown;
             };
             callbackUrl: string | null;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
             /** @description Once COMPLETED: the single-price result, or the AI resolution result */
             result: {
@@ -2923,10 +2220,7 @@ export interface components {
                 nextAttemptAt: string | null;
                 lastStatusCode: number | null;
                 lastError: string | null;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 createdAt: string;
                 finishedAt: string | null;
                 /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -2934,10 +2228,7 @@ export interface components {
                 /** @description Every attempt, oldest first */
                 attempts: {
                     attempt: number;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     at: string;
                     /** @description The receiver’s status code */
                     statusCode: number | null;
@@ -2950,10 +2241,6 @@ export interface components {
         /**
          * GetWebhookSecretResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_sNWt1xaoekFDV6lXy0moeV",
-         *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA="
-         *     }
          */
         GetWebhookSecretResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -2961,36 +2248,19 @@ export interface components {
             /** @description The current secret (whsec_…): the Standard Webhooks key of every callback; keep it server-side */
             webhookSecret: string;
         };
-        /**
-         * JobSummary
-         * @example {
-         *       "jobId": "job_s6Lnfq4rby09bY6dahrOIa",
-         *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T04:23:48.633Z",
-         *       "canCancel": true
-         *     }
-         */
+        /** JobSummary */
         JobSummary: {
-            /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
             jobId: string;
             /** @enum {unknown} */
             jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             scheduledFor: string;
             /**
              * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
              * @enum {unknown}
              */
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
             canCancel: boolean;
@@ -2998,22 +2268,6 @@ export interface components {
         /**
          * ListAiJobsResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_fkvWmWFYT0qTSQ05nxNQLj",
-         *       "jobs": [
-         *         {
-         *           "jobId": "job_jLp54KC2chXSqHwsTrq2wM",
-         *           "jobType": "AI_RESOLUTION",
-         *           "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *           "status": "PENDING",
-         *           "createdAt": "2026-11-26T04:23:51.701Z",
-         *           "canCancel": true
-         *         }
-         *       ],
-         *       "total": 1,
-         *       "page": 1,
-         *       "pageSize": 1
-         *     }
          */
         ListAiJobsResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3028,22 +2282,6 @@ export interface components {
         /**
          * ListPriceJobsResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_GyAERA92iDv5FegqCvvHit",
-         *       "jobs": [
-         *         {
-         *           "jobId": "job_s6Lnfq4rby09bY6dahrOIa",
-         *           "jobType": "PRICE_RESOLUTION",
-         *           "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *           "status": "PENDING",
-         *           "createdAt": "2026-11-26T04:23:48.633Z",
-         *           "canCancel": true
-         *         }
-         *       ],
-         *       "total": 1,
-         *       "page": 1,
-         *       "pageSize": 1
-         *     }
          */
         ListPriceJobsResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3058,288 +2296,6 @@ export interface components {
         /**
          * MarketDetail
          * @description Success
-         * @example {
-         *       "requestId": "req_mrLbass9oonAlBXQaWjLv4",
-         *       "id": "demo-1-25",
-         *       "slug": "will-voter-turnout-exceed-60-on-dec-31-2026",
-         *       "title": "Will voter turnout exceed 60% on Dec 31, 2026?",
-         *       "description": "Will voter turnout exceed 60% on Dec 31, 2026? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
-         *       "category": "politics",
-         *       "imageUrl": "https://picsum.photos/seed/demo-1-25/640/360",
-         *       "status": "OPEN",
-         *       "marketType": "BINARY",
-         *       "sandbox": true,
-         *       "createdAt": "2026-11-19T18:00:00.000Z",
-         *       "closesAt": "2026-12-31T14:00:00.000Z",
-         *       "outcomes": [
-         *         {
-         *           "index": 0,
-         *           "label": "Yes",
-         *           "totalShares": "202450000000",
-         *           "totalWagered": "181333900000",
-         *           "totalWageredSol": 181.3339,
-         *           "totalWageredUsd": 26409.608248,
-         *           "lastPrice": 8670,
-         *           "probability": 0.88171
-         *         },
-         *         {
-         *           "index": 1,
-         *           "label": "No",
-         *           "totalShares": "164450000000",
-         *           "totalWagered": "17081000000",
-         *           "totalWageredSol": 17.081,
-         *           "totalWageredUsd": 2487.689938,
-         *           "lastPrice": 1440,
-         *           "probability": 0.11829
-         *         }
-         *       ],
-         *       "orderbooks": {
-         *         "0": {
-         *           "bids": [
-         *             {
-         *               "price": 8690,
-         *               "amount": "14077800000",
-         *               "shares": "16200000000",
-         *               "valueSol": 14.0778,
-         *               "valueUsd": 2050.301587,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 8670,
-         *               "amount": "8626650000",
-         *               "shares": "9950000000",
-         *               "valueSol": 8.62665,
-         *               "valueUsd": 1256.391921,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 8510,
-         *               "amount": "11743800000",
-         *               "shares": "13800000000",
-         *               "valueSol": 11.7438,
-         *               "valueUsd": 1710.376037,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 8490,
-         *               "amount": "5433600000",
-         *               "shares": "6400000000",
-         *               "valueSol": 5.4336,
-         *               "valueUsd": 791.353671,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 8350,
-         *               "amount": "16366000000",
-         *               "shares": "19600000000",
-         *               "valueSol": 16.366,
-         *               "valueUsd": 2383.55679,
-         *               "orders": 2
-         *             },
-         *             {
-         *               "price": 8330,
-         *               "amount": "3540250000",
-         *               "shares": "4250000000",
-         *               "valueSol": 3.54025,
-         *               "valueUsd": 515.604725,
-         *               "orders": 1
-         *             }
-         *           ],
-         *           "asks": [
-         *             {
-         *               "price": 9050,
-         *               "amount": "18100000000",
-         *               "shares": "20000000000",
-         *               "valueSol": 18.1,
-         *               "valueUsd": 2636.09788,
-         *               "orders": 2
-         *             },
-         *             {
-         *               "price": 9130,
-         *               "amount": "1004300000",
-         *               "shares": "1100000000",
-         *               "valueSol": 1.0043,
-         *               "valueUsd": 146.267022,
-         *               "orders": 1
-         *             }
-         *           ],
-         *           "spread": 360,
-         *           "bestBid": 8690,
-         *           "bestAsk": 9050,
-         *           "bidLevels": 6,
-         *           "askLevels": 2
-         *         },
-         *         "1": {
-         *           "bids": [
-         *             {
-         *               "price": 1130,
-         *               "amount": "2147000000",
-         *               "shares": "19000000000",
-         *               "valueSol": 2.147,
-         *               "valueUsd": 312.690726,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 1090,
-         *               "amount": "463250000",
-         *               "shares": "4250000000",
-         *               "valueSol": 0.46325,
-         *               "valueUsd": 67.468085,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 970,
-         *               "amount": "358900000",
-         *               "shares": "3700000000",
-         *               "valueSol": 0.3589,
-         *               "valueUsd": 52.270471,
-         *               "orders": 1
-         *             }
-         *           ],
-         *           "asks": [
-         *             {
-         *               "price": 1250,
-         *               "amount": "4887500000",
-         *               "shares": "39100000000",
-         *               "valueSol": 4.8875,
-         *               "valueUsd": 711.819248,
-         *               "orders": 2
-         *             },
-         *             {
-         *               "price": 1330,
-         *               "amount": "2606800000",
-         *               "shares": "19600000000",
-         *               "valueSol": 2.6068,
-         *               "valueUsd": 379.656351,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 1450,
-         *               "amount": "224750000",
-         *               "shares": "1550000000",
-         *               "valueSol": 0.22475,
-         *               "valueUsd": 32.732762,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 1550,
-         *               "amount": "1131500000",
-         *               "shares": "7300000000",
-         *               "valueSol": 1.1315,
-         *               "valueUsd": 164.792528,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 1610,
-         *               "amount": "1223600000",
-         *               "shares": "7600000000",
-         *               "valueSol": 1.2236,
-         *               "valueUsd": 178.206042,
-         *               "orders": 1
-         *             }
-         *           ],
-         *           "spread": 120,
-         *           "bestBid": 1130,
-         *           "bestAsk": 1250,
-         *           "bidLevels": 3,
-         *           "askLevels": 5
-         *         }
-         *       },
-         *       "positionStats": {
-         *         "totalPositions": 29,
-         *         "totalShares": "366900000000",
-         *         "uniqueHolders": 24,
-         *         "totalWagered": "198414900000",
-         *         "totalWageredSol": 198.4149,
-         *         "totalWageredUsd": 28897.298186,
-         *         "outcomeBreakdown": [
-         *           {
-         *             "index": 0,
-         *             "label": "Yes",
-         *             "totalWagered": "181333900000",
-         *             "totalWageredSol": 181.3339,
-         *             "totalWageredUsd": 26409.608248
-         *           },
-         *           {
-         *             "index": 1,
-         *             "label": "No",
-         *             "totalWagered": "17081000000",
-         *             "totalWageredSol": 17.081,
-         *             "totalWageredUsd": 2487.689938
-         *           }
-         *         ]
-         *       },
-         *       "curatorStaking": {
-         *         "totalStaked": "211000000000",
-         *         "totalStakedUsd": 30730.201801,
-         *         "stakerCount": 3,
-         *         "estimatedApy": 107.16,
-         *         "lockPeriodSeconds": 604800,
-         *         "topCurators": [
-         *           {
-         *             "rank": 1,
-         *             "wallet": "69pEHKFYqsMhUgL2vtSpBWBZ4J8TgJMKLuTetntey8U4",
-         *             "username": null,
-         *             "stakedAmount": "91500000000",
-         *             "stakedAmountUsd": 13326.130165
-         *           },
-         *           {
-         *             "rank": 2,
-         *             "wallet": "J5F52nHiAScP6inseMBHLFJ8jospGnppmaA2TT2fFXC4",
-         *             "username": "epoch_eve",
-         *             "stakedAmount": "66500000000",
-         *             "stakedAmountUsd": 9685.110994
-         *           },
-         *           {
-         *             "rank": 3,
-         *             "wallet": "MHsdCxwrV8hk4NcspGxdAhwmEGrAQCuk4yJLGQguhRf",
-         *             "username": "gossip_gus",
-         *             "stakedAmount": "53000000000",
-         *             "stakedAmountUsd": 7718.960642
-         *           }
-         *         ]
-         *       },
-         *       "prediction": {
-         *         "priceFeed": null,
-         *         "aiPrediction": null
-         *       },
-         *       "tradingStats": {
-         *         "totalVolume": "199253950000",
-         *         "totalVolumeSol": 199.25395,
-         *         "totalVolumeUsd": 29019.498072,
-         *         "totalTrades": 36,
-         *         "totalBettors": 39,
-         *         "last24hVolume": "31593950000",
-         *         "last24hVolumeSol": 31.59395,
-         *         "last24hVolumeUsd": 4601.367105,
-         *         "last24hTrades": 7
-         *       },
-         *       "resolution": {
-         *         "type": "ADMIN",
-         *         "source": "admin",
-         *         "metadata": {
-         *           "type": "ADMIN",
-         *           "symbol": null,
-         *           "condition": null,
-         *           "targetPrice": null,
-         *           "tolerance": null
-         *         },
-         *         "resolvedAt": null,
-         *         "winningOutcomeIndex": null,
-         *         "details": null
-         *       },
-         *       "creator": {
-         *         "wallet": "GERp77xaXVrwshhu5JagCZHAS5w7CSSy81mNU7Ygs1UE",
-         *         "username": "macro_mia",
-         *         "credibilityScore": 320
-         *       },
-         *       "credibilityScore": 423,
-         *       "feeBps": 200,
-         *       "solPriceUsd": 145.64076683,
-         *       "computedAt": "2026-11-26T04:23:48.581Z",
-         *       "costUsd": "0.02",
-         *       "remainingBalanceUsd": "99.79"
-         *     }
          */
         MarketDetail: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3359,15 +2315,9 @@ export interface components {
             marketType: "BINARY" | "CATEGORICAL";
             /** @description Sandbox (demo) market: USD values from the sandbox feed */
             sandbox: boolean;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             closesAt: string;
             outcomes: {
                 index: number;
@@ -3493,10 +2443,7 @@ export interface components {
                     confidence: number;
                     agreement: number;
                     canDetermine: boolean;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     updatedAt: string;
                 } | null;
             };
@@ -3549,79 +2496,16 @@ export interface components {
             feeBps: number;
             /** @description The SOL price behind every …Usd value */
             solPriceUsd: number | null;
-            /**
-             * @description When this detail was computed (it is cached for one minute)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description When this detail was computed (it is cached for one minute) */
             computedAt: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * MarketList
          * @description Success
-         * @example {
-         *       "requestId": "req_iNwjr7laCkj5FG77s10taP",
-         *       "markets": [
-         *         {
-         *           "id": "demo-1-25",
-         *           "slug": "will-voter-turnout-exceed-60-on-dec-31-2026",
-         *           "title": "Will voter turnout exceed 60% on Dec 31, 2026?",
-         *           "description": "Will voter turnout exceed 60% on Dec 31, 2026? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
-         *           "category": "politics",
-         *           "status": "OPEN",
-         *           "resolutionType": "ADMIN",
-         *           "outcomes": [
-         *             {
-         *               "index": 0,
-         *               "label": "Yes"
-         *             },
-         *             {
-         *               "index": 1,
-         *               "label": "No"
-         *             }
-         *           ],
-         *           "createdAt": "2026-11-19T18:00:00.000Z",
-         *           "closesAt": "2026-12-31T14:00:00.000Z",
-         *           "sandbox": true
-         *         },
-         *         {
-         *           "id": "demo-1-12",
-         *           "slug": "will-the-fed-cut-rates-at-its-meeting-on-jan-7-2027",
-         *           "title": "Will the Fed cut rates at its meeting on Jan 7, 2027?",
-         *           "description": "Will the Fed cut rates at its meeting on Jan 7, 2027? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
-         *           "category": "economy",
-         *           "status": "OPEN",
-         *           "resolutionType": "AI",
-         *           "outcomes": [
-         *             {
-         *               "index": 0,
-         *               "label": "Yes"
-         *             },
-         *             {
-         *               "index": 1,
-         *               "label": "No"
-         *             }
-         *           ],
-         *           "createdAt": "2026-11-18T00:00:00.000Z",
-         *           "closesAt": "2027-01-07T11:00:00.000Z",
-         *           "sandbox": true
-         *         }
-         *       ],
-         *       "total": 18,
-         *       "page": 1,
-         *       "pageSize": 2,
-         *       "costUsd": "0.05",
-         *       "remainingBalanceUsd": "99.81"
-         *     }
          */
         MarketList: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3632,42 +2516,12 @@ export interface components {
             total: number;
             page: number;
             pageSize: number;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
-        /**
-         * MarketSummary
-         * @example {
-         *       "id": "demo-1-25",
-         *       "slug": "will-voter-turnout-exceed-60-on-dec-31-2026",
-         *       "title": "Will voter turnout exceed 60% on Dec 31, 2026?",
-         *       "description": "Will voter turnout exceed 60% on Dec 31, 2026? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
-         *       "category": "politics",
-         *       "status": "OPEN",
-         *       "resolutionType": "ADMIN",
-         *       "outcomes": [
-         *         {
-         *           "index": 0,
-         *           "label": "Yes"
-         *         },
-         *         {
-         *           "index": 1,
-         *           "label": "No"
-         *         }
-         *       ],
-         *       "createdAt": "2026-11-19T18:00:00.000Z",
-         *       "closesAt": "2026-12-31T14:00:00.000Z",
-         *       "sandbox": true
-         *     }
-         */
+        /** MarketSummary */
         MarketSummary: {
             id: string;
             /** @description Readable identifier; GET /markets/:id accepts it too */
@@ -3687,15 +2541,9 @@ export interface components {
                 index: number;
                 label: string;
             }[];
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             closesAt: string;
             /** @description Sandbox (demo) market: prices from the sandbox feed */
             sandbox: boolean;
@@ -3703,39 +2551,6 @@ export interface components {
         /**
          * PriceHistory
          * @description Success
-         * @example {
-         *       "requestId": "req_vgOEtaT2mUnzM75mixLOH9",
-         *       "symbol": "SOL",
-         *       "interval": "1h",
-         *       "startTime": "2026-11-26T01:00:00.000Z",
-         *       "endTime": "2026-11-26T04:00:00.000Z",
-         *       "dataPoints": [
-         *         {
-         *           "timestamp": "2026-11-26T01:00:00.000Z",
-         *           "price": 146.65815619,
-         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
-         *           "sourceCount": 3,
-         *           "isComplete": true
-         *         },
-         *         {
-         *           "timestamp": "2026-11-26T02:00:00.000Z",
-         *           "price": 143.54531942,
-         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
-         *           "sourceCount": 3,
-         *           "isComplete": true
-         *         },
-         *         {
-         *           "timestamp": "2026-11-26T03:00:00.000Z",
-         *           "price": 147.51728416,
-         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
-         *           "sourceCount": 3,
-         *           "isComplete": true
-         *         }
-         *       ],
-         *       "unavailableSources": [],
-         *       "costUsd": "0.05",
-         *       "remainingBalanceUsd": "99.86"
-         *     }
          */
         PriceHistory: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3744,41 +2559,20 @@ export interface components {
             symbol: string;
             /** @enum {unknown} */
             interval: "1m" | "5m" | "15m" | "1h" | "4h" | "1d";
-            /**
-             * @description startTime aligned down to the interval (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description startTime aligned down to the interval (UTC) */
             startTime: string;
-            /**
-             * @description endTime as used: clamped to now when it was later
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description endTime as used: clamped to now when it was later */
             endTime: string;
             /** @description Oldest first; buckets no venue has a candle for are omitted */
             dataPoints: components["schemas"]["PriceHistoryPoint"][];
             /** @description Venues asked during this request that gave nothing, and why */
             unavailableSources: components["schemas"]["UnavailableSource"][];
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
-        /**
-         * PriceHistoryPoint
-         * @example {
-         *       "timestamp": "2026-11-26T01:00:00.000Z",
-         *       "price": 146.65815619,
-         *       "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
-         *       "sourceCount": 3,
-         *       "isComplete": true
-         *     }
-         */
+        /** PriceHistoryPoint */
         PriceHistoryPoint: {
             /** @description Open time of the bucket (ISO 8601, UTC) */
             timestamp: string;
@@ -3794,51 +2588,6 @@ export interface components {
         /**
          * PriceResult
          * @description Success
-         * @example {
-         *       "requestId": "req_S08MfCph9VLTraFQp1QGN0",
-         *       "symbol": "SOL",
-         *       "vwapPrice": 145.64076683,
-         *       "sources": [
-         *         {
-         *           "name": "sandbox-alpha",
-         *           "price": 145.7041925,
-         *           "volume24h": 1358066901,
-         *           "timestamp": "2026-11-26T04:23:40.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.000708155
-         *         },
-         *         {
-         *           "name": "sandbox-beta",
-         *           "price": 145.5615124,
-         *           "volume24h": 814840140,
-         *           "timestamp": "2026-11-26T04:23:40.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.000271783
-         *         },
-         *         {
-         *           "name": "sandbox-gamma",
-         *           "price": 145.6010843,
-         *           "volume24h": 543226760,
-         *           "timestamp": "2026-11-26T04:23:40.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0
-         *         }
-         *       ],
-         *       "sourceCount": 3,
-         *       "isValid": true,
-         *       "spread": 0.000979671,
-         *       "token": {
-         *         "symbol": "SOL",
-         *         "mint": "So11111111111111111111111111111111111111112"
-         *       },
-         *       "unavailableSources": [],
-         *       "resolutionTimestamp": "2026-11-26T04:23:48.288Z",
-         *       "costUsd": "0.01",
-         *       "remainingBalanceUsd": "99.99"
-         *     }
          */
         PriceResult: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3856,87 +2605,44 @@ export interface components {
             spread: number;
             token: components["schemas"]["TokenRef"];
             unavailableSources: components["schemas"]["UnavailableSource"][];
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             resolutionTimestamp: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
-        /**
-         * PriceScheduledRequest
-         * @example {
-         *       "symbol": "JUP",
-         *       "scheduledFor": "2027-05-01T12:00:00Z"
-         *     }
-         */
+        /** PriceScheduledRequest */
         PriceScheduledRequest: {
-            /**
-             * @description Symbol or Solana mint address
-             * @example SOL
-             */
+            /** @description A symbol (1 to 15 letters and digits) or a Solana mint address: base58 that decodes to exactly 32 bytes. A base58 string of 32 to 44 characters that decodes to another length matches the pattern but is refused: 400 INVALID_SYMBOL. */
             symbol: string;
             /**
              * Format: date-time
              * @description When to take the price: ISO 8601 with a zone, in the future, ≤ 365 days
-             * @example 2027-06-30T12:00:00Z
              */
             scheduledFor: string;
             /**
              * Format: uri
              * @description HTTPS URL that receives the signed result callback (docs/webhooks.md). Its host must be one a callback can reach: an IP address outside the public ranges, `localhost` and the special-use names `.invalid`, `.test`, `.example`, `.local` and `.localhost` (RFC 6761, RFC 6762) are refused at submit with 400 VALIDATION_ERROR, nothing charged (docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) accepts them, except `.invalid`.
-             * @example https://example.com/hooks/sibyl
              */
             callbackUrl?: string;
         };
-        /**
-         * PriceScheduleRequest
-         * @example {
-         *       "symbol": "SOL",
-         *       "resolutionTimestamp": "2027-05-01T12:00:00Z",
-         *       "callbackUrl": "https://hooks.example.com/sibyl"
-         *     }
-         */
+        /** PriceScheduleRequest */
         PriceScheduleRequest: {
-            /**
-             * @description Symbol or Solana mint address
-             * @example SOL
-             */
+            /** @description A symbol (1 to 15 letters and digits) or a Solana mint address: base58 that decodes to exactly 32 bytes. A base58 string of 32 to 44 characters that decodes to another length matches the pattern but is refused: 400 INVALID_SYMBOL. */
             symbol: string;
             /**
              * Format: date-time
              * @description When to take the price: ISO 8601 with a zone, in the future, ≤ 365 days
-             * @example 2027-06-30T12:00:00Z
              */
             resolutionTimestamp: string;
             /**
              * Format: uri
              * @description HTTPS URL that receives the signed result callback (docs/webhooks.md). Its host must be one a callback can reach: an IP address outside the public ranges, `localhost` and the special-use names `.invalid`, `.test`, `.example`, `.local` and `.localhost` (RFC 6761, RFC 6762) are refused at submit with 400 VALIDATION_ERROR, nothing charged (docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) accepts them, except `.invalid`.
-             * @example https://example.com/hooks/sibyl
              */
             callbackUrl: string;
         };
-        /**
-         * PriceSource
-         * @example {
-         *       "name": "sandbox-alpha",
-         *       "price": 145.7041925,
-         *       "volume24h": 1358066901,
-         *       "timestamp": "2026-11-26T04:23:40.000Z",
-         *       "used": true,
-         *       "status": "used",
-         *       "deviation": 0.000708155
-         *     }
-         */
+        /** PriceSource */
         PriceSource: {
             /** @description Lowercase venue identifier; sandbox venues are named sandbox-… */
             name: string;
@@ -3944,10 +2650,7 @@ export interface components {
             price: number;
             /** @description 24-hour volume in USD; 0 when the venue reports none */
             volume24h: number;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             timestamp: string;
             /** @description Whether this source is in the VWAP */
             used: boolean;
@@ -3960,33 +2663,31 @@ export interface components {
             deviation?: number;
         };
         /**
+         * PriceStreamEvent
+         * @description The data of each `event: price`: a symbol’s current VWAP, as GET /price/{symbolOrMint} answers it without `costUsd` and `remainingBalanceUsd`
+         */
+        PriceStreamEvent: {
+            /** @description Unique id of this request (also in X-Request-Id) */
+            requestId: string;
+            /** @description The symbol (upper-cased) or mint as requested */
+            symbol: string;
+            /** @description Volume-weighted average price in USD */
+            vwapPrice: number;
+            sources: components["schemas"]["PriceSource"][];
+            /** @description Sources used in the VWAP */
+            sourceCount: number;
+            /** @description At least 2 sources used and their spread within tolerance */
+            isValid: boolean;
+            /** @description (max − min) / VWAP over the sources used */
+            spread: number;
+            token: components["schemas"]["TokenRef"];
+            unavailableSources: components["schemas"]["UnavailableSource"][];
+            /** @description ISO 8601 timestamp (UTC) */
+            resolutionTimestamp: string;
+        };
+        /**
          * RedeliverWebhookResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_SNsrfQvHXo6Ks9bI5lOkXm",
-         *       "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "type": "test",
-         *       "originalRequestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *       "url": "https://hooks.example.com/sibyl",
-         *       "status": "PENDING",
-         *       "attemptCount": 1,
-         *       "nextAttemptAt": "2026-11-26T04:23:51.980Z",
-         *       "lastStatusCode": 200,
-         *       "lastError": null,
-         *       "createdAt": "2026-11-26T04:23:51.841Z",
-         *       "finishedAt": null,
-         *       "cancelledAt": null,
-         *       "attempts": [
-         *         {
-         *           "attempt": 1,
-         *           "at": "2026-11-26T04:23:51.852Z",
-         *           "statusCode": 200,
-         *           "error": null,
-         *           "latencyMs": 42
-         *         }
-         *       ]
-         *     }
          */
         RedeliverWebhookResponse: {
             /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
@@ -4005,10 +2706,7 @@ export interface components {
             nextAttemptAt: string | null;
             lastStatusCode: number | null;
             lastError: string | null;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             finishedAt: string | null;
             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -4016,10 +2714,7 @@ export interface components {
             /** @description Every attempt, oldest first */
             attempts: {
                 attempt: number;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 at: string;
                 /** @description The receiver’s status code */
                 statusCode: number | null;
@@ -4031,60 +2726,20 @@ export interface components {
         /**
          * ResolveWithAiResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
-         *       "status": "processing",
-         *       "costUsd": "0.25",
-         *       "remainingBalanceUsd": "99.54"
-         *     }
          */
         ResolveWithAiResponse: {
             /** @description The AI request id to poll (GET /ai/request/:requestId) */
             requestId: string;
             /** @enum {string} */
             status: "processing";
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * RevokeKeyResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_GexpvA82MG2j0wVEBiFbJS",
-         *       "id": "key_E287kxaO4kaAU5wyELxTne",
-         *       "keyPrefix": "pk_test_zR3iaQjd",
-         *       "name": "spare",
-         *       "permissions": [
-         *         "price"
-         *       ],
-         *       "isActive": false,
-         *       "allowedIps": [],
-         *       "ipRestrictionEnabled": false,
-         *       "allowedOrigins": [],
-         *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T04:23:52.133Z",
-         *       "rateLimit": {
-         *         "requestsPerSecond": 50,
-         *         "burst": 100,
-         *         "isDefault": true
-         *       },
-         *       "quotas": {
-         *         "dailyRequests": null,
-         *         "monthlyRequests": null,
-         *         "dailySpendUsd": null,
-         *         "monthlySpendUsd": null
-         *       },
-         *       "revokedAt": "2026-11-26T04:23:52.283Z",
-         *       "rotatedFrom": "key_4fydNMxYL5Q8vCKVjZGmYd"
-         *     }
          */
         RevokeKeyResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -4096,15 +2751,9 @@ export interface components {
             permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
             /** @description Neither revoked nor expired */
             isActive: boolean;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             expiresAt?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             revokedAt?: string;
             allowedIps: string[];
             ipRestrictionEnabled: boolean;
@@ -4114,15 +2763,9 @@ export interface components {
             rotatedTo?: string;
             /** @description The id of the key this one replaced */
             rotatedFrom?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
             lastUsedAt?: string;
             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
             rateLimit: {
@@ -4143,31 +2786,19 @@ export interface components {
                 day: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
                 month: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
             };
@@ -4175,63 +2806,6 @@ export interface components {
         /**
          * RotateKeyResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_fc3jT5ckhWNL8OtP3w0QE3",
-         *       "newKey": {
-         *         "id": "key_E287kxaO4kaAU5wyELxTne",
-         *         "keyPrefix": "pk_test_zR3iaQjd",
-         *         "name": "spare",
-         *         "permissions": [
-         *           "price"
-         *         ],
-         *         "isActive": true,
-         *         "allowedIps": [],
-         *         "ipRestrictionEnabled": false,
-         *         "allowedOrigins": [],
-         *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-26T04:23:52.133Z",
-         *         "rateLimit": {
-         *           "requestsPerSecond": 50,
-         *           "burst": 100,
-         *           "isDefault": true
-         *         },
-         *         "quotas": {
-         *           "dailyRequests": null,
-         *           "monthlyRequests": null,
-         *           "dailySpendUsd": null,
-         *           "monthlySpendUsd": null
-         *         },
-         *         "key": "pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u",
-         *         "rotatedFrom": "key_4fydNMxYL5Q8vCKVjZGmYd"
-         *       },
-         *       "oldKey": {
-         *         "id": "key_4fydNMxYL5Q8vCKVjZGmYd",
-         *         "keyPrefix": "pk_test_cd26iid5",
-         *         "name": "spare",
-         *         "permissions": [
-         *           "price"
-         *         ],
-         *         "isActive": true,
-         *         "allowedIps": [],
-         *         "ipRestrictionEnabled": false,
-         *         "allowedOrigins": [],
-         *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-26T04:23:52.092Z",
-         *         "rateLimit": {
-         *           "requestsPerSecond": 50,
-         *           "burst": 100,
-         *           "isDefault": true
-         *         },
-         *         "quotas": {
-         *           "dailyRequests": null,
-         *           "monthlyRequests": null,
-         *           "dailySpendUsd": null,
-         *           "monthlySpendUsd": null
-         *         },
-         *         "expiresAt": "2026-11-26T05:23:52.116Z",
-         *         "rotatedTo": "key_E287kxaO4kaAU5wyELxTne"
-         *       }
-         *     }
          */
         RotateKeyResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -4244,15 +2818,9 @@ export interface components {
                 permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                 /** @description Neither revoked nor expired */
                 isActive: boolean;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 expiresAt?: string;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 revokedAt?: string;
                 allowedIps: string[];
                 ipRestrictionEnabled: boolean;
@@ -4262,15 +2830,9 @@ export interface components {
                 rotatedTo?: string;
                 /** @description The id of the key this one replaced */
                 rotatedFrom?: string;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 createdAt: string;
-                /**
-                 * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                 lastUsedAt?: string;
                 /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                 rateLimit: {
@@ -4291,31 +2853,19 @@ export interface components {
                     day: {
                         /** @description UTC date the period started */
                         periodStart: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         resetsAt: string;
                         requests: number;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         spendUsd: string;
                     };
                     month: {
                         /** @description UTC date the period started */
                         periodStart: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         resetsAt: string;
                         requests: number;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         spendUsd: string;
                     };
                 };
@@ -4331,15 +2881,9 @@ export interface components {
                 permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                 /** @description Neither revoked nor expired */
                 isActive: boolean;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 expiresAt?: string;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 revokedAt?: string;
                 allowedIps: string[];
                 ipRestrictionEnabled: boolean;
@@ -4349,15 +2893,9 @@ export interface components {
                 rotatedTo?: string;
                 /** @description The id of the key this one replaced */
                 rotatedFrom?: string;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 createdAt: string;
-                /**
-                 * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                 lastUsedAt?: string;
                 /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                 rateLimit: {
@@ -4378,31 +2916,19 @@ export interface components {
                     day: {
                         /** @description UTC date the period started */
                         periodStart: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         resetsAt: string;
                         requests: number;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         spendUsd: string;
                     };
                     month: {
                         /** @description UTC date the period started */
                         periodStart: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         resetsAt: string;
                         requests: number;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         spendUsd: string;
                     };
                 };
@@ -4411,186 +2937,96 @@ export interface components {
         /**
          * RotateWebhookSecretResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_6E47HgG8h37JUQxE8wVKg0",
-         *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "previousSecretValidUntil": "2026-11-27T04:23:52.053Z"
-         *     }
          */
         RotateWebhookSecretResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
             /** @description The new secret (whsec_…), shown this once */
             webhookSecret: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             previousSecretValidUntil: string;
         };
         /**
          * ScheduleAiResolutionResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_UXAcOerV4XiCL8nOZPf0Ex",
-         *       "jobId": "job_jLp54KC2chXSqHwsTrq2wM",
-         *       "jobType": "AI_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T04:23:51.701Z",
-         *       "canCancel": true,
-         *       "costUsd": "0.50",
-         *       "remainingBalanceUsd": "98.94"
-         *     }
          */
         ScheduleAiResolutionResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
             jobId: string;
             /** @enum {unknown} */
             jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             scheduledFor: string;
             /**
              * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
              * @enum {unknown}
              */
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
             canCancel: boolean;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * SchedulePriceCheckAtResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_ZCZPk1CE29wYkhueoVps0S",
-         *       "jobId": "job_hXaj1A427q4EAhhXTr0wiE",
-         *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T04:23:51.672Z",
-         *       "canCancel": true,
-         *       "costUsd": "0.05",
-         *       "remainingBalanceUsd": "99.44"
-         *     }
          */
         SchedulePriceCheckAtResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
             jobId: string;
             /** @enum {unknown} */
             jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             scheduledFor: string;
             /**
              * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
              * @enum {unknown}
              */
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
             canCancel: boolean;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * SchedulePriceCheckResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_qLbhhbknNweUz20v1n71RV",
-         *       "jobId": "job_s6Lnfq4rby09bY6dahrOIa",
-         *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T04:23:48.633Z",
-         *       "canCancel": true,
-         *       "costUsd": "0.05",
-         *       "remainingBalanceUsd": "99.74"
-         *     }
          */
         SchedulePriceCheckResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
             jobId: string;
             /** @enum {unknown} */
             jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             scheduledFor: string;
             /**
              * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
              * @enum {unknown}
              */
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
             canCancel: boolean;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * SendTestWebhookResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *       "deliveryId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "delivered": true,
-         *       "status": "DELIVERED",
-         *       "statusCode": 200,
-         *       "latencyMs": 42,
-         *       "error": null
-         *     }
          */
         SendTestWebhookResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -4605,53 +3041,22 @@ export interface components {
             latencyMs: number;
             error: string | null;
         };
-        /**
-         * TokenRef
-         * @example {
-         *       "symbol": "SOL",
-         *       "mint": "So11111111111111111111111111111111111111112"
-         *     }
-         */
+        /** TokenRef */
         TokenRef: {
             /** @description Registry symbol, when the token is listed */
             symbol: string | null;
             /** @description Solana mint address, when known */
             mint: string | null;
         };
-        /**
-         * Transaction
-         * @example {
-         *       "id": "13",
-         *       "kind": "refund",
-         *       "amountUsd": "0.50",
-         *       "balanceAfterUsd": "99.44",
-         *       "operation": null,
-         *       "requestId": null,
-         *       "keyId": null,
-         *       "reference": null,
-         *       "refundOf": "12",
-         *       "memo": "cancelled job_jLp54KC2chXSqHwsTrq2wM",
-         *       "createdAt": "2026-11-26T04:23:51.803Z",
-         *       "chain": null
-         *     }
-         */
+        /** Transaction */
         Transaction: {
-            /**
-             * @description The entry id; pass it as `startingAfter` for the next page
-             * @example 48213
-             */
+            /** @description The entry id; pass it as `startingAfter` for the next page */
             id: string;
             /** @description deposit (a credit), charge (a paid request), refund (a charge given back), adjustment */
             kind: "deposit" | "charge" | "refund" | "adjustment";
-            /**
-             * @description Signed: what the entry did to the balance
-             * @example -0.005
-             */
+            /** @description Signed: what the entry did to the balance */
             amountUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             balanceAfterUsd: string;
             /** @description Charges: what was sold (operationId) */
             operation: string | null;
@@ -4664,23 +3069,14 @@ export interface components {
             /** @description Refunds: the charge given back */
             refundOf: string | null;
             memo: string | null;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Deposits credited from the chain: what arrived, at what rate, where; else null */
             chain: {
                 token: "SOL" | "USDC";
-                /**
-                 * @description In the token’s units
-                 * @example 0.25
-                 */
+                /** @description In the token’s units */
                 amount: string;
-                /**
-                 * @description USD per token the deposit was valued at
-                 * @example 142.12
-                 */
+                /** @description USD per token the deposit was valued at */
                 rateUsd: string | null;
                 /** @description The Solana slot of the transaction */
                 slot: number;
@@ -4690,55 +3086,6 @@ export interface components {
         /**
          * TransactionList
          * @description Success
-         * @example {
-         *       "requestId": "req_7FzrdbFYGUBHA1d0wr1dP6",
-         *       "transactions": [
-         *         {
-         *           "id": "13",
-         *           "kind": "refund",
-         *           "amountUsd": "0.50",
-         *           "balanceAfterUsd": "99.44",
-         *           "operation": null,
-         *           "requestId": null,
-         *           "keyId": null,
-         *           "reference": null,
-         *           "refundOf": "12",
-         *           "memo": "cancelled job_jLp54KC2chXSqHwsTrq2wM",
-         *           "createdAt": "2026-11-26T04:23:51.803Z",
-         *           "chain": null
-         *         },
-         *         {
-         *           "id": "12",
-         *           "kind": "charge",
-         *           "amountUsd": "-0.50",
-         *           "balanceAfterUsd": "98.94",
-         *           "operation": "scheduleAiResolution",
-         *           "requestId": "req_UXAcOerV4XiCL8nOZPf0Ex",
-         *           "keyId": "key_jauJ3YD0GfK97bPsGFbelV",
-         *           "reference": null,
-         *           "refundOf": null,
-         *           "memo": null,
-         *           "createdAt": "2026-11-26T04:23:51.689Z",
-         *           "chain": null
-         *         },
-         *         {
-         *           "id": "11",
-         *           "kind": "charge",
-         *           "amountUsd": "-0.05",
-         *           "balanceAfterUsd": "99.44",
-         *           "operation": "schedulePriceCheckAt",
-         *           "requestId": "req_ZCZPk1CE29wYkhueoVps0S",
-         *           "keyId": "key_jauJ3YD0GfK97bPsGFbelV",
-         *           "reference": null,
-         *           "refundOf": null,
-         *           "memo": null,
-         *           "createdAt": "2026-11-26T04:23:51.669Z",
-         *           "chain": null
-         *         }
-         *       ],
-         *       "hasMore": true,
-         *       "nextStartingAfter": "11"
-         *     }
          */
         TransactionList: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -4752,31 +3099,15 @@ export interface components {
         /**
          * UnavailableSource
          * @description A venue asked that gave no quote, and why
-         * @example {
-         *       "name": "kraken",
-         *       "reason": "rate_limited",
-         *       "retryAt": "2026-11-23T05:16:30.000Z"
-         *     }
          */
         UnavailableSource: {
             name: string;
             /** @enum {unknown} */
             reason: "timeout" | "network" | "rate_limited" | "geo_blocked" | "http_error" | "bad_response" | "upstream_error" | "circuit_open" | "not_listed";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             retryAt?: string;
         };
-        /**
-         * UpdateKeyRequest
-         * @example {
-         *       "name": "trading bot (eu)",
-         *       "allowedIps": [
-         *         "203.0.113.0/24"
-         *       ]
-         *     }
-         */
+        /** UpdateKeyRequest */
         UpdateKeyRequest: {
             /** @description Printable text, not blank. Spaces and invisible characters (zero-width spaces and joiners, a byte-order mark, …: Unicode default-ignorable code points) at either end are removed; a name with nothing else is blank. Bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) are refused. Both: 400 VALIDATION_ERROR on `body.name`. */
             name?: string & (unknown & unknown);
@@ -4784,10 +3115,12 @@ export interface components {
             /** @description null: never */
             expiresAt?: string | null;
             /** @description IPv4/IPv6 addresses or CIDR ranges */
-            allowedIps?: (string | unknown | unknown | unknown)[];
+            allowedIps?: (string | unknown | unknown | unknown | unknown)[];
+            /** @description true: the key answers only its allowedIps — the list given here, else the stored one, which must not be empty (400 VALIDATION_ERROR) */
             ipRestrictionEnabled?: boolean;
             /** @description Browser origins such as https://app.example.com; https://*.example.com allows subdomains */
             allowedOrigins?: string[];
+            /** @description true: the key answers only its allowedOrigins — the list given here, else the stored one, which must not be empty (400 VALIDATION_ERROR) */
             originRestrictionEnabled?: boolean;
             /** @description This key's token bucket; null returns it to the service default */
             rateLimit?: {
@@ -4807,35 +3140,6 @@ export interface components {
         /**
          * UpdateKeyResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_ITcG9JrNZHnxA4fgyf1ENX",
-         *       "id": "key_VYMSRkwaxTbo1tFpYqN5aA",
-         *       "keyPrefix": "pk_test_fEp7lsgs",
-         *       "name": "trading bot (eu)",
-         *       "permissions": [
-         *         "price",
-         *         "markets"
-         *       ],
-         *       "isActive": true,
-         *       "allowedIps": [
-         *         "203.0.113.0/24"
-         *       ],
-         *       "ipRestrictionEnabled": true,
-         *       "allowedOrigins": [],
-         *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T04:23:48.382Z",
-         *       "rateLimit": {
-         *         "requestsPerSecond": 50,
-         *         "burst": 100,
-         *         "isDefault": true
-         *       },
-         *       "quotas": {
-         *         "dailyRequests": null,
-         *         "monthlyRequests": null,
-         *         "dailySpendUsd": null,
-         *         "monthlySpendUsd": null
-         *       }
-         *     }
          */
         UpdateKeyResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -4847,15 +3151,9 @@ export interface components {
             permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
             /** @description Neither revoked nor expired */
             isActive: boolean;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             expiresAt?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             revokedAt?: string;
             allowedIps: string[];
             ipRestrictionEnabled: boolean;
@@ -4865,15 +3163,9 @@ export interface components {
             rotatedTo?: string;
             /** @description The id of the key this one replaced */
             rotatedFrom?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
             lastUsedAt?: string;
             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
             rateLimit: {
@@ -4894,56 +3186,27 @@ export interface components {
                 day: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
                 month: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
             };
         };
-        /**
-         * ValidationProblem
-         * @example {
-         *       "path": "query.status",
-         *       "message": "must be one of: OPEN, CLOSED, RESOLVING, FINALIZED, CANCELLED",
-         *       "allowed": [
-         *         "OPEN",
-         *         "CLOSED",
-         *         "RESOLVING",
-         *         "FINALIZED",
-         *         "CANCELLED"
-         *       ]
-         *     }
-         */
+        /** ValidationProblem */
         ValidationProblem: {
-            /**
-             * @description Where: `body.…`, `query.…`, `path.…` or `header.…`
-             * @example body.symbols[2]
-             */
+            /** @description Where: `body.…`, `query.…`, `path.…` or `header.…` */
             path: string;
-            /** @example is not a known symbol or mint */
             message: string;
             /** @description For an enumeration: every value the field accepts */
             allowed?: string[];
@@ -4953,31 +3216,6 @@ export interface components {
         /**
          * WebhookDelivery
          * @description Success
-         * @example {
-         *       "requestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *       "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "type": "test",
-         *       "originalRequestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *       "url": "https://hooks.example.com/sibyl",
-         *       "status": "DELIVERED",
-         *       "attemptCount": 1,
-         *       "nextAttemptAt": null,
-         *       "lastStatusCode": 200,
-         *       "lastError": null,
-         *       "createdAt": "2026-11-26T04:23:51.841Z",
-         *       "finishedAt": "2026-11-26T04:23:51.853Z",
-         *       "cancelledAt": null,
-         *       "attempts": [
-         *         {
-         *           "attempt": 1,
-         *           "at": "2026-11-26T04:23:51.852Z",
-         *           "statusCode": 200,
-         *           "error": null,
-         *           "latencyMs": 42
-         *         }
-         *       ]
-         *     }
          */
         WebhookDelivery: {
             /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
@@ -4996,10 +3234,7 @@ export interface components {
             nextAttemptAt: string | null;
             lastStatusCode: number | null;
             lastError: string | null;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             finishedAt: string | null;
             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -5007,10 +3242,7 @@ export interface components {
             /** @description Every attempt, oldest first */
             attempts: {
                 attempt: number;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 at: string;
                 /** @description The receiver’s status code */
                 statusCode: number | null;
@@ -5022,46 +3254,6 @@ export interface components {
         /**
          * WebhookDeliveryList
          * @description Success
-         * @example {
-         *       "requestId": "req_aGhDE5eRbtHallyAKKkxNk",
-         *       "deliveries": [
-         *         {
-         *           "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *           "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *           "type": "test",
-         *           "requestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *           "originalRequestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *           "url": "https://hooks.example.com/sibyl",
-         *           "status": "DELIVERED",
-         *           "attemptCount": 1,
-         *           "nextAttemptAt": null,
-         *           "lastStatusCode": 200,
-         *           "lastError": null,
-         *           "createdAt": "2026-11-26T04:23:51.841Z",
-         *           "finishedAt": "2026-11-26T04:23:51.853Z",
-         *           "cancelledAt": null
-         *         },
-         *         {
-         *           "id": "msg_sOFCIJMwLAB5ixtKvoMPCY",
-         *           "webhookId": "msg_sOFCIJMwLAB5ixtKvoMPCY",
-         *           "type": "price",
-         *           "requestId": "req_ULZjIkWooXQjHCGNeHsggC",
-         *           "originalRequestId": "req_ULZjIkWooXQjHCGNeHsggC",
-         *           "url": "https://hooks.example.com/sibyl",
-         *           "status": "PENDING",
-         *           "attemptCount": 0,
-         *           "nextAttemptAt": "2026-11-26T04:23:51.653Z",
-         *           "lastStatusCode": null,
-         *           "lastError": null,
-         *           "createdAt": "2026-11-26T04:23:51.653Z",
-         *           "finishedAt": null,
-         *           "cancelledAt": null
-         *         }
-         *       ],
-         *       "total": 3,
-         *       "page": 1,
-         *       "pageSize": 2
-         *     }
          */
         WebhookDeliveryList: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -5072,25 +3264,7 @@ export interface components {
             page: number;
             pageSize: number;
         };
-        /**
-         * WebhookDeliverySummary
-         * @example {
-         *       "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "type": "test",
-         *       "requestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *       "originalRequestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *       "url": "https://hooks.example.com/sibyl",
-         *       "status": "DELIVERED",
-         *       "attemptCount": 1,
-         *       "nextAttemptAt": null,
-         *       "lastStatusCode": 200,
-         *       "lastError": null,
-         *       "createdAt": "2026-11-26T04:23:51.841Z",
-         *       "finishedAt": "2026-11-26T04:23:51.853Z",
-         *       "cancelledAt": null
-         *     }
-         */
+        /** WebhookDeliverySummary */
         WebhookDeliverySummary: {
             /** @description The delivery id, which is also its `webhook-id` */
             id: string;
@@ -5108,10 +3282,7 @@ export interface components {
             nextAttemptAt: string | null;
             lastStatusCode: number | null;
             lastError: string | null;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             finishedAt: string | null;
             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -5120,19 +3291,6 @@ export interface components {
         /**
          * WebhookStreamEvent
          * @description Success
-         * @example {
-         *       "requestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *       "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "headers": {
-         *         "content-type": "application/json",
-         *         "user-agent": "Sibyl-Webhooks/1",
-         *         "x-service-signature": "1b76a14d49670a4dae490cc6a80fe5b0b3aeac9e363ea2f870a0e67971247a90",
-         *         "webhook-id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *         "webhook-timestamp": "1795667032",
-         *         "webhook-signature": "v1,EafwxTaaG7YnDe6wP/WcJU772cxBte/70ZQqS34BMls="
-         *       },
-         *       "body": "{\"requestId\":\"req_80745RZc8yfT2TWgEwZkT5\",\"type\":\"test\",\"status\":\"completed\",\"data\":{\"message\":\"A test event from Sibyl: your endpoint received and can verify it.\"},\"timestamp\":\"2026-11-26T04:23:51.841Z\",\"signature\":\"1b76a14d49670a4dae490cc6a80fe5b0b3aeac9e363ea2f870a0e67971247a90\"}"
-         *     }
          */
         WebhookStreamEvent: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -5146,12 +3304,7 @@ export interface components {
             /** @description The raw body, exactly as a delivery sends it (`signature` last) */
             body: string;
         };
-        /**
-         * WebhookTestRequest
-         * @example {
-         *       "callbackUrl": "https://hooks.example.com/sibyl"
-         *     }
-         */
+        /** WebhookTestRequest */
         WebhookTestRequest: {
             /**
              * Format: uri
@@ -5164,7 +3317,7 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description The id of this request (`req_…`), also in the body as `requestId`; quote it to support */
+        /** @description The id of this call (`req_…`); quote it to support. Most bodies repeat it as `requestId`; a body that describes another request (GET /ai/request/{requestId}, /ai/result/{requestId}, /webhooks/deliveries/{deliveryId}) carries that request’s id there instead */
         "X-Request-Id": string;
         /** @description Requests the key may burst (its bucket size) */
         "RateLimit-Limit": number;
@@ -5322,10 +3475,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5358,10 +3508,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5394,10 +3541,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5431,10 +3575,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5467,10 +3608,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5537,10 +3675,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5573,10 +3708,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5609,10 +3741,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5646,10 +3775,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5682,10 +3808,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5748,10 +3871,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5784,10 +3904,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5820,10 +3937,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5857,10 +3971,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5893,10 +4004,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5953,10 +4061,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5989,10 +4094,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6025,10 +4127,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6062,10 +4161,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6098,10 +4194,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6162,10 +4255,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6198,10 +4288,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6234,10 +4321,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6270,10 +4354,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "MAX_KEYS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6306,10 +4387,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6342,10 +4420,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6379,10 +4454,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6415,10 +4487,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6478,10 +4547,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6514,10 +4580,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6550,10 +4613,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6586,10 +4646,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6622,10 +4679,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6659,10 +4713,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6695,10 +4746,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6762,10 +4810,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6798,10 +4843,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6834,10 +4876,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6870,10 +4909,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6906,10 +4942,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "MAX_KEYS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6942,10 +4975,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6978,10 +5008,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7014,10 +5041,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7051,10 +5075,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7087,10 +5108,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7150,10 +5168,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7186,10 +5201,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7222,10 +5234,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7258,10 +5267,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7294,10 +5300,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7330,10 +5333,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7367,10 +5367,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7403,10 +5400,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7428,7 +5422,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description e.g. SOL, or a mint address */
+                /** @description e.g. SOL, or a mint address. A symbol (1 to 15 letters and digits) or a Solana mint address: base58 that decodes to exactly 32 bytes. A base58 string of 32 to 44 characters that decodes to another length matches the pattern but is refused: 400 INVALID_SYMBOL. */
                 symbolOrMint: string;
             };
             cookie?: never;
@@ -7466,10 +5460,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_SYMBOL" | "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7502,10 +5493,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7538,10 +5526,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7574,10 +5559,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7610,10 +5592,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7646,10 +5625,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7683,10 +5659,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7719,10 +5692,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7756,10 +5726,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PRICE_UNAVAILABLE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7824,10 +5791,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "BATCH_LIMIT_EXCEEDED" | "INVALID_SYMBOL" | "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7860,10 +5824,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7896,10 +5857,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7932,10 +5890,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7968,10 +5923,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8005,10 +5957,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8041,10 +5990,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8077,10 +6023,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8113,10 +6056,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8150,10 +6090,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8186,10 +6123,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8223,10 +6157,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PRICE_UNAVAILABLE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8255,7 +6186,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description e.g. SOL, or a mint address */
+                /** @description e.g. SOL, or a mint address. A symbol (1 to 15 letters and digits) or a Solana mint address: base58 that decodes to exactly 32 bytes. A base58 string of 32 to 44 characters that decodes to another length matches the pattern but is refused: 400 INVALID_SYMBOL. */
                 symbol: string;
             };
             cookie?: never;
@@ -8293,10 +6224,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_SYMBOL" | "INVALID_TIMESTAMP" | "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8329,10 +6257,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8365,10 +6290,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8401,10 +6323,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8437,10 +6356,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8473,10 +6389,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8510,10 +6423,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8546,10 +6456,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8583,10 +6490,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PRICE_UNAVAILABLE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8651,10 +6555,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_TIMESTAMP" | "TIMESTAMP_IN_PAST" | "INVALID_SYMBOL" | "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8687,10 +6588,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8723,10 +6621,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8759,10 +6654,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8795,10 +6687,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8832,10 +6721,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8868,10 +6754,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8904,10 +6787,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8940,10 +6820,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8977,10 +6854,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9013,10 +6887,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9078,10 +6949,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9114,10 +6982,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9150,10 +7015,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9187,10 +7049,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9223,10 +7082,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9291,10 +7147,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_TIMESTAMP" | "TIMESTAMP_IN_PAST" | "INVALID_SYMBOL" | "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9327,10 +7180,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9363,10 +7213,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9399,10 +7246,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9435,10 +7279,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9472,10 +7313,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9508,10 +7346,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9544,10 +7379,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9580,10 +7412,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9617,10 +7446,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9653,10 +7479,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9721,10 +7544,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_TIMESTAMP" | "TIMESTAMP_IN_PAST" | "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9757,10 +7577,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9793,10 +7610,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9829,10 +7643,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9866,10 +7677,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9902,10 +7710,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9938,10 +7743,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9974,10 +7776,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10011,10 +7810,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10047,10 +7843,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10084,10 +7877,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "AI_UNAVAILABLE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10147,10 +7937,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10183,10 +7970,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10219,10 +8003,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10255,10 +8036,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10291,10 +8069,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10328,10 +8103,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10364,10 +8136,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10431,10 +8200,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10467,10 +8233,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10503,10 +8266,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10539,10 +8299,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10576,10 +8333,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_CANNOT_CANCEL" | "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10612,10 +8366,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10648,10 +8399,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10685,10 +8433,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10721,10 +8466,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10786,10 +8528,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10822,10 +8561,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10858,10 +8594,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10895,10 +8628,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10931,10 +8661,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10994,10 +8721,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11030,10 +8754,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11066,10 +8787,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11102,10 +8820,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11138,10 +8853,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11175,10 +8887,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11211,10 +8920,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11278,10 +8984,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11314,10 +9017,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11350,10 +9050,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11386,10 +9083,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11423,10 +9117,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_CANNOT_CANCEL" | "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11459,10 +9150,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11495,10 +9183,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11532,10 +9217,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11568,10 +9250,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11635,10 +9314,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11671,10 +9347,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11707,10 +9380,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11743,10 +9413,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11780,10 +9447,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11816,10 +9480,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11879,10 +9540,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11915,10 +9573,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11951,10 +9606,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11987,10 +9639,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12023,10 +9672,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12059,10 +9705,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12096,10 +9739,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12132,10 +9772,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12200,10 +9837,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12236,10 +9870,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12272,10 +9903,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12308,10 +9936,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12344,10 +9969,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12381,10 +10003,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12417,10 +10036,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12453,10 +10069,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12489,10 +10102,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12526,10 +10136,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12562,10 +10169,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12599,10 +10203,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "AI_UNAVAILABLE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12662,10 +10263,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12698,10 +10296,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12734,10 +10329,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12770,10 +10362,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12806,10 +10395,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12843,10 +10429,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12879,10 +10462,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12942,10 +10522,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12978,10 +10555,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13014,10 +10588,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13050,10 +10621,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13086,10 +10654,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13123,10 +10688,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13159,10 +10721,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13223,10 +10782,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13259,10 +10815,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13295,10 +10848,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13332,10 +10882,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13368,10 +10915,230 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    getAiScorecard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The latest published AI scorecard */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AiScorecard"];
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
                         /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
                          */
+                        code: "VALIDATION_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INVALID_API_KEY, API_KEY_EXPIRED, API_KEY_REVOKED, ACCOUNT_NOT_FOUND */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: PERMISSION_DENIED, IP_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "NOT_FOUND";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "RATE_LIMIT_EXCEEDED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13431,10 +11198,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13467,10 +11231,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13503,10 +11264,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13540,10 +11298,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "STREAM_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13576,10 +11331,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13613,10 +11365,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SERVICE_UNAVAILABLE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13681,10 +11430,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13717,10 +11463,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13753,10 +11496,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13790,10 +11530,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13826,10 +11563,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13862,10 +11596,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13898,10 +11629,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13935,10 +11663,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13971,10 +11696,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14036,10 +11758,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14072,10 +11791,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14108,10 +11824,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14145,10 +11858,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14181,10 +11891,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14206,6 +11913,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The delivery's id. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 deliveryId: string;
             };
             cookie?: never;
@@ -14243,10 +11951,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14279,10 +11984,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14315,10 +12017,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14351,10 +12050,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14387,10 +12083,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14424,10 +12117,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14460,10 +12150,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14488,6 +12175,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The delivery's id. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 deliveryId: string;
             };
             cookie?: never;
@@ -14526,10 +12214,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14562,10 +12247,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14598,10 +12280,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14634,10 +12313,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14671,10 +12347,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14707,10 +12380,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14743,10 +12413,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14780,10 +12447,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14816,10 +12480,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14844,6 +12505,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The delivery's id. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 deliveryId: string;
             };
             cookie?: never;
@@ -14882,10 +12544,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14918,10 +12577,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14954,10 +12610,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14990,10 +12643,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15027,10 +12677,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "DELIVERY_CANNOT_CANCEL" | "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15063,10 +12710,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15099,10 +12743,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15136,10 +12777,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15172,10 +12810,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15232,10 +12867,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15268,10 +12900,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15304,10 +12933,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15341,10 +12967,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15377,10 +13000,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15437,10 +13057,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15473,10 +13090,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15509,10 +13123,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15546,10 +13157,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15582,10 +13190,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15639,15 +13244,9 @@ export interface operations {
                             chainId: string;
                             /** @description Single use; at least 16 base58 characters */
                             nonce: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             issuedAt: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             expirationTime: string;
                             /** @description A Solana address (base58) */
                             address?: string;
@@ -15670,10 +13269,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15703,10 +13299,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15736,10 +13329,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15769,10 +13359,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15803,10 +13390,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15836,10 +13420,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15898,64 +13479,31 @@ export interface operations {
                             status: "active" | "suspended";
                             /** @description Connected Solana wallet */
                             walletAddress: string | null;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             balanceUsd: string;
                             /** @enum {string} */
                             currency: "USD";
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
                             /** @description What each operation costs, in USD */
                             pricing: {
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceSingle: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceBatchBase: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceBatchPerSymbol: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 historical: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 aiResolve: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceSchedule: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 aiSchedule: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 marketsList: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 marketDetail: string;
                             };
                             limits: {
@@ -15982,10 +13530,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16015,10 +13560,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SIGN_IN_REJECTED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16048,10 +13590,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16081,10 +13620,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "WALLET_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16114,10 +13650,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16147,10 +13680,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16181,10 +13711,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16214,10 +13741,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16273,10 +13797,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16306,10 +13827,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16339,10 +13857,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16383,27 +13898,18 @@ export interface operations {
                             live: {
                                 id: string;
                                 status: "active" | "suspended";
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 balanceUsd: string;
                             };
                             sandbox: {
                                 id: string;
                                 status: "active" | "suspended";
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 balanceUsd: string;
                             };
                         };
                         session: {
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
                             /** @description Ends then unless used again (12 hours after the last use) */
                             idleExpiresAt: string;
@@ -16428,10 +13934,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16461,10 +13964,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16494,10 +13994,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16543,64 +14040,31 @@ export interface operations {
                             status: "active" | "suspended";
                             /** @description Connected Solana wallet */
                             walletAddress: string | null;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             balanceUsd: string;
                             /** @enum {string} */
                             currency: "USD";
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
                             /** @description What each operation costs, in USD */
                             pricing: {
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceSingle: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceBatchBase: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceBatchPerSymbol: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 historical: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 aiResolve: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceSchedule: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 aiSchedule: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 marketsList: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 marketDetail: string;
                             };
                             limits: {
@@ -16610,29 +14074,20 @@ export interface operations {
                         today: {
                             /** @description Paid requests */
                             requests: number;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             spendUsd: string;
                         };
                         month: {
                             /** @description Paid requests */
                             requests: number;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             spendUsd: string;
                         };
                         /** @description Whether money ever reached the account (a deposit, play money, an operator’s credit or adjustment); a live account never funded gets a call to fund it, not a low-balance warning */
                         funded: boolean;
                         /** @description The balance is below `lowBalanceThresholdUsd` on an account that was funded */
                         lowBalance: boolean;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         lowBalanceThresholdUsd: string;
                     };
                 };
@@ -16652,10 +14107,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16685,10 +14137,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16718,10 +14167,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16751,10 +14197,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16815,10 +14258,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16848,10 +14288,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16881,10 +14318,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16914,10 +14348,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16967,10 +14398,7 @@ export interface operations {
                         solanaPayUrl: string | null;
                         /** @description A USDC transfer request */
                         solanaPayUsdcUrl: string | null;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         minimumUsd: string;
                         /** @description Newest first (the last 50) */
                         deposits: {
@@ -17008,10 +14436,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17041,10 +14466,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17074,10 +14496,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17107,10 +14526,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17149,20 +14565,11 @@ export interface operations {
                     "application/json": {
                         /** @description Unique id of this request (also in X-Request-Id) */
                         requestId: string;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         creditedUsd: string;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         balanceUsd: string;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         capUsd: string;
                     };
                 };
@@ -17182,10 +14589,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17215,10 +14619,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17248,10 +14649,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17281,10 +14679,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17351,10 +14746,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17384,10 +14776,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17417,10 +14806,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17450,10 +14836,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17535,10 +14918,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17568,10 +14948,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SIGN_IN_REJECTED" | "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17601,10 +14978,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17634,10 +15008,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "WALLET_IN_USE" | "MAX_WALLETS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17667,10 +15038,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17700,10 +15068,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17734,10 +15099,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17767,10 +15129,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17826,15 +15185,9 @@ export interface operations {
                             chainId: string;
                             /** @description Single use; at least 16 base58 characters */
                             nonce: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             issuedAt: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             expirationTime: string;
                             /** @description A Solana address (base58) */
                             address?: string;
@@ -17857,10 +15210,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17890,10 +15240,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17923,10 +15270,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17956,10 +15300,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17989,10 +15330,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18023,10 +15361,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18056,10 +15391,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18120,10 +15452,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18153,10 +15482,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18186,10 +15512,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18219,10 +15542,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18252,10 +15572,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18327,10 +15644,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18360,10 +15674,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18393,10 +15704,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18426,10 +15734,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18474,10 +15779,7 @@ export interface operations {
                     "application/json": {
                         /** @description Unique id of this request (also in X-Request-Id) */
                         requestId: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         from: string;
                         /** @description ISO 8601 timestamp (UTC), exclusive */
                         to: string;
@@ -18485,20 +15787,11 @@ export interface operations {
                         totals: {
                             /** @description Paid requests (charges) */
                             requests: number;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             chargedUsd: string;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             refundedUsd: string;
-                            /**
-                             * @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged)
-                             * @example 0.25
-                             */
+                            /** @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged) */
                             spendUsd: string;
                         };
                         /** @description By day: every day of the range, oldest first, days without activity included; otherwise the groups with activity, the largest spend first */
@@ -18509,20 +15802,11 @@ export interface operations {
                             label: string | null;
                             /** @description Paid requests (charges) */
                             requests: number;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             chargedUsd: string;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             refundedUsd: string;
-                            /**
-                             * @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged)
-                             * @example 0.25
-                             */
+                            /** @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged) */
                             spendUsd: string;
                         }[];
                     };
@@ -18543,10 +15827,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18576,10 +15857,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18609,10 +15887,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18642,10 +15917,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18704,10 +15976,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18737,10 +16006,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18770,10 +16036,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18803,10 +16066,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18856,15 +16116,9 @@ export interface operations {
                         permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                         /** @description Neither revoked nor expired */
                         isActive: boolean;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         expiresAt?: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         revokedAt?: string;
                         allowedIps: string[];
                         ipRestrictionEnabled: boolean;
@@ -18874,15 +16128,9 @@ export interface operations {
                         rotatedTo?: string;
                         /** @description The id of the key this one replaced */
                         rotatedFrom?: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
-                        /**
-                         * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                         lastUsedAt?: string;
                         /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                         rateLimit: {
@@ -18903,31 +16151,19 @@ export interface operations {
                             day: {
                                 /** @description UTC date the period started */
                                 periodStart: string;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 resetsAt: string;
                                 requests: number;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 spendUsd: string;
                             };
                             month: {
                                 /** @description UTC date the period started */
                                 periodStart: string;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 resetsAt: string;
                                 requests: number;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 spendUsd: string;
                             };
                         };
@@ -18951,10 +16187,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18984,10 +16217,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19017,10 +16247,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19050,10 +16277,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "MAX_KEYS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19083,10 +16307,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19116,10 +16337,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19149,10 +16367,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19200,15 +16415,9 @@ export interface operations {
                         permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                         /** @description Neither revoked nor expired */
                         isActive: boolean;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         expiresAt?: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         revokedAt?: string;
                         allowedIps: string[];
                         ipRestrictionEnabled: boolean;
@@ -19218,15 +16427,9 @@ export interface operations {
                         rotatedTo?: string;
                         /** @description The id of the key this one replaced */
                         rotatedFrom?: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
-                        /**
-                         * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                         lastUsedAt?: string;
                         /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                         rateLimit: {
@@ -19247,31 +16450,19 @@ export interface operations {
                             day: {
                                 /** @description UTC date the period started */
                                 periodStart: string;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 resetsAt: string;
                                 requests: number;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 spendUsd: string;
                             };
                             month: {
                                 /** @description UTC date the period started */
                                 periodStart: string;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 resetsAt: string;
                                 requests: number;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 spendUsd: string;
                             };
                         };
@@ -19293,10 +16484,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19326,10 +16514,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19359,10 +16544,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19392,10 +16574,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19425,10 +16604,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19480,15 +16656,9 @@ export interface operations {
                         permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                         /** @description Neither revoked nor expired */
                         isActive: boolean;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         expiresAt?: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         revokedAt?: string;
                         allowedIps: string[];
                         ipRestrictionEnabled: boolean;
@@ -19498,15 +16668,9 @@ export interface operations {
                         rotatedTo?: string;
                         /** @description The id of the key this one replaced */
                         rotatedFrom?: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
-                        /**
-                         * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                         lastUsedAt?: string;
                         /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                         rateLimit: {
@@ -19527,31 +16691,19 @@ export interface operations {
                             day: {
                                 /** @description UTC date the period started */
                                 periodStart: string;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 resetsAt: string;
                                 requests: number;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 spendUsd: string;
                             };
                             month: {
                                 /** @description UTC date the period started */
                                 periodStart: string;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 resetsAt: string;
                                 requests: number;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 spendUsd: string;
                             };
                         };
@@ -19573,10 +16725,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19606,10 +16755,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19639,10 +16785,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19672,10 +16815,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19705,10 +16845,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "MAX_KEYS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19738,10 +16875,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19771,10 +16905,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19804,10 +16935,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19856,15 +16984,9 @@ export interface operations {
                             permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                             /** @description Neither revoked nor expired */
                             isActive: boolean;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             expiresAt?: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             revokedAt?: string;
                             allowedIps: string[];
                             ipRestrictionEnabled: boolean;
@@ -19874,15 +16996,9 @@ export interface operations {
                             rotatedTo?: string;
                             /** @description The id of the key this one replaced */
                             rotatedFrom?: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
-                            /**
-                             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                             lastUsedAt?: string;
                             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                             rateLimit: {
@@ -19903,31 +17019,19 @@ export interface operations {
                                 day: {
                                     /** @description UTC date the period started */
                                     periodStart: string;
-                                    /**
-                                     * @description ISO 8601 timestamp (UTC)
-                                     * @example 2026-11-21T12:00:00.000Z
-                                     */
+                                    /** @description ISO 8601 timestamp (UTC) */
                                     resetsAt: string;
                                     requests: number;
-                                    /**
-                                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                     * @example 0.01
-                                     */
+                                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                     spendUsd: string;
                                 };
                                 month: {
                                     /** @description UTC date the period started */
                                     periodStart: string;
-                                    /**
-                                     * @description ISO 8601 timestamp (UTC)
-                                     * @example 2026-11-21T12:00:00.000Z
-                                     */
+                                    /** @description ISO 8601 timestamp (UTC) */
                                     resetsAt: string;
                                     requests: number;
-                                    /**
-                                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                     * @example 0.01
-                                     */
+                                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                     spendUsd: string;
                                 };
                             };
@@ -19943,15 +17047,9 @@ export interface operations {
                             permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                             /** @description Neither revoked nor expired */
                             isActive: boolean;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             expiresAt?: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             revokedAt?: string;
                             allowedIps: string[];
                             ipRestrictionEnabled: boolean;
@@ -19961,15 +17059,9 @@ export interface operations {
                             rotatedTo?: string;
                             /** @description The id of the key this one replaced */
                             rotatedFrom?: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
-                            /**
-                             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                             lastUsedAt?: string;
                             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                             rateLimit: {
@@ -19990,31 +17082,19 @@ export interface operations {
                                 day: {
                                     /** @description UTC date the period started */
                                     periodStart: string;
-                                    /**
-                                     * @description ISO 8601 timestamp (UTC)
-                                     * @example 2026-11-21T12:00:00.000Z
-                                     */
+                                    /** @description ISO 8601 timestamp (UTC) */
                                     resetsAt: string;
                                     requests: number;
-                                    /**
-                                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                     * @example 0.01
-                                     */
+                                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                     spendUsd: string;
                                 };
                                 month: {
                                     /** @description UTC date the period started */
                                     periodStart: string;
-                                    /**
-                                     * @description ISO 8601 timestamp (UTC)
-                                     * @example 2026-11-21T12:00:00.000Z
-                                     */
+                                    /** @description ISO 8601 timestamp (UTC) */
                                     resetsAt: string;
                                     requests: number;
-                                    /**
-                                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                     * @example 0.01
-                                     */
+                                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                     spendUsd: string;
                                 };
                             };
@@ -20037,10 +17117,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20070,10 +17147,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20103,10 +17177,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20136,10 +17207,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20169,10 +17237,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20202,10 +17267,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20273,10 +17335,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20306,10 +17365,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20339,10 +17395,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20372,10 +17425,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20416,24 +17466,17 @@ export interface operations {
                     "application/json": {
                         /** @description Unique id of this request (also in X-Request-Id) */
                         requestId: string;
-                        /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
                         jobId: string;
                         /** @enum {unknown} */
                         jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         scheduledFor: string;
                         /**
                          * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
                          * @enum {unknown}
                          */
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
                         canCancel: boolean;
@@ -20446,10 +17489,7 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         callbackUrl: string | null;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         costUsd: string;
                         /** @description Once COMPLETED: the single-price result, or the AI resolution result */
                         result: {
@@ -20478,10 +17518,7 @@ export interface operations {
                             nextAttemptAt: string | null;
                             lastStatusCode: number | null;
                             lastError: string | null;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
                             finishedAt: string | null;
                             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -20489,10 +17526,7 @@ export interface operations {
                             /** @description Every attempt, oldest first */
                             attempts: {
                                 attempt: number;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 at: string;
                                 /** @description The receiver’s status code */
                                 statusCode: number | null;
@@ -20519,10 +17553,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20552,10 +17583,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20585,10 +17613,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20618,10 +17643,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20651,10 +17673,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20698,15 +17717,9 @@ export interface operations {
                         jobId: string;
                         /** @enum {string} */
                         status: "cancelled";
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         refundUsd: string;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         remainingBalanceUsd: string;
                     };
                 };
@@ -20726,10 +17739,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20759,10 +17769,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20792,10 +17799,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20825,10 +17829,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20858,10 +17859,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_CANNOT_CANCEL";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20891,10 +17889,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20962,10 +17957,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20995,10 +17987,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21028,10 +18017,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21061,10 +18047,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21105,24 +18088,17 @@ export interface operations {
                     "application/json": {
                         /** @description Unique id of this request (also in X-Request-Id) */
                         requestId: string;
-                        /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
                         jobId: string;
                         /** @enum {unknown} */
                         jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         scheduledFor: string;
                         /**
                          * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
                          * @enum {unknown}
                          */
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
                         canCancel: boolean;
@@ -21135,10 +18111,7 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         callbackUrl: string | null;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         costUsd: string;
                         /** @description Once COMPLETED: the single-price result, or the AI resolution result */
                         result: {
@@ -21167,10 +18140,7 @@ export interface operations {
                             nextAttemptAt: string | null;
                             lastStatusCode: number | null;
                             lastError: string | null;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
                             finishedAt: string | null;
                             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -21178,10 +18148,7 @@ export interface operations {
                             /** @description Every attempt, oldest first */
                             attempts: {
                                 attempt: number;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 at: string;
                                 /** @description The receiver’s status code */
                                 statusCode: number | null;
@@ -21208,10 +18175,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21241,10 +18205,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21274,10 +18235,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21307,10 +18265,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21340,10 +18295,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21387,15 +18339,9 @@ export interface operations {
                         jobId: string;
                         /** @enum {string} */
                         status: "cancelled";
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         refundUsd: string;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         remainingBalanceUsd: string;
                     };
                 };
@@ -21415,10 +18361,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21448,10 +18391,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21481,10 +18421,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21514,10 +18451,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21547,10 +18481,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_CANNOT_CANCEL";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21580,10 +18511,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21624,15 +18552,9 @@ export interface operations {
                     "application/json": {
                         requestId: string;
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         completedAt?: string;
                         result?: components["schemas"]["AiResult"];
                         /** @description FAILED: why (fewer than 3 of the 4 models gave a valid answer) */
@@ -21640,10 +18562,7 @@ export interface operations {
                             code: string;
                             message: string;
                         };
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         refundUsd?: string;
                         /** @description The answers received so far, in slot order (extension) */
                         votes: components["schemas"]["AiVote"][];
@@ -21665,10 +18584,7 @@ export interface operations {
                             nextAttemptAt: string | null;
                             lastStatusCode: number | null;
                             lastError: string | null;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
                             finishedAt: string | null;
                             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -21676,10 +18592,7 @@ export interface operations {
                             /** @description Every attempt, oldest first */
                             attempts: {
                                 attempt: number;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 at: string;
                                 /** @description The receiver’s status code */
                                 statusCode: number | null;
@@ -21706,10 +18619,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21739,10 +18649,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21772,10 +18679,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21805,10 +18709,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21838,10 +18739,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21908,10 +18806,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21941,10 +18836,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21974,10 +18866,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22007,10 +18896,302 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardGetAiScorecard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The latest published AI scorecard */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description When it was published (ISO 8601, UTC) */
+                        publishedAt: string;
+                        /** @description When the evaluation finished (ISO 8601, UTC) */
+                        evaluatedAt: string;
+                        set: {
+                            /** @description The labelled set’s format: Sibyl’s JSON Lines, UMA proposals, or ForecastBench */
+                            format: "jsonl" | "uma" | "forecastbench";
+                            /** @description Questions in the set */
+                            questions: number;
+                            /** @description Entries of the set left out, by reason (`50-50`, `unresolved`, …) */
+                            skipped: {
+                                [key: string]: number;
+                            };
+                        };
+                        /** @description Which models were asked */
+                        mode: "live" | "sandbox";
+                        /** @description The four models, `<provider>/<model>`, in slot order */
+                        modelsUsed: string[];
+                        /** @description The threshold `canDetermine` used (the default 0.75) */
+                        confidenceThreshold: number;
+                        /** @description The target accuracy the threshold table was read against */
+                        target: number;
+                        /** @description Questions answered by the resolver */
+                        evaluated: number;
+                        /** @description Of them, resolutions with `canDetermine: true` */
+                        determined: number;
+                        /** @description Share of the determined answers that were right; a share 0–1, null when there is nothing to take it of */
+                        accuracy: number | null;
+                        /** @description Share of the questions determined; a share 0–1, null when there is nothing to take it of */
+                        coverage: number | null;
+                        /** @description Determined answers by how many of the four models agreed */
+                        byAgreement: {
+                            "4/4": {
+                                /** @description Determined answers at this agreement */
+                                count: number;
+                                /** @description Share of them that were right; a share 0–1, null when there is nothing to take it of */
+                                accuracy: number | null;
+                            };
+                            "3/4": {
+                                /** @description Determined answers at this agreement */
+                                count: number;
+                                /** @description Share of them that were right; a share 0–1, null when there is nothing to take it of */
+                                accuracy: number | null;
+                            };
+                        };
+                        /** @description Each model on its own, by `<provider>/<model>` */
+                        byModel: {
+                            [key: string]: {
+                                /** @description Questions the model answered validly (a vote or "cannot determine") */
+                                answered: number;
+                                /** @description Share of those it answered right; a share 0–1, null when there is nothing to take it of */
+                                accuracy: number | null;
+                                /** @description Valid answers of "cannot determine" */
+                                abstained: number;
+                                /** @description Questions it gave no valid answer to (timeouts, errors, malformed answers) */
+                                failed: number;
+                            };
+                        };
+                        byCategory: {
+                            [key: string]: {
+                                /** @description Questions of the category */
+                                questions: number;
+                                /** @description Of them, determined */
+                                determined: number;
+                                /** @description Share determined; a share 0–1, null when there is nothing to take it of */
+                                coverage: number | null;
+                                /** @description Share of the determined ones that were right; a share 0–1, null when there is nothing to take it of */
+                                accuracy: number | null;
+                            };
+                        };
+                        /** @description Brier score of the consensus confidence (0 is perfect); a share 0–1, null when there is nothing to take it of */
+                        brier: number | null;
+                        /** @description Expected calibration error of the consensus confidence, over ten bins; a share 0–1, null when there is nothing to take it of */
+                        ece: number | null;
+                        /** @description Completed resolutions that named a winner: what `brier`, `ece` and `reliability` are over */
+                        calibrated: number;
+                        /** @description The reliability diagram’s ten bins */
+                        reliability: {
+                            from: number;
+                            to: number;
+                            /** @description Answers whose consensus confidence is in [from, to) */
+                            count: number;
+                            /** @description Their mean confidence; a share 0–1, null when there is nothing to take it of */
+                            confidence: number | null;
+                            /** @description Share of their winners that were right; a share 0–1, null when there is nothing to take it of */
+                            accuracy: number | null;
+                        }[];
+                        abstentions: {
+                            /** @description Questions not determined */
+                            count: number;
+                            reasons: {
+                                /** @description Fewer than 3 valid answers */
+                                failed: number;
+                                /** @description No model voted for an outcome */
+                                no_outcome: number;
+                                /** @description Fewer than 3 of the 4 agreed */
+                                split: number;
+                                /** @description 3 or 4 agreed below the confidence threshold */
+                                low_confidence: number;
+                            };
+                        };
+                        /** @description A resolution’s time (its slowest model), median and 99th percentile */
+                        latencyMs: {
+                            p50: number | null;
+                            p99: number | null;
+                        };
+                        /** @description Coverage and accuracy at each threshold from 0.50 to 0.95 */
+                        thresholds: {
+                            threshold: number;
+                            /** @description Questions determined at this threshold */
+                            determined: number;
+                            /** @description Share determined; a share 0–1, null when there is nothing to take it of */
+                            coverage: number | null;
+                            /** @description Share of those right; a share 0–1, null when there is nothing to take it of */
+                            accuracy: number | null;
+                        }[];
+                        /** @description The lowest threshold whose accuracy reaches `target`; null when none does */
+                        recommendedThreshold: number | null;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
                         /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
                          */
+                        code: "VALIDATION_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ACCOUNT_SUSPENDED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "NOT_FOUND";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22080,10 +19261,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22113,10 +19291,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22146,10 +19321,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22179,10 +19351,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22212,10 +19381,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22245,10 +19411,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22315,10 +19478,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22348,10 +19508,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22381,10 +19538,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22414,10 +19568,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22441,6 +19592,7 @@ export interface operations {
             path: {
                 /** @description Which of the wallet’s accounts: live or sandbox */
                 mode: "live" | "sandbox";
+                /** @description The delivery's id. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 deliveryId: string;
             };
             cookie?: never;
@@ -22471,10 +19623,7 @@ export interface operations {
                         nextAttemptAt: string | null;
                         lastStatusCode: number | null;
                         lastError: string | null;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         finishedAt: string | null;
                         /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -22482,10 +19631,7 @@ export interface operations {
                         /** @description Every attempt, oldest first */
                         attempts: {
                             attempt: number;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             at: string;
                             /** @description The receiver’s status code */
                             statusCode: number | null;
@@ -22511,10 +19657,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22544,10 +19687,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22577,10 +19717,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22610,10 +19747,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22643,10 +19777,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22670,6 +19801,7 @@ export interface operations {
             path: {
                 /** @description Which of the wallet’s accounts: live or sandbox */
                 mode: "live" | "sandbox";
+                /** @description The delivery's id. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 deliveryId: string;
             };
             cookie?: never;
@@ -22700,10 +19832,7 @@ export interface operations {
                         nextAttemptAt: string | null;
                         lastStatusCode: number | null;
                         lastError: string | null;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         finishedAt: string | null;
                         /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -22711,10 +19840,7 @@ export interface operations {
                         /** @description Every attempt, oldest first */
                         attempts: {
                             attempt: number;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             at: string;
                             /** @description The receiver’s status code */
                             statusCode: number | null;
@@ -22740,10 +19866,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22773,10 +19896,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22806,10 +19926,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22839,10 +19956,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22872,10 +19986,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22899,6 +20010,7 @@ export interface operations {
             path: {
                 /** @description Which of the wallet’s accounts: live or sandbox */
                 mode: "live" | "sandbox";
+                /** @description The delivery's id. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 deliveryId: string;
             };
             cookie?: never;
@@ -22929,10 +20041,7 @@ export interface operations {
                         nextAttemptAt: string | null;
                         lastStatusCode: number | null;
                         lastError: string | null;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         finishedAt: string | null;
                         /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -22940,10 +20049,7 @@ export interface operations {
                         /** @description Every attempt, oldest first */
                         attempts: {
                             attempt: number;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             at: string;
                             /** @description The receiver’s status code */
                             statusCode: number | null;
@@ -22969,10 +20075,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23002,10 +20105,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23035,10 +20135,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23068,10 +20165,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23101,10 +20195,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "DELIVERY_CANNOT_CANCEL";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23134,10 +20225,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23196,10 +20284,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23229,10 +20314,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23262,10 +20344,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23295,10 +20374,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23339,10 +20415,7 @@ export interface operations {
                         requestId: string;
                         /** @description The new secret (whsec_…), shown this once */
                         webhookSecret: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         previousSecretValidUntil: string;
                     };
                 };
@@ -23362,10 +20435,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23395,10 +20465,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23428,10 +20495,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23461,10 +20525,303 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    streamPrices: {
+        parameters: {
+            query: {
+                /** @description Symbols or mint addresses, comma-separated: 1 to 50, as the batch takes them */
+                symbols: string;
+            };
+            header?: {
+                /** @description The id of the last event received (EventSource sends it when it reconnects): the stream resumes with the current prices */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The data of each `event: price`: a symbol’s current VWAP, as GET /price/{symbolOrMint} answers it without `costUsd` and `remainingBalanceUsd` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["PriceStreamEvent"];
+                };
+            };
+            /** @description Error: BATCH_LIMIT_EXCEEDED, INVALID_SYMBOL, VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
                         /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
                          */
+                        code: "BATCH_LIMIT_EXCEEDED" | "INVALID_SYMBOL" | "VALIDATION_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INVALID_API_KEY, API_KEY_EXPIRED, API_KEY_REVOKED, ACCOUNT_NOT_FOUND */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INSUFFICIENT_BALANCE */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INSUFFICIENT_BALANCE";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: PERMISSION_DENIED, IP_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SYMBOL_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SYMBOL_NOT_FOUND";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: RATE_LIMIT_EXCEEDED, QUOTA_EXCEEDED, STREAM_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED" | "STREAM_LIMIT_EXCEEDED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SERVICE_UNAVAILABLE";
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
