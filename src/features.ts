@@ -31,12 +31,12 @@ export const FEATURES = [
   jobsFeature,
   marketsFeature,
   aiFeature,
+  evaluationFeature,
   webhooksFeature,
   dashboardFeature,
   idempotencyFeature,
   limitsFeature,
   retentionFeature,
   depositsFeature,
-  evaluationFeature,
   streamsFeature,
 ] as const;

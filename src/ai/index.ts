@@ -1,8 +1,28 @@
 /** AI resolution (providers, the resolver, request rows and their queue): the room's door. */
+import type { Clock } from '../lib/clock.js';
+import type { AiConfig } from './config.js';
+import type { Resolver } from './resolver.js';
 
-export { consensusResult, DEFAULT_CONFIDENCE_THRESHOLD } from './consensus.js';
+export {
+  type Consensus,
+  consensusResult,
+  DEFAULT_CONFIDENCE_THRESHOLD,
+  decideConsensus,
+} from './consensus.js';
+export type { AiConfig } from './config.js';
 export { BODY_PATHS, checkQuestion, LIMITS } from './input.js';
 export type { MarketQuestion, MarketSource } from './market-port.js';
 export type { SlotStatus } from './providers/registry.js';
 export type { Resolver } from './resolver.js';
 export { AiReadiness } from './schemas.js';
+export type { ResolutionQuestion, Vote } from './types.js';
+
+/**
+ * The resolver of `POST /ai/resolve`, for an operator command that asks the models itself (`sibyl ai
+ * evaluate`): loaded on demand, since it brings the AI SDKs (docs/architecture.md, "CLI start-up
+ * stays light").
+ */
+export async function loadResolver(config: AiConfig, clock: Clock): Promise<Resolver> {
+  const { createResolver } = await import('./resolver.js');
+  return createResolver(config, clock);
+}

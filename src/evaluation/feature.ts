@@ -1,4 +1,33 @@
-/** AI evaluation's descriptor (src/feature.ts): nothing registered yet (its command and route come with it). */
+import type { AiConfig } from '../ai/index.js';
 import type { Feature } from '../feature.js';
+import { UsageError } from '../lib/command-line.js';
 
-export const evaluationFeature: Feature = { name: 'evaluation' };
+/**
+ * The AI evaluation room's descriptor: `sibyl ai evaluate` (loaded when run) and GET /ai/scorecard
+ * (docs/ai.md#evaluation).
+ */
+export interface Needs {
+  config: { ai: AiConfig };
+}
+
+export const evaluationFeature: Feature<Record<never, never>, Needs> = {
+  name: 'evaluation',
+  async api(app) {
+    const { scorecardRoutes } = await import('./routes.js');
+    scorecardRoutes(app);
+  },
+  commands: {
+    ai: {
+      usage: [
+        '  ai evaluate PATH [--models live|sandbox] [--limit N] [--concurrency C] [--target 0.97]',
+        '              [--out FILE.json] [--cache FILE] [--prices MODEL=IN/OUT,…] [--publish]',
+        '                                          measure the AI resolver on a labelled set',
+      ],
+      async run(io, action, args) {
+        if (action !== 'evaluate') throw new UsageError(`unknown action "ai ${action}"`);
+        const { evaluateCommand } = await import('./cli.js');
+        return evaluateCommand(io, args);
+      },
+    },
+  },
+};

@@ -33,6 +33,12 @@ export interface RouteInput<P extends TSchema, Q extends TSchema, B extends TSch
 export type RouteTransaction = ChargingContext;
 
 /**
+ * What a route needs of the calling key: one permission, or `any` — any valid key of any
+ * permissions (the published AI scorecard, which concerns no account).
+ */
+export type RoutePermission = Permission | 'any';
+
+/**
  * The whole contract of one API route: method, path, schemas, the permission it needs, its price,
  * and the error codes it can answer besides the common ones. The handler calls a domain function
  * and returns the result; authentication, validation, billing, the `requestId` field and the
@@ -45,7 +51,7 @@ export interface RouteSpec<P extends TSchema, Q extends TSchema, B extends TSche
   summary: string;
   description?: string;
   tags: string[];
-  permission: Permission;
+  permission: RoutePermission;
   /** Micro-USD charged when the handler succeeds; absent for free routes. */
   price?: bigint | ((input: RouteInput<P, Q, B>, result: Static<R>) => bigint);
   /**
@@ -96,6 +102,6 @@ export interface RouteSpec<P extends TSchema, Q extends TSchema, B extends TSche
 export interface ApiRouteInfo {
   method: string;
   url: string;
-  permission: Permission;
+  permission: RoutePermission;
   priced: boolean;
 }

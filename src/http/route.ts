@@ -8,7 +8,7 @@ import { EXPOSED_HEADERS, takeRateLimit } from '../limits/index.js';
 import { authenticateRequest } from './access.js';
 import { routeBilling } from './billing/choose.js';
 import { handleRoute, keyReader } from './route-handler.js';
-import { API_PREFIX, type RouteSpec } from './route-spec.js';
+import { API_PREFIX, type RoutePermission, type RouteSpec } from './route-spec.js';
 import { BillingProperties, errorBodySchema } from './schemas.js';
 
 export {
@@ -17,6 +17,7 @@ export {
   type BodyRules,
   type RouteInput,
   type RouteSpec,
+  type RoutePermission,
   type RouteTransaction,
 } from './route-spec.js';
 
@@ -50,12 +51,13 @@ const IdempotencyHeaders = Type.Object({
   ),
 });
 
-function accessNote(spec: { permission: Permission; price?: unknown; priceNote?: string }): string {
+function accessNote(spec: { permission: RoutePermission; price?: unknown; priceNote?: string }): string {
   const price =
     typeof spec.price === 'bigint'
       ? `${formatUsd(spec.price)} USD`
       : (spec.priceNote ?? (spec.price ? 'computed' : 'free'));
-  return `Permission: \`${spec.permission}\`. Price: ${price}.`;
+  const permission = spec.permission === 'any' ? 'any key' : `\`${spec.permission}\``;
+  return `Permission: ${permission}. Price: ${price}.`;
 }
 
 /** One error response per status, each listing the codes it can carry (also the dashboard's). */
@@ -147,7 +149,7 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
         reply.header('access-control-expose-headers', EXPOSED_HEADERS);
         reply.header('vary', 'Origin');
       }
-      requirePermission(principal, spec.permission);
+      if (spec.permission !== 'any') requirePermission(principal, spec.permission);
       const limit = await takeRateLimit(
         rateLimiter,
         principal,
