@@ -26,7 +26,7 @@ import type { Services } from './http/services.js';
 import { validatorCompiler } from './http/validator.js';
 import { AnswerParts, KeyClaimer } from './idempotency/index.js';
 import { Authenticator, type KeyVerification, VerificationCache } from './keys/index.js';
-import { type Biller, CoalescingBiller, directBiller } from './ledger/index.js';
+import { BalanceHints, type Biller, CoalescingBiller, directBiller } from './ledger/index.js';
 import { clientAddress } from './lib/client-ip.js';
 import type { Clock } from './lib/clock.js';
 import { requestIdGenerator } from './lib/ids.js';
@@ -101,6 +101,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       (config.ledger.batching
         ? new CoalescingBiller(db, config.ledger, new AnswerParts(() => clock.now().getTime()))
         : directBiller(db)),
+    balances: new BalanceHints(clock),
     keyClaimer: new KeyClaimer(db, clock),
     rateLimiter,
     authFailures: new AuthFailureLimiter(rateLimiter, config.access.authFailureLimit),
@@ -133,7 +134,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const refusal = charsetRefusal(request.headers['content-type']);
     if (refusal) return done(refusal, undefined);
-    // Ill-formed text is refused, never stored as U+FFFD in place of what was sent (src/http/json-body.ts).
+    // Ill-formed text is refused, never stored as U+FFFD in place of what was sent (`decodeJsonBody`, src/http/edge.ts).
     const text = decodeJsonBody(body as Buffer);
     if (text instanceof AppError) return done(text, undefined);
     if (text.trim() === '') return done(null, undefined);

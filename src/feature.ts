@@ -39,6 +39,11 @@ export interface CommandIo {
   config: Config;
   out: Output;
   env: Record<string, string | undefined>;
+  /**
+   * Where relative paths in the arguments are read from: the caller's directory, also when the
+   * running service runs the command for it (docs/operations.md#operator-commands-while-the-service-runs).
+   */
+  cwd: string;
   /** The database, opened (and migrated) on the first call; the command line closes it. */
   database(): Promise<Database>;
   /** Ends a command that runs until a signal (`webhooks listen`): tests abort it. */

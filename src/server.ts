@@ -2,12 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import { firstStart as loadFirstStart } from './accounts/index.js';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
+import type { Database } from './db/database.js';
 import { migrate } from './db/migrate.js';
 import { openDatabase } from './db/open.js';
 import { startMetricsServer } from './http/metrics-server.js';
 import { systemClock } from './lib/clock.js';
 import { listenOrExplain } from './lib/listen.js';
-import { createLogger } from './logger.js';
+import { createLogger, type Log } from './logger.js';
 import { createPorts, type Ports } from './ports.js';
 import { addressesOf, startBanner } from './start-banner.js';
 import { localDevelopment, localDevelopmentNotice, withPrivateTargets } from './webhooks/index.js';
@@ -18,11 +19,28 @@ export interface Roles {
   work: boolean;
 }
 
+/** Something the process serves beside its roles, closed first at shutdown. */
+export interface Closable {
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  /**
+   * On the embedded database, which one process holds: the command line's channel through which
+   * operator commands run in this process (null: not served, the reason logged).
+   */
+  operatorChannel?(db: Database, log: Log): Promise<Closable | null>;
+}
+
 /**
  * `sibyl start | serve | work`: opens the database, applies migrations (a failure stops the
  * process), then runs the API, the worker, or both, until SIGTERM/SIGINT drains them.
  */
-export async function runService(configured: Config, roles: Roles): Promise<void> {
+export async function runService(
+  configured: Config,
+  roles: Roles,
+  options: ServiceOptions = {},
+): Promise<void> {
   let config = configured;
   const logger = createLogger(config);
   const db = await openDatabase(config);
@@ -30,13 +48,14 @@ export async function runService(configured: Config, roles: Roles): Promise<void
   let app: FastifyInstance | undefined;
   let worker: Worker | undefined;
   let metricsServer: FastifyInstance | null = null;
+  let operatorChannel: Closable | null = null;
   try {
     const applied = await migrate(db);
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
 
     const { createWelcome, needsStarter, sandboxWelcomeLines } = await loadFirstStart();
     const firstStart = roles.serve && (await needsStarter(db));
-    // DESIGN §9, local development: private callback targets on a first start's embedded database.
+    // docs/webhooks.md#local-development: private callback targets on a first start's embedded database.
     const local = roles.serve && roles.work && (await localDevelopment(db, config, systemClock, firstStart));
     if (local) config = withPrivateTargets(config);
     // One set of ports for the API and the worker of this process (src/ports.ts), made once the
@@ -78,6 +97,8 @@ export async function runService(configured: Config, roles: Roles): Promise<void
     });
     if (metricsServer)
       logger.info({ port: config.metrics.port, host: config.metrics.host }, 'metrics listening');
+    if (db.kind === 'pglite' && options.operatorChannel)
+      operatorChannel = await options.operatorChannel(db, logger);
     // Last, once everything listens: a start that fails never makes (and loses) the starter key.
     const welcome = firstStart
       ? sandboxWelcomeLines(config, await createWelcome(db, systemClock, secrets))
@@ -87,6 +108,7 @@ export async function runService(configured: Config, roles: Roles): Promise<void
       process.stdout.write(startBanner({ config, welcome, localDevelopment }));
     }
   } catch (err) {
+    await operatorChannel?.close().catch(() => {});
     await worker?.stop().catch(() => {});
     await metricsServer?.close().catch(() => {});
     await app?.close().catch(() => {});
@@ -97,7 +119,8 @@ export async function runService(configured: Config, roles: Roles): Promise<void
 
   installShutdown(config, logger, async () => {
     // Streaming clients first (`event: error` SHUTTING_DOWN): they reconnect elsewhere at once,
-    // rather than wait out the worker's drain.
+    // rather than wait out the worker's drain. No new operator command once stopping.
+    await operatorChannel?.close();
     await app?.services.streams.close();
     await worker?.stop();
     await app?.close();

@@ -78,6 +78,7 @@ describe('the rooms', () => {
     'ai',
     'dashboard',
     'deposits',
+    'evaluation',
     'health',
     'historical',
     'idempotency',

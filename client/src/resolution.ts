@@ -5,7 +5,7 @@ import type { Sleep } from './transport.js';
 
 export type AiRequestRecord = components['schemas']['AiRequestRecord'];
 
-/** The service's polling cadence for AI requests (spec §2.6: poll every 5 seconds). */
+/** The service's polling cadence for AI requests (docs/ai.md#polling: every 5 seconds). */
 export const POLL_INTERVAL_MS = 5_000;
 /** Long enough for the worst case the service allows: 5 claims of a 2-minute lease. */
 export const DEFAULT_RESOLUTION_TIMEOUT_MS = 15 * 60_000;

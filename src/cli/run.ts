@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.js';
+import { type Config, ConfigError, loadConfig } from '../config.js';
 import type { Database } from '../db/database.js';
 import { MigrationError, migrate } from '../db/migrate.js';
 import { openDatabase } from '../db/open.js';
@@ -11,6 +11,7 @@ import { createOutput, type Output, UsageError } from '../lib/command-line.js';
 import { ListenError } from '../lib/listen.js';
 import { StreamRefusedError } from '../webhooks/index.js';
 import { migrateCommand } from './migrate.js';
+import { forwardCommand, OperatorChannelError } from './operator-channel/client.js';
 
 /** Where a command reads its settings and writes its answer: the process, or a test. */
 export interface CliIo {
@@ -22,8 +23,10 @@ export interface CliIo {
    * many commands on one embedded database, which takes seconds to open in a new process.
    */
   database?: Database;
-  /** Ends a command that runs until a signal (`webhooks listen`), for tests. */
+  /** Ends a command that runs until a signal (`webhooks listen`): tests, the operator channel. */
   signal?: AbortSignal;
+  /** Where relative paths in the arguments are read from; default: this process's directory. */
+  cwd?: string;
 }
 
 /** Every feature's commands, by name (src/features.ts). */
@@ -116,7 +119,6 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
 async function run(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parse(argv);
-  const out: Output = createOutput(values.json === true, io.stdout);
   const [command, action = '', ...rest] = positionals;
   if (values.help || command === 'help') {
     io.stdout(`${USAGE}\n`);
@@ -127,13 +129,59 @@ async function run(argv: string[], io: CliIo): Promise<number> {
 
   const config = loadConfig(io.env);
   if (command === 'start' || command === 'serve' || command === 'work') {
+    // A service's own database is its own: not one handed in (a test, the operator channel).
+    if (io.database) throw new UsageError(`"${command}" starts a service; run it on its own`);
     // Loaded only here: the service's modules (HTTP, providers, venues) are most of the start-up
     // time of a command that needs none of them.
     const { runService } = await import('../server.js');
-    await runService(config, { serve: command !== 'work', work: command !== 'serve' });
+    const { serveOperatorChannel } = await import('./operator-channel/server.js');
+    await runService(
+      config,
+      { serve: command !== 'work', work: command !== 'serve' },
+      {
+        // On the embedded database, operator commands run in this process (docs/operations.md).
+        operatorChannel: (db, log) =>
+          serveOperatorChannel({ dataDir: config.dataDir, db, env: io.env, log, run: runCli }),
+      },
+    );
     return -1; // keeps running until a signal
   }
+  if (command !== 'migrate' && !COMMANDS.has(command)) throw new UsageError(`unknown command "${command}"`);
 
+  // Nothing printed yet when the embedded database turns out to be held: the command can still
+  // run whole in the process that holds it.
+  let printed = false;
+  const watched: CliIo = {
+    ...io,
+    stdout: (text) => {
+      printed = true;
+      io.stdout(text);
+    },
+    stderr: (text) => {
+      printed = true;
+      io.stderr(text);
+    },
+  };
+  try {
+    return await runOnDatabase(command, action, rest, values, config, watched);
+  } catch (err) {
+    if (!(err instanceof DataDirInUseError) || printed || io.database) throw err;
+    const code = await forwardCommand(err.dataDir, argv, io);
+    if (code === null) throw err;
+    return code;
+  }
+}
+
+/** `migrate` or a feature's command, on the configured database (opened when the command asks). */
+async function runOnDatabase(
+  command: string,
+  action: string,
+  rest: string[],
+  values: ReturnType<typeof parse>['values'],
+  config: Config,
+  io: CliIo,
+): Promise<number> {
+  const out: Output = createOutput(values.json === true, io.stdout);
   if (command === 'migrate') {
     const db = io.database ?? (await openDatabase({ ...config, dbPoolSize: 2 }));
     try {
@@ -143,8 +191,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       if (!io.database) await db.close();
     }
   }
-  const featureCommand = COMMANDS.get(command);
-  if (!featureCommand) throw new UsageError(`unknown command "${command}"`);
+  const featureCommand = COMMANDS.get(command) as Command;
 
   // Opened (and migrated) only when the command asks: `webhooks listen` is a client of a running
   // service, not of its database.
@@ -154,6 +201,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     config,
     out,
     env: io.env,
+    cwd: io.cwd ?? process.cwd(),
     print: (line) => io.stdout(`${line}\n`),
     ...(io.signal ? { signal: io.signal } : {}),
     database() {
@@ -181,7 +229,8 @@ function report(err: unknown, json: boolean, io: CliIo): number {
     err instanceof MigrationError ||
     err instanceof DataDirInUseError ||
     err instanceof ListenError ||
-    err instanceof StreamRefusedError;
+    err instanceof StreamRefusedError ||
+    err instanceof OperatorChannelError;
   const message = err instanceof Error ? err.message : String(err);
   const code = err instanceof AppError ? err.code : err instanceof UsageError ? 'USAGE' : 'ERROR';
   if (json) {

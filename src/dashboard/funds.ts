@@ -7,7 +7,7 @@ import { encodeBase58 } from '../lib/base58.js';
 import { formatUsd } from '../lib/money.js';
 import * as sql from './sql.js';
 
-/** One deposit as DESIGN §13 describes it; the fields only the chain knows are null until the watcher lands. */
+/** One deposit as docs/deposits.md#statuses describes it; the fields only the chain knows are null until the watcher lands. */
 export interface DepositView {
   id: string;
   status: 'pending' | 'credited' | 'held' | 'ignored';
@@ -24,7 +24,7 @@ export interface DepositView {
 }
 
 /**
- * Where the funds page's deposits come from. The seam for the deposit watcher (DESIGN §13): until
+ * Where the funds page's deposits come from. The seam for the deposit watcher (docs/deposits.md#the-watcher): until
  * it lands, the ledger's deposit entries, all credited (by the operator, or play money).
  */
 export interface DepositSource {
@@ -56,7 +56,7 @@ export const ledgerDeposits: DepositSource = {
 
 /**
  * The account's Solana Pay reference key, drawn on first use: a random 32-byte public key in base58
- * that a payment link carries, so a transfer naming it is attributed to the account (DESIGN §13).
+ * that a payment link carries, so a transfer naming it is attributed to the account (docs/deposits.md#who-sent-it-attribution).
  */
 export async function depositReference(ctx: Context, accountId: string): Promise<string> {
   const [row] = await queryable(ctx).query<{ deposit_reference: string }>(sql.DEPOSIT_REFERENCE, [

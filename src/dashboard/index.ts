@@ -12,7 +12,7 @@ import { twinRoutes } from './routes/twins.js';
 import { serveDashboard } from './static.js';
 
 /**
- * The dashboard (DESIGN §12, docs/dashboard.md): Sign-In With Solana, sessions, the single-page app
+ * The dashboard (docs/dashboard.md): Sign-In With Solana, sessions, the single-page app
  * at /dashboard/ and its JSON endpoints under /dashboard/api/, which call the same domain verbs as
  * the API. What the room offers: its settings and its routes (its expired sessions and sign-in
  * challenges are pruned by src/retention).

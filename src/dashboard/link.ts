@@ -6,7 +6,8 @@ import { checkSignedMessage, type SignInOutput, spendNonce, storeChallenge } fro
 import { linkStatement, makeSignInInput, type SignInInput, type SignInPlace } from './siws.js';
 
 /**
- * Linking another wallet to the signed-in account (DESIGN §12 mechanics, §13 "whose deposit"):
+ * Linking another wallet to the signed-in account (docs/dashboard.md#your-wallets,
+ * docs/deposits.md#which-wallets-count):
  * the wallet proves it is held by whoever asks by signing a SIWS input made for that purpose and
  * that account, checked exactly as a sign-in is; the deposits room keeps the one-owner rule.
  */

@@ -4,7 +4,7 @@ import { randomBase62 } from '../lib/ids.js';
 import * as sql from './sql.js';
 import type { WalletAccounts } from './wallets.js';
 
-/** A session ends this long after its last request (DESIGN §12)… */
+/** A session ends this long after its last request (docs/dashboard.md#sessions)… */
 export const SESSION_IDLE_MS = sql.SESSION_IDLE_HOURS * 60 * 60 * 1000;
 /** …and at the latest this long after sign-in. */
 export const SESSION_MAX_MS = 7 * 24 * 60 * 60 * 1000;

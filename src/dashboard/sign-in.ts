@@ -14,7 +14,7 @@ import {
 import * as sql from './sql.js';
 import { type WalletAccounts, walletAccounts } from './wallets.js';
 
-/** Why a sign-in was refused: `details.reason` of SIGN_IN_REJECTED (DESIGN §12). */
+/** Why a sign-in was refused: `details.reason` of SIGN_IN_REJECTED (docs/dashboard.md#sign-in-with-solana). */
 export type RejectionReason = 'signature' | 'message' | 'nonce_unknown' | 'nonce_used' | 'expired' | 'domain';
 
 function rejected(reason: RejectionReason, message: string): AppError {

@@ -41,7 +41,7 @@ export interface SignInPlace {
   chainId: string;
 }
 
-/** At least 16 base58 characters (DESIGN §12): 16 random bytes make 21 or 22. */
+/** At least 16 base58 characters (docs/dashboard.md#sign-in-with-solana): 16 random bytes make 21 or 22. */
 export function newNonce(): string {
   return encodeBase58(randomBytes(16));
 }

@@ -1,6 +1,6 @@
 import { statement } from '../db/database.js';
 
-/** A session unused this long ends (DESIGN §12); sessions.ts and the idle prune read it. */
+/** A session unused this long ends (docs/dashboard.md#sessions); sessions.ts and the idle prune read it. */
 export const SESSION_IDLE_HOURS = 12;
 
 // `purpose` (migration 0025): 'sign-in', or 'link' with the account that asked to link a wallet.
@@ -51,7 +51,7 @@ export const TOUCH_SESSION = statement(
 export const DELETE_SESSION = 'DELETE FROM dashboard_sessions WHERE token_hash = $1';
 
 /**
- * Retention (src/retention/tables.ts, DESIGN §14): `$1` the cutoff, `$2` the batch size. A session
+ * Retention (src/retention/tables.ts, docs/operations.md#retention): `$1` the cutoff, `$2` the batch size. A session
  * ends at its absolute expiry or 12 idle hours after its last request, whichever comes first; each
  * is found through its own index.
  */

@@ -20,7 +20,7 @@ interface WalletRow {
 }
 
 /**
- * The wallet's accounts, made on its first sign-in (DESIGN §12): a live account with the wallet as
+ * The wallet's accounts, made on its first sign-in (docs/dashboard.md#accounts): a live account with the wallet as
  * its `walletAddress` and a balance of 0, and a sandbox account with 100.00 USD of play money. A
  * wallet the operator already gave to an account (`sibyl accounts create --wallet`) signs in to
  * that account, which takes its mode's place; only the other one is made. `created` is true when

@@ -20,6 +20,15 @@ class PgliteQueryable implements Queryable {
 
 export class DataDirInUseError extends Error {
   override name = 'DataDirInUseError';
+
+  constructor(
+    message: string,
+    /** The data directory, and the process that holds it. */
+    readonly dataDir: string,
+    readonly owner: number,
+  ) {
+    super(message);
+  }
 }
 
 function isRunning(pid: number): boolean {
@@ -47,6 +56,8 @@ function lockDataDir(dataDir: string): () => void {
       throw new DataDirInUseError(
         `The embedded database in ${dataDir} is in use by process ${owner}. Stop it first, ` +
           'or run Sibyl on PostgreSQL (DATABASE_URL) to share one database between processes.',
+        dataDir,
+        owner,
       );
     }
     writeFileSync(lockPath, String(process.pid));

@@ -44,8 +44,8 @@ function checkedRate(rate: string): string {
 /**
  * `sibyl deposits assign SIGNATURE ACCOUNT_ID [USD_PER_TOKEN]` (docs/deposits.md#operations): the
  * operator's decision for a transaction's deposits the watcher could not credit. Unattributed ones
- * are credited at the value recorded when they were finalized; held ones (DESIGN §13: USDC off its
- * peg, or no price) at the operator's rate — 1.00 for USDC when none is given — which is stored as
+ * are credited at the value recorded when they were finalized; held ones (docs/deposits.md#value: USDC off
+ * its peg, or no price) at the operator's rate — 1.00 for USDC when none is given — which is stored as
  * the entry's rate. All in one transaction, the credits in one ledger statement, once: the deposit
  * rows are locked first, so of two concurrent assignments the second finds them credited and does
  * nothing (an error that says so), and the ledger's unique deposit reference refuses a second entry

@@ -9,7 +9,7 @@ import { rateFromPrice, valueDeposit } from './value.js';
 
 export type FinalStatus = 'credited' | 'unattributed' | 'held' | 'ignored';
 
-/** Whose deposit it is, and how that was decided (DESIGN §13); null account: nobody's by rule. */
+/** Whose deposit it is, and how that was decided (docs/deposits.md#who-sent-it-attribution); null account: nobody's by rule. */
 export interface Attribution {
   accountId: string | null;
   how: 'wallet' | 'reference' | 'ambiguous_reference' | null;

@@ -3,7 +3,7 @@ import { isSolanaAddress } from '../lib/base58.js';
 import { parseUsd } from '../lib/money.js';
 import { ConfigError, defineSettings } from '../lib/settings.js';
 
-/** Mainnet USDC (shared/reference/providers.md §A10). */
+/** Mainnet USDC, the SPL Token mint of Circle's USD Coin (docs/deposits.md#configuration). */
 export const MAINNET_USDC_MINT = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 
 const OptionalText = Type.Optional(Type.String({ minLength: 1 }));

@@ -100,7 +100,7 @@ function unique(values: (string | undefined)[]): string[] {
 }
 
 /**
- * Every deposit in one jsonParsed transaction (DESIGN §13): each system `transfer` to the treasury
+ * Every deposit in one jsonParsed transaction (docs/deposits.md#what-a-deposit-is): each system `transfer` to the treasury
  * wallet, and each SPL Token `transfer`/`transferChecked` to the treasury's USDC account whose mint
  * is USDC (from the instruction, or for a plain `transfer` from the token balances), outer and
  * inner instructions alike. A failed transaction yields nothing. Token-2022 transfers and other

@@ -1,5 +1,5 @@
 /**
- * Deposits from the chain (DESIGN §13, docs/deposits.md): the watcher (worker task with a lease),
+ * Deposits from the chain (docs/deposits.md): the watcher (worker task with a lease),
  * its parts (RPC client, parser, value rule, scan), the operator's verbs and what the dashboard reads.
  */
 

@@ -3,7 +3,7 @@ import type { Clock } from '../lib/clock.js';
 import { type PriceService, requireToken } from '../prices/index.js';
 
 /**
- * The prices a deposit is valued at (DESIGN §13): USD per token at a transaction's block time.
+ * The prices a deposit is valued at (docs/deposits.md#value): USD per token at a transaction's block time.
  * Null when there is none (the deposit is then held for the operator, never guessed).
  */
 export interface DepositPrices {

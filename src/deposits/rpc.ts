@@ -11,7 +11,8 @@ export type Commitment = 'confirmed' | 'finalized';
 const Address = Type.String({ minLength: 32, maxLength: 44 });
 const Integer = Type.Integer({ minimum: 0 });
 
-/** One entry of `getSignaturesForAddress` (shared/reference/providers.md §C1). */
+/** One entry of `getSignaturesForAddress` (docs/deposits.md#reading-the-chain;
+ * https://solana.com/docs/rpc/http/getsignaturesforaddress). */
 export const SignatureInfoSchema = Type.Object({
   signature: Type.String({ minLength: 64, maxLength: 88 }),
   slot: Integer,
@@ -55,7 +56,8 @@ export const TokenBalanceSchema = Type.Object({
 });
 export type TokenBalance = Static<typeof TokenBalanceSchema>;
 
-/** `getTransaction` with `encoding: "jsonParsed"` (providers.md §C2): the fields deposits read. */
+/** `getTransaction` with `encoding: "jsonParsed"` (docs/deposits.md#reading-the-chain;
+ * https://solana.com/docs/rpc/http/gettransaction): the fields deposits read. */
 export const ParsedTransactionSchema = Type.Object({
   slot: Integer,
   blockTime: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),

@@ -13,7 +13,7 @@ export interface Treasury {
 }
 
 /**
- * The treasury's USDC account is derived, not configured (DESIGN §13): the associated token
+ * The treasury's USDC account is derived, not configured (docs/deposits.md#what-a-deposit-is): the associated token
  * account, the program-derived address of [wallet, token program, mint] under the Associated Token
  * Account program. Derived with @solana/addresses (SHA-256 and the off-curve check), not by hand.
  */

@@ -1,7 +1,7 @@
 import { MICROS_PER_USD } from '../lib/money.js';
 import type { DepositAsset } from './deposits.js';
 
-/** USDC counts 1:1 while its price (our VWAP) is inside this band, inclusive (DESIGN §13). */
+/** USDC counts 1:1 while its price (our VWAP) is inside this band, inclusive (docs/deposits.md#value). */
 export const USDC_PEG_LOW = 0.98;
 export const USDC_PEG_HIGH = 1.02;
 
@@ -39,7 +39,7 @@ export function usdMicrosAt(amount: bigint, decimals: number, rate: string): big
 }
 
 /**
- * The value rule (DESIGN §13): USDC at 1.00 while the USDC price is within 0.98–1.02, else held for
+ * The value rule (docs/deposits.md#value): USDC at 1.00 while the USDC price is within 0.98–1.02, else held for
  * the operator (held too when there is no USDC price); SOL at `solRate`, held when there is none.
  * Anything worth less than `minUsdMicros` (USDC at face value) is ignored, whatever the prices.
  */

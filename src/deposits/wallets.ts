@@ -5,7 +5,7 @@ import { isSolanaAddress } from '../lib/base58.js';
 import * as sql from './sql.js';
 
 /**
- * The wallets whose transfers count as an account's deposits (DESIGN §13, docs/deposits.md): its
+ * The wallets whose transfers count as an account's deposits (docs/deposits.md#which-wallets-count): its
  * sign-in wallet, and the others it linked by signing with them in the dashboard. A wallet belongs
  * to one account. The proof that the account holds the wallet (a signature) is the dashboard's
  * to check; these verbs keep the one-owner rule and the cap.

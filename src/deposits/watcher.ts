@@ -52,7 +52,7 @@ export interface DepositWatcher {
 }
 
 /**
- * The deposit watcher (DESIGN §13, docs/deposits.md). Each poll reads what is new since the stored
+ * The deposit watcher (docs/deposits.md#the-watcher). Each poll reads what is new since the stored
  * cursors; finalized transactions are read and booked in chunks, each chunk's rows and ledger
  * entries in one database transaction; then the pending set, the cursors and the poll's outcome in
  * a last one. A crash anywhere leaves the cursors where they were: the next poll reads the same

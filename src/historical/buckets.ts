@@ -1,12 +1,12 @@
 import { AppError, type ValidationProblem } from '../errors.js';
 import { type CandleInterval, INTERVAL_MS } from '../prices/index.js';
 
-/** Spec §8: at most this many data points in one series. */
+/** At most this many data points in one series (docs/prices.md#limits). */
 export const MAX_DATA_POINTS = 1000;
 
 const HOUR_MS = 3_600_000;
 
-/** Spec §8: the longest time range (endTime − startTime) one request may ask for, per interval. */
+/** docs/prices.md#limits: the longest time range (endTime − startTime) one request may ask for, per interval. */
 export const MAX_RANGE_HOURS: Record<CandleInterval, number> = {
   '1m': 24,
   '5m': 7 * 24,

@@ -52,6 +52,12 @@ export interface RouteSpec<P extends TSchema, Q extends TSchema, B extends TSche
    * transaction as the rows it creates (jobs, AI requests, outbox rows); it must charge exactly once.
    */
   billing?: 'after' | 'transaction';
+  /**
+   * The least a request of a route with a computed price can cost, known before its handler runs
+   * (a batch prices at least one symbol): the balance must cover it before the handler does any
+   * paid work (docs/api.md#money). A fixed price is its own least.
+   */
+  leastPrice?: bigint;
   /** How a computed price is made up, for the API reference (e.g. "0.05 + 0.01 per symbol"). */
   priceNote?: string;
   /**

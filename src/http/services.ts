@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import type { KeyClaimer } from '../idempotency/index.js';
 import type { Authenticator, Permission, Principal } from '../keys/index.js';
-import type { Biller } from '../ledger/index.js';
+import type { BalanceHints, Biller } from '../ledger/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { AuthFailureLimiter, RateLimiter } from '../limits/index.js';
 import type { DashboardTwins } from './account-route.js';
@@ -21,6 +21,8 @@ export interface Services {
   clock: Clock;
   authenticator: Authenticator;
   biller: Biller;
+  /** The balance check before paid work (ledger/balance-hints.ts). */
+  balances: BalanceHints;
   keyClaimer: KeyClaimer;
   rateLimiter: RateLimiter;
   /** Failed authentications per client address; its `counts` are for metrics. */

@@ -75,6 +75,24 @@ export async function classifyHeldKey(
   now: Date,
 ): Promise<Replay> {
   const [row] = await db.query<KeyRow>(sql.FIND, [scope.accountId, scope.key]);
+  return classify(row, scope, print, now);
+}
+
+/**
+ * classifyHeldKey for a request that has not tried to take its key (the balance refused it first):
+ * undefined when no request holds the key, so the request's own refusal is its answer.
+ */
+export async function heldKeyAnswer(
+  db: Queryable,
+  scope: KeyScope,
+  print: string,
+  now: Date,
+): Promise<Replay | undefined> {
+  const [row] = await db.query<KeyRow>(sql.FIND, [scope.accountId, scope.key]);
+  return row ? classify(row, scope, print, now) : undefined;
+}
+
+function classify(row: KeyRow | undefined, scope: KeyScope, print: string, now: Date): Replay {
   if (row && row.fingerprint !== print) {
     throw new AppError(
       'IDEMPOTENCY_KEY_REUSED',

@@ -6,6 +6,7 @@ export { KeyClaimer } from './claims.js';
 export {
   classifyHeldKey,
   fingerprint,
+  heldKeyAnswer,
   type KeyScope,
   RETENTION_MS,
   type Replay,

@@ -8,7 +8,7 @@ export const LAST_USED_RESOLUTION_MS = 60_000;
 const REMEMBERED_KEYS = 10_000;
 
 /**
- * When each key was last used (docs/api.md#keys): a request that authenticates costs a map lookup;
+ * When each key was last used (docs/api.md#api-keys): a request that authenticates costs a map lookup;
  * at most once a minute per key, this process writes the time with one guarded UPDATE that never
  * moves it back (instances write independently). The write is not awaited by the request, and a
  * failed one is reported, not thrown: the answer never waits for, or fails on, bookkeeping.

@@ -10,7 +10,7 @@ import type { Permission } from './permissions.js';
 export const MAX_ALLOW_LIST_ENTRIES = 100;
 
 /**
- * A key's name as it is kept, by the rule of outcome labels (docs/api.md#keys): spaces and invisible
+ * A key's name as it is kept, by the rule of outcome labels (docs/api.md#api-keys): spaces and invisible
  * code points at either end go (`\ufeffprod` is `prod`); a name with nothing visible is blank, and
  * refused; bidirectional controls, which reorder how the text after them is shown, are refused.
  */

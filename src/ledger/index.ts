@@ -5,6 +5,7 @@ import { ledgerSettings } from './config.js';
 import { ledgerTasks } from './tasks.js';
 
 export { adjustCommand } from './adjust-cli.js';
+export { BalanceHints } from './balance-hints.js';
 export { type Biller, type BillingOutcome, directBiller } from './biller.js';
 export {
   balanceOf,

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { type Output, UsageError } from '../lib/command-line.js';
 import { DEFAULT_DEMO_SEED, loadDemoMarkets } from './demo.js';
@@ -8,6 +9,8 @@ import { resolveByAdmin } from './status.js';
 export interface MarketsCommandArgs {
   positionals: string[];
   options: Record<string, string | boolean | undefined>;
+  /** Where a relative FILE is read from: the caller's directory (the running service may run the command). */
+  cwd?: string;
 }
 
 function summary(report: IngestReport): string {
@@ -37,7 +40,7 @@ export async function marketsCommand(
       if (!file) throw new UsageError('missing FILE.ndjson');
       let bytes: Buffer;
       try {
-        bytes = await readFile(file);
+        bytes = await readFile(resolve(args.cwd ?? '.', file));
       } catch (err) {
         throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
       }

@@ -55,7 +55,10 @@ export const marketsFeature: Feature<{ markets: typeof marketSettings }> = {
         '  markets resolve MARKET_ID OUTCOME       finalize a market with the winning outcome (index or label)',
       ],
       run: async (io, action, args) =>
-        marketsCommand(createContext(await io.database(), systemClock), io.out, action, args),
+        marketsCommand(createContext(await io.database(), systemClock), io.out, action, {
+          ...args,
+          cwd: io.cwd,
+        }),
     },
   },
 };

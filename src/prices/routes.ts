@@ -52,6 +52,8 @@ export function priceRoutes(app: FastifyInstance, deps: { prices: PriceService }
     // 0.05 + 0.01 per distinct symbol requested, duplicates collapsed first (docs/api.md#pricing).
     price: (_input, result) => FEES.priceBatchBase + FEES.priceBatchPerSymbol * BigInt(result.prices.length),
     priceNote: '0.05 + 0.01 per distinct symbol requested',
+    // A batch prices at least one symbol: what the balance must cover before any venue is asked.
+    leastPrice: FEES.priceBatchBase + FEES.priceBatchPerSymbol,
     body: BatchBody,
     response: BatchResult,
     errors: ['BATCH_LIMIT_EXCEEDED', 'INVALID_SYMBOL', 'SYMBOL_NOT_FOUND', 'PRICE_UNAVAILABLE'],

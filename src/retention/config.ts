@@ -4,7 +4,7 @@ import { defineSettings } from '../lib/settings.js';
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
-/** Retention (DESIGN §14, docs/operations.md#retention): how long finished work is kept. */
+/** Retention (docs/operations.md#retention): how long finished work is kept. */
 export const retentionSettings = defineSettings(
   {
     RETENTION_WEBHOOK_DELIVERIES_DAYS: Type.Integer({ default: 30, minimum: 1 }),

@@ -33,7 +33,7 @@ export interface Retention {
 const LEASE = 'retention';
 
 /**
- * Retention (DESIGN §14): deletes finished work after its period, so that nothing grows without
+ * Retention (docs/operations.md#retention): deletes finished work after its period, so that nothing grows without
  * bound. Deletes are small batched statements (`batchSize` rows, an index range each, with a pause
  * between full batches), so that a backlog — the first run on an old database — is worked off
  * without long locks or a long transaction. One worker at a time: the lease is taken for one

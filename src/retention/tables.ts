@@ -33,7 +33,7 @@ export interface RetentionTable {
 /**
  * Everything that is pruned, in order: one entry per table. A new table that grows with use gets a
  * line here (with its `RETENTION_*` setting in config.ts and docs/operations.md#retention).
- * Never the ledger: ledger entries are kept for ever (DESIGN §3, §14).
+ * Never the ledger: ledger entries are kept for ever (docs/operations.md#retention, docs/operations.md#the-ledger).
  */
 export function retentionTables(settings: RetentionSettings): RetentionTable[] {
   return [

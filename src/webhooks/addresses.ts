@@ -73,7 +73,7 @@ export function blockedHostReason(hostname: string, allowPrivate = false): strin
  * Whether a callback host is this machine's loopback: a `localhost` name (`localhost`,
  * `app.localhost`: RFC 6761 §6.3), or an IP literal in 127.0.0.0/8 or `::1` (in any spelling the
  * URL parser accepts; the mapped `[::ffff:127.0.0.1]` too). With private targets allowed, such a
- * host may be called over plain `http://` (DESIGN §9, local development). `hostname` is a WHATWG
+ * host may be called over plain `http://` (docs/webhooks.md#local-development). `hostname` is a WHATWG
  * URL's `hostname`.
  */
 export function isLoopbackHost(hostname: string): boolean {

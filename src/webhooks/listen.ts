@@ -29,7 +29,7 @@ export class StreamRefusedError extends Error {
 /**
  * `sibyl webhooks listen --forward-to URL`: reads the account's events from `GET /webhooks/stream`
  * and posts each one to `forwardTo` with its headers and body unchanged, so the local receiver
- * verifies it exactly as a delivered callback (DESIGN §9, local development). A stream that ends
+ * verifies it exactly as a delivered callback (docs/webhooks.md#local-development). A stream that ends
  * (a restart, a network change) is reopened; a refused one (401, 403) stops with its error.
  */
 export async function listenAndForward(options: ListenOptions): Promise<void> {

@@ -6,7 +6,7 @@ import { isLoopbackHost } from './addresses.js';
 const SETTING = 'local_development';
 
 /**
- * DESIGN §9, local development: whether this start allows private callback targets (and plain
+ * docs/webhooks.md#local-development: whether this start allows private callback targets (and plain
  * http:// to loopback) without WEBHOOK_ALLOW_PRIVATE_TARGETS being set. Only an embedded database
  * listening on loopback qualifies, and only once its first start has turned it on (recorded in
  * instance_settings): nothing else does — not PostgreSQL, not a non-loopback HOST, and never over a

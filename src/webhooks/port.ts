@@ -64,7 +64,7 @@ export function validateHttpsCallbackUrl(url: string, path: string, targets?: Ca
 }
 
 /**
- * Local development (DESIGN §9): with private targets allowed, plain `http://` to a loopback host.
+ * Local development (docs/webhooks.md#local-development): with private targets allowed, plain `http://` to a loopback host.
  * Never anywhere else: a callback over the network is always HTTPS.
  */
 export function plainHttpAllowed(url: URL, targets?: { allowPrivateTargets: boolean }): boolean {

@@ -7,7 +7,7 @@ import { DASHBOARD_TEST_CONFIG, DashboardClient } from '../helpers/dashboard.js'
 import { usingPostgres } from '../helpers/db.js';
 import { TestWallet, verifyBody } from '../helpers/wallet.js';
 
-/** Dashboard sessions (DESIGN §12), over real HTTP: lifetimes, logout everywhere, Origin, the sign-in limit, upkeep. */
+/** Dashboard sessions (docs/dashboard.md#sessions), over real HTTP: lifetimes, logout everywhere, Origin, the sign-in limit, upkeep. */
 
 let ctx: TestContext;
 let client: DashboardClient;

@@ -8,7 +8,7 @@ import { createTestContext, type TestContext } from '../helpers/context.js';
 import { type Answer, DASHBOARD_TEST_CONFIG, DashboardClient } from '../helpers/dashboard.js';
 import { TestWallet, verifyBody } from '../helpers/wallet.js';
 
-/** Sign-In With Solana's checks (DESIGN §12), over real HTTP against a listening app. */
+/** Sign-In With Solana's checks (docs/dashboard.md#sign-in-with-solana), over real HTTP against a listening app. */
 
 let ctx: TestContext;
 let client: DashboardClient;

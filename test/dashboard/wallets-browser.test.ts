@@ -18,7 +18,7 @@ import { DepositWorld, USDC_MINT } from '../helpers/solana/world.js';
 import { TestWallet } from '../helpers/wallet.js';
 
 /**
- * The funds page in a real browser with the deposit watcher running (DESIGN §12–13): a second wallet
+ * The funds page in a real browser with the deposit watcher running (docs/dashboard.md#your-wallets): a second wallet
  * in the page is linked by signing with it, a real transfer from it (executed in LiteSVM, served by
  * the fake JSON-RPC) is credited to the account; a deposit seen at `confirmed` shows as pending,
  * then credited once `finalized`, the balance moving once.

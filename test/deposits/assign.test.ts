@@ -18,7 +18,7 @@ import { FakeSolanaRpc } from '../helpers/solana/rpc-server.js';
 import { DepositWorld, USDC_MINT } from '../helpers/solana/world.js';
 
 /**
- * `sibyl deposits assign` for held deposits (DESIGN §13: USDC off its peg, or no price): credited
+ * `sibyl deposits assign` for held deposits (docs/deposits.md#value: USDC off its peg, or no price): credited
  * once, at 1.00 per USDC or at the rate the operator states, never to a sandbox account, and of two
  * concurrent assignments exactly one credits.
  */

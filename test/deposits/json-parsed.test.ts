@@ -7,9 +7,9 @@ import { DepositWorld, USDC_MINT } from '../helpers/solana/world.js';
 
 /**
  * The fake RPC's jsonParsed encoder, checked field by field against what a Solana node returns
- * (agave transaction-status and providers.md §C2) for real executed transactions. Amounts and
- * balances below are worked out by hand: a fresh wallet holds 100 SOL, the treasury 1 SOL, the
- * fee is 5,000 lamports per signature, a 165-byte token account's rent is 2,039,280 lamports.
+ * (agave's transaction-status crate; the fields docs/deposits.md#what-a-deposit-is reads) for real
+ * executed transactions. Amounts and balances below are worked out by hand: a fresh wallet holds
+ * 100 SOL, the treasury 1 SOL, the fee is 5,000 lamports per signature, a 165-byte token account's rent is 2,039,280 lamports.
  */
 const SYSTEM = '11111111111111111111111111111111';
 const TOKEN = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';

@@ -5,7 +5,7 @@ import { FakeSolanaRpc } from '../helpers/solana/rpc-server.js';
 import { DepositWorld } from '../helpers/solana/world.js';
 
 /**
- * The fake Solana RPC speaks the wire protocol as a node does (providers.md §C, §D): raw HTTP
+ * The fake Solana RPC speaks the wire protocol as a node does (docs/deposits.md#the-rpc-client): raw HTTP
  * here, so the envelope itself is what is checked.
  */
 let world: DepositWorld;

@@ -119,7 +119,7 @@ describe('sibyl start on a brand-new embedded database', { timeout: 2 * READY_WI
     expect(list.total).toBeGreaterThan(10);
     expect(list.markets[0]).toMatchObject({ status: 'OPEN', sandbox: true });
 
-    // Local development (DESIGN §9): a first start on loopback takes plain http:// callbacks to this
+    // Local development (docs/webhooks.md#local-development): a first start on loopback takes plain http:// callbacks to this
     // machine, and says so. A real receiver verifies the signed test event.
     expect(first.output()).toContain('Local development is on');
     const secret = (

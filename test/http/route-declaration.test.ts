@@ -40,6 +40,10 @@ describe('defineRoute refuses a misdeclared route', () => {
     );
   });
 
+  it('a computed price without the least it can cost, which the balance is checked against first', () => {
+    expect(declare({ price: () => cents(1) })).toThrow('testDeclared: a computed price needs leastPrice');
+  });
+
   it('an Idempotency-Key on a GET, whose key is ignored', () => {
     expect(declare({ method: 'GET', idempotent: true })).toThrow(
       'testDeclared: a GET takes no Idempotency-Key',
@@ -52,7 +56,7 @@ describe('defineRoute refuses a misdeclared route', () => {
       { idempotent: true },
       { price: cents(1) },
       { price: cents(1), idempotent: true },
-      { price: () => cents(1), billing: 'after' as const },
+      { price: () => cents(1), leastPrice: cents(1), billing: 'after' as const },
       { price: cents(1), billing: 'transaction' as const, idempotent: true },
       { method: 'GET' as const },
     ]) {

@@ -13,7 +13,7 @@ import { callbacks } from '../helpers/jobs.js';
 import { balanceOf, countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
 
 /**
- * Bounded work for scheduled jobs (DESIGN §9): every claim counts a run, whether or not its worker
+ * Bounded work for scheduled jobs (docs/operations.md#bounded-work): every claim counts a run, whether or not its worker
  * survives it. A worker "lost" here claims and never finishes — what a run that kills its process
  * leaves behind (test/jobs/processes.test.ts does it with real processes). Past JOB_MAX_ATTEMPTS
  * the job is FAILED, refunded once, called back once, and never run again.

@@ -3,7 +3,7 @@ import { KeyUses, LAST_USED_RESOLUTION_MS } from '../../src/keys/last-used.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 
 /**
- * `lastUsedAt` of a key (docs/api.md#keys): when it last authenticated a request, to the minute,
+ * `lastUsedAt` of a key (docs/api.md#api-keys): when it last authenticated a request, to the minute,
  * written after the request and never moved back by an instance that writes late.
  */
 

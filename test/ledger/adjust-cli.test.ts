@@ -5,7 +5,7 @@ import { createTestContext, type TestContext } from '../helpers/context.js';
 import { balanceOf, countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
 import { probeRoutes } from '../helpers/probe-routes.js';
 
-/** `sibyl accounts adjust ACCOUNT_ID ±USD --reason TEXT` (docs/operations.md#the-sibyl-command). */
+/** `sibyl accounts adjust ACCOUNT_ID ±USD --reason TEXT` (docs/operations.md#command-line-interface). */
 
 let ctx: TestContext;
 

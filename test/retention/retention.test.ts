@@ -14,7 +14,7 @@ import { createTestContext, type TestAccount, type TestContext } from '../helper
 import { expectLedgerReconciles } from '../helpers/ledger.js';
 
 /**
- * Retention (DESIGN §14) with a clock the test moves: finished work older than its period goes, in
+ * Retention (docs/operations.md#retention) with a clock the test moves: finished work older than its period goes, in
  * batches; recent work stays; unfinished work (pending, running, or stuck with a lapsed lease)
  * never goes, however old; the ledger is untouched; a pruned record reads as unknown (404).
  */

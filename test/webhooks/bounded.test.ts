@@ -6,7 +6,7 @@ import type { TestAccount, TestContext } from '../helpers/context.js';
 import { type DeliveryFixture, deliveryFixture } from './delivery-fixture.js';
 
 /**
- * Bounded work for deliveries (DESIGN §9): every claim counts an attempt whether or not its worker
+ * Bounded work for deliveries (docs/operations.md#bounded-work): every claim counts an attempt whether or not its worker
  * survives. A worker "lost" here is one that claimed and never recorded anything — exactly what a
  * SIGKILL mid-attempt leaves behind (test/webhooks/processes.test.ts does it with real processes).
  */

@@ -4,7 +4,7 @@ import type { TestAccount, TestContext } from '../helpers/context.js';
 import { type DeliveryFixture, deliveryFixture } from './delivery-fixture.js';
 
 /**
- * POST /webhooks/deliveries/:id/cancel (DESIGN §9, docs/webhooks.md#cancelling-a-delivery): a
+ * POST /webhooks/deliveries/:id/cancel (docs/webhooks.md#cancelling-a-delivery): a
  * pending delivery stops for good; an attempt in flight is its last; a finished one is 409.
  */
 

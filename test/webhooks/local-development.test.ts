@@ -5,7 +5,7 @@ import { localDevelopment } from '../../src/webhooks/local-development.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 
 /**
- * DESIGN §9: only a first start of an embedded database listening on loopback turns local
+ * docs/webhooks.md#local-development: only a first start of an embedded database listening on loopback turns local
  * development on (and later starts of it keep it); nothing else does. The whole start is tested
  * with a real process in test/e2e/start.test.ts.
  */

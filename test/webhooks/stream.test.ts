@@ -8,7 +8,7 @@ import { webhookOutbox } from '../../src/webhooks/outbox.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
 
 /**
- * DESIGN §9, local development: GET /webhooks/stream sends the account's events as they are created,
+ * docs/webhooks.md#local-development: GET /webhooks/stream sends the account's events as they are created,
  * with the bytes and headers of a delivery; `sibyl webhooks listen --forward-to URL` posts each one
  * unchanged, so a receiver on a laptop verifies it with any Standard Webhooks library.
  */

@@ -163,7 +163,7 @@ describe('callback URLs that can never be delivered', () => {
   });
 });
 
-describe('plain http:// (local development, DESIGN §9)', () => {
+describe('plain http:// (docs/webhooks.md#local-development)', () => {
   it('is accepted to loopback hosts only, and only when private targets are allowed', async () => {
     const account = await lenient.createAccount({ balanceUsd: '10.00' });
     for (const url of [

@@ -53,7 +53,7 @@ const AccountSummary = Type.Object({
   balanceUsd: UsdString,
 });
 
-/** Sign in, who is signed in, sign out (DESIGN §12). */
+/** Sign in, who is signed in, sign out (docs/dashboard.md#sign-in-with-solana). */
 export function authRoutes(edge: DashboardEdge, deps: { secrets: SecretBox }): void {
   const secure = () => edge.origin().startsWith('https:');
   const setCookie = (reply: FastifyReply, value: string, maxAgeSeconds: number) =>

@@ -6,6 +6,7 @@ import type { RouteInput, RouteSpec } from '../route.js';
 import {
   billed,
   chargeRequest,
+  checkBalance,
   contextOf,
   plainTransaction,
   quotaOf,
@@ -24,22 +25,30 @@ import type { RouteBilling, RouteCall } from './route-billing.js';
 export function billedAfter<P extends TSchema, Q extends TSchema, B extends TSchema, R extends TObject>(
   spec: RouteSpec<P, Q, B, R>,
   price: bigint | ((input: RouteInput<P, Q, B>, result: Static<R>) => bigint),
+  /** What the balance must cover before the handler runs (the least a request can cost). */
+  least: bigint,
 ): RouteBilling {
   const { operationId } = spec;
   const amountOf = typeof price === 'bigint' ? () => price : price;
   return {
     async run(call) {
+      const check = checkBalance(call, least);
+      if (check) await check;
       const ctx = contextOf(call);
       const input = routeInput<P, Q, B>(call, ctx, plainTransaction(ctx, operationId));
       const result = await spec.handler(input, call.request, call.reply);
       const amount = amountOf(input, result);
       const outcome = await call.services.biller.charge(chargeRequest(call, operationId, amount));
       if (!outcome.ok) throw await refusal(call, outcome, amount);
+      call.services.balances.saw(call.principal.accountId, outcome.balanceMicros);
       metrics.charged(operationId, amount);
       return billed(call.request.id, result, amount, outcome.balanceMicros);
     },
     async runKeyed(call, keyed) {
       const { db, clock, biller } = call.services;
+      const check = checkBalance(call, least, keyed);
+      const replayed = check ? await check : undefined;
+      if (replayed !== undefined) return replayed;
       const ctx = contextOf(call);
       const input = routeInput<P, Q, B>(call, ctx, plainTransaction(ctx, operationId));
       const result = await spec.handler(input, call.request, call.reply);
@@ -57,6 +66,7 @@ export function billedAfter<P extends TSchema, Q extends TSchema, B extends TSch
         }
         throw await refusal(call, outcome, amount);
       }
+      call.services.balances.saw(call.principal.accountId, outcome.balanceMicros);
       metrics.charged(operationId, amount);
       // The answer the charge stored, completed in place with the balance it left.
       call.reply.type('application/json; charset=utf-8');
@@ -74,5 +84,6 @@ async function refusal(
   const { db, clock } = call.services;
   const balance =
     outcome.reason === 'INSUFFICIENT_BALANCE' ? await balanceOf(db, call.principal.accountId) : undefined;
+  if (balance !== undefined) call.services.balances.saw(call.principal.accountId, balance);
   return new ChargeRefusedError(outcome, amount, quotaOf(call.principal, clock), balance);
 }

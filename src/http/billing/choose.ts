@@ -18,7 +18,12 @@ export function routeBilling<P extends TSchema, Q extends TSchema, B extends TSc
     if (billing !== undefined) throw new Error(`${operationId}: billing '${billing}' needs a price`);
     return freeRoute(spec);
   }
-  if (billing !== 'transaction') return billedAfter(spec, price);
+  if (billing !== 'transaction') {
+    if (typeof price === 'bigint') return billedAfter(spec, price, price);
+    // The balance is checked before the handler does paid work, against the least it can cost.
+    if (spec.leastPrice === undefined) throw new Error(`${operationId}: a computed price needs leastPrice`);
+    return billedAfter(spec, price, spec.leastPrice);
+  }
   if (typeof price !== 'bigint') {
     // tx.charge() runs before the handler has a result for a computed price to look at.
     throw new Error(`${operationId}: billing 'transaction' needs a fixed price`);

@@ -54,6 +54,7 @@ export class HandlerTransactions {
     });
     if (charged) {
       this.charged = charged;
+      this.call.services.balances.saw(this.call.principal.accountId, charged.balanceMicros);
       metrics.charged(this.operationId, charged.amountMicros);
     }
     if (committed.raw !== undefined) this.stored = { result: committed.result, raw: committed.raw };

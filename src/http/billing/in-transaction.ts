@@ -3,7 +3,7 @@ import { storeAnswer } from '../../idempotency/index.js';
 import type { RouteSpec } from '../route.js';
 import { withClaimedKey } from './claimed-key.js';
 import { HandlerTransactions } from './handler-transaction.js';
-import { billed, contextOf, routeInput } from './request.js';
+import { billed, checkBalance, contextOf, routeInput } from './request.js';
 import type { RouteBilling } from './route-billing.js';
 
 /**
@@ -20,6 +20,8 @@ export function billedInTransaction<
   const { operationId } = spec;
   return {
     async run(call) {
+      const check = checkBalance(call, price);
+      if (check) await check;
       const ctx = contextOf(call);
       const transactions = new HandlerTransactions(call, ctx, operationId, price);
       const result = await spec.handler(
@@ -30,8 +32,11 @@ export function billedInTransaction<
       const charged = transactions.committedCharge();
       return billed(call.request.id, result, charged.amountMicros, charged.balanceMicros);
     },
-    runKeyed: (call, keyed) =>
-      withClaimedKey(call, keyed, async () => {
+    async runKeyed(call, keyed) {
+      const check = checkBalance(call, price, keyed);
+      const replayed = check ? await check : undefined;
+      if (replayed !== undefined) return replayed;
+      return withClaimedKey(call, keyed, async () => {
         const ctx = contextOf(call);
         const transactions = new HandlerTransactions(
           call,
@@ -57,6 +62,7 @@ export function billedInTransaction<
         if (raw === undefined)
           throw new Error(`${operationId}: an idempotent route answers from its transaction`);
         return raw;
-      }),
+      });
+    },
   };
 }

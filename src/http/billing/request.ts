@@ -1,14 +1,14 @@
 import type { FastifyReply } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import { type Context, createContext, withTransaction } from '../../context.js';
-import type { Replay } from '../../idempotency/index.js';
+import { heldKeyAnswer, type Replay } from '../../idempotency/index.js';
 import type { Principal } from '../../keys/index.js';
 import type { ChargeRequest } from '../../ledger/index.js';
 import type { Clock } from '../../lib/clock.js';
 import { formatUsd } from '../../lib/money.js';
 import type { QuotaContext } from '../../limits/index.js';
 import type { RouteInput, RouteTransaction } from '../route.js';
-import type { RouteCall } from './route-billing.js';
+import type { Keyed, RouteCall } from './route-billing.js';
 
 /** What every strategy's request shares: its context, and the handler's input with its `transaction`. */
 export function contextOf(call: RouteCall): Context {
@@ -93,4 +93,39 @@ export function replay(reply: FastifyReply, claim: Replay): string {
     .header('x-request-id', claim.requestId)
     .type('application/json; charset=utf-8');
   return claim.body;
+}
+
+/**
+ * The balance check before paid work (ledger/balance-hints.ts): undefined when the balance may pay
+ * `amountMicros` (at once, without a query: a funded account's hot path), else a promise that
+ * throws 402 INSUFFICIENT_BALANCE when a fresh read says it cannot. Under a key, a refused request
+ * whose key is already held answers as the key's holder decides (a replay of the stored answer, 422,
+ * 409): a retry of a request that spent the last of the balance gets its answer, not a refusal. The
+ * promise resolves to that replay's bytes, or to undefined when the balance can pay after all.
+ */
+export function checkBalance(
+  call: RouteCall,
+  amountMicros: bigint,
+  keyed?: Keyed,
+): Promise<string | undefined> | undefined {
+  const { db, balances } = call.services;
+  const pending = balances.check(db, call.principal.accountId, amountMicros);
+  return pending === undefined ? undefined : refusedUnlessHeld(call, pending, keyed);
+}
+
+async function refusedUnlessHeld(
+  call: RouteCall,
+  pending: Promise<void>,
+  keyed: Keyed | undefined,
+): Promise<string | undefined> {
+  try {
+    await pending;
+    return undefined;
+  } catch (err) {
+    if (keyed === undefined) throw err;
+    const { db, clock } = call.services;
+    const held = await heldKeyAnswer(db, keyed.scope, keyed.print, clock.now());
+    if (held === undefined) throw err;
+    return replay(call.reply, held);
+  }
 }

@@ -51,7 +51,7 @@ function commitmentOf(config: Record<string, unknown>): Commitment {
 
 /**
  * A Solana JSON-RPC server on 127.0.0.1 answering from an RpcLedger of real executed transactions,
- * the way a validator's RPC answers (shared/reference/providers.md §C): the JSON-RPC 2.0 envelope
+ * the way a validator's RPC answers (docs/deposits.md#the-rpc-client; https://solana.com/docs/rpc): the JSON-RPC 2.0 envelope
  * and batches, errors inside HTTP 200, `null` for a transaction not seen at the asked commitment,
  * `getSignaturesForAddress` newest first with `before`/`until`/`limit`. Faults (HTTP 429/5xx,
  * JSON-RPC errors, cut connections) are injected per request. Only `jsonParsed` transactions are
