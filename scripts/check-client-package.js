@@ -7,7 +7,7 @@
 // everything afterwards. Run by .ci/run; run it alone with `node scripts/check-client-package.js`
 // after `npm ci`.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -131,9 +131,20 @@ try {
   const packed = JSON.parse(run(npm, ['pack', '--json', '--pack-destination', work], join(root, 'client')));
   const tarball = join(work, packed[0].filename);
   const files = packed[0].files.map((f) => f.path);
-  for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/webhooks.js', 'package.json']) {
+  for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/webhooks.js', 'package.json', 'LICENSE']) {
     if (!files.includes(needed)) throw new Error(`the tarball has no ${needed}`);
   }
+  // The client and its types, not the document with its recorded examples (3.1 MB unpacked when
+  // openapi.json was shipped): the service serves that itself.
+  const unpacked = packed[0].unpackedSize;
+  log(`tarball ${packed[0].size} bytes, ${unpacked} unpacked, ${files.length} files`);
+  if (files.some((f) => f.endsWith('.json') && f !== 'package.json')) {
+    throw new Error(`the tarball ships a document: ${files.join(', ')}`);
+  }
+  if (unpacked > 1_500_000)
+    throw new Error(`the package unpacks to ${unpacked} bytes: more than the types need`);
+  const types = readFileSync(join(root, 'client/src/schema.ts'), 'utf8');
+  if (/@example/.test(types)) throw new Error('client/src/schema.ts carries recorded examples');
 
   const app = join(work, 'app');
   mkdirSync(app);

@@ -11,16 +11,14 @@ import { PERMISSIONS } from '../dist/keys/permissions.js';
 import { systemClock } from '../dist/lib/clock.js';
 import { clearSecretBox } from '../dist/webhooks/secret-box.js';
 
-/** Codes no request of a client can provoke on a healthy service, so shown without an example. */
+/**
+ * Codes shown without an example: no request provokes them on a service that works as it should.
+ * (The codes of rare moments — a retry racing its first request, venues down, a server stopping, a
+ * wallet another account holds — are recorded by scripts/rare-error-examples.js.)
+ */
 export const UNRECORDED = {
   INTERNAL_ERROR: 'a fault of the service',
   ACCOUNT_NOT_FOUND: 'the key of an account deleted by the operator',
-  IDEMPOTENCY_KEY_IN_USE: 'a retry racing the first request with its Idempotency-Key',
-  PRICE_UNAVAILABLE: 'every venue failing at once',
-  SIGN_IN_REJECTED: 'a wallet signature that does not verify (the dashboard)',
-  WALLET_IN_USE: 'a wallet, signed for in the dashboard, that another account signs in with or linked',
-  MAX_WALLETS_EXCEEDED: 'a 21st wallet, signed for in the dashboard, linked to one account',
-  SERVICE_UNAVAILABLE: 'a server shutting down',
 };
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

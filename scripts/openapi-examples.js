@@ -16,9 +16,10 @@ import { WorkQueue } from '../dist/queue/queue.js';
 import { webhookOutbox } from '../dist/webhooks/outbox.js';
 import { signedRequest } from '../dist/webhooks/signing.js';
 import { recordErrors } from './error-examples.js';
+import { recordRareErrors } from './rare-error-examples.js';
 import { withSandboxApp } from './sandbox-app.js';
 
-await withSandboxApp(async (app, key, { db, config }) => {
+await withSandboxApp(async (app, key, { db, config, hold }) => {
   async function call(method, url, payload) {
     const response = await app.inject({
       method,
@@ -44,6 +45,9 @@ await withSandboxApp(async (app, key, { db, config }) => {
 
   examples.Account = { ...(await call('GET', '/account')), webhookSecret: FAKE_WEBHOOK_SECRET };
   examples.PriceResult = await call('GET', '/price/SOL');
+  // An event of GET /stream/prices carries the single price without its cost fields (src/streams/price-feed.ts).
+  const { costUsd: _cost, remainingBalanceUsd: _balance, ...priceEvent } = examples.PriceResult;
+  examples.PriceStreamEvent = priceEvent;
   examples.BatchPriceRequest = { symbols: ['SOL', 'JUP', 'BONK'] };
   examples.BatchPriceResult = await call('POST', '/price/batch', examples.BatchPriceRequest);
   const hour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
@@ -56,6 +60,17 @@ await withSandboxApp(async (app, key, { db, config }) => {
   examples.CreateKeyRequest = { name: 'trading bot', permissions: ['price', 'markets'] };
   const created = await call('POST', '/keys', examples.CreateKeyRequest);
   examples.CreatedKey = { ...created, key: FAKE_KEY };
+  // The new key's first request, so that the key objects below show when it was last used (the
+  // time is written after the answer, docs/api.md#last-used: waited for here).
+  await app.inject({
+    method: 'GET',
+    url: '/api/v1/markets?pageSize=1',
+    headers: { authorization: `Bearer ${created.key}` },
+  });
+  while (
+    (await db.query('SELECT last_used_at FROM api_keys WHERE id = $1', [created.id]))[0]?.last_used_at == null
+  )
+    await new Promise((resolve) => setTimeout(resolve, 5));
   examples.UpdateKeyRequest = { name: 'trading bot (eu)', allowedIps: ['203.0.113.0/24'] };
   examples.UpdateKeyResponse = await call('PATCH', `/keys/${created.id}`, examples.UpdateKeyRequest);
   examples.ApiKeyList = await call('GET', '/keys');
@@ -181,7 +196,7 @@ await withSandboxApp(async (app, key, { db, config }) => {
   examples.TokenRef = examples.PriceResult.token;
   examples.BatchPriceItem = examples.BatchPriceResult.prices[0];
   examples.PriceHistoryPoint = examples.PriceHistory.dataPoints[0];
-  examples.ApiKey = examples.ApiKeyList.keys[0];
+  examples.ApiKey = examples.ApiKeyList.keys.find((k) => k.lastUsedAt) ?? examples.ApiKeyList.keys[0];
   examples.MarketSummary = examples.MarketList.markets[0];
   examples.JobSummary = examples.ListPriceJobsResponse.jobs[0];
   examples.Transaction = examples.TransactionList.transactions[0];
@@ -190,7 +205,10 @@ await withSandboxApp(async (app, key, { db, config }) => {
   examples.AiRequestSummary = examples.AiRequestList.requests[0];
   examples.WebhookDeliverySummary = examples.WebhookDeliveryList.deliveries[0];
 
-  const errors = await recordErrors(app, key, { db, cancelledDelivery: delivery });
+  const errors = {
+    ...(await recordErrors(app, key, { db, cancelledDelivery: delivery })),
+    ...(await recordRareErrors(app, key, { db, hold })),
+  };
   const errorsOut = new URL('../src/http/openapi-error-examples.json', import.meta.url);
   const sortedErrors = Object.fromEntries(Object.entries(errors).sort(([a], [b]) => a.localeCompare(b)));
   writeFileSync(errorsOut, `${JSON.stringify(sortedErrors, null, 2)}\n`);

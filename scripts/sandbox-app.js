@@ -12,17 +12,40 @@ import { systemClock } from '../dist/lib/clock.js';
 import { loadDemoMarkets } from '../dist/markets/demo.js';
 import { clearSecretBox } from '../dist/webhooks/secret-box.js';
 
-/** A receiver that accepts every webhook, so a test delivery in a recording shows a success. */
-const acceptingTransport = {
-  async send() {
-    return { kind: 'response', statusCode: 200, latencyMs: 42, bodyPreview: 'ok' };
-  },
-  async close() {},
-};
+/**
+ * A receiver that accepts every webhook, so a test delivery in a recording shows a success. `hold(url)`
+ * keeps the sends to one URL waiting until the function it returns is called (a slow receiver).
+ */
+function acceptingReceiver() {
+  const holds = new Map();
+  return {
+    transport: {
+      async send(request) {
+        await holds.get(request.url);
+        return { kind: 'response', statusCode: 200, latencyMs: 42, bodyPreview: 'ok' };
+      },
+      async close() {},
+    },
+    hold(url) {
+      let release;
+      holds.set(
+        url,
+        new Promise((resolve) => {
+          release = resolve;
+        }),
+      );
+      return () => {
+        holds.delete(url);
+        release();
+      };
+    },
+  };
+}
 
 /**
- * Runs `fn(app, key, { db, config })` and then removes everything. The configuration is the
- * defaults; test webhooks are answered 200 without leaving the process.
+ * Runs `fn(app, key, { db, config, hold })` and then removes everything. The configuration is the
+ * defaults; test webhooks are answered 200 without leaving the process (`hold`: see
+ * `acceptingReceiver`).
  */
 export async function withSandboxApp(fn) {
   const dir = mkdtempSync(join(tmpdir(), 'sibyl-script-'));
@@ -32,16 +55,17 @@ export async function withSandboxApp(fn) {
     const starter = await createSandboxStarter(db, systemClock, clearSecretBox);
     await loadDemoMarkets(db, systemClock);
     const config = loadConfig({ LOG_LEVEL: 'silent' });
+    const receiver = acceptingReceiver();
     const app = await buildApp({
       config,
       db,
       clock: systemClock,
       secrets: clearSecretBox,
-      webhookTransport: acceptingTransport,
+      webhookTransport: receiver.transport,
     });
     await app.ready();
     try {
-      return await fn(app, starter.key.key, { db, config });
+      return await fn(app, starter.key.key, { db, config, hold: receiver.hold });
     } finally {
       await app.close();
     }

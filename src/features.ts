@@ -12,6 +12,7 @@ import { limitsFeature } from './limits/index.js';
 import { marketsFeature } from './markets/index.js';
 import { pricesFeature } from './prices/index.js';
 import { retentionFeature } from './retention/index.js';
+import { streamsFeature } from './streams/feature.js';
 import { webhooksFeature } from './webhooks/index.js';
 
 /**
@@ -35,4 +36,5 @@ export const FEATURES = [
   limitsFeature,
   retentionFeature,
   depositsFeature,
+  streamsFeature,
 ] as const;

@@ -413,8 +413,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Prediction markets: search, sort, filters, pages or a cursor
-         * @description DRAFT markets are never listed. Without `q`, `sort` or `order`: createdAt newest first, then id. `q` searches title, outcome labels, category and description (the last word as a prefix) and sorts by relevance. Ties go by id, so paging never repeats or skips a market that did not move; page by `page` or by `cursor` (the previous `nextCursor`), not both. A page past the end is an empty list with the total. Pages are kept up to 5 seconds, until a listed market changes (docs/markets.md#search-and-sort).
+         * Prediction markets, newest first, filtered by status and category
+         * @description DRAFT markets are never listed. Ordered by createdAt (newest first), then id; a page past the end is an empty list with the total. Pages are cached until a listed market changes (docs/markets.md).
          *
          *     Permission: `markets`. Price: 0.05 USD.
          */
@@ -1341,6 +1341,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/stream/prices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live VWAPs of up to 50 tokens, as server-sent events
+         * @description A `text/event-stream` that stays open. After `event: stream`, one `event: price` per symbol (the snapshot: the single price without its cost fields), then one whenever a symbol’s VWAP changes — at most one per symbol per `STREAM_PRICE_INTERVAL_MS` (default 1000). `symbols`: 1–50 symbols or mints, comma-separated, read as the batch reads them (more: 400 `BATCH_LIMIT_EXCEEDED`; a malformed one: 400 `INVALID_SYMBOL`; a symbol the registry does not know: 404 `SYMBOL_NOT_FOUND`; all before anything is charged). A token that cannot be priced right now gets `event: unavailable` `{ requestId, symbol, error: { code, message }, at }` instead, and `event: price` again once it can. Every event has an `id`; a client reconnecting with `Last-Event-ID` gets the current prices (what it missed that still holds). Metered: 0.002 USD per started minute of connection (`STREAM_MINUTE_USD`), the first paid at connect (402 `INSUFFICIENT_BALANCE` before the stream opens if it cannot be), each next one at its start; when the balance cannot pay a minute the stream sends `event: error` `INSUFFICIENT_BALANCE` and ends. The first event is `event: stream` `{ requestId, minuteUsd, limits }` (docs/streams.md#billing). A comment line after 15 s without any other line keeps the connection alive. Open streams are limited per key (3), per account (10), per client address (20) and per server, counted together with the other event streams and across instances: past a limit 429 `STREAM_LIMIT_EXCEEDED` naming it in `details.limit` (`perKey`, `perAccount`, `perAddress`, `perProcess`). A client too slow to read (over 1 MiB unsent, or unsent data 30 s old) gets `event: error` `SLOW_CONSUMER` and the stream ends; a server shutting down sends `event: error` `SHUTTING_DOWN` (docs/api.md#event-streams).
+         *
+         *     Permission: `price`. Price: free.
+         */
+        get: operations["streamPrices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1348,45 +1370,6 @@ export interface components {
         /**
          * Account
          * @description Success
-         * @example {
-         *       "requestId": "req_dUyqWKSN3q954SoZZr7Nev",
-         *       "id": "acct_nMUCWNTP3zBs0OmZp51HXt",
-         *       "mode": "sandbox",
-         *       "status": "active",
-         *       "walletAddress": null,
-         *       "balanceUsd": "100.00",
-         *       "currency": "USD",
-         *       "createdAt": "2026-11-26T04:23:45.328Z",
-         *       "apiKey": {
-         *         "id": "key_jauJ3YD0GfK97bPsGFbelV",
-         *         "permissions": [
-         *           "price",
-         *           "batch",
-         *           "historical",
-         *           "ai",
-         *           "schedule",
-         *           "markets",
-         *           "account",
-         *           "keys"
-         *         ],
-         *         "expiresAt": null
-         *       },
-         *       "pricing": {
-         *         "priceSingle": "0.01",
-         *         "priceBatchBase": "0.05",
-         *         "priceBatchPerSymbol": "0.01",
-         *         "historical": "0.05",
-         *         "aiResolve": "0.25",
-         *         "priceSchedule": "0.05",
-         *         "aiSchedule": "0.50",
-         *         "marketsList": "0.05",
-         *         "marketDetail": "0.02"
-         *       },
-         *       "limits": {
-         *         "maxActiveKeys": 25
-         *       },
-         *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA="
-         *     }
          */
         Account: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -1397,19 +1380,13 @@ export interface components {
             status: "active" | "suspended";
             /** @description Connected Solana wallet */
             walletAddress: string | null;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             balanceUsd: string;
             /** @enum {string} */
             currency: "USD";
             /** @description Secret (whsec_…) that signs this account’s webhook callbacks; keep it server-side. Present only when the calling key has the `keys` permission (it can forge callbacks): read it with `GET /account/webhook-secret` */
             webhookSecret?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description The key that made this request */
             apiKey: {
@@ -1419,50 +1396,23 @@ export interface components {
             };
             /** @description What each operation costs, in USD */
             pricing: {
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 priceSingle: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 priceBatchBase: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 priceBatchPerSymbol: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 historical: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 aiResolve: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 priceSchedule: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 aiSchedule: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 marketsList: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 marketDetail: string;
             };
             limits: {
@@ -1472,100 +1422,11 @@ export interface components {
         /**
          * AccountUsage
          * @description Success
-         * @example {
-         *       "requestId": "req_njisChEgYIXtdqzqo0fWhZ",
-         *       "from": "2026-10-28T00:00:00.000Z",
-         *       "to": "2026-11-26T04:23:52.460Z",
-         *       "groupBy": "operation",
-         *       "totals": {
-         *         "requests": 10,
-         *         "chargedUsd": "1.11",
-         *         "refundedUsd": "0.55",
-         *         "spendUsd": "0.56"
-         *       },
-         *       "rows": [
-         *         {
-         *           "group": "resolveWithAi",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.25",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.25"
-         *         },
-         *         {
-         *           "group": "getPriceBatch",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.08",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.08"
-         *         },
-         *         {
-         *           "group": "getHistoricalPrice",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.05",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.05"
-         *         },
-         *         {
-         *           "group": "listMarkets",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.05",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.05"
-         *         },
-         *         {
-         *           "group": "schedulePriceCheck",
-         *           "label": null,
-         *           "requests": 2,
-         *           "chargedUsd": "0.10",
-         *           "refundedUsd": "0.05",
-         *           "spendUsd": "0.05"
-         *         },
-         *         {
-         *           "group": "schedulePriceCheckAt",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.05",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.05"
-         *         },
-         *         {
-         *           "group": "getMarket",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.02",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.02"
-         *         },
-         *         {
-         *           "group": "getPrice",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.01",
-         *           "refundedUsd": "0.00",
-         *           "spendUsd": "0.01"
-         *         },
-         *         {
-         *           "group": "scheduleAiResolution",
-         *           "label": null,
-         *           "requests": 1,
-         *           "chargedUsd": "0.50",
-         *           "refundedUsd": "0.50",
-         *           "spendUsd": "0.00"
-         *         }
-         *       ]
-         *     }
          */
         AccountUsage: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             from: string;
             /** @description ISO 8601 timestamp (UTC), exclusive */
             to: string;
@@ -1573,20 +1434,11 @@ export interface components {
             totals: {
                 /** @description Paid requests (charges) */
                 requests: number;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 chargedUsd: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 refundedUsd: string;
-                /**
-                 * @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged)
-                 * @example 0.25
-                 */
+                /** @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged) */
                 spendUsd: string;
             };
             /** @description By day: every day of the range, oldest first, days without activity included; otherwise the groups with activity, the largest spend first */
@@ -1597,50 +1449,17 @@ export interface components {
                 label: string | null;
                 /** @description Paid requests (charges) */
                 requests: number;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 chargedUsd: string;
-                /**
-                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                 * @example 0.01
-                 */
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 refundedUsd: string;
-                /**
-                 * @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged)
-                 * @example 0.25
-                 */
+                /** @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged) */
                 spendUsd: string;
             }[];
         };
         /**
          * AiRequestList
          * @description Success
-         * @example {
-         *       "requestId": "req_21qZGcq1Aa3XDoYDjzCB1U",
-         *       "requests": [
-         *         {
-         *           "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
-         *           "status": "COMPLETED",
-         *           "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
-         *           "outcomes": [
-         *             "Yes",
-         *             "No"
-         *           ],
-         *           "marketId": null,
-         *           "createdAt": "2026-11-26T04:23:48.719Z",
-         *           "completedAt": "2026-11-26T04:23:48.840Z",
-         *           "winningOutcomeLabel": "Yes",
-         *           "canDetermine": true,
-         *           "costUsd": "0.25",
-         *           "refundUsd": null
-         *         }
-         *       ],
-         *       "total": 1,
-         *       "page": 1,
-         *       "pageSize": 2
-         *     }
          */
         AiRequestList: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -1655,110 +1474,13 @@ export interface components {
         /**
          * AiRequestRecord
          * @description Success
-         * @example {
-         *       "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
-         *       "status": "COMPLETED",
-         *       "createdAt": "2026-11-26T04:23:48.719Z",
-         *       "votes": [
-         *         {
-         *           "model": "sandbox/alpha",
-         *           "outcomeIndex": 0,
-         *           "confidence": 0.9,
-         *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 7,
-         *           "error": null,
-         *           "usage": {
-         *             "inputTokens": 0,
-         *             "outputTokens": 0
-         *           }
-         *         },
-         *         {
-         *           "model": "sandbox/beta",
-         *           "outcomeIndex": 0,
-         *           "confidence": 0.9,
-         *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 0,
-         *           "error": null,
-         *           "usage": {
-         *             "inputTokens": 0,
-         *             "outputTokens": 0
-         *           }
-         *         },
-         *         {
-         *           "model": "sandbox/gamma",
-         *           "outcomeIndex": 0,
-         *           "confidence": 0.9,
-         *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 0,
-         *           "error": null,
-         *           "usage": {
-         *             "inputTokens": 0,
-         *             "outputTokens": 0
-         *           }
-         *         },
-         *         {
-         *           "model": "sandbox/delta",
-         *           "outcomeIndex": 0,
-         *           "confidence": 0.9,
-         *           "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *           "latencyMs": 0,
-         *           "error": null,
-         *           "usage": {
-         *             "inputTokens": 0,
-         *             "outputTokens": 0
-         *           }
-         *         }
-         *       ],
-         *       "completedAt": "2026-11-26T04:23:48.840Z",
-         *       "result": {
-         *         "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
-         *         "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
-         *         "winningOutcomeIndex": 0,
-         *         "winningOutcomeLabel": "Yes",
-         *         "confidence": 0.9,
-         *         "agreement": 1,
-         *         "reasoning": "sandbox/alpha: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/beta: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/gamma: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/delta: Sandbox answer: the outcome chosen by a hash of the question.",
-         *         "modelsUsed": [
-         *           "sandbox/alpha",
-         *           "sandbox/beta",
-         *           "sandbox/gamma",
-         *           "sandbox/delta"
-         *         ],
-         *         "canDetermine": true,
-         *         "costUsd": "0.25",
-         *         "remainingBalanceUsd": "99.54"
-         *       },
-         *       "delivery": {
-         *         "id": "msg_F7yF3UdOa8TNPzBVleq9jt",
-         *         "webhookId": "msg_F7yF3UdOa8TNPzBVleq9jt",
-         *         "type": "ai",
-         *         "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
-         *         "originalRequestId": "req_9db0SIhNtQSKd8URKzxHCj",
-         *         "url": "https://hooks.example.com/sibyl",
-         *         "status": "PENDING",
-         *         "attemptCount": 0,
-         *         "nextAttemptAt": "2026-11-26T04:23:48.846Z",
-         *         "lastStatusCode": null,
-         *         "lastError": null,
-         *         "createdAt": "2026-11-26T04:23:48.846Z",
-         *         "finishedAt": null,
-         *         "cancelledAt": null,
-         *         "attempts": []
-         *       }
-         *     }
          */
         AiRequestRecord: {
             requestId: string;
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             completedAt?: string;
             result?: components["schemas"]["AiResult"];
             /** @description FAILED: why (fewer than 3 of the 4 models gave a valid answer) */
@@ -1766,10 +1488,7 @@ export interface components {
                 code: string;
                 message: string;
             };
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             refundUsd?: string;
             /** @description The answers received so far, in slot order (extension) */
             votes: components["schemas"]["AiVote"][];
@@ -1791,10 +1510,7 @@ export interface components {
                 nextAttemptAt: string | null;
                 lastStatusCode: number | null;
                 lastError: string | null;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 createdAt: string;
                 finishedAt: string | null;
                 /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -1802,10 +1518,7 @@ export interface components {
                 /** @description Every attempt, oldest first */
                 attempts: {
                     attempt: number;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     at: string;
                     /** @description The receiver’s status code */
                     statusCode: number | null;
@@ -1815,25 +1528,7 @@ export interface components {
                 }[];
             };
         };
-        /**
-         * AiRequestSummary
-         * @example {
-         *       "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
-         *       "status": "COMPLETED",
-         *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
-         *       "outcomes": [
-         *         "Yes",
-         *         "No"
-         *       ],
-         *       "marketId": null,
-         *       "createdAt": "2026-11-26T04:23:48.719Z",
-         *       "completedAt": "2026-11-26T04:23:48.840Z",
-         *       "winningOutcomeLabel": "Yes",
-         *       "canDetermine": true,
-         *       "costUsd": "0.25",
-         *       "refundUsd": null
-         *     }
-         */
+        /** AiRequestSummary */
         AiRequestSummary: {
             requestId: string;
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
@@ -1841,36 +1536,19 @@ export interface components {
             outcomes: string[];
             /** @description The market resolved, if one was */
             marketId: string | null;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             completedAt: string | null;
             /** @description Once COMPLETED: the plurality outcome (null when no model voted for one) */
             winningOutcomeLabel: string | null;
             /** @description Once COMPLETED */
             canDetermine: boolean | null;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
             /** @description FAILED requests: the refund */
             refundUsd: string | null;
         };
-        /**
-         * AiResolveRequest
-         * @example {
-         *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
-         *       "outcomes": [
-         *         "Yes",
-         *         "No"
-         *       ],
-         *       "context": "Use the daily close on major venues.",
-         *       "callbackUrl": "https://hooks.example.com/sibyl"
-         *     }
-         */
+        /** AiResolveRequest */
         AiResolveRequest: {
             /** @description The question to resolve (required unless `marketId` is given); not blank */
             question?: string;
@@ -1888,27 +1566,7 @@ export interface components {
             /** @description Instead of question/outcomes/context: resolve this market (title, outcome labels, description) */
             marketId?: string;
         };
-        /**
-         * AiResult
-         * @example {
-         *       "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
-         *       "question": "Will SOL close above $200 on 2026-12-31 (UTC)?",
-         *       "winningOutcomeIndex": 0,
-         *       "winningOutcomeLabel": "Yes",
-         *       "confidence": 0.9,
-         *       "agreement": 1,
-         *       "reasoning": "sandbox/alpha: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/beta: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/gamma: Sandbox answer: the outcome chosen by a hash of the question.\nsandbox/delta: Sandbox answer: the outcome chosen by a hash of the question.",
-         *       "modelsUsed": [
-         *         "sandbox/alpha",
-         *         "sandbox/beta",
-         *         "sandbox/gamma",
-         *         "sandbox/delta"
-         *       ],
-         *       "canDetermine": true,
-         *       "costUsd": "0.25",
-         *       "remainingBalanceUsd": "99.54"
-         *     }
-         */
+        /** AiResult */
         AiResult: {
             requestId: string;
             /** @description The question resolved */
@@ -1926,29 +1584,12 @@ export interface components {
             modelsUsed: string[];
             /** @description At least 3 of 4 voted for the winner and their mean confidence reached the threshold */
             canDetermine: boolean;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
-        /**
-         * AiScheduleRequest
-         * @example {
-         *       "question": "Will the Solana network process more than 100M transactions on 2026-12-01 (UTC)?",
-         *       "outcomes": [
-         *         "Yes",
-         *         "No"
-         *       ],
-         *       "resolutionTimestamp": "2027-05-01T12:00:00Z",
-         *       "callbackUrl": "https://hooks.example.com/sibyl"
-         *     }
-         */
+        /** AiScheduleRequest */
         AiScheduleRequest: {
             /** @description 1 to 1,000 characters, not blank */
             question: string;
@@ -1957,7 +1598,6 @@ export interface components {
             /**
              * Format: date-time
              * @description When to resolve: ISO 8601 with a zone, in the future, ≤ 365 days
-             * @example 2027-06-30T12:00:00Z
              */
             resolutionTimestamp: string;
             /** @description Up to 10,000 characters */
@@ -1965,7 +1605,6 @@ export interface components {
             /**
              * Format: uri
              * @description HTTPS URL that receives the signed result callback (docs/webhooks.md). Its host must be one a callback can reach: an IP address outside the public ranges, `localhost` and the special-use names `.invalid`, `.test`, `.example`, `.local` and `.localhost` (RFC 6761, RFC 6762) are refused at submit with 400 VALIDATION_ERROR, nothing charged (docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) accepts them, except `.invalid`.
-             * @example https://example.com/hooks/sibyl
              */
             callbackUrl: string;
             /** @description Minimum consensus confidence; default 0.75 */
@@ -1974,18 +1613,6 @@ export interface components {
         /**
          * AiVote
          * @description One model’s answer (extension)
-         * @example {
-         *       "model": "sandbox/alpha",
-         *       "outcomeIndex": 0,
-         *       "confidence": 0.9,
-         *       "reasoning": "Sandbox answer: the outcome chosen by a hash of the question.",
-         *       "latencyMs": 7,
-         *       "error": null,
-         *       "usage": {
-         *         "inputTokens": 0,
-         *         "outputTokens": 0
-         *       }
-         *     }
          */
         AiVote: {
             /** @description `<provider>/<model>` */
@@ -2006,37 +1633,7 @@ export interface components {
                 outputTokens: number | null;
             } | null;
         };
-        /**
-         * ApiKey
-         * @example {
-         *       "id": "key_VYMSRkwaxTbo1tFpYqN5aA",
-         *       "keyPrefix": "pk_test_fEp7lsgs",
-         *       "name": "trading bot (eu)",
-         *       "permissions": [
-         *         "price",
-         *         "markets"
-         *       ],
-         *       "isActive": true,
-         *       "allowedIps": [
-         *         "203.0.113.0/24"
-         *       ],
-         *       "ipRestrictionEnabled": true,
-         *       "allowedOrigins": [],
-         *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T04:23:48.382Z",
-         *       "rateLimit": {
-         *         "requestsPerSecond": 50,
-         *         "burst": 100,
-         *         "isDefault": true
-         *       },
-         *       "quotas": {
-         *         "dailyRequests": null,
-         *         "monthlyRequests": null,
-         *         "dailySpendUsd": null,
-         *         "monthlySpendUsd": null
-         *       }
-         *     }
-         */
+        /** ApiKey */
         ApiKey: {
             id: string;
             /** @description The first 16 characters of the key, safe to display */
@@ -2045,15 +1642,9 @@ export interface components {
             permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
             /** @description Neither revoked nor expired */
             isActive: boolean;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             expiresAt?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             revokedAt?: string;
             allowedIps: string[];
             ipRestrictionEnabled: boolean;
@@ -2063,15 +1654,9 @@ export interface components {
             rotatedTo?: string;
             /** @description The id of the key this one replaced */
             rotatedFrom?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
             lastUsedAt?: string;
             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
             rateLimit: {
@@ -2092,31 +1677,19 @@ export interface components {
                 day: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
                 month: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
             };
@@ -2124,72 +1697,6 @@ export interface components {
         /**
          * ApiKeyList
          * @description Success
-         * @example {
-         *       "requestId": "req_XrJwXCF6TkCWpmdy0s6JXz",
-         *       "keys": [
-         *         {
-         *           "id": "key_VYMSRkwaxTbo1tFpYqN5aA",
-         *           "keyPrefix": "pk_test_fEp7lsgs",
-         *           "name": "trading bot (eu)",
-         *           "permissions": [
-         *             "price",
-         *             "markets"
-         *           ],
-         *           "isActive": true,
-         *           "allowedIps": [
-         *             "203.0.113.0/24"
-         *           ],
-         *           "ipRestrictionEnabled": true,
-         *           "allowedOrigins": [],
-         *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-26T04:23:48.382Z",
-         *           "rateLimit": {
-         *             "requestsPerSecond": 50,
-         *             "burst": 100,
-         *             "isDefault": true
-         *           },
-         *           "quotas": {
-         *             "dailyRequests": null,
-         *             "monthlyRequests": null,
-         *             "dailySpendUsd": null,
-         *             "monthlySpendUsd": null
-         *           }
-         *         },
-         *         {
-         *           "id": "key_jauJ3YD0GfK97bPsGFbelV",
-         *           "keyPrefix": "pk_test_EBNN8KAL",
-         *           "name": "sandbox starter key",
-         *           "permissions": [
-         *             "price",
-         *             "batch",
-         *             "historical",
-         *             "ai",
-         *             "schedule",
-         *             "markets",
-         *             "account",
-         *             "keys"
-         *           ],
-         *           "isActive": true,
-         *           "allowedIps": [],
-         *           "ipRestrictionEnabled": false,
-         *           "allowedOrigins": [],
-         *           "originRestrictionEnabled": false,
-         *           "createdAt": "2026-11-26T04:23:45.357Z",
-         *           "rateLimit": {
-         *             "requestsPerSecond": 50,
-         *             "burst": 100,
-         *             "isDefault": true
-         *           },
-         *           "quotas": {
-         *             "dailyRequests": null,
-         *             "monthlyRequests": null,
-         *             "dailySpendUsd": null,
-         *             "monthlySpendUsd": null
-         *           }
-         *         }
-         *       ],
-         *       "total": 2
-         *     }
          */
         ApiKeyList: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -2197,50 +1704,7 @@ export interface components {
             keys: components["schemas"]["ApiKey"][];
             total: number;
         };
-        /**
-         * BatchPriceItem
-         * @example {
-         *       "symbol": "SOL",
-         *       "vwapPrice": 145.64076683,
-         *       "sources": [
-         *         {
-         *           "name": "sandbox-alpha",
-         *           "price": 145.7041925,
-         *           "volume24h": 1358066901,
-         *           "timestamp": "2026-11-26T04:23:40.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.000708155
-         *         },
-         *         {
-         *           "name": "sandbox-beta",
-         *           "price": 145.5615124,
-         *           "volume24h": 814840140,
-         *           "timestamp": "2026-11-26T04:23:40.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.000271783
-         *         },
-         *         {
-         *           "name": "sandbox-gamma",
-         *           "price": 145.6010843,
-         *           "volume24h": 543226760,
-         *           "timestamp": "2026-11-26T04:23:40.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0
-         *         }
-         *       ],
-         *       "sourceCount": 3,
-         *       "isValid": true,
-         *       "unavailableSources": [],
-         *       "spread": 0.000979671,
-         *       "token": {
-         *         "symbol": "SOL",
-         *         "mint": "So11111111111111111111111111111111111111112"
-         *       }
-         *     }
-         */
+        /** BatchPriceItem */
         BatchPriceItem: {
             symbol: string;
             /** @description null only when `error` is set */
@@ -2257,16 +1721,7 @@ export interface components {
                 message: string;
             };
         };
-        /**
-         * BatchPriceRequest
-         * @example {
-         *       "symbols": [
-         *         "SOL",
-         *         "JUP",
-         *         "BONK"
-         *       ]
-         *     }
-         */
+        /** BatchPriceRequest */
         BatchPriceRequest: {
             /** @description Symbols or mint addresses, at most 50 */
             symbols: string[];
@@ -2274,169 +1729,22 @@ export interface components {
         /**
          * BatchPriceResult
          * @description Success
-         * @example {
-         *       "requestId": "req_uWSDeIJDCohXPPjSlaZ7GJ",
-         *       "resolutionTimestamp": "2026-11-26T04:23:48.321Z",
-         *       "prices": [
-         *         {
-         *           "symbol": "SOL",
-         *           "vwapPrice": 145.64076683,
-         *           "sources": [
-         *             {
-         *               "name": "sandbox-alpha",
-         *               "price": 145.7041925,
-         *               "volume24h": 1358066901,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000708155
-         *             },
-         *             {
-         *               "name": "sandbox-beta",
-         *               "price": 145.5615124,
-         *               "volume24h": 814840140,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000271783
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 145.6010843,
-         *               "volume24h": 543226760,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0
-         *             }
-         *           ],
-         *           "sourceCount": 3,
-         *           "isValid": true,
-         *           "unavailableSources": [],
-         *           "spread": 0.000979671,
-         *           "token": {
-         *             "symbol": "SOL",
-         *             "mint": "So11111111111111111111111111111111111111112"
-         *           }
-         *         },
-         *         {
-         *           "symbol": "JUP",
-         *           "vwapPrice": 0.77759209408,
-         *           "sources": [
-         *             {
-         *               "name": "sandbox-alpha",
-         *               "price": 0.7771856797,
-         *               "volume24h": 53805200,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.00046617
-         *             },
-         *             {
-         *               "name": "sandbox-beta",
-         *               "price": 0.7782987481,
-         *               "volume24h": 32283120,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000965341
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 0.777548149,
-         *               "volume24h": 21522080,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0
-         *             }
-         *           ],
-         *           "sourceCount": 3,
-         *           "isValid": true,
-         *           "unavailableSources": [],
-         *           "spread": 0.00143143,
-         *           "token": {
-         *             "symbol": "JUP",
-         *             "mint": "JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN"
-         *           }
-         *         },
-         *         {
-         *           "symbol": "BONK",
-         *           "vwapPrice": 0.000020323281691,
-         *           "sources": [
-         *             {
-         *               "name": "sandbox-alpha",
-         *               "price": 0.00002032987284,
-         *               "volume24h": 125062257,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.000626609
-         *             },
-         *             {
-         *               "name": "sandbox-beta",
-         *               "price": 0.00002031638961,
-         *               "volume24h": 75037354,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0.0000370293
-         *             },
-         *             {
-         *               "name": "sandbox-gamma",
-         *               "price": 0.00002031714194,
-         *               "volume24h": 50024903,
-         *               "timestamp": "2026-11-26T04:23:40.000Z",
-         *               "used": true,
-         *               "status": "used",
-         *               "deviation": 0
-         *             }
-         *           ],
-         *           "sourceCount": 3,
-         *           "isValid": true,
-         *           "unavailableSources": [],
-         *           "spread": 0.000663438,
-         *           "token": {
-         *             "symbol": "BONK",
-         *             "mint": "DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263"
-         *           }
-         *         }
-         *       ],
-         *       "costUsd": "0.08",
-         *       "remainingBalanceUsd": "99.91"
-         *     }
          */
         BatchPriceResult: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             resolutionTimestamp: string;
             /** @description One item per distinct symbol, in request order */
             prices: components["schemas"]["BatchPriceItem"][];
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * CancelAiJobResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_6Dpl80wMDiDRRybhTQJTRK",
-         *       "jobId": "job_jLp54KC2chXSqHwsTrq2wM",
-         *       "status": "cancelled",
-         *       "refundUsd": "0.50",
-         *       "remainingBalanceUsd": "99.44"
-         *     }
          */
         CancelAiJobResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -2444,27 +1752,14 @@ export interface components {
             jobId: string;
             /** @enum {string} */
             status: "cancelled";
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             refundUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * CancelPriceJobResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_HE1XobOaom2C6pXqRLxzb9",
-         *       "jobId": "job_s6Lnfq4rby09bY6dahrOIa",
-         *       "status": "cancelled",
-         *       "refundUsd": "0.05",
-         *       "remainingBalanceUsd": "99.79"
-         *     }
          */
         CancelPriceJobResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -2472,45 +1767,14 @@ export interface components {
             jobId: string;
             /** @enum {string} */
             status: "cancelled";
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             refundUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * CancelWebhookDeliveryResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_U2QmJQgzqfVOctX6WBTCM3",
-         *       "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "type": "test",
-         *       "originalRequestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *       "url": "https://hooks.example.com/sibyl",
-         *       "status": "CANCELLED",
-         *       "attemptCount": 1,
-         *       "nextAttemptAt": null,
-         *       "lastStatusCode": 200,
-         *       "lastError": null,
-         *       "createdAt": "2026-11-26T04:23:51.841Z",
-         *       "finishedAt": "2026-11-26T04:23:52.020Z",
-         *       "cancelledAt": "2026-11-26T04:23:52.020Z",
-         *       "attempts": [
-         *         {
-         *           "attempt": 1,
-         *           "at": "2026-11-26T04:23:51.852Z",
-         *           "statusCode": 200,
-         *           "error": null,
-         *           "latencyMs": 42
-         *         }
-         *       ]
-         *     }
          */
         CancelWebhookDeliveryResponse: {
             /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
@@ -2529,10 +1793,7 @@ export interface components {
             nextAttemptAt: string | null;
             lastStatusCode: number | null;
             lastError: string | null;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             finishedAt: string | null;
             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -2540,10 +1801,7 @@ export interface components {
             /** @description Every attempt, oldest first */
             attempts: {
                 attempt: number;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 at: string;
                 /** @description The receiver’s status code */
                 statusCode: number | null;
@@ -2555,34 +1813,6 @@ export interface components {
         /**
          * CreatedKey
          * @description Success
-         * @example {
-         *       "requestId": "req_KZxFmh5UCX2EORNrx2GMl2",
-         *       "id": "key_VYMSRkwaxTbo1tFpYqN5aA",
-         *       "keyPrefix": "pk_test_fEp7lsgs",
-         *       "name": "trading bot",
-         *       "permissions": [
-         *         "price",
-         *         "markets"
-         *       ],
-         *       "isActive": true,
-         *       "allowedIps": [],
-         *       "ipRestrictionEnabled": false,
-         *       "allowedOrigins": [],
-         *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T04:23:48.382Z",
-         *       "rateLimit": {
-         *         "requestsPerSecond": 50,
-         *         "burst": 100,
-         *         "isDefault": true
-         *       },
-         *       "quotas": {
-         *         "dailyRequests": null,
-         *         "monthlyRequests": null,
-         *         "dailySpendUsd": null,
-         *         "monthlySpendUsd": null
-         *       },
-         *       "key": "pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u"
-         *     }
          */
         CreatedKey: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -2594,15 +1824,9 @@ export interface components {
             permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
             /** @description Neither revoked nor expired */
             isActive: boolean;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             expiresAt?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             revokedAt?: string;
             allowedIps: string[];
             ipRestrictionEnabled: boolean;
@@ -2612,15 +1836,9 @@ export interface components {
             rotatedTo?: string;
             /** @description The id of the key this one replaced */
             rotatedFrom?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
             lastUsedAt?: string;
             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
             rateLimit: {
@@ -2641,47 +1859,26 @@ export interface components {
                 day: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
                 month: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
             };
             /** @description The full secret key; shown once, never again */
             key: string;
         };
-        /**
-         * CreateKeyRequest
-         * @example {
-         *       "name": "trading bot",
-         *       "permissions": [
-         *         "price",
-         *         "markets"
-         *       ]
-         *     }
-         */
+        /** CreateKeyRequest */
         CreateKeyRequest: {
             /** @description Printable text, not blank. Spaces and invisible characters (zero-width spaces and joiners, a byte-order mark, …: Unicode default-ignorable code points) at either end are removed; a name with nothing else is blank. Bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) are refused. Both: 400 VALIDATION_ERROR on `body.name`. */
             name: string & (unknown & unknown);
@@ -2720,52 +1917,21 @@ export interface components {
         /**
          * GetAiJobResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_z0n29UefQ4mAQRqEVejut4",
-         *       "jobId": "job_jLp54KC2chXSqHwsTrq2wM",
-         *       "jobType": "AI_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T04:23:51.701Z",
-         *       "canCancel": true,
-         *       "startedAt": null,
-         *       "finishedAt": null,
-         *       "attempts": 0,
-         *       "request": {
-         *         "outcomes": [
-         *           "Yes",
-         *           "No"
-         *         ],
-         *         "question": "Will the Solana network process more than 100M transactions on 2026-12-01 (UTC)?"
-         *       },
-         *       "callbackUrl": "https://hooks.example.com/sibyl",
-         *       "costUsd": "0.50",
-         *       "result": null,
-         *       "error": null,
-         *       "delivery": null
-         *     }
          */
         GetAiJobResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
             jobId: string;
             /** @enum {unknown} */
             jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             scheduledFor: string;
             /**
              * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
              * @enum {unknown}
              */
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
             canCancel: boolean;
@@ -2778,10 +1944,7 @@ export interface components {
                 [key: string]: unknown;
             };
             callbackUrl: string | null;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
             /** @description Once COMPLETED: the single-price result, or the AI resolution result */
             result: {
@@ -2810,10 +1973,7 @@ export interface components {
                 nextAttemptAt: string | null;
                 lastStatusCode: number | null;
                 lastError: string | null;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 createdAt: string;
                 finishedAt: string | null;
                 /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -2821,10 +1981,7 @@ export interface components {
                 /** @description Every attempt, oldest first */
                 attempts: {
                     attempt: number;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     at: string;
                     /** @description The receiver’s status code */
                     statusCode: number | null;
@@ -2837,48 +1994,21 @@ export interface components {
         /**
          * GetPriceJobResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_whQatdve6QVth09RSox5LK",
-         *       "jobId": "job_s6Lnfq4rby09bY6dahrOIa",
-         *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T04:23:48.633Z",
-         *       "canCancel": true,
-         *       "startedAt": null,
-         *       "finishedAt": null,
-         *       "attempts": 0,
-         *       "request": {
-         *         "symbol": "SOL"
-         *       },
-         *       "callbackUrl": "https://hooks.example.com/sibyl",
-         *       "costUsd": "0.05",
-         *       "result": null,
-         *       "error": null,
-         *       "delivery": null
-         *     }
          */
         GetPriceJobResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
             jobId: string;
             /** @enum {unknown} */
             jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             scheduledFor: string;
             /**
              * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
              * @enum {unknown}
              */
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
             canCancel: boolean;
@@ -2891,10 +2021,7 @@ export interface components {
                 [key: string]: unknown;
             };
             callbackUrl: string | null;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
             /** @description Once COMPLETED: the single-price result, or the AI resolution result */
             result: {
@@ -2923,10 +2050,7 @@ export interface components {
                 nextAttemptAt: string | null;
                 lastStatusCode: number | null;
                 lastError: string | null;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 createdAt: string;
                 finishedAt: string | null;
                 /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -2934,10 +2058,7 @@ export interface components {
                 /** @description Every attempt, oldest first */
                 attempts: {
                     attempt: number;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     at: string;
                     /** @description The receiver’s status code */
                     statusCode: number | null;
@@ -2950,10 +2071,6 @@ export interface components {
         /**
          * GetWebhookSecretResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_sNWt1xaoekFDV6lXy0moeV",
-         *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA="
-         *     }
          */
         GetWebhookSecretResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -2961,36 +2078,19 @@ export interface components {
             /** @description The current secret (whsec_…): the Standard Webhooks key of every callback; keep it server-side */
             webhookSecret: string;
         };
-        /**
-         * JobSummary
-         * @example {
-         *       "jobId": "job_s6Lnfq4rby09bY6dahrOIa",
-         *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T04:23:48.633Z",
-         *       "canCancel": true
-         *     }
-         */
+        /** JobSummary */
         JobSummary: {
-            /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
             jobId: string;
             /** @enum {unknown} */
             jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             scheduledFor: string;
             /**
              * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
              * @enum {unknown}
              */
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
             canCancel: boolean;
@@ -2998,22 +2098,6 @@ export interface components {
         /**
          * ListAiJobsResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_fkvWmWFYT0qTSQ05nxNQLj",
-         *       "jobs": [
-         *         {
-         *           "jobId": "job_jLp54KC2chXSqHwsTrq2wM",
-         *           "jobType": "AI_RESOLUTION",
-         *           "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *           "status": "PENDING",
-         *           "createdAt": "2026-11-26T04:23:51.701Z",
-         *           "canCancel": true
-         *         }
-         *       ],
-         *       "total": 1,
-         *       "page": 1,
-         *       "pageSize": 1
-         *     }
          */
         ListAiJobsResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3028,22 +2112,6 @@ export interface components {
         /**
          * ListPriceJobsResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_GyAERA92iDv5FegqCvvHit",
-         *       "jobs": [
-         *         {
-         *           "jobId": "job_s6Lnfq4rby09bY6dahrOIa",
-         *           "jobType": "PRICE_RESOLUTION",
-         *           "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *           "status": "PENDING",
-         *           "createdAt": "2026-11-26T04:23:48.633Z",
-         *           "canCancel": true
-         *         }
-         *       ],
-         *       "total": 1,
-         *       "page": 1,
-         *       "pageSize": 1
-         *     }
          */
         ListPriceJobsResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3058,288 +2126,6 @@ export interface components {
         /**
          * MarketDetail
          * @description Success
-         * @example {
-         *       "requestId": "req_mrLbass9oonAlBXQaWjLv4",
-         *       "id": "demo-1-25",
-         *       "slug": "will-voter-turnout-exceed-60-on-dec-31-2026",
-         *       "title": "Will voter turnout exceed 60% on Dec 31, 2026?",
-         *       "description": "Will voter turnout exceed 60% on Dec 31, 2026? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
-         *       "category": "politics",
-         *       "imageUrl": "https://picsum.photos/seed/demo-1-25/640/360",
-         *       "status": "OPEN",
-         *       "marketType": "BINARY",
-         *       "sandbox": true,
-         *       "createdAt": "2026-11-19T18:00:00.000Z",
-         *       "closesAt": "2026-12-31T14:00:00.000Z",
-         *       "outcomes": [
-         *         {
-         *           "index": 0,
-         *           "label": "Yes",
-         *           "totalShares": "202450000000",
-         *           "totalWagered": "181333900000",
-         *           "totalWageredSol": 181.3339,
-         *           "totalWageredUsd": 26409.608248,
-         *           "lastPrice": 8670,
-         *           "probability": 0.88171
-         *         },
-         *         {
-         *           "index": 1,
-         *           "label": "No",
-         *           "totalShares": "164450000000",
-         *           "totalWagered": "17081000000",
-         *           "totalWageredSol": 17.081,
-         *           "totalWageredUsd": 2487.689938,
-         *           "lastPrice": 1440,
-         *           "probability": 0.11829
-         *         }
-         *       ],
-         *       "orderbooks": {
-         *         "0": {
-         *           "bids": [
-         *             {
-         *               "price": 8690,
-         *               "amount": "14077800000",
-         *               "shares": "16200000000",
-         *               "valueSol": 14.0778,
-         *               "valueUsd": 2050.301587,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 8670,
-         *               "amount": "8626650000",
-         *               "shares": "9950000000",
-         *               "valueSol": 8.62665,
-         *               "valueUsd": 1256.391921,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 8510,
-         *               "amount": "11743800000",
-         *               "shares": "13800000000",
-         *               "valueSol": 11.7438,
-         *               "valueUsd": 1710.376037,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 8490,
-         *               "amount": "5433600000",
-         *               "shares": "6400000000",
-         *               "valueSol": 5.4336,
-         *               "valueUsd": 791.353671,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 8350,
-         *               "amount": "16366000000",
-         *               "shares": "19600000000",
-         *               "valueSol": 16.366,
-         *               "valueUsd": 2383.55679,
-         *               "orders": 2
-         *             },
-         *             {
-         *               "price": 8330,
-         *               "amount": "3540250000",
-         *               "shares": "4250000000",
-         *               "valueSol": 3.54025,
-         *               "valueUsd": 515.604725,
-         *               "orders": 1
-         *             }
-         *           ],
-         *           "asks": [
-         *             {
-         *               "price": 9050,
-         *               "amount": "18100000000",
-         *               "shares": "20000000000",
-         *               "valueSol": 18.1,
-         *               "valueUsd": 2636.09788,
-         *               "orders": 2
-         *             },
-         *             {
-         *               "price": 9130,
-         *               "amount": "1004300000",
-         *               "shares": "1100000000",
-         *               "valueSol": 1.0043,
-         *               "valueUsd": 146.267022,
-         *               "orders": 1
-         *             }
-         *           ],
-         *           "spread": 360,
-         *           "bestBid": 8690,
-         *           "bestAsk": 9050,
-         *           "bidLevels": 6,
-         *           "askLevels": 2
-         *         },
-         *         "1": {
-         *           "bids": [
-         *             {
-         *               "price": 1130,
-         *               "amount": "2147000000",
-         *               "shares": "19000000000",
-         *               "valueSol": 2.147,
-         *               "valueUsd": 312.690726,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 1090,
-         *               "amount": "463250000",
-         *               "shares": "4250000000",
-         *               "valueSol": 0.46325,
-         *               "valueUsd": 67.468085,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 970,
-         *               "amount": "358900000",
-         *               "shares": "3700000000",
-         *               "valueSol": 0.3589,
-         *               "valueUsd": 52.270471,
-         *               "orders": 1
-         *             }
-         *           ],
-         *           "asks": [
-         *             {
-         *               "price": 1250,
-         *               "amount": "4887500000",
-         *               "shares": "39100000000",
-         *               "valueSol": 4.8875,
-         *               "valueUsd": 711.819248,
-         *               "orders": 2
-         *             },
-         *             {
-         *               "price": 1330,
-         *               "amount": "2606800000",
-         *               "shares": "19600000000",
-         *               "valueSol": 2.6068,
-         *               "valueUsd": 379.656351,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 1450,
-         *               "amount": "224750000",
-         *               "shares": "1550000000",
-         *               "valueSol": 0.22475,
-         *               "valueUsd": 32.732762,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 1550,
-         *               "amount": "1131500000",
-         *               "shares": "7300000000",
-         *               "valueSol": 1.1315,
-         *               "valueUsd": 164.792528,
-         *               "orders": 1
-         *             },
-         *             {
-         *               "price": 1610,
-         *               "amount": "1223600000",
-         *               "shares": "7600000000",
-         *               "valueSol": 1.2236,
-         *               "valueUsd": 178.206042,
-         *               "orders": 1
-         *             }
-         *           ],
-         *           "spread": 120,
-         *           "bestBid": 1130,
-         *           "bestAsk": 1250,
-         *           "bidLevels": 3,
-         *           "askLevels": 5
-         *         }
-         *       },
-         *       "positionStats": {
-         *         "totalPositions": 29,
-         *         "totalShares": "366900000000",
-         *         "uniqueHolders": 24,
-         *         "totalWagered": "198414900000",
-         *         "totalWageredSol": 198.4149,
-         *         "totalWageredUsd": 28897.298186,
-         *         "outcomeBreakdown": [
-         *           {
-         *             "index": 0,
-         *             "label": "Yes",
-         *             "totalWagered": "181333900000",
-         *             "totalWageredSol": 181.3339,
-         *             "totalWageredUsd": 26409.608248
-         *           },
-         *           {
-         *             "index": 1,
-         *             "label": "No",
-         *             "totalWagered": "17081000000",
-         *             "totalWageredSol": 17.081,
-         *             "totalWageredUsd": 2487.689938
-         *           }
-         *         ]
-         *       },
-         *       "curatorStaking": {
-         *         "totalStaked": "211000000000",
-         *         "totalStakedUsd": 30730.201801,
-         *         "stakerCount": 3,
-         *         "estimatedApy": 107.16,
-         *         "lockPeriodSeconds": 604800,
-         *         "topCurators": [
-         *           {
-         *             "rank": 1,
-         *             "wallet": "69pEHKFYqsMhUgL2vtSpBWBZ4J8TgJMKLuTetntey8U4",
-         *             "username": null,
-         *             "stakedAmount": "91500000000",
-         *             "stakedAmountUsd": 13326.130165
-         *           },
-         *           {
-         *             "rank": 2,
-         *             "wallet": "J5F52nHiAScP6inseMBHLFJ8jospGnppmaA2TT2fFXC4",
-         *             "username": "epoch_eve",
-         *             "stakedAmount": "66500000000",
-         *             "stakedAmountUsd": 9685.110994
-         *           },
-         *           {
-         *             "rank": 3,
-         *             "wallet": "MHsdCxwrV8hk4NcspGxdAhwmEGrAQCuk4yJLGQguhRf",
-         *             "username": "gossip_gus",
-         *             "stakedAmount": "53000000000",
-         *             "stakedAmountUsd": 7718.960642
-         *           }
-         *         ]
-         *       },
-         *       "prediction": {
-         *         "priceFeed": null,
-         *         "aiPrediction": null
-         *       },
-         *       "tradingStats": {
-         *         "totalVolume": "199253950000",
-         *         "totalVolumeSol": 199.25395,
-         *         "totalVolumeUsd": 29019.498072,
-         *         "totalTrades": 36,
-         *         "totalBettors": 39,
-         *         "last24hVolume": "31593950000",
-         *         "last24hVolumeSol": 31.59395,
-         *         "last24hVolumeUsd": 4601.367105,
-         *         "last24hTrades": 7
-         *       },
-         *       "resolution": {
-         *         "type": "ADMIN",
-         *         "source": "admin",
-         *         "metadata": {
-         *           "type": "ADMIN",
-         *           "symbol": null,
-         *           "condition": null,
-         *           "targetPrice": null,
-         *           "tolerance": null
-         *         },
-         *         "resolvedAt": null,
-         *         "winningOutcomeIndex": null,
-         *         "details": null
-         *       },
-         *       "creator": {
-         *         "wallet": "GERp77xaXVrwshhu5JagCZHAS5w7CSSy81mNU7Ygs1UE",
-         *         "username": "macro_mia",
-         *         "credibilityScore": 320
-         *       },
-         *       "credibilityScore": 423,
-         *       "feeBps": 200,
-         *       "solPriceUsd": 145.64076683,
-         *       "computedAt": "2026-11-26T04:23:48.581Z",
-         *       "costUsd": "0.02",
-         *       "remainingBalanceUsd": "99.79"
-         *     }
          */
         MarketDetail: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3359,15 +2145,9 @@ export interface components {
             marketType: "BINARY" | "CATEGORICAL";
             /** @description Sandbox (demo) market: USD values from the sandbox feed */
             sandbox: boolean;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             closesAt: string;
             outcomes: {
                 index: number;
@@ -3493,10 +2273,7 @@ export interface components {
                     confidence: number;
                     agreement: number;
                     canDetermine: boolean;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     updatedAt: string;
                 } | null;
             };
@@ -3549,150 +2326,32 @@ export interface components {
             feeBps: number;
             /** @description The SOL price behind every …Usd value */
             solPriceUsd: number | null;
-            /**
-             * @description When this detail was computed (it is cached for one minute)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description When this detail was computed (it is cached for one minute) */
             computedAt: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * MarketList
          * @description Success
-         * @example {
-         *       "requestId": "req_jsldrI6NLaEf5q5TMKNFpR",
-         *       "markets": [
-         *         {
-         *           "id": "demo-1-25",
-         *           "slug": "will-voter-turnout-exceed-60-on-jan-2-2027",
-         *           "title": "Will voter turnout exceed 60% on Jan 2, 2027?",
-         *           "description": "Will voter turnout exceed 60% on Jan 2, 2027? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
-         *           "category": "politics",
-         *           "status": "OPEN",
-         *           "resolutionType": "ADMIN",
-         *           "outcomes": [
-         *             {
-         *               "index": 0,
-         *               "label": "Yes",
-         *               "lastPrice": 8670,
-         *               "probability": 0.88171
-         *             },
-         *             {
-         *               "index": 1,
-         *               "label": "No",
-         *               "lastPrice": 1440,
-         *               "probability": 0.11829
-         *             }
-         *           ],
-         *           "createdAt": "2026-11-21T16:00:00.000Z",
-         *           "closesAt": "2027-01-02T12:00:00.000Z",
-         *           "sandbox": true,
-         *           "volumeUsd": 29480.409125,
-         *           "volume24hUsd": 4674.449725,
-         *           "liquidityUsd": 13602.250039
-         *         },
-         *         {
-         *           "id": "demo-1-12",
-         *           "slug": "will-the-fed-cut-rates-at-its-meeting-on-jan-9-2027",
-         *           "title": "Will the Fed cut rates at its meeting on Jan 9, 2027?",
-         *           "description": "Will the Fed cut rates at its meeting on Jan 9, 2027? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
-         *           "category": "economy",
-         *           "status": "OPEN",
-         *           "resolutionType": "AI",
-         *           "outcomes": [
-         *             {
-         *               "index": 0,
-         *               "label": "Yes",
-         *               "lastPrice": 7270,
-         *               "probability": 0.709961
-         *             },
-         *             {
-         *               "index": 1,
-         *               "label": "No",
-         *               "lastPrice": 2570,
-         *               "probability": 0.290039
-         *             }
-         *           ],
-         *           "createdAt": "2026-11-19T22:00:00.000Z",
-         *           "closesAt": "2027-01-09T09:00:00.000Z",
-         *           "sandbox": true,
-         *           "volumeUsd": 10630.040109,
-         *           "volume24hUsd": 3375.451025,
-         *           "liquidityUsd": 5652.758237
-         *         }
-         *       ],
-         *       "total": 18,
-         *       "page": 1,
-         *       "pageSize": 2,
-         *       "nextCursor": "WyIyMDI2LTExLTE5VDIyOjAwOjAwLjAwMDAwMFoiLCJkZW1vLTEtMTIiXQ.Lm7_FOfIvIlhGSqy",
-         *       "costUsd": "0.05",
-         *       "remainingBalanceUsd": "99.81"
-         *     }
          */
         MarketList: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /** @description In the order of `sort` and `order` (default: newest createdAt first, then id) */
+            /** @description Newest createdAt first, then id */
             markets: components["schemas"]["MarketSummary"][];
             /** @description Markets matching the filters, on every page */
             total: number;
-            /** @description The page number; null when paging by cursor */
-            page: number | null;
+            page: number;
             pageSize: number;
-            /** @description Pass as `cursor` (same query) for the items after this page; null on the last page */
-            nextCursor: string | null;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
-        /**
-         * MarketSummary
-         * @example {
-         *       "id": "demo-1-25",
-         *       "slug": "will-voter-turnout-exceed-60-on-jan-2-2027",
-         *       "title": "Will voter turnout exceed 60% on Jan 2, 2027?",
-         *       "description": "Will voter turnout exceed 60% on Jan 2, 2027? A sandbox demo market: its orders, trades, positions and stakes are generated. Resolution follows the rules of its resolution type.",
-         *       "category": "politics",
-         *       "status": "OPEN",
-         *       "resolutionType": "ADMIN",
-         *       "outcomes": [
-         *         {
-         *           "index": 0,
-         *           "label": "Yes",
-         *           "lastPrice": 8670,
-         *           "probability": 0.88171
-         *         },
-         *         {
-         *           "index": 1,
-         *           "label": "No",
-         *           "lastPrice": 1440,
-         *           "probability": 0.11829
-         *         }
-         *       ],
-         *       "createdAt": "2026-11-21T16:00:00.000Z",
-         *       "closesAt": "2027-01-02T12:00:00.000Z",
-         *       "sandbox": true,
-         *       "volumeUsd": 29480.409125,
-         *       "volume24hUsd": 4674.449725,
-         *       "liquidityUsd": 13602.250039
-         *     }
-         */
+        /** MarketSummary */
         MarketSummary: {
             id: string;
             /** @description Readable identifier; GET /markets/:id accepts it too */
@@ -3711,66 +2370,17 @@ export interface components {
             outcomes: {
                 index: number;
                 label: string;
-                /** @description Price of the outcome’s last trade, basis points; null before its first trade */
-                lastPrice: number | null;
-                /** @description As in the detail: mid of best bid and ask, else last price, else 1 ÷ outcomes; normalised */
-                probability: number;
             }[];
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             closesAt: string;
             /** @description Sandbox (demo) market: prices from the sandbox feed */
             sandbox: boolean;
-            /** @description All-time traded value (Σ shares × price ÷ 10,000 lamports); SOL × the current SOL price in USD (6 decimals), null when no SOL price is available */
-            volumeUsd: number | null;
-            /** @description Traded value of the last 24 hours; SOL × the current SOL price in USD (6 decimals), null when no SOL price is available */
-            volume24hUsd: number | null;
-            /** @description Value of every open order, both sides (Σ open shares × price ÷ 10,000 lamports); SOL × the current SOL price in USD (6 decimals), null when no SOL price is available */
-            liquidityUsd: number | null;
         };
         /**
          * PriceHistory
          * @description Success
-         * @example {
-         *       "requestId": "req_vgOEtaT2mUnzM75mixLOH9",
-         *       "symbol": "SOL",
-         *       "interval": "1h",
-         *       "startTime": "2026-11-26T01:00:00.000Z",
-         *       "endTime": "2026-11-26T04:00:00.000Z",
-         *       "dataPoints": [
-         *         {
-         *           "timestamp": "2026-11-26T01:00:00.000Z",
-         *           "price": 146.65815619,
-         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
-         *           "sourceCount": 3,
-         *           "isComplete": true
-         *         },
-         *         {
-         *           "timestamp": "2026-11-26T02:00:00.000Z",
-         *           "price": 143.54531942,
-         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
-         *           "sourceCount": 3,
-         *           "isComplete": true
-         *         },
-         *         {
-         *           "timestamp": "2026-11-26T03:00:00.000Z",
-         *           "price": 147.51728416,
-         *           "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
-         *           "sourceCount": 3,
-         *           "isComplete": true
-         *         }
-         *       ],
-         *       "unavailableSources": [],
-         *       "costUsd": "0.05",
-         *       "remainingBalanceUsd": "99.86"
-         *     }
          */
         PriceHistory: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3779,41 +2389,20 @@ export interface components {
             symbol: string;
             /** @enum {unknown} */
             interval: "1m" | "5m" | "15m" | "1h" | "4h" | "1d";
-            /**
-             * @description startTime aligned down to the interval (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description startTime aligned down to the interval (UTC) */
             startTime: string;
-            /**
-             * @description endTime as used: clamped to now when it was later
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description endTime as used: clamped to now when it was later */
             endTime: string;
             /** @description Oldest first; buckets no venue has a candle for are omitted */
             dataPoints: components["schemas"]["PriceHistoryPoint"][];
             /** @description Venues asked during this request that gave nothing, and why */
             unavailableSources: components["schemas"]["UnavailableSource"][];
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
-        /**
-         * PriceHistoryPoint
-         * @example {
-         *       "timestamp": "2026-11-26T01:00:00.000Z",
-         *       "price": 146.65815619,
-         *       "source": "sandbox-alpha,sandbox-beta,sandbox-gamma",
-         *       "sourceCount": 3,
-         *       "isComplete": true
-         *     }
-         */
+        /** PriceHistoryPoint */
         PriceHistoryPoint: {
             /** @description Open time of the bucket (ISO 8601, UTC) */
             timestamp: string;
@@ -3829,51 +2418,6 @@ export interface components {
         /**
          * PriceResult
          * @description Success
-         * @example {
-         *       "requestId": "req_S08MfCph9VLTraFQp1QGN0",
-         *       "symbol": "SOL",
-         *       "vwapPrice": 145.64076683,
-         *       "sources": [
-         *         {
-         *           "name": "sandbox-alpha",
-         *           "price": 145.7041925,
-         *           "volume24h": 1358066901,
-         *           "timestamp": "2026-11-26T04:23:40.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.000708155
-         *         },
-         *         {
-         *           "name": "sandbox-beta",
-         *           "price": 145.5615124,
-         *           "volume24h": 814840140,
-         *           "timestamp": "2026-11-26T04:23:40.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0.000271783
-         *         },
-         *         {
-         *           "name": "sandbox-gamma",
-         *           "price": 145.6010843,
-         *           "volume24h": 543226760,
-         *           "timestamp": "2026-11-26T04:23:40.000Z",
-         *           "used": true,
-         *           "status": "used",
-         *           "deviation": 0
-         *         }
-         *       ],
-         *       "sourceCount": 3,
-         *       "isValid": true,
-         *       "spread": 0.000979671,
-         *       "token": {
-         *         "symbol": "SOL",
-         *         "mint": "So11111111111111111111111111111111111111112"
-         *       },
-         *       "unavailableSources": [],
-         *       "resolutionTimestamp": "2026-11-26T04:23:48.288Z",
-         *       "costUsd": "0.01",
-         *       "remainingBalanceUsd": "99.99"
-         *     }
          */
         PriceResult: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -3891,87 +2435,44 @@ export interface components {
             spread: number;
             token: components["schemas"]["TokenRef"];
             unavailableSources: components["schemas"]["UnavailableSource"][];
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             resolutionTimestamp: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
-        /**
-         * PriceScheduledRequest
-         * @example {
-         *       "symbol": "JUP",
-         *       "scheduledFor": "2027-05-01T12:00:00Z"
-         *     }
-         */
+        /** PriceScheduledRequest */
         PriceScheduledRequest: {
-            /**
-             * @description Symbol or Solana mint address
-             * @example SOL
-             */
+            /** @description Symbol or Solana mint address */
             symbol: string;
             /**
              * Format: date-time
              * @description When to take the price: ISO 8601 with a zone, in the future, ≤ 365 days
-             * @example 2027-06-30T12:00:00Z
              */
             scheduledFor: string;
             /**
              * Format: uri
              * @description HTTPS URL that receives the signed result callback (docs/webhooks.md). Its host must be one a callback can reach: an IP address outside the public ranges, `localhost` and the special-use names `.invalid`, `.test`, `.example`, `.local` and `.localhost` (RFC 6761, RFC 6762) are refused at submit with 400 VALIDATION_ERROR, nothing charged (docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) accepts them, except `.invalid`.
-             * @example https://example.com/hooks/sibyl
              */
             callbackUrl?: string;
         };
-        /**
-         * PriceScheduleRequest
-         * @example {
-         *       "symbol": "SOL",
-         *       "resolutionTimestamp": "2027-05-01T12:00:00Z",
-         *       "callbackUrl": "https://hooks.example.com/sibyl"
-         *     }
-         */
+        /** PriceScheduleRequest */
         PriceScheduleRequest: {
-            /**
-             * @description Symbol or Solana mint address
-             * @example SOL
-             */
+            /** @description Symbol or Solana mint address */
             symbol: string;
             /**
              * Format: date-time
              * @description When to take the price: ISO 8601 with a zone, in the future, ≤ 365 days
-             * @example 2027-06-30T12:00:00Z
              */
             resolutionTimestamp: string;
             /**
              * Format: uri
              * @description HTTPS URL that receives the signed result callback (docs/webhooks.md). Its host must be one a callback can reach: an IP address outside the public ranges, `localhost` and the special-use names `.invalid`, `.test`, `.example`, `.local` and `.localhost` (RFC 6761, RFC 6762) are refused at submit with 400 VALIDATION_ERROR, nothing charged (docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) accepts them, except `.invalid`.
-             * @example https://example.com/hooks/sibyl
              */
             callbackUrl: string;
         };
-        /**
-         * PriceSource
-         * @example {
-         *       "name": "sandbox-alpha",
-         *       "price": 145.7041925,
-         *       "volume24h": 1358066901,
-         *       "timestamp": "2026-11-26T04:23:40.000Z",
-         *       "used": true,
-         *       "status": "used",
-         *       "deviation": 0.000708155
-         *     }
-         */
+        /** PriceSource */
         PriceSource: {
             /** @description Lowercase venue identifier; sandbox venues are named sandbox-… */
             name: string;
@@ -3979,10 +2480,7 @@ export interface components {
             price: number;
             /** @description 24-hour volume in USD; 0 when the venue reports none */
             volume24h: number;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             timestamp: string;
             /** @description Whether this source is in the VWAP */
             used: boolean;
@@ -3995,33 +2493,31 @@ export interface components {
             deviation?: number;
         };
         /**
+         * PriceStreamEvent
+         * @description The data of each `event: price`: a symbol’s current VWAP, as GET /price/{symbolOrMint} answers it without `costUsd` and `remainingBalanceUsd`
+         */
+        PriceStreamEvent: {
+            /** @description Unique id of this request (also in X-Request-Id) */
+            requestId: string;
+            /** @description The symbol (upper-cased) or mint as requested */
+            symbol: string;
+            /** @description Volume-weighted average price in USD */
+            vwapPrice: number;
+            sources: components["schemas"]["PriceSource"][];
+            /** @description Sources used in the VWAP */
+            sourceCount: number;
+            /** @description At least 2 sources used and their spread within tolerance */
+            isValid: boolean;
+            /** @description (max − min) / VWAP over the sources used */
+            spread: number;
+            token: components["schemas"]["TokenRef"];
+            unavailableSources: components["schemas"]["UnavailableSource"][];
+            /** @description ISO 8601 timestamp (UTC) */
+            resolutionTimestamp: string;
+        };
+        /**
          * RedeliverWebhookResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_SNsrfQvHXo6Ks9bI5lOkXm",
-         *       "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "type": "test",
-         *       "originalRequestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *       "url": "https://hooks.example.com/sibyl",
-         *       "status": "PENDING",
-         *       "attemptCount": 1,
-         *       "nextAttemptAt": "2026-11-26T04:23:51.980Z",
-         *       "lastStatusCode": 200,
-         *       "lastError": null,
-         *       "createdAt": "2026-11-26T04:23:51.841Z",
-         *       "finishedAt": null,
-         *       "cancelledAt": null,
-         *       "attempts": [
-         *         {
-         *           "attempt": 1,
-         *           "at": "2026-11-26T04:23:51.852Z",
-         *           "statusCode": 200,
-         *           "error": null,
-         *           "latencyMs": 42
-         *         }
-         *       ]
-         *     }
          */
         RedeliverWebhookResponse: {
             /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
@@ -4040,10 +2536,7 @@ export interface components {
             nextAttemptAt: string | null;
             lastStatusCode: number | null;
             lastError: string | null;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             finishedAt: string | null;
             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -4051,10 +2544,7 @@ export interface components {
             /** @description Every attempt, oldest first */
             attempts: {
                 attempt: number;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 at: string;
                 /** @description The receiver’s status code */
                 statusCode: number | null;
@@ -4066,60 +2556,20 @@ export interface components {
         /**
          * ResolveWithAiResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_9db0SIhNtQSKd8URKzxHCj",
-         *       "status": "processing",
-         *       "costUsd": "0.25",
-         *       "remainingBalanceUsd": "99.54"
-         *     }
          */
         ResolveWithAiResponse: {
             /** @description The AI request id to poll (GET /ai/request/:requestId) */
             requestId: string;
             /** @enum {string} */
             status: "processing";
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * RevokeKeyResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_GexpvA82MG2j0wVEBiFbJS",
-         *       "id": "key_E287kxaO4kaAU5wyELxTne",
-         *       "keyPrefix": "pk_test_zR3iaQjd",
-         *       "name": "spare",
-         *       "permissions": [
-         *         "price"
-         *       ],
-         *       "isActive": false,
-         *       "allowedIps": [],
-         *       "ipRestrictionEnabled": false,
-         *       "allowedOrigins": [],
-         *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T04:23:52.133Z",
-         *       "rateLimit": {
-         *         "requestsPerSecond": 50,
-         *         "burst": 100,
-         *         "isDefault": true
-         *       },
-         *       "quotas": {
-         *         "dailyRequests": null,
-         *         "monthlyRequests": null,
-         *         "dailySpendUsd": null,
-         *         "monthlySpendUsd": null
-         *       },
-         *       "revokedAt": "2026-11-26T04:23:52.283Z",
-         *       "rotatedFrom": "key_4fydNMxYL5Q8vCKVjZGmYd"
-         *     }
          */
         RevokeKeyResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -4131,15 +2581,9 @@ export interface components {
             permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
             /** @description Neither revoked nor expired */
             isActive: boolean;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             expiresAt?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             revokedAt?: string;
             allowedIps: string[];
             ipRestrictionEnabled: boolean;
@@ -4149,15 +2593,9 @@ export interface components {
             rotatedTo?: string;
             /** @description The id of the key this one replaced */
             rotatedFrom?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
             lastUsedAt?: string;
             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
             rateLimit: {
@@ -4178,31 +2616,19 @@ export interface components {
                 day: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
                 month: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
             };
@@ -4210,63 +2636,6 @@ export interface components {
         /**
          * RotateKeyResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_fc3jT5ckhWNL8OtP3w0QE3",
-         *       "newKey": {
-         *         "id": "key_E287kxaO4kaAU5wyELxTne",
-         *         "keyPrefix": "pk_test_zR3iaQjd",
-         *         "name": "spare",
-         *         "permissions": [
-         *           "price"
-         *         ],
-         *         "isActive": true,
-         *         "allowedIps": [],
-         *         "ipRestrictionEnabled": false,
-         *         "allowedOrigins": [],
-         *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-26T04:23:52.133Z",
-         *         "rateLimit": {
-         *           "requestsPerSecond": 50,
-         *           "burst": 100,
-         *           "isDefault": true
-         *         },
-         *         "quotas": {
-         *           "dailyRequests": null,
-         *           "monthlyRequests": null,
-         *           "dailySpendUsd": null,
-         *           "monthlySpendUsd": null
-         *         },
-         *         "key": "pk_test_3qLm9XwZ4rTbN8vKc2YpHd7sFgJ6aE1u",
-         *         "rotatedFrom": "key_4fydNMxYL5Q8vCKVjZGmYd"
-         *       },
-         *       "oldKey": {
-         *         "id": "key_4fydNMxYL5Q8vCKVjZGmYd",
-         *         "keyPrefix": "pk_test_cd26iid5",
-         *         "name": "spare",
-         *         "permissions": [
-         *           "price"
-         *         ],
-         *         "isActive": true,
-         *         "allowedIps": [],
-         *         "ipRestrictionEnabled": false,
-         *         "allowedOrigins": [],
-         *         "originRestrictionEnabled": false,
-         *         "createdAt": "2026-11-26T04:23:52.092Z",
-         *         "rateLimit": {
-         *           "requestsPerSecond": 50,
-         *           "burst": 100,
-         *           "isDefault": true
-         *         },
-         *         "quotas": {
-         *           "dailyRequests": null,
-         *           "monthlyRequests": null,
-         *           "dailySpendUsd": null,
-         *           "monthlySpendUsd": null
-         *         },
-         *         "expiresAt": "2026-11-26T05:23:52.116Z",
-         *         "rotatedTo": "key_E287kxaO4kaAU5wyELxTne"
-         *       }
-         *     }
          */
         RotateKeyResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -4279,15 +2648,9 @@ export interface components {
                 permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                 /** @description Neither revoked nor expired */
                 isActive: boolean;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 expiresAt?: string;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 revokedAt?: string;
                 allowedIps: string[];
                 ipRestrictionEnabled: boolean;
@@ -4297,15 +2660,9 @@ export interface components {
                 rotatedTo?: string;
                 /** @description The id of the key this one replaced */
                 rotatedFrom?: string;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 createdAt: string;
-                /**
-                 * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                 lastUsedAt?: string;
                 /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                 rateLimit: {
@@ -4326,31 +2683,19 @@ export interface components {
                     day: {
                         /** @description UTC date the period started */
                         periodStart: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         resetsAt: string;
                         requests: number;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         spendUsd: string;
                     };
                     month: {
                         /** @description UTC date the period started */
                         periodStart: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         resetsAt: string;
                         requests: number;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         spendUsd: string;
                     };
                 };
@@ -4366,15 +2711,9 @@ export interface components {
                 permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                 /** @description Neither revoked nor expired */
                 isActive: boolean;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 expiresAt?: string;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 revokedAt?: string;
                 allowedIps: string[];
                 ipRestrictionEnabled: boolean;
@@ -4384,15 +2723,9 @@ export interface components {
                 rotatedTo?: string;
                 /** @description The id of the key this one replaced */
                 rotatedFrom?: string;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 createdAt: string;
-                /**
-                 * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                 lastUsedAt?: string;
                 /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                 rateLimit: {
@@ -4413,31 +2746,19 @@ export interface components {
                     day: {
                         /** @description UTC date the period started */
                         periodStart: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         resetsAt: string;
                         requests: number;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         spendUsd: string;
                     };
                     month: {
                         /** @description UTC date the period started */
                         periodStart: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         resetsAt: string;
                         requests: number;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         spendUsd: string;
                     };
                 };
@@ -4446,186 +2767,96 @@ export interface components {
         /**
          * RotateWebhookSecretResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_6E47HgG8h37JUQxE8wVKg0",
-         *       "webhookSecret": "whsec_c2lieWwtZXhhbXBsZS1zZWNyZXQtbm90LXJlYWwtMDAwMDA=",
-         *       "previousSecretValidUntil": "2026-11-27T04:23:52.053Z"
-         *     }
          */
         RotateWebhookSecretResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
             /** @description The new secret (whsec_…), shown this once */
             webhookSecret: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             previousSecretValidUntil: string;
         };
         /**
          * ScheduleAiResolutionResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_UXAcOerV4XiCL8nOZPf0Ex",
-         *       "jobId": "job_jLp54KC2chXSqHwsTrq2wM",
-         *       "jobType": "AI_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T04:23:51.701Z",
-         *       "canCancel": true,
-         *       "costUsd": "0.50",
-         *       "remainingBalanceUsd": "98.94"
-         *     }
          */
         ScheduleAiResolutionResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
             jobId: string;
             /** @enum {unknown} */
             jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             scheduledFor: string;
             /**
              * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
              * @enum {unknown}
              */
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
             canCancel: boolean;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * SchedulePriceCheckAtResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_ZCZPk1CE29wYkhueoVps0S",
-         *       "jobId": "job_hXaj1A427q4EAhhXTr0wiE",
-         *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T04:23:51.672Z",
-         *       "canCancel": true,
-         *       "costUsd": "0.05",
-         *       "remainingBalanceUsd": "99.44"
-         *     }
          */
         SchedulePriceCheckAtResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
             jobId: string;
             /** @enum {unknown} */
             jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             scheduledFor: string;
             /**
              * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
              * @enum {unknown}
              */
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
             canCancel: boolean;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * SchedulePriceCheckResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_qLbhhbknNweUz20v1n71RV",
-         *       "jobId": "job_s6Lnfq4rby09bY6dahrOIa",
-         *       "jobType": "PRICE_RESOLUTION",
-         *       "scheduledFor": "2027-05-01T12:00:00.000Z",
-         *       "status": "PENDING",
-         *       "createdAt": "2026-11-26T04:23:48.633Z",
-         *       "canCancel": true,
-         *       "costUsd": "0.05",
-         *       "remainingBalanceUsd": "99.74"
-         *     }
          */
         SchedulePriceCheckResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
             jobId: string;
             /** @enum {unknown} */
             jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             scheduledFor: string;
             /**
              * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
              * @enum {unknown}
              */
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
             canCancel: boolean;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
         };
         /**
          * SendTestWebhookResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *       "deliveryId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "delivered": true,
-         *       "status": "DELIVERED",
-         *       "statusCode": 200,
-         *       "latencyMs": 42,
-         *       "error": null
-         *     }
          */
         SendTestWebhookResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -4640,53 +2871,22 @@ export interface components {
             latencyMs: number;
             error: string | null;
         };
-        /**
-         * TokenRef
-         * @example {
-         *       "symbol": "SOL",
-         *       "mint": "So11111111111111111111111111111111111111112"
-         *     }
-         */
+        /** TokenRef */
         TokenRef: {
             /** @description Registry symbol, when the token is listed */
             symbol: string | null;
             /** @description Solana mint address, when known */
             mint: string | null;
         };
-        /**
-         * Transaction
-         * @example {
-         *       "id": "13",
-         *       "kind": "refund",
-         *       "amountUsd": "0.50",
-         *       "balanceAfterUsd": "99.44",
-         *       "operation": null,
-         *       "requestId": null,
-         *       "keyId": null,
-         *       "reference": null,
-         *       "refundOf": "12",
-         *       "memo": "cancelled job_jLp54KC2chXSqHwsTrq2wM",
-         *       "createdAt": "2026-11-26T04:23:51.803Z",
-         *       "chain": null
-         *     }
-         */
+        /** Transaction */
         Transaction: {
-            /**
-             * @description The entry id; pass it as `startingAfter` for the next page
-             * @example 48213
-             */
+            /** @description The entry id; pass it as `startingAfter` for the next page */
             id: string;
             /** @description deposit (a credit), charge (a paid request), refund (a charge given back), adjustment */
             kind: "deposit" | "charge" | "refund" | "adjustment";
-            /**
-             * @description Signed: what the entry did to the balance
-             * @example -0.005
-             */
+            /** @description Signed: what the entry did to the balance */
             amountUsd: string;
-            /**
-             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-             * @example 0.01
-             */
+            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             balanceAfterUsd: string;
             /** @description Charges: what was sold (operationId) */
             operation: string | null;
@@ -4699,23 +2899,14 @@ export interface components {
             /** @description Refunds: the charge given back */
             refundOf: string | null;
             memo: string | null;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description Deposits credited from the chain: what arrived, at what rate, where; else null */
             chain: {
                 token: "SOL" | "USDC";
-                /**
-                 * @description In the token’s units
-                 * @example 0.25
-                 */
+                /** @description In the token’s units */
                 amount: string;
-                /**
-                 * @description USD per token the deposit was valued at
-                 * @example 142.12
-                 */
+                /** @description USD per token the deposit was valued at */
                 rateUsd: string | null;
                 /** @description The Solana slot of the transaction */
                 slot: number;
@@ -4725,55 +2916,6 @@ export interface components {
         /**
          * TransactionList
          * @description Success
-         * @example {
-         *       "requestId": "req_7FzrdbFYGUBHA1d0wr1dP6",
-         *       "transactions": [
-         *         {
-         *           "id": "13",
-         *           "kind": "refund",
-         *           "amountUsd": "0.50",
-         *           "balanceAfterUsd": "99.44",
-         *           "operation": null,
-         *           "requestId": null,
-         *           "keyId": null,
-         *           "reference": null,
-         *           "refundOf": "12",
-         *           "memo": "cancelled job_jLp54KC2chXSqHwsTrq2wM",
-         *           "createdAt": "2026-11-26T04:23:51.803Z",
-         *           "chain": null
-         *         },
-         *         {
-         *           "id": "12",
-         *           "kind": "charge",
-         *           "amountUsd": "-0.50",
-         *           "balanceAfterUsd": "98.94",
-         *           "operation": "scheduleAiResolution",
-         *           "requestId": "req_UXAcOerV4XiCL8nOZPf0Ex",
-         *           "keyId": "key_jauJ3YD0GfK97bPsGFbelV",
-         *           "reference": null,
-         *           "refundOf": null,
-         *           "memo": null,
-         *           "createdAt": "2026-11-26T04:23:51.689Z",
-         *           "chain": null
-         *         },
-         *         {
-         *           "id": "11",
-         *           "kind": "charge",
-         *           "amountUsd": "-0.05",
-         *           "balanceAfterUsd": "99.44",
-         *           "operation": "schedulePriceCheckAt",
-         *           "requestId": "req_ZCZPk1CE29wYkhueoVps0S",
-         *           "keyId": "key_jauJ3YD0GfK97bPsGFbelV",
-         *           "reference": null,
-         *           "refundOf": null,
-         *           "memo": null,
-         *           "createdAt": "2026-11-26T04:23:51.669Z",
-         *           "chain": null
-         *         }
-         *       ],
-         *       "hasMore": true,
-         *       "nextStartingAfter": "11"
-         *     }
          */
         TransactionList: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -4787,31 +2929,15 @@ export interface components {
         /**
          * UnavailableSource
          * @description A venue asked that gave no quote, and why
-         * @example {
-         *       "name": "kraken",
-         *       "reason": "rate_limited",
-         *       "retryAt": "2026-11-23T05:16:30.000Z"
-         *     }
          */
         UnavailableSource: {
             name: string;
             /** @enum {unknown} */
             reason: "timeout" | "network" | "rate_limited" | "geo_blocked" | "http_error" | "bad_response" | "upstream_error" | "circuit_open" | "not_listed";
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             retryAt?: string;
         };
-        /**
-         * UpdateKeyRequest
-         * @example {
-         *       "name": "trading bot (eu)",
-         *       "allowedIps": [
-         *         "203.0.113.0/24"
-         *       ]
-         *     }
-         */
+        /** UpdateKeyRequest */
         UpdateKeyRequest: {
             /** @description Printable text, not blank. Spaces and invisible characters (zero-width spaces and joiners, a byte-order mark, …: Unicode default-ignorable code points) at either end are removed; a name with nothing else is blank. Bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) are refused. Both: 400 VALIDATION_ERROR on `body.name`. */
             name?: string & (unknown & unknown);
@@ -4842,35 +2968,6 @@ export interface components {
         /**
          * UpdateKeyResponse
          * @description Success
-         * @example {
-         *       "requestId": "req_ITcG9JrNZHnxA4fgyf1ENX",
-         *       "id": "key_VYMSRkwaxTbo1tFpYqN5aA",
-         *       "keyPrefix": "pk_test_fEp7lsgs",
-         *       "name": "trading bot (eu)",
-         *       "permissions": [
-         *         "price",
-         *         "markets"
-         *       ],
-         *       "isActive": true,
-         *       "allowedIps": [
-         *         "203.0.113.0/24"
-         *       ],
-         *       "ipRestrictionEnabled": true,
-         *       "allowedOrigins": [],
-         *       "originRestrictionEnabled": false,
-         *       "createdAt": "2026-11-26T04:23:48.382Z",
-         *       "rateLimit": {
-         *         "requestsPerSecond": 50,
-         *         "burst": 100,
-         *         "isDefault": true
-         *       },
-         *       "quotas": {
-         *         "dailyRequests": null,
-         *         "monthlyRequests": null,
-         *         "dailySpendUsd": null,
-         *         "monthlySpendUsd": null
-         *       }
-         *     }
          */
         UpdateKeyResponse: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -4882,15 +2979,9 @@ export interface components {
             permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
             /** @description Neither revoked nor expired */
             isActive: boolean;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             expiresAt?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             revokedAt?: string;
             allowedIps: string[];
             ipRestrictionEnabled: boolean;
@@ -4900,15 +2991,9 @@ export interface components {
             rotatedTo?: string;
             /** @description The id of the key this one replaced */
             rotatedFrom?: string;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
-            /**
-             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
             lastUsedAt?: string;
             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
             rateLimit: {
@@ -4929,56 +3014,27 @@ export interface components {
                 day: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
                 month: {
                     /** @description UTC date the period started */
                     periodStart: string;
-                    /**
-                     * @description ISO 8601 timestamp (UTC)
-                     * @example 2026-11-21T12:00:00.000Z
-                     */
+                    /** @description ISO 8601 timestamp (UTC) */
                     resetsAt: string;
                     requests: number;
-                    /**
-                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                     * @example 0.01
-                     */
+                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                     spendUsd: string;
                 };
             };
         };
-        /**
-         * ValidationProblem
-         * @example {
-         *       "path": "query.status",
-         *       "message": "must be one of: OPEN, CLOSED, RESOLVING, FINALIZED, CANCELLED",
-         *       "allowed": [
-         *         "OPEN",
-         *         "CLOSED",
-         *         "RESOLVING",
-         *         "FINALIZED",
-         *         "CANCELLED"
-         *       ]
-         *     }
-         */
+        /** ValidationProblem */
         ValidationProblem: {
-            /**
-             * @description Where: `body.…`, `query.…`, `path.…` or `header.…`
-             * @example body.symbols[2]
-             */
+            /** @description Where: `body.…`, `query.…`, `path.…` or `header.…` */
             path: string;
-            /** @example is not a known symbol or mint */
             message: string;
             /** @description For an enumeration: every value the field accepts */
             allowed?: string[];
@@ -4988,31 +3044,6 @@ export interface components {
         /**
          * WebhookDelivery
          * @description Success
-         * @example {
-         *       "requestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *       "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "type": "test",
-         *       "originalRequestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *       "url": "https://hooks.example.com/sibyl",
-         *       "status": "DELIVERED",
-         *       "attemptCount": 1,
-         *       "nextAttemptAt": null,
-         *       "lastStatusCode": 200,
-         *       "lastError": null,
-         *       "createdAt": "2026-11-26T04:23:51.841Z",
-         *       "finishedAt": "2026-11-26T04:23:51.853Z",
-         *       "cancelledAt": null,
-         *       "attempts": [
-         *         {
-         *           "attempt": 1,
-         *           "at": "2026-11-26T04:23:51.852Z",
-         *           "statusCode": 200,
-         *           "error": null,
-         *           "latencyMs": 42
-         *         }
-         *       ]
-         *     }
          */
         WebhookDelivery: {
             /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
@@ -5031,10 +3062,7 @@ export interface components {
             nextAttemptAt: string | null;
             lastStatusCode: number | null;
             lastError: string | null;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             finishedAt: string | null;
             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -5042,10 +3070,7 @@ export interface components {
             /** @description Every attempt, oldest first */
             attempts: {
                 attempt: number;
-                /**
-                 * @description ISO 8601 timestamp (UTC)
-                 * @example 2026-11-21T12:00:00.000Z
-                 */
+                /** @description ISO 8601 timestamp (UTC) */
                 at: string;
                 /** @description The receiver’s status code */
                 statusCode: number | null;
@@ -5057,46 +3082,6 @@ export interface components {
         /**
          * WebhookDeliveryList
          * @description Success
-         * @example {
-         *       "requestId": "req_aGhDE5eRbtHallyAKKkxNk",
-         *       "deliveries": [
-         *         {
-         *           "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *           "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *           "type": "test",
-         *           "requestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *           "originalRequestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *           "url": "https://hooks.example.com/sibyl",
-         *           "status": "DELIVERED",
-         *           "attemptCount": 1,
-         *           "nextAttemptAt": null,
-         *           "lastStatusCode": 200,
-         *           "lastError": null,
-         *           "createdAt": "2026-11-26T04:23:51.841Z",
-         *           "finishedAt": "2026-11-26T04:23:51.853Z",
-         *           "cancelledAt": null
-         *         },
-         *         {
-         *           "id": "msg_sOFCIJMwLAB5ixtKvoMPCY",
-         *           "webhookId": "msg_sOFCIJMwLAB5ixtKvoMPCY",
-         *           "type": "price",
-         *           "requestId": "req_ULZjIkWooXQjHCGNeHsggC",
-         *           "originalRequestId": "req_ULZjIkWooXQjHCGNeHsggC",
-         *           "url": "https://hooks.example.com/sibyl",
-         *           "status": "PENDING",
-         *           "attemptCount": 0,
-         *           "nextAttemptAt": "2026-11-26T04:23:51.653Z",
-         *           "lastStatusCode": null,
-         *           "lastError": null,
-         *           "createdAt": "2026-11-26T04:23:51.653Z",
-         *           "finishedAt": null,
-         *           "cancelledAt": null
-         *         }
-         *       ],
-         *       "total": 3,
-         *       "page": 1,
-         *       "pageSize": 2
-         *     }
          */
         WebhookDeliveryList: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -5107,25 +3092,7 @@ export interface components {
             page: number;
             pageSize: number;
         };
-        /**
-         * WebhookDeliverySummary
-         * @example {
-         *       "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "webhookId": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "type": "test",
-         *       "requestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *       "originalRequestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *       "url": "https://hooks.example.com/sibyl",
-         *       "status": "DELIVERED",
-         *       "attemptCount": 1,
-         *       "nextAttemptAt": null,
-         *       "lastStatusCode": 200,
-         *       "lastError": null,
-         *       "createdAt": "2026-11-26T04:23:51.841Z",
-         *       "finishedAt": "2026-11-26T04:23:51.853Z",
-         *       "cancelledAt": null
-         *     }
-         */
+        /** WebhookDeliverySummary */
         WebhookDeliverySummary: {
             /** @description The delivery id, which is also its `webhook-id` */
             id: string;
@@ -5143,10 +3110,7 @@ export interface components {
             nextAttemptAt: string | null;
             lastStatusCode: number | null;
             lastError: string | null;
-            /**
-             * @description ISO 8601 timestamp (UTC)
-             * @example 2026-11-21T12:00:00.000Z
-             */
+            /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             finishedAt: string | null;
             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -5155,19 +3119,6 @@ export interface components {
         /**
          * WebhookStreamEvent
          * @description Success
-         * @example {
-         *       "requestId": "req_80745RZc8yfT2TWgEwZkT5",
-         *       "id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *       "headers": {
-         *         "content-type": "application/json",
-         *         "user-agent": "Sibyl-Webhooks/1",
-         *         "x-service-signature": "1b76a14d49670a4dae490cc6a80fe5b0b3aeac9e363ea2f870a0e67971247a90",
-         *         "webhook-id": "msg_MbvLK2AU8Wb5cWSuOzNoMf",
-         *         "webhook-timestamp": "1795667032",
-         *         "webhook-signature": "v1,EafwxTaaG7YnDe6wP/WcJU772cxBte/70ZQqS34BMls="
-         *       },
-         *       "body": "{\"requestId\":\"req_80745RZc8yfT2TWgEwZkT5\",\"type\":\"test\",\"status\":\"completed\",\"data\":{\"message\":\"A test event from Sibyl: your endpoint received and can verify it.\"},\"timestamp\":\"2026-11-26T04:23:51.841Z\",\"signature\":\"1b76a14d49670a4dae490cc6a80fe5b0b3aeac9e363ea2f870a0e67971247a90\"}"
-         *     }
          */
         WebhookStreamEvent: {
             /** @description Unique id of this request (also in X-Request-Id) */
@@ -5181,12 +3132,7 @@ export interface components {
             /** @description The raw body, exactly as a delivery sends it (`signature` last) */
             body: string;
         };
-        /**
-         * WebhookTestRequest
-         * @example {
-         *       "callbackUrl": "https://hooks.example.com/sibyl"
-         *     }
-         */
+        /** WebhookTestRequest */
         WebhookTestRequest: {
             /**
              * Format: uri
@@ -5357,10 +3303,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5393,10 +3336,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5429,10 +3369,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5466,10 +3403,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5502,10 +3436,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5572,10 +3503,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5608,10 +3536,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5644,10 +3569,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5681,10 +3603,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5717,10 +3636,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5783,10 +3699,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5819,10 +3732,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5855,10 +3765,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5892,10 +3799,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5928,10 +3832,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -5988,10 +3889,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6024,10 +3922,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6060,10 +3955,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6097,10 +3989,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6133,10 +4022,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6197,10 +4083,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6233,10 +4116,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6269,10 +4149,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6305,10 +4182,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "MAX_KEYS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6341,10 +4215,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6377,10 +4248,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6414,10 +4282,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6450,10 +4315,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6513,10 +4375,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6549,10 +4408,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6585,10 +4441,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6621,10 +4474,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6657,10 +4507,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6694,10 +4541,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6730,10 +4574,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6797,10 +4638,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6833,10 +4671,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6869,10 +4704,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6905,10 +4737,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6941,10 +4770,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "MAX_KEYS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -6977,10 +4803,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7013,10 +4836,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7049,10 +4869,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7086,10 +4903,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7122,10 +4936,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7185,10 +4996,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7221,10 +5029,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7257,10 +5062,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7293,10 +5095,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7329,10 +5128,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7365,10 +5161,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7402,10 +5195,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7438,10 +5228,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7501,10 +5288,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_SYMBOL" | "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7537,10 +5321,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7573,10 +5354,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7609,10 +5387,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7645,10 +5420,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7681,10 +5453,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7718,10 +5487,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7754,10 +5520,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7791,10 +5554,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PRICE_UNAVAILABLE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7859,10 +5619,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "BATCH_LIMIT_EXCEEDED" | "INVALID_SYMBOL" | "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7895,10 +5652,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7931,10 +5685,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -7967,10 +5718,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8003,10 +5751,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8040,10 +5785,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8076,10 +5818,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8112,10 +5851,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8148,10 +5884,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8185,10 +5918,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8221,10 +5951,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8258,10 +5985,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PRICE_UNAVAILABLE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8328,10 +6052,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_SYMBOL" | "INVALID_TIMESTAMP" | "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8364,10 +6085,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8400,10 +6118,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8436,10 +6151,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8472,10 +6184,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8508,10 +6217,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8545,10 +6251,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8581,10 +6284,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8618,10 +6318,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PRICE_UNAVAILABLE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8686,10 +6383,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_TIMESTAMP" | "TIMESTAMP_IN_PAST" | "INVALID_SYMBOL" | "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8722,10 +6416,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8758,10 +6449,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8794,10 +6482,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8830,10 +6515,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8867,10 +6549,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8903,10 +6582,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8939,10 +6615,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -8975,10 +6648,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9012,10 +6682,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9048,10 +6715,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9113,10 +6777,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9149,10 +6810,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9185,10 +6843,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9222,10 +6877,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9258,10 +6910,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9326,10 +6975,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_TIMESTAMP" | "TIMESTAMP_IN_PAST" | "INVALID_SYMBOL" | "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9362,10 +7008,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9398,10 +7041,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9434,10 +7074,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9470,10 +7107,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SYMBOL_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9507,10 +7141,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9543,10 +7174,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9579,10 +7207,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9615,10 +7240,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9652,10 +7274,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9688,10 +7307,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9756,10 +7372,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_TIMESTAMP" | "TIMESTAMP_IN_PAST" | "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9792,10 +7405,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9828,10 +7438,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9864,10 +7471,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9901,10 +7505,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9937,10 +7538,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -9973,10 +7571,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10009,10 +7604,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10046,10 +7638,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10082,10 +7671,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10119,10 +7705,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "AI_UNAVAILABLE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10182,10 +7765,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10218,10 +7798,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10254,10 +7831,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10290,10 +7864,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10326,10 +7897,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10363,10 +7931,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10399,10 +7964,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10466,10 +8028,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10502,10 +8061,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10538,10 +8094,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10574,10 +8127,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10611,10 +8161,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_CANNOT_CANCEL" | "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10647,10 +8194,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10683,10 +8227,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10720,10 +8261,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10756,10 +8294,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10821,10 +8356,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10857,10 +8389,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10893,10 +8422,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10930,10 +8456,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -10966,10 +8489,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11029,10 +8549,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11065,10 +8582,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11101,10 +8615,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11137,10 +8648,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11173,10 +8681,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11210,10 +8715,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11246,10 +8748,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11313,10 +8812,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11349,10 +8845,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11385,10 +8878,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11421,10 +8911,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11458,10 +8945,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_CANNOT_CANCEL" | "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11494,10 +8978,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11530,10 +9011,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11567,10 +9045,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11603,10 +9078,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11630,24 +9102,8 @@ export interface operations {
                 status?: "OPEN" | "CLOSED" | "RESOLVING" | "FINALIZED" | "CANCELLED";
                 /** @description Exact category (case-sensitive); default: all */
                 category?: string;
-                /** @description Full-text search over title, outcome labels, category and description: every word must match, the last one as a prefix (`bitc` finds Bitcoin); case- and language-neutral. At least one letter or digit. Sets the default sort to `relevance`. */
-                q?: string;
-                /** @description createdAt (default), closesAt, volume (all-time traded value), volume24h (last 24 hours), liquidity (value of open orders), bettors, relevance (the default with q; without q every market ranks 0, so the order is by id) */
-                sort?: "createdAt" | "closesAt" | "volume" | "volume24h" | "liquidity" | "bettors" | "relevance";
-                /** @description Default: asc for closesAt, desc for every other sort; ties go by id in the same direction */
-                order?: "asc" | "desc";
-                resolutionType?: "PRICE_FEED" | "AI" | "ADMIN" | "MANUAL_VOTE";
-                /** @description The creator’s wallet (base58 address) */
-                creator?: string;
-                /** @description Only markets closing at or after this time (ISO 8601) */
-                closesAfter?: string;
-                /** @description Only markets closing before this time (ISO 8601); not after closesAfter: an empty list */
-                closesBefore?: string;
-                /** @description Page number; not with cursor */
                 page?: number;
                 pageSize?: number;
-                /** @description The `nextCursor` of the previous answer, for the same query (filters, q, sort, order); not with page. Only a cursor the service made is accepted: an altered one, one of another query, or `page` and `cursor` together are 400 VALIDATION_ERROR */
-                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -11686,10 +9142,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11722,10 +9175,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11758,10 +9208,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11794,10 +9241,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11831,10 +9275,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11867,10 +9308,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11930,10 +9368,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -11966,10 +9401,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12002,10 +9434,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12038,10 +9467,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12074,10 +9500,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12110,10 +9533,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12147,10 +9567,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12183,10 +9600,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12251,10 +9665,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12287,10 +9698,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12323,10 +9731,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INSUFFICIENT_BALANCE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12359,10 +9764,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12395,10 +9797,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12432,10 +9831,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12468,10 +9864,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12504,10 +9897,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12540,10 +9930,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12577,10 +9964,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12613,10 +9997,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12650,10 +10031,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "AI_UNAVAILABLE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12713,10 +10091,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12749,10 +10124,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12785,10 +10157,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12821,10 +10190,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12857,10 +10223,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12894,10 +10257,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12930,10 +10290,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -12993,10 +10350,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13029,10 +10383,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13065,10 +10416,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13101,10 +10449,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13137,10 +10482,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13174,10 +10516,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13210,10 +10549,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13274,10 +10610,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13310,10 +10643,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13346,10 +10676,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13383,10 +10710,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13419,10 +10743,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13482,10 +10803,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13518,10 +10836,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13554,10 +10869,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13591,10 +10903,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED" | "STREAM_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13627,10 +10936,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13664,10 +10970,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SERVICE_UNAVAILABLE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13732,10 +11035,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13768,10 +11068,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13804,10 +11101,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13841,10 +11135,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13877,10 +11168,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13913,10 +11201,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13949,10 +11234,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -13986,10 +11268,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14022,10 +11301,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14087,10 +11363,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14123,10 +11396,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14159,10 +11429,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14196,10 +11463,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14232,10 +11496,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14294,10 +11555,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14330,10 +11588,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14366,10 +11621,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14402,10 +11654,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14438,10 +11687,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14475,10 +11721,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14511,10 +11754,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14577,10 +11817,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14613,10 +11850,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14649,10 +11883,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14685,10 +11916,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14722,10 +11950,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14758,10 +11983,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14794,10 +12016,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14831,10 +12050,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14867,10 +12083,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14933,10 +12146,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -14969,10 +12179,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15005,10 +12212,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15041,10 +12245,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15078,10 +12279,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "DELIVERY_CANNOT_CANCEL" | "IDEMPOTENCY_KEY_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15114,10 +12312,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "URI_TOO_LONG";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15150,10 +12345,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "IDEMPOTENCY_KEY_REUSED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15187,10 +12379,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15223,10 +12412,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15283,10 +12469,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15319,10 +12502,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15355,10 +12535,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15392,10 +12569,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15428,10 +12602,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15488,10 +12659,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15524,10 +12692,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15560,10 +12725,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15597,10 +12759,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15633,10 +12792,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15690,15 +12846,9 @@ export interface operations {
                             chainId: string;
                             /** @description Single use; at least 16 base58 characters */
                             nonce: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             issuedAt: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             expirationTime: string;
                             /** @description A Solana address (base58) */
                             address?: string;
@@ -15721,10 +12871,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15754,10 +12901,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15787,10 +12931,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15820,10 +12961,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15854,10 +12992,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15887,10 +13022,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -15949,64 +13081,31 @@ export interface operations {
                             status: "active" | "suspended";
                             /** @description Connected Solana wallet */
                             walletAddress: string | null;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             balanceUsd: string;
                             /** @enum {string} */
                             currency: "USD";
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
                             /** @description What each operation costs, in USD */
                             pricing: {
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceSingle: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceBatchBase: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceBatchPerSymbol: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 historical: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 aiResolve: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceSchedule: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 aiSchedule: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 marketsList: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 marketDetail: string;
                             };
                             limits: {
@@ -16033,10 +13132,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16066,10 +13162,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SIGN_IN_REJECTED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16099,10 +13192,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16132,10 +13222,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "WALLET_IN_USE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16165,10 +13252,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16198,10 +13282,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16232,10 +13313,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16265,10 +13343,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16324,10 +13399,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16357,10 +13429,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16390,10 +13459,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16434,27 +13500,18 @@ export interface operations {
                             live: {
                                 id: string;
                                 status: "active" | "suspended";
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 balanceUsd: string;
                             };
                             sandbox: {
                                 id: string;
                                 status: "active" | "suspended";
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 balanceUsd: string;
                             };
                         };
                         session: {
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
                             /** @description Ends then unless used again (12 hours after the last use) */
                             idleExpiresAt: string;
@@ -16479,10 +13536,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16512,10 +13566,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16545,10 +13596,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16594,64 +13642,31 @@ export interface operations {
                             status: "active" | "suspended";
                             /** @description Connected Solana wallet */
                             walletAddress: string | null;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             balanceUsd: string;
                             /** @enum {string} */
                             currency: "USD";
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
                             /** @description What each operation costs, in USD */
                             pricing: {
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceSingle: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceBatchBase: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceBatchPerSymbol: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 historical: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 aiResolve: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceSchedule: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 aiSchedule: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 marketsList: string;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 marketDetail: string;
                             };
                             limits: {
@@ -16661,29 +13676,20 @@ export interface operations {
                         today: {
                             /** @description Paid requests */
                             requests: number;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             spendUsd: string;
                         };
                         month: {
                             /** @description Paid requests */
                             requests: number;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             spendUsd: string;
                         };
                         /** @description Whether money ever reached the account (a deposit, play money, an operator’s credit or adjustment); a live account never funded gets a call to fund it, not a low-balance warning */
                         funded: boolean;
                         /** @description The balance is below `lowBalanceThresholdUsd` on an account that was funded */
                         lowBalance: boolean;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         lowBalanceThresholdUsd: string;
                     };
                 };
@@ -16703,10 +13709,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16736,10 +13739,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16769,10 +13769,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16802,10 +13799,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16866,10 +13860,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16899,10 +13890,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16932,10 +13920,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -16965,10 +13950,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17018,10 +14000,7 @@ export interface operations {
                         solanaPayUrl: string | null;
                         /** @description A USDC transfer request */
                         solanaPayUsdcUrl: string | null;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         minimumUsd: string;
                         /** @description Newest first (the last 50) */
                         deposits: {
@@ -17059,10 +14038,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17092,10 +14068,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17125,10 +14098,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17158,10 +14128,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17200,20 +14167,11 @@ export interface operations {
                     "application/json": {
                         /** @description Unique id of this request (also in X-Request-Id) */
                         requestId: string;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         creditedUsd: string;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         balanceUsd: string;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         capUsd: string;
                     };
                 };
@@ -17233,10 +14191,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17266,10 +14221,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17299,10 +14251,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17332,10 +14281,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17402,10 +14348,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17435,10 +14378,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17468,10 +14408,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17501,10 +14438,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17586,10 +14520,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17619,10 +14550,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SIGN_IN_REJECTED" | "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17652,10 +14580,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17685,10 +14610,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "WALLET_IN_USE" | "MAX_WALLETS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17718,10 +14640,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17751,10 +14670,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17785,10 +14701,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17818,10 +14731,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17877,15 +14787,9 @@ export interface operations {
                             chainId: string;
                             /** @description Single use; at least 16 base58 characters */
                             nonce: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             issuedAt: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             expirationTime: string;
                             /** @description A Solana address (base58) */
                             address?: string;
@@ -17908,10 +14812,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17941,10 +14842,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -17974,10 +14872,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18007,10 +14902,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18040,10 +14932,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18074,10 +14963,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "RATE_LIMIT_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18107,10 +14993,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18171,10 +15054,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18204,10 +15084,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18237,10 +15114,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18270,10 +15144,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18303,10 +15174,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18378,10 +15246,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18411,10 +15276,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18444,10 +15306,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18477,10 +15336,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18525,10 +15381,7 @@ export interface operations {
                     "application/json": {
                         /** @description Unique id of this request (also in X-Request-Id) */
                         requestId: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         from: string;
                         /** @description ISO 8601 timestamp (UTC), exclusive */
                         to: string;
@@ -18536,20 +15389,11 @@ export interface operations {
                         totals: {
                             /** @description Paid requests (charges) */
                             requests: number;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             chargedUsd: string;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             refundedUsd: string;
-                            /**
-                             * @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged)
-                             * @example 0.25
-                             */
+                            /** @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged) */
                             spendUsd: string;
                         };
                         /** @description By day: every day of the range, oldest first, days without activity included; otherwise the groups with activity, the largest spend first */
@@ -18560,20 +15404,11 @@ export interface operations {
                             label: string | null;
                             /** @description Paid requests (charges) */
                             requests: number;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             chargedUsd: string;
-                            /**
-                             * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                             * @example 0.01
-                             */
+                            /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                             refundedUsd: string;
-                            /**
-                             * @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged)
-                             * @example 0.25
-                             */
+                            /** @description chargedUsd − refundedUsd (negative on a day that gave back more than it charged) */
                             spendUsd: string;
                         }[];
                     };
@@ -18594,10 +15429,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18627,10 +15459,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18660,10 +15489,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18693,10 +15519,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18755,10 +15578,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18788,10 +15608,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18821,10 +15638,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18854,10 +15668,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -18907,15 +15718,9 @@ export interface operations {
                         permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                         /** @description Neither revoked nor expired */
                         isActive: boolean;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         expiresAt?: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         revokedAt?: string;
                         allowedIps: string[];
                         ipRestrictionEnabled: boolean;
@@ -18925,15 +15730,9 @@ export interface operations {
                         rotatedTo?: string;
                         /** @description The id of the key this one replaced */
                         rotatedFrom?: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
-                        /**
-                         * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                         lastUsedAt?: string;
                         /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                         rateLimit: {
@@ -18954,31 +15753,19 @@ export interface operations {
                             day: {
                                 /** @description UTC date the period started */
                                 periodStart: string;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 resetsAt: string;
                                 requests: number;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 spendUsd: string;
                             };
                             month: {
                                 /** @description UTC date the period started */
                                 periodStart: string;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 resetsAt: string;
                                 requests: number;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 spendUsd: string;
                             };
                         };
@@ -19002,10 +15789,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19035,10 +15819,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19068,10 +15849,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19101,10 +15879,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "MAX_KEYS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19134,10 +15909,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19167,10 +15939,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19200,10 +15969,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19251,15 +16017,9 @@ export interface operations {
                         permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                         /** @description Neither revoked nor expired */
                         isActive: boolean;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         expiresAt?: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         revokedAt?: string;
                         allowedIps: string[];
                         ipRestrictionEnabled: boolean;
@@ -19269,15 +16029,9 @@ export interface operations {
                         rotatedTo?: string;
                         /** @description The id of the key this one replaced */
                         rotatedFrom?: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
-                        /**
-                         * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                         lastUsedAt?: string;
                         /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                         rateLimit: {
@@ -19298,31 +16052,19 @@ export interface operations {
                             day: {
                                 /** @description UTC date the period started */
                                 periodStart: string;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 resetsAt: string;
                                 requests: number;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 spendUsd: string;
                             };
                             month: {
                                 /** @description UTC date the period started */
                                 periodStart: string;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 resetsAt: string;
                                 requests: number;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 spendUsd: string;
                             };
                         };
@@ -19344,10 +16086,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19377,10 +16116,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19410,10 +16146,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19443,10 +16176,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19476,10 +16206,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19531,15 +16258,9 @@ export interface operations {
                         permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                         /** @description Neither revoked nor expired */
                         isActive: boolean;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         expiresAt?: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         revokedAt?: string;
                         allowedIps: string[];
                         ipRestrictionEnabled: boolean;
@@ -19549,15 +16270,9 @@ export interface operations {
                         rotatedTo?: string;
                         /** @description The id of the key this one replaced */
                         rotatedFrom?: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
-                        /**
-                         * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                         lastUsedAt?: string;
                         /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                         rateLimit: {
@@ -19578,31 +16293,19 @@ export interface operations {
                             day: {
                                 /** @description UTC date the period started */
                                 periodStart: string;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 resetsAt: string;
                                 requests: number;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 spendUsd: string;
                             };
                             month: {
                                 /** @description UTC date the period started */
                                 periodStart: string;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 resetsAt: string;
                                 requests: number;
-                                /**
-                                 * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                 * @example 0.01
-                                 */
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 spendUsd: string;
                             };
                         };
@@ -19624,10 +16327,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19657,10 +16357,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19690,10 +16387,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19723,10 +16417,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19756,10 +16447,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "MAX_KEYS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19789,10 +16477,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19822,10 +16507,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19855,10 +16537,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -19907,15 +16586,9 @@ export interface operations {
                             permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                             /** @description Neither revoked nor expired */
                             isActive: boolean;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             expiresAt?: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             revokedAt?: string;
                             allowedIps: string[];
                             ipRestrictionEnabled: boolean;
@@ -19925,15 +16598,9 @@ export interface operations {
                             rotatedTo?: string;
                             /** @description The id of the key this one replaced */
                             rotatedFrom?: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
-                            /**
-                             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                             lastUsedAt?: string;
                             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                             rateLimit: {
@@ -19954,31 +16621,19 @@ export interface operations {
                                 day: {
                                     /** @description UTC date the period started */
                                     periodStart: string;
-                                    /**
-                                     * @description ISO 8601 timestamp (UTC)
-                                     * @example 2026-11-21T12:00:00.000Z
-                                     */
+                                    /** @description ISO 8601 timestamp (UTC) */
                                     resetsAt: string;
                                     requests: number;
-                                    /**
-                                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                     * @example 0.01
-                                     */
+                                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                     spendUsd: string;
                                 };
                                 month: {
                                     /** @description UTC date the period started */
                                     periodStart: string;
-                                    /**
-                                     * @description ISO 8601 timestamp (UTC)
-                                     * @example 2026-11-21T12:00:00.000Z
-                                     */
+                                    /** @description ISO 8601 timestamp (UTC) */
                                     resetsAt: string;
                                     requests: number;
-                                    /**
-                                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                     * @example 0.01
-                                     */
+                                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                     spendUsd: string;
                                 };
                             };
@@ -19994,15 +16649,9 @@ export interface operations {
                             permissions: ("price" | "batch" | "historical" | "ai" | "schedule" | "markets" | "account" | "keys")[];
                             /** @description Neither revoked nor expired */
                             isActive: boolean;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             expiresAt?: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             revokedAt?: string;
                             allowedIps: string[];
                             ipRestrictionEnabled: boolean;
@@ -20012,15 +16661,9 @@ export interface operations {
                             rotatedTo?: string;
                             /** @description The id of the key this one replaced */
                             rotatedFrom?: string;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
-                            /**
-                             * @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description When the key last authenticated a request (paid or free), ISO 8601 UTC, to the minute; absent: never used */
                             lastUsedAt?: string;
                             /** @description The token bucket this key draws from: `burst` at once, then `requestsPerSecond` */
                             rateLimit: {
@@ -20041,31 +16684,19 @@ export interface operations {
                                 day: {
                                     /** @description UTC date the period started */
                                     periodStart: string;
-                                    /**
-                                     * @description ISO 8601 timestamp (UTC)
-                                     * @example 2026-11-21T12:00:00.000Z
-                                     */
+                                    /** @description ISO 8601 timestamp (UTC) */
                                     resetsAt: string;
                                     requests: number;
-                                    /**
-                                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                     * @example 0.01
-                                     */
+                                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                     spendUsd: string;
                                 };
                                 month: {
                                     /** @description UTC date the period started */
                                     periodStart: string;
-                                    /**
-                                     * @description ISO 8601 timestamp (UTC)
-                                     * @example 2026-11-21T12:00:00.000Z
-                                     */
+                                    /** @description ISO 8601 timestamp (UTC) */
                                     resetsAt: string;
                                     requests: number;
-                                    /**
-                                     * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                                     * @example 0.01
-                                     */
+                                    /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                     spendUsd: string;
                                 };
                             };
@@ -20088,10 +16719,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20121,10 +16749,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20154,10 +16779,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20187,10 +16809,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20220,10 +16839,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20253,10 +16869,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20324,10 +16937,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20357,10 +16967,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20390,10 +16997,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20423,10 +17027,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20467,24 +17068,17 @@ export interface operations {
                     "application/json": {
                         /** @description Unique id of this request (also in X-Request-Id) */
                         requestId: string;
-                        /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
                         jobId: string;
                         /** @enum {unknown} */
                         jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         scheduledFor: string;
                         /**
                          * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
                          * @enum {unknown}
                          */
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
                         canCancel: boolean;
@@ -20497,10 +17091,7 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         callbackUrl: string | null;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         costUsd: string;
                         /** @description Once COMPLETED: the single-price result, or the AI resolution result */
                         result: {
@@ -20529,10 +17120,7 @@ export interface operations {
                             nextAttemptAt: string | null;
                             lastStatusCode: number | null;
                             lastError: string | null;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
                             finishedAt: string | null;
                             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -20540,10 +17128,7 @@ export interface operations {
                             /** @description Every attempt, oldest first */
                             attempts: {
                                 attempt: number;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 at: string;
                                 /** @description The receiver’s status code */
                                 statusCode: number | null;
@@ -20570,10 +17155,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20603,10 +17185,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20636,10 +17215,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20669,10 +17245,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20702,10 +17275,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20749,15 +17319,9 @@ export interface operations {
                         jobId: string;
                         /** @enum {string} */
                         status: "cancelled";
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         refundUsd: string;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         remainingBalanceUsd: string;
                     };
                 };
@@ -20777,10 +17341,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20810,10 +17371,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20843,10 +17401,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20876,10 +17431,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20909,10 +17461,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_CANNOT_CANCEL";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -20942,10 +17491,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21013,10 +17559,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21046,10 +17589,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21079,10 +17619,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21112,10 +17649,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21156,24 +17690,17 @@ export interface operations {
                     "application/json": {
                         /** @description Unique id of this request (also in X-Request-Id) */
                         requestId: string;
-                        /** @example job_4kQe8fJ1mZc2rT7uVbN0Xa */
                         jobId: string;
                         /** @enum {unknown} */
                         jobType: "PRICE_RESOLUTION" | "AI_RESOLUTION";
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         scheduledFor: string;
                         /**
                          * @description PENDING, PROCESSING, COMPLETED, FAILED or CANCELLED
                          * @enum {unknown}
                          */
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED" | "CANCELLED";
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         /** @description Whether a cancel would succeed now (PENDING, ≥ 5 minutes before) */
                         canCancel: boolean;
@@ -21186,10 +17713,7 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         callbackUrl: string | null;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         costUsd: string;
                         /** @description Once COMPLETED: the single-price result, or the AI resolution result */
                         result: {
@@ -21218,10 +17742,7 @@ export interface operations {
                             nextAttemptAt: string | null;
                             lastStatusCode: number | null;
                             lastError: string | null;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
                             finishedAt: string | null;
                             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -21229,10 +17750,7 @@ export interface operations {
                             /** @description Every attempt, oldest first */
                             attempts: {
                                 attempt: number;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 at: string;
                                 /** @description The receiver’s status code */
                                 statusCode: number | null;
@@ -21259,10 +17777,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21292,10 +17807,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21325,10 +17837,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21358,10 +17867,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21391,10 +17897,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21438,15 +17941,9 @@ export interface operations {
                         jobId: string;
                         /** @enum {string} */
                         status: "cancelled";
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         refundUsd: string;
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         remainingBalanceUsd: string;
                     };
                 };
@@ -21466,10 +17963,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21499,10 +17993,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21532,10 +18023,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21565,10 +18053,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21598,10 +18083,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "JOB_CANNOT_CANCEL";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21631,10 +18113,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21675,15 +18154,9 @@ export interface operations {
                     "application/json": {
                         requestId: string;
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         completedAt?: string;
                         result?: components["schemas"]["AiResult"];
                         /** @description FAILED: why (fewer than 3 of the 4 models gave a valid answer) */
@@ -21691,10 +18164,7 @@ export interface operations {
                             code: string;
                             message: string;
                         };
-                        /**
-                         * @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01"
-                         * @example 0.01
-                         */
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                         refundUsd?: string;
                         /** @description The answers received so far, in slot order (extension) */
                         votes: components["schemas"]["AiVote"][];
@@ -21716,10 +18186,7 @@ export interface operations {
                             nextAttemptAt: string | null;
                             lastStatusCode: number | null;
                             lastError: string | null;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             createdAt: string;
                             finishedAt: string | null;
                             /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -21727,10 +18194,7 @@ export interface operations {
                             /** @description Every attempt, oldest first */
                             attempts: {
                                 attempt: number;
-                                /**
-                                 * @description ISO 8601 timestamp (UTC)
-                                 * @example 2026-11-21T12:00:00.000Z
-                                 */
+                                /** @description ISO 8601 timestamp (UTC) */
                                 at: string;
                                 /** @description The receiver’s status code */
                                 statusCode: number | null;
@@ -21757,10 +18221,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21790,10 +18251,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21823,10 +18281,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21856,10 +18311,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21889,10 +18341,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21959,10 +18408,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -21992,10 +18438,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22025,10 +18468,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22058,10 +18498,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22131,10 +18568,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22164,10 +18598,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22197,10 +18628,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22230,10 +18658,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "PAYLOAD_TOO_LARGE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22263,10 +18688,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22296,10 +18718,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22366,10 +18785,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22399,10 +18815,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22432,10 +18845,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22465,10 +18875,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22522,10 +18929,7 @@ export interface operations {
                         nextAttemptAt: string | null;
                         lastStatusCode: number | null;
                         lastError: string | null;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         finishedAt: string | null;
                         /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -22533,10 +18937,7 @@ export interface operations {
                         /** @description Every attempt, oldest first */
                         attempts: {
                             attempt: number;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             at: string;
                             /** @description The receiver’s status code */
                             statusCode: number | null;
@@ -22562,10 +18963,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22595,10 +18993,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22628,10 +19023,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22661,10 +19053,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22694,10 +19083,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22751,10 +19137,7 @@ export interface operations {
                         nextAttemptAt: string | null;
                         lastStatusCode: number | null;
                         lastError: string | null;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         finishedAt: string | null;
                         /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -22762,10 +19145,7 @@ export interface operations {
                         /** @description Every attempt, oldest first */
                         attempts: {
                             attempt: number;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             at: string;
                             /** @description The receiver’s status code */
                             statusCode: number | null;
@@ -22791,10 +19171,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22824,10 +19201,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22857,10 +19231,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22890,10 +19261,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22923,10 +19291,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -22980,10 +19345,7 @@ export interface operations {
                         nextAttemptAt: string | null;
                         lastStatusCode: number | null;
                         lastError: string | null;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         finishedAt: string | null;
                         /** @description When its account cancelled it; set while an attempt in flight finishes (status SENDING), after which no further attempt is made */
@@ -22991,10 +19353,7 @@ export interface operations {
                         /** @description Every attempt, oldest first */
                         attempts: {
                             attempt: number;
-                            /**
-                             * @description ISO 8601 timestamp (UTC)
-                             * @example 2026-11-21T12:00:00.000Z
-                             */
+                            /** @description ISO 8601 timestamp (UTC) */
                             at: string;
                             /** @description The receiver’s status code */
                             statusCode: number | null;
@@ -23020,10 +19379,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23053,10 +19409,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23086,10 +19439,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23119,10 +19469,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "NOT_FOUND";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23152,10 +19499,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "DELIVERY_CANNOT_CANCEL";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23185,10 +19529,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23247,10 +19588,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23280,10 +19618,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23313,10 +19648,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23346,10 +19678,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23390,10 +19719,7 @@ export interface operations {
                         requestId: string;
                         /** @description The new secret (whsec_…), shown this once */
                         webhookSecret: string;
-                        /**
-                         * @description ISO 8601 timestamp (UTC)
-                         * @example 2026-11-21T12:00:00.000Z
-                         */
+                        /** @description ISO 8601 timestamp (UTC) */
                         previousSecretValidUntil: string;
                     };
                 };
@@ -23413,10 +19739,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "VALIDATION_ERROR";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23446,10 +19769,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "SESSION_EXPIRED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23479,10 +19799,7 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
-                        /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
-                         */
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {
@@ -23512,10 +19829,303 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "INTERNAL_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    streamPrices: {
+        parameters: {
+            query: {
+                /** @description Symbols or mint addresses, comma-separated: 1 to 50, as the batch takes them */
+                symbols: string;
+            };
+            header?: {
+                /** @description The id of the last event received (EventSource sends it when it reconnects): the stream resumes with the current prices */
+                "last-event-id"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The data of each `event: price`: a symbol’s current VWAP, as GET /price/{symbolOrMint} answers it without `costUsd` and `remainingBalanceUsd` */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["PriceStreamEvent"];
+                };
+            };
+            /** @description Error: BATCH_LIMIT_EXCEEDED, INVALID_SYMBOL, VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
                         /**
-                         * @description The id of this request (also in X-Request-Id)
-                         * @example req_4fKq8ZtV1xYwJ2mN7pRb3c
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
                          */
+                        code: "BATCH_LIMIT_EXCEEDED" | "INVALID_SYMBOL" | "VALIDATION_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INVALID_API_KEY, API_KEY_EXPIRED, API_KEY_REVOKED, ACCOUNT_NOT_FOUND */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INSUFFICIENT_BALANCE */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INSUFFICIENT_BALANCE";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: PERMISSION_DENIED, IP_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SYMBOL_NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SYMBOL_NOT_FOUND";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: RATE_LIMIT_EXCEEDED, QUOTA_EXCEEDED, STREAM_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "RATE_LIMIT_EXCEEDED" | "QUOTA_EXCEEDED" | "STREAM_LIMIT_EXCEEDED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SERVICE_UNAVAILABLE";
+                        /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
                         details?: {

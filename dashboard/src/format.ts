@@ -40,6 +40,8 @@ const OPERATIONS: Record<string, string> = {
   scheduleAiResolution: 'Scheduled AI resolution',
   listMarkets: 'Market list',
   getMarket: 'Market detail',
+  streamPrices: 'Price stream minutes',
+  streamMarkets: 'Market stream minutes',
 };
 
 /** An operation as words: the table's, else its operationId spelled out (`searchMarkets` → "Search markets"). */

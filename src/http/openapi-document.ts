@@ -177,20 +177,29 @@ const RECORDED_ERRORS = JSON.parse(
 /**
  * Gives each error response one recorded answer per code it can carry, named by the code: the
  * operation's own answer where one was recorded (a NOT_FOUND of what its path names), else the code's,
- * else another operation's answer with that code.
+ * else another operation's answer with that code. An error status whose body is not an error (the
+ * readiness report of /readyz) gets the answer recorded as `operationId:status`.
  */
 export function attachErrorExamples(doc: Json, errors: Record<string, unknown> = RECORDED_ERRORS): void {
   for (const item of Object.values((doc.paths ?? {}) as Json)) {
     for (const operation of Object.values(item as Json)) {
       if (!isObject(operation) || !isObject(operation.responses)) continue;
+      const operationId = String(operation.operationId);
       for (const [status, response] of Object.entries(operation.responses)) {
         if (Number(status) < 400 || !isObject(response)) continue;
         const media = (response.content as Json | undefined)?.['application/json'];
         if (!isObject(media)) continue;
+        const codes = errorCodesOf(response);
+        // A body that is not an error (/readyz's 503: the readiness report), by `operationId:status`.
+        const own = errors[`${operationId}:${status}`];
+        if (codes.length === 0 && own !== undefined) {
+          media.examples = { [status]: { summary: status, value: own } };
+          continue;
+        }
         const examples: Json = {};
-        for (const code of errorCodesOf(response)) {
+        for (const code of codes) {
           const value =
-            errors[`${operation.operationId}:${code}`] ??
+            errors[`${operationId}:${code}`] ??
             errors[code] ??
             Object.entries(errors).find(([label]) => label.endsWith(`:${code}`))?.[1];
           if (value !== undefined) examples[code] = { summary: code, value };

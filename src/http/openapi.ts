@@ -23,7 +23,7 @@ Errors share one body: \`{ error, code, requestId, details? }\`.
 
 Guides: ${guide('api', 'API conventions, errors, idempotency')} · ${guide('prices', 'prices')} ·
 ${guide('markets', 'markets')} · ${guide('ai', 'AI resolution')} · ${guide('jobs', 'scheduled jobs')} ·
-${guide('webhooks', 'webhooks')} · ${guide('dashboard', 'dashboard')} · ${guide('operations', 'operations')}.`;
+${guide('webhooks', 'webhooks')} · ${guide('streams', 'streams')} · ${guide('dashboard', 'dashboard')} · ${guide('operations', 'operations')}.`;
 
 /** The OpenAPI 3.1 document, generated from the route schemas, and a local reference page. */
 export async function registerOpenApi(app: FastifyInstance, version: string, config: Config): Promise<void> {
@@ -44,7 +44,12 @@ export async function registerOpenApi(app: FastifyInstance, version: string, con
       ) as never,
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Sibyl API', version, description: DESCRIPTION },
+      info: {
+        title: 'Sibyl API',
+        version,
+        description: DESCRIPTION,
+        license: { name: 'MIT', identifier: 'MIT' },
+      },
       components: {
         securitySchemes: {
           bearerAuth: {
@@ -82,6 +87,10 @@ export async function registerOpenApi(app: FastifyInstance, version: string, con
           name: 'webhooks',
           description: `Callback deliveries: test, inspect, redeliver, rotate the secret (${guide('webhooks', 'guide')})`,
         },
+        {
+          name: 'streams',
+          description: `Live prices as server-sent events, billed per minute (${guide('streams', 'guide')})`,
+        },
         { name: 'health', description: 'Liveness and readiness' },
         {
           name: 'dashboard',
@@ -99,5 +108,6 @@ export async function registerOpenApi(app: FastifyInstance, version: string, con
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { docExpansion: 'list', deepLinking: true },
+    theme: { title: 'Sibyl API reference' },
   });
 }

@@ -22,6 +22,42 @@ export const CHARGE = statement(
 );
 
 /**
+ * The locking skeleton both batch statements of the ledger share (CHARGE_COVERED and
+ * CREDIT_DEPOSITS), written once so that they cannot drift apart: `items`, the batch's arrays
+ * unnested with each item's 1-based position (`$1` accounts and `$2` amounts, then `columns` of
+ * `types` as `$3`…); `locked`, the batch's accounts locked in id order — the one lock order every
+ * batch, on any instance, takes, so two batches cannot deadlock; and `totals`, each locked account's
+ * balance and the sum of its items. The CTEs that follow decide, number and write.
+ */
+function lockedBatch(columns: readonly string[], types: readonly string[]): string {
+  const names = ['account_id', 'amount', ...columns];
+  const arrays = ['text', 'bigint', ...types].map((type, i) => `$${i + 1}::${type}[]`);
+  return `items AS MATERIALIZED (
+     SELECT ${names.map((n) => `t.${n}`).join(', ')}, t.item::integer AS item
+       FROM unnest(${arrays.join(', ')})
+            WITH ORDINALITY AS t(${names.join(', ')}, item)
+   ), locked AS MATERIALIZED (
+     SELECT a.id, a.balance_micros FROM accounts a
+      WHERE a.id IN (SELECT account_id FROM items) ORDER BY a.id FOR UPDATE
+   ), totals AS MATERIALIZED (
+     SELECT l.id AS account_id, l.balance_micros AS balance, sum(i.amount)::bigint AS total
+       FROM locked l JOIN items i ON i.account_id = l.id
+      GROUP BY l.id, l.balance_micros
+`;
+}
+
+/** The arrays CHARGE_COVERED_STORING adds: each item's answer to store ($6–$11). */
+const ANSWER_COLUMNS = [
+  'answer_key',
+  'answer_print',
+  'answer_head',
+  'answer_part',
+  'answer_tail',
+  'answer_at',
+];
+const ANSWER_TYPES = ['text', 'text', 'text', 'text', 'text', 'timestamptz'];
+
+/**
  * Charges in batches (the coalescing biller), first pass: one statement charges every item of each
  * account whose balance covers all of its items in the batch, which under load is nearly always
  * every account. Accounts are locked in id order (so batches from several instances cannot
@@ -32,12 +68,6 @@ export const CHARGE = statement(
  * decides those items one by one with CHARGE_EACH.
  */
 function chargeCoveredSql(storing: boolean): string {
-  const answerColumns = storing
-    ? ', answer_key, answer_print, answer_head, answer_part, answer_tail, answer_at'
-    : '';
-  const answerArrays = storing
-    ? ', $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::timestamptz[]'
-    : '';
   // A plain INSERT: a key that exists already violates idempotency_keys_pkey, which aborts the
   // whole statement, charges included (the biller then takes the transactional path).
   const stored = storing
@@ -52,18 +82,10 @@ function chargeCoveredSql(storing: boolean): string {
        FROM (SELECT ch.*, ${usdText('ch.balance_after')} AS usd FROM charged ch WHERE ch.answer_key IS NOT NULL) c
    )`
     : '';
-  return `WITH items AS MATERIALIZED (
-     SELECT t.account_id, t.amount, t.operation, t.request_id, t.key_id${answerColumns}, t.item::integer AS item
-       FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[]${answerArrays})
-            WITH ORDINALITY AS t(account_id, amount, operation, request_id, key_id${answerColumns}, item)
-   ), locked AS MATERIALIZED (
-     SELECT a.id, a.balance_micros FROM accounts a
-      WHERE a.id IN (SELECT account_id FROM items) ORDER BY a.id FOR UPDATE
-   ), totals AS MATERIALIZED (
-     SELECT l.id AS account_id, l.balance_micros AS balance, sum(i.amount)::bigint AS total
-       FROM locked l JOIN items i ON i.account_id = l.id
-      GROUP BY l.id, l.balance_micros
-   ), charged AS MATERIALIZED (
+  return `WITH ${lockedBatch(
+    ['operation', 'request_id', 'key_id', ...(storing ? ANSWER_COLUMNS : [])],
+    ['text', 'text', 'text', ...(storing ? ANSWER_TYPES : [])],
+  )}   ), charged AS MATERIALIZED (
      SELECT nextval('ledger_entries_id_seq') AS entry_id, c.*
        FROM (SELECT i.*, (t.balance - sum(i.amount) OVER (PARTITION BY i.account_id ORDER BY i.item))::bigint AS balance_after
                FROM items i JOIN totals t ON t.account_id = i.account_id
@@ -261,8 +283,8 @@ export const USAGE = statement(
 export const KEY_NAMES = `SELECT id, name FROM api_keys WHERE account_id = $1 AND id = ANY ($2::text[])`;
 
 /**
- * Deposits in a batch (the deposit watcher's chunk, ledger/deposit-batch.ts), in one statement, the
- * pattern of CHARGE_COVERED: the accounts locked in id order, entry ids drawn in (account, item)
+ * Deposits in a batch (the deposit watcher's chunk, ledger/deposit-batch.ts), in one statement on
+ * CHARGE_COVERED's skeleton (lockedBatch): the accounts locked in id order, entry ids drawn in (account, item)
  * order while the locks are held so each account's running balances chain, each balance written
  * once. $1–$4: account, amount, reference, memo per item. A reference already credited (or twice in
  * the batch) violates ledger_entries_deposit_reference and a missing account the entries' foreign
@@ -270,18 +292,7 @@ export const KEY_NAMES = `SELECT id, name FROM api_keys WHERE account_id = $1 AN
  */
 export const CREDIT_DEPOSITS = statement(
   'ledger_credit_deposits',
-  `WITH items AS MATERIALIZED (
-     SELECT t.account_id, t.amount, t.reference, t.memo, t.item::integer AS item
-       FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[])
-            WITH ORDINALITY AS t(account_id, amount, reference, memo, item)
-   ), locked AS MATERIALIZED (
-     SELECT a.id, a.balance_micros FROM accounts a
-      WHERE a.id IN (SELECT account_id FROM items) ORDER BY a.id FOR UPDATE
-   ), totals AS MATERIALIZED (
-     SELECT l.id AS account_id, l.balance_micros AS balance, sum(i.amount)::bigint AS total
-       FROM locked l JOIN items i ON i.account_id = l.id
-      GROUP BY l.id, l.balance_micros
-   ), credited AS MATERIALIZED (
+  `WITH ${lockedBatch(['reference', 'memo'], ['text', 'text'])}   ), credited AS MATERIALIZED (
      SELECT nextval('ledger_entries_id_seq') AS entry_id, c.*
        FROM (SELECT i.*,
                     (COALESCE(t.balance, 0) + sum(i.amount) OVER (PARTITION BY i.account_id ORDER BY i.item))::bigint

@@ -111,6 +111,13 @@ const ledgerReconciledAt = new Gauge({
   registers: [registry],
 });
 
+const eventStreamsOpen = new Gauge({
+  name: 'sibyl_event_streams_open',
+  help: 'Event streams this process holds open, by the route that opened them (the webhook stream, price and market streams)',
+  labelNames: ['route'] as const,
+  registers: [registry],
+});
+
 const microsToUsd = (micros: bigint) => Number(micros) / 1e6;
 
 export const metrics = {
@@ -147,6 +154,11 @@ export const metrics = {
   ledgerReconciled(ok: boolean): void {
     ledgerReconciles.set(ok ? 1 : 0);
     ledgerReconciledAt.setToCurrentTime();
+  },
+  /** One more (+1) or one fewer (-1) open stream of `route`. */
+  eventStreamsOpen(route: string, change: 1 | -1): void {
+    if (change > 0) eventStreamsOpen.inc({ route });
+    else eventStreamsOpen.dec({ route });
   },
   webhookAttempted(outcome: 'delivered' | 'retrying' | 'stopped' | 'callback_failed' | 'lease_lost'): void {
     webhookAttempts.inc({ outcome });

@@ -11,7 +11,7 @@ export { median } from './aggregate.js';
 export { presentPrice } from './batch.js';
 export { invalidSymbol, readToken, requireToken, unknownSymbol } from './requested.js';
 export { SANDBOX_TOKENS, sandboxMidPrice, sandboxQuote } from './sandbox/feed.js';
-export { UnavailableSourceSchema } from './schemas.js';
+export { MAX_BATCH_SYMBOLS, SinglePriceResult, UnavailableSourceSchema } from './schemas.js';
 export type { PriceService } from './service.js';
 export { type PriceTarget, parseTarget } from './tokens.js';
 export {

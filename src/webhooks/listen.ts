@@ -38,8 +38,11 @@ export async function listenAndForward(options: ListenOptions): Promise<void> {
   const last: { id?: string } = {};
   while (!options.signal.aborted) {
     try {
-      await followStream(streamUrl, options, last);
-      if (!options.signal.aborted) options.print('stream ended; reconnecting');
+      const reason = await followStream(streamUrl, options, last);
+      if (!options.signal.aborted)
+        options.print(
+          reason ? `stream ended by the service (${reason}); reconnecting` : 'stream ended; reconnecting',
+        );
     } catch (err) {
       if (options.signal.aborted) return;
       if (err instanceof StreamRefusedError) throw err;
@@ -55,7 +58,15 @@ export async function listenAndForward(options: ListenOptions): Promise<void> {
   }
 }
 
-async function followStream(streamUrl: string, options: ListenOptions, last: { id?: string }): Promise<void> {
+/**
+ * Follows one stream until it ends; answers the reason the service gave in its last event
+ * (`event: error`: `SHUTTING_DOWN`, `SLOW_CONSUMER`, …), if it gave one.
+ */
+async function followStream(
+  streamUrl: string,
+  options: ListenOptions,
+  last: { id?: string },
+): Promise<string | undefined> {
   const response = await fetch(streamUrl, {
     headers: {
       authorization: `Bearer ${options.apiKey}`,
@@ -77,8 +88,10 @@ async function followStream(streamUrl: string, options: ListenOptions, last: { i
   }
   options.print(`listening: ${streamUrl} → ${options.forwardTo}`);
   const forwards: Promise<void>[] = [];
+  let reason: string | undefined;
   const parser = createParser({
     onEvent: (message: EventSourceMessage) => {
+      if (message.event === 'error') reason = errorReason(message.data);
       if (message.event !== 'webhook') return;
       if (message.id) last.id = message.id;
       forwards.push(forward(JSON.parse(message.data) as StreamedEvent, options));
@@ -89,6 +102,16 @@ async function followStream(streamUrl: string, options: ListenOptions, last: { i
     parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
   }
   await Promise.all(forwards);
+  return reason;
+}
+
+/** An `event: error`'s data, `{ error, code, requestId }`, as `CODE: message`. */
+function errorReason(data: string): string {
+  try {
+    const { code, error } = JSON.parse(data) as { code?: unknown; error?: unknown };
+    if (typeof code === 'string' && typeof error === 'string') return `${code}: ${error}`;
+  } catch {}
+  return data;
 }
 
 /** Posts one event as it would have been delivered: the same bytes, the same headers. */

@@ -395,10 +395,30 @@ describe('shutdown', () => {
   it('closing the server ends every open stream, saying so (SHUTTING_DOWN)', async () => {
     const account = await ctx.createAccount();
     const stream = await openStream(account.key);
+    // `sibyl webhooks listen` on the same account: it says why its stream ended.
+    const stop = new AbortController();
+    let printed = '';
+    const listening = runCli(['webhooks', 'listen', '--forward-to', 'http://localhost:4000/'], {
+      env: { SIBYL_API_KEY: account.key, SIBYL_API_URL: base, LOG_LEVEL: 'silent' },
+      stdout: (text) => {
+        printed += text;
+      },
+      stderr: (text) => {
+        printed += text;
+      },
+      signal: stop.signal,
+    });
+    while (!printed.includes('listening:')) await new Promise((r) => setTimeout(r, 20));
     // The app closes (as on SIGTERM) with a stream open: it does not wait for the client to hang up.
     closed = true;
     await ctx.close();
     while (!stream.ended()) await new Promise((r) => setTimeout(r, 20));
+    while (!printed.includes('stream ended')) await new Promise((r) => setTimeout(r, 20));
+    stop.abort();
+    expect(await listening).toBe(0);
+    expect(printed).toContain(
+      'stream ended by the service (SHUTTING_DOWN: This server is shutting down; reconnect (another instance will answer)); reconnecting\n',
+    );
     expect(stream.errors).toEqual([
       {
         code: 'SHUTTING_DOWN',

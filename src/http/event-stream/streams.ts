@@ -4,6 +4,7 @@ import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { randomBase62 } from '../../lib/ids.js';
 import type { Log } from '../../logger.js';
+import { metrics } from '../../metrics/metrics.js';
 import type { StreamSettings } from './config.js';
 import { RENEW_MS, type SlotScope, type StreamSlots, scopesOf, streamLimitError } from './slots.js';
 import { EventStream, type StreamBounds, type StreamMeter, type StreamSource } from './stream.js';
@@ -53,6 +54,8 @@ const RETRY_MS = 2000;
  */
 export class EventStreams {
   private readonly streams = new Set<EventStream>();
+  /** Each open stream's route, the label of `sibyl_event_streams_open`. */
+  private readonly routes = new Map<EventStream, string>();
   /** Streams admitted and not yet open: counted against the per-process limit. */
   private opening = 0;
   private closing = false;
@@ -115,6 +118,9 @@ export class EventStreams {
       openedAt,
     );
     this.streams.add(stream);
+    const route = request.routeOptions.url ?? 'unmatched';
+    this.routes.set(stream, route);
+    metrics.eventStreamsOpen(route, 1);
     this.timer ??= setInterval(() => {
       this.sweep().catch((err: unknown) => this.deps.log.warn({ err }, 'event streams: a sweep failed'));
     }, this.sweepMs).unref();
@@ -169,6 +175,9 @@ export class EventStreams {
 
   private forget(stream: EventStream): void {
     if (!this.streams.delete(stream)) return;
+    const route = this.routes.get(stream);
+    this.routes.delete(stream);
+    if (route !== undefined) metrics.eventStreamsOpen(route, -1);
     const release = this.deps.slots.release(stream.id, stream.scopes).catch((err: unknown) => {
       this.deps.log.warn({ err }, 'event streams: releasing a slot failed (its lease will end it)');
     });

@@ -1,0 +1,96 @@
+import type { FastifyInstance } from 'fastify';
+import type { RouteDeps } from '../http/feature-routes.js';
+import { defineRoute } from '../http/route.js';
+import { formatUsd } from '../lib/money.js';
+import { MAX_BATCH_SYMBOLS } from '../prices/index.js';
+import type { LiveStreamSettings } from './config.js';
+import { minuteMeter } from './meter.js';
+import { PriceFeed } from './price-feed.js';
+import { PriceStreamEvent, PriceStreamHeaders, StreamPricesQuery } from './schemas.js';
+import { streamedTokens } from './symbols.js';
+
+/** What every live-data stream's description says of the mechanism (docs/api.md#event-streams). */
+const MECHANISM =
+  'A comment line after 15 s without any other line keeps the connection alive. Open streams are limited per ' +
+  'key (3), per account (10), per client address (20) and per server, counted together with the other event ' +
+  'streams and across instances: past a limit 429 `STREAM_LIMIT_EXCEEDED` naming it in `details.limit` ' +
+  '(`perKey`, `perAccount`, `perAddress`, `perProcess`). A client too slow to read (over 1 MiB unsent, or ' +
+  'unsent data 30 s old) gets `event: error` `SLOW_CONSUMER` and the stream ends; a server shutting down ' +
+  'sends `event: error` `SHUTTING_DOWN` (docs/api.md#event-streams).';
+
+function billingNote(minuteUsd: string): string {
+  return (
+    `Metered: ${minuteUsd} USD per started minute of connection (\`STREAM_MINUTE_USD\`), the first paid at ` +
+    'connect (402 `INSUFFICIENT_BALANCE` before the stream opens if it cannot be), each next one at its start; ' +
+    'when the balance cannot pay a minute the stream sends `event: error` `INSUFFICIENT_BALANCE` and ends. ' +
+    'The first event is `event: stream` `{ requestId, minuteUsd, limits }` (docs/streams.md#billing).'
+  );
+}
+
+/** The live-data streams (docs/streams.md): prices, markets. */
+export function liveStreamRoutes(
+  app: FastifyInstance,
+  deps: Pick<RouteDeps, 'db' | 'clock' | 'log' | 'edge' | 'ports'> & { settings: LiveStreamSettings },
+): void {
+  const { edge, settings } = deps;
+  const prices = new PriceFeed({
+    prices: deps.ports.prices,
+    clock: deps.clock,
+    log: deps.log,
+    intervalMs: settings.priceIntervalMs,
+  });
+  app.addHook('onClose', async () => prices.close());
+  const meterDeps = { db: deps.db, clock: deps.clock, biller: edge.biller };
+  const minuteUsd = formatUsd(settings.minuteMicros);
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/stream/prices',
+    operationId: 'streamPrices',
+    responseName: 'PriceStreamEvent',
+    summary: 'Live VWAPs of up to 50 tokens, as server-sent events',
+    description:
+      'A `text/event-stream` that stays open. After `event: stream`, one `event: price` per symbol (the ' +
+      'snapshot: the single price without its cost fields), then one whenever a symbol’s VWAP changes — at most ' +
+      `one per symbol per \`STREAM_PRICE_INTERVAL_MS\` (default 1000). \`symbols\`: 1–${MAX_BATCH_SYMBOLS} ` +
+      'symbols or mints, comma-separated, read as the batch reads them (more: 400 `BATCH_LIMIT_EXCEEDED`; a ' +
+      'malformed one: 400 `INVALID_SYMBOL`; a symbol the registry does not know: 404 `SYMBOL_NOT_FOUND`; all ' +
+      'before anything is charged). A token that cannot be priced right now gets `event: unavailable` ' +
+      '`{ requestId, symbol, error: { code, message }, at }` instead, and `event: price` again once it can. ' +
+      'Every event has an `id`; a client reconnecting with `Last-Event-ID` gets the current prices (what it ' +
+      `missed that still holds). ${billingNote(minuteUsd)} ${MECHANISM}`,
+    tags: ['streams'],
+    permission: 'price',
+    querystring: StreamPricesQuery,
+    response: PriceStreamEvent,
+    stream: { headers: PriceStreamHeaders },
+    errors: [
+      'BATCH_LIMIT_EXCEEDED',
+      'INVALID_SYMBOL',
+      'SYMBOL_NOT_FOUND',
+      'INSUFFICIENT_BALANCE',
+      'QUOTA_EXCEEDED',
+      'SERVICE_UNAVAILABLE',
+      'STREAM_LIMIT_EXCEEDED',
+    ],
+    handler: async ({ principal, requestId, query }, request, reply) => {
+      // Bad input is refused here, before a slot is taken or a minute charged.
+      const tokens = streamedTokens(query.symbols);
+      const lastEventId = request.headers['last-event-id'];
+      await edge.streams.open(request, reply, {
+        requestId,
+        owner: principal,
+        source: () =>
+          prices.source(principal.mode, tokens, typeof lastEventId === 'string' ? lastEventId : undefined),
+        meter: minuteMeter(
+          meterDeps,
+          { principal, requestId, operation: 'streamPrices' },
+          settings.minuteMicros,
+        ),
+        announce: { limits: { symbols: MAX_BATCH_SYMBOLS, priceIntervalMs: settings.priceIntervalMs } },
+      });
+      // The response is hijacked and streams on; nothing more is sent from here.
+      return {} as never;
+    },
+  });
+}
