@@ -8,6 +8,7 @@ import { createAccount, setAccountStatus } from '../dist/accounts/accounts.js';
 import { createContext } from '../dist/context.js';
 import { createKey, revokeKey } from '../dist/keys/keys.js';
 import { PERMISSIONS } from '../dist/keys/permissions.js';
+import { creditDeposit } from '../dist/ledger/index.js';
 import { systemClock } from '../dist/lib/clock.js';
 import { clearSecretBox } from '../dist/webhooks/secret-box.js';
 
@@ -87,6 +88,12 @@ export async function recordErrors(app, key, { db, cancelledDelivery }) {
   const capped = await keyFor(account.id, { quotas: { dailyRequests: 0 } });
   await record('QUOTA_EXCEEDED', 'QUOTA_EXCEEDED', api('GET', '/price/SOL', capped));
   const live = await createAccount(ctx, { mode: 'live' }, clearSecretBox);
+  // Funded: the balance is checked before the models are (docs/api.md), so an empty one would say 402.
+  await creditDeposit(ctx, {
+    accountId: live.id,
+    amountMicros: 1_000_000n,
+    reference: 'example:ai-unavailable',
+  });
   await record(
     'AI_UNAVAILABLE',
     'AI_UNAVAILABLE',

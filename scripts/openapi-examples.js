@@ -4,9 +4,17 @@
 // (src/http/openapi-document.ts) and a test checks each against its schema.
 //
 //   npm run build && node scripts/openapi-examples.js
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createAiQueue } from '../dist/ai/queue.js';
 import { createResolver } from '../dist/ai/resolver.js';
+import { openAnswerCache } from '../dist/evaluation/cache.js';
+import { evaluateSet } from '../dist/evaluation/evaluate.js';
+import { readLabelledSet } from '../dist/evaluation/read-set.js';
+import { buildReport } from '../dist/evaluation/report.js';
+import { publishScorecard } from '../dist/evaluation/scorecard.js';
+import { scorecardSummary } from '../dist/evaluation/summary.js';
 import { aiJobResolver } from '../dist/jobs/ai.js';
 import { jobQueueHandler } from '../dist/jobs/runner.js';
 import { systemClock } from '../dist/lib/clock.js';
@@ -191,6 +199,46 @@ await withSandboxApp(async (app, key, { db, config, hold }) => {
   examples.AccountUsage = await call('GET', '/account/usage?groupBy=operation');
   examples.AiRequestList = await call('GET', '/ai/requests?pageSize=2');
 
+  // The scorecard: the project's own labelled set evaluated on the sandbox models and published,
+  // as `sibyl ai evaluate test/evaluation/sets/sibyl.jsonl --models sandbox --publish` does.
+  const set = await readLabelledSet([
+    new URL('../test/evaluation/sets/sibyl.jsonl', import.meta.url).pathname,
+  ]);
+  const resolver = createResolver(config.ai, systemClock);
+  const cache = await openAnswerCache(join(mkdtempSync(join(tmpdir(), 'sibyl-examples-')), 'cache.jsonl'));
+  const startedAt = new Date();
+  const evaluation = await evaluateSet({
+    resolver,
+    mode: 'sandbox',
+    questions: set.questions,
+    concurrency: 8,
+    confidenceThreshold: 0.75,
+    cache,
+  });
+  await cache.close();
+  const report = buildReport(evaluation.results, {
+    set,
+    mode: 'sandbox',
+    modelsUsed: resolver.models('sandbox').map((m) => m.name),
+    confidenceThreshold: 0.75,
+    target: 0.97,
+    interrupted: false,
+    startedAt,
+    finishedAt: new Date(),
+    cachedAnswers: evaluation.cachedAnswers,
+    askedAnswers: evaluation.askedAnswers,
+  });
+  // Its own 404 first: nothing is published yet.
+  const unpublished = (
+    await app.inject({
+      method: 'GET',
+      url: '/api/v1/ai/scorecard',
+      headers: { authorization: `Bearer ${key}` },
+    })
+  ).json();
+  await publishScorecard(db, scorecardSummary(report));
+  examples.AiScorecard = await call('GET', '/ai/scorecard');
+
   // Nested components: taken from the answers that contain them.
   examples.PriceSource = examples.PriceResult.sources[0];
   examples.TokenRef = examples.PriceResult.token;
@@ -208,6 +256,7 @@ await withSandboxApp(async (app, key, { db, config, hold }) => {
   const errors = {
     ...(await recordErrors(app, key, { db, cancelledDelivery: delivery })),
     ...(await recordRareErrors(app, key, { db, hold })),
+    'getAiScorecard:NOT_FOUND': unpublished,
   };
   const errorsOut = new URL('../src/http/openapi-error-examples.json', import.meta.url);
   const sortedErrors = Object.fromEntries(Object.entries(errors).sort(([a], [b]) => a.localeCompare(b)));

@@ -2,6 +2,7 @@ import { accountsFeature } from './accounts/index.js';
 import { aiFeature } from './ai/index.js';
 import { dashboardFeature } from './dashboard/index.js';
 import { depositsFeature } from './deposits/index.js';
+import { evaluationFeature } from './evaluation/feature.js';
 import { healthFeature } from './health/index.js';
 import { historicalFeature } from './historical/index.js';
 import { idempotencyFeature } from './idempotency/index.js';
@@ -30,6 +31,7 @@ export const FEATURES = [
   jobsFeature,
   marketsFeature,
   aiFeature,
+  evaluationFeature,
   webhooksFeature,
   dashboardFeature,
   idempotencyFeature,

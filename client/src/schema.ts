@@ -537,6 +537,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ai/scorecard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How often the AI resolver is right: the latest published evaluation on a labelled set
+         * @description Free, to any key. The summary the operator published with `sibyl ai evaluate --publish`: accuracy of the determined answers, coverage, accuracy by agreement, by model and by category, calibration of the consensus confidence and the threshold table (docs/ai.md#the-published-scorecard). 404 `NOT_FOUND` until one is published.
+         *
+         *     Permission: any key. Price: free.
+         */
+        get: operations["getAiScorecard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/webhooks/stream": {
         parameters: {
             query?: never;
@@ -1189,6 +1211,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard/api/{mode}/ai/scorecard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How often the AI resolver is right: the latest published evaluation on a labelled set
+         * @description The dashboard's twin of `GET /api/v1/ai/scorecard`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
+         *
+         *     Free, to any key. The summary the operator published with `sibyl ai evaluate --publish`: accuracy of the determined answers, coverage, accuracy by agreement, by model and by category, calibration of the consensus confidence and the threshold table (docs/ai.md#the-published-scorecard). 404 `NOT_FOUND` until one is published.
+         */
+        get: operations["dashboardGetAiScorecard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dashboard/api/{mode}/webhooks/test": {
         parameters: {
             query?: never;
@@ -1550,11 +1594,11 @@ export interface components {
         };
         /** AiResolveRequest */
         AiResolveRequest: {
-            /** @description The question to resolve (required unless `marketId` is given); not blank */
+            /** @description The question to resolve (required unless `marketId` is given); not blank. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
             question?: string;
-            /** @description The possible outcomes, distinct (also ignoring case); answers refer to them by zero-based index */
+            /** @description The possible outcomes, distinct (also ignoring case); answers refer to them by zero-based index. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
             outcomes?: string[];
-            /** @description Additional context for the models; on sandbox accounts, `[sandbox:…]` directives steer the simulated models */
+            /** @description Additional context for the models; on sandbox accounts, `[sandbox:…]` directives steer the simulated models. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
             context?: string;
             /**
              * Format: uri
@@ -1591,16 +1635,16 @@ export interface components {
         };
         /** AiScheduleRequest */
         AiScheduleRequest: {
-            /** @description 1 to 1,000 characters, not blank */
+            /** @description 1 to 1,000 characters, not blank. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
             question: string;
-            /** @description 2 to 20 distinct labels of 1 to 200 characters (distinct also ignoring case) */
+            /** @description 2 to 20 distinct labels of 1 to 200 characters (distinct also ignoring case). NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
             outcomes: string[];
             /**
              * Format: date-time
              * @description When to resolve: ISO 8601 with a zone, in the future, ≤ 365 days
              */
             resolutionTimestamp: string;
-            /** @description Up to 10,000 characters */
+            /** @description Up to 10,000 characters. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
             context?: string;
             /**
              * Format: uri
@@ -1609,6 +1653,132 @@ export interface components {
             callbackUrl: string;
             /** @description Minimum consensus confidence; default 0.75 */
             confidenceThreshold?: number;
+        };
+        /**
+         * AiScorecard
+         * @description The latest published AI scorecard
+         */
+        AiScorecard: {
+            /** @description Unique id of this request (also in X-Request-Id) */
+            requestId: string;
+            /** @description When it was published (ISO 8601, UTC) */
+            publishedAt: string;
+            /** @description When the evaluation finished (ISO 8601, UTC) */
+            evaluatedAt: string;
+            set: {
+                /** @description The labelled set’s format: Sibyl’s JSON Lines, UMA proposals, or ForecastBench */
+                format: "jsonl" | "uma" | "forecastbench";
+                /** @description Questions in the set */
+                questions: number;
+                /** @description Entries of the set left out, by reason (`50-50`, `unresolved`, …) */
+                skipped: {
+                    [key: string]: number;
+                };
+            };
+            /** @description Which models were asked */
+            mode: "live" | "sandbox";
+            /** @description The four models, `<provider>/<model>`, in slot order */
+            modelsUsed: string[];
+            /** @description The threshold `canDetermine` used (the default 0.75) */
+            confidenceThreshold: number;
+            /** @description The target accuracy the threshold table was read against */
+            target: number;
+            /** @description Questions answered by the resolver */
+            evaluated: number;
+            /** @description Of them, resolutions with `canDetermine: true` */
+            determined: number;
+            /** @description Share of the determined answers that were right; a share 0–1, null when there is nothing to take it of */
+            accuracy: number | null;
+            /** @description Share of the questions determined; a share 0–1, null when there is nothing to take it of */
+            coverage: number | null;
+            /** @description Determined answers by how many of the four models agreed */
+            byAgreement: {
+                "4/4": {
+                    /** @description Determined answers at this agreement */
+                    count: number;
+                    /** @description Share of them that were right; a share 0–1, null when there is nothing to take it of */
+                    accuracy: number | null;
+                };
+                "3/4": {
+                    /** @description Determined answers at this agreement */
+                    count: number;
+                    /** @description Share of them that were right; a share 0–1, null when there is nothing to take it of */
+                    accuracy: number | null;
+                };
+            };
+            /** @description Each model on its own, by `<provider>/<model>` */
+            byModel: {
+                [key: string]: {
+                    /** @description Questions the model answered validly (a vote or "cannot determine") */
+                    answered: number;
+                    /** @description Share of those it answered right; a share 0–1, null when there is nothing to take it of */
+                    accuracy: number | null;
+                    /** @description Valid answers of "cannot determine" */
+                    abstained: number;
+                    /** @description Questions it gave no valid answer to (timeouts, errors, malformed answers) */
+                    failed: number;
+                };
+            };
+            byCategory: {
+                [key: string]: {
+                    /** @description Questions of the category */
+                    questions: number;
+                    /** @description Of them, determined */
+                    determined: number;
+                    /** @description Share determined; a share 0–1, null when there is nothing to take it of */
+                    coverage: number | null;
+                    /** @description Share of the determined ones that were right; a share 0–1, null when there is nothing to take it of */
+                    accuracy: number | null;
+                };
+            };
+            /** @description Brier score of the consensus confidence (0 is perfect); a share 0–1, null when there is nothing to take it of */
+            brier: number | null;
+            /** @description Expected calibration error of the consensus confidence, over ten bins; a share 0–1, null when there is nothing to take it of */
+            ece: number | null;
+            /** @description Completed resolutions that named a winner: what `brier`, `ece` and `reliability` are over */
+            calibrated: number;
+            /** @description The reliability diagram’s ten bins */
+            reliability: {
+                from: number;
+                to: number;
+                /** @description Answers whose consensus confidence is in [from, to) */
+                count: number;
+                /** @description Their mean confidence; a share 0–1, null when there is nothing to take it of */
+                confidence: number | null;
+                /** @description Share of their winners that were right; a share 0–1, null when there is nothing to take it of */
+                accuracy: number | null;
+            }[];
+            abstentions: {
+                /** @description Questions not determined */
+                count: number;
+                reasons: {
+                    /** @description Fewer than 3 valid answers */
+                    failed: number;
+                    /** @description No model voted for an outcome */
+                    no_outcome: number;
+                    /** @description Fewer than 3 of the 4 agreed */
+                    split: number;
+                    /** @description 3 or 4 agreed below the confidence threshold */
+                    low_confidence: number;
+                };
+            };
+            /** @description A resolution’s time (its slowest model), median and 99th percentile */
+            latencyMs: {
+                p50: number | null;
+                p99: number | null;
+            };
+            /** @description Coverage and accuracy at each threshold from 0.50 to 0.95 */
+            thresholds: {
+                threshold: number;
+                /** @description Questions determined at this threshold */
+                determined: number;
+                /** @description Share determined; a share 0–1, null when there is nothing to take it of */
+                coverage: number | null;
+                /** @description Share of those right; a share 0–1, null when there is nothing to take it of */
+                accuracy: number | null;
+            }[];
+            /** @description The lowest threshold whose accuracy reaches `target`; null when none does */
+            recommendedThreshold: number | null;
         };
         /**
          * AiVote
@@ -1723,7 +1893,7 @@ export interface components {
         };
         /** BatchPriceRequest */
         BatchPriceRequest: {
-            /** @description Symbols or mint addresses, at most 50 */
+            /** @description Symbols or mint addresses, at most 50. Each: A symbol (1 to 15 letters and digits) or a Solana mint address: base58 that decodes to exactly 32 bytes. A base58 string of 32 to 44 characters that decodes to another length matches the pattern but is refused: 400 INVALID_SYMBOL. */
             symbols: string[];
         };
         /**
@@ -1887,7 +2057,7 @@ export interface components {
             /** @description null: never */
             expiresAt?: string | null;
             /** @description IPv4/IPv6 addresses or CIDR ranges */
-            allowedIps?: (string | unknown | unknown | unknown)[];
+            allowedIps?: (string | unknown | unknown | unknown | unknown)[];
             /** @description Defaults to true when allowedIps is given */
             ipRestrictionEnabled?: boolean;
             /** @description Browser origins such as https://app.example.com; https://*.example.com allows subdomains */
@@ -2457,7 +2627,7 @@ export interface components {
         };
         /** PriceScheduledRequest */
         PriceScheduledRequest: {
-            /** @description Symbol or Solana mint address */
+            /** @description A symbol (1 to 15 letters and digits) or a Solana mint address: base58 that decodes to exactly 32 bytes. A base58 string of 32 to 44 characters that decodes to another length matches the pattern but is refused: 400 INVALID_SYMBOL. */
             symbol: string;
             /**
              * Format: date-time
@@ -2472,7 +2642,7 @@ export interface components {
         };
         /** PriceScheduleRequest */
         PriceScheduleRequest: {
-            /** @description Symbol or Solana mint address */
+            /** @description A symbol (1 to 15 letters and digits) or a Solana mint address: base58 that decodes to exactly 32 bytes. A base58 string of 32 to 44 characters that decodes to another length matches the pattern but is refused: 400 INVALID_SYMBOL. */
             symbol: string;
             /**
              * Format: date-time
@@ -2958,10 +3128,12 @@ export interface components {
             /** @description null: never */
             expiresAt?: string | null;
             /** @description IPv4/IPv6 addresses or CIDR ranges */
-            allowedIps?: (string | unknown | unknown | unknown)[];
+            allowedIps?: (string | unknown | unknown | unknown | unknown)[];
+            /** @description true: the key answers only its allowedIps — the list given here, else the stored one, which must not be empty (400 VALIDATION_ERROR) */
             ipRestrictionEnabled?: boolean;
             /** @description Browser origins such as https://app.example.com; https://*.example.com allows subdomains */
             allowedOrigins?: string[];
+            /** @description true: the key answers only its allowedOrigins — the list given here, else the stored one, which must not be empty (400 VALIDATION_ERROR) */
             originRestrictionEnabled?: boolean;
             /** @description This key's token bucket; null returns it to the service default */
             rateLimit?: {
@@ -3158,7 +3330,7 @@ export interface components {
     parameters: never;
     requestBodies: never;
     headers: {
-        /** @description The id of this request (`req_…`), also in the body as `requestId`; quote it to support */
+        /** @description The id of this call (`req_…`); quote it to support. Most bodies repeat it as `requestId`; a body that describes another request (GET /ai/request/{requestId}, /ai/result/{requestId}, /webhooks/deliveries/{deliveryId}) carries that request’s id there instead */
         "X-Request-Id": string;
         /** @description Requests the key may burst (its bucket size) */
         "RateLimit-Limit": number;
@@ -5263,7 +5435,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description e.g. SOL, or a mint address */
+                /** @description e.g. SOL, or a mint address. A symbol (1 to 15 letters and digits) or a Solana mint address: base58 that decodes to exactly 32 bytes. A base58 string of 32 to 44 characters that decodes to another length matches the pattern but is refused: 400 INVALID_SYMBOL. */
                 symbolOrMint: string;
             };
             cookie?: never;
@@ -6027,7 +6199,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description e.g. SOL, or a mint address */
+                /** @description e.g. SOL, or a mint address. A symbol (1 to 15 letters and digits) or a Solana mint address: base58 that decodes to exactly 32 bytes. A base58 string of 32 to 44 characters that decodes to another length matches the pattern but is refused: 400 INVALID_SYMBOL. */
                 symbol: string;
             };
             cookie?: never;
@@ -10789,6 +10961,229 @@ export interface operations {
             };
         };
     };
+    getAiScorecard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The latest published AI scorecard */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AiScorecard"];
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INVALID_API_KEY, API_KEY_EXPIRED, API_KEY_REVOKED, ACCOUNT_NOT_FOUND */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INVALID_API_KEY" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ACCOUNT_NOT_FOUND";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: PERMISSION_DENIED, IP_NOT_ALLOWED, ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "PERMISSION_DENIED" | "IP_NOT_ALLOWED" | "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "NOT_FOUND";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "RATE_LIMIT_EXCEEDED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
     streamWebhookEvents: {
         parameters: {
             query?: never;
@@ -11547,6 +11942,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The delivery's id. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 deliveryId: string;
             };
             cookie?: never;
@@ -11808,6 +12204,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The delivery's id. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 deliveryId: string;
             };
             cookie?: never;
@@ -12137,6 +12534,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
+                /** @description The delivery's id. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 deliveryId: string;
             };
             cookie?: never;
@@ -18544,6 +18942,301 @@ export interface operations {
             };
         };
     };
+    dashboardGetAiScorecard: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The latest published AI scorecard */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description When it was published (ISO 8601, UTC) */
+                        publishedAt: string;
+                        /** @description When the evaluation finished (ISO 8601, UTC) */
+                        evaluatedAt: string;
+                        set: {
+                            /** @description The labelled set’s format: Sibyl’s JSON Lines, UMA proposals, or ForecastBench */
+                            format: "jsonl" | "uma" | "forecastbench";
+                            /** @description Questions in the set */
+                            questions: number;
+                            /** @description Entries of the set left out, by reason (`50-50`, `unresolved`, …) */
+                            skipped: {
+                                [key: string]: number;
+                            };
+                        };
+                        /** @description Which models were asked */
+                        mode: "live" | "sandbox";
+                        /** @description The four models, `<provider>/<model>`, in slot order */
+                        modelsUsed: string[];
+                        /** @description The threshold `canDetermine` used (the default 0.75) */
+                        confidenceThreshold: number;
+                        /** @description The target accuracy the threshold table was read against */
+                        target: number;
+                        /** @description Questions answered by the resolver */
+                        evaluated: number;
+                        /** @description Of them, resolutions with `canDetermine: true` */
+                        determined: number;
+                        /** @description Share of the determined answers that were right; a share 0–1, null when there is nothing to take it of */
+                        accuracy: number | null;
+                        /** @description Share of the questions determined; a share 0–1, null when there is nothing to take it of */
+                        coverage: number | null;
+                        /** @description Determined answers by how many of the four models agreed */
+                        byAgreement: {
+                            "4/4": {
+                                /** @description Determined answers at this agreement */
+                                count: number;
+                                /** @description Share of them that were right; a share 0–1, null when there is nothing to take it of */
+                                accuracy: number | null;
+                            };
+                            "3/4": {
+                                /** @description Determined answers at this agreement */
+                                count: number;
+                                /** @description Share of them that were right; a share 0–1, null when there is nothing to take it of */
+                                accuracy: number | null;
+                            };
+                        };
+                        /** @description Each model on its own, by `<provider>/<model>` */
+                        byModel: {
+                            [key: string]: {
+                                /** @description Questions the model answered validly (a vote or "cannot determine") */
+                                answered: number;
+                                /** @description Share of those it answered right; a share 0–1, null when there is nothing to take it of */
+                                accuracy: number | null;
+                                /** @description Valid answers of "cannot determine" */
+                                abstained: number;
+                                /** @description Questions it gave no valid answer to (timeouts, errors, malformed answers) */
+                                failed: number;
+                            };
+                        };
+                        byCategory: {
+                            [key: string]: {
+                                /** @description Questions of the category */
+                                questions: number;
+                                /** @description Of them, determined */
+                                determined: number;
+                                /** @description Share determined; a share 0–1, null when there is nothing to take it of */
+                                coverage: number | null;
+                                /** @description Share of the determined ones that were right; a share 0–1, null when there is nothing to take it of */
+                                accuracy: number | null;
+                            };
+                        };
+                        /** @description Brier score of the consensus confidence (0 is perfect); a share 0–1, null when there is nothing to take it of */
+                        brier: number | null;
+                        /** @description Expected calibration error of the consensus confidence, over ten bins; a share 0–1, null when there is nothing to take it of */
+                        ece: number | null;
+                        /** @description Completed resolutions that named a winner: what `brier`, `ece` and `reliability` are over */
+                        calibrated: number;
+                        /** @description The reliability diagram’s ten bins */
+                        reliability: {
+                            from: number;
+                            to: number;
+                            /** @description Answers whose consensus confidence is in [from, to) */
+                            count: number;
+                            /** @description Their mean confidence; a share 0–1, null when there is nothing to take it of */
+                            confidence: number | null;
+                            /** @description Share of their winners that were right; a share 0–1, null when there is nothing to take it of */
+                            accuracy: number | null;
+                        }[];
+                        abstentions: {
+                            /** @description Questions not determined */
+                            count: number;
+                            reasons: {
+                                /** @description Fewer than 3 valid answers */
+                                failed: number;
+                                /** @description No model voted for an outcome */
+                                no_outcome: number;
+                                /** @description Fewer than 3 of the 4 agreed */
+                                split: number;
+                                /** @description 3 or 4 agreed below the confidence threshold */
+                                low_confidence: number;
+                            };
+                        };
+                        /** @description A resolution’s time (its slowest model), median and 99th percentile */
+                        latencyMs: {
+                            p50: number | null;
+                            p99: number | null;
+                        };
+                        /** @description Coverage and accuracy at each threshold from 0.50 to 0.95 */
+                        thresholds: {
+                            threshold: number;
+                            /** @description Questions determined at this threshold */
+                            determined: number;
+                            /** @description Share determined; a share 0–1, null when there is nothing to take it of */
+                            coverage: number | null;
+                            /** @description Share of those right; a share 0–1, null when there is nothing to take it of */
+                            accuracy: number | null;
+                        }[];
+                        /** @description The lowest threshold whose accuracy reaches `target`; null when none does */
+                        recommendedThreshold: number | null;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ACCOUNT_SUSPENDED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "NOT_FOUND";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
     dashboardSendTestWebhook: {
         parameters: {
             query?: never;
@@ -18928,6 +19621,7 @@ export interface operations {
             path: {
                 /** @description Which of the wallet’s accounts: live or sandbox */
                 mode: "live" | "sandbox";
+                /** @description The delivery's id. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 deliveryId: string;
             };
             cookie?: never;
@@ -19136,6 +19830,7 @@ export interface operations {
             path: {
                 /** @description Which of the wallet’s accounts: live or sandbox */
                 mode: "live" | "sandbox";
+                /** @description The delivery's id. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 deliveryId: string;
             };
             cookie?: never;
@@ -19344,6 +20039,7 @@ export interface operations {
             path: {
                 /** @description Which of the wallet’s accounts: live or sandbox */
                 mode: "live" | "sandbox";
+                /** @description The delivery's id. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 deliveryId: string;
             };
             cookie?: never;

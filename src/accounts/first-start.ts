@@ -52,7 +52,7 @@ export function sandboxWelcomeLines(config: Config, welcome: Welcome): string[] 
     '',
     `  and ${welcome.demoMarkets} sandbox demo markets (GET /api/v1/markets).`,
     '',
-    `  The key is shown this once (lost it? stop Sibyl, then \`npm run sibyl -- keys create ${accountId}\`).`,
+    `  The key is shown this once (lost it? \`npm run sibyl -- keys create ${accountId}\`, Sibyl running or not).`,
     '  Try it:',
     '',
     `    curl -H "Authorization: Bearer ${key}" ${baseUrl(config)}/api/v1/account`,

@@ -1,5 +1,13 @@
 import Type, { type Static } from 'typebox';
-import { CALLBACK_HOST_RULE, callbackUrlRules, handlerRules, Timestamp, UsdString } from '../http/schemas.js';
+import {
+  CALLBACK_HOST_RULE,
+  callbackUrlRules,
+  handlerRules,
+  NO_NUL,
+  NO_NUL_WORDS,
+  Timestamp,
+  UsdString,
+} from '../http/schemas.js';
 import { Delivery, MAX_CALLBACK_URL_CHARS } from '../webhooks/index.js';
 import { LIMITS } from './input.js';
 import { FAILURE_KINDS } from './types.js';
@@ -10,27 +18,30 @@ export const ResolveBody = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: LIMITS.questionMaxChars,
-        description: 'The question to resolve (required unless `marketId` is given); not blank',
-        ...handlerRules({ pattern: '\\S' }),
+        description: `The question to resolve (required unless \`marketId\` is given); not blank. ${NO_NUL_WORDS}`,
+        ...handlerRules({ pattern: '\\S', ...NO_NUL }),
       }),
     ),
     outcomes: Type.Optional(
       Type.Array(
-        Type.String({ minLength: 1, maxLength: LIMITS.outcomeMaxChars, ...handlerRules({ pattern: '\\S' }) }),
+        Type.String({
+          minLength: 1,
+          maxLength: LIMITS.outcomeMaxChars,
+          ...handlerRules({ pattern: '\\S', ...NO_NUL }),
+        }),
         {
           minItems: LIMITS.minOutcomes,
           maxItems: LIMITS.maxOutcomes,
           uniqueItems: true,
-          description:
-            'The possible outcomes, distinct (also ignoring case); answers refer to them by zero-based index',
+          description: `The possible outcomes, distinct (also ignoring case); answers refer to them by zero-based index. ${NO_NUL_WORDS}`,
         },
       ),
     ),
     context: Type.Optional(
       Type.String({
         maxLength: LIMITS.contextMaxChars,
-        description:
-          'Additional context for the models; on sandbox accounts, `[sandbox:…]` directives steer the simulated models',
+        description: `Additional context for the models; on sandbox accounts, \`[sandbox:…]\` directives steer the simulated models. ${NO_NUL_WORDS}`,
+        ...handlerRules(NO_NUL),
       }),
     ),
     callbackUrl: Type.Optional(
@@ -155,11 +166,10 @@ export const AiRecord = Type.Object({
   ),
   refundUsd: Type.Optional(UsdString),
   votes: Type.Array(VoteSchema, { description: 'The answers received so far, in slot order (extension)' }),
-  delivery: Type.Optional(
-    Type.Union([Delivery], {
-      description: 'Once finished, with a callbackUrl: the callback delivery, its status and every attempt',
-    }),
-  ),
+  delivery: Type.Optional({
+    ...Delivery,
+    description: 'Once finished, with a callbackUrl: the callback delivery, its status and every attempt',
+  }),
 });
 
 export type AiRecordObject = Static<typeof AiRecord>;

@@ -98,6 +98,13 @@ function parseOptions(argv: string[]) {
         'api-url': { type: 'string' },
         before: { type: 'string' },
         since: { type: 'string' },
+        models: { type: 'string' },
+        concurrency: { type: 'string' },
+        target: { type: 'string' },
+        out: { type: 'string' },
+        cache: { type: 'string' },
+        prices: { type: 'string' },
+        publish: { type: 'boolean', default: false },
       },
     });
   } catch (err) {

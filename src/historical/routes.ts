@@ -3,7 +3,13 @@ import Type from 'typebox';
 import { AppError, type ValidationProblem } from '../errors.js';
 import { FEES } from '../fees.js';
 import { defineRoute } from '../http/route.js';
-import { handlerRules, SYMBOL_OR_MINT_PATTERN, Timestamp, timestampRules } from '../http/schemas.js';
+import {
+  handlerRules,
+  SYMBOL_OR_MINT_PATTERN,
+  SYMBOL_OR_MINT_RULE,
+  Timestamp,
+  timestampRules,
+} from '../http/schemas.js';
 import { parseIsoTimestamp } from '../lib/time.js';
 import {
   CANDLE_INTERVALS,
@@ -84,7 +90,7 @@ export function historicalRoutes(app: FastifyInstance, deps: { historical: Histo
     price: FEES.historical,
     params: Type.Object({
       symbol: Type.String({
-        description: 'e.g. SOL, or a mint address',
+        description: `e.g. SOL, or a mint address. ${SYMBOL_OR_MINT_RULE}`,
         ...handlerRules({ pattern: SYMBOL_OR_MINT_PATTERN }),
       }),
     }),

@@ -52,7 +52,10 @@ export function hoistNamedSchemas(doc: Json): void {
 
 const HEADERS: Json = {
   'X-Request-Id': {
-    description: 'The id of this request (`req_…`), also in the body as `requestId`; quote it to support',
+    description:
+      'The id of this call (`req_…`); quote it to support. Most bodies repeat it as `requestId`; a body ' +
+      'that describes another request (GET /ai/request/{requestId}, /ai/result/{requestId}, ' +
+      '/webhooks/deliveries/{deliveryId}) carries that request’s id there instead',
     schema: { type: 'string', examples: ['req_4fKq8ZtV1xYwJ2mN7pRb3c'] },
   },
   'RateLimit-Limit': {

@@ -30,6 +30,12 @@ export interface RouteInput<P extends TSchema, Q extends TSchema, B extends TSch
 export type RouteTransaction = ChargingContext;
 
 /**
+ * What a route needs of the calling key: one permission, or `any` — any valid key of any
+ * permissions (the published AI scorecard, which concerns no account).
+ */
+export type RoutePermission = Permission | 'any';
+
+/**
  * The whole contract of one API route: method, path, schemas, the permission it needs, its price,
  * and the error codes it can answer besides the common ones. The handler calls a domain function
  * and returns the result; authentication, validation, billing, the `requestId` field and the
@@ -42,7 +48,7 @@ export interface RouteSpec<P extends TSchema, Q extends TSchema, B extends TSche
   summary: string;
   description?: string;
   tags: string[];
-  permission: Permission;
+  permission: RoutePermission;
   /** Micro-USD charged when the handler succeeds; absent for free routes. */
   price?: bigint | ((input: RouteInput<P, Q, B>, result: Static<R>) => bigint);
   /**
@@ -127,16 +133,17 @@ const IdempotencyHeaders = Type.Object({
 export interface ApiRouteInfo {
   method: string;
   url: string;
-  permission: Permission;
+  permission: RoutePermission;
   priced: boolean;
 }
 
-function accessNote(spec: { permission: Permission; price?: unknown; priceNote?: string }): string {
+function accessNote(spec: { permission: RoutePermission; price?: unknown; priceNote?: string }): string {
   const price =
     typeof spec.price === 'bigint'
       ? `${formatUsd(spec.price)} USD`
       : (spec.priceNote ?? (spec.price ? 'computed' : 'free'));
-  return `Permission: \`${spec.permission}\`. Price: ${price}.`;
+  const permission = spec.permission === 'any' ? 'any key' : `\`${spec.permission}\``;
+  return `Permission: ${permission}. Price: ${price}.`;
 }
 
 /** One error response per status, each listing the codes it can carry (also the dashboard's). */
@@ -228,7 +235,7 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
         reply.header('access-control-expose-headers', EXPOSED_HEADERS);
         reply.header('vary', 'Origin');
       }
-      requirePermission(principal, spec.permission);
+      if (spec.permission !== 'any') requirePermission(principal, spec.permission);
       const limit = await takeRateLimit(
         rateLimiter,
         principal,

@@ -110,6 +110,19 @@ export const timestampOrDateRules = (): Record<string, unknown> =>
 /** A token as the price routes read it (src/prices/tokens.ts): a symbol, or a base58 mint address. */
 export const SYMBOL_OR_MINT_PATTERN = '^(?:[A-Za-z0-9]{1,15}|[1-9A-HJ-NP-Za-km-z]{32,44})$';
 
+/** What the pattern cannot say of a mint address (src/lib/base58.ts `isSolanaAddress`). */
+export const SYMBOL_OR_MINT_RULE =
+  'A symbol (1 to 15 letters and digits) or a Solana mint address: base58 that decodes to exactly ' +
+  '32 bytes. A base58 string of 32 to 44 characters that decodes to another length matches the ' +
+  'pattern but is refused: 400 INVALID_SYMBOL.';
+
+/**
+ * Text stored as PostgreSQL `text`, which cannot hold NUL (U+0000): refused, 400 VALIDATION_ERROR.
+ * The schema keyword that states it (with `handlerRules`) and the words for a description.
+ */
+export const NO_NUL = { not: { pattern: '\\u0000' } };
+export const NO_NUL_WORDS = 'NUL characters (U+0000) are refused: 400 VALIDATION_ERROR.';
+
 /**
  * What a callback URL's description says of its host (src/webhooks/addresses.ts `blockedHostReason`):
  * the rule depends on the deployment, so it is stated in words rather than as a schema keyword.

@@ -1,14 +1,14 @@
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
 import type { KeyClaimer } from '../idempotency/index.js';
-import type { Authenticator, Permission, Principal } from '../keys/index.js';
+import type { Authenticator, Principal } from '../keys/index.js';
 import type { BalanceHints, Biller } from '../ledger/index.js';
 import type { Clock } from '../lib/clock.js';
 import type { AuthFailureLimiter, RateLimiter } from '../limits/index.js';
 import type { DashboardTwins } from './account-route.js';
 import type { EventStreams } from './event-stream/streams.js';
 import type { InFlight } from './in-flight.js';
-import type { ApiRouteInfo } from './route.js';
+import type { ApiRouteInfo, RoutePermission } from './route.js';
 
 /**
  * What the HTTP edge (defineRoute's hooks) reaches through `app.services`: authentication, limits,
@@ -43,7 +43,7 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     /** API routes: the permission a key needs (absent on public routes). */
-    permission?: Permission;
+    permission?: RoutePermission;
     /** API routes: whether a success is charged. */
     priced?: boolean;
   }

@@ -4,7 +4,10 @@ import {
   CALLBACK_HOST_RULE,
   callbackUrlRules,
   handlerRules,
+  NO_NUL,
+  NO_NUL_WORDS,
   SYMBOL_OR_MINT_PATTERN,
+  SYMBOL_OR_MINT_RULE,
   Timestamp,
   timestampRules,
   UsdString,
@@ -26,7 +29,7 @@ const IsoTime = (description: string) =>
 
 const SymbolOrMint = Type.String({
   maxLength: 64,
-  description: 'Symbol or Solana mint address',
+  description: SYMBOL_OR_MINT_RULE,
   examples: ['SOL'],
   ...handlerRules({ pattern: SYMBOL_OR_MINT_PATTERN }),
 });
@@ -54,21 +57,23 @@ export const AiScheduleBody = Type.Object(
     // The limits are checked with every other problem of the question (ai/input.ts), as on
     // POST /ai/resolve; the document states them as that route's schema does.
     question: Type.String({
-      description: '1 to 1,000 characters, not blank',
-      ...handlerRules({ minLength: 1, maxLength: LIMITS.questionMaxChars, pattern: '\\S' }),
+      description: `1 to 1,000 characters, not blank. ${NO_NUL_WORDS}`,
+      ...handlerRules({ minLength: 1, maxLength: LIMITS.questionMaxChars, pattern: '\\S', ...NO_NUL }),
     }),
     outcomes: Type.Array(
-      Type.String(handlerRules({ minLength: 1, maxLength: LIMITS.outcomeMaxChars, pattern: '\\S' })),
+      Type.String(
+        handlerRules({ minLength: 1, maxLength: LIMITS.outcomeMaxChars, pattern: '\\S', ...NO_NUL }),
+      ),
       {
-        description: '2 to 20 distinct labels of 1 to 200 characters (distinct also ignoring case)',
+        description: `2 to 20 distinct labels of 1 to 200 characters (distinct also ignoring case). ${NO_NUL_WORDS}`,
         ...handlerRules({ minItems: LIMITS.minOutcomes, maxItems: LIMITS.maxOutcomes, uniqueItems: true }),
       },
     ),
     resolutionTimestamp: IsoTime('When to resolve: ISO 8601 with a zone, in the future, ≤ 365 days'),
     context: Type.Optional(
       Type.String({
-        description: 'Up to 10,000 characters',
-        ...handlerRules({ maxLength: LIMITS.contextMaxChars }),
+        description: `Up to 10,000 characters. ${NO_NUL_WORDS}`,
+        ...handlerRules({ maxLength: LIMITS.contextMaxChars, ...NO_NUL }),
       }),
     ),
     callbackUrl: CallbackUrl,

@@ -74,13 +74,24 @@ export const ApiKeyWithSecret = Type.Object(
   { additionalProperties: false },
 );
 
+const V4 = '(?:(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)\\.){3}(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
+const H = '[0-9A-Fa-f]{1,4}';
+/** An IPv6 address in any of its spellings (compressed, or ending in an IPv4 address). */
+const V6 =
+  `(?:(?:${H}:){7}${H}|(?:${H}:){1,7}:|(?:${H}:){1,6}:${H}|(?:${H}:){1,5}(?::${H}){1,2}|` +
+  `(?:${H}:){1,4}(?::${H}){1,3}|(?:${H}:){1,3}(?::${H}){1,4}|(?:${H}:){1,2}(?::${H}){1,5}|` +
+  `${H}:(?::${H}){1,6}|:(?:(?::${H}){1,7}|:)|(?:${H}:){6}${V4}|::(?:ffff(?::0{1,4})?:)?${V4})`;
+/** A CIDR range: an address, then its prefix length (at most 32 for IPv4, 128 for IPv6). */
+const IPV4_CIDR = `^${V4}/(?:3[0-2]|[12]?\\d)$`;
+const IPV6_CIDR = `^${V6}/(?:12[0-8]|1[01]\\d|[1-9]?\\d)$`;
+
 const AllowedIps = Type.Array(
   Type.String({
     maxLength: 64,
     description: 'An address or a CIDR range whose host bits are zero (10.0.0.0/8, not 10.0.0.1/8)',
     // An address, or a range: its prefix length at most 32 (IPv4) or 128 (IPv6), its host bits zero.
     ...handlerRules({
-      anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }, { pattern: '^[0-9A-Fa-f:.]+/\\d{1,3}$' }],
+      anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }, { pattern: IPV4_CIDR }, { pattern: IPV6_CIDR }],
     }),
   }),
   {
@@ -174,6 +185,21 @@ const RESTRICTIONS_NEED_ENTRIES = handlerRules({
   })),
 });
 
+/**
+ * An update may turn a restriction on and rely on the stored list (the handler checks the list the
+ * key ends with): only a list given with it must not be empty.
+ */
+const UPDATE_RESTRICTIONS = handlerRules({
+  allOf: (['Ip', 'Origin'] as const).map((kind) => ({
+    if: {
+      required: [`${kind.toLowerCase()}RestrictionEnabled`],
+      properties: { [`${kind.toLowerCase()}RestrictionEnabled`]: { const: true } },
+    },
+    // biome-ignore lint/suspicious/noThenProperty: `then` is the JSON Schema keyword
+    then: { properties: { [`allowed${kind}s`]: { minItems: 1 } } },
+  })),
+});
+
 const ExpiresAt = Type.String({
   maxLength: 64,
   description: 'ISO 8601 with a zone, in the future',
@@ -227,13 +253,25 @@ export const UpdateKeyBody = Type.Object(
     permissions: Type.Optional(Type.Array(PermissionName, { minItems: 1, maxItems: PERMISSIONS.length })),
     expiresAt: Type.Optional(Type.Union([ExpiresAt, Type.Null()], { description: 'null: never' })),
     allowedIps: Type.Optional(AllowedIps),
-    ipRestrictionEnabled: Type.Optional(Type.Boolean()),
+    ipRestrictionEnabled: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: the key answers only its allowedIps — the list given here, else the stored one, which ' +
+          'must not be empty (400 VALIDATION_ERROR)',
+      }),
+    ),
     allowedOrigins: Type.Optional(AllowedOrigins),
-    originRestrictionEnabled: Type.Optional(Type.Boolean()),
+    originRestrictionEnabled: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: the key answers only its allowedOrigins — the list given here, else the stored one, ' +
+          'which must not be empty (400 VALIDATION_ERROR)',
+      }),
+    ),
     rateLimit: Type.Optional(RateLimitInput),
     quotas: Type.Optional(QuotasInputSchema),
   },
-  { title: 'UpdateKeyRequest', additionalProperties: false, minProperties: 1, ...RESTRICTIONS_NEED_ENTRIES },
+  { title: 'UpdateKeyRequest', additionalProperties: false, minProperties: 1, ...UPDATE_RESTRICTIONS },
 );
 
 export const KeyIdParams = Type.Object({

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import { FEES } from '../fees.js';
 import { defineRoute } from '../http/route.js';
-import { handlerRules, SYMBOL_OR_MINT_PATTERN } from '../http/schemas.js';
+import { handlerRules, SYMBOL_OR_MINT_PATTERN, SYMBOL_OR_MINT_RULE } from '../http/schemas.js';
 import { presentPrice, priceBatch } from './batch.js';
 import { requireToken } from './requested.js';
 import { BatchBody, BatchResult, MAX_BATCH_SYMBOLS, SinglePriceResult } from './schemas.js';
@@ -22,7 +22,7 @@ export function priceRoutes(app: FastifyInstance, deps: { prices: PriceService }
     price: FEES.priceSingle,
     params: Type.Object({
       symbolOrMint: Type.String({
-        description: 'e.g. SOL, or a mint address',
+        description: `e.g. SOL, or a mint address. ${SYMBOL_OR_MINT_RULE}`,
         ...handlerRules({ pattern: SYMBOL_OR_MINT_PATTERN }),
       }),
     }),

@@ -1,5 +1,5 @@
 import Type from 'typebox';
-import { handlerRules, SYMBOL_OR_MINT_PATTERN, Timestamp } from '../http/schemas.js';
+import { handlerRules, SYMBOL_OR_MINT_PATTERN, SYMBOL_OR_MINT_RULE, Timestamp } from '../http/schemas.js';
 
 export const MAX_BATCH_SYMBOLS = 50;
 
@@ -103,7 +103,7 @@ export const BatchBody = Type.Object(
     // entry INVALID_SYMBOL (docs/api.md#errors), not schema errors; the body size limit bounds the array.
     symbols: Type.Array(Type.String(handlerRules({ pattern: SYMBOL_OR_MINT_PATTERN })), {
       minItems: 1,
-      description: `Symbols or mint addresses, at most ${MAX_BATCH_SYMBOLS}`,
+      description: `Symbols or mint addresses, at most ${MAX_BATCH_SYMBOLS}. Each: ${SYMBOL_OR_MINT_RULE}`,
       ...handlerRules({ maxItems: MAX_BATCH_SYMBOLS }),
     }),
   },

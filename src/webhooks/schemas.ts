@@ -1,5 +1,12 @@
 import Type from 'typebox';
-import { callbackUrlRules, NullableTimestamp, Timestamp } from '../http/schemas.js';
+import {
+  callbackUrlRules,
+  handlerRules,
+  NO_NUL,
+  NO_NUL_WORDS,
+  NullableTimestamp,
+  Timestamp,
+} from '../http/schemas.js';
 import { MAX_CALLBACK_URL_CHARS } from './port.js';
 
 export const DeliveryStatus = Type.Union(
@@ -91,7 +98,12 @@ export const DeliveryListQuery = Type.Object(
 );
 
 export const DeliveryParams = Type.Object({
-  deliveryId: Type.String({ minLength: 1, maxLength: 100 }),
+  deliveryId: Type.String({
+    minLength: 1,
+    maxLength: 100,
+    description: `The delivery's id. ${NO_NUL_WORDS}`,
+    ...handlerRules(NO_NUL),
+  }),
 });
 
 export const TestBody = Type.Object(

@@ -1,6 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildReport } from '../../src/evaluation/report.js';
+import { publishScorecard } from '../../src/evaluation/scorecard.js';
+import { scorecardSummary } from '../../src/evaluation/summary.js';
 import {
   keyRow,
   openPage,
@@ -232,6 +235,61 @@ describe('the pages', () => {
     await expect(votes.locator('tbody tr').nth(0).textContent()).resolves.toMatch(/^sandbox\/alphaYes0\.90/);
     await expect(votes.locator('tbody tr').nth(3).textContent()).resolves.toMatch(/^sandbox\/deltaNo0\.90/);
     await page.getByText(/Winner: Yes, agreement 3\/4 models, confidence 0\.90/).waitFor();
+  });
+
+  it('Activity: the published AI scorecard beside the AI requests', async () => {
+    const { page } = user;
+    await page.getByText('No scorecard has been published yet.').waitFor();
+    // Four questions: three determined 4/4 at 0.9 (two right), one split.
+    const vote = (position: number, outcomeIndex: number | null) => ({
+      position,
+      model: `sandbox/m${position}`,
+      outcomeIndex,
+      confidence: 0.9,
+      reasoning: 'r',
+      latencyMs: 10,
+      error: null,
+      usage: null,
+    });
+    const question = (id: string, answer: number, votes: (number | null)[]) => ({
+      id,
+      category: 'sports',
+      outcomes: ['Yes', 'No'],
+      answer,
+      votes: votes.map((v, i) => vote(i, v)),
+    });
+    const results = [
+      question('a', 0, [0, 0, 0, 0]),
+      question('b', 1, [1, 1, 1, 1]),
+      question('c', 1, [0, 0, 0, 0]),
+      question('d', 0, [0, 1, null, null]),
+    ];
+    const report = buildReport(results, {
+      set: { format: 'jsonl', questions: [], skipped: {} },
+      mode: 'sandbox',
+      modelsUsed: ['sandbox/m0', 'sandbox/m1', 'sandbox/m2', 'sandbox/m3'],
+      confidenceThreshold: 0.75,
+      target: 0.6,
+      interrupted: false,
+      startedAt: new Date(),
+      finishedAt: new Date(),
+      cachedAnswers: 0,
+      askedAnswers: 16,
+    });
+    await publishScorecard(stage.ctx.database.db, scorecardSummary(report));
+    await page.getByRole('tab', { name: 'Webhooks' }).click();
+    await page.getByRole('tab', { name: 'AI requests' }).click();
+    const card = page
+      .locator('section.card')
+      .filter({ has: page.getByRole('heading', { name: 'AI scorecard' }) });
+    await card.getByText(/^4 questions \(jsonl set\) on sandbox\/m0/).waitFor();
+    await expect(card.locator('.stat').nth(0).textContent()).resolves.toBe('Accuracy66.7%of 3 determined');
+    await expect(card.locator('.stat').nth(1).textContent()).resolves.toBe('Coverage75.0%share determined');
+    await card.getByText('Lowest threshold reaching 60.0% accuracy: 0.50.').waitFor();
+    const rows = card.getByRole('table', { name: 'Thresholds' }).locator('tbody tr');
+    expect(await rows.count()).toBe(10);
+    await expect(rows.nth(0).textContent()).resolves.toBe('0.5075.0%66.7%');
+    await expect(rows.nth(9).textContent()).resolves.toBe('0.950.0%—');
   });
 
   it('Activity: sends a test webhook, redelivers it, reveals and rotates the signing secret', async () => {

@@ -124,7 +124,7 @@ describe('every dashboard endpoint', () => {
   });
 
   it('twins each account route of the API at its own path, with its parameters, body and answer', () => {
-    expect(twins.length).toBe(22);
+    expect(twins.length).toBe(23);
     for (const twin of twins) {
       const { dashboard, apiOperation: api } = twin;
       expect(api, twin.api).toBeDefined();
@@ -245,6 +245,7 @@ describe('one wallet, its own accounts', () => {
       '/account/usage',
       '/ai/requests',
       '/ai/scheduled',
+      '/ai/scorecard',
       '/keys',
       '/price/scheduled',
       '/webhooks/deliveries',

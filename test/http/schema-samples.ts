@@ -7,8 +7,10 @@ import fc from 'fast-check';
  * format, anyOf/oneOf/allOf); whatever it cannot make exactly (if/then, several patterns) it
  * approximates, and the test keeps only the samples a JSON Schema validator passes.
  *
- * Text without a pattern or format is a few plain words: a sample is a request an integrator would
- * send, not a fuzzer's. Every date-time of one sample is later than the one before it, by at most
+ * Text without a pattern or format is words an integrator might send, from any script: plain words,
+ * but also words with control characters (NUL, tab, DEL), invisible and bidirectional code points,
+ * combining marks, astral characters (emoji, mathematical letters), non-Latin scripts — and text at
+ * exactly its `minLength` or `maxLength` (in code points, as JSON Schema counts). Every date-time of one sample is later than the one before it, by at most
  * `step`, from a start the caller picks: a range (`from` before `to`) then holds, and a caller
  * starting in the recent past gets a range that has happened (what reports and price history take),
  * one starting now a schedule in the future.
@@ -57,6 +59,62 @@ function plainText(ctx: SampleContext, min: number, max: number): string {
   return text.slice(0, max).trimEnd() || 'x';
 }
 
+/**
+ * Code points an integrator's text may carry that plain words do not: C0 controls and DEL (NUL
+ * first), invisible and bidirectional format characters, a combining mark, no-break and ideographic
+ * spaces, non-Latin letters, astral characters (a surrogate pair each in UTF-16).
+ */
+export const UNUSUAL = [
+  '\u0000',
+  '\u0001',
+  '\t',
+  '\n',
+  '\r',
+  '\u001b',
+  '\u007f',
+  '\u0085',
+  '\u200b',
+  '\u200d',
+  '\u2060',
+  '\ufeff',
+  '\u00ad',
+  '\u202e',
+  '\u2066',
+  '\u200f',
+  '\u0301',
+  '\u00a0',
+  '\u3000',
+  'ß',
+  'İ',
+  'ع',
+  'ש',
+  '漢',
+  'Ω',
+  '😀',
+  '👩‍💻',
+  '𝔘',
+  '\ufffd',
+] as const;
+
+/** Words with unusual code points among them; at least one letter, so that it is not blank by construction. */
+function unusualText(ctx: SampleContext, min: number, max: number): string {
+  const points: string[] = [...pick(ctx, WORDS)];
+  const extra = int(ctx, 1, 4);
+  for (let i = 0; i < extra; i++) points.splice(int(ctx, 0, points.length), 0, pick(ctx, UNUSUAL));
+  while (points.length < min) points.push(ctx.random() < 0.3 ? pick(ctx, UNUSUAL) : pick(ctx, [...'abcxyz']));
+  return points.slice(0, Math.max(1, max)).join('');
+}
+
+/** Text of exactly `length` code points (a boundary of the schema). */
+function textOfLength(ctx: SampleContext, length: number): string {
+  if (length <= 0) return '';
+  const points: string[] = [];
+  while (points.length < length) points.push(...`${pick(ctx, WORDS)} `);
+  points.length = length;
+  if (points[length - 1] === ' ') points[length - 1] = 'z';
+  return points.join('');
+}
+
 function timestamp(ctx: SampleContext): Date {
   ctx.clock += int(ctx, Math.ceil(ctx.step / 20), ctx.step);
   return new Date(Math.floor(ctx.clock / 1000) * 1000);
@@ -93,7 +151,10 @@ function text(ctx: SampleContext, schema: Schema): string {
     );
     return value as string;
   }
-  return plainText(ctx, min, Math.max(min, Math.min(max, 40)));
+  const roll = ctx.random();
+  if (roll < 0.35) return plainText(ctx, min, Math.max(min, Math.min(max, 40)));
+  if (roll < 0.75) return unusualText(ctx, min, Math.max(min, Math.min(max, 40)));
+  return textOfLength(ctx, ctx.random() < 0.5 ? min : max);
 }
 
 /** One value of `schema`; `undefined` for a schema it cannot read. */

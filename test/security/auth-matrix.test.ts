@@ -108,7 +108,7 @@ const cases: {
 describe('every API route refuses bad credentials, for free', () => {
   it('declares a meaningful set of routes', () => {
     expect(routes.length).toBeGreaterThanOrEqual(5);
-    for (const route of routes) expect(PERMISSIONS).toContain(route.permission);
+    for (const route of routes) expect([...PERMISSIONS, 'any']).toContain(route.permission);
   });
 
   for (const c of cases) {
@@ -141,7 +141,7 @@ describe('every API route refuses bad credentials, for free', () => {
 
   it('a key without the route’s permission → 403 PERMISSION_DENIED on every route', async () => {
     const before = await balanceOf(ctx.database.db, valid.accountId);
-    for (const route of routes) {
+    for (const route of routes.filter((r) => r.permission !== 'any')) {
       const others = PERMISSIONS.filter((p) => p !== route.permission);
       const { key } = await ctx.addKey(valid.accountId, others);
       const response = await ctx.app.inject({
@@ -162,5 +162,27 @@ describe('every API route refuses bad credentials, for free', () => {
       ]);
     }
     expect(await balanceOf(ctx.database.db, valid.accountId)).toBe(before);
+  });
+
+  it('a route open to any key answers a key holding any one permission (not 403)', async () => {
+    const open = routes.filter((r) => r.permission === 'any');
+    expect(open.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /api/v1/ai/scorecard']);
+    for (const route of open) {
+      for (const permission of PERMISSIONS) {
+        const { key } = await ctx.addKey(valid.accountId, [permission]);
+        const response = await ctx.app.inject({
+          method: route.method as 'GET',
+          url: concrete(route.url),
+          headers: { authorization: `Bearer ${key}` },
+        });
+        // Nothing is published on this database: the route's own answer, not PERMISSION_DENIED.
+        expect(`${permission} ${response.statusCode} ${response.json().code}`).toBe(
+          `${permission} 404 NOT_FOUND`,
+        );
+        await ctx.database.db.query('UPDATE api_keys SET revoked_at = now() WHERE key_prefix = $1', [
+          key.slice(0, 16),
+        ]);
+      }
+    }
   });
 });

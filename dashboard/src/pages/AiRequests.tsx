@@ -3,6 +3,7 @@ import { type Answer, api, type Mode, ok } from '../api';
 import { Card, ErrorNote, num, Table } from '../components/ui';
 import { useData } from '../data';
 import { usd, when } from '../format';
+import { Scorecard } from './Scorecard';
 
 type Summary = Answer<'dashboardListAiRequests'>['requests'][number];
 
@@ -19,38 +20,41 @@ export function AiRequests({ mode }: { mode: Mode }) {
   );
   const [open, setOpen] = useState<Summary | null>(null);
   return (
-    <Card title="AI requests">
-      <ErrorNote error={list.error} />
-      {list.data && list.data.requests.length === 0 && <p class="muted">None.</p>}
-      {list.data && list.data.requests.length > 0 && (
-        <Table label="AI requests" columns={['Question', 'Status', 'Outcome', num('Cost'), 'Created']}>
-          {list.data.requests.map((request) => (
-            <tr key={request.requestId}>
-              <td>
-                <button
-                  type="button"
-                  class="link"
-                  onClick={() => setOpen(open?.requestId === request.requestId ? null : request)}
-                >
-                  {request.question}
-                </button>
-              </td>
-              <td>{request.status}</td>
-              <td>
-                {request.winningOutcomeLabel ?? '—'}
-                {request.canDetermine === false ? ' (undetermined)' : ''}
-              </td>
-              <td class="num">
-                {usd(request.costUsd)}
-                {request.refundUsd ? ` (refunded)` : ''}
-              </td>
-              <td>{when(request.createdAt)}</td>
-            </tr>
-          ))}
-        </Table>
-      )}
-      {open && <Votes mode={mode} request={open} />}
-    </Card>
+    <>
+      <Card title="AI requests">
+        <ErrorNote error={list.error} />
+        {list.data && list.data.requests.length === 0 && <p class="muted">None.</p>}
+        {list.data && list.data.requests.length > 0 && (
+          <Table label="AI requests" columns={['Question', 'Status', 'Outcome', num('Cost'), 'Created']}>
+            {list.data.requests.map((request) => (
+              <tr key={request.requestId}>
+                <td>
+                  <button
+                    type="button"
+                    class="link"
+                    onClick={() => setOpen(open?.requestId === request.requestId ? null : request)}
+                  >
+                    {request.question}
+                  </button>
+                </td>
+                <td>{request.status}</td>
+                <td>
+                  {request.winningOutcomeLabel ?? '—'}
+                  {request.canDetermine === false ? ' (undetermined)' : ''}
+                </td>
+                <td class="num">
+                  {usd(request.costUsd)}
+                  {request.refundUsd ? ` (refunded)` : ''}
+                </td>
+                <td>{when(request.createdAt)}</td>
+              </tr>
+            ))}
+          </Table>
+        )}
+        {open && <Votes mode={mode} request={open} />}
+      </Card>
+      <Scorecard mode={mode} />
+    </>
   );
 }
 

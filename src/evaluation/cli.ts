@@ -1,0 +1,165 @@
+import { randomUUID } from 'node:crypto';
+import { rename, writeFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import { DEFAULT_CONFIDENCE_THRESHOLD, loadResolver } from '../ai/index.js';
+import type { CommandIo } from '../feature.js';
+import { systemClock } from '../lib/clock.js';
+import { type CommandArgs, option, UsageError } from '../lib/command-line.js';
+import { openAnswerCache } from './cache.js';
+import { evaluateSet } from './evaluate.js';
+import { reportMarkdown } from './markdown.js';
+import { createProgress, type ProgressSink } from './progress.js';
+import { readLabelledSet } from './read-set.js';
+import { reliabilitySvg } from './reliability-svg.js';
+import { buildReport, type Prices, questionLines } from './report.js';
+import { publishScorecard } from './scorecard.js';
+import { scorecardSummary } from './summary.js';
+
+function integer(args: CommandArgs, name: string, fallback: number | undefined, min: number, max: number) {
+  const text = option(args, name);
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!/^\d+$/.test(text) || n < min || n > max)
+    throw new UsageError(`--${name} takes a whole number from ${min} to ${max}`);
+  return n;
+}
+
+/** `--prices openai/gpt-4.1-mini=0.4/1.6,…`: USD per million input and output tokens. */
+function prices(text: string | undefined): Prices | undefined {
+  if (text === undefined) return undefined;
+  const map = new Map<string, { input: number; output: number }>();
+  for (const part of text.split(',')) {
+    const m = /^\s*([^=\s]+)=(\d+(?:\.\d+)?)\/(\d+(?:\.\d+)?)\s*$/.exec(part);
+    if (!m) throw new UsageError('--prices takes MODEL=IN/OUT (USD per million tokens), comma-separated');
+    map.set(m[1] as string, { input: Number(m[2]), output: Number(m[3]) });
+  }
+  return map;
+}
+
+/** Writes a file whole or not at all: a temporary file renamed over it. */
+async function writeWhole(path: string, text: string): Promise<void> {
+  const temporary = `${path}.${randomUUID()}.tmp`;
+  await writeFile(temporary, text);
+  await rename(temporary, path);
+}
+
+function withExtension(path: string, ext: string): string {
+  return path.endsWith('.json') ? `${path.slice(0, -'.json'.length)}${ext}` : `${path}${ext}`;
+}
+
+/**
+ * `sibyl ai evaluate`: reads the labelled set (all of it checked before anything is asked or
+ * written), asks every question through the resolver, and writes the report as JSON, Markdown and
+ * an SVG reliability diagram. Ctrl-C stops asking and writes the report of what was answered.
+ */
+export async function evaluateCommand(
+  io: CommandIo,
+  args: CommandArgs,
+  progressSink?: ProgressSink,
+): Promise<boolean> {
+  if (args.positionals.length === 0) throw new UsageError('missing PATH (a labelled set)');
+  const mode = option(args, 'models') ?? 'live';
+  if (mode !== 'live' && mode !== 'sandbox') throw new UsageError('--models takes live or sandbox');
+  const limit = integer(args, 'limit', undefined, 1, 10_000_000);
+  const concurrency = integer(args, 'concurrency', 8, 1, 1000) as number;
+  const targetText = option(args, 'target');
+  const target = targetText === undefined ? 0.97 : Number(targetText);
+  if (!(target > 0 && target <= 1))
+    throw new UsageError('--target takes a share above 0 and at most 1 (0.97)');
+  const out = option(args, 'out') ?? 'ai-evaluation.json';
+  const cachePath = option(args, 'cache') ?? 'sibyl-ai-cache.jsonl';
+  const priceList = prices(option(args, 'prices'));
+  const publish = args.options.publish === true;
+
+  const set = await readLabelledSet(args.positionals);
+  const questions = limit === undefined ? set.questions : set.questions.slice(0, limit);
+  const resolver = await loadResolver(io.config.ai, systemClock);
+  resolver.requireAvailable(mode);
+  // Opened before the run so that a database that cannot be reached fails first, not after it.
+  const db = publish ? await io.database() : null;
+
+  const stop = new AbortController();
+  io.signal?.addEventListener('abort', () => stop.abort(), { once: true });
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  const sink: ProgressSink = progressSink ?? {
+    tty: process.stderr.isTTY === true,
+    write: (text) => process.stderr.write(text),
+  };
+  const progress = io.out.json ? null : createProgress(questions.length, sink);
+  const cache = await openAnswerCache(cachePath);
+  const startedAt = new Date();
+  let evaluation: Awaited<ReturnType<typeof evaluateSet>>;
+  try {
+    evaluation = await evaluateSet({
+      resolver,
+      mode,
+      questions,
+      concurrency,
+      confidenceThreshold: DEFAULT_CONFIDENCE_THRESHOLD,
+      cache,
+      signal: stop.signal,
+      onProgress: (done) => progress?.tick(done),
+    });
+  } finally {
+    process.off('SIGINT', onSignal);
+    progress?.end();
+    await cache.close();
+  }
+
+  const report = buildReport(evaluation.results, {
+    set,
+    mode,
+    modelsUsed: resolver.models(mode).map((m) => m.name),
+    confidenceThreshold: DEFAULT_CONFIDENCE_THRESHOLD,
+    target,
+    interrupted: evaluation.interrupted,
+    startedAt,
+    finishedAt: new Date(),
+    cachedAnswers: evaluation.cachedAnswers,
+    askedAnswers: evaluation.askedAnswers,
+    ...(priceList ? { prices: priceList } : {}),
+  });
+  const markdownPath = withExtension(out, '.md');
+  const svgPath = withExtension(out, '.svg');
+  await writeWhole(
+    out,
+    `${JSON.stringify({ ...report, questions: questionLines(evaluation.results, DEFAULT_CONFIDENCE_THRESHOLD) }, null, 2)}\n`,
+  );
+  await writeWhole(svgPath, reliabilitySvg(report.reliability, 'Reliability of the consensus confidence'));
+  await writeWhole(markdownPath, reportMarkdown(report, basename(svgPath)));
+
+  let published: { id: string; publishedAt: string } | null = null;
+  if (db && !report.interrupted) published = await publishScorecard(db, scorecardSummary(report));
+
+  const pct = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)}%`);
+  io.out.result(
+    {
+      report: out,
+      markdown: markdownPath,
+      diagram: svgPath,
+      interrupted: report.interrupted,
+      evaluated: report.evaluated,
+      accuracy: report.accuracy,
+      coverage: report.coverage,
+      recommendedThreshold: report.recommendedThreshold,
+      published,
+    },
+    [
+      `${report.interrupted ? 'Interrupted: ' : ''}${report.evaluated} of ${questions.length} questions evaluated`,
+      `accuracy ${pct(report.accuracy)} of ${report.determined} determined, coverage ${pct(report.coverage)}`,
+      report.recommendedThreshold === null
+        ? `no threshold reaches ${pct(target)}`
+        : `lowest threshold reaching ${pct(target)}: ${report.recommendedThreshold.toFixed(2)}`,
+      `report: ${out}, ${markdownPath}, ${svgPath}`,
+      publish
+        ? published
+          ? `published as scorecard ${published.id}`
+          : 'not published: an interrupted evaluation is not a scorecard'
+        : '',
+    ]
+      .filter(Boolean)
+      .join('\n'),
+  );
+  return !(publish && !published);
+}

@@ -1,0 +1,28 @@
+import type { Feature } from '../feature.js';
+import { UsageError } from '../lib/command-line.js';
+
+/**
+ * The AI evaluation room's descriptor: `sibyl ai evaluate` (loaded when run) and GET /ai/scorecard
+ * (docs/ai.md#evaluation).
+ */
+export const evaluationFeature: Feature = {
+  name: 'evaluation',
+  async api(app) {
+    const { scorecardRoutes } = await import('./routes.js');
+    scorecardRoutes(app);
+  },
+  commands: {
+    ai: {
+      usage: [
+        '  ai evaluate PATH [--models live|sandbox] [--limit N] [--concurrency C] [--target 0.97]',
+        '              [--out FILE.json] [--cache FILE] [--prices MODEL=IN/OUT,…] [--publish]',
+        '                                          measure the AI resolver on a labelled set',
+      ],
+      async run(io, action, args) {
+        if (action !== 'evaluate') throw new UsageError(`unknown action "ai ${action}"`);
+        const { evaluateCommand } = await import('./cli.js');
+        return evaluateCommand(io, args);
+      },
+    },
+  },
+};

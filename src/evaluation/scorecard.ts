@@ -1,0 +1,21 @@
+import type { Context } from '../context.js';
+import type { Queryable } from '../db/database.js';
+import { AppError } from '../errors.js';
+import { INSERT_SCORECARD, LATEST_SCORECARD } from './sql.js';
+import type { ScorecardSummary } from './summary.js';
+
+/** Stores a summary as the published scorecard; the newest one is what integrators see. */
+export async function publishScorecard(db: Queryable, summary: ScorecardSummary) {
+  const [row] = await db.query<{ id: string; published_at: Date }>(INSERT_SCORECARD, [
+    JSON.stringify(summary),
+  ]);
+  if (!row) throw new Error('the scorecard was not stored');
+  return { id: row.id, publishedAt: row.published_at.toISOString() };
+}
+
+/** The latest published scorecard; 404 NOT_FOUND until one was published. */
+export async function latestScorecard(ctx: Pick<Context, 'db'>) {
+  const [row] = await ctx.db.query<{ summary: ScorecardSummary; published_at: Date }>(LATEST_SCORECARD);
+  if (!row) throw new AppError('NOT_FOUND', 'No AI scorecard has been published yet');
+  return { publishedAt: row.published_at.toISOString(), ...row.summary };
+}
