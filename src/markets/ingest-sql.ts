@@ -60,7 +60,7 @@ export const UPDATE_CREATOR = statement(
 /**
  * A market is created once: its id and its slug are both unique, and neither conflict is an error.
  * Its search text (title, outcome labels $21, category, description) is set here, once: none of
- * them changes after creation (migration 0029).
+ * them changes after creation (migration 0030).
  */
 export const INSERT_MARKET = statement(
   'markets_insert_market',
