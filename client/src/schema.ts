@@ -413,8 +413,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Prediction markets, newest first, filtered by status and category
-         * @description DRAFT markets are never listed. Ordered by createdAt (newest first), then id; a page past the end is an empty list with the total. Pages are cached until a listed market changes (docs/markets.md).
+         * Prediction markets: search, sort, filters, pages or a cursor
+         * @description DRAFT markets are never listed. Without `q`, `sort` or `order`: createdAt newest first, then id. `q` searches title, outcome labels, category and description (the last word as a prefix) and sorts by relevance. Ties go by id, so paging never repeats or skips a market that did not move; page by `page` or by `cursor` (the previous `nextCursor`), not both. A page past the end is an empty list with the total. Pages are kept up to 5 seconds, until a listed market changes (docs/markets.md#search-and-sort).
          *
          *     Permission: `markets`. Price: 0.05 USD.
          */
@@ -2510,12 +2510,15 @@ export interface components {
         MarketList: {
             /** @description Unique id of this request (also in X-Request-Id) */
             requestId: string;
-            /** @description Newest createdAt first, then id */
+            /** @description In the order of `sort` and `order` (default: newest createdAt first, then id) */
             markets: components["schemas"]["MarketSummary"][];
             /** @description Markets matching the filters, on every page */
             total: number;
-            page: number;
+            /** @description The page number; null when paging by cursor */
+            page: number | null;
             pageSize: number;
+            /** @description Pass as `cursor` (same query) for the items after this page; null on the last page */
+            nextCursor: string | null;
             /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
             /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
@@ -2540,6 +2543,10 @@ export interface components {
             outcomes: {
                 index: number;
                 label: string;
+                /** @description Price of the outcome’s last trade, basis points; null before its first trade */
+                lastPrice: number | null;
+                /** @description As in the detail: mid of best bid and ask, else last price, else 1 ÷ outcomes; normalised */
+                probability: number;
             }[];
             /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
@@ -2547,6 +2554,12 @@ export interface components {
             closesAt: string;
             /** @description Sandbox (demo) market: prices from the sandbox feed */
             sandbox: boolean;
+            /** @description All-time traded value (Σ shares × price ÷ 10,000 lamports); SOL × the current SOL price in USD (6 decimals), null when no SOL price is available */
+            volumeUsd: number | null;
+            /** @description Traded value of the last 24 hours; SOL × the current SOL price in USD (6 decimals), null when no SOL price is available */
+            volume24hUsd: number | null;
+            /** @description Value of every open order, both sides (Σ open shares × price ÷ 10,000 lamports); SOL × the current SOL price in USD (6 decimals), null when no SOL price is available */
+            liquidityUsd: number | null;
         };
         /**
          * PriceHistory
@@ -9274,8 +9287,24 @@ export interface operations {
                 status?: "OPEN" | "CLOSED" | "RESOLVING" | "FINALIZED" | "CANCELLED";
                 /** @description Exact category (case-sensitive); default: all */
                 category?: string;
+                /** @description Full-text search over title, outcome labels, category and description: every word must match, the last one as a prefix (`bitc` finds Bitcoin); case- and language-neutral. At least one letter or digit. Sets the default sort to `relevance`. */
+                q?: string;
+                /** @description createdAt (default), closesAt, volume (all-time traded value), volume24h (last 24 hours), liquidity (value of open orders), bettors, relevance (the default with q; without q every market ranks 0, so the order is by id) */
+                sort?: "createdAt" | "closesAt" | "volume" | "volume24h" | "liquidity" | "bettors" | "relevance";
+                /** @description Default: asc for closesAt, desc for every other sort; ties go by id in the same direction */
+                order?: "asc" | "desc";
+                resolutionType?: "PRICE_FEED" | "AI" | "ADMIN" | "MANUAL_VOTE";
+                /** @description The creator’s wallet (base58 address) */
+                creator?: string;
+                /** @description Only markets closing at or after this time (ISO 8601) */
+                closesAfter?: string;
+                /** @description Only markets closing before this time (ISO 8601); not after closesAfter: an empty list */
+                closesBefore?: string;
+                /** @description Page number; not with cursor */
                 page?: number;
                 pageSize?: number;
+                /** @description The `nextCursor` of the previous answer, for the same query (filters, q, sort, order); not with page. Only a cursor the service made is accepted: an altered one, one of another query, or `page` and `cursor` together are 400 VALIDATION_ERROR */
+                cursor?: string;
             };
             header?: never;
             path?: never;

@@ -171,6 +171,7 @@ class ChunkWork {
       e.sandbox === true,
       p.at,
       e.id,
+      m.outcomes,
     ]);
     // Another ingestion created it (or took the slug) since the references were read.
     if (inserted.length === 0)

@@ -106,7 +106,7 @@ export function toSol(lamports: string): number {
   return Number(`${sign}${abs / 1_000_000_000n}.${fraction}`);
 }
 
-const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
+export const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
 
 /**
  * Each outcome's probability: the mid of its best bid and best ask when it has both, else its

@@ -58,15 +58,19 @@ export const UPDATE_CREATOR = statement(
     WHERE wallet = $1 AND username_at < $3::timestamptz`,
 );
 
-/** A market is created once: its id and its slug are both unique, and neither conflict is an error. */
+/**
+ * A market is created once: its id and its slug are both unique, and neither conflict is an error.
+ * Its search text (title, outcome labels $21, category, description) is set here, once: none of
+ * them changes after creation (migration 0030).
+ */
 export const INSERT_MARKET = statement(
   'markets_insert_market',
   `INSERT INTO markets (id, slug, title, description, category, image_url, market_type, outcome_count,
                         closes_at, fee_bps, lock_period_seconds, creator_wallet, resolution_type,
                         price_symbol, price_condition, price_target, price_tolerance, sandbox,
-                        status, status_at, status_event, created_at)
+                        status, status_at, status_event, created_at, search)
    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
-           'OPEN', $19, $20, $19)
+           'OPEN', $19, $20, $19, market_search_vector($3, $4, $5, $21::text[]))
        ON CONFLICT DO NOTHING
    RETURNING id`,
 );
@@ -102,8 +106,10 @@ export const UPDATE_ORDERS = statement(
 
 /**
  * Trades are facts: a trade id is recorded once (a second event for it is refused by the caller).
- * The traders table gains the buyer and the seller, and the market's trade totals the new trades,
- * in the same statement.
+ * The traders table gains the buyer and the seller, the market's trade totals the new trades, and
+ * each outcome's candles (1 minute, 1 hour, 1 day) the new trades' prices and shares, in the same
+ * statement: a trade that arrives late (an older `at`) lands in its own bucket and becomes that
+ * bucket's open or close only if it is the earliest or latest there by (at, trade id).
  */
 export const INSERT_TRADES = statement(
   'markets_insert_trades',
@@ -114,7 +120,36 @@ export const INSERT_TRADES = statement(
                    $8::timestamptz[])
             AS t (trade_id, market_id, outcome, price, shares, buyer, seller, at)
          ON CONFLICT (trade_id) DO NOTHING
-     RETURNING trade_id, market_id, buyer, seller, shares, price
+     RETURNING trade_id, market_id, outcome_index, buyer, seller, shares, price, at
+   ), candles AS (
+     INSERT INTO market_candles AS c (market_id, outcome_index, width, bucket, open, high, low, close, volume,
+                                      trades, open_at, open_trade, close_at, close_trade)
+     SELECT i.market_id, i.outcome_index, w.width,
+            date_bin(make_interval(secs => w.width), i.at, timestamptz '1970-01-01 00:00:00+00') AS bucket,
+            (array_agg(i.price ORDER BY i.at, i.trade_id))[1], max(i.price), min(i.price),
+            (array_agg(i.price ORDER BY i.at DESC, i.trade_id DESC))[1], sum(i.shares), count(*),
+            min(i.at), (array_agg(i.trade_id ORDER BY i.at, i.trade_id))[1],
+            max(i.at), (array_agg(i.trade_id ORDER BY i.at DESC, i.trade_id DESC))[1]
+       FROM inserted i CROSS JOIN (VALUES (60), (3600), (86400)) AS w (width)
+      GROUP BY i.market_id, i.outcome_index, w.width, bucket
+      ORDER BY i.market_id, i.outcome_index, w.width, bucket
+         ON CONFLICT (market_id, outcome_index, width, bucket) DO UPDATE
+        SET high = greatest(c.high, excluded.high),
+            low = least(c.low, excluded.low),
+            open = CASE WHEN (excluded.open_at, excluded.open_trade) < (c.open_at, c.open_trade)
+                        THEN excluded.open ELSE c.open END,
+            open_at = CASE WHEN (excluded.open_at, excluded.open_trade) < (c.open_at, c.open_trade)
+                           THEN excluded.open_at ELSE c.open_at END,
+            open_trade = CASE WHEN (excluded.open_at, excluded.open_trade) < (c.open_at, c.open_trade)
+                              THEN excluded.open_trade ELSE c.open_trade END,
+            close = CASE WHEN (excluded.close_at, excluded.close_trade) > (c.close_at, c.close_trade)
+                         THEN excluded.close ELSE c.close END,
+            close_at = CASE WHEN (excluded.close_at, excluded.close_trade) > (c.close_at, c.close_trade)
+                            THEN excluded.close_at ELSE c.close_at END,
+            close_trade = CASE WHEN (excluded.close_at, excluded.close_trade) > (c.close_at, c.close_trade)
+                               THEN excluded.close_trade ELSE c.close_trade END,
+            volume = c.volume + excluded.volume,
+            trades = c.trades + excluded.trades
    ), totals AS (
      INSERT INTO market_trade_totals AS t (market_id, trades, notional)
      SELECT market_id, count(*), sum(shares::numeric * price) FROM inserted GROUP BY market_id ORDER BY market_id

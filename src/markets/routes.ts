@@ -5,40 +5,9 @@ import { FEES } from '../fees.js';
 import { MAX_PARAM_LENGTH } from '../http/edge.js';
 import { defineRoute } from '../http/route.js';
 import { cachedBodySerializer } from './cached-json.js';
-import { MARKET_STATUSES } from './events.js';
 import { MarketDetail, MarketList } from './schemas.js';
+import { ListQuery, parseListQuery } from './search/query.js';
 import type { MarketService } from './service.js';
-
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 100;
-const LISTED_STATUSES = MARKET_STATUSES.filter((s) => s !== 'DRAFT');
-
-const ListQuery = Type.Object(
-  {
-    status: Type.Optional(
-      Type.Enum(LISTED_STATUSES, {
-        description: `One of ${LISTED_STATUSES.join(', ')}; default: all`,
-      }),
-    ),
-    category: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 64,
-        pattern: '^[^\\u0000-\\u001f\\u007f]+$',
-        description: 'Exact category (case-sensitive); default: all',
-      }),
-    ),
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
-    pageSize: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: MAX_PAGE_SIZE,
-        default: DEFAULT_PAGE_SIZE,
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
 
 /** GET /markets and GET /markets/:id (docs/markets.md). */
 export function marketRoutes(app: FastifyInstance, deps: { markets: MarketService }): void {
@@ -49,23 +18,20 @@ export function marketRoutes(app: FastifyInstance, deps: { markets: MarketServic
     url: '/markets',
     operationId: 'listMarkets',
     responseName: 'MarketList',
-    summary: 'Prediction markets, newest first, filtered by status and category',
+    summary: 'Prediction markets: search, sort, filters, pages or a cursor',
     description:
-      'DRAFT markets are never listed. Ordered by createdAt (newest first), then id; a page past the end ' +
-      'is an empty list with the total. Pages are cached until a listed market changes (docs/markets.md).',
+      'DRAFT markets are never listed. Without `q`, `sort` or `order`: createdAt newest first, then id. `q` ' +
+      'searches title, outcome labels, category and description (the last word as a prefix) and sorts by ' +
+      'relevance. Ties go by id, so paging never repeats or skips a market that did not move; page by `page` ' +
+      'or by `cursor` (the previous `nextCursor`), not both. A page past the end is an empty list with the ' +
+      'total. Pages are kept up to 5 seconds, until a listed market changes (docs/markets.md#search-and-sort).',
     tags: ['markets'],
     permission: 'markets',
     price: FEES.marketsList,
     querystring: ListQuery,
     response: MarketList,
     handler: async ({ query }, _request, reply) => {
-      const page = await markets.list({
-        status: query.status,
-        category: query.category,
-        // The validator does not apply schema defaults.
-        page: query.page ?? 1,
-        pageSize: query.pageSize ?? DEFAULT_PAGE_SIZE,
-      });
+      const page = await markets.list(parseListQuery(query));
       // A custom serialiser leaves the content type to the route.
       reply
         .type('application/json; charset=utf-8')

@@ -28,21 +28,46 @@ export const MarketListItem = Type.Object(
     status: MarketStatusSchema,
     resolutionType: ResolutionTypeSchema,
     outcomes: Type.Array(
-      Type.Object({ index: Type.Integer(), label: Type.String() }, { additionalProperties: false }),
+      Type.Object(
+        {
+          index: Type.Integer(),
+          label: Type.String(),
+          lastPrice: Type.Union([Bps('Price of the last trade'), Type.Null()], {
+            description: 'Price of the outcome’s last trade, basis points; null before its first trade',
+          }),
+          probability: Type.Number({
+            minimum: 0,
+            maximum: 1,
+            description:
+              'As in the detail: mid of best bid and ask, else last price, else 1 ÷ outcomes; normalised',
+          }),
+        },
+        { additionalProperties: false },
+      ),
     ),
     createdAt: Timestamp,
     closesAt: Timestamp,
     sandbox: Type.Boolean({ description: 'Sandbox (demo) market: prices from the sandbox feed' }),
+    volumeUsd: Usd('All-time traded value (Σ shares × price ÷ 10,000 lamports)'),
+    volume24hUsd: Usd('Traded value of the last 24 hours'),
+    liquidityUsd: Usd('Value of every open order, both sides (Σ open shares × price ÷ 10,000 lamports)'),
   },
   { title: 'MarketSummary', additionalProperties: false },
 );
 
 export const MarketList = Type.Object(
   {
-    markets: Type.Array(MarketListItem, { description: 'Newest createdAt first, then id' }),
+    markets: Type.Array(MarketListItem, {
+      description: 'In the order of `sort` and `order` (default: newest createdAt first, then id)',
+    }),
     total: Type.Integer({ description: 'Markets matching the filters, on every page' }),
-    page: Type.Integer(),
+    page: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+      description: 'The page number; null when paging by cursor',
+    }),
     pageSize: Type.Integer(),
+    nextCursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Pass as `cursor` (same query) for the items after this page; null on the last page',
+    }),
   },
   { additionalProperties: false },
 );

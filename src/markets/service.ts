@@ -14,35 +14,14 @@ import {
   type PositionRow,
   type TradeRow,
 } from './detail.js';
-import type { MarketStatus } from './events.js';
 import type { ListCache } from './list-cache.js';
 import type { AiPredictionBody, MarketDetailBody, MarketListBody, PriceFeedBody } from './schemas.js';
+import { readList } from './search/list.js';
+import type { ListPlan } from './search/query.js';
 import type { SharedDetailStore } from './shared-cache.js';
 import * as sql from './sql.js';
 
 const DAY_MS = 86_400_000;
-
-export interface ListFilter {
-  status?: Exclude<MarketStatus, 'DRAFT'> | undefined;
-  category?: string | undefined;
-  page: number;
-  pageSize: number;
-}
-
-interface ListRow {
-  total: number;
-  id: string | null;
-  slug: string;
-  title: string;
-  description: string;
-  category: string;
-  status: MarketStatus;
-  resolution_type: MarketListBody['markets'][number]['resolutionType'];
-  created_ms: number;
-  closes_ms: number;
-  sandbox: boolean;
-  outcome_labels: string[];
-}
 
 /**
  * The latest AI consensus about an AI market, for `prediction.aiPrediction`: the newer of the last
@@ -156,6 +135,11 @@ export class MarketService {
     return { solUsd: sol?.price ?? null, priceFeed, aiPrediction };
   }
 
+  /** The SOL price in USD of a mode now (sandbox markets: the sandbox feed); null when there is none. */
+  async solUsd(mode: AccountMode): Promise<number | null> {
+    return (await this.vwap('SOL', mode))?.price ?? null;
+  }
+
   /** A token's VWAP, or null when it cannot be priced now: a detail never fails for want of a price. */
   private async vwap(symbol: string, mode: AccountMode): Promise<{ price: number; isValid: boolean } | null> {
     const parsed = parseTarget(symbol);
@@ -170,40 +154,22 @@ export class MarketService {
   }
 
   /** A page of the list, from this instance's list cache when it is on (see ListCache). */
-  list(filter: ListFilter): Promise<MarketListBody> {
+  list(plan: ListPlan): Promise<MarketListBody> {
     const { list } = this.deps;
-    if (!list) return this.readList(filter);
-    const key = `${filter.status ?? ''}\u0000${filter.category ?? ''}\u0000${filter.page}\u0000${filter.pageSize}`;
-    return list.get(key, () => this.readList(filter));
+    if (!list) return this.readList(plan);
+    const key = `${plan.fingerprint}\u0000${plan.page ?? ''}\u0000${plan.after ? `${plan.after.key}\u0000${plan.after.id}` : ''}\u0000${plan.pageSize}`;
+    return list.get(key, () => this.readList(plan));
   }
 
   /** A page of the list read from the database now. */
-  private async readList(filter: ListFilter): Promise<MarketListBody> {
-    const { status, category, page, pageSize } = filter;
-    const paging = [pageSize, (page - 1) * pageSize];
-    const rows =
-      status !== undefined && category !== undefined
-        ? await this.deps.db.query<ListRow>(sql.LIST.statusAndCategory, [...paging, status, category])
-        : status !== undefined
-          ? await this.deps.db.query<ListRow>(sql.LIST.status, [...paging, status])
-          : category !== undefined
-            ? await this.deps.db.query<ListRow>(sql.LIST.category, [...paging, category])
-            : await this.deps.db.query<ListRow>(sql.LIST.all, paging);
-    const markets = rows
-      .filter((r) => r.id !== null)
-      .map((r) => ({
-        id: r.id as string,
-        slug: r.slug,
-        title: r.title,
-        description: r.description,
-        category: r.category,
-        status: r.status,
-        resolutionType: r.resolution_type,
-        outcomes: r.outcome_labels.map((label, index) => ({ index, label })),
-        createdAt: new Date(r.created_ms).toISOString(),
-        closesAt: new Date(r.closes_ms).toISOString(),
-        sandbox: r.sandbox,
-      }));
-    return { markets, total: rows[0]?.total ?? 0, page, pageSize };
+  private readList(plan: ListPlan): Promise<MarketListBody> {
+    return readList(
+      {
+        db: this.deps.db,
+        now: this.deps.clock.now(),
+        solUsd: (mode) => this.solUsd(mode),
+      },
+      plan,
+    );
   }
 }

@@ -142,6 +142,8 @@ describe('generated requests that their schema accepts', () => {
             const headers: Json = {};
             let ok = true;
             parameters.forEach((p, i) => {
+              // A cursor only the service makes (`x-opaque`): a generated one is a forgery, refused.
+              if (!p.required && p.schema['x-opaque'] === true) return;
               if (!p.required && p.in !== 'path' && gen.random() < 0.5) return;
               const value = sample(gen, p.schema);
               if (!checks.parameters[i]?.(value)) ok = false;

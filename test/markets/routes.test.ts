@@ -65,13 +65,18 @@ describe('GET /markets', () => {
       status: 'RESOLVING',
       resolutionType: 'AI',
       outcomes: [
-        { index: 0, label: 'Yes' },
-        { index: 1, label: 'No' },
+        { index: 0, label: 'Yes', lastPrice: null, probability: 0.5 },
+        { index: 1, label: 'No', lastPrice: null, probability: 0.5 },
       ],
       createdAt: iso(NOW - 10 * 86_400_000 + 39 * MINUTE),
       closesAt: '2026-12-31T00:00:00.000Z',
       sandbox: true,
+      // Extension fields (docs/markets.md#list-fields): no trade and no order yet.
+      volumeUsd: 0,
+      volume24hUsd: 0,
+      liquidityUsd: 0,
     });
+    expect(typeof body.nextCursor).toBe('string');
     expect(await balanceOf(ctx.database.db, account.accountId)).toBe(before - 50_000n);
   });
 

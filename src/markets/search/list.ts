@@ -1,0 +1,113 @@
+import type { AccountMode } from '../../accounts/index.js';
+import type { Queryable } from '../../db/database.js';
+import type { MarketStatus } from '../events.js';
+import type { MarketListBody } from '../schemas.js';
+import * as sql from '../sql.js';
+import { encodeCursor } from './cursor.js';
+import type { ListPlan } from './query.js';
+import { countStatement, pageStatement } from './sql.js';
+import { lamportsUsd, pageStats } from './stats.js';
+
+interface ListRow {
+  total?: number;
+  id: string | null;
+  slug: string;
+  title: string;
+  description: string;
+  category: string;
+  status: MarketStatus;
+  resolution_type: MarketListBody['markets'][number]['resolutionType'];
+  created_ms: number;
+  closes_ms: number;
+  sandbox: boolean;
+  outcome_labels: string[];
+  sort_key: string;
+}
+
+export interface ListDeps {
+  db: Queryable;
+  now: Date;
+  /** The SOL price in USD of a mode, null when there is none now. */
+  solUsd(mode: AccountMode): Promise<number | null>;
+}
+
+/** The spec's list (no new parameter): today's statements, one per combination of filters. */
+async function plainPage(
+  db: Queryable,
+  plan: ListPlan,
+): Promise<{ rows: ListRow[]; total: number; more: boolean }> {
+  const { status, category, pageSize } = plan;
+  const page = plan.page ?? 1;
+  const paging = [pageSize, (page - 1) * pageSize];
+  const rows =
+    status !== undefined && category !== undefined
+      ? await db.query<ListRow>(sql.LIST.statusAndCategory, [...paging, status, category])
+      : status !== undefined
+        ? await db.query<ListRow>(sql.LIST.status, [...paging, status])
+        : category !== undefined
+          ? await db.query<ListRow>(sql.LIST.category, [...paging, category])
+          : await db.query<ListRow>(sql.LIST.all, paging);
+  const total = rows[0]?.total ?? 0;
+  const listed = rows.filter((r) => r.id !== null);
+  return { rows: listed, total, more: total > (page - 1) * pageSize + listed.length };
+}
+
+async function builtPage(
+  deps: ListDeps,
+  plan: ListPlan,
+): Promise<{ rows: ListRow[]; total: number; more: boolean }> {
+  const page = pageStatement(plan, deps.now);
+  const count = countStatement(plan);
+  const [rows, totals] = await Promise.all([
+    deps.db.query<ListRow>(page.text, page.params),
+    deps.db.query<{ total: number }>(count.text, count.params),
+  ]);
+  return {
+    rows: rows.slice(0, plan.pageSize),
+    total: totals[0]?.total ?? 0,
+    more: rows.length > plan.pageSize,
+  };
+}
+
+/** One page of the list as the plan asks, with the items' statistics and the next page's cursor. */
+export async function readList(deps: ListDeps, plan: ListPlan): Promise<MarketListBody> {
+  const { rows, total, more } = plan.plain ? await plainPage(deps.db, plan) : await builtPage(deps, plan);
+  const stats = await pageStats(
+    deps.db,
+    rows.map((r) => ({ id: r.id as string, outcomeCount: r.outcome_labels.length })),
+    deps.now,
+  );
+  const modes = new Set<AccountMode>(rows.map((r) => (r.sandbox ? 'sandbox' : 'live')));
+  const sol = new Map<AccountMode, number | null>();
+  await Promise.all([...modes].map(async (mode) => sol.set(mode, await deps.solUsd(mode))));
+  const markets = rows.map((r) => {
+    const id = r.id as string;
+    const s = stats.get(id);
+    const solUsd = sol.get(r.sandbox ? 'sandbox' : 'live') ?? null;
+    return {
+      id,
+      slug: r.slug,
+      title: r.title,
+      description: r.description,
+      category: r.category,
+      status: r.status,
+      resolutionType: r.resolution_type,
+      outcomes: r.outcome_labels.map((label, index) => ({
+        index,
+        label,
+        lastPrice: s?.outcomes[index]?.lastPrice ?? null,
+        probability: s?.outcomes[index]?.probability ?? 0,
+      })),
+      createdAt: new Date(r.created_ms).toISOString(),
+      closesAt: new Date(r.closes_ms).toISOString(),
+      sandbox: r.sandbox,
+      volumeUsd: lamportsUsd(s?.volume ?? '0', solUsd),
+      volume24hUsd: lamportsUsd(s?.volume24h ?? '0', solUsd),
+      liquidityUsd: lamportsUsd(s?.liquidity ?? '0', solUsd),
+    };
+  });
+  const last = rows[rows.length - 1];
+  const nextCursor =
+    more && last ? encodeCursor({ key: last.sort_key, id: last.id as string }, plan.fingerprint) : null;
+  return { markets, total, page: plan.page, pageSize: plan.pageSize, nextCursor };
+}

@@ -1,0 +1,156 @@
+import type { ListPlan, SortKey } from './query.js';
+import { tsQuery } from './query.js';
+
+/**
+ * The list's statements for a search, a sort or a filter beyond the spec's (docs/markets.md#search-and-sort):
+ * built per request from a few fixed fragments, every value a parameter. The page is ordered by its
+ * sort key and then id, both in the request's direction — except `createdAt`, whose newest-first
+ * order breaks ties by id ascending, as the spec's list always has (`asc` is its exact reverse) —
+ * and a cursor continues strictly after its (key, id), bounded by the key first so an index on the
+ * key starts at the cursor rather than counting up to it.
+ */
+
+class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+const TIMESTAMP_TEXT = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
+
+interface SortSql {
+  /** The key of market `m`. */
+  expr: string;
+  /** Joined to `markets m` for the key. */
+  join: string;
+  /** The SQL type a cursor's key text is cast to. */
+  cast: string;
+  /** The key of row `x` as the text a cursor carries. */
+  text: (column: string) => string;
+}
+
+const numericText = (column: string) => `${column}::text`;
+
+function sortSql(plan: ListPlan, p: Params, now: Date): SortSql {
+  const sort: SortKey = plan.sort;
+  switch (sort) {
+    case 'createdAt':
+    case 'closesAt':
+      return {
+        expr: sort === 'createdAt' ? 'm.created_at' : 'm.closes_at',
+        join: '',
+        cast: 'timestamptz',
+        text: (c) => `to_char(${c} AT TIME ZONE 'UTC', ${TIMESTAMP_TEXT})`,
+      };
+    case 'volume':
+      return {
+        expr: 'floor(COALESCE(tt.notional, 0) / 10000)',
+        join: 'LEFT JOIN market_trade_totals tt ON tt.market_id = m.id',
+        cast: 'numeric',
+        text: numericText,
+      };
+    case 'volume24h': {
+      const since = p.add(new Date(now.getTime() - 86_400_000).toISOString());
+      return {
+        expr: 'floor(COALESCE(v.notional, 0) / 10000)',
+        join: `LEFT JOIN (SELECT market_id, sum(shares::numeric * price) AS notional FROM market_trades
+                           WHERE at > ${since}::timestamptz GROUP BY market_id) v ON v.market_id = m.id`,
+        cast: 'numeric',
+        text: numericText,
+      };
+    }
+    case 'liquidity':
+      return {
+        expr: 'floor(COALESCE(l.notional, 0) / 10000)',
+        join: `LEFT JOIN (SELECT market_id, sum(open_shares::numeric * price) AS notional FROM market_orders
+                           WHERE open_shares > 0 GROUP BY market_id) l ON l.market_id = m.id`,
+        cast: 'numeric',
+        text: numericText,
+      };
+    case 'bettors':
+      return {
+        expr: `(SELECT count(*) FROM (SELECT wallet FROM market_traders WHERE market_id = m.id
+                                      UNION
+                                      SELECT wallet FROM market_positions WHERE market_id = m.id AND shares > 0) b)`,
+        join: '',
+        cast: 'bigint',
+        text: numericText,
+      };
+    case 'relevance': {
+      // Without a search every market ranks the same: the order is by id alone.
+      if (!plan.search) return { expr: '0::float8', join: '', cast: 'float8', text: numericText };
+      const query = p.add(tsQuery(plan.search.words));
+      const text = p.add(plan.search.text);
+      return {
+        // An exact title match (case aside) first, then the weighted rank, bounded below 1.
+        expr: `((lower(m.title) = lower(${text}))::int + ts_rank(m.search, to_tsquery('simple', ${query}), 32))::float8`,
+        join: '',
+        cast: 'float8',
+        text: numericText,
+      };
+    }
+  }
+}
+
+/** The filters of a plan on `markets m`, with their parameters added to `p`. */
+function filters(plan: ListPlan, p: Params): string {
+  const where = ["m.status <> 'DRAFT'"];
+  if (plan.status !== undefined) where.push(`m.status = ${p.add(plan.status)}`);
+  if (plan.category !== undefined) where.push(`m.category = ${p.add(plan.category)}`);
+  if (plan.resolutionType !== undefined) where.push(`m.resolution_type = ${p.add(plan.resolutionType)}`);
+  if (plan.creator !== undefined) where.push(`m.creator_wallet = ${p.add(plan.creator)}`);
+  if (plan.closesAfter) where.push(`m.closes_at >= ${p.add(plan.closesAfter.toISOString())}::timestamptz`);
+  if (plan.closesBefore) where.push(`m.closes_at < ${p.add(plan.closesBefore.toISOString())}::timestamptz`);
+  if (plan.search) where.push(`m.search @@ to_tsquery('simple', ${p.add(tsQuery(plan.search.words))})`);
+  return where.join(' AND ');
+}
+
+export interface Built {
+  text: string;
+  params: unknown[];
+}
+
+/** How many markets match the plan's filters (the `total` of every page). */
+export function countStatement(plan: ListPlan): Built {
+  const p = new Params();
+  return { text: `SELECT count(*)::int AS total FROM markets m WHERE ${filters(plan, p)}`, params: p.values };
+}
+
+/**
+ * One page of the plan, one row more than the page size (to know whether another page follows),
+ * each with its sort key as cursor text (`sort_key`).
+ */
+export function pageStatement(plan: ListPlan, now: Date): Built {
+  const p = new Params();
+  const key = sortSql(plan, p, now);
+  const where = filters(plan, p);
+  const desc = plan.order === 'desc';
+  // createdAt keeps the spec's tie order: newest first, then id ascending.
+  const idDesc = plan.sort === 'createdAt' ? !desc : desc;
+  let keyset = '';
+  if (plan.after) {
+    const k = `${p.add(plan.after.key)}::${key.cast}`;
+    const id = p.add(plan.after.id);
+    keyset = `WHERE x.k ${desc ? '<=' : '>='} ${k}
+                AND (x.k ${desc ? '<' : '>'} ${k} OR x.id ${idDesc ? '<' : '>'} ${id})`;
+  }
+  const limit = p.add(plan.pageSize + 1);
+  const offset = p.add(plan.page === null ? 0 : (plan.page - 1) * plan.pageSize);
+  const text = `
+    SELECT x.id, x.slug, x.title, x.description, x.category, x.status, x.resolution_type, x.sandbox,
+           x.created_ms, x.closes_ms, ${key.text('x.k')} AS sort_key,
+           ARRAY(SELECT label FROM market_outcomes o WHERE o.market_id = x.id ORDER BY o.outcome_index)
+             AS outcome_labels
+      FROM (SELECT m.id, m.slug, m.title, m.description, m.category, m.status, m.resolution_type, m.sandbox,
+                   extract(epoch FROM m.created_at)::float8 * 1000 AS created_ms,
+                   extract(epoch FROM m.closes_at)::float8 * 1000 AS closes_ms,
+                   ${key.expr} AS k
+              FROM markets m ${key.join}
+             WHERE ${where}) x
+     ${keyset}
+     ORDER BY x.k ${desc ? 'DESC' : 'ASC'}, x.id ${idDesc ? 'DESC' : 'ASC'}
+     LIMIT ${limit} OFFSET ${offset}`;
+  return { text, params: p.values };
+}
