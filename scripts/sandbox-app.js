@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSandboxStarter } from '../dist/accounts/sandbox.js';
+import { createSandboxStarter } from '../dist/first-start.js';
 import { buildApp } from '../dist/app.js';
 import { loadConfig } from '../dist/config.js';
 import { migrate } from '../dist/db/migrate.js';

@@ -3,13 +3,13 @@ import type { Clock } from '../lib/clock.js';
 import type { AiConfig } from './config.js';
 import type { Resolver } from './resolver.js';
 
+export type { AiConfig } from './config.js';
 export {
   type Consensus,
   consensusResult,
   DEFAULT_CONFIDENCE_THRESHOLD,
   decideConsensus,
 } from './consensus.js';
-export type { AiConfig } from './config.js';
 export { BODY_PATHS, checkQuestion, LIMITS } from './input.js';
 export type { MarketQuestion, MarketSource } from './market-port.js';
 export type { SlotStatus } from './providers/registry.js';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { rename, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { DEFAULT_CONFIDENCE_THRESHOLD, loadResolver } from '../ai/index.js';
 import type { AiConfig } from '../ai/index.js';
+import { DEFAULT_CONFIDENCE_THRESHOLD, loadResolver } from '../ai/index.js';
 import type { CommandIo } from '../feature.js';
 import { systemClock } from '../lib/clock.js';
 import { type CommandArgs, option, UsageError } from '../lib/command-line.js';

@@ -16,8 +16,8 @@ export {
   type ApiRouteInfo,
   type BodyRules,
   type RouteInput,
-  type RouteSpec,
   type RoutePermission,
+  type RouteSpec,
   type RouteTransaction,
 } from './route-spec.js';
 

@@ -28,7 +28,7 @@ CREATE INDEX market_trade_totals_notional ON market_trade_totals (notional, mark
 -- transaction, whatever order trades arrive in: `open` belongs to the earliest trade of the bucket
 -- by (at, trade id) and `close` to the latest, so each candle stores which trades those are. A
 -- history read takes the widest width that divides its interval: a year at 1d is 365 rows, a day at
--- 1m 1,440. Never pruned (docs/markets.md#history).
+-- 1m 1,440. Never pruned.
 CREATE TABLE market_candles (
   market_id     text NOT NULL REFERENCES markets (id),
   outcome_index integer NOT NULL,
