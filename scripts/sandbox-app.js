@@ -3,11 +3,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createSandboxStarter } from '../dist/first-start.js';
 import { buildApp } from '../dist/app.js';
 import { loadConfig } from '../dist/config.js';
 import { migrate } from '../dist/db/migrate.js';
 import { PgliteDatabase } from '../dist/db/pglite.js';
+import { createSandboxStarter } from '../dist/first-start.js';
 import { systemClock } from '../dist/lib/clock.js';
 import { loadDemoMarkets } from '../dist/markets/demo.js';
 import { clearSecretBox } from '../dist/webhooks/secret-box.js';

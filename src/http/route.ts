@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import Type, { type TObject, type TSchema } from 'typebox';
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
-import { checkRestrictions, type Permission, requirePermission } from '../keys/index.js';
+import { checkRestrictions, requirePermission } from '../keys/index.js';
 import { clientAddress } from '../lib/client-ip.js';
 import { formatUsd } from '../lib/money.js';
 import { EXPOSED_HEADERS, takeRateLimit } from '../limits/index.js';
