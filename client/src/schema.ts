@@ -1654,6 +1654,7 @@ export interface components {
             costUsd: string;
             /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
+            attestation?: components["schemas"]["Attestation"];
         };
         /** AiScheduleRequest */
         AiScheduleRequest: {
@@ -2756,7 +2757,6 @@ export interface components {
             unavailableSources: components["schemas"]["UnavailableSource"][];
             /** @description ISO 8601 timestamp (UTC) */
             resolutionTimestamp: string;
-            attestation?: components["schemas"]["Attestation"];
         };
         /**
          * RedeliverWebhookResponse
