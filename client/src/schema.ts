@@ -180,7 +180,7 @@ export interface paths {
         };
         /**
          * Current VWAP of a token, by symbol or Solana mint
-         * @description Permission: `price`. Price: 0.01 USD.
+         * @description Permission: `price`. Price: 0.01; 0.015 with attest=true.
          */
         get: operations["getPrice"];
         put?: never;
@@ -204,7 +204,7 @@ export interface paths {
          * VWAPs of up to 50 tokens in one request
          * @description Duplicates (including a symbol and its mint) collapse into one item; items come back in request order. A well-formed symbol that cannot be priced is an item with `error`, not a failure of the batch; a malformed one fails the whole request with INVALID_SYMBOL. A batch in which nothing could be priced is an error and costs nothing.
          *
-         *     Permission: `batch`. Price: 0.05 + 0.01 per distinct symbol requested.
+         *     Permission: `batch`. Price: 0.05 + 0.01 per distinct symbol requested; with attest=true, + 0.005 per priced symbol.
          */
         post: operations["getPriceBatch"];
         delete?: never;
@@ -1429,6 +1429,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/attestation/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public keys that sign attestations: current (live, sandbox) and retired
+         * @description Public, free, no key needed. Verify an answer’s `attestation` against the key of its mode; a retired key still verifies what it signed before its `retiredAt` (docs/attestations.md#keys).
+         */
+        get: operations["getAttestationKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1468,6 +1488,8 @@ export interface components {
                 priceBatchBase: string;
                 /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 priceBatchPerSymbol: string;
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
+                attestationPerSymbol: string;
                 /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 historical: string;
                 /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
@@ -1896,6 +1918,41 @@ export interface components {
             keys: components["schemas"]["ApiKey"][];
             total: number;
         };
+        /**
+         * Attestation
+         * @description Sibyl’s Ed25519 signature over the answer (docs/attestations.md)
+         */
+        Attestation: {
+            /** @description The signed message, base64 (docs/attestations.md#the-message) */
+            message: string;
+            /** @description Ed25519 signature of the message, base64 */
+            signature: string;
+            /** @description The signing key, base58 (GET /attestation/keys lists it) */
+            publicKey: string;
+            /** @description The layout version of the message */
+            version: number;
+        };
+        /** AttestationKeys */
+        AttestationKeys: {
+            /** @description false: this service signs nothing (PostgreSQL without ATTESTATION_SECRET_KEY) */
+            enabled: boolean;
+            /** @description The message layout version signed now */
+            version: number;
+            /** @description The current live public key, base58 */
+            live: string | null;
+            /** @description The current sandbox public key, base58: a sandbox attestation never verifies as live */
+            sandbox: string | null;
+            /** @description Every key, current and retired, newest first */
+            keys: {
+                /** @description base58 */
+                publicKey: string;
+                mode: "live" | "sandbox";
+                /** Format: date-time */
+                createdAt: string;
+                /** @description When a rotation retired it; null: current. Attestations signed before still verify. */
+                retiredAt: string | null;
+            }[];
+        };
         /** BatchPriceItem */
         BatchPriceItem: {
             symbol: string;
@@ -1912,6 +1969,7 @@ export interface components {
                 code: "SYMBOL_NOT_FOUND" | "PRICE_UNAVAILABLE";
                 message: string;
             };
+            attestation?: components["schemas"]["Attestation"];
         };
         /** BatchPriceRequest */
         BatchPriceRequest: {
@@ -2105,7 +2163,7 @@ export interface components {
          * @description Every code of the error vocabulary (docs/api.md#errors); each answer lists those its status can carry
          * @enum {unknown}
          */
-        ErrorCode: "ACCOUNT_NOT_FOUND" | "ACCOUNT_SUSPENDED" | "AI_UNAVAILABLE" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "BATCH_LIMIT_EXCEEDED" | "DELIVERY_CANNOT_CANCEL" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INTERNAL_ERROR" | "INVALID_API_KEY" | "INVALID_SYMBOL" | "INVALID_TIMESTAMP" | "IP_NOT_ALLOWED" | "JOB_CANNOT_CANCEL" | "JOB_NOT_FOUND" | "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED" | "MAX_WALLETS_EXCEEDED" | "NOT_FOUND" | "ORIGIN_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "PERMISSION_DENIED" | "PRICE_UNAVAILABLE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "SESSION_EXPIRED" | "SIGN_IN_REJECTED" | "STREAM_LIMIT_EXCEEDED" | "SYMBOL_NOT_FOUND" | "TIMESTAMP_IN_PAST" | "UNSUPPORTED_MEDIA_TYPE" | "URI_TOO_LONG" | "VALIDATION_ERROR" | "WALLET_IN_USE";
+        ErrorCode: "ACCOUNT_NOT_FOUND" | "ACCOUNT_SUSPENDED" | "AI_UNAVAILABLE" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ATTESTATION_UNAVAILABLE" | "BATCH_LIMIT_EXCEEDED" | "DELIVERY_CANNOT_CANCEL" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INTERNAL_ERROR" | "INVALID_API_KEY" | "INVALID_SYMBOL" | "INVALID_TIMESTAMP" | "IP_NOT_ALLOWED" | "JOB_CANNOT_CANCEL" | "JOB_NOT_FOUND" | "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED" | "MAX_WALLETS_EXCEEDED" | "NOT_FOUND" | "ORIGIN_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "PERMISSION_DENIED" | "PRICE_UNAVAILABLE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "SESSION_EXPIRED" | "SIGN_IN_REJECTED" | "STREAM_LIMIT_EXCEEDED" | "SYMBOL_NOT_FOUND" | "TIMESTAMP_IN_PAST" | "UNSUPPORTED_MEDIA_TYPE" | "URI_TOO_LONG" | "VALIDATION_ERROR" | "WALLET_IN_USE";
         /**
          * GetAiJobResponse
          * @description Success
@@ -2670,6 +2728,7 @@ export interface components {
             unavailableSources: components["schemas"]["UnavailableSource"][];
             /** @description ISO 8601 timestamp (UTC) */
             resolutionTimestamp: string;
+            attestation?: components["schemas"]["Attestation"];
             /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
             /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
@@ -2747,6 +2806,7 @@ export interface components {
             unavailableSources: components["schemas"]["UnavailableSource"][];
             /** @description ISO 8601 timestamp (UTC) */
             resolutionTimestamp: string;
+            attestation?: components["schemas"]["Attestation"];
         };
         /**
          * RedeliverWebhookResponse
@@ -5482,7 +5542,10 @@ export interface operations {
     };
     getPrice: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: each priced symbol carries an Ed25519 `attestation` a Solana program can verify, +0.005 USD per symbol signed (docs/attestations.md#prices). 503 ATTESTATION_UNAVAILABLE where attestations are off. */
+                attest?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description e.g. SOL, or a mint address. A symbol (1 to 15 letters and digits) or a Solana mint address: base58 that decodes to exactly 32 bytes. A base58 string of 32 to 44 characters that decodes to another length matches the pattern but is refused: 400 INVALID_SYMBOL. */
@@ -5770,7 +5833,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: PRICE_UNAVAILABLE */
+            /** @description Error: PRICE_UNAVAILABLE, ATTESTATION_UNAVAILABLE */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5788,7 +5851,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "PRICE_UNAVAILABLE";
+                        code: "PRICE_UNAVAILABLE" | "ATTESTATION_UNAVAILABLE";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
@@ -5808,7 +5871,10 @@ export interface operations {
     };
     getPriceBatch: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: each priced symbol carries an Ed25519 `attestation` a Solana program can verify, +0.005 USD per symbol signed (docs/attestations.md#prices). 503 ATTESTATION_UNAVAILABLE where attestations are off. */
+                attest?: "true" | "false";
+            };
             header?: {
                 /** @description Makes a retry safe: the first success is stored with its charge for 24 hours and replayed, uncharged, to a retry with the same key and request (docs/api.md#idempotency) */
                 "idempotency-key"?: string;
@@ -6201,7 +6267,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: PRICE_UNAVAILABLE */
+            /** @description Error: PRICE_UNAVAILABLE, ATTESTATION_UNAVAILABLE */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6219,7 +6285,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "PRICE_UNAVAILABLE";
+                        code: "PRICE_UNAVAILABLE" | "ATTESTATION_UNAVAILABLE";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
@@ -13573,6 +13639,8 @@ export interface operations {
                                 /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceBatchPerSymbol: string;
                                 /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
+                                attestationPerSymbol: string;
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 historical: string;
                                 /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 aiResolve: string;
@@ -14133,6 +14201,8 @@ export interface operations {
                                 priceBatchBase: string;
                                 /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceBatchPerSymbol: string;
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
+                                attestationPerSymbol: string;
                                 /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 historical: string;
                                 /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
@@ -21209,6 +21279,27 @@ export interface operations {
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
                         maxSymbols?: number;
                     };
+                };
+            };
+        };
+    };
+    getAttestationKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttestationKeys"];
                 };
             };
         };

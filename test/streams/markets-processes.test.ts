@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestText } from '../../src/markets/ingest.js';
+import { ingestText } from '../../src/markets/ingest/ingest.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { usingPostgres } from '../helpers/db.js';
 import { type OpenEventStream, openEventStream } from '../helpers/event-stream.js';
@@ -24,7 +24,7 @@ const clients: OpenEventStream[] = [];
 
 beforeAll(async () => {
   if (!usingPostgres) return;
-  const redis = shared ? { REDIS_URL } : {};
+  const redis: Record<string, string> = shared ? { REDIS_URL } : {};
   ctx = await createTestContext({ config: { ...redis } });
   await ctx.app.listen({ host: '127.0.0.1', port: 0 });
   here = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/api/v1`;

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestText } from '../../src/markets/ingest.js';
+import { ingestText } from '../../src/markets/ingest/ingest.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { type OpenEventStream, openEventStream } from '../helpers/event-stream.js';
 import { countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
