@@ -1,5 +1,6 @@
 import { accountsFeature } from './accounts/feature.js';
 import { aiFeature } from './ai/feature.js';
+import { attestationsFeature } from './attestations/feature.js';
 import { dashboardFeature } from './dashboard/feature.js';
 import { depositsFeature } from './deposits/feature.js';
 import { evaluationFeature } from './evaluation/feature.js';
@@ -39,4 +40,5 @@ export const FEATURES = [
   retentionFeature,
   depositsFeature,
   streamsFeature,
+  attestationsFeature,
 ] as const;

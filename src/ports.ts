@@ -3,6 +3,7 @@ import type { MarketSource, Resolver } from './ai/index.js';
 // their rooms' doors, so that an operator command that imports a door does not load them (see
 // test/architecture.test.ts).
 import { createResolver } from './ai/resolver.js';
+import { type Attestations, createAttestations } from './attestations/index.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { HistoricalService } from './historical/index.js';
@@ -44,6 +45,8 @@ export interface Ports {
   webhookTransport: WebhookTransport;
   /** Where `POST /ai/resolve { marketId }` finds markets. */
   markets: MarketSource;
+  /** Signs answers (docs/attestations.md). */
+  attestations: Attestations;
   /** Releases what `createPorts` opened (a transport handed in stays open: its owner closes it). */
   close(): Promise<void>;
 }
@@ -68,6 +71,8 @@ export interface PortOverrides {
   markets?: MarketSource;
   /** Default: the configured models. */
   aiJobs?: AiJobResolver;
+  /** Default: the configured key (ATTESTATION_SECRET_KEY, or the embedded database's key file). */
+  attestations?: Attestations;
 }
 
 /** Builds every port from the configuration, but those `overrides` hands in. */
@@ -81,6 +86,7 @@ export function createPorts(
   const registry = needsRegistry ? createLiveVenues(config.prices, clock) : undefined;
   const resolver = createResolver(config.ai, clock);
   const webhookTransport = overrides.webhookTransport ?? createTransport(config.webhooks);
+  const attestations = overrides.attestations ?? createAttestations(db, config.attestations, clock);
   return {
     prices: createPriceService(config.prices, clock, overrides.liveVenues ?? registry?.price ?? []),
     historical: new HistoricalService(db, overrides.candleVenues ?? registry?.candles ?? [], clock, {
@@ -92,8 +98,10 @@ export function createPorts(
     secrets: overrides.secrets ?? createSecretBox(config.webhooks),
     webhookTransport,
     markets: overrides.markets ?? marketSource,
+    attestations,
     async close() {
       if (!overrides.webhookTransport) await webhookTransport.close();
+      if (!overrides.attestations) await attestations.close();
     },
   };
 }

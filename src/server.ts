@@ -61,6 +61,9 @@ export async function runService(
     // configuration is final (local development changes the webhook settings).
     ports = createPorts(config, db, systemClock);
     const { secrets } = ports;
+    // The attestation key, checked against the listed one before anything is served: a refused key
+    // stops the start (docs/attestations.md#keys).
+    await ports.attestations.ready();
     if (!secrets.encrypts && db.kind !== 'pglite') {
       logger.warn('SECRET_ENCRYPTION_KEY is not set: webhook signing secrets are stored unencrypted');
     }

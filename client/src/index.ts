@@ -5,6 +5,24 @@ import type { components, paths } from './schema.js';
 import { realSleep, retryingFetch, type Sleep } from './transport.js';
 
 export {
+  ATTESTATION_MAGIC,
+  ATTESTATION_VERSION,
+  type Attestation,
+  type AttestationFields,
+  decodeAttestation,
+  PRICE_ATTESTATION_SIZE,
+  type PriceAttestationFields,
+  RESOLUTION_ATTESTATION_SIZE,
+  type ResolutionAttestationFields,
+} from './attestation.js';
+export {
+  hashMarketId,
+  hashQuestion,
+  hashRequestId,
+  type VerifyAttestationOptions,
+  verifyAttestation,
+} from './attestation-verify.js';
+export {
   type ErrorBody,
   type ErrorCode,
   requestIdOf,

@@ -1407,6 +1407,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/attestation/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The public keys that sign attestations: current (live, sandbox) and retired
+         * @description Public, free, no key needed. Verify an answer’s `attestation` against the key of its mode; a retired key still verifies what it signed before its `retiredAt` (docs/attestations.md#keys).
+         */
+        get: operations["getAttestationKeys"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1873,6 +1893,27 @@ export interface components {
             requestId: string;
             keys: components["schemas"]["ApiKey"][];
             total: number;
+        };
+        /** AttestationKeys */
+        AttestationKeys: {
+            /** @description false: this service signs nothing (PostgreSQL without ATTESTATION_SECRET_KEY) */
+            enabled: boolean;
+            /** @description The message layout version signed now */
+            version: number;
+            /** @description The current live public key, base58 */
+            live: string | null;
+            /** @description The current sandbox public key, base58: a sandbox attestation never verifies as live */
+            sandbox: string | null;
+            /** @description Every key, current and retired, newest first */
+            keys: {
+                /** @description base58 */
+                publicKey: string;
+                mode: "live" | "sandbox";
+                /** Format: date-time */
+                createdAt: string;
+                /** @description When a rotation retired it; null: current. Attestations signed before still verify. */
+                retiredAt: string | null;
+            }[];
         };
         /** BatchPriceItem */
         BatchPriceItem: {
@@ -20863,6 +20904,27 @@ export interface operations {
                         /** @description BATCH_LIMIT_EXCEEDED: the limit */
                         maxSymbols?: number;
                     };
+                };
+            };
+        };
+    };
+    getAttestationKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttestationKeys"];
                 };
             };
         };

@@ -21,6 +21,8 @@ export interface Queryable {
 
 export interface Database extends Queryable {
   readonly kind: 'postgres' | 'pglite';
+  /** The embedded database's data directory (PGlite on disk; undefined otherwise). */
+  readonly dataDir?: string | undefined;
   /** Runs `fn` in one transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /**

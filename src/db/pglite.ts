@@ -77,6 +77,8 @@ export class PgliteDatabase implements Database {
   private constructor(
     private readonly pglite: PGlite,
     private readonly unlock: () => void,
+    /** Its data directory; undefined in memory. */
+    readonly dataDir: string | undefined,
   ) {
     this.root = new PgliteQueryable(pglite);
   }
@@ -89,7 +91,7 @@ export class PgliteDatabase implements Database {
         ...(dataDir === undefined ? {} : { dataDir }),
         parsers: { [types.INT8]: (value: string) => BigInt(value) },
       });
-      return { db: new PgliteDatabase(pglite, unlock) };
+      return { db: new PgliteDatabase(pglite, unlock, dataDir) };
     } catch (err) {
       unlock();
       throw err;

@@ -96,6 +96,10 @@ export async function registerOpenApi(
           name: 'streams',
           description: `Live prices as server-sent events, billed per minute (${guide('streams', 'guide')})`,
         },
+        {
+          name: 'attestations',
+          description: `The keys that sign answers a Solana program can verify (${guide('attestations', 'guide')})`,
+        },
         { name: 'health', description: 'Liveness and readiness' },
         {
           name: 'dashboard',

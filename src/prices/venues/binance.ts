@@ -1,5 +1,4 @@
 import { type Clock, systemClock } from '../../lib/clock.js';
-import type { PriceTarget } from '../tokens.js';
 import {
   type Candle,
   type CandleInterval,
@@ -12,6 +11,7 @@ import {
 } from '../types.js';
 import { CandleRange } from './candle-range.js';
 import { fieldReaders, isRecord, type VenueResponse, venueGetter } from './http.js';
+import { listedVenue } from './listed-venue.js';
 
 const VENUE = 'binance';
 const { badResponse, numberField } = fieldReaders(VENUE);
@@ -78,38 +78,18 @@ export function createBinanceVenue(
 ): PriceVenue & CandleVenue {
   const get = venueGetter(VENUE, settings, [400], clock);
 
-  return {
+  return listedVenue({
     name: VENUE,
-    role: 'market',
+    serves: (interval) => interval in INTERVALS,
 
-    canPrice(target: PriceTarget): boolean {
-      return target.token?.markets.binance !== undefined;
-    },
-
-    async fetchQuote(target: PriceTarget, signal: AbortSignal): Promise<VenueQuote | null> {
-      const symbol = target.token?.markets.binance;
-      if (symbol === undefined) return null;
+    async quote(symbol, signal) {
       const response = await get('/api/v3/ticker/24hr', { symbol }, signal);
       if (isInvalidSymbol(response)) return null;
       return parseTicker(response.body);
     },
 
-    canServeCandles(target: PriceTarget, interval: CandleInterval): boolean {
-      return target.token?.markets.binance !== undefined && interval in INTERVALS;
-    },
-
-    async fetchCandles(
-      target: PriceTarget,
-      interval: CandleInterval,
-      start: Date,
-      end: Date,
-      signal: AbortSignal,
-    ): Promise<Candle[] | null> {
-      const symbol = target.token?.markets.binance;
-      if (symbol === undefined) return null;
+    async candles(symbol, interval, startMs, endMs, signal) {
       const step = INTERVAL_MS[interval];
-      const startMs = start.getTime();
-      const endMs = end.getTime();
       const range = new CandleRange(startMs, endMs);
       let cursor = startMs;
       while (cursor < endMs) {
@@ -139,5 +119,5 @@ export function createBinanceVenue(
       }
       return range.oldestFirst();
     },
-  };
+  });
 }

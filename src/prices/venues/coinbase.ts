@@ -1,6 +1,5 @@
 import { type Clock, systemClock } from '../../lib/clock.js';
 import { parseIsoTimestamp } from '../../lib/time.js';
-import type { PriceTarget } from '../tokens.js';
 import {
   type Candle,
   type CandleInterval,
@@ -13,6 +12,7 @@ import {
 } from '../types.js';
 import { CandleRange } from './candle-range.js';
 import { fieldReaders, isRecord, type VenueResponse, venueGetter } from './http.js';
+import { listedVenue } from './listed-venue.js';
 
 const VENUE = 'coinbase';
 const { badResponse, numberField } = fieldReaders(VENUE);
@@ -74,40 +74,21 @@ export function createCoinbaseVenue(
 ): PriceVenue & CandleVenue {
   const get = venueGetter(VENUE, settings, [404], clock);
 
-  return {
+  return listedVenue({
     name: VENUE,
-    role: 'market',
+    // Without a granularity for the interval there is nothing Coinbase can answer, as if unlisted.
+    serves: (interval) => GRANULARITY_S[interval] !== undefined,
 
-    canPrice(target: PriceTarget): boolean {
-      return target.token?.markets.coinbase !== undefined;
-    },
-
-    async fetchQuote(target: PriceTarget, signal: AbortSignal): Promise<VenueQuote | null> {
-      const product = target.token?.markets.coinbase;
-      if (product === undefined) return null;
+    async quote(product, signal) {
       const response = await get(`/products/${encodeURIComponent(product)}/ticker`, {}, signal);
       if (isNotFound(response)) return null;
       return parseTicker(response.body);
     },
 
-    canServeCandles(target: PriceTarget, interval: CandleInterval): boolean {
-      return target.token?.markets.coinbase !== undefined && GRANULARITY_S[interval] !== undefined;
-    },
-
-    async fetchCandles(
-      target: PriceTarget,
-      interval: CandleInterval,
-      start: Date,
-      end: Date,
-      signal: AbortSignal,
-    ): Promise<Candle[] | null> {
-      const product = target.token?.markets.coinbase;
+    async candles(product, interval, startMs, endMs, signal) {
       const granularity = GRANULARITY_S[interval];
-      // Without a granularity for the interval there is nothing Coinbase can answer, as if unlisted.
-      if (product === undefined || granularity === undefined) return null;
+      if (granularity === undefined) return null;
       const step = INTERVAL_MS[interval];
-      const startMs = start.getTime();
-      const endMs = end.getTime();
       const range = new CandleRange(startMs, endMs);
       // Buckets are aligned to the interval; one that opened before `start` is not wanted.
       for (
@@ -137,5 +118,5 @@ export function createCoinbaseVenue(
       // Coinbase sends newest first.
       return range.oldestFirst();
     },
-  };
+  });
 }

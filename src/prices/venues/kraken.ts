@@ -1,5 +1,4 @@
 import { type Clock, systemClock } from '../../lib/clock.js';
-import type { PriceTarget } from '../tokens.js';
 import {
   type Candle,
   type CandleInterval,
@@ -11,6 +10,7 @@ import {
 } from '../types.js';
 import { CandleRange } from './candle-range.js';
 import { fieldReaders, isRecord, venueGetter } from './http.js';
+import { listedVenue } from './listed-venue.js';
 
 const VENUE = 'kraken';
 const { badResponse, numberField } = fieldReaders(VENUE);
@@ -96,37 +96,17 @@ export function createKrakenVenue(
 ): PriceVenue & CandleVenue {
   const get = venueGetter(VENUE, settings, [], clock);
 
-  return {
+  return listedVenue({
     name: VENUE,
-    role: 'market',
+    serves: (interval) => interval in INTERVAL_MINUTES,
 
-    canPrice(target: PriceTarget): boolean {
-      return target.token?.markets.kraken !== undefined;
-    },
-
-    async fetchQuote(target: PriceTarget, signal: AbortSignal): Promise<VenueQuote | null> {
-      const pair = target.token?.markets.kraken;
-      if (pair === undefined) return null;
+    async quote(pair, signal) {
       const response = await get('/0/public/Ticker', { pair }, signal);
       const entry = readResult(response.body);
       return entry === null ? null : parseTicker(entry);
     },
 
-    canServeCandles(target: PriceTarget, interval: CandleInterval): boolean {
-      return target.token?.markets.kraken !== undefined && interval in INTERVAL_MINUTES;
-    },
-
-    async fetchCandles(
-      target: PriceTarget,
-      interval: CandleInterval,
-      start: Date,
-      end: Date,
-      signal: AbortSignal,
-    ): Promise<Candle[] | null> {
-      const pair = target.token?.markets.kraken;
-      if (pair === undefined) return null;
-      const startMs = start.getTime();
-      const endMs = end.getTime();
+    async candles(pair, interval, startMs, endMs, signal) {
       // Written this way so an Invalid Date (NaN) also yields nothing rather than a bad request.
       if (!(startMs < endMs)) return [];
       const response = await get(
@@ -151,5 +131,5 @@ export function createKrakenVenue(
       });
       return range.oldestFirst();
     },
-  };
+  });
 }

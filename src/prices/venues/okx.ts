@@ -1,5 +1,4 @@
 import { type Clock, systemClock } from '../../lib/clock.js';
-import type { PriceTarget } from '../tokens.js';
 import {
   type Candle,
   type CandleInterval,
@@ -11,6 +10,7 @@ import {
 } from '../types.js';
 import { CandleRange } from './candle-range.js';
 import { fieldReaders, isRecord, toNumber, type VenueResponse, venueGetter } from './http.js';
+import { listedVenue } from './listed-venue.js';
 
 const VENUE = 'okx';
 const { badResponse, numberField } = fieldReaders(VENUE);
@@ -94,36 +94,16 @@ export function createOkxVenue(
 ): PriceVenue & CandleVenue {
   const get = venueGetter(VENUE, settings, [400], clock);
 
-  return {
+  return listedVenue({
     name: VENUE,
-    role: 'market',
+    serves: (interval) => interval in BARS,
 
-    canPrice(target: PriceTarget): boolean {
-      return target.token?.markets.okx !== undefined;
-    },
-
-    async fetchQuote(target: PriceTarget, signal: AbortSignal): Promise<VenueQuote | null> {
-      const instId = target.token?.markets.okx;
-      if (instId === undefined) return null;
+    async quote(instId, signal) {
       const data = readData(await get('/api/v5/market/ticker', { instId }, signal));
       return data === null ? null : parseTicker(data);
     },
 
-    canServeCandles(target: PriceTarget, interval: CandleInterval): boolean {
-      return target.token?.markets.okx !== undefined && interval in BARS;
-    },
-
-    async fetchCandles(
-      target: PriceTarget,
-      interval: CandleInterval,
-      start: Date,
-      end: Date,
-      signal: AbortSignal,
-    ): Promise<Candle[] | null> {
-      const instId = target.token?.markets.okx;
-      if (instId === undefined) return null;
-      const startMs = start.getTime();
-      const endMs = end.getTime();
+    async candles(instId, interval, startMs, endMs, signal) {
       const range = new CandleRange(startMs, endMs);
       // `after` is exclusive, so the first page holds exactly the buckets that open before `end`.
       let after = endMs;
@@ -147,5 +127,5 @@ export function createOkxVenue(
       }
       return range.oldestFirst();
     },
-  };
+  });
 }

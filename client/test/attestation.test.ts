@@ -1,0 +1,214 @@
+import { randomFillSync } from 'node:crypto';
+import { getBase58Decoder, getBase58Encoder } from '@solana/kit';
+import { describe, expect, it } from 'vitest';
+import { base58ToBytes, bytesToBase58 } from '../src/encoding.js';
+import {
+  type Attestation,
+  decodeAttestation,
+  hashMarketId,
+  hashQuestion,
+  hashRequestId,
+  verifyAttestation,
+} from '../src/index.js';
+import { attest, encodePrice, encodeResolution, newSigner, sha256 } from './attestation-fixtures.js';
+
+// Off chain: messages encoded per the layout (docs/attestations.md), signed with node:crypto's
+// Ed25519, decoded and verified by the client with WebCrypto.
+const sibyl = newSigner();
+const sandbox = newSigner();
+const stranger = newSigner();
+
+const price = {
+  requestId: 'req_price_1',
+  madeAt: Date.UTC(2026, 10, 28, 5, 0, 0, 123),
+  symbol: 'SOL',
+  price: 14_212_345_678n,
+  exponent: -8,
+  sources: 3,
+  valid: true,
+};
+const resolution = {
+  requestId: 'req_ai_1',
+  madeAt: Date.UTC(2026, 10, 28, 5, 1, 2, 345),
+  question: 'Will SOL close above $150 on 2026-12-01? «ünïcode»',
+  outcomes: ['Yes', 'No'],
+  context: 'Use the UTC daily close.',
+  marketId: 'mkt_123',
+  outcomeIndex: 1,
+  confidence: 8_750,
+  agreeing: 2,
+  models: 3,
+  canDetermine: true,
+};
+
+const flipBit = (base64: string, byte: number, bit: number): string => {
+  const bytes = Buffer.from(base64, 'base64');
+  bytes[byte] = (bytes[byte] ?? 0) ^ (1 << bit);
+  return bytes.toString('base64');
+};
+
+describe('decodeAttestation', () => {
+  it('gives back a price message’s fields, from base64, bytes or the attestation', async () => {
+    const message = encodePrice(price);
+    const fields = {
+      version: 1,
+      kind: 'price',
+      mode: 'live',
+      requestIdHash: await hashRequestId(price.requestId),
+      madeAt: price.madeAt,
+      symbolHash: sha256('SOL').toString('hex'),
+      price: 14_212_345_678n,
+      exponent: -8,
+      sources: 3,
+      valid: true,
+    };
+    expect(decodeAttestation(message)).toEqual(fields);
+    expect(decodeAttestation(message.toString('base64'))).toEqual(fields);
+    expect(decodeAttestation(attest(message, sibyl))).toEqual(fields);
+    expect(fields.requestIdHash).toBe(sha256(price.requestId).toString('hex'));
+  });
+
+  it('gives back a resolution’s fields; 255 is no outcome and zeros no market', async () => {
+    const message = encodeResolution(resolution);
+    expect(decodeAttestation(message)).toEqual({
+      version: 1,
+      kind: 'resolution',
+      mode: 'live',
+      requestIdHash: await hashRequestId(resolution.requestId),
+      madeAt: resolution.madeAt,
+      questionHash: await hashQuestion(resolution.question, resolution.outcomes, resolution.context),
+      marketIdHash: await hashMarketId('mkt_123'),
+      outcomeIndex: 1,
+      confidence: 8_750,
+      agreeing: 2,
+      models: 3,
+      canDetermine: true,
+    });
+    const undetermined = decodeAttestation(
+      encodeResolution({
+        ...resolution,
+        mode: 'sandbox',
+        context: undefined,
+        marketId: undefined,
+        outcomeIndex: null,
+        canDetermine: false,
+      }),
+    );
+    expect(undetermined).toMatchObject({
+      mode: 'sandbox',
+      questionHash: await hashQuestion(resolution.question, resolution.outcomes),
+      marketIdHash: null,
+      outcomeIndex: null,
+      canDetermine: false,
+    });
+  });
+
+  it('reads negative prices, past times and the extremes of each width', () => {
+    const fields = decodeAttestation(
+      encodePrice({ ...price, price: -(2n ** 63n), exponent: -(2 ** 31), sources: 255, madeAt: -1 }),
+    );
+    expect(fields).toMatchObject({ price: -(2n ** 63n), exponent: -(2 ** 31), sources: 255, madeAt: -1 });
+  });
+
+  it('refuses what is not a version-1 Sibyl message, saying why', () => {
+    const message = encodePrice(price);
+    const changed = (offset: number, value: number) => {
+      const copy = Buffer.from(message);
+      copy[offset] = value;
+      return copy;
+    };
+    expect(() => decodeAttestation(message.subarray(0, 93))).toThrow('a price message has 94 bytes, not 93');
+    expect(() => decodeAttestation(Buffer.concat([message, Buffer.alloc(1)]))).toThrow('not 95');
+    expect(() => decodeAttestation(message.subarray(0, 10))).toThrow('too short');
+    expect(() => decodeAttestation(changed(0, 0x73))).toThrow('does not start with "SIBYL"');
+    expect(() => decodeAttestation(changed(5, 2))).toThrow('version 2 is not known');
+    expect(() => decodeAttestation(changed(6, 3))).toThrow('unknown kind 3');
+    expect(() => decodeAttestation(changed(7, 2))).toThrow('unknown mode 2');
+    expect(() => decodeAttestation(changed(93, 2))).toThrow('byte 93 is 2');
+    expect(() => decodeAttestation(changed(6, 2))).toThrow('a resolution message has 118 bytes, not 94');
+    expect(() => decodeAttestation('not base64!')).toThrow('not base64');
+  });
+});
+
+describe('verifyAttestation', () => {
+  const signed = {
+    price: attest(encodePrice(price), sibyl),
+    resolution: attest(encodeResolution(resolution), sibyl),
+  };
+
+  it('accepts a message signed by a listed key, of either kind', async () => {
+    for (const attestation of Object.values(signed)) {
+      expect(await verifyAttestation(attestation, [sibyl.publicKey])).toBe(true);
+      expect(await verifyAttestation(attestation, sibyl.publicKey)).toBe(true);
+      expect(await verifyAttestation(attestation, [stranger.publicKey, sibyl.publicKey])).toBe(true);
+      expect(await verifyAttestation(attestation, [sibyl.publicKey], { mode: 'live' })).toBe(true);
+    }
+  });
+
+  it('refuses a flipped bit anywhere in the message, the signature or the key', async () => {
+    for (const attestation of Object.values(signed)) {
+      const size = Buffer.from(attestation.message, 'base64').length;
+      const tampered: Attestation[] = [];
+      for (let byte = 0; byte < size; byte += 1) {
+        for (const bit of [0, 7])
+          tampered.push({ ...attestation, message: flipBit(attestation.message, byte, bit) });
+      }
+      for (let byte = 0; byte < 64; byte += 1) {
+        tampered.push({ ...attestation, signature: flipBit(attestation.signature, byte, byte % 8) });
+      }
+      const results = await Promise.all(tampered.map((t) => verifyAttestation(t, [sibyl.publicKey])));
+      expect(results.filter(Boolean)).toEqual([]);
+      expect(results).toHaveLength(size * 2 + 64);
+      // The key itself changed (and listed, so only the signature check can refuse it).
+      const otherKey = { ...attestation, publicKey: stranger.publicKey };
+      expect(await verifyAttestation(otherKey, [sibyl.publicKey, stranger.publicKey])).toBe(false);
+    }
+  });
+
+  it('refuses a key that is not listed, even when the signature is its own', async () => {
+    const byStranger = attest(encodePrice(price), stranger);
+    expect(await verifyAttestation(byStranger, [stranger.publicKey])).toBe(true);
+    expect(await verifyAttestation(byStranger, [sibyl.publicKey])).toBe(false);
+    expect(await verifyAttestation(byStranger, [])).toBe(false);
+  });
+
+  it('refuses a sandbox attestation where live is required', async () => {
+    const sandboxed = attest(encodeResolution({ ...resolution, mode: 'sandbox' }), sandbox);
+    expect(await verifyAttestation(sandboxed, [sandbox.publicKey])).toBe(true);
+    expect(await verifyAttestation(sandboxed, [sandbox.publicKey], { mode: 'live' })).toBe(false);
+    expect(await verifyAttestation(sandboxed, [sandbox.publicKey], { mode: 'sandbox' })).toBe(true);
+    expect(await verifyAttestation(signed.price, [sibyl.publicKey], { mode: 'sandbox' })).toBe(false);
+  });
+
+  it('refuses, without throwing, what is malformed', async () => {
+    const base = signed.price;
+    const cases: Attestation[] = [
+      { ...base, version: 2 },
+      { ...base, signature: 'AAAA' },
+      { ...base, signature: '***' },
+      { ...base, message: Buffer.from('SIBYL').toString('base64') },
+      { ...base, publicKey: 'not-base58-0OIl' },
+    ];
+    for (const attestation of cases) {
+      expect(await verifyAttestation(attestation, [attestation.publicKey])).toBe(false);
+    }
+  });
+});
+
+describe('the client’s base58', () => {
+  it('agrees with @solana/kit, leading zeros included', () => {
+    const kitDecoder = getBase58Decoder();
+    const kitEncoder = getBase58Encoder();
+    for (const length of [0, 1, 31, 32, 64]) {
+      for (const zeros of [0, 1, 3]) {
+        const bytes = new Uint8Array(length);
+        randomFillSync(bytes);
+        bytes.fill(0, 0, Math.min(zeros, length));
+        const text = kitDecoder.decode(bytes);
+        expect(bytesToBase58(bytes)).toBe(text);
+        expect(base58ToBytes(text)).toEqual(new Uint8Array(kitEncoder.encode(text)));
+      }
+    }
+    expect(() => base58ToBytes('0OIl')).toThrow('not base58');
+  });
+});

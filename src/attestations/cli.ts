@@ -1,0 +1,35 @@
+import type { CommandIo } from '../feature.js';
+import { systemClock } from '../lib/clock.js';
+import { type CommandArgs, UsageError } from '../lib/command-line.js';
+import type { AttestationConfig } from './config.js';
+import { listKeys, rotateKeys } from './registry.js';
+
+/** `sibyl attestation keys | rotate` (docs/attestations.md#rotation). Public keys only, never the secret. */
+export async function attestationCommand(
+  io: CommandIo<{ attestations: AttestationConfig }>,
+  action: string,
+  _args: CommandArgs,
+): Promise<boolean> {
+  const db = await io.database();
+  if (action === 'keys') {
+    const keys = await listKeys(db);
+    const lines = keys.map(
+      (k) => `${k.mode.padEnd(8)} ${k.publicKey}  ${k.retiredAt ? `retired ${k.retiredAt}` : 'current'}`,
+    );
+    io.out.result({ keys }, lines.length > 0 ? lines.join('\n') : 'No attestation key is listed yet.');
+    return true;
+  }
+  if (action === 'rotate') {
+    const rotation = await rotateKeys(db, io.config.attestations, systemClock);
+    io.out.result(
+      { ...rotation },
+      [
+        `Retired: ${rotation.retired.join(', ') || 'none'}`,
+        `Current live key: ${rotation.current.live}`,
+        `Current sandbox key: ${rotation.current.sandbox}`,
+      ].join('\n'),
+    );
+    return true;
+  }
+  throw new UsageError(`unknown action "attestation ${action}"`);
+}

@@ -1,0 +1,17 @@
+/**
+ * Attestations (docs/attestations.md): answers signed with an Ed25519 key whose public half is
+ * published, in a byte layout a Solana program verifies — the room's door.
+ */
+export { type Attestation, type Attestations, createAttestations, type SignedKind } from './attestor.js';
+export { type AttestationConfig, attestationSettings } from './config.js';
+export { AttestationKeyError } from './keys.js';
+export {
+  ATTESTATION_VERSION,
+  type AttestationMode,
+  PRICE_MESSAGE_BYTES,
+  type PriceFields,
+  RESOLUTION_MESSAGE_BYTES,
+  type ResolutionFields,
+  toFixedPoint,
+} from './layout.js';
+export { AttestationSchema } from './schemas.js';

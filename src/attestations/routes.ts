@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify';
+import type { Static } from 'typebox';
+import type { Database } from '../db/database.js';
+import { API_PREFIX } from '../http/route.js';
+import type { Attestations } from './attestor.js';
+import { ATTESTATION_VERSION } from './layout.js';
+import { listKeys } from './registry.js';
+import { AttestationKeys } from './schemas.js';
+
+/** GET /attestation/keys: the published keys, for anyone, free, no key (docs/attestations.md#keys). */
+export function attestationRoutes(
+  app: FastifyInstance,
+  deps: { db: Database; attestations: Attestations },
+): void {
+  app.get(
+    `${API_PREFIX}/attestation/keys`,
+    {
+      schema: {
+        operationId: 'getAttestationKeys',
+        summary: 'The public keys that sign attestations: current (live, sandbox) and retired',
+        description:
+          'Public, free, no key needed. Verify an answer’s `attestation` against the key of its mode; a retired ' +
+          'key still verifies what it signed before its `retiredAt` (docs/attestations.md#keys).',
+        tags: ['attestations'],
+        security: [],
+        response: { 200: AttestationKeys },
+      },
+    },
+    async (): Promise<Static<typeof AttestationKeys>> => {
+      const current = await deps.attestations.publicKeys();
+      return {
+        enabled: current !== null,
+        version: ATTESTATION_VERSION,
+        live: current?.live ?? null,
+        sandbox: current?.sandbox ?? null,
+        keys: await listKeys(deps.db),
+      };
+    },
+  );
+}
