@@ -54,6 +54,7 @@ await withSandboxApp(async (app, key, { db, config, hold }) => {
   examples.Account = { ...(await call('GET', '/account')), webhookSecret: FAKE_WEBHOOK_SECRET };
   examples.AttestationKeys = await call('GET', '/attestation/keys');
   examples.PriceResult = await call('GET', '/price/SOL');
+  examples.Attestation = (await call('GET', '/price/SOL?attest=true')).attestation;
   // An event of GET /stream/prices carries the single price without its cost fields (src/streams/price-feed.ts).
   const { costUsd: _cost, remainingBalanceUsd: _balance, ...priceEvent } = examples.PriceResult;
   examples.PriceStreamEvent = priceEvent;

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { createSignInMessageText } from '@solana/wallet-standard-util';
 import { createAccount } from '../dist/accounts/accounts.js';
 import { buildApp } from '../dist/app.js';
+import { createAttestations } from '../dist/attestations/index.js';
 import { loadConfig } from '../dist/config.js';
 import { createContext } from '../dist/context.js';
 import { migrate } from '../dist/db/migrate.js';
@@ -162,7 +163,10 @@ async function recordOnSecondInstance(record) {
         ),
       ),
     });
-    app = await buildApp({ config, db, clock: systemClock, secrets: clearSecretBox });
+    // Attestations off, as on PostgreSQL without ATTESTATION_SECRET_KEY: a database with no key file.
+    const noKeyFile = Object.create(db, { dataDir: { value: undefined } });
+    const attestations = createAttestations(noKeyFile, { secretKey: undefined }, systemClock);
+    app = await buildApp({ config, db, clock: systemClock, secrets: clearSecretBox, attestations });
     await app.ready();
     await recordWalletErrors(app, record);
     const ctx = createContext(db, systemClock);
@@ -184,6 +188,7 @@ async function recordOnSecondInstance(record) {
         ...(payload === undefined ? {} : { payload }),
       });
     await record('PRICE_UNAVAILABLE', 'PRICE_UNAVAILABLE', api('GET', '/price/SOL'));
+    await record('ATTESTATION_UNAVAILABLE', 'ATTESTATION_UNAVAILABLE', api('GET', '/price/SOL?attest=true'));
     await record(
       'getPriceBatch:PRICE_UNAVAILABLE',
       'PRICE_UNAVAILABLE',

@@ -8,6 +8,8 @@ export const FEES = {
   priceSingle: cents(1),
   priceBatchBase: cents(5),
   priceBatchPerSymbol: cents(1),
+  /** A price's attestation (`attest=true`), per symbol signed (docs/attestations.md#prices). */
+  attestationPerSymbol: 5000n,
   historical: cents(5),
   aiResolve: cents(25),
   priceSchedule: cents(5),

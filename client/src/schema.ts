@@ -180,7 +180,7 @@ export interface paths {
         };
         /**
          * Current VWAP of a token, by symbol or Solana mint
-         * @description Permission: `price`. Price: 0.01 USD.
+         * @description Permission: `price`. Price: 0.01; 0.015 with attest=true.
          */
         get: operations["getPrice"];
         put?: never;
@@ -204,7 +204,7 @@ export interface paths {
          * VWAPs of up to 50 tokens in one request
          * @description Duplicates (including a symbol and its mint) collapse into one item; items come back in request order. A well-formed symbol that cannot be priced is an item with `error`, not a failure of the batch; a malformed one fails the whole request with INVALID_SYMBOL. A batch in which nothing could be priced is an error and costs nothing.
          *
-         *     Permission: `batch`. Price: 0.05 + 0.01 per distinct symbol requested.
+         *     Permission: `batch`. Price: 0.05 + 0.01 per distinct symbol requested; with attest=true, + 0.005 per priced symbol.
          */
         post: operations["getPriceBatch"];
         delete?: never;
@@ -1467,6 +1467,8 @@ export interface components {
                 /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 priceBatchPerSymbol: string;
                 /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
+                attestationPerSymbol: string;
+                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 historical: string;
                 /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 aiResolve: string;
@@ -1894,6 +1896,20 @@ export interface components {
             keys: components["schemas"]["ApiKey"][];
             total: number;
         };
+        /**
+         * Attestation
+         * @description Sibyl’s Ed25519 signature over the answer (docs/attestations.md)
+         */
+        Attestation: {
+            /** @description The signed message, base64 (docs/attestations.md#the-message) */
+            message: string;
+            /** @description Ed25519 signature of the message, base64 */
+            signature: string;
+            /** @description The signing key, base58 (GET /attestation/keys lists it) */
+            publicKey: string;
+            /** @description The layout version of the message */
+            version: number;
+        };
         /** AttestationKeys */
         AttestationKeys: {
             /** @description false: this service signs nothing (PostgreSQL without ATTESTATION_SECRET_KEY) */
@@ -1931,6 +1947,7 @@ export interface components {
                 code: "SYMBOL_NOT_FOUND" | "PRICE_UNAVAILABLE";
                 message: string;
             };
+            attestation?: components["schemas"]["Attestation"];
         };
         /** BatchPriceRequest */
         BatchPriceRequest: {
@@ -2124,7 +2141,7 @@ export interface components {
          * @description Every code of the error vocabulary (docs/api.md#errors); each answer lists those its status can carry
          * @enum {unknown}
          */
-        ErrorCode: "ACCOUNT_NOT_FOUND" | "ACCOUNT_SUSPENDED" | "AI_UNAVAILABLE" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "BATCH_LIMIT_EXCEEDED" | "DELIVERY_CANNOT_CANCEL" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INTERNAL_ERROR" | "INVALID_API_KEY" | "INVALID_SYMBOL" | "INVALID_TIMESTAMP" | "IP_NOT_ALLOWED" | "JOB_CANNOT_CANCEL" | "JOB_NOT_FOUND" | "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED" | "MAX_WALLETS_EXCEEDED" | "NOT_FOUND" | "ORIGIN_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "PERMISSION_DENIED" | "PRICE_UNAVAILABLE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "SESSION_EXPIRED" | "SIGN_IN_REJECTED" | "STREAM_LIMIT_EXCEEDED" | "SYMBOL_NOT_FOUND" | "TIMESTAMP_IN_PAST" | "UNSUPPORTED_MEDIA_TYPE" | "URI_TOO_LONG" | "VALIDATION_ERROR" | "WALLET_IN_USE";
+        ErrorCode: "ACCOUNT_NOT_FOUND" | "ACCOUNT_SUSPENDED" | "AI_UNAVAILABLE" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ATTESTATION_UNAVAILABLE" | "BATCH_LIMIT_EXCEEDED" | "DELIVERY_CANNOT_CANCEL" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INTERNAL_ERROR" | "INVALID_API_KEY" | "INVALID_SYMBOL" | "INVALID_TIMESTAMP" | "IP_NOT_ALLOWED" | "JOB_CANNOT_CANCEL" | "JOB_NOT_FOUND" | "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED" | "MAX_WALLETS_EXCEEDED" | "NOT_FOUND" | "ORIGIN_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "PERMISSION_DENIED" | "PRICE_UNAVAILABLE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "SESSION_EXPIRED" | "SIGN_IN_REJECTED" | "STREAM_LIMIT_EXCEEDED" | "SYMBOL_NOT_FOUND" | "TIMESTAMP_IN_PAST" | "UNSUPPORTED_MEDIA_TYPE" | "URI_TOO_LONG" | "VALIDATION_ERROR" | "WALLET_IN_USE";
         /**
          * GetAiJobResponse
          * @description Success
@@ -2661,6 +2678,7 @@ export interface components {
             unavailableSources: components["schemas"]["UnavailableSource"][];
             /** @description ISO 8601 timestamp (UTC) */
             resolutionTimestamp: string;
+            attestation?: components["schemas"]["Attestation"];
             /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
             /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
@@ -2738,6 +2756,7 @@ export interface components {
             unavailableSources: components["schemas"]["UnavailableSource"][];
             /** @description ISO 8601 timestamp (UTC) */
             resolutionTimestamp: string;
+            attestation?: components["schemas"]["Attestation"];
         };
         /**
          * RedeliverWebhookResponse
@@ -5473,7 +5492,10 @@ export interface operations {
     };
     getPrice: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: each priced symbol carries an Ed25519 `attestation` a Solana program can verify, +0.005 USD per symbol signed (docs/attestations.md#prices). 503 ATTESTATION_UNAVAILABLE where attestations are off. */
+                attest?: "true" | "false";
+            };
             header?: never;
             path: {
                 /** @description e.g. SOL, or a mint address. A symbol (1 to 15 letters and digits) or a Solana mint address: base58 that decodes to exactly 32 bytes. A base58 string of 32 to 44 characters that decodes to another length matches the pattern but is refused: 400 INVALID_SYMBOL. */
@@ -5761,7 +5783,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: PRICE_UNAVAILABLE */
+            /** @description Error: PRICE_UNAVAILABLE, ATTESTATION_UNAVAILABLE */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -5779,7 +5801,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "PRICE_UNAVAILABLE";
+                        code: "PRICE_UNAVAILABLE" | "ATTESTATION_UNAVAILABLE";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
@@ -5799,7 +5821,10 @@ export interface operations {
     };
     getPriceBatch: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description true: each priced symbol carries an Ed25519 `attestation` a Solana program can verify, +0.005 USD per symbol signed (docs/attestations.md#prices). 503 ATTESTATION_UNAVAILABLE where attestations are off. */
+                attest?: "true" | "false";
+            };
             header?: {
                 /** @description Makes a retry safe: the first success is stored with its charge for 24 hours and replayed, uncharged, to a retry with the same key and request (docs/api.md#idempotency) */
                 "idempotency-key"?: string;
@@ -6192,7 +6217,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: PRICE_UNAVAILABLE */
+            /** @description Error: PRICE_UNAVAILABLE, ATTESTATION_UNAVAILABLE */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -6210,7 +6235,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "PRICE_UNAVAILABLE";
+                        code: "PRICE_UNAVAILABLE" | "ATTESTATION_UNAVAILABLE";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
@@ -13564,6 +13589,8 @@ export interface operations {
                                 /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceBatchPerSymbol: string;
                                 /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
+                                attestationPerSymbol: string;
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 historical: string;
                                 /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 aiResolve: string;
@@ -14124,6 +14151,8 @@ export interface operations {
                                 priceBatchBase: string;
                                 /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 priceBatchPerSymbol: string;
+                                /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
+                                attestationPerSymbol: string;
                                 /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 historical: string;
                                 /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */

@@ -1,5 +1,6 @@
 import { sign } from 'node:crypto';
 import type { Database } from '../db/database.js';
+import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
 import type { AttestationConfig } from './config.js';
 import type { KeyPair } from './keys.js';
@@ -97,4 +98,23 @@ export function createAttestations(db: Database, config: AttestationConfig, cloc
       await stop?.();
     },
   };
+}
+
+/** 503 ATTESTATION_UNAVAILABLE unless this service signs (docs/attestations.md#for-the-operator); never charged. */
+export async function requireAttestations(attestations: Attestations): Promise<void> {
+  if (!(await attestations.ready()))
+    throw new AppError(
+      'ATTESTATION_UNAVAILABLE',
+      'Attestations are off on this deployment (PostgreSQL without ATTESTATION_SECRET_KEY); ask without attest=true',
+    );
+}
+
+/** Signs one answer; 503 ATTESTATION_UNAVAILABLE when attestations are off. */
+export async function attest(attestations: Attestations, what: SignedKind): Promise<Attestation> {
+  const signed = await attestations.sign(what);
+  if (!signed) {
+    await requireAttestations(attestations);
+    throw new AppError('ATTESTATION_UNAVAILABLE', 'Attestations are off on this deployment');
+  }
+  return signed;
 }

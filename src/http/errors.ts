@@ -167,7 +167,10 @@ export function sendError(reply: FastifyReply, error: AppError, requestId: strin
  * shutting down; longer for AI resolution a deployment is not configured for.
  */
 const DEFAULT_RETRY_AFTER_SECONDS = 5;
-const RETRY_AFTER_503: Partial<Record<string, number>> = { AI_UNAVAILABLE: 300 };
+const RETRY_AFTER_503: Partial<Record<string, number>> = {
+  AI_UNAVAILABLE: 300,
+  ATTESTATION_UNAVAILABLE: 300,
+};
 
 /** Refusals by authentication and access rules, counted by code (sibyl_auth_failures_total). */
 const ACCESS_CODES = new Set<string>([

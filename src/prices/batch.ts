@@ -24,7 +24,13 @@ export function presentPrice(result: PriceResult, target: PriceTarget) {
  * one listed); a well-formed one that cannot be priced is an item with `error`; a batch in which
  * nothing could be priced is an error (SYMBOL_NOT_FOUND when none is known, else PRICE_UNAVAILABLE).
  */
-export async function priceBatch(prices: PriceService, symbols: string[], mode: AccountMode) {
+export async function priceBatch(
+  prices: PriceService,
+  symbols: string[],
+  mode: AccountMode,
+  /** Runs once the input is known good, before any venue is asked (the attestation check). */
+  beforePricing: () => Promise<void> = () => Promise.resolve(),
+) {
   if (symbols.length > MAX_BATCH_SYMBOLS) {
     throw new AppError(
       'BATCH_LIMIT_EXCEEDED',
@@ -51,6 +57,7 @@ export async function priceBatch(prices: PriceService, symbols: string[], mode: 
       details: { problems },
     });
   }
+  await beforePricing();
   const items = await Promise.all(
     [...distinct.values()].map(async ({ symbol, target }) => {
       try {

@@ -1,15 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
+import { type Attestations, requireAttestations } from '../attestations/index.js';
 import { FEES } from '../fees.js';
 import { defineRoute } from '../http/route.js';
 import { handlerRules, SYMBOL_OR_MINT_PATTERN, SYMBOL_OR_MINT_RULE } from '../http/schemas.js';
+import { AttestQuery, signPrice } from './attest.js';
 import { presentPrice, priceBatch } from './batch.js';
 import { requireToken } from './requested.js';
 import { BatchBody, BatchResult, MAX_BATCH_SYMBOLS, SinglePriceResult } from './schemas.js';
 import type { PriceService } from './service.js';
 
-export function priceRoutes(app: FastifyInstance, deps: { prices: PriceService }): void {
-  const { prices } = deps;
+export function priceRoutes(
+  app: FastifyInstance,
+  deps: { prices: PriceService; attestations: Attestations },
+): void {
+  const { prices, attestations } = deps;
+  const attested = (query: { attest?: string }) => query.attest === 'true';
 
   defineRoute(app, {
     method: 'GET',
@@ -19,19 +25,29 @@ export function priceRoutes(app: FastifyInstance, deps: { prices: PriceService }
     summary: 'Current VWAP of a token, by symbol or Solana mint',
     tags: ['prices'],
     permission: 'price',
-    price: FEES.priceSingle,
+    // docs/api.md#pricing: 0.01, and 0.005 more when the answer is signed (docs/attestations.md#prices).
+    price: ({ query }) => FEES.priceSingle + (attested(query) ? FEES.attestationPerSymbol : 0n),
+    priceNote: '0.01; 0.015 with attest=true',
+    leastPrice: FEES.priceSingle,
     params: Type.Object({
       symbolOrMint: Type.String({
         description: `e.g. SOL, or a mint address. ${SYMBOL_OR_MINT_RULE}`,
         ...handlerRules({ pattern: SYMBOL_OR_MINT_PATTERN }),
       }),
     }),
+    querystring: AttestQuery,
     response: SinglePriceResult,
-    errors: ['INVALID_SYMBOL', 'SYMBOL_NOT_FOUND', 'PRICE_UNAVAILABLE'],
-    handler: async ({ params, principal, ctx }) => {
+    errors: ['INVALID_SYMBOL', 'SYMBOL_NOT_FOUND', 'PRICE_UNAVAILABLE', 'ATTESTATION_UNAVAILABLE'],
+    handler: async ({ params, query, principal, ctx, requestId }) => {
       const { symbol, target } = requireToken(params.symbolOrMint, 'path.symbolOrMint');
+      const attest = attested(query);
+      if (attest) await requireAttestations(attestations);
       const result = await prices.price(target, principal.mode, symbol);
-      return { symbol, ...presentPrice(result, target), resolutionTimestamp: ctx.clock.now().toISOString() };
+      const now = ctx.clock.now();
+      const answer = { symbol, ...presentPrice(result, target), resolutionTimestamp: now.toISOString() };
+      if (!attest) return answer;
+      const signed = { requestId, mode: principal.mode, timeMs: now.getTime() };
+      return { ...answer, attestation: await signPrice(attestations, signed, answer) };
     },
   });
 
@@ -49,17 +65,46 @@ export function priceRoutes(app: FastifyInstance, deps: { prices: PriceService }
     tags: ['prices'],
     permission: 'batch',
     idempotent: true,
-    // 0.05 + 0.01 per distinct symbol requested, duplicates collapsed first (docs/api.md#pricing).
-    price: (_input, result) => FEES.priceBatchBase + FEES.priceBatchPerSymbol * BigInt(result.prices.length),
-    priceNote: '0.05 + 0.01 per distinct symbol requested',
+    // 0.05 + 0.01 per distinct symbol requested, duplicates collapsed first (docs/api.md#pricing);
+    // with attest=true, 0.005 more per symbol signed (docs/attestations.md#prices).
+    price: (_input, result) =>
+      FEES.priceBatchBase +
+      FEES.priceBatchPerSymbol * BigInt(result.prices.length) +
+      FEES.attestationPerSymbol * BigInt(result.prices.filter((item) => item.attestation).length),
+    priceNote: '0.05 + 0.01 per distinct symbol requested; with attest=true, + 0.005 per priced symbol',
     // A batch prices at least one symbol: what the balance must cover before any venue is asked.
     leastPrice: FEES.priceBatchBase + FEES.priceBatchPerSymbol,
+    querystring: AttestQuery,
     body: BatchBody,
     response: BatchResult,
-    errors: ['BATCH_LIMIT_EXCEEDED', 'INVALID_SYMBOL', 'SYMBOL_NOT_FOUND', 'PRICE_UNAVAILABLE'],
-    handler: async ({ body, principal, ctx }) => {
-      const items = await priceBatch(prices, body.symbols, principal.mode);
-      return { resolutionTimestamp: ctx.clock.now().toISOString(), prices: items };
+    errors: [
+      'BATCH_LIMIT_EXCEEDED',
+      'INVALID_SYMBOL',
+      'SYMBOL_NOT_FOUND',
+      'PRICE_UNAVAILABLE',
+      'ATTESTATION_UNAVAILABLE',
+    ],
+    handler: async ({ body, query, principal, ctx, requestId }) => {
+      const attest = attested(query);
+      // Bad input first (priceBatch checks it before asking any venue), then whether this service signs.
+      const items = await priceBatch(prices, body.symbols, principal.mode, () =>
+        attest ? requireAttestations(attestations) : Promise.resolve(),
+      );
+      const now = ctx.clock.now();
+      const answer = { resolutionTimestamp: now.toISOString(), prices: items };
+      if (!attest) return answer;
+      const signed = { requestId, mode: principal.mode, timeMs: now.getTime() };
+      const signedItems = await Promise.all(
+        items.map(async (item) =>
+          item.vwapPrice === null
+            ? item
+            : {
+                ...item,
+                attestation: await signPrice(attestations, signed, { ...item, vwapPrice: item.vwapPrice }),
+              },
+        ),
+      );
+      return { ...answer, prices: signedItems };
     },
   });
 }

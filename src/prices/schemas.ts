@@ -1,4 +1,5 @@
 import Type from 'typebox';
+import { AttestationSchema } from '../attestations/index.js';
 import { handlerRules, SYMBOL_OR_MINT_PATTERN, SYMBOL_OR_MINT_RULE, Timestamp } from '../http/schemas.js';
 
 export const MAX_BATCH_SYMBOLS = 50;
@@ -70,6 +71,7 @@ export const SinglePriceResult = Type.Object({
   symbol: Type.String({ description: 'The symbol (upper-cased) or mint as requested' }),
   ...priceFields,
   resolutionTimestamp: Timestamp,
+  attestation: Type.Optional(AttestationSchema),
 });
 
 export const BatchItem = Type.Object(
@@ -88,6 +90,7 @@ export const BatchItem = Type.Object(
         message: Type.String(),
       }),
     ),
+    attestation: Type.Optional(AttestationSchema),
   },
   { title: 'BatchPriceItem', additionalProperties: false },
 );

@@ -30,6 +30,7 @@ describe('GET /account', () => {
         priceSingle: '0.01',
         priceBatchBase: '0.05',
         priceBatchPerSymbol: '0.01',
+        attestationPerSymbol: '0.005',
         historical: '0.05',
         aiResolve: '0.25',
         priceSchedule: '0.05',

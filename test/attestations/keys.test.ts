@@ -1,4 +1,3 @@
-import { createPublicKey, verify } from 'node:crypto';
 import { statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,20 +17,7 @@ import { decodeBase58, encodeBase58 } from '../../src/lib/base58.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { createTestDatabase, type TestDatabase, usingPostgres } from '../helpers/db.js';
-
-const SPKI_ED25519_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
-
-/** Verifies an attestation with Node's Ed25519 against a base58 public key, as a reader would. */
-function verifies(a: { message: string; signature: string }, publicKey: string): boolean {
-  const raw = decodeBase58(publicKey);
-  if (!raw) return false;
-  const key = createPublicKey({
-    key: Buffer.concat([SPKI_ED25519_PREFIX, raw]),
-    format: 'der',
-    type: 'spki',
-  });
-  return verify(null, Buffer.from(a.message, 'base64'), key, Buffer.from(a.signature, 'base64'));
-}
+import { verifies } from './helpers.js';
 
 const PRICE = {
   mode: 'live' as const,
