@@ -1,14 +1,14 @@
-import type { AccountMode } from '../accounts/index.js';
-import { DEFAULT_CONFIDENCE_THRESHOLD, type Resolver } from '../ai/index.js';
-import type { Database, Queryable } from '../db/database.js';
-import { AppError } from '../errors.js';
-import type { Clock } from '../lib/clock.js';
-import { randomBase62 } from '../lib/ids.js';
-import type { Log } from '../logger.js';
-import { type PriceService, parseTarget } from '../prices/index.js';
-import type { QueueHandler } from '../queue/queue.js';
+import type { AccountMode } from '../../accounts/index.js';
+import { DEFAULT_CONFIDENCE_THRESHOLD, type Resolver } from '../../ai/index.js';
+import type { Database, Queryable } from '../../db/database.js';
+import { AppError } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { randomBase62 } from '../../lib/ids.js';
+import type { Log } from '../../logger.js';
+import { type PriceService, parseTarget } from '../../prices/index.js';
+import type { QueueHandler } from '../../queue/queue.js';
+import { listedMarketsChanged } from '../read/list-cache.js';
 import * as sql from './lifecycle-sql.js';
-import { listedMarketsChanged } from './list-cache.js';
 import { type Actor, applyResolution, applyStatus } from './status.js';
 
 /** A market whose closing the platform's newer status refused is looked at again this much later. */

@@ -1,5 +1,5 @@
-import type { Database } from '../db/database.js';
-import type { ValidationProblem } from '../errors.js';
+import type { Database } from '../../db/database.js';
+import type { ValidationProblem } from '../../errors.js';
 import {
   applyChunk,
   byPhaseThenTime,
@@ -11,9 +11,9 @@ import {
 
 export type { LineOutcome, LineReason };
 
+import { NOTIFY } from '../lifecycle/lifecycle-sql.js';
+import { listedMarketsChanged } from '../read/list-cache.js';
 import { type ParsedEvent, parseEventLine } from './events.js';
-import { NOTIFY } from './lifecycle-sql.js';
-import { listedMarketsChanged } from './list-cache.js';
 
 /**
  * Ingestion of platform events (docs/markets.md, "Ingestion"), shared by the CLI, the admin route

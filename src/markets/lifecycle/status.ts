@@ -1,8 +1,8 @@
-import { type Context, withTransaction } from '../context.js';
-import type { Queryable } from '../db/database.js';
-import { AppError, notFound, validationError } from '../errors.js';
-import { type MarketStatus, toMicros } from './events.js';
-import { listedMarketsChanged } from './list-cache.js';
+import { type Context, withTransaction } from '../../context.js';
+import type { Queryable } from '../../db/database.js';
+import { AppError, notFound, validationError } from '../../errors.js';
+import { type MarketStatus, toMicros } from '../ingest/events.js';
+import { listedMarketsChanged } from '../read/list-cache.js';
 
 /**
  * Market status transitions and resolutions: the one place that changes them, whoever asks — the
