@@ -4,7 +4,7 @@
 import { loadConfig } from '../dist/config.js';
 import { PostgresDatabase } from '../dist/db/postgres.js';
 import { systemClock } from '../dist/lib/clock.js';
-import { MarketService } from '../dist/markets/service.js';
+import { MarketService } from '../dist/markets/read/service.js';
 import { createPriceService } from '../dist/prices/index.js';
 import { median, randomMint } from './lib.js';
 

@@ -9,7 +9,7 @@ import { migrate } from '../dist/db/migrate.js';
 import { PgliteDatabase } from '../dist/db/pglite.js';
 import { createSandboxStarter } from '../dist/first-start.js';
 import { systemClock } from '../dist/lib/clock.js';
-import { loadDemoMarkets } from '../dist/markets/demo.js';
+import { loadDemoMarkets } from '../dist/markets/demo/demo.js';
 import { clearSecretBox } from '../dist/webhooks/secret-box.js';
 
 /**

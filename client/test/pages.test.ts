@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext, withTransaction } from '../../src/context.js';
-import { loadDemoMarkets } from '../../src/markets/demo.js';
+import { loadDemoMarkets } from '../../src/markets/demo/demo.js';
 import { webhookOutbox } from '../../src/webhooks/outbox.js';
 import type { TestAccount, TestContext } from '../../test/helpers/context.js';
 import { createSibylClient, type SibylClient, unwrap } from '../src/index.js';

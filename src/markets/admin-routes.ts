@@ -4,7 +4,7 @@ import type { Database } from '../db/database.js';
 import { AppError, validationError } from '../errors.js';
 import { API_PREFIX } from '../http/route.js';
 import type { MarketsConfig } from './config.js';
-import { ingestText } from './ingest.js';
+import { ingestText } from './ingest/ingest.js';
 
 export const ADMIN_EVENTS_PATH = `${API_PREFIX}/admin/markets/events`;
 const CONTENT_TYPES = ['application/x-ndjson', 'application/jsonl', 'application/json'];

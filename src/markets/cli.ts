@@ -2,9 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { type Output, UsageError } from '../lib/command-line.js';
-import { DEFAULT_DEMO_SEED, loadDemoMarkets } from './demo.js';
-import { type IngestReport, ingestText } from './ingest.js';
-import { resolveByAdmin } from './status.js';
+import { DEFAULT_DEMO_SEED, loadDemoMarkets } from './demo/demo.js';
+import { type IngestReport, ingestText } from './ingest/ingest.js';
+import { resolveByAdmin } from './lifecycle/status.js';
 
 export interface MarketsCommandArgs {
   positionals: string[];

@@ -35,7 +35,7 @@ export const marketsFeature: Feature<{ markets: typeof marketSettings }, Needs> 
   async worker({ config, db, clock, log, ports }) {
     const [{ WorkQueue }, { lifecycleQueueHandler }] = await Promise.all([
       import('../queue/queue.js'),
-      import('./lifecycle.js'),
+      import('./lifecycle/lifecycle.js'),
     ]);
     const handler = lifecycleQueueHandler({
       db,
@@ -68,7 +68,7 @@ export const marketsFeature: Feature<{ markets: typeof marketSettings }, Needs> 
     },
   },
   async retention() {
-    const { PRUNE_EVENTS } = await import('./ingest-sql.js');
+    const { PRUNE_EVENTS } = await import('./ingest/ingest-sql.js');
     return [{ name: 'market_events', prune: PRUNE_EVENTS, keepMs: (c) => c.retention.marketEventsMs }];
   },
 };

@@ -4,10 +4,10 @@ import { AppError } from '../errors.js';
 import { FEES } from '../fees.js';
 import { MAX_PARAM_LENGTH } from '../http/edge.js';
 import { defineRoute } from '../http/route.js';
-import { cachedBodySerializer } from './cached-json.js';
+import { cachedBodySerializer } from './read/cached-json.js';
+import type { MarketService } from './read/service.js';
 import { MarketDetail, MarketList } from './schemas.js';
 import { ListQuery, parseListQuery } from './search/query.js';
-import type { MarketService } from './service.js';
 
 /** GET /markets and GET /markets/:id (docs/markets.md). */
 export function marketRoutes(app: FastifyInstance, deps: { markets: MarketService }): void {

@@ -1,6 +1,6 @@
 import Type, { type Static } from 'typebox';
 import { NullableTimestamp, Timestamp } from '../http/schemas.js';
-import { MARKET_STATUSES, RESOLUTION_TYPES } from './events.js';
+import { MARKET_STATUSES, RESOLUTION_TYPES } from './ingest/events.js';
 
 /** The wire shapes of GET /markets and GET /markets/:id (docs/markets.md says how each is computed). */
 

@@ -3,10 +3,10 @@ import type { Clock } from '../lib/clock.js';
 import type { Log } from '../logger.js';
 import type { PriceService } from '../prices/index.js';
 import type { MarketsConfig } from './config.js';
-import { ListCache } from './list-cache.js';
+import { ListCache } from './read/list-cache.js';
+import { MarketService } from './read/service.js';
+import { RedisDetailStore } from './read/shared-cache.js';
 import type { MarketDetailBody, MarketListBody } from './schemas.js';
-import { MarketService } from './service.js';
-import { RedisDetailStore } from './shared-cache.js';
 
 /**
  * The market service as the API runs it: the list cache (cleared by the database's notifications)

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_TEMPLATES } from '../../src/markets/demo-templates.js';
+import { DEMO_TEMPLATES } from '../../src/markets/demo/demo-templates.js';
 import { databaseEnv, runCliOn, runCli as runProcess } from '../helpers/cli.js';
 import { copyPgliteTemplate, createTestDatabase, type TestDatabase, usingPostgres } from '../helpers/db.js';
 import { event, marketCreated, ndjson, wallet } from './events.js';

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toSol } from '../../src/markets/detail.js';
-import { ingestText } from '../../src/markets/ingest.js';
+import { ingestText } from '../../src/markets/ingest/ingest.js';
+import { toSol } from '../../src/markets/read/detail.js';
 import { MarketDetail, type MarketDetailBody } from '../../src/markets/schemas.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
 import { type Event, event, marketCreated, ndjson, wallet } from './events.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestText } from '../../src/markets/ingest.js';
+import { ingestText } from '../../src/markets/ingest/ingest.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { event, marketCreated, ndjson, wallet } from './events.js';
 

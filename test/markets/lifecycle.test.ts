@@ -2,9 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createResolver } from '../../src/ai/resolver.js';
 import { createContext } from '../../src/context.js';
 import { silentLog } from '../../src/logger.js';
-import { ingestText } from '../../src/markets/ingest.js';
-import { type ClaimedMarket, lifecycleQueueHandler, priceOutcome } from '../../src/markets/lifecycle.js';
-import { resolveByAdmin } from '../../src/markets/status.js';
+import { ingestText } from '../../src/markets/ingest/ingest.js';
+import {
+  type ClaimedMarket,
+  lifecycleQueueHandler,
+  priceOutcome,
+} from '../../src/markets/lifecycle/lifecycle.js';
+import { resolveByAdmin } from '../../src/markets/lifecycle/status.js';
 import { createPriceService } from '../../src/prices/index.js';
 import { sandboxMidPrice } from '../../src/prices/sandbox/feed.js';
 import { WorkQueue } from '../../src/queue/queue.js';

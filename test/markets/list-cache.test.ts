@@ -3,8 +3,8 @@ import pg from 'pg';
 import Type from 'typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
-import { ingestText } from '../../src/markets/ingest.js';
-import { LIST_MAX_AGE_MS, ListCache } from '../../src/markets/list-cache.js';
+import { ingestText } from '../../src/markets/ingest/ingest.js';
+import { LIST_MAX_AGE_MS, ListCache } from '../../src/markets/read/list-cache.js';
 import { MarketList } from '../../src/markets/schemas.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
 import { usingPostgres } from '../helpers/db.js';
@@ -12,7 +12,7 @@ import { countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
 import { event, marketCreated, ndjson, wallet } from './events.js';
 
 /**
- * The market list is cached per instance until what it shows changes (src/markets/list-cache.ts):
+ * The market list is cached per instance until what it shows changes (src/markets/read/list-cache.ts):
  * every change to a listed column notifies at its commit, whoever makes it; trades and orders do not.
  */
 

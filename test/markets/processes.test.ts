@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestText } from '../../src/markets/ingest.js';
+import { ingestText } from '../../src/markets/ingest/ingest.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { usingPostgres } from '../helpers/db.js';
 import { type FakeServer, startFakeServer } from '../helpers/fake-server.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ingestText } from '../../src/markets/ingest.js';
+import { ingestText } from '../../src/markets/ingest/ingest.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
 import { balanceOf, countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
 import { type Event, event, marketCreated, ndjson, wallet } from './events.js';

@@ -1,8 +1,8 @@
 import type { AccountMode } from '../../accounts/index.js';
 import type { Queryable } from '../../db/database.js';
-import type { MarketStatus } from '../events.js';
+import type { MarketStatus } from '../ingest/events.js';
+import * as sql from '../read/sql.js';
 import type { MarketListBody } from '../schemas.js';
-import * as sql from '../sql.js';
 import { encodeCursor } from './cursor.js';
 import type { ListPlan } from './query.js';
 import { countStatement, pageStatement } from './sql.js';

@@ -2,7 +2,12 @@ import Type, { type Static } from 'typebox';
 import { type ValidationProblem, validationError } from '../../errors.js';
 import { handlerRules, timestampRules } from '../../http/schemas.js';
 import { parseIsoTimestamp } from '../../lib/time.js';
-import { MARKET_STATUSES, type MarketStatus, RESOLUTION_TYPES, type ResolutionType } from '../events.js';
+import {
+  MARKET_STATUSES,
+  type MarketStatus,
+  RESOLUTION_TYPES,
+  type ResolutionType,
+} from '../ingest/events.js';
 import {
   CURSOR_PATTERN,
   decodeCursor,

@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/database.js';
 import { statement } from '../../db/database.js';
-import { probabilities, round6, toSol } from '../detail.js';
+import { probabilities, round6, toSol } from '../read/detail.js';
 
 /**
  * The extension fields of list items (docs/markets.md#list-fields): each outcome's last price and

@@ -1,18 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PriceTarget } from '../../../src/prices/tokens.js';
-import { parseTarget } from '../../../src/prices/tokens.js';
+import { describe, expect, it } from 'vitest';
 import { CANDLE_INTERVALS, VenueError } from '../../../src/prices/types.js';
 import { createBinanceVenue } from '../../../src/prices/venues/binance.js';
-import { type FakeHandler, type FakeServer, startFakeServer } from '../../helpers/fake-server.js';
-
-function target(symbol: string): PriceTarget {
-  const parsed = parseTarget(symbol);
-  if (parsed.kind !== 'target') throw new Error(`${symbol} is not a listed token`);
-  return parsed.target;
-}
+import type { FakeHandler } from '../../helpers/fake-server.js';
+import { signal, target, useVenueServer } from './kit.js';
 
 const SOL = target('SOL');
-const signal = new AbortController().signal;
 const MINUTE = 60_000;
 /** 2026-03-01T00:00:00Z; the fake clock stands at 00:30:30 on the fourth day. */
 const BASE = Date.parse('2026-03-01T00:00:00Z');
@@ -80,25 +72,14 @@ function klinesHandler(step: number): FakeHandler {
   };
 }
 
-let server: FakeServer;
-
-function answer(handler: FakeHandler): void {
-  server.requests.length = 0;
-  server.setHandler(handler);
-}
+const server = useVenueServer();
+const answer = server.answer;
 
 // Answers from the local fake venue must never hit the timeout, however loaded the machine; the
 // timeout itself is exercised with a venue that never answers.
 function venue(timeoutMs = 10_000) {
   return createBinanceVenue({ baseUrl: server.url, timeoutMs }, { now: () => new Date(NOW) });
 }
-
-beforeAll(async () => {
-  server = await startFakeServer(() => ({ status: 500 }));
-});
-afterAll(async () => {
-  await server.close();
-});
 
 describe('binance quotes', () => {
   it('reads lastPrice, quoteVolume as USD volume and closeTime from the 24h ticker', async () => {

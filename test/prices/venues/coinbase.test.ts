@@ -1,17 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PriceTarget, parseTarget } from '../../../src/prices/tokens.js';
+import { describe, expect, it } from 'vitest';
 import { VenueError } from '../../../src/prices/types.js';
 import { createCoinbaseVenue } from '../../../src/prices/venues/coinbase.js';
-import { type FakeHandler, type FakeServer, startFakeServer } from '../../helpers/fake-server.js';
-
-function target(symbol: string): PriceTarget {
-  const parsed = parseTarget(symbol);
-  if (parsed.kind !== 'target') throw new Error(`${symbol} is not a listed token`);
-  return parsed.target;
-}
+import type { FakeHandler } from '../../helpers/fake-server.js';
+import { signal, target, useVenueServer } from './kit.js';
 
 const SOL = target('SOL');
-const signal = new AbortController().signal;
 const HOUR = 3_600_000;
 const BASE = Date.parse('2026-03-01T00:00:00Z');
 /** The fake clock: 40 days and 20 minutes after BASE. */
@@ -61,25 +54,14 @@ function candlesHandler(empty: number[] = []): FakeHandler {
   };
 }
 
-let server: FakeServer;
-
-function answer(handler: FakeHandler): void {
-  server.requests.length = 0;
-  server.setHandler(handler);
-}
+const server = useVenueServer();
+const answer = server.answer;
 
 // Answers from the local fake venue must never hit the timeout, however loaded the machine; the
 // timeout itself is exercised with a venue that never answers.
 function venue(timeoutMs = 10_000) {
   return createCoinbaseVenue({ baseUrl: server.url, timeoutMs }, { now: () => new Date(NOW) });
 }
-
-beforeAll(async () => {
-  server = await startFakeServer(() => ({ status: 500 }));
-});
-afterAll(async () => {
-  await server.close();
-});
 
 describe('coinbase quotes', () => {
   it('reads price, converts base volume to USD and parses the ISO time', async () => {

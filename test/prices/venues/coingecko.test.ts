@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type PriceTarget, parseTarget } from '../../../src/prices/tokens.js';
 import { VenueError, type VenueFailure } from '../../../src/prices/types.js';
 import { createCoinGeckoVenue } from '../../../src/prices/venues/coingecko.js';
-import { type FakeServer, startFakeServer } from '../../helpers/fake-server.js';
+import { signal, target, useVenueServer } from './kit.js';
 
 const UNKNOWN_MINT = '7GCihgDB8fe6KNjn2MYtkzZcRjQy3t9GHdC8uHYmW2hr';
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
-
-function target(text: string): PriceTarget {
-  const parsed = parseTarget(text);
-  if (parsed.kind !== 'target') throw new Error(`${text} does not parse to a target`);
-  return parsed.target;
-}
 
 async function venueError(promise: Promise<unknown>, kind: VenueFailure): Promise<VenueError> {
   const error = await promise.then(
@@ -26,18 +20,7 @@ async function venueError(promise: Promise<unknown>, kind: VenueFailure): Promis
   return error as VenueError;
 }
 
-const signal = new AbortController().signal;
-let server: FakeServer;
-
-beforeAll(async () => {
-  server = await startFakeServer(() => ({ status: 500, body: 'no handler' }));
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.requests.length = 0;
-});
+const server = useVenueServer();
 
 describe('CoinGecko quotes', () => {
   it('prices a listed token from /simple/price with volume and a seconds timestamp', async () => {

@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type PriceTarget, parseTarget } from '../../../src/prices/tokens.js';
+import { describe, expect, it } from 'vitest';
+import { parseTarget } from '../../../src/prices/tokens.js';
 import { createDexScreenerVenue } from '../../../src/prices/venues/dexscreener.js';
-import { type FakeServer, startFakeServer } from '../../helpers/fake-server.js';
+import { signal, target, useVenueServer } from './kit.js';
 
 const BONK = 'DezXAZ8z7PnrnRJjz3wXBoRgixCa6xjnB7YaB1pPB263';
 const SOL = 'So11111111111111111111111111111111111111112';
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const UNKNOWN_MINT = '7GCihgDB8fe6KNjn2MYtkzZcRjQy3t9GHdC8uHYmW2hr';
-
-function target(text: string): PriceTarget {
-  const parsed = parseTarget(text);
-  if (parsed.kind !== 'target') throw new Error(`${text} does not parse to a target`);
-  return parsed.target;
-}
 
 /** A pair shaped like DexScreener's: prices as strings, volumes and liquidity as numbers. */
 function pair(options: {
@@ -51,18 +45,7 @@ function pair(options: {
   return result;
 }
 
-const signal = new AbortController().signal;
-let server: FakeServer;
-
-beforeAll(async () => {
-  server = await startFakeServer(() => ({ status: 500, body: 'no handler' }));
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.requests.length = 0;
-});
+const server = useVenueServer();
 
 describe('DexScreener', () => {
   it('prices from the deepest pool where the token is the base and sums volume over those pools', async () => {

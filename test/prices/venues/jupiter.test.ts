@@ -1,32 +1,14 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type PriceTarget, parseTarget } from '../../../src/prices/tokens.js';
+import { describe, expect, it } from 'vitest';
+import { parseTarget } from '../../../src/prices/tokens.js';
 import { createJupiterVenue } from '../../../src/prices/venues/jupiter.js';
-import { type FakeServer, startFakeServer } from '../../helpers/fake-server.js';
+import { signal, target, useVenueServer } from './kit.js';
 
 const SOL = 'So11111111111111111111111111111111111111112';
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
 const UNKNOWN_MINT = '7GCihgDB8fe6KNjn2MYtkzZcRjQy3t9GHdC8uHYmW2hr';
 
-function target(text: string): PriceTarget {
-  const parsed = parseTarget(text);
-  if (parsed.kind !== 'target') throw new Error(`${text} does not parse to a target`);
-  return parsed.target;
-}
-
-const signal = new AbortController().signal;
-let server: FakeServer;
-let baseUrl: string;
-
-beforeAll(async () => {
-  server = await startFakeServer(() => ({ status: 500, body: 'no handler' }));
-  baseUrl = `${server.url}/price/v3`;
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.requests.length = 0;
-});
+const server = useVenueServer();
+const baseUrl = (): string => `${server.url}/price/v3`;
 
 describe('Jupiter Price v3', () => {
   it('reads usdPrice from the entry keyed by mint, with no volume or timestamp', async () => {
@@ -42,7 +24,7 @@ describe('Jupiter Price v3', () => {
         },
       },
     }));
-    const venue = createJupiterVenue({ baseUrl, timeoutMs: 10_000, apiKey: 'jup-key' });
+    const venue = createJupiterVenue({ baseUrl: baseUrl(), timeoutMs: 10_000, apiKey: 'jup-key' });
     expect(venue.name).toBe('jupiter');
     expect(venue.role).toBe('reference');
 
@@ -64,7 +46,7 @@ describe('Jupiter Price v3', () => {
         [USDC]: { createdAt: '2024-06-05T08:55:25.527Z', usdPrice: 0.9999, blockId: 348004025, decimals: 6 },
       },
     }));
-    const venue = createJupiterVenue({ baseUrl: `${baseUrl}/`, timeoutMs: 10_000 });
+    const venue = createJupiterVenue({ baseUrl: `${baseUrl()}/`, timeoutMs: 10_000 });
     expect((await venue.fetchQuote(target('USDC'), signal))?.price).toBe(0.9999);
     expect(server.requests[0]?.url.pathname).toBe('/price/v3');
     expect(server.requests[0]?.headers['x-api-key']).toBeUndefined();
@@ -75,7 +57,7 @@ describe('Jupiter Price v3', () => {
       kind: 'target',
       target: { key: UNKNOWN_MINT, token: null, mint: UNKNOWN_MINT },
     });
-    const venue = createJupiterVenue({ baseUrl, timeoutMs: 10_000 });
+    const venue = createJupiterVenue({ baseUrl: baseUrl(), timeoutMs: 10_000 });
     expect(venue.canPrice(target(UNKNOWN_MINT))).toBe(true);
 
     server.setHandler(() => ({
@@ -93,13 +75,13 @@ describe('Jupiter Price v3', () => {
   });
 
   it('cannot price a target without a mint', () => {
-    const venue = createJupiterVenue({ baseUrl, timeoutMs: 10_000 });
+    const venue = createJupiterVenue({ baseUrl: baseUrl(), timeoutMs: 10_000 });
     expect(venue.canPrice({ key: 'X', token: null, mint: null })).toBe(false);
     expect(venue.canPrice(target('BONK'))).toBe(true);
   });
 
   it('classifies 429 with Retry-After as rate_limited and 401 as http_error', async () => {
-    const venue = createJupiterVenue({ baseUrl, timeoutMs: 10_000 });
+    const venue = createJupiterVenue({ baseUrl: baseUrl(), timeoutMs: 10_000 });
     server.setHandler(() => ({ status: 429, headers: { 'retry-after': '12' }, body: 'Too Many Requests' }));
     await expect(venue.fetchQuote(target('SOL'), signal)).rejects.toMatchObject({
       name: 'VenueError',
@@ -114,7 +96,7 @@ describe('Jupiter Price v3', () => {
   });
 
   it('rejects malformed bodies as bad_response', async () => {
-    const venue = createJupiterVenue({ baseUrl, timeoutMs: 10_000 });
+    const venue = createJupiterVenue({ baseUrl: baseUrl(), timeoutMs: 10_000 });
     for (const body of [
       'not json',
       [{ usdPrice: 147 }],
@@ -133,7 +115,7 @@ describe('Jupiter Price v3', () => {
 
   it('times out a slow answer', async () => {
     server.setHandler(() => ({ hang: true }));
-    const venue = createJupiterVenue({ baseUrl, timeoutMs: 300 });
+    const venue = createJupiterVenue({ baseUrl: baseUrl(), timeoutMs: 300 });
     await expect(venue.fetchQuote(target('SOL'), signal)).rejects.toMatchObject({
       name: 'VenueError',
       kind: 'timeout',

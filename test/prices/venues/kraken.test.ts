@@ -1,18 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type PriceTarget, parseTarget } from '../../../src/prices/tokens.js';
+import { describe, expect, it } from 'vitest';
 import { CANDLE_INTERVALS, VenueError } from '../../../src/prices/types.js';
 import { createKrakenVenue } from '../../../src/prices/venues/kraken.js';
-import { type FakeHandler, type FakeServer, startFakeServer } from '../../helpers/fake-server.js';
-
-function target(symbol: string): PriceTarget {
-  const parsed = parseTarget(symbol);
-  if (parsed.kind !== 'target') throw new Error(`${symbol} is not a listed token`);
-  return parsed.target;
-}
+import type { FakeHandler } from '../../helpers/fake-server.js';
+import { signal, target, useVenueServer } from './kit.js';
 
 const SOL = target('SOL');
 const BTC = target('BTC');
-const signal = new AbortController().signal;
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
 const BASE = Date.parse('2026-03-01T00:00:00Z');
@@ -70,25 +63,14 @@ const ohlcHandler: FakeHandler = ({ url }) => {
   return { body: { error: [], result: { [RESULT_KEY[pair] ?? pair]: rows, last: (current - step) / 1000 } } };
 };
 
-let server: FakeServer;
-
-function answer(handler: FakeHandler): void {
-  server.requests.length = 0;
-  server.setHandler(handler);
-}
+const server = useVenueServer();
+const answer = server.answer;
 
 // Answers from the local fake venue must never hit the timeout, however loaded the machine; the
 // timeout itself is exercised with a venue that never answers.
 function venue(timeoutMs = 10_000) {
   return createKrakenVenue({ baseUrl: server.url, timeoutMs });
 }
-
-beforeAll(async () => {
-  server = await startFakeServer(() => ({ status: 500 }));
-});
-afterAll(async () => {
-  await server.close();
-});
 
 describe('kraken quotes', () => {
   it('reads c[0] as the price and v[1] × p[1] as USD volume, with no timestamp', async () => {

@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type PriceTarget, parseTarget } from '../../../src/prices/tokens.js';
 import { createPythVenue } from '../../../src/prices/venues/pyth.js';
-import { type FakeServer, startFakeServer } from '../../helpers/fake-server.js';
+import { signal, target, useVenueServer } from './kit.js';
 
 const SOL_FEED = 'ef0d8b6fda2ceba41da15d4095d1da392a0d2f8ed0c6c7bc0f4cfac8c280b56d';
 const UNKNOWN_MINT = '7GCihgDB8fe6KNjn2MYtkzZcRjQy3t9GHdC8uHYmW2hr';
-
-function target(text: string): PriceTarget {
-  const parsed = parseTarget(text);
-  if (parsed.kind !== 'target') throw new Error(`${text} does not parse to a target`);
-  return parsed.target;
-}
 
 /** A Hermes /v2/updates/price/latest answer: mantissa and conf as strings, id without 0x. */
 function latest(id: string, price: string, expo: number, publishTime: number): unknown {
@@ -31,18 +25,7 @@ function latest(id: string, price: string, expo: number, publishTime: number): u
   };
 }
 
-const signal = new AbortController().signal;
-let server: FakeServer;
-
-beforeAll(async () => {
-  server = await startFakeServer(() => ({ status: 500, body: 'no handler' }));
-});
-afterAll(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.requests.length = 0;
-});
+const server = useVenueServer();
 
 describe('Pyth Hermes', () => {
   it('scales the string mantissa by expo and takes publish_time in seconds', async () => {

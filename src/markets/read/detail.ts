@@ -1,5 +1,5 @@
-import type { MarketStatus, ResolutionType } from './events.js';
-import type { AiPredictionBody, MarketDetailBody, PriceFeedBody } from './schemas.js';
+import type { MarketStatus, ResolutionType } from '../ingest/events.js';
+import type { AiPredictionBody, MarketDetailBody, PriceFeedBody } from '../schemas.js';
 import { creatorScore, estimatedApy, marketCredibility } from './scores.js';
 
 /**

@@ -1,9 +1,9 @@
-import type { Database } from '../db/database.js';
-import { encodeBase58 } from '../lib/base58.js';
-import type { Clock } from '../lib/clock.js';
-import { sandboxMidPrice } from '../prices/index.js';
+import type { Database } from '../../db/database.js';
+import { encodeBase58 } from '../../lib/base58.js';
+import type { Clock } from '../../lib/clock.js';
+import { sandboxMidPrice } from '../../prices/index.js';
+import { type IngestReport, ingestLines } from '../ingest/ingest.js';
 import { DEMO_CREATORS, DEMO_CURATORS, DEMO_TEMPLATES, type DemoTemplate } from './demo-templates.js';
-import { type IngestReport, ingestLines } from './ingest.js';
 
 /**
  * Demo data (`sibyl markets demo`, and a brand-new embedded database on first start): a few dozen

@@ -1,4 +1,4 @@
-import type { MarketStatus, ResolutionType } from './events.js';
+import type { MarketStatus, ResolutionType } from '../ingest/events.js';
 
 /**
  * The demo markets (`sibyl markets demo`): questions a Solana prediction-market platform would

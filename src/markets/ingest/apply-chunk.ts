@@ -1,8 +1,8 @@
-import type { Queryable } from '../db/database.js';
-import { parseTarget } from '../prices/index.js';
+import type { Queryable } from '../../db/database.js';
+import { parseTarget } from '../../prices/index.js';
+import { applyResolution, applyStatus } from '../lifecycle/status.js';
 import type { EventOf, EventType, MarketEvent, ParsedEvent } from './events.js';
 import * as sql from './ingest-sql.js';
-import { applyResolution, applyStatus } from './status.js';
 
 /** What became of one event of a chunk: null = applied. */
 export type LineOutcome = 'skipped' | 'refused';

@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import Type, { type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
-import type { ValidationProblem } from '../errors.js';
-import { schemaProblems } from '../http/errors.js';
-import { isSolanaAddress } from '../lib/base58.js';
-import { labelKey } from '../lib/labels.js';
-import { illFormedString } from '../lib/text.js';
-import { parseIsoTimestamp } from '../lib/time.js';
-import { parseTarget } from '../prices/index.js';
+import type { ValidationProblem } from '../../errors.js';
+import { schemaProblems } from '../../http/errors.js';
+import { isSolanaAddress } from '../../lib/base58.js';
+import { labelKey } from '../../lib/labels.js';
+import { illFormedString } from '../../lib/text.js';
+import { parseIsoTimestamp } from '../../lib/time.js';
+import { parseTarget } from '../../prices/index.js';
 
 /**
  * The ingestion events (docs/markets.md, "Ingestion"): one TypeBox schema per type gives the

@@ -1,5 +1,5 @@
-import { statement } from '../db/database.js';
-import { wakeUp } from '../queue/wake.js';
+import { statement } from '../../db/database.js';
+import { wakeUp } from '../../queue/wake.js';
 
 /** The NOTIFY channel of the lifecycle: ingestion wakes the worker when markets change. */
 export const LIFECYCLE_CHANNEL = 'markets_lifecycle';

@@ -1,5 +1,5 @@
-import type { MarketQuestion, MarketSource } from '../ai/index.js';
-import { queryable } from '../context.js';
+import type { MarketQuestion, MarketSource } from '../../ai/index.js';
+import { queryable } from '../../context.js';
 
 /**
  * Where `POST /ai/resolve { marketId }` finds its market: by id or slug, with its title as the

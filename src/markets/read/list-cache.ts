@@ -1,7 +1,7 @@
-import type { Database } from '../db/database.js';
-import { setBounded } from '../lib/bounded-map.js';
-import type { Clock } from '../lib/clock.js';
-import type { Log } from '../logger.js';
+import type { Database } from '../../db/database.js';
+import { setBounded } from '../../lib/bounded-map.js';
+import type { Clock } from '../../lib/clock.js';
+import type { Log } from '../../logger.js';
 
 /** Notified at the commit of every change to what the list shows (migration 0016). */
 export const LISTED_CHANNEL = 'markets_listed';

@@ -1,5 +1,5 @@
-import { statement } from '../db/database.js';
-import { pruneStatement } from '../db/prune.js';
+import { statement } from '../../db/database.js';
+import { pruneStatement } from '../../db/prune.js';
 
 /**
  * Statements of ingestion. Each takes a whole chunk of events of one type as parallel arrays

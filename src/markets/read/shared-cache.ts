@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
-import type { Log } from '../logger.js';
-import { DETAIL_CACHE_TIMEOUT_MS } from './config.js';
+import type { Log } from '../../logger.js';
+import { DETAIL_CACHE_TIMEOUT_MS } from '../config.js';
 
 /** A detail as another instance cached it: the value and when it was computed (the app's clock). */
 export interface SharedEntry<V> {

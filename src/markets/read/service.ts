@@ -1,8 +1,11 @@
-import type { AccountMode } from '../accounts/index.js';
-import type { Database, Queryable } from '../db/database.js';
-import { AppError } from '../errors.js';
-import type { Clock } from '../lib/clock.js';
-import { type PriceService, parseTarget } from '../prices/index.js';
+import type { AccountMode } from '../../accounts/index.js';
+import type { Database, Queryable } from '../../db/database.js';
+import { AppError } from '../../errors.js';
+import type { Clock } from '../../lib/clock.js';
+import { type PriceService, parseTarget } from '../../prices/index.js';
+import type { AiPredictionBody, MarketDetailBody, MarketListBody, PriceFeedBody } from '../schemas.js';
+import { readList } from '../search/list.js';
+import type { ListPlan } from '../search/query.js';
 import { DETAIL_TTL_MS, DetailCache } from './cache.js';
 import {
   assembleDetail,
@@ -15,9 +18,6 @@ import {
   type TradeRow,
 } from './detail.js';
 import type { ListCache } from './list-cache.js';
-import type { AiPredictionBody, MarketDetailBody, MarketListBody, PriceFeedBody } from './schemas.js';
-import { readList } from './search/list.js';
-import type { ListPlan } from './search/query.js';
 import type { SharedDetailStore } from './shared-cache.js';
 import * as sql from './sql.js';
 

@@ -1,5 +1,5 @@
-import { setBounded } from '../lib/bounded-map.js';
-import type { Clock } from '../lib/clock.js';
+import { setBounded } from '../../lib/bounded-map.js';
+import type { Clock } from '../../lib/clock.js';
 import type { SharedDetailStore } from './shared-cache.js';
 
 /** The market detail is computed at most once a minute per market (per API instance). */

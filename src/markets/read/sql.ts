@@ -1,4 +1,4 @@
-import { statement } from '../db/database.js';
+import { statement } from '../../db/database.js';
 
 /**
  * The reads behind the market list and detail. The detail's statements each aggregate one market's
