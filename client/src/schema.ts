@@ -2606,10 +2606,10 @@ export interface components {
         };
         /**
          * MarketStreamEvent
-         * @description The data of each `event: market`. `event: trade` carries `{ marketId, tradeId, outcome, price, shares, at }`; `event: resolved` `{ marketId, status, winningOutcomeIndex, winningOutcomeLabel, resolvedAt }` (docs/streams.md#markets)
+         * @description The data of each `event: market`. `event: trade` carries `{ requestId, marketId, tradeId, outcome, price, shares, at }`; `event: resolved` `{ requestId, marketId, status, winningOutcomeIndex, winningOutcomeLabel, resolvedAt }` (docs/streams.md#markets)
          */
         MarketStreamEvent: {
-            /** @description Unique id of this request (also in X-Request-Id) */
+            /** @description The request that opened the stream */
             requestId: string;
             /** @description The market id */
             id: string;
@@ -21002,7 +21002,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The data of each `event: market`. `event: trade` carries `{ marketId, tradeId, outcome, price, shares, at }`; `event: resolved` `{ marketId, status, winningOutcomeIndex, winningOutcomeLabel, resolvedAt }` (docs/streams.md#markets) */
+            /** @description The data of each `event: market`. `event: trade` carries `{ requestId, marketId, tradeId, outcome, price, shares, at }`; `event: resolved` `{ requestId, marketId, status, winningOutcomeIndex, winningOutcomeLabel, resolvedAt }` (docs/streams.md#markets) */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

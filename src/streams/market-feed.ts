@@ -200,7 +200,12 @@ class MarketSubscriber implements StreamSource {
     const sink = this.sink;
     if (!sink || sink.closed || id <= this.after) return;
     this.after = id;
-    sink.send({ event: row.kind, id: `m.${row.id}`, json: row.data });
+    sink.send({ event: row.kind, id: `m.${row.id}`, json: this.withRequestId(row.data) });
+  }
+
+  /** The stored data (a JSON object) with this stream's `requestId` first, as every event carries it. */
+  private withRequestId(data: string): string {
+    return `{"requestId":${JSON.stringify(this.requestId)},${data.slice(1)}`;
   }
 
   private note(replay: boolean): string {
@@ -225,7 +230,12 @@ class MarketSubscriber implements StreamSource {
     this.after = BigInt(upTo);
     this.ids.forEach((id, k) => {
       const row = byId.get(id);
-      if (row) sink.send({ event: 'market', id: `m.${upTo}.${k + 1}`, data: marketState(row) });
+      if (row)
+        sink.send({
+          event: 'market',
+          id: `m.${upTo}.${k + 1}`,
+          data: { requestId: this.requestId, ...marketState(row) },
+        });
     });
   }
 
@@ -238,7 +248,7 @@ class MarketSubscriber implements StreamSource {
         while (sink.backlogBytes > REPLAY_BACKLOG_BYTES && !sink.closed && !this.stopped) await pause(20);
         if (sink.closed || this.stopped) return false;
         this.after = BigInt(row.id);
-        sink.send({ event: row.kind, id: `m.${row.id}`, json: row.data });
+        sink.send({ event: row.kind, id: `m.${row.id}`, json: this.withRequestId(row.data) });
       }
       if (rows.length < BATCH) return !sink.closed && !this.stopped;
     }

@@ -66,6 +66,7 @@ const Bps = (description: string) => Type.Integer({ minimum: 0, maximum: 10_000,
 /** `event: market`: the snapshot, and each change of status, prices or probability. */
 export const MarketStreamEvent = Type.Object(
   {
+    requestId: Type.String({ description: 'The request that opened the stream' }),
     id: Type.String({ description: 'The market id' }),
     status: Type.String({ description: 'DRAFT, OPEN, CLOSED, RESOLVING, FINALIZED or CANCELLED' }),
     outcomes: Type.Array(
@@ -90,7 +91,7 @@ export const MarketStreamEvent = Type.Object(
   },
   {
     description:
-      'The data of each `event: market`. `event: trade` carries `{ marketId, tradeId, outcome, price, shares, at }`; ' +
-      '`event: resolved` `{ marketId, status, winningOutcomeIndex, winningOutcomeLabel, resolvedAt }` (docs/streams.md#markets)',
+      'The data of each `event: market`. `event: trade` carries `{ requestId, marketId, tradeId, outcome, price, shares, at }`; ' +
+      '`event: resolved` `{ requestId, marketId, status, winningOutcomeIndex, winningOutcomeLabel, resolvedAt }` (docs/streams.md#markets)',
   },
 );
