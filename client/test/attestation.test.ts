@@ -219,7 +219,7 @@ describe('the client’s base58', () => {
 });
 
 describe('the client against the service’s own encoder', () => {
-  it('decodes what the service's layout encoder writes, and hashes the same way', async () => {
+  it('decodes what the service’s layout encoder writes, and hashes the same way', async () => {
     const mint = 'So11111111111111111111111111111111111111112';
     for (const symbolOrMint of ['SOL', mint]) {
       const fields = decodeAttestation(
