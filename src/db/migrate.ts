@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Database } from './database.js';
+import { LEGACY_CHECKSUMS, migrationChecksum, sha256 } from './migration-checksum.js';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('./migrations/', import.meta.url));
 
@@ -12,7 +12,13 @@ export interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** What is recorded when the migration is applied: the sha256 of its SQL without comments. */
   checksum: string;
+  /**
+   * The recorded checksums that mean "this migration, unchanged": `checksum`, the whole-text sha256
+   * that earlier releases recorded, and that of the text before a comment was corrected.
+   */
+  accepted: readonly string[];
 }
 
 export class MigrationError extends Error {
@@ -27,11 +33,14 @@ export function loadMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
     const match = /^(\d{4})_([a-z0-9_]+)\.sql$/.exec(file);
     if (!match) throw new MigrationError(`Migration file name "${file}" is not NNNN_name.sql`);
     const sql = readFileSync(`${dir}${file}`, 'utf8');
+    const checksum = migrationChecksum(sql);
+    const legacy = LEGACY_CHECKSUMS[file.slice(0, -'.sql'.length)];
     return {
       version: Number(match[1]),
       name: match[2] as string,
       sql,
-      checksum: createHash('sha256').update(sql).digest('hex'),
+      checksum,
+      accepted: [checksum, sha256(sql), ...(legacy?.sql === checksum ? [legacy.wholeText] : [])],
     };
   });
 }
@@ -39,8 +48,9 @@ export function loadMigrations(dir: string = MIGRATIONS_DIR): Migration[] {
 /**
  * Applies pending migrations in order, each in its own transaction. Every transaction first takes
  * the same advisory lock, so two processes starting at once apply each migration exactly once:
- * the second waits, then sees it applied. A migration that was edited after being applied, or that
- * fails, stops the caller with a readable error.
+ * the second waits, then sees it applied. A migration whose SQL was edited after being applied, or
+ * that fails, stops the caller with a readable error; a corrected comment does not (the checksum
+ * leaves comments out). A recorded checksum is left as it is, so the previous release still starts.
  */
 export async function migrate(db: Database, migrations: Migration[] = loadMigrations()): Promise<number[]> {
   const applied: number[] = [];
@@ -58,7 +68,7 @@ export async function migrate(db: Database, migrations: Migration[] = loadMigrat
         [migration.version],
       );
       if (existing) {
-        if (existing.checksum !== migration.checksum) {
+        if (!migration.accepted.includes(existing.checksum)) {
           throw new MigrationError(
             `Migration ${migration.version}_${migration.name} was changed after it was applied; ` +
               'add a new migration instead of editing an applied one.',

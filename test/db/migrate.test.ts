@@ -1,9 +1,16 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
 import { loadMigrations, type Migration, MigrationError, migrate } from '../../src/db/migrate.js';
+import {
+  LEGACY_CHECKSUMS,
+  migrationChecksum,
+  sha256,
+  sqlWithoutComments,
+} from '../../src/db/migration-checksum.js';
 import { PgliteDatabase } from '../../src/db/pglite.js';
 import { PostgresDatabase } from '../../src/db/postgres.js';
 import { randomBase62 } from '../../src/lib/ids.js';
@@ -44,6 +51,24 @@ async function emptyDatabase(connections = 1): Promise<Database[]> {
     rmSync(dirname(dir), { recursive: true, force: true });
   });
   return [db];
+}
+
+const LEGACY_DIR = join(dirname(fileURLToPath(import.meta.url)), 'legacy-migrations');
+/** The texts of 0019–0024 as earlier releases applied them, before their comments were corrected. */
+const LEGACY_FILES = new Map(
+  readdirSync(LEGACY_DIR).map((file) => [
+    file.slice(0, -'.sql'.length),
+    readFileSync(join(LEGACY_DIR, file), 'utf8'),
+  ]),
+);
+
+/** The migration `m` loaded from a different text, as loadMigrations would load it. */
+function fakeMigrationLike(m: Migration, sql: string): Migration {
+  const dir = mkdtempSync(join(tmpdir(), 'sibyl-migrations-'));
+  writeFileSync(join(dir, `${String(m.version).padStart(4, '0')}_${m.name}.sql`), sql);
+  const [loaded] = loadMigrations(`${dir}/`);
+  if (!loaded) throw new Error('not loaded');
+  return loaded;
 }
 
 function fakeMigrations(sqls: string[]): Migration[] {
@@ -158,9 +183,97 @@ describe('migrations', () => {
     ]);
   });
 
+  it('accepts an applied migration whose comments changed, refuses one whose SQL changed', async () => {
+    const [db] = (await emptyDatabase()) as [Database];
+    await migrate(db, fakeMigrations(["-- a table\nCREATE TABLE a (id integer, note text DEFAULT '--')"]));
+    const reworded =
+      "-- a table, with a\n-- longer comment\nCREATE TABLE a (id integer, -- the id\n  note text DEFAULT '--')\n";
+    expect(await migrate(db, fakeMigrations([reworded]))).toEqual([]);
+    await expect(
+      migrate(db, fakeMigrations(["CREATE TABLE a (id integer, note text DEFAULT '-- x')"])),
+    ).rejects.toThrow(/was changed after it was applied/);
+  });
+
+  it('a database migrated by earlier releases (whole-text checksums, old 0019–0024) upgrades cleanly', async () => {
+    const [db] = (await emptyDatabase()) as [Database];
+    const current = loadMigrations();
+    // What an earlier release applied and recorded: the old texts, each under its whole-text sha256.
+    const old: Migration[] = current.map((m) => {
+      const file = LEGACY_FILES.get(`${String(m.version).padStart(4, '0')}_${m.name}`);
+      const sql = file ?? m.sql;
+      return { ...m, sql, checksum: sha256(sql), accepted: [sha256(sql)] };
+    });
+    expect(old.filter((m) => m.sql !== current.find((c) => c.version === m.version)?.sql)).toHaveLength(
+      LEGACY_FILES.size,
+    );
+    await migrate(db, old);
+    const recorded = await db.query<{ version: number; checksum: string }>(
+      'SELECT version, checksum FROM schema_migrations ORDER BY version',
+    );
+
+    expect(await migrate(db, current)).toEqual([]);
+    // Left as recorded, so that the previous release still starts on this database.
+    expect(await db.query('SELECT version, checksum FROM schema_migrations ORDER BY version')).toEqual(
+      recorded,
+    );
+
+    // A change to the SQL of one of them is still refused.
+    const changed = current.map((m) =>
+      m.name === 'instance_settings' ? fakeMigrationLike(m, `${m.sql}\nSELECT 1;`) : m,
+    );
+    await expect(migrate(db, changed)).rejects.toThrow(
+      /0*24_instance_settings was changed after it was applied/,
+    );
+  });
+
+  it('records the checksum of the SQL without comments on a new database', async () => {
+    const [db] = (await emptyDatabase()) as [Database];
+    const current = loadMigrations();
+    await migrate(db, current);
+    const rows = await db.query<{ version: number; checksum: string }>(
+      'SELECT version, checksum FROM schema_migrations ORDER BY version',
+    );
+    expect(rows).toEqual(current.map((m) => ({ version: m.version, checksum: migrationChecksum(m.sql) })));
+  });
+
   it('refuses badly named files', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sibyl-migrations-'));
     writeFileSync(join(dir, 'add-table.sql'), 'SELECT 1');
     expect(() => loadMigrations(`${dir}/`)).toThrow(MigrationError);
+  });
+});
+
+describe('migration checksums', () => {
+  it('the legacy checksums are the whole-text sha256 of the old texts, whose SQL is the current SQL', () => {
+    const current = new Map(
+      loadMigrations().map((m) => [`${String(m.version).padStart(4, '0')}_${m.name}`, m.sql]),
+    );
+    expect([...LEGACY_FILES.keys()].sort()).toEqual(Object.keys(LEGACY_CHECKSUMS).sort());
+    for (const [name, text] of LEGACY_FILES) {
+      expect(sha256(text), name).toBe(LEGACY_CHECKSUMS[name]?.wholeText);
+      expect(migrationChecksum(text), name).toBe(LEGACY_CHECKSUMS[name]?.sql);
+      expect(text, name).not.toBe(current.get(name));
+      expect(sqlWithoutComments(text), name).toBe(sqlWithoutComments(current.get(name) ?? ''));
+    }
+  });
+
+  it('drop line comments and collapse whitespace outside quotes, nothing else', () => {
+    expect(sqlWithoutComments('-- a\nSELECT  1, -- b\n\t2;\n')).toBe('SELECT 1, 2;');
+    expect(sqlWithoutComments("SELECT '-- kept',  'it''s -- kept'")).toBe(
+      "SELECT '-- kept', 'it''s -- kept'",
+    );
+    expect(sqlWithoutComments('SELECT "a  -- b" FROM t')).toBe('SELECT "a  -- b" FROM t');
+    expect(sqlWithoutComments("SELECT E'\\' -- x', 1 -- y")).toBe("SELECT E'\\' -- x', 1");
+    expect(sqlWithoutComments('AS $f$\n  -- in the body\n$f$; -- out')).toBe(
+      'AS $f$\n  -- in the body\n$f$;',
+    );
+    expect(sqlWithoutComments('AS $$ x -- y\n $$')).toBe('AS $$ x -- y\n $$');
+    expect(sqlWithoutComments("/* it's /* nested */ -- kept */ SELECT 1")).toBe(
+      "/* it's /* nested */ -- kept */ SELECT 1",
+    );
+    // A change to a literal, a quoted name or a function body changes the checksum.
+    expect(migrationChecksum("SELECT '-- a'")).not.toBe(migrationChecksum("SELECT '-- b'"));
+    expect(migrationChecksum('SELECT 1 AS "x  y"')).not.toBe(migrationChecksum('SELECT 1 AS "x y"'));
+    expect(migrationChecksum('AS $$ -- a\n$$')).not.toBe(migrationChecksum('AS $$ -- b\n$$'));
   });
 });

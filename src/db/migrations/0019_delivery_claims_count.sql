@@ -1,7 +1,8 @@
--- Bounded work (DESIGN §9): a delivery's attempt is counted when it is claimed, not when it
--- finishes, so a delivery whose attempt kills its worker cannot be sent forever. The claim also
--- notes when the attempt began: an attempt whose worker is lost (its lease lapsed with nothing
--- recorded) is then listed among the attempts with the time it began and the error `abandoned`.
+-- Bounded work (docs/operations.md#bounded-work): a delivery's attempt is counted when it is
+-- claimed, not when it finishes, so a delivery whose attempt kills its worker cannot be sent
+-- forever. The claim also notes when the attempt began: an attempt whose worker is lost (its lease
+-- lapsed with nothing recorded) is then listed among the attempts with the time it began and the
+-- error `abandoned`.
 ALTER TABLE webhook_deliveries ADD COLUMN attempt_started_at timestamptz;
 
 -- Deliveries in flight while this runs were claimed without counting: count their attempt now, so

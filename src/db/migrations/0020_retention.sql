@@ -1,4 +1,4 @@
--- Retention (DESIGN §14, docs/operations.md#retention): a periodic task deletes finished work after
+-- Retention (docs/operations.md#retention): a periodic task deletes finished work after
 -- its period, in small batches, one worker at a time.
 
 -- One row per task that must run in one worker process at a time across the deployment: whoever

@@ -2,9 +2,10 @@
 -- with their live and sandbox accounts, and sessions. Nothing here lives in process memory, so a
 -- logout on one instance ends the session on every other.
 
--- A sign-in input the server made (DESIGN §12). The nonce is the key: the signed message names it,
--- and the server verifies the message against the input stored here, never one the client sends.
--- `used_at` is set in the transaction that creates the session, so a nonce signs in once.
+-- A sign-in input the server made (docs/dashboard.md#sign-in-with-solana). The nonce is the key:
+-- the signed message names it, and the server verifies the message against the input stored here,
+-- never one the client sends. `used_at` is set in the transaction that creates the session, so a
+-- nonce signs in once.
 CREATE TABLE sign_in_challenges (
   nonce      text PRIMARY KEY,
   input      jsonb NOT NULL,
@@ -41,7 +42,7 @@ CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions (expires_at);
 CREATE INDEX dashboard_sessions_last_seen ON dashboard_sessions (last_seen_at);
 CREATE INDEX dashboard_sessions_wallet ON dashboard_sessions (wallet_address);
 
--- The account's Solana Pay reference key (DESIGN §13): a random 32-byte public key in base58, shown
--- in the dashboard's payment link so the deposit watcher can attribute a transfer that names it.
--- Drawn the first time the account's funds page is read.
+-- The account's Solana Pay reference key (docs/deposits.md#who-sent-it-attribution): a random
+-- 32-byte public key in base58, shown in the dashboard's payment link so the deposit watcher can
+-- attribute a transfer that names it. Drawn the first time the account's funds page is read.
 ALTER TABLE accounts ADD COLUMN deposit_reference text UNIQUE;

@@ -1,4 +1,4 @@
--- Deposits from the chain (DESIGN §13, docs/deposits.md): what the deposit watcher saw, where it
+-- Deposits from the chain (docs/deposits.md): what the deposit watcher saw, where it
 -- resumes, and the wallets accounts linked.
 
 -- One transfer to the treasury, by its reference `sol:<signature>:<instruction>` (the same text the
@@ -54,9 +54,9 @@ CREATE TABLE deposit_watcher (
   processed_slot  bigint
 );
 
--- Wallets an account linked by signing with them in the dashboard (DESIGN §12 mechanics). A wallet
--- belongs to one account: the primary key here, and the link refuses a wallet that is another
--- account's sign-in wallet. The account's own sign-in wallet needs no row.
+-- Wallets an account linked by signing with them in the dashboard (docs/dashboard.md#your-wallets).
+-- A wallet belongs to one account: the primary key here, and the link refuses a wallet that is
+-- another account's sign-in wallet. The account's own sign-in wallet needs no row.
 CREATE TABLE deposit_wallets (
   address    text PRIMARY KEY,
   account_id text NOT NULL REFERENCES accounts (id),
