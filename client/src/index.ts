@@ -25,9 +25,17 @@ export {
   hashMarketId,
   hashQuestion,
   hashRequestId,
+  hashSymbol,
   type VerifyAttestationOptions,
   verifyAttestation,
 } from './attestation-verify.js';
+export {
+  ED25519_OFFSETS,
+  ED25519_PROGRAM_ADDRESS,
+  type Ed25519Instruction,
+  type Ed25519ProgramAddress,
+  ed25519Instruction,
+} from './ed25519.js';
 export {
   type ErrorBody,
   type ErrorCode,
