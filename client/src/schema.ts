@@ -1502,6 +1502,8 @@ export interface components {
                 marketsList: string;
                 /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 marketDetail: string;
+                /** @description Each started minute of a live-data stream (GET /stream/prices, /stream/markets): `STREAM_MINUTE_USD` */
+                streamMinute: string;
             };
             limits: {
                 maxActiveKeys: number;
@@ -13652,6 +13654,8 @@ export interface operations {
                                 marketsList: string;
                                 /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 marketDetail: string;
+                                /** @description Each started minute of a live-data stream (GET /stream/prices, /stream/markets): `STREAM_MINUTE_USD` */
+                                streamMinute: string;
                             };
                             limits: {
                                 maxActiveKeys: number;
@@ -14215,6 +14219,8 @@ export interface operations {
                                 marketsList: string;
                                 /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 marketDetail: string;
+                                /** @description Each started minute of a live-data stream (GET /stream/prices, /stream/markets): `STREAM_MINUTE_USD` */
+                                streamMinute: string;
                             };
                             limits: {
                                 maxActiveKeys: number;
