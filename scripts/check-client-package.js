@@ -108,7 +108,17 @@ console.log(JSON.stringify({ price: price.vwapPrice, costUsd: price.costUsd, web
 `;
 
 // Types as a TypeScript user sees them: no @types/node, the DOM's fetch types.
-const TYPED_PROGRAM = `import { createSibylClient, type Schemas, unwrap, verifyWebhook, WebhookInbox } from '@sibyl/client';
+const TYPED_PROGRAM = `import {
+  type Attestation,
+  createSibylClient,
+  decodeAttestation,
+  ed25519Instruction,
+  type Schemas,
+  unwrap,
+  verifyAttestation,
+  verifyWebhook,
+  WebhookInbox,
+} from '@sibyl/client';
 
 const sibyl = createSibylClient({ baseUrl: 'http://127.0.0.1:3000', apiKey: 'pk_test_x' });
 export async function main(): Promise<number> {
@@ -122,6 +132,14 @@ export async function main(): Promise<number> {
   // @ts-expect-error: an unknown path does not compile
   void sibyl.GET('/api/v1/nope');
   return price.vwapPrice + (record.status === 'COMPLETED' ? 1 : 0);
+}
+// Attestations type-check without @solana/kit installed (it is an optional peer).
+export async function attested(attestation: Attestation): Promise<string> {
+  const verified: boolean = await verifyAttestation(attestation, ['key'], { mode: 'live' });
+  const fields = decodeAttestation(attestation.message);
+  const instruction = ed25519Instruction(attestation);
+  const value = fields.kind === 'price' ? fields.price * 10n : fields.outcomeIndex;
+  return \`\${verified} \${value} \${instruction.programAddress} \${instruction.data.length}\`;
 }
 `;
 
@@ -153,6 +171,8 @@ try {
   run(npm, ['install', '--no-audit', '--no-fund', tarball], app);
   const installed = readdirSync(join(app, 'node_modules')).sort();
   if (installed.includes('sibyl')) throw new Error('the client pulled in the server');
+  // @solana/kit is an optional peer (ed25519Instruction needs none of it at run time).
+  if (installed.includes('@solana')) throw new Error('the client pulled in @solana packages');
 
   log('type-checking a TypeScript program against the installed types');
   writeFileSync(join(app, 'typed.ts'), TYPED_PROGRAM);

@@ -86,6 +86,11 @@ await withSandboxApp(async (app, key, { db, config, hold }) => {
   examples.ApiKeyList = await call('GET', '/keys');
   examples.MarketList = await call('GET', '/markets?status=OPEN&pageSize=2');
   examples.MarketDetail = await call('GET', `/markets/${examples.MarketList.markets[0].id}`);
+  // An `event: market` of GET /stream/markets is the moving part of the detail (src/streams/market-state.ts).
+  examples.MarketStreamEvent = {
+    requestId: priceEvent.requestId,
+    ...marketStreamEvent(examples.MarketDetail),
+  };
   examples.PriceScheduleRequest = { symbol: 'SOL', resolutionTimestamp: ahead, callbackUrl };
   examples.SchedulePriceCheckResponse = await call('POST', '/price/schedule', examples.PriceScheduleRequest);
   examples.ListPriceJobsResponse = await call('GET', '/price/scheduled?pageSize=1');
@@ -287,3 +292,25 @@ await withSandboxApp(async (app, key, { db, config, hold }) => {
   writeFileSync(out, `${JSON.stringify(sorted, null, 2)}\n`);
   process.stdout.write(`${Object.keys(sorted).length} examples written to src/http/openapi-examples.json\n`);
 });
+
+function marketStreamEvent(detail) {
+  const { resolution } = detail;
+  return {
+    id: detail.id,
+    status: detail.status,
+    outcomes: detail.outcomes.map(({ index, label, lastPrice, probability }) => ({
+      index,
+      label,
+      lastPrice,
+      probability,
+    })),
+    tradingStats: {
+      totalVolume: detail.tradingStats.totalVolume,
+      totalTrades: detail.tradingStats.totalTrades,
+    },
+    resolution:
+      resolution.winningOutcomeIndex === null
+        ? null
+        : { winningOutcomeIndex: resolution.winningOutcomeIndex, resolvedAt: resolution.resolvedAt },
+  };
+}

@@ -50,9 +50,27 @@ export async function hashMarketId(marketId: string): Promise<string> {
 }
 
 /**
+ * The 32 bytes that name a price's asset, hex: compare with a decoded price's `symbolHash`. A mint
+ * address (base58, 32 bytes) is its own bytes; a symbol (as the answer's `symbol` states it, e.g.
+ * `SOL`) is hashed with SHA-256.
+ */
+export async function hashSymbol(symbolOrMint: string): Promise<string> {
+  if (symbolOrMint.length >= 32 && symbolOrMint.length <= 44) {
+    try {
+      const bytes = base58ToBytes(symbolOrMint);
+      if (bytes.length === 32) return bytesToHex(bytes);
+    } catch {
+      // not base58: a symbol
+    }
+  }
+  return bytesToHex(await sha256(utf8(symbolOrMint)));
+}
+
+/**
  * The canonical question's SHA-256, hex: compare with a decoded resolution's `questionHash` to
  * check that Sibyl answered the question you asked. The canonical question is
- * `JSON.stringify([question, outcomes, context ?? null])` as UTF-8.
+ * `JSON.stringify([question, outcomes, context ?? null])` as UTF-8: pass the request's own
+ * `question`, `outcomes` and `context` exactly as sent.
  */
 export async function hashQuestion(
   question: string,

@@ -2,6 +2,12 @@ import createClient, { type Client } from 'openapi-fetch';
 import { type PageIterators, pageIterators } from './pages.js';
 import { type AiRequestRecord, type WaitOptions, waitForResolution } from './resolution.js';
 import type { components, paths } from './schema.js';
+import {
+  eventStream,
+  type MarketStreamMessage,
+  type PriceStreamMessage,
+  type StreamOptions,
+} from './streams.js';
 import { realSleep, retryingFetch, type Sleep } from './transport.js';
 
 export {
@@ -19,9 +25,17 @@ export {
   hashMarketId,
   hashQuestion,
   hashRequestId,
+  hashSymbol,
   type VerifyAttestationOptions,
   verifyAttestation,
 } from './attestation-verify.js';
+export {
+  ED25519_OFFSETS,
+  ED25519_PROGRAM_ADDRESS,
+  type Ed25519Instruction,
+  type Ed25519ProgramAddress,
+  ed25519Instruction,
+} from './ed25519.js';
 export {
   type ErrorBody,
   type ErrorCode,
@@ -48,6 +62,14 @@ export {
   WebhookInbox,
 } from './resolution.js';
 export type { components, paths } from './schema.js';
+export {
+  type MarketStreamMessage,
+  type PriceStreamMessage,
+  readEvents,
+  type StreamAnnouncement,
+  type StreamMessage,
+  type StreamOptions,
+} from './streams.js';
 export type { Sleep } from './transport.js';
 export { verifyWebhook, type WebhookHeaders, type WebhookPayload } from './webhooks.js';
 
@@ -96,6 +118,15 @@ export interface SibylClient extends Client<paths>, PageIterators {
    * `options.webhooks`) until it is COMPLETED or FAILED, and returns that record.
    */
   waitForResolution(requestId: string, options?: WaitOptions): Promise<AiRequestRecord>;
+  /**
+   * `GET /stream/prices` (docs/streams.md#prices) as an async iterator of its events, across
+   * reconnections: after a cut it reconnects with `Last-Event-ID`, backing off (exponential, jittered,
+   * capped); it throws `SibylApiError` on what reconnecting cannot mend (a 4xx such as
+   * INSUFFICIENT_BALANCE or SYMBOL_NOT_FOUND). Break out of the loop, or abort `options.signal`, to stop.
+   */
+  streamPrices(symbols: readonly string[], options?: StreamOptions): AsyncGenerator<PriceStreamMessage>;
+  /** `GET /stream/markets` (docs/streams.md#markets), as `streamPrices`: resumes with what it missed. */
+  streamMarkets(ids: readonly string[], options?: StreamOptions): AsyncGenerator<MarketStreamMessage>;
 }
 
 /**
@@ -129,7 +160,29 @@ export function createSibylClient(options: SibylClientOptions): SibylClient {
     fetch: transport,
     headers: { ...options.headers, authorization: `Bearer ${options.apiKey}` },
   });
+  const streamDeps = {
+    baseUrl,
+    apiKey: options.apiKey,
+    headers: options.headers ?? {},
+    fetch: options.fetch ?? ((request: Request) => globalThis.fetch(request)),
+    sleep,
+    random: options.random ?? Math.random,
+  };
   return Object.assign(client, pageIterators(client), {
+    streamPrices: (symbols: readonly string[], streamOptions?: StreamOptions) =>
+      eventStream(
+        streamDeps,
+        '/api/v1/stream/prices',
+        { symbols: symbols.join(',') },
+        streamOptions,
+      ) as AsyncGenerator<PriceStreamMessage>,
+    streamMarkets: (ids: readonly string[], streamOptions?: StreamOptions) =>
+      eventStream(
+        streamDeps,
+        '/api/v1/stream/markets',
+        { ids: ids.join(',') },
+        streamOptions,
+      ) as AsyncGenerator<MarketStreamMessage>,
     waitForResolution: (requestId: string, waitOptions?: WaitOptions) =>
       waitForResolution(client, { sleep, now }, requestId, waitOptions),
   });

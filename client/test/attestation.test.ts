@@ -1,6 +1,10 @@
 import { randomFillSync } from 'node:crypto';
 import { getBase58Decoder, getBase58Encoder } from '@solana/kit';
 import { describe, expect, it } from 'vitest';
+import {
+  encodePrice as serverEncodePrice,
+  encodeResolution as serverEncodeResolution,
+} from '../../src/attestations/layout.js';
 import { base58ToBytes, bytesToBase58 } from '../src/encoding.js';
 import {
   type Attestation,
@@ -8,6 +12,7 @@ import {
   hashMarketId,
   hashQuestion,
   hashRequestId,
+  hashSymbol,
   verifyAttestation,
 } from '../src/index.js';
 import { attest, encodePrice, encodeResolution, newSigner, sha256 } from './attestation-fixtures.js';
@@ -210,5 +215,74 @@ describe('the client’s base58', () => {
       }
     }
     expect(() => base58ToBytes('0OIl')).toThrow('not base58');
+  });
+});
+
+describe('the client against the service’s own encoder', () => {
+  it('decodes what the service’s layout encoder writes, and hashes the same way', async () => {
+    const mint = 'So11111111111111111111111111111111111111112';
+    for (const symbolOrMint of ['SOL', mint]) {
+      const fields = decodeAttestation(
+        serverEncodePrice({
+          mode: 'sandbox',
+          requestId: 'req_server',
+          timeMs: 1_764_306_000_123,
+          symbolOrMint,
+          price: 187.4321,
+          sources: 5,
+          valid: false,
+        }),
+      );
+      expect(fields).toEqual({
+        version: 1,
+        kind: 'price',
+        mode: 'sandbox',
+        requestIdHash: await hashRequestId('req_server'),
+        madeAt: 1_764_306_000_123,
+        symbolHash: await hashSymbol(symbolOrMint),
+        price: 1_874_321n,
+        exponent: -4,
+        sources: 5,
+        valid: false,
+      });
+    }
+    expect(await hashSymbol(mint)).toBe(Buffer.from(getBase58Encoder().encode(mint)).toString('hex'));
+    expect(await hashSymbol('SOL')).toBe(sha256('SOL').toString('hex'));
+
+    for (const [context, marketId, winningIndex] of [
+      ['Per the UTC close.', 'mkt_9', 2],
+      [null, null, null],
+    ] as const) {
+      const fields = decodeAttestation(
+        serverEncodeResolution({
+          mode: 'live',
+          requestId: 'req_ai_server',
+          timeMs: 1_764_306_001_000,
+          question: 'Which "quoted" team wins — ünïcode?',
+          outcomes: ['A', 'B', 'Draw'],
+          context,
+          marketId,
+          winningIndex,
+          confidence: 0.8734,
+          agreeing: 2,
+          models: 3,
+          canDetermine: winningIndex !== null,
+        }),
+      );
+      expect(fields).toEqual({
+        version: 1,
+        kind: 'resolution',
+        mode: 'live',
+        requestIdHash: await hashRequestId('req_ai_server'),
+        madeAt: 1_764_306_001_000,
+        questionHash: await hashQuestion('Which "quoted" team wins — ünïcode?', ['A', 'B', 'Draw'], context),
+        marketIdHash: marketId === null ? null : await hashMarketId(marketId),
+        outcomeIndex: winningIndex,
+        confidence: 8_734,
+        agreeing: 2,
+        models: 3,
+        canDetermine: winningIndex !== null,
+      });
+    }
   });
 });

@@ -10,12 +10,17 @@ export interface Needs {
   edge: { biller: Biller; streams: EventStreams };
 }
 
-/** The live-data streams' descriptor (src/feature.ts): their settings and routes. */
+/** The live-data streams' descriptor (src/feature.ts): their settings, routes and the market events' retention. */
 export const streamsFeature: Feature<{ liveStreams: typeof liveStreamSettings }, Needs> = {
   name: 'streams',
   settings: { liveStreams: liveStreamSettings },
   async api(app, deps) {
     const { liveStreamRoutes } = await import('./routes.js');
     liveStreamRoutes(app, { ...deps, settings: deps.config.liveStreams });
+  },
+  // Fixed by the stream's contract: `Last-Event-ID` resumes a market stream over 24 hours.
+  async retention() {
+    const { MARKET_STREAM_RETENTION_MS, PRUNE } = await import('./market-sql.js');
+    return [{ name: 'market_stream_events', prune: PRUNE, keepMs: () => MARKET_STREAM_RETENTION_MS }];
   },
 };

@@ -4,4 +4,5 @@
  * is `feature.ts`.
  */
 export { type LiveStreamSettings, liveStreamSettings } from './config.js';
+export { type MarketChanges, recordMarketChanges, type StreamedTrade } from './market-log.js';
 export { PriceStreamEvent } from './schemas.js';

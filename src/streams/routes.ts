@@ -6,9 +6,19 @@ import type { Biller } from '../ledger/index.js';
 import { formatUsd } from '../lib/money.js';
 import { MAX_BATCH_SYMBOLS, type PriceService } from '../prices/index.js';
 import type { LiveStreamSettings } from './config.js';
+import { MarketFeed, readResume } from './market-feed.js';
+import { streamedMarkets } from './market-ids.js';
 import { minuteMeter } from './meter.js';
 import { PriceFeed } from './price-feed.js';
-import { PriceStreamEvent, PriceStreamHeaders, StreamPricesQuery } from './schemas.js';
+import {
+  MAX_STREAM_MARKETS,
+  MarketStreamEvent,
+  MarketStreamHeaders,
+  PriceStreamEvent,
+  PriceStreamHeaders,
+  StreamMarketsQuery,
+  StreamPricesQuery,
+} from './schemas.js';
 import { streamedTokens } from './symbols.js';
 
 /** What every live-data stream's description says of the mechanism (docs/api.md#event-streams). */
@@ -46,6 +56,7 @@ export function liveStreamRoutes(
     intervalMs: settings.priceIntervalMs,
   });
   app.addHook('onClose', async () => prices.close());
+  const markets = new MarketFeed({ db: deps.db, log: deps.log });
   const meterDeps = { db: deps.db, clock: deps.clock, biller: edge.biller };
   const minuteUsd = formatUsd(settings.minuteMicros);
 
@@ -96,6 +107,54 @@ export function liveStreamRoutes(
         announce: { limits: { symbols: MAX_BATCH_SYMBOLS, priceIntervalMs: settings.priceIntervalMs } },
       });
       // The response is hijacked and streams on; nothing more is sent from here.
+      return {} as never;
+    },
+  });
+
+  defineRoute(app, {
+    method: 'GET',
+    url: '/stream/markets',
+    operationId: 'streamMarkets',
+    responseName: 'MarketStreamEvent',
+    summary: 'Live state, trades and resolution of up to 50 markets, as server-sent events',
+    description:
+      'A `text/event-stream` that stays open. After `event: stream`, one `event: market` per market (the ' +
+      'snapshot: status, each outcome’s `lastPrice` and `probability`, `tradingStats`), then `event: market` on ' +
+      'every change of status, prices or probability, `event: trade` for each trade and `event: resolved` when ' +
+      `the market resolves. \`ids\`: 1–${MAX_STREAM_MARKETS} market ids, comma-separated (more, or a malformed ` +
+      'one: 400 `VALIDATION_ERROR`; a market that does not exist or is DRAFT: 404 `NOT_FOUND`; all before ' +
+      'anything is charged). Every event has an `id`; a client reconnecting with `Last-Event-ID` gets the ' +
+      'events it missed of the last 24 hours (an older or unknown id: a new snapshot; a malformed one: 400 ' +
+      `\`VALIDATION_ERROR\`). ${billingNote(minuteUsd)} ${MECHANISM}`,
+    tags: ['streams'],
+    permission: 'markets',
+    querystring: StreamMarketsQuery,
+    response: MarketStreamEvent,
+    stream: { headers: MarketStreamHeaders },
+    errors: [
+      'VALIDATION_ERROR',
+      'NOT_FOUND',
+      'INSUFFICIENT_BALANCE',
+      'QUOTA_EXCEEDED',
+      'SERVICE_UNAVAILABLE',
+      'STREAM_LIMIT_EXCEEDED',
+    ],
+    handler: async ({ principal, requestId, query }, request, reply) => {
+      // Bad input and unknown markets are refused here, before a slot is taken or a minute charged.
+      const ids = await streamedMarkets(deps.db, query.ids);
+      const lastEventId = request.headers['last-event-id'];
+      const resume = readResume(typeof lastEventId === 'string' ? lastEventId : undefined, ids.length);
+      await edge.streams.open(request, reply, {
+        requestId,
+        owner: principal,
+        source: () => markets.source(ids, resume, requestId),
+        meter: minuteMeter(
+          meterDeps,
+          { principal, requestId, operation: 'streamMarkets' },
+          settings.minuteMicros,
+        ),
+        announce: { limits: { markets: MAX_STREAM_MARKETS } },
+      });
       return {} as never;
     },
   });

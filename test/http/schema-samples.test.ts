@@ -103,7 +103,11 @@ function statedInWords(answer: { code?: string; details?: { problems?: { message
 
 // An open event stream answers until the client leaves, so a request to it never completes here;
 // test/webhooks/stream.test.ts and test/streams/ cover them (their bad input included).
-const STREAMS = new Set(['get /api/v1/webhooks/stream', 'get /api/v1/stream/prices']);
+const STREAMS = new Set([
+  'get /api/v1/webhooks/stream',
+  'get /api/v1/stream/prices',
+  'get /api/v1/stream/markets',
+]);
 
 describe('generated requests that their schema accepts', () => {
   it('are never refused (4xx) or failed (5xx), on any operation', async () => {

@@ -39,6 +39,8 @@ const FILL = `
   SELECT r.id, p, 'm', 0, 0.9, 1, now() FROM ai_requests r, generate_series(0, 3) p;
   INSERT INTO market_events (id, type, body_sha256, at, ingested_at)
   SELECT 'e' || g, 'stake', '\\x00', now(), now() - g * interval '1 minute' FROM generate_series(1, ${ROWS}) g;
+  INSERT INTO market_stream_events (id, market_id, kind, data, created_at)
+  SELECT g, 'm' || (g % 100), 'trade', '{}', now() - g * interval '1 minute' FROM generate_series(1, ${ROWS}) g;
   INSERT INTO idempotency_keys (account_id, idempotency_key, fingerprint, request_id, status, response_status,
                                 response_body, created_at)
   SELECT 'acct_plans', 'k' || g, 'f', 'r', 'done', 200, '{}', now() - g * interval '1 minute'

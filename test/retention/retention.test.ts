@@ -206,6 +206,12 @@ describe('retention', () => {
 
     // 91 days after T0, 2 after the recent round.
     ctx.clock.set(new Date(T0.getTime() + 91 * DAY));
+    // Market stream events: kept 24 hours (one 25 hours old goes, one an hour old stays).
+    await ctx.database.db.query(
+      `INSERT INTO market_stream_events (id, market_id, kind, data, created_at)
+       VALUES (900001, 'm', 'market', '{}', $1), (900002, 'm', 'market', '{}', $2)`,
+      [new Date(ctx.clock.now().getTime() - 25 * 3_600_000), new Date(ctx.clock.now().getTime() - 3_600_000)],
+    );
     const report = await retention.run(ctx.clock.now());
     expect(report).toEqual({
       webhook_deliveries: 3, // the old AI requests' and the old job's callbacks
@@ -213,6 +219,7 @@ describe('retention', () => {
       ai_requests: 2,
       scheduled_jobs: 2, // the old completed job and the old cancelled one
       market_events: 1,
+      market_stream_events: 1,
       // Sessions and challenges: test/dashboard/sessions.test.ts.
       'dashboard_sessions (expired)': 0,
       'dashboard_sessions (idle)': 0,

@@ -11,7 +11,12 @@ export interface StreamEvent {
   event: string;
   /** Absent on the mechanism's own events (`stream`, `error`): they never move a client's resume point. */
   id?: string;
-  data: unknown;
+  data?: unknown;
+  /**
+   * The data already as one line of JSON, written as is instead of `data`: an event fanned out to
+   * many streams is serialised once, not once per stream.
+   */
+  json?: string;
 }
 
 /** What ends a stream, as its last event: a code of the vocabulary (src/errors.ts). */
@@ -25,7 +30,10 @@ export function eventText(event: StreamEvent): string {
   if (UNSAFE_FIELD.test(event.event) || (event.id !== undefined && UNSAFE_FIELD.test(event.id)))
     throw new Error(`event-stream: an event name or id with a line break or NUL (${JSON.stringify(event)})`);
   const id = event.id === undefined ? '' : `id: ${event.id}\n`;
-  return `event: ${event.event}\n${id}data: ${JSON.stringify(event.data)}\n\n`;
+  const json = event.json ?? JSON.stringify(event.data);
+  if (event.json !== undefined && UNSAFE_FIELD.test(json))
+    throw new Error(`event-stream: JSON data with a line break or NUL (${event.event})`);
+  return `event: ${event.event}\n${id}data: ${json}\n\n`;
 }
 
 /** Comment lines (each starts with `:`): clients ignore them; proxies see a live connection. */

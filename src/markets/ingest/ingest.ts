@@ -11,6 +11,7 @@ import {
 
 export type { LineOutcome, LineReason };
 
+import { type MarketChanges, recordMarketChanges, type StreamedTrade } from '../../streams/index.js';
 import { NOTIFY } from '../lifecycle/lifecycle-sql.js';
 import { listedMarketsChanged } from '../read/list-cache.js';
 import { type ParsedEvent, parseEventLine } from './events.js';
@@ -108,6 +109,7 @@ export async function ingestLines(db: Database, lines: readonly string[]): Promi
     const chunk = valid.slice(i, i + CHUNK_SIZE);
     const verdicts = await db.transaction(async (tx) => {
       const applied = await applyChunk(tx, chunk);
+      await recordMarketChanges(tx, streamChanges(chunk, applied)); // the market stream (docs/streams.md#markets)
       await tx.query(NOTIFY); // the lifecycle worker looks at the changed markets' closing times
       return applied;
     });
@@ -132,4 +134,27 @@ export async function ingestLines(db: Database, lines: readonly string[]): Promi
   }
   report.reports.sort((a, b) => a.line - b.line);
   return report;
+}
+
+/** What the applied events of a chunk changed, as the market stream needs to know it. */
+function streamChanges(chunk: ParsedEvent[], verdicts: Verdict[]): MarketChanges {
+  const changes = { marketIds: new Set<string>(), orderIds: [] as string[], trades: [] as StreamedTrade[] };
+  chunk.forEach(({ event }, i) => {
+    if (verdicts[i] !== null) return;
+    if (event.type === 'market.created') changes.marketIds.add(event.market.id);
+    else if (event.type === 'order.filled' || event.type === 'order.cancelled')
+      changes.orderIds.push(event.orderId);
+    else if (event.type === 'trade') {
+      const { marketId, tradeId, outcome, price, shares, at } = event;
+      changes.trades.push({
+        marketId,
+        tradeId,
+        outcome,
+        price,
+        shares,
+        at: new Date(Date.parse(at)).toISOString(),
+      });
+    } else if (event.type !== 'position' && event.type !== 'stake') changes.marketIds.add(event.marketId);
+  });
+  return changes;
 }

@@ -7,6 +7,7 @@ import { randomBase62 } from '../../lib/ids.js';
 import type { Log } from '../../logger.js';
 import { type PriceService, parseTarget } from '../../prices/index.js';
 import type { QueueHandler } from '../../queue/queue.js';
+import { recordMarketChanges } from '../../streams/index.js';
 import { listedMarketsChanged } from '../read/list-cache.js';
 import * as sql from './lifecycle-sql.js';
 import { type Actor, applyResolution, applyStatus } from './status.js';
@@ -79,6 +80,7 @@ async function advance(deps: LifecycleDeps, market: ClaimedMarket): Promise<void
     const [closed] = await tx.query<{ status: string }>(sql.LOCK_LEASED, [market.id, token]);
     if (closed?.status === 'CLOSED') await move(tx, market.id, 'RESOLVING', at, '2-resolving');
     const [now] = await tx.query<{ status: string }>(sql.LOCK_LEASED, [market.id, token]);
+    await recordMarketChanges(tx, { marketIds: [market.id] }); // the market stream (docs/streams.md#markets)
     return now?.status ?? null;
   });
   if (status === null) return;
@@ -110,6 +112,7 @@ async function advance(deps: LifecycleDeps, market: ClaimedMarket): Promise<void
       await tx.query(sql.NOTE_DETAILS, [market.id, JSON.stringify(details)]);
     }
     await tx.query(sql.RELEASE, [market.id, token, true, null]);
+    await recordMarketChanges(tx, { marketIds: [market.id] });
   });
   listedMarketsChanged(db);
   deps.log.info({ marketId: market.id, winner: found.winner }, 'market resolution attempted');

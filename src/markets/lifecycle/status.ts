@@ -1,6 +1,7 @@
 import { type Context, withTransaction } from '../../context.js';
 import type { Queryable } from '../../db/database.js';
 import { AppError, notFound, validationError } from '../../errors.js';
+import { recordMarketChanges } from '../../streams/index.js';
 import { type MarketStatus, toMicros } from '../ingest/events.js';
 import { listedMarketsChanged } from '../read/list-cache.js';
 
@@ -169,6 +170,7 @@ export async function resolveByAdmin(
     });
     // The row is locked and its last change is older than now, so both parts apply.
     if (!applied.recorded || !applied.finalized) throw new Error(`resolution of ${market.id} did not apply`);
+    await recordMarketChanges(tx, { marketIds: [market.id] }); // the market stream (docs/streams.md#markets)
     return {
       marketId: market.id,
       status: 'FINALIZED',

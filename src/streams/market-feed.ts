@@ -1,0 +1,256 @@
+import type { Database } from '../db/database.js';
+import { foldedWakes, NotificationFanOut } from '../http/event-stream/fan-out.js';
+import type { StreamSink, StreamSource } from '../http/event-stream/stream.js';
+import type { Log } from '../logger.js';
+import * as sql from './market-sql.js';
+import { type MarketStateRow, marketState } from './market-state.js';
+
+/** One stored event, as every process reads it. */
+interface EventRow {
+  id: string;
+  market_id: string;
+  kind: string;
+  data: string;
+}
+
+const BATCH = 1000;
+/** A replay sends no more while this much is written and not yet taken by the client. */
+const REPLAY_BACKLOG_BYTES = 256 * 1024;
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface MarketFeedDeps {
+  db: Database;
+  log: Log;
+}
+
+/** Where a stream starts: the client's `Last-Event-ID`, read (docs/streams.md#markets). */
+export type MarketResume =
+  | { kind: 'none' }
+  /** A live event's id, or a snapshot's last one: replay what came after, if it is still kept. */
+  | { kind: 'after'; id: bigint; text: string }
+  /** A snapshot cut short: the snapshot again. */
+  | { kind: 'snapshot'; text: string };
+
+/** `m.<id>` (a live event) or `m.<upTo>.<k>` (the k-th event of a snapshot taken up to `upTo`). */
+export function readResume(lastEventId: string | undefined, marketCount: number): MarketResume {
+  if (lastEventId === undefined) return { kind: 'none' };
+  const [, id, k] = /^m\.([0-9]{1,19})(?:\.([0-9]{1,3}))?$/.exec(lastEventId) ?? [];
+  if (id === undefined) return { kind: 'none' }; // the route's schema refuses it first
+  if (k !== undefined && Number(k) < marketCount) return { kind: 'snapshot', text: lastEventId };
+  return { kind: 'after', id: BigInt(id), text: lastEventId };
+}
+
+/**
+ * What `GET /stream/markets` sends (docs/streams.md#markets): the process reads the stored events
+ * once per notification — one query for every market any of its streams follows — and hands each
+ * row to the streams of its market; each stream has read its own snapshot or replay first.
+ */
+export class MarketFeed {
+  private readonly byMarket = new Map<string, Set<MarketSubscriber>>();
+  private readonly fanOut: NotificationFanOut;
+  private readonly wake: () => void;
+  /** The newest id this process has read for every followed market; undefined while not listening. */
+  private cursor: bigint | undefined;
+  private listening: Promise<void> | undefined;
+  private unsubscribe: (() => void) | undefined;
+  /** Moves when a market is added: a read that began before may have passed over its rows. */
+  private version = 0;
+  private subscribers = 0;
+
+  constructor(private readonly deps: MarketFeedDeps) {
+    this.fanOut = new NotificationFanOut(deps.db, sql.MARKET_STREAM_CHANNEL, deps.log);
+    this.wake = foldedWakes(
+      () => this.read(),
+      (err) => deps.log.warn({ err }, 'market stream: reading events failed'),
+    );
+  }
+
+  /** How many markets this process follows now (tests, the benchmark). */
+  get marketCount(): number {
+    return this.byMarket.size;
+  }
+
+  source(ids: string[], resume: MarketResume, requestId: string): StreamSource {
+    return new MarketSubscriber(this, this.deps, ids, resume, requestId);
+  }
+
+  /** Adds a stream's markets to what this process reads; resolves once the process is listening. */
+  async join(subscriber: MarketSubscriber): Promise<void> {
+    for (const id of subscriber.ids) {
+      let set = this.byMarket.get(id);
+      if (!set) {
+        set = new Set();
+        this.byMarket.set(id, set);
+        this.version += 1;
+      }
+      set.add(subscriber);
+    }
+    this.subscribers += 1;
+    this.listening ??= this.listen();
+    await this.listening;
+  }
+
+  leave(subscriber: MarketSubscriber): void {
+    let left = false;
+    for (const id of subscriber.ids) {
+      const set = this.byMarket.get(id);
+      if (!set?.delete(subscriber)) continue;
+      left = true;
+      if (set.size === 0) this.byMarket.delete(id);
+    }
+    if (!left) return;
+    this.subscribers -= 1;
+    if (this.subscribers === 0) {
+      this.unsubscribe?.();
+      this.unsubscribe = undefined;
+      this.listening = undefined;
+      this.cursor = undefined;
+    }
+  }
+
+  private async listen(): Promise<void> {
+    try {
+      this.unsubscribe = await this.fanOut.subscribe(sql.MARKET_STREAM_TOPIC, this.wake);
+      // Read after listening: a row committed in between is both after the cursor and notified.
+      const [row] = await this.deps.db.query<{ id: string }>(sql.NEWEST);
+      this.cursor = BigInt(row?.id ?? '0');
+    } catch (err) {
+      this.listening = undefined;
+      throw err;
+    }
+  }
+
+  /** One read for every followed market, in pages; each row to the streams of its market. */
+  private async read(): Promise<void> {
+    for (;;) {
+      const cursor = this.cursor;
+      if (cursor === undefined || this.byMarket.size === 0) return;
+      const version = this.version;
+      const rows = await this.deps.db.query<EventRow>(sql.AFTER, [
+        cursor.toString(),
+        [...this.byMarket.keys()],
+        BATCH,
+      ]);
+      for (const row of rows) {
+        const id = BigInt(row.id);
+        for (const subscriber of this.byMarket.get(row.market_id) ?? []) subscriber.deliver(id, row);
+      }
+      const last = rows.at(-1);
+      // A market added while reading was not in the query: read again from the same cursor (the
+      // streams skip what they already have).
+      if (this.version !== version) continue;
+      if (last && this.cursor === cursor) this.cursor = BigInt(last.id);
+      if (rows.length < BATCH) return;
+    }
+  }
+
+  /** A stream's own read of its markets' events after `after` (its replay, its catch-up). */
+  readAfter(ids: string[], after: bigint): Promise<EventRow[]> {
+    return this.deps.db.query<EventRow>(sql.AFTER, [after.toString(), ids, BATCH]);
+  }
+}
+
+/** One open market stream: its snapshot or replay, then the live events of its markets, each once. */
+class MarketSubscriber implements StreamSource {
+  private sink: StreamSink | undefined;
+  /** The newest event id this stream has sent (or that its snapshot holds). */
+  private after = 0n;
+  private catchingUp = true;
+  /** An event arrived while catching up: read again before going live. */
+  private missed = false;
+  private stopped = false;
+
+  constructor(
+    private readonly feed: MarketFeed,
+    private readonly deps: MarketFeedDeps,
+    readonly ids: string[],
+    private readonly resume: MarketResume,
+    private readonly requestId: string,
+  ) {}
+
+  async start(sink: StreamSink): Promise<void> {
+    await this.feed.join(this);
+    if (this.stopped) return;
+    const replay = this.resume.kind === 'after' && (await this.kept(this.resume.id));
+    sink.comment(`sibyl market stream ${this.requestId}: ${this.ids.join(', ')}${this.note(replay)}`);
+    if (replay && this.resume.kind === 'after') this.after = this.resume.id;
+    else await this.snapshot(sink);
+    while (!this.stopped) {
+      this.missed = false;
+      if (!(await this.catchUp(sink))) return;
+      if (!this.missed) break;
+    }
+    this.catchingUp = false;
+    this.sink = sink;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.sink = undefined;
+    this.feed.leave(this);
+  }
+
+  /** A row the process read: sent if it is newer than what this stream has (each event once). */
+  deliver(id: bigint, row: EventRow): void {
+    if (this.catchingUp) {
+      this.missed = true;
+      return;
+    }
+    const sink = this.sink;
+    if (!sink || sink.closed || id <= this.after) return;
+    this.after = id;
+    sink.send({ event: row.kind, id: `m.${row.id}`, json: this.withRequestId(row.data) });
+  }
+
+  /** The stored data (a JSON object) with this stream's `requestId` first, as every event carries it. */
+  private withRequestId(data: string): string {
+    return `{"requestId":${JSON.stringify(this.requestId)},${data.slice(1)}`;
+  }
+
+  private note(replay: boolean): string {
+    const { resume } = this;
+    if (resume.kind === 'none') return '';
+    if (replay) return `; the events after ${resume.text} first`;
+    return resume.kind === 'snapshot'
+      ? `; ${resume.text} is within a snapshot: the snapshot again`
+      : `; ${resume.text} is not an event of the last 24 hours: a new snapshot`;
+  }
+
+  private async kept(id: bigint): Promise<boolean> {
+    const [row] = await this.deps.db.query<{ kept: boolean }>(sql.KEPT, [id.toString()]);
+    return row?.kept === true;
+  }
+
+  /** One `event: market` per market, in the order asked, each with the snapshot's resume point. */
+  private async snapshot(sink: StreamSink): Promise<void> {
+    const rows = await this.deps.db.query<MarketStateRow & { up_to: string }>(sql.SNAPSHOT, [this.ids]);
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const upTo = rows[0]?.up_to ?? '0';
+    this.after = BigInt(upTo);
+    this.ids.forEach((id, k) => {
+      const row = byId.get(id);
+      if (row)
+        sink.send({
+          event: 'market',
+          id: `m.${upTo}.${k + 1}`,
+          data: { requestId: this.requestId, ...marketState(row) },
+        });
+    });
+  }
+
+  /** Sends what is stored after `after`, to the end; false once the stream is closed. */
+  private async catchUp(sink: StreamSink): Promise<boolean> {
+    for (;;) {
+      const rows = await this.feed.readAfter(this.ids, this.after);
+      for (const row of rows) {
+        // A long replay waits for the client to take what was sent rather than filling its queue.
+        while (sink.backlogBytes > REPLAY_BACKLOG_BYTES && !sink.closed && !this.stopped) await pause(20);
+        if (sink.closed || this.stopped) return false;
+        this.after = BigInt(row.id);
+        sink.send({ event: row.kind, id: `m.${row.id}`, json: this.withRequestId(row.data) });
+      }
+      if (rows.length < BATCH) return !sink.closed && !this.stopped;
+    }
+  }
+}

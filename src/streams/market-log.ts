@@ -1,0 +1,86 @@
+import type { Queryable } from '../db/database.js';
+import * as sql from './market-sql.js';
+import { type MarketStateRow, marketState } from './market-state.js';
+
+/** A trade as `event: trade` sends it. */
+export interface StreamedTrade {
+  marketId: string;
+  tradeId: string;
+  outcome: number;
+  price: number;
+  shares: string;
+  /** ISO 8601. */
+  at: string;
+}
+
+/** What a transaction changed in markets, as the market stream needs to know it. */
+export interface MarketChanges {
+  /** Markets whose status, book, trades or resolution may have changed. */
+  marketIds: Iterable<string>;
+  /** Orders filled or cancelled: their markets' books changed. */
+  orderIds?: readonly string[];
+  /** Trades recorded, each sent as `event: trade`. */
+  trades?: readonly StreamedTrade[];
+}
+
+interface Pending {
+  marketId: string;
+  kind: 'market' | 'trade' | 'resolved';
+  data: string;
+}
+
+/**
+ * The market stream's writer (docs/streams.md#markets), called by every transaction that changes a
+ * market, last before it commits: a `trade` event per trade, a `market` event for each market whose
+ * status, prices or probability now differ from its last one, a `resolved` event when it has just
+ * been resolved; ids taken under a lock held until commit (ascending in commit order); one
+ * notification, so that each API process reads the new rows once.
+ */
+export async function recordMarketChanges(tx: Queryable, changes: MarketChanges): Promise<void> {
+  const ids = new Set(changes.marketIds);
+  const trades = changes.trades ?? [];
+  for (const trade of trades) ids.add(trade.marketId);
+  if (changes.orderIds && changes.orderIds.length > 0) {
+    const rows = await tx.query<{ market_id: string }>(sql.ORDER_MARKETS, [changes.orderIds]);
+    for (const row of rows) ids.add(row.market_id);
+  }
+  if (ids.size === 0) return;
+  // Locked before the states are read: a concurrent writer's changes are committed and seen, so a
+  // `market` event never states something older than the one before it.
+  await tx.query(sql.LOCK);
+  const states = await tx.query<MarketStateRow & { last: string | null }>(sql.CHANGED, [[...ids]]);
+  const pending: Pending[] = [...trades]
+    .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.tradeId < b.tradeId ? -1 : 1))
+    .map((trade) => ({ marketId: trade.marketId, kind: 'trade', data: JSON.stringify(trade) }));
+  for (const row of states.sort((a, b) => (a.id < b.id ? -1 : 1))) {
+    const state = marketState(row);
+    const data = JSON.stringify(state);
+    if (data === row.last) continue;
+    pending.push({ marketId: row.id, kind: 'market', data });
+    const before = row.last === null ? null : (JSON.parse(row.last) as { resolution: unknown });
+    if (state.resolution && !before?.resolution) {
+      const winner = state.outcomes[state.resolution.winningOutcomeIndex];
+      pending.push({
+        marketId: row.id,
+        kind: 'resolved',
+        data: JSON.stringify({
+          marketId: row.id,
+          status: state.status,
+          winningOutcomeIndex: state.resolution.winningOutcomeIndex,
+          winningOutcomeLabel: winner?.label ?? null,
+          resolvedAt: state.resolution.resolvedAt,
+        }),
+      });
+    }
+  }
+  if (pending.length === 0) return;
+  const [taken] = await tx.query<{ last: string }>(sql.TAKE_IDS, [pending.length]);
+  const first = BigInt(taken?.last ?? '0') - BigInt(pending.length) + 1n;
+  await tx.query(sql.INSERT, [
+    pending.map((_, i) => (first + BigInt(i)).toString()),
+    pending.map((p) => p.marketId),
+    pending.map((p) => p.kind),
+    pending.map((p) => p.data),
+  ]);
+  await tx.query(sql.NOTIFY);
+}

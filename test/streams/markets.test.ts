@@ -1,0 +1,261 @@
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ingestText } from '../../src/markets/ingest/ingest.js';
+import { createTestContext, type TestContext } from '../helpers/context.js';
+import { type OpenEventStream, openEventStream } from '../helpers/event-stream.js';
+import { countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
+import { event, marketCreated, ndjson, wallet } from '../markets/events.js';
+
+/**
+ * GET /stream/markets (docs/streams.md#markets): a snapshot per market, then `market` on each change
+ * of status, prices or probability, `trade` per trade, `resolved` on resolution; events stored with
+ * ids in commit order, so that `Last-Event-ID` resumes after a cut; bad input refused before any
+ * charge; the probability is the one GET /markets/{id} answers.
+ */
+
+let ctx: TestContext;
+let base: string;
+const clients: OpenEventStream[] = [];
+
+beforeAll(async () => {
+  ctx = await createTestContext();
+  await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+  base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/api/v1`;
+});
+afterAll(async () => {
+  for (const client of clients) await client.close();
+  await expectLedgerReconciles(ctx.database.db);
+  await ctx.close();
+});
+
+async function stream(key: string, ids: string, headers: Record<string, string> = {}) {
+  const client = await openEventStream(`${base}/stream/markets?ids=${ids}`, {
+    authorization: `Bearer ${key}`,
+    ...headers,
+  });
+  clients.push(client);
+  return client;
+}
+
+const named = (client: OpenEventStream, name: string) => client.events.filter((e) => e.event === name);
+type MarketData = {
+  id: string;
+  status: string;
+  outcomes: { index: number; lastPrice: number | null; probability: number }[];
+  tradingStats: { totalTrades: number };
+};
+
+async function ingest(events: Record<string, unknown>[]): Promise<void> {
+  const report = await ingestText(ctx.database.db, ndjson(events));
+  expect(report).toMatchObject({ refused: 0 });
+}
+
+let tradeCount = 0;
+function trade(marketId: string, price: number, at: string) {
+  tradeCount += 1;
+  return event('trade', at, {
+    marketId,
+    tradeId: `t-${marketId}-${tradeCount}`,
+    outcome: 0,
+    price,
+    shares: '1000',
+    buyer: wallet('buyer'),
+    seller: wallet('seller'),
+  });
+}
+
+describe('a market stream', () => {
+  it('announces itself, sends a snapshot per market, then trades, changes and the resolution', async () => {
+    await ingest([marketCreated({ id: 'ms-a' }), marketCreated({ id: 'ms-b' })]);
+    const account = await ctx.createAccount({ mode: 'sandbox' });
+    const client = await stream(account.key, 'ms-b,ms-a,ms-b');
+    expect(client.response.status).toBe(200);
+    await client.until(() => named(client, 'market').length >= 2);
+    expect(client.events[0]).toMatchObject({
+      event: 'stream',
+      data: { minuteUsd: '0.002', limits: { perKey: 3, perAccount: 10, perAddress: 20, markets: 50 } },
+    });
+    // Duplicates collapse; the order asked.
+    const snapshot = named(client, 'market').map((e) => e.data as MarketData);
+    expect(snapshot.map((m) => m.id)).toEqual(['ms-b', 'ms-a']);
+    expect(snapshot[0]).toMatchObject({
+      status: 'OPEN',
+      outcomes: [
+        { index: 0, label: 'Yes', lastPrice: null, probability: 0.5 },
+        { index: 1, label: 'No', lastPrice: null, probability: 0.5 },
+      ],
+      tradingStats: { totalVolume: '0', totalTrades: 0 },
+      resolution: null,
+    });
+    for (const e of named(client, 'market')) expect(e.id).toMatch(/^m\.\d+\.[12]$/);
+
+    await ingest([trade('ms-a', 7000, '2026-03-02T10:00:00Z')]);
+    await client.until(() => named(client, 'market').length >= 3);
+    const [tradeEvent] = named(client, 'trade');
+    expect(tradeEvent?.data).toMatchObject({ marketId: 'ms-a', outcome: 0, price: 7000, shares: '1000' });
+    expect(tradeEvent?.data).toMatchObject({ at: '2026-03-02T10:00:00.000Z' });
+    const change = named(client, 'market').at(-1)?.data as MarketData;
+    expect(change.id).toBe('ms-a');
+    expect(change.outcomes[0]).toMatchObject({ lastPrice: 7000 });
+    expect(change.tradingStats.totalTrades).toBe(1);
+    // The probability is the detail's.
+    const detail = await ctx.request(account.key, { method: 'GET', url: '/api/v1/markets/ms-a' });
+    expect(change.outcomes.map((o) => o.probability)).toEqual(
+      detail.json().outcomes.map((o: { probability: number }) => o.probability),
+    );
+
+    // A position changes neither status, prices nor probability: no event.
+    await ingest([
+      event('position', '2026-03-02T10:01:00Z', {
+        marketId: 'ms-a',
+        wallet: wallet('holder'),
+        outcome: 0,
+        shares: '10',
+        wagered: '100',
+      }),
+      event('market.status', '2026-03-02T11:00:00Z', { marketId: 'ms-b', status: 'CLOSED' }),
+    ]);
+    await client.until(() => named(client, 'market').length >= 4);
+    expect(named(client, 'market').at(-1)?.data).toMatchObject({ status: 'CLOSED' });
+    await ingest([
+      event('market.resolved', '2026-03-02T12:00:00Z', { marketId: 'ms-b', winningOutcomeIndex: 1 }),
+    ]);
+    await client.until(() => named(client, 'resolved').length >= 1);
+    expect(named(client, 'resolved')[0]?.data).toMatchObject({
+      marketId: 'ms-b',
+      status: 'FINALIZED',
+      winningOutcomeIndex: 1,
+      winningOutcomeLabel: 'No',
+    });
+    const live = client.events.filter((e) => e.id?.match(/^m\.\d+$/));
+    const ids = live.map((e) => Number(e.id?.slice(2)));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(ids.length);
+    // Exactly what was sent: the trade, ms-a's change, ms-b closed, then its FINALIZED state and `resolved`.
+    expect(live.map((e) => e.event)).toEqual(['trade', 'market', 'market', 'market', 'resolved']);
+    await client.close();
+  });
+
+  it('resumes after a cut with what it missed (Last-Event-ID), each event once', async () => {
+    await ingest([marketCreated({ id: 'ms-r' })]);
+    const account = await ctx.createAccount({ mode: 'sandbox' });
+    const first = await stream(account.key, 'ms-r');
+    await first.until(() => named(first, 'market').length >= 1);
+    await ingest([trade('ms-r', 6000, '2026-03-03T10:00:00Z')]);
+    await first.until(() => named(first, 'trade').length >= 1);
+    const last = first.events.at(-1)?.id as string;
+    await first.close();
+    // Missed while away: two trades.
+    await ingest([trade('ms-r', 6100, '2026-03-03T10:01:00Z'), trade('ms-r', 6200, '2026-03-03T10:02:00Z')]);
+    const again = await stream(account.key, 'ms-r', { 'last-event-id': last });
+    await again.until(() => named(again, 'trade').length >= 2);
+    expect(again.comments.some((c) => c.includes(`the events after ${last} first`))).toBe(true);
+    expect(named(again, 'trade').map((e) => (e.data as { price: number }).price)).toEqual([6100, 6200]);
+    // No snapshot: the changes it missed.
+    expect(named(again, 'market').every((e) => /^m\.\d+$/.test(e.id ?? ''))).toBe(true);
+    await again.close();
+
+    // An id no longer kept (or never issued): a new snapshot, said so.
+    const old = await stream(account.key, 'ms-r', { 'last-event-id': 'm.999999999' });
+    await old.until(() => named(old, 'market').length >= 1);
+    expect(old.comments.some((c) => c.includes('a new snapshot'))).toBe(true);
+    expect(named(old, 'market')[0]?.data).toMatchObject({ outcomes: [{ lastPrice: 6200 }, {}] });
+    await old.close();
+  });
+
+  it('a stream that joins while events arrive misses none of them', async () => {
+    await ingest([marketCreated({ id: 'ms-busy' })]);
+    const account = await ctx.createAccount({ mode: 'sandbox' });
+    const watcher = await stream(account.key, 'ms-busy');
+    await watcher.until(() => named(watcher, 'market').length >= 1);
+    const writing = (async () => {
+      for (let i = 0; i < 20; i++)
+        await ingest([trade('ms-busy', 5000 + i, `2026-03-04T10:00:${String(i).padStart(2, '0')}Z`)]);
+    })();
+    const late = await stream(account.key, 'ms-busy');
+    await writing;
+    await watcher.until(() => named(watcher, 'trade').length >= 20);
+    await late.until(
+      () => (named(late, 'market').at(-1)?.data as MarketData | undefined)?.tradingStats.totalTrades === 20,
+    );
+    // The late stream's snapshot holds some trades; it gets every one after it, once, in order.
+    const snapshotTrades =
+      (named(late, 'market')[0]?.data as MarketData | undefined)?.tradingStats.totalTrades ?? -1;
+    const prices = named(late, 'trade').map((e) => (e.data as { price: number }).price);
+    expect(prices).toEqual(Array.from({ length: 20 - snapshotTrades }, (_, i) => 5000 + snapshotTrades + i));
+    await watcher.close();
+    await late.close();
+  });
+});
+
+describe('bad input, answered before any charge', () => {
+  const cases: [string, string, Record<string, string>, number, string][] = [
+    ['51 markets', Array.from({ length: 51 }, (_, i) => `m${i}`).join(','), {}, 400, 'VALIDATION_ERROR'],
+    ['a malformed id', 'ms-a,not%20an%20id', {}, 400, 'VALIDATION_ERROR'],
+    ['an empty entry', 'ms-a,,ms-b', {}, 400, 'VALIDATION_ERROR'],
+    ['an unknown market', 'ms-a,nowhere', {}, 404, 'NOT_FOUND'],
+    ['a malformed Last-Event-ID', 'ms-a', { 'last-event-id': 'yesterday' }, 400, 'VALIDATION_ERROR'],
+    ['a price event id on the market stream', 'ms-a', { 'last-event-id': 'p.1.1' }, 400, 'VALIDATION_ERROR'],
+  ];
+  it.each(cases)('%s', async (_name, ids, headers, status, code) => {
+    const account = await ctx.createAccount({ mode: 'sandbox', balanceUsd: '1.00' });
+    const response = await ctx.request(account.key, {
+      method: 'GET',
+      url: `/api/v1/stream/markets?ids=${ids}`,
+      headers,
+    });
+    expect(response.statusCode).toBe(status);
+    expect(response.json()).toMatchObject({ code });
+    expect(await countEntries(ctx.database.db, account.accountId, 'charge')).toBe(0);
+  });
+
+  it('a DRAFT market is as unknown as a market that does not exist', async () => {
+    await ingest([
+      marketCreated({ id: 'ms-draft' }),
+      event('market.status', '2026-03-01T10:00:01Z', { marketId: 'ms-draft', status: 'DRAFT' }),
+    ]);
+    const account = await ctx.createAccount({ mode: 'sandbox' });
+    const response = await ctx.request(account.key, {
+      method: 'GET',
+      url: '/api/v1/stream/markets?ids=ms-draft',
+    });
+    expect(response.statusCode).toBe(404);
+  });
+
+  it('a key without the markets permission is refused', async () => {
+    const account = await ctx.createAccount({ mode: 'sandbox', permissions: ['price'] });
+    const response = await ctx.request(account.key, {
+      method: 'GET',
+      url: '/api/v1/stream/markets?ids=ms-a',
+    });
+    expect(response.statusCode).toBe(403);
+  });
+});
+
+describe('metering and limits', () => {
+  it('charges minutes as streamMarkets, and counts against the same limits as the price streams', async () => {
+    const account = await ctx.createAccount({ mode: 'sandbox' });
+    const opened = [await stream(account.key, 'ms-a'), await stream(account.key, 'ms-a')];
+    const prices = await openEventStream(`${base}/stream/prices?symbols=SOL`, {
+      authorization: `Bearer ${account.key}`,
+    });
+    clients.push(prices);
+    expect(prices.response.status).toBe(200);
+    const fourth = await ctx.request(account.key, { method: 'GET', url: '/api/v1/stream/markets?ids=ms-a' });
+    expect(fourth.statusCode).toBe(429);
+    expect(fourth.json()).toMatchObject({ code: 'STREAM_LIMIT_EXCEEDED', details: { limit: 'perKey' } });
+    const rows = await ctx.database.db.query<{ operation: string }>(
+      `SELECT operation FROM ledger_entries WHERE account_id = $1 AND kind = 'charge' ORDER BY operation`,
+      [account.accountId],
+    );
+    expect(rows.map((r) => r.operation)).toEqual(['streamMarkets', 'streamMarkets', 'streamPrices']);
+    for (const client of [...opened, prices]) await client.close();
+  });
+
+  it('stream events older than 24 hours are pruned by retention', async () => {
+    const { streamsFeature } = await import('../../src/streams/feature.js');
+    const [table] = (await streamsFeature.retention?.()) ?? [];
+    expect(table?.name).toBe('market_stream_events');
+    expect(table?.keepMs({} as never)).toBe(24 * 3_600_000);
+  });
+});
