@@ -63,6 +63,8 @@ export interface CommandIo<C = unknown> {
   signal?: AbortSignal;
   /** Where a long-running command prints its lines as they come. */
   print(line: string): void;
+  /** Stdout is a terminal: a long-running command may redraw its lines (ANSI) instead of adding more. */
+  terminal?: boolean;
 }
 
 /** One `sibyl <name> <action>` command of a feature. */

@@ -14,4 +14,6 @@ export interface CliIo {
   signal?: AbortSignal;
   /** Where relative paths in the arguments are read from; default: this process's directory. */
   cwd?: string;
+  /** Stdout is a terminal: a long-running command may redraw what it printed (`stream prices`). */
+  terminal?: boolean;
 }

@@ -5,6 +5,7 @@ runCli(process.argv.slice(2), {
   env: process.env,
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  terminal: process.stdout.isTTY === true,
 }).then((code) => {
   if (code >= 0) process.exitCode = code;
 });

@@ -196,6 +196,7 @@ async function runOnDatabase(
     env: io.env,
     cwd: io.cwd ?? process.cwd(),
     print: (line) => io.stdout(`${line}\n`),
+    terminal: io.terminal === true,
     ...(io.signal ? { signal: io.signal } : {}),
     database() {
       opened ??= (async () => {

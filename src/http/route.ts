@@ -103,6 +103,14 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
     },
   );
 
+  // An unknown query parameter is a 400 on every route (docs/api.md#errors): a query schema
+  // that admits extra keys would let a misspelt parameter through silently.
+  if (
+    spec.querystring &&
+    (spec.querystring as { additionalProperties?: unknown }).additionalProperties !== false
+  ) {
+    throw new Error(`${spec.operationId}: its query schema must set additionalProperties: false`);
+  }
   app.apiRoutes.push({
     method: spec.method,
     url: API_PREFIX + spec.url,

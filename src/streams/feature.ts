@@ -1,3 +1,4 @@
+import type { CoreConfig } from '../core-settings.js';
 import type { Feature } from '../feature.js';
 import type { EventStreams } from '../http/event-stream/streams.js';
 import type { Biller } from '../ledger/index.js';
@@ -5,7 +6,7 @@ import type { PriceService } from '../prices/index.js';
 import { type LiveStreamSettings, liveStreamSettings } from './config.js';
 
 export interface Needs {
-  config: { liveStreams: LiveStreamSettings };
+  config: Pick<CoreConfig, 'port'> & { liveStreams: LiveStreamSettings };
   ports: { prices: PriceService };
   edge: { biller: Biller; streams: EventStreams };
 }
@@ -17,6 +18,19 @@ export const streamsFeature: Feature<{ liveStreams: typeof liveStreamSettings },
   async api(app, deps) {
     const { liveStreamRoutes } = await import('./routes.js');
     liveStreamRoutes(app, { ...deps, settings: deps.config.liveStreams });
+  },
+  commands: {
+    stream: {
+      usage: [
+        '  stream prices SYMBOL… [--api-url URL]   live prices of a running service: a table on a terminal,',
+        '                                          a line per change otherwise (SIBYL_API_KEY, SIBYL_API_URL)',
+      ],
+      async run(io, action, args) {
+        // A client of a running service, not of its database.
+        const { streamCommand } = await import('./watch-command.js');
+        return streamCommand(io, action, args);
+      },
+    },
   },
   // Fixed by the stream's contract: `Last-Event-ID` resumes a market stream over 24 hours.
   async retention() {
