@@ -86,6 +86,13 @@ await withSandboxApp(async (app, key, { db, config, hold }) => {
   examples.ApiKeyList = await call('GET', '/keys');
   examples.MarketList = await call('GET', '/markets?status=OPEN&pageSize=2');
   examples.MarketDetail = await call('GET', `/markets/${examples.MarketList.markets[0].id}`);
+  examples.MarketHistory = await call(
+    'GET',
+    `/markets/${examples.MarketList.markets[0].id}/history?interval=1d&outcome=0`,
+  );
+  examples.MarketCandle = examples.MarketHistory.candles.at(-1);
+  examples.MarketTrades = await call('GET', `/markets/${examples.MarketList.markets[0].id}/trades?limit=2`);
+  examples.MarketTrade = examples.MarketTrades.trades[0];
   // An `event: market` of GET /stream/markets is the moving part of the detail (src/streams/market-state.ts).
   examples.MarketStreamEvent = {
     requestId: priceEvent.requestId,

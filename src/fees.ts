@@ -16,4 +16,6 @@ export const FEES = {
   aiSchedule: cents(50),
   marketsList: cents(5),
   marketDetail: cents(2),
+  marketHistory: cents(5),
+  marketTrades: cents(2),
 } as const;

@@ -1,3 +1,3 @@
 /** Candle storage and historical series: the room's door. */
-export { resolveRange } from './buckets.js';
+export { MAX_DATA_POINTS, MAX_RANGE_HOURS, resolveRange } from './buckets.js';
 export { HistoricalService } from './service.js';

@@ -15,11 +15,13 @@ export const marketsFeature: Feature<{ markets: typeof marketSettings }, Needs> 
   name: 'markets',
   settings: { markets: marketSettings },
   async api(app, { config, db, clock, log, ports }) {
-    const [{ marketRoutes }, { marketAdminRoutes }, { createMarketService }] = await Promise.all([
-      import('./routes.js'),
-      import('./admin-routes.js'),
-      import('./wiring.js'),
-    ]);
+    const [{ marketRoutes }, { marketAdminRoutes }, { createMarketService }, { marketDataRoutes }] =
+      await Promise.all([
+        import('./routes.js'),
+        import('./admin-routes.js'),
+        import('./wiring.js'),
+        import('./series/routes.js'),
+      ]);
     const markets = createMarketService({
       db,
       clock,
@@ -30,6 +32,7 @@ export const marketsFeature: Feature<{ markets: typeof marketSettings }, Needs> 
     });
     app.addHook('onClose', () => markets.close());
     marketRoutes(app, markets);
+    marketDataRoutes(app, { solUsd: (mode) => markets.markets.solUsd(mode) });
     marketAdminRoutes(app, { db, settings: config.markets });
   },
   async worker({ config, db, clock, log, ports }) {

@@ -37,6 +37,8 @@ describe('GET /account', () => {
         aiSchedule: '0.50',
         marketsList: '0.05',
         marketDetail: '0.02',
+        marketHistory: '0.05',
+        marketTrades: '0.02',
       },
       limits: { maxActiveKeys: 25 },
     });

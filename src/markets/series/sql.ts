@@ -1,0 +1,62 @@
+import { statement } from '../../db/database.js';
+
+/** The statements of a market's history and trades (docs/markets.md#history, #trades). */
+
+/** The market an id or a slug names (the id wins), with what the routes need of it. */
+export const MARKET_REF = statement(
+  'markets_data_market',
+  `SELECT id, status, sandbox, ARRAY(SELECT outcome_index FROM market_outcomes o WHERE o.market_id = m.id) AS outcomes
+     FROM markets m
+    WHERE id = $1 OR slug = $1
+    ORDER BY (id = $1) DESC
+    LIMIT 1`,
+);
+
+/**
+ * One outcome's stored candles of width $3 opening in [$4, $5), merged into buckets of $6 seconds:
+ * one range scan of the primary key. The stored width divides the interval, so every stored candle
+ * falls in exactly one bucket; the first stored open and the last stored close are the bucket's.
+ */
+export const CANDLES = statement(
+  'markets_data_candles',
+  `SELECT (extract(epoch FROM date_bin(make_interval(secs => $6), bucket, timestamptz '1970-01-01 00:00:00+00')) * 1000)::float8 AS time_ms,
+          (array_agg(open ORDER BY bucket))[1] AS open, max(high) AS high, min(low) AS low,
+          (array_agg(close ORDER BY bucket DESC))[1] AS close, sum(volume)::text AS volume,
+          sum(trades)::float8 AS trades
+     FROM market_candles
+    WHERE market_id = $1 AND outcome_index = $2 AND width = $3 AND bucket >= $4 AND bucket < $5
+    GROUP BY 1
+    ORDER BY 1`,
+);
+
+/** The close of the outcome's last candle before $4: what flat buckets at the range's start carry. */
+export const CLOSE_BEFORE = statement(
+  'markets_data_close_before',
+  `SELECT close FROM market_candles
+    WHERE market_id = $1 AND outcome_index = $2 AND width = $3 AND bucket < $4
+    ORDER BY bucket DESC
+    LIMIT 1`,
+);
+
+const TRADE_COLUMNS = `trade_id, outcome_index, price, shares::text AS shares, buyer, seller,
+          to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at`;
+
+/** A market's trades before the position ($2 at, $3 trade id), newest first; $4 rows. */
+export const TRADES = statement(
+  'markets_data_trades',
+  `SELECT ${TRADE_COLUMNS}
+     FROM market_trades
+    WHERE market_id = $1 AND (at, trade_id) < ($2::timestamptz, $3::text)
+    ORDER BY at DESC, trade_id DESC
+    LIMIT $4`,
+);
+
+/** One outcome's trades before the position, newest first: the index market_trades_last. */
+export const OUTCOME_TRADES = statement(
+  'markets_data_outcome_trades',
+  `SELECT ${TRADE_COLUMNS}
+     FROM market_trades
+    WHERE market_id = $1 AND outcome_index = $5 AND (at, trade_id) < ($2::timestamptz, $3::text)
+    ORDER BY at DESC, trade_id DESC
+    LIMIT $4`,
+);
