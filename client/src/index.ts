@@ -50,6 +50,8 @@ export type {
   JobSummary,
   MarketQuery,
   MarketSummary,
+  MarketTrade,
+  MarketTradesQuery,
   PageIterators,
   Transaction,
   TransactionQuery,
