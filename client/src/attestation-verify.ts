@@ -7,23 +7,54 @@ export interface VerifyAttestationOptions {
   mode?: 'live' | 'sandbox';
 }
 
+/** `GET /api/v1/attestation/keys`'s answer, or the part of it `verifyAttestation` reads. */
+export interface AttestationKeySet {
+  keys: readonly { publicKey: string; mode: 'live' | 'sandbox'; retiredAt: string | null }[];
+}
+
+function isKeySet(value: Iterable<string> | AttestationKeySet): value is AttestationKeySet {
+  // Not `'keys' in value`: arrays and sets have a `keys` method.
+  return Array.isArray((value as { keys?: unknown }).keys);
+}
+
+/** Whether `publicKeys` trusts `publicKey` for a message of `mode` made at `madeAt`. */
+function trusts(
+  publicKeys: string | Iterable<string> | AttestationKeySet,
+  publicKey: string,
+  mode: 'live' | 'sandbox',
+  madeAt: number,
+): boolean {
+  if (typeof publicKeys === 'string') return publicKeys === publicKey;
+  if (isKeySet(publicKeys)) {
+    return publicKeys.keys.some(
+      (key) =>
+        key.publicKey === publicKey &&
+        key.mode === mode &&
+        (key.retiredAt === null || madeAt <= Date.parse(key.retiredAt)),
+    );
+  }
+  return new Set(publicKeys).has(publicKey);
+}
+
 /**
  * True when `attestation.signature` is a valid Ed25519 signature of `attestation.message` by
- * `attestation.publicKey`, that key is one of `publicKeys` (base58, as `GET
- * /api/v1/attestation/keys` lists them: pass the current key and the retired ones you still
- * accept), and the message is a Sibyl attestation (of `options.mode`, when given). False
- * otherwise: it never throws on a bad attestation.
+ * `attestation.publicKey`, that key is trusted, and the message is a Sibyl attestation (of
+ * `options.mode`, when given). False otherwise: it never throws on a bad attestation.
+ *
+ * `publicKeys` is either the keys you trust (base58; pass the current key and the retired ones you
+ * still accept), or `GET /api/v1/attestation/keys`'s answer as it is: then the key must be listed
+ * for the message's mode (a sandbox key never passes a live message), and a retired key only for
+ * what it signed before its `retiredAt`.
  */
 export async function verifyAttestation(
   attestation: Attestation,
-  publicKeys: string | Iterable<string>,
+  publicKeys: string | Iterable<string> | AttestationKeySet,
   options: VerifyAttestationOptions = {},
 ): Promise<boolean> {
-  const trusted = new Set(typeof publicKeys === 'string' ? [publicKeys] : publicKeys);
-  if (!trusted.has(attestation.publicKey)) return false;
   try {
     const message = attestationMessageBytes(attestation);
     const fields = decodeAttestation(message);
+    if (!trusts(publicKeys, attestation.publicKey, fields.mode, fields.madeAt)) return false;
     if (fields.version !== attestation.version) return false;
     if (options.mode !== undefined && fields.mode !== options.mode) return false;
     const signature = base64ToBytes(attestation.signature);

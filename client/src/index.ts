@@ -22,6 +22,7 @@ export {
   type ResolutionAttestationFields,
 } from './attestation.js';
 export {
+  type AttestationKeySet,
   hashMarketId,
   hashQuestion,
   hashRequestId,

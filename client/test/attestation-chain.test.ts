@@ -1,18 +1,4 @@
-import {
-  appendTransactionMessageInstructions,
-  type Blockhash,
-  createTransactionMessage,
-  generateKeyPairSigner,
-  getBase58Encoder,
-  type Instruction,
-  type KeyPairSigner,
-  lamports,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-} from '@solana/kit';
-import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
+import { getBase58Encoder, type Instruction } from '@solana/kit';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type Attestation,
@@ -23,6 +9,7 @@ import {
   hashRequestId,
 } from '../src/index.js';
 import { attest, encodePrice, encodeResolution, newSigner } from './attestation-fixtures.js';
+import { type Chain, INVALID_SIGNATURE, newChain } from './litesvm.js';
 
 // On chain, for real: LiteSVM runs the native Ed25519 program over the instruction the client builds.
 const live = newSigner();
@@ -49,32 +36,12 @@ const resolution = {
   canDetermine: true,
 };
 
-/** The Ed25519 program's PrecompileError::InvalidSignature, for the first instruction. */
-const INVALID_SIGNATURE = /InstructionError\(0, Custom\(2\)\)/;
-
-let svm: LiteSVM;
-let payer: KeyPairSigner;
+let chain: Chain;
 
 beforeAll(async () => {
-  svm = new LiteSVM();
-  payer = await generateKeyPairSigner();
-  svm.airdrop(payer.address, lamports(1_000_000_000n));
+  chain = await newChain();
 });
-
-/** Signs and sends a transaction of `instructions`; the runtime's error as text, or 'ok'. */
-async function send(instructions: Instruction[]): Promise<string> {
-  svm.expireBlockhash();
-  const blockhash = svm.latestBlockhash() as Blockhash;
-  const transaction = await pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(payer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash, lastValidBlockHeight: 0n }, m),
-    (m) => appendTransactionMessageInstructions(instructions, m),
-    (m) => signTransactionMessageWithSigners(m),
-  );
-  const result = svm.sendTransaction(transaction);
-  return result instanceof FailedTransactionMetadata ? result.toString() : 'ok';
-}
+const send = (instructions: Instruction[]) => chain.send(instructions);
 
 const tamper = (attestation: Attestation, byte: number): Attestation => {
   const message = Buffer.from(attestation.message, 'base64');

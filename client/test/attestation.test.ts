@@ -286,3 +286,26 @@ describe('the client against the service’s own encoder', () => {
     }
   });
 });
+
+describe('verifyAttestation with the published key set', () => {
+  it('takes a key for its own mode only, and a retired key only for what it signed before retiring', async () => {
+    const signedAt = price.madeAt;
+    const set = (retiredAt: string | null, mode: 'live' | 'sandbox' = 'live') => ({
+      keys: [
+        { publicKey: stranger.publicKey, mode: 'live' as const, retiredAt: null },
+        { publicKey: sibyl.publicKey, mode, retiredAt },
+      ],
+    });
+    const livePrice = attest(encodePrice(price), sibyl);
+    expect(await verifyAttestation(livePrice, set(null))).toBe(true);
+    expect(await verifyAttestation(livePrice, set(new Date(signedAt).toISOString()))).toBe(true);
+    expect(await verifyAttestation(livePrice, set(new Date(signedAt + 60_000).toISOString()))).toBe(true);
+    expect(await verifyAttestation(livePrice, set(new Date(signedAt - 1).toISOString()))).toBe(false);
+    // The live key listed as sandbox does not pass a live message, nor the other way round.
+    expect(await verifyAttestation(livePrice, set(null, 'sandbox'))).toBe(false);
+    const sandboxPrice = attest(encodePrice({ ...price, mode: 'sandbox' }), sibyl);
+    expect(await verifyAttestation(sandboxPrice, set(null, 'sandbox'))).toBe(true);
+    expect(await verifyAttestation(sandboxPrice, set(null, 'live'))).toBe(false);
+    expect(await verifyAttestation(livePrice, { keys: [] })).toBe(false);
+  });
+});

@@ -2,8 +2,10 @@ import { type AddressInfo, createServer, type Server, Socket } from 'node:net';
 import { createTestContext, type TestContext } from '../../test/helpers/context.js';
 
 /** The service listening on a loopback port: the real app on a real database, reached over HTTP. */
-export async function startService(): Promise<{ ctx: TestContext; baseUrl: string }> {
-  const ctx = await createTestContext();
+export async function startService(
+  options?: Parameters<typeof createTestContext>[0],
+): Promise<{ ctx: TestContext; baseUrl: string }> {
+  const ctx = await createTestContext(options);
   await ctx.app.listen({ host: '127.0.0.1', port: 0 });
   return { ctx, baseUrl: `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}` };
 }
