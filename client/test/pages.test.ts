@@ -152,7 +152,9 @@ describe('page iterators', () => {
     );
     expect(all.trades.length).toBeGreaterThan(5);
     const trades = await collect(sibyl.iterateMarketTrades(id, { limit: 4 }));
-    expect(trades.map((t) => t.tradeId).slice(0, all.trades.length)).toEqual(all.trades.map((t) => t.tradeId));
+    expect(trades.map((t) => t.tradeId).slice(0, all.trades.length)).toEqual(
+      all.trades.map((t) => t.tradeId),
+    );
     expect(new Set(trades.map((t) => t.tradeId)).size).toBe(trades.length);
   });
 
