@@ -1550,6 +1550,8 @@ export interface components {
                 marketHistory: string;
                 /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                 marketTrades: string;
+                /** @description Each started minute of a live-data stream (GET /stream/prices, /stream/markets): `STREAM_MINUTE_USD` */
+                streamMinute: string;
             };
             limits: {
                 maxActiveKeys: number;
@@ -14373,6 +14375,8 @@ export interface operations {
                                 marketHistory: string;
                                 /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 marketTrades: string;
+                                /** @description Each started minute of a live-data stream (GET /stream/prices, /stream/markets): `STREAM_MINUTE_USD` */
+                                streamMinute: string;
                             };
                             limits: {
                                 maxActiveKeys: number;
@@ -14940,6 +14944,8 @@ export interface operations {
                                 marketHistory: string;
                                 /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
                                 marketTrades: string;
+                                /** @description Each started minute of a live-data stream (GET /stream/prices, /stream/markets): `STREAM_MINUTE_USD` */
+                                streamMinute: string;
                             };
                             limits: {
                                 maxActiveKeys: number;

@@ -1,17 +1,18 @@
 /** Accounts' descriptor (src/feature.ts): its routes, its first start and `sibyl accounts`. */
 import type { Feature } from '../feature.js';
 import type { SecretBox, WebhookSettings } from '../webhooks/index.js';
+import type { PricingSettings } from './schemas.js';
 
 export interface Needs {
-  config: { webhooks: WebhookSettings };
+  config: { webhooks: WebhookSettings } & PricingSettings;
   ports: { secrets: SecretBox };
 }
 
 export const accountsFeature: Feature<Record<never, never>, Needs> = {
   name: 'accounts',
-  async api(app, { ports }) {
+  async api(app, { config, ports }) {
     const { accountRoutes } = await import('./routes.js');
-    accountRoutes(app, { secrets: ports.secrets });
+    accountRoutes(app, { secrets: ports.secrets, settings: config });
   },
   commands: {
     accounts: {

@@ -5,7 +5,7 @@ import { NullableTimestamp } from '../http/schemas.js';
 import { PermissionName } from '../keys/index.js';
 import type { SecretBox } from '../webhooks/index.js';
 import { getAccount } from './accounts.js';
-import { accountFields, presentAccount } from './schemas.js';
+import { accountFields, type PricingSettings, presentAccount } from './schemas.js';
 
 const { createdAt, pricing, limits, ...identity } = accountFields;
 
@@ -33,7 +33,10 @@ const AccountResponse = Type.Object({
   limits,
 });
 
-export function accountRoutes(app: FastifyInstance, deps: { secrets: SecretBox }): void {
+export function accountRoutes(
+  app: FastifyInstance,
+  deps: { secrets: SecretBox; settings: PricingSettings },
+): void {
   defineRoute(app, {
     method: 'GET',
     url: '/account',
@@ -46,7 +49,7 @@ export function accountRoutes(app: FastifyInstance, deps: { secrets: SecretBox }
     handler: async ({ principal, ctx }) => {
       const account = await getAccount(ctx, principal.accountId);
       return {
-        ...presentAccount(account),
+        ...presentAccount(account, deps.settings),
         // Whoever holds the secret can forge callbacks: only a key that may manage keys sees it.
         ...(principal.permissions.has('keys')
           ? { webhookSecret: deps.secrets.open(account.storedWebhookSecret, account.id) }

@@ -6,12 +6,24 @@ import type { SecretBox } from '../webhooks/index.js';
 import { type Account, MAX_ACTIVE_KEYS } from './accounts.js';
 
 const Pricing = Type.Object(
-  Object.fromEntries(Object.keys(FEES).map((name) => [name, UsdString])) as Record<
-    keyof typeof FEES,
-    typeof UsdString
-  >,
+  {
+    ...(Object.fromEntries(Object.keys(FEES).map((name) => [name, UsdString])) as Record<
+      keyof typeof FEES,
+      typeof UsdString
+    >),
+    streamMinute: Type.String({
+      pattern: '^-?\\d+\\.\\d{2,6}$',
+      description:
+        'Each started minute of a live-data stream (GET /stream/prices, /stream/markets): `STREAM_MINUTE_USD`',
+    }),
+  },
   { description: 'What each operation costs, in USD' },
 );
+
+/** What the account's pricing needs besides the fixed fees: the configured price of a stream minute. */
+export interface PricingSettings {
+  liveStreams: { minuteMicros: bigint };
+}
 
 /** An account as GET /account and the dashboard show it, but for the key and the webhook secret. */
 export const accountFields = {
@@ -31,7 +43,7 @@ export const accountFields = {
 };
 
 /** An account as the API and the dashboard show it (with `accountFields`). */
-export function presentAccount(account: Account) {
+export function presentAccount(account: Account, settings: PricingSettings) {
   return {
     id: account.id,
     mode: account.mode,
@@ -40,17 +52,23 @@ export function presentAccount(account: Account) {
     balanceUsd: formatUsd(account.balanceMicros),
     currency: 'USD' as const,
     createdAt: account.createdAt.toISOString(),
-    pricing: Object.fromEntries(Object.entries(FEES).map(([k, v]) => [k, formatUsd(v)])) as Record<
-      keyof typeof FEES,
-      string
-    >,
+    pricing: {
+      ...(Object.fromEntries(Object.entries(FEES).map(([k, v]) => [k, formatUsd(v)])) as Record<
+        keyof typeof FEES,
+        string
+      >),
+      streamMinute: formatUsd(settings.liveStreams.minuteMicros),
+    },
     limits: { maxActiveKeys: MAX_ACTIVE_KEYS },
   };
 }
 
+/** The operator's view shows no pricing. */
+const NO_PRICING: PricingSettings = { liveStreams: { minuteMicros: 0n } };
+
 /** An account as the operator's command line shows it: with its webhook secret, without pricing. */
 export function presentAccountToOperator(account: Account, secrets: SecretBox) {
-  const { id, mode, status, walletAddress, balanceUsd, createdAt } = presentAccount(account);
+  const { id, mode, status, walletAddress, balanceUsd, createdAt } = presentAccount(account, NO_PRICING);
   return {
     id,
     /** Deprecated alias of `id` (the API's name), kept for one release (CHANGELOG.md). */

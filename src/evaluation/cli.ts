@@ -1,18 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { rename, writeFile } from 'node:fs/promises';
+import { once } from 'node:events';
+import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type { AiConfig } from '../ai/index.js';
-import { DEFAULT_CONFIDENCE_THRESHOLD, loadResolver } from '../ai/index.js';
+import { DEFAULT_CONFIDENCE_THRESHOLD, decideConsensus, loadResolver } from '../ai/index.js';
 import type { CommandIo } from '../feature.js';
 import { systemClock } from '../lib/clock.js';
 import { type CommandArgs, option, UsageError } from '../lib/command-line.js';
 import { openAnswerCache } from './cache.js';
 import { evaluateSet } from './evaluate.js';
+import type { LabelledQuestion } from './labelled-set.js';
 import { reportMarkdown } from './markdown.js';
 import { createProgress, type ProgressSink } from './progress.js';
-import { readLabelledSet } from './read-set.js';
+import { openLabelledSet } from './read-set.js';
 import { reliabilitySvg } from './reliability-svg.js';
-import { buildReport, type Prices, questionLines } from './report.js';
+import { type Prices, questionLine, ReportTally } from './report.js';
 import { publishScorecard } from './scorecard.js';
 import { scorecardSummary } from './summary.js';
 
@@ -44,6 +48,43 @@ async function writeWhole(path: string, text: string): Promise<void> {
   await rename(temporary, path);
 }
 
+async function write(stream: WriteStream, text: string): Promise<void> {
+  if (!stream.write(text)) await once(stream, 'drain');
+}
+
+async function end(stream: WriteStream): Promise<void> {
+  await new Promise<void>((resolve, reject) =>
+    stream.end((err?: Error | null) => (err ? reject(err) : resolve())),
+  );
+}
+
+/**
+ * The JSON report written whole or not at all, as `JSON.stringify({ ...report, questions }, null, 2)`
+ * would write it, its `questions` copied from the file they were written to one by one.
+ */
+async function writeJsonReport(path: string, report: object, questionsFile: string, count: number) {
+  const temporary = `${path}.${randomUUID()}.tmp`;
+  const head = JSON.stringify(report, null, 2);
+  const stream = createWriteStream(temporary);
+  await write(stream, `${head.slice(0, -2)},\n  "questions": [${count ? '\n' : ''}`);
+  await pipeline(createReadStream(questionsFile), stream, { end: false });
+  await write(stream, `${count ? '\n  ' : ''}]\n}\n`);
+  await end(stream);
+  await rename(temporary, path);
+}
+
+async function* firstOf<T>(
+  items: Iterable<T> | AsyncIterable<T>,
+  limit: number | undefined,
+): AsyncGenerator<T> {
+  if (limit === 0) return;
+  let n = 0;
+  for await (const item of items) {
+    yield item;
+    if (++n === limit) return;
+  }
+}
+
 function withExtension(path: string, ext: string): string {
   return path.endsWith('.json') ? `${path.slice(0, -'.json'.length)}${ext}` : `${path}${ext}`;
 }
@@ -72,8 +113,8 @@ export async function evaluateCommand(
   const priceList = prices(option(args, 'prices'));
   const publish = args.options.publish === true;
 
-  const set = await readLabelledSet(args.positionals);
-  const questions = limit === undefined ? set.questions : set.questions.slice(0, limit);
+  const set = await openLabelledSet(args.positionals);
+  const total = limit === undefined ? set.count : Math.min(limit, set.count);
   const resolver = await loadResolver(io.config.ai, systemClock);
   resolver.requireAvailable(mode);
   // Opened before the run so that a database that cannot be reached fails first, not after it.
@@ -87,31 +128,45 @@ export async function evaluateCommand(
     tty: process.stderr.isTTY === true,
     write: (text) => process.stderr.write(text),
   };
-  const progress = io.out.json ? null : createProgress(questions.length, sink);
+  const progress = io.out.json ? null : createProgress(total, sink);
   const cache = await openAnswerCache(cachePath);
+  const modelsUsed = resolver.models(mode).map((m) => m.name);
+  // Each result is added to the tally and its line written out, then dropped: nothing per question
+  // is kept (docs/ai.md#evaluating-a-large-set).
+  const tally = new ReportTally(modelsUsed, DEFAULT_CONFIDENCE_THRESHOLD);
+  const questionsFile = `${out}.${randomUUID()}.questions.tmp`;
+  const lines = createWriteStream(questionsFile);
   const startedAt = new Date();
   let evaluation: Awaited<ReturnType<typeof evaluateSet>>;
   try {
     evaluation = await evaluateSet({
       resolver,
       mode,
-      questions,
+      questions: firstOf<LabelledQuestion>(set.questions(), limit),
       concurrency,
       confidenceThreshold: DEFAULT_CONFIDENCE_THRESHOLD,
       cache,
       signal: stop.signal,
       onProgress: (done) => progress?.tick(done),
+      onResult: async (result) => {
+        const consensus = decideConsensus(result.votes, result.outcomes, DEFAULT_CONFIDENCE_THRESHOLD);
+        const first = tally.evaluated === 0;
+        tally.add(result, consensus);
+        const line = JSON.stringify(questionLine(result, consensus), null, 2).replace(/\n/g, '\n    ');
+        await write(lines, `${first ? '' : ',\n'}    ${line}`);
+      },
     });
   } finally {
     process.off('SIGINT', onSignal);
     progress?.end();
     await cache.close();
+    await end(lines);
   }
 
-  const report = buildReport(evaluation.results, {
-    set,
+  const report = tally.report({
+    set: { format: set.format, skipped: set.skipped, questions: { length: set.count } },
     mode,
-    modelsUsed: resolver.models(mode).map((m) => m.name),
+    modelsUsed,
     confidenceThreshold: DEFAULT_CONFIDENCE_THRESHOLD,
     target,
     interrupted: evaluation.interrupted,
@@ -121,12 +176,13 @@ export async function evaluateCommand(
     askedAnswers: evaluation.askedAnswers,
     ...(priceList ? { prices: priceList } : {}),
   });
+  try {
+    await writeJsonReport(out, report, questionsFile, report.evaluated);
+  } finally {
+    await rm(questionsFile, { force: true });
+  }
   const markdownPath = withExtension(out, '.md');
   const svgPath = withExtension(out, '.svg');
-  await writeWhole(
-    out,
-    `${JSON.stringify({ ...report, questions: questionLines(evaluation.results, DEFAULT_CONFIDENCE_THRESHOLD) }, null, 2)}\n`,
-  );
   await writeWhole(svgPath, reliabilitySvg(report.reliability, 'Reliability of the consensus confidence'));
   await writeWhole(markdownPath, reportMarkdown(report, basename(svgPath)));
 
@@ -147,7 +203,7 @@ export async function evaluateCommand(
       published,
     },
     [
-      `${report.interrupted ? 'Interrupted: ' : ''}${report.evaluated} of ${questions.length} questions evaluated`,
+      `${report.interrupted ? 'Interrupted: ' : ''}${report.evaluated} of ${total} questions evaluated`,
       `accuracy ${pct(report.accuracy)} of ${report.determined} determined, coverage ${pct(report.coverage)}`,
       report.recommendedThreshold === null
         ? `no threshold reaches ${pct(target)}`

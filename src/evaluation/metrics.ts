@@ -99,34 +99,46 @@ export interface ReliabilityBin {
  * Calibration of the consensus confidence, over every completed resolution that named a winner
  * (determined or not): the confidence is read as the chance that the winner is the right answer.
  * Brier score: mean of (confidence − right)²; expected calibration error: over ten equal bins, the
- * count-weighted mean of |accuracy − mean confidence|.
+ * count-weighted mean of |accuracy − mean confidence|. Added up one pair at a time.
  */
-export function calibration(pairs: readonly { confidence: number; right: boolean }[]) {
-  const bins = Array.from({ length: CALIBRATION_BINS }, () => ({ n: 0, confidence: 0, right: 0 }));
-  let brier = 0;
-  for (const { confidence, right } of pairs) {
-    brier += (confidence - (right ? 1 : 0)) ** 2;
-    const bin = bins[Math.min(CALIBRATION_BINS - 1, Math.floor(confidence * CALIBRATION_BINS + 1e-9))];
-    if (!bin) continue;
+export class CalibrationTally {
+  private readonly bins = Array.from({ length: CALIBRATION_BINS }, () => ({ n: 0, confidence: 0, right: 0 }));
+  private brier = 0;
+  private count = 0;
+
+  add(confidence: number, right: boolean): void {
+    this.count++;
+    this.brier += (confidence - (right ? 1 : 0)) ** 2;
+    const bin = this.bins[Math.min(CALIBRATION_BINS - 1, Math.floor(confidence * CALIBRATION_BINS + 1e-9))];
+    if (!bin) return;
     bin.n++;
     bin.confidence += confidence;
     bin.right += right ? 1 : 0;
   }
-  let ece = 0;
-  for (const bin of bins) {
-    if (bin.n > 0) ece += (bin.n / pairs.length) * Math.abs(bin.right / bin.n - bin.confidence / bin.n);
+
+  figures() {
+    let ece = 0;
+    for (const bin of this.bins) {
+      if (bin.n > 0) ece += (bin.n / this.count) * Math.abs(bin.right / bin.n - bin.confidence / bin.n);
+    }
+    const reliability: ReliabilityBin[] = this.bins.map((bin, i) => ({
+      from: i / CALIBRATION_BINS,
+      to: (i + 1) / CALIBRATION_BINS,
+      count: bin.n,
+      confidence: share(bin.confidence, bin.n),
+      accuracy: share(bin.right, bin.n),
+    }));
+    return {
+      calibrated: this.count,
+      brier: this.count ? round6(this.brier / this.count) : null,
+      ece: this.count ? round6(ece) : null,
+      reliability,
+    };
   }
-  const reliability: ReliabilityBin[] = bins.map((bin, i) => ({
-    from: i / CALIBRATION_BINS,
-    to: (i + 1) / CALIBRATION_BINS,
-    count: bin.n,
-    confidence: share(bin.confidence, bin.n),
-    accuracy: share(bin.right, bin.n),
-  }));
-  return {
-    calibrated: pairs.length,
-    brier: pairs.length ? round6(brier / pairs.length) : null,
-    ece: pairs.length ? round6(ece) : null,
-    reliability,
-  };
+}
+
+export function calibration(pairs: readonly { confidence: number; right: boolean }[]) {
+  const tally = new CalibrationTally();
+  for (const { confidence, right } of pairs) tally.add(confidence, right);
+  return tally.figures();
 }

@@ -1,3 +1,5 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { BODY_PATHS, checkQuestion } from '../ai/index.js';
 import { labelKey } from '../lib/labels.js';
 import { isRecord, type LabelledQuestion, type LabelledSet, setError } from './labelled-set.js';
@@ -10,25 +12,82 @@ import { isRecord, type LabelledQuestion, type LabelledSet, setError } from './l
 export function readJsonLines(file: string, text: string): LabelledSet {
   const questions: LabelledQuestion[] = [];
   const ids = new Map<string, number>();
-  const lines = text.split('\n');
-  lines.forEach((raw, i) => {
-    const line = i + 1;
-    if (raw.trim() === '') return;
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      throw setError(file, line, null, 'is not a JSON object');
-    }
-    if (!isRecord(value)) throw setError(file, line, null, 'is not a JSON object');
-    const question = readQuestion(file, line, value);
-    const first = ids.get(question.id);
-    if (first !== undefined) throw setError(file, line, 'id', `repeats the id of line ${first}`);
-    ids.set(question.id, line);
-    questions.push(question);
+  text.split('\n').forEach((raw, i) => {
+    const question = lineQuestion(file, i + 1, raw, ids);
+    if (question) questions.push(question);
   });
   if (questions.length === 0) throw setError(file, null, null, 'holds no questions');
   return { format: 'jsonl', questions, skipped: {} };
+}
+
+/** The question of one line (null for a blank one); `ids` (id → line) finds a repeated id. */
+function lineQuestion(
+  file: string,
+  line: number,
+  raw: string,
+  ids?: Map<string, number>,
+): LabelledQuestion | null {
+  if (raw.trim() === '') return null;
+  let value: unknown;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    throw setError(file, line, null, 'is not a JSON object');
+  }
+  if (!isRecord(value)) throw setError(file, line, null, 'is not a JSON object');
+  const question = readQuestion(file, line, value);
+  if (ids) {
+    const first = ids.get(question.id);
+    if (first !== undefined) throw setError(file, line, 'id', `repeats the id of line ${first}`);
+    ids.set(question.id, line);
+  }
+  return question;
+}
+
+async function* fileLines(file: string): AsyncGenerator<string> {
+  const lines = createInterface({
+    input: createReadStream(file, 'utf8'),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  });
+  try {
+    for await (const line of lines) yield line;
+  } finally {
+    lines.close();
+  }
+}
+
+/** A JSON Lines set read as a stream: checked whole first, then read again question by question. */
+export interface StreamedSet {
+  format: 'jsonl';
+  skipped: Record<string, number>;
+  count: number;
+  questions(): AsyncGenerator<LabelledQuestion>;
+}
+
+/**
+ * A JSON Lines set too large to hold: every line is checked first (one pass keeping only the ids,
+ * for repeats), so a bad line stops the run before anything is asked; the questions are then read
+ * again one at a time as the evaluation takes them, and not kept.
+ */
+export async function streamJsonLines(file: string): Promise<StreamedSet> {
+  const ids = new Map<string, number>();
+  let line = 0;
+  for await (const raw of fileLines(file)) lineQuestion(file, ++line, raw, ids);
+  const count = ids.size;
+  ids.clear();
+  if (count === 0) throw setError(file, null, null, 'holds no questions');
+  return {
+    format: 'jsonl',
+    skipped: {},
+    count,
+    async *questions() {
+      let at = 0;
+      for await (const raw of fileLines(file)) {
+        const question = lineQuestion(file, ++at, raw);
+        if (question) yield question;
+      }
+    },
+  };
 }
 
 function readQuestion(file: string, line: number, value: Record<string, unknown>): LabelledQuestion {

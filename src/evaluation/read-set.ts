@@ -1,8 +1,14 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
+import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { isRecord, type LabelledSet, parseJsonFile, setError } from './labelled-set.js';
+import {
+  isRecord,
+  type LabelledQuestion,
+  type LabelledSet,
+  parseJsonFile,
+  setError,
+} from './labelled-set.js';
 import { type JsonFile, readForecastBench } from './read-forecastbench.js';
-import { readJsonLines } from './read-jsonl.js';
+import { readJsonLines, streamJsonLines } from './read-jsonl.js';
 import { readUmaProposals } from './read-uma.js';
 
 const UMA_FILE = /^questionId_.*\.json$/;
@@ -128,4 +134,57 @@ async function readFolder(path: string): Promise<LabelledSet> {
     null,
     'holds no labelled set (JSON Lines, questionId_*.json proposals, or a ForecastBench question and resolution set)',
   );
+}
+
+/** A set ready to evaluate: what the report says of it, and its questions in order. */
+export interface OpenedSet {
+  format: LabelledSet['format'];
+  skipped: Record<string, number>;
+  count: number;
+  questions(): Iterable<LabelledQuestion> | AsyncIterable<LabelledQuestion>;
+}
+
+/** Whether a file is JSON Lines by its first line: a complete JSON object with a `question`. */
+async function startsAsJsonLines(path: string): Promise<boolean> {
+  const file = await open(path, 'r').catch(() => null);
+  if (!file) return false;
+  try {
+    const head = Buffer.alloc(256 * 1024);
+    const { bytesRead } = await file.read(head, 0, head.length, 0);
+    const text = head.subarray(0, bytesRead).toString('utf8');
+    const first = text.split('\n').find((line) => line.trim() !== '');
+    const complete =
+      first !== undefined && text.indexOf('\n') !== -1 && text.indexOf(first) < text.lastIndexOf('\n');
+    if (!complete || first === undefined) return false;
+    const value: unknown = JSON.parse(first);
+    return isRecord(value) && 'question' in value;
+  } catch {
+    return false;
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * Opens a labelled set for `sibyl ai evaluate`: a JSON Lines file is checked whole and then read
+ * as a stream while it is evaluated, never held (docs/ai.md#evaluating-a-large-set); the other
+ * formats (a folder of proposals, a ForecastBench pair: JSON documents read whole anyway) are read
+ * as readLabelledSet reads them.
+ */
+export async function openLabelledSet(paths: readonly string[]): Promise<OpenedSet> {
+  const path = paths[0];
+  if (paths.length === 1 && path !== undefined) {
+    const info = await stat(path).catch(() => null);
+    if (info?.isFile() && (await startsAsJsonLines(path))) {
+      const set = await streamJsonLines(path);
+      return { format: set.format, skipped: set.skipped, count: set.count, questions: () => set.questions() };
+    }
+  }
+  const set = await readLabelledSet(paths);
+  return {
+    format: set.format,
+    skipped: set.skipped,
+    count: set.questions.length,
+    questions: () => set.questions,
+  };
 }

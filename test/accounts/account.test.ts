@@ -39,6 +39,7 @@ describe('GET /account', () => {
         marketDetail: '0.02',
         marketHistory: '0.05',
         marketTrades: '0.02',
+        streamMinute: '0.002',
       },
       limits: { maxActiveKeys: 25 },
     });

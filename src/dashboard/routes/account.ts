@@ -77,7 +77,7 @@ export function accountRoutes(edge: DashboardEdge, deps: { deposits: DepositSour
         account.balanceMicros > 0n ||
         (await listTransactions(ctx, account.id, { kind: 'deposit', limit: 1 })).transactions.length > 0;
       return {
-        account: presentAccount(account),
+        account: presentAccount(account, edge.config),
         today: await period(today),
         month: await period(monthStart),
         funded,

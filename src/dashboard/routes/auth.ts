@@ -114,7 +114,7 @@ export function authRoutes(edge: DashboardEdge, deps: { secrets: SecretBox }): v
       );
       setCookie(reply, signedIn.token, SESSION_MAX_MS / 1000);
       const live = await getAccount(ctx, signedIn.wallet.liveAccountId);
-      return { account: presentAccount(live), created: signedIn.created };
+      return { account: presentAccount(live, edge.config), created: signedIn.created };
     },
   });
 

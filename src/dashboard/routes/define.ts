@@ -23,6 +23,8 @@ export type DashboardConfig = Pick<CoreConfig, 'publicBaseUrl' | 'host' | 'port'
   access: AccessConfig;
   deposits: DepositConfig;
   dashboard: DashboardSettings;
+  /** The price of a stream minute, shown with the account's pricing. */
+  liveStreams: { minuteMicros: bigint };
 };
 
 /** What the dashboard's routes share: the app's services and where the dashboard is served. */
