@@ -107,7 +107,8 @@ export async function runService(
       : null;
     if (roles.serve && db.kind === 'pglite') {
       const localDevelopment = local ? localDevelopmentNotice(config.port, firstStart) : [];
-      process.stdout.write(startBanner({ config, welcome, localDevelopment }));
+      const attestationKey = (await ports.attestations.publicKeys())?.live ?? null;
+      process.stdout.write(startBanner({ config, welcome, localDevelopment, attestationKey }));
     }
   } catch (err) {
     await operatorChannel?.close().catch(() => {});

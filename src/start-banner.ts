@@ -31,6 +31,8 @@ export function startBanner(input: {
   welcome: string[] | null;
   /** The local-development lines, when it is on. */
   localDevelopment: string[];
+  /** The live attestation public key (docs/attestations.md#keys); null when attestations are off. */
+  attestationKey?: string | null;
 }): string {
   const a = addressesOf(input.config);
   return [
@@ -45,6 +47,9 @@ export function startBanner(input: {
     `  Dashboard      ${a.dashboard}  (sign in with a Solana wallet)`,
     `  API reference  ${a.reference}`,
     `  OpenAPI        ${a.openapi}`,
+    ...(input.attestationKey
+      ? [`  Attestations   ${input.attestationKey}  (the live public key that signs answers)`]
+      : []),
     '',
     '',
   ].join('\n');

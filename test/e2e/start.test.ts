@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { type AddressInfo, createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -103,6 +103,13 @@ describe('sibyl start on a brand-new embedded database', { timeout: 2 * READY_WI
     );
     expect(first.output()).toContain(addressLines(port));
     expect(first.output()).toContain('turned on by this first start of the embedded database');
+    // The banner prints the live attestation key it publishes; the secret key file's content never.
+    const published = await fetch(`http://127.0.0.1:${port}/api/v1/attestation/keys`);
+    const { live } = (await published.json()) as { live: string };
+    expect(first.output()).toContain(`  Attestations   ${live}  (the live public key that signs answers)`);
+    expect(first.output()).not.toContain(
+      readFileSync(join(dataDir, 'attestation-secret-key'), 'utf8').trim(),
+    );
 
     const account = await fetch(`http://127.0.0.1:${port}/api/v1/account`, {
       headers: { authorization: `Bearer ${key}` },
