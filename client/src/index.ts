@@ -51,6 +51,8 @@ export type {
   JobSummary,
   MarketQuery,
   MarketSummary,
+  MarketTrade,
+  MarketTradesQuery,
   PageIterators,
   Transaction,
   TransactionQuery,

@@ -7,6 +7,7 @@ export type JobSummary = Schemas['JobSummary'];
 export type Transaction = Schemas['Transaction'];
 export type WebhookDeliverySummary = Schemas['WebhookDeliverySummary'];
 export type MarketSummary = Schemas['MarketSummary'];
+export type MarketTrade = Schemas['MarketTrade'];
 
 type QueryOf<P extends keyof paths> = paths[P] extends { get: { parameters: { query?: infer Q } } }
   ? NonNullable<Q>
@@ -15,7 +16,8 @@ type QueryOf<P extends keyof paths> = paths[P] extends { get: { parameters: { qu
 export type JobQuery = Omit<QueryOf<'/api/v1/price/scheduled'>, 'page'>;
 export type TransactionQuery = Omit<QueryOf<'/api/v1/account/transactions'>, 'startingAfter'>;
 export type DeliveryQuery = Omit<QueryOf<'/api/v1/webhooks/deliveries'>, 'page'>;
-export type MarketQuery = Omit<QueryOf<'/api/v1/markets'>, 'page'>;
+export type MarketQuery = Omit<QueryOf<'/api/v1/markets'>, 'page' | 'cursor'>;
+export type MarketTradesQuery = Omit<QueryOf<'/api/v1/markets/{id}/trades'>, 'cursor'>;
 
 /** The largest page the service answers (fewest requests per item). */
 const PAGE_SIZE = 100;
@@ -50,8 +52,20 @@ export interface PageIterators {
   iterateTransactions(query?: TransactionQuery): AsyncGenerator<Transaction, void, undefined>;
   /** Every webhook delivery, newest first: `GET /webhooks/deliveries` page by page. */
   iterateDeliveries(query?: DeliveryQuery): AsyncGenerator<WebhookDeliverySummary, void, undefined>;
-  /** Every listed market, newest first: `GET /markets` page by page. Each page is a paid request (0.05). */
+  /**
+   * Every listed market of a query (search, sort, filters), in its order: `GET /markets`, following
+   * `nextCursor`, so a market whose sort key does not change is yielded exactly once however others
+   * move (docs/markets.md#cursors). Each page is a paid request (0.05).
+   */
   iterateMarkets(query?: MarketQuery): AsyncGenerator<MarketSummary, void, undefined>;
+  /**
+   * A market's trades, newest first: `GET /markets/{id}/trades`, following `nextCursor` (never a
+   * repeat or a skip). Each page is a paid request (0.02); stop early by breaking out of the loop.
+   */
+  iterateMarketTrades(
+    idOrSlug: string,
+    query?: MarketTradesQuery,
+  ): AsyncGenerator<MarketTrade, void, undefined>;
 }
 
 /** Async iterators over the paged lists; an error answer is thrown as a `SibylApiError`. */
@@ -100,17 +114,34 @@ export function pageIterators(client: Client<paths>): PageIterators {
       );
     },
 
-    iterateMarkets(query = {}) {
+    async *iterateMarkets(query = {}) {
       const pageSize = query.pageSize ?? PAGE_SIZE;
-      return numberedPages(
-        async (page) => {
-          const answer = await unwrap(
-            client.GET('/api/v1/markets', { params: { query: { ...query, pageSize, page } } }),
-          );
-          return { items: answer.markets, total: answer.total, pageSize };
-        },
-        (market) => market.id,
-      );
+      let cursor: string | undefined;
+      for (;;) {
+        const answer = await unwrap(
+          client.GET('/api/v1/markets', {
+            params: { query: { ...query, pageSize, ...(cursor ? { cursor } : {}) } },
+          }),
+        );
+        yield* answer.markets;
+        if (!answer.nextCursor) return;
+        cursor = answer.nextCursor;
+      }
+    },
+
+    async *iterateMarketTrades(idOrSlug, query = {}) {
+      const limit = query.limit ?? PAGE_SIZE;
+      let cursor: string | undefined;
+      for (;;) {
+        const answer = await unwrap(
+          client.GET('/api/v1/markets/{id}/trades', {
+            params: { path: { id: idOrSlug }, query: { ...query, limit, ...(cursor ? { cursor } : {}) } },
+          }),
+        );
+        yield* answer.trades;
+        if (!answer.nextCursor) return;
+        cursor = answer.nextCursor;
+      }
     },
   };
 }

@@ -138,6 +138,26 @@ describe('page iterators', () => {
     expect(balanceUsd).toBe((1 - 0.05 * listPages).toFixed(2)); // 0.05 a list page
   });
 
+  it('iterateMarkets follows the cursor of a search; iterateMarketTrades pages a market’s trades', async () => {
+    const account = await ctx.createAccount({ balanceUsd: '2.00' });
+    const { sibyl } = client(account);
+    const query = { sort: 'volume', order: 'asc' } as const;
+    const whole = await unwrap(
+      sibyl.GET('/api/v1/markets', { params: { query: { ...query, pageSize: 100 } } }),
+    );
+    expect(await collect(sibyl.iterateMarkets({ ...query, pageSize: 7 }))).toEqual(whole.markets);
+    const id = (whole.markets.at(-1) as { id: string }).id;
+    const all = await unwrap(
+      sibyl.GET('/api/v1/markets/{id}/trades', { params: { path: { id }, query: { limit: 100 } } }),
+    );
+    expect(all.trades.length).toBeGreaterThan(5);
+    const trades = await collect(sibyl.iterateMarketTrades(id, { limit: 4 }));
+    expect(trades.map((t) => t.tradeId).slice(0, all.trades.length)).toEqual(
+      all.trades.map((t) => t.tradeId),
+    );
+    expect(new Set(trades.map((t) => t.tradeId)).size).toBe(trades.length);
+  });
+
   it('throws the API error of a refused page', async () => {
     const account = await ctx.createAccount({ permissions: ['price'] });
     const { sibyl } = client(account);

@@ -197,6 +197,8 @@ function marketEvents(
     position.at = Math.max(position.at, at);
     held.set(key, position);
   }
+  emitPriceWalk(seed, m, traders, t.status === 'CANCELLED', emit);
+
   for (const p of held.values()) {
     // About one holder in eight has sold out since (shares 0, the wager stays on record).
     const closed = random.next() < 0.125;
@@ -270,6 +272,51 @@ function marketEvents(
     }
   }
   return events;
+}
+
+/** Days of trades before a demo market stops trading, so its chart has a shape (docs/markets.md#demo-data). */
+export const DEMO_CHART_DAYS = 3;
+
+/**
+ * The last DEMO_CHART_DAYS of trading as a price walk per outcome — a trade every 10 to 40 minutes,
+ * drifting around the outcome's belief — so every chart of a first start has data. Its own
+ * generator (seeded by the seed and the market), so the rest of the demo is as it was.
+ */
+function emitPriceWalk(
+  seed: number,
+  m: MarketPlan,
+  traders: readonly string[],
+  cancelled: boolean,
+  emit: (type: string, at: number, fields: Event) => void,
+): void {
+  if (cancelled) return;
+  let hash = seed >>> 0;
+  for (const ch of m.id) hash = (Math.imul(hash, 31) + ch.charCodeAt(0)) >>> 0;
+  const walk = generator(hash);
+  const prices = m.belief.map((b) => b * 10_000);
+  let at = Math.max(m.createdAt + 60_000, m.tradingEnds - DEMO_CHART_DAYS * DAY);
+  for (let k = 0; ; k++) {
+    at += walk.int(10, 40) * 60_000 + walk.int(0, 59) * 1000;
+    if (at >= m.tradingEnds) return;
+    const outcome = walk.int(0, m.outcomes.length - 1);
+    const belief = (m.belief[outcome] as number) * 10_000;
+    const price = clampBps(
+      (prices[outcome] as number) + (belief - (prices[outcome] as number)) * 0.05 + (walk.next() - 0.5) * 300,
+    );
+    prices[outcome] = price;
+    const buyer = walk.pick(traders);
+    let seller = walk.pick(traders);
+    if (seller === buyer) seller = traders[(traders.indexOf(buyer) + 1) % traders.length] as string;
+    emit('trade', at, {
+      marketId: m.id,
+      tradeId: `${m.id}-w${k}`,
+      outcome,
+      price,
+      shares: String(walk.int(1, 200) * 50_000_000),
+      buyer,
+      seller,
+    });
+  }
 }
 
 function curatorWallet(seed: number, index: number): string {
