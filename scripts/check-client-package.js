@@ -2,8 +2,10 @@
 // tarball in an empty folder with `npm install` (its dependencies from the registry, nothing from
 // this checkout), type-checks a TypeScript program against the installed types, then starts the
 // service (`node bin/sibyl.js start` on a throwaway embedded database and a free port) and runs a
-// plain-Node ESM program that imports '@sibyl/client', gets a price, has the service send it a
-// signed test webhook over HTTPS, and verifies that webhook. Stops the service and removes
+// plain-Node ESM program that imports '@sibyl/client', gets a price, verifies and decodes a signed
+// price (attest=true) against the published keys and makes its Ed25519 instruction (without
+// @solana/kit installed), has the service send it a signed test webhook over HTTPS, and verifies
+// that webhook. Stops the service and removes
 // everything afterwards. Run by .ci/run; run it alone with `node scripts/check-client-package.js`
 // after `npm ci`.
 import { execFileSync, spawn } from 'node:child_process';
@@ -71,13 +73,25 @@ function startService(env) {
 const PROGRAM = `// A user's program: plain Node, ESM, nothing but the installed package.
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:https';
-import { createSibylClient, SibylApiError, unwrap, verifyWebhook } from '@sibyl/client';
+import { createSibylClient, decodeAttestation, ed25519Instruction, SibylApiError, unwrap, verifyAttestation, verifyWebhook } from '@sibyl/client';
 
 const { SIBYL_URL, SIBYL_KEY, TLS_CERT, TLS_KEY } = process.env;
 const sibyl = createSibylClient({ baseUrl: SIBYL_URL, apiKey: SIBYL_KEY });
 
 const price = await unwrap(sibyl.GET('/api/v1/price/{symbolOrMint}', { params: { path: { symbolOrMint: 'SOL' } } }));
 if (price.symbol !== 'SOL' || !(price.vwapPrice > 0)) throw new Error('no SOL price: ' + JSON.stringify(price));
+
+// A signed price, verified against the published keys, decoded, and made an Ed25519 instruction
+// (without @solana/kit installed).
+const keys = await unwrap(sibyl.GET('/api/v1/attestation/keys'));
+const attested = await unwrap(sibyl.GET('/api/v1/price/{symbolOrMint}', { params: { path: { symbolOrMint: 'SOL' }, query: { attest: 'true' } } }));
+const attestation = attested.attestation;
+if (!attestation || !(await verifyAttestation(attestation, keys))) throw new Error('the attestation does not verify: ' + JSON.stringify(attested));
+if (await verifyAttestation(attestation, keys, { mode: 'live' })) throw new Error('a sandbox attestation verified as live');
+const fields = decodeAttestation(attestation);
+if (fields.kind !== 'price' || Number(fields.price + 'e' + fields.exponent) !== attested.vwapPrice) throw new Error('decoded ' + JSON.stringify(fields, (k, v) => typeof v === 'bigint' ? String(v) : v));
+const instruction = ed25519Instruction(attestation);
+if (instruction.programAddress !== 'Ed25519SigVerify111111111111111111111111111' || instruction.data.length !== 112 + 94) throw new Error('unexpected Ed25519 instruction');
 
 const missing = await unwrap(sibyl.GET('/api/v1/price/{symbolOrMint}', { params: { path: { symbolOrMint: 'NOPE' } } })).catch((e) => e);
 if (!(missing instanceof SibylApiError) || missing.code !== 'SYMBOL_NOT_FOUND') throw new Error('expected SYMBOL_NOT_FOUND');
@@ -104,7 +118,7 @@ let refused = false;
 try { verifyWebhook(Buffer.from(body.toString().replace('"test"', '"ai"')), headers, webhookSecret); } catch { refused = true; }
 if (!refused) throw new Error('a changed body verified');
 
-console.log(JSON.stringify({ price: price.vwapPrice, costUsd: price.costUsd, webhook: payload.type, requestId: payload.requestId }));
+console.log(JSON.stringify({ price: price.vwapPrice, costUsd: price.costUsd, attestedCostUsd: attested.costUsd, attestationKey: attestation.publicKey, webhook: payload.type, requestId: payload.requestId }));
 `;
 
 // Types as a TypeScript user sees them: no @types/node, the DOM's fetch types.
