@@ -1726,6 +1726,7 @@ export interface components {
             costUsd: string;
             /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             remainingBalanceUsd: string;
+            attestation?: components["schemas"]["Attestation"];
         };
         /** AiScheduleRequest */
         AiScheduleRequest: {
@@ -2926,7 +2927,6 @@ export interface components {
             unavailableSources: components["schemas"]["UnavailableSource"][];
             /** @description ISO 8601 timestamp (UTC) */
             resolutionTimestamp: string;
-            attestation?: components["schemas"]["Attestation"];
         };
         /**
          * RedeliverWebhookResponse

@@ -1,4 +1,5 @@
 /** AI resolution's descriptor (src/feature.ts): its settings, routes and queue. */
+import type { Attestations } from '../attestations/index.js';
 import type { Feature } from '../feature.js';
 import type { RetentionSettings } from '../retention/index.js';
 import type { CallbackOutbox } from '../webhooks/index.js';
@@ -8,7 +9,7 @@ import type { Resolver } from './resolver.js';
 
 export interface Needs {
   config: { ai: AiConfig; retention: RetentionSettings };
-  ports: { resolver: Resolver; callbacks: CallbackOutbox; markets: MarketSource };
+  ports: { resolver: Resolver; callbacks: CallbackOutbox; markets: MarketSource; attestations: Attestations };
 }
 
 export const aiFeature: Feature<{ ai: typeof aiSettings }, Needs> = {
@@ -34,6 +35,7 @@ export const aiFeature: Feature<{ ai: typeof aiSettings }, Needs> = {
           resolver: ports.resolver,
           callbacks: ports.callbacks,
           config: config.ai,
+          attestations: ports.attestations,
         }),
       ],
     };

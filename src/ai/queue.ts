@@ -1,3 +1,4 @@
+import type { Attestations } from '../attestations/index.js';
 import { createContext, withTransaction } from '../context.js';
 import type { Database } from '../db/database.js';
 import type { OutcomeCode } from '../errors.js';
@@ -8,6 +9,7 @@ import { formatUsd } from '../lib/money.js';
 import type { Log } from '../logger.js';
 import { type QueueHandler, type QueueOptions, WorkQueue } from '../queue/queue.js';
 import type { CallbackOutbox } from '../webhooks/index.js';
+import { signResolution } from './attest.js';
 import type { AiConfig } from './config.js';
 import { type Consensus, consensusResult, decideConsensus, MIN_VALID_ANSWERS } from './consensus.js';
 import { loadVotes, type RequestRow, saveVote } from './requests.js';
@@ -23,6 +25,8 @@ export interface AiQueueDeps {
   resolver: Resolver;
   callbacks: CallbackOutbox;
   config: Pick<AiConfig, 'leaseMs' | 'maxAttempts' | 'concurrency'>;
+  /** Signs COMPLETED resolutions (docs/attestations.md); absent or off: no attestation. */
+  attestations?: Attestations;
 }
 
 /** A request claimed by this worker: its row as the claim returned it, lease token included. */
@@ -48,7 +52,7 @@ function abandoned(position: number, model: string): Vote {
  * request and the callback's outbox row commit together, once.
  */
 export function aiQueueHandler(deps: AiQueueDeps): QueueHandler<Claimed> {
-  const { db, clock, log, resolver, callbacks, config } = deps;
+  const { db, clock, log, resolver, callbacks, config, attestations } = deps;
 
   /**
    * Finishes a request in one transaction that still holds its lease. `decided` is the consensus of
@@ -56,6 +60,8 @@ export function aiQueueHandler(deps: AiQueueDeps): QueueHandler<Claimed> {
    * some answer of ours was not stored (then the stored ones decide, read inside the transaction).
    */
   async function finish(request: Claimed, decided: Consensus | null): Promise<void> {
+    // The keys in hand before the transaction opens (docs/attestations.md#keys).
+    await attestations?.ready();
     const ctx = createContext(db, clock, { requestId: request.id });
     await withTransaction(ctx, async (tx) => {
       const [held] = await tx.tx.query(sql.LOCK_IF_LEASED, [request.id, request.lease_token]);
@@ -70,10 +76,18 @@ export function aiQueueHandler(deps: AiQueueDeps): QueueHandler<Claimed> {
       let refundId: bigint | null = null;
       let failure: Record<string, unknown> | null = null;
       if (consensus.status === 'COMPLETED') {
+        // Signed here, in the transaction that stores the result, over what the stored answers
+        // decide: a retry after a crash signs the same message (docs/attestations.md#ai-resolutions).
+        const attestation = attestations
+          ? await signResolution(tx.tx, attestations, request, consensus)
+          : null;
+        if (attestation)
+          log.info({ aiRequestId: request.id, message: attestation.message }, 'AI resolution signed');
         result = {
           ...consensusResult(request.id, request.question, consensus),
           costUsd: formatUsd(request.cost_micros),
           remainingBalanceUsd: formatUsd(request.balance_after_micros),
+          ...(attestation ? { attestation } : {}),
         };
       } else {
         const refund = await refundCharge(tx.tx, {

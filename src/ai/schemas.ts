@@ -1,4 +1,5 @@
 import Type, { type Static } from 'typebox';
+import { AttestationSchema } from '../attestations/index.js';
 import {
   CALLBACK_HOST_RULE,
   callbackUrlRules,
@@ -111,6 +112,7 @@ export const AiResult = Type.Object(
     }),
     costUsd: UsdString,
     remainingBalanceUsd: UsdString,
+    attestation: Type.Optional(AttestationSchema),
   },
   { title: 'AiResult', additionalProperties: false },
 );

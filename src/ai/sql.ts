@@ -100,6 +100,12 @@ export const LOCK_IF_LEASED = statement(
   `SELECT id FROM ai_requests WHERE id = $1 AND lease_token = $2 AND status = 'PROCESSING' FOR UPDATE`,
 );
 
+/** When the last stored answer of a request came: the time its attestation states. */
+export const LAST_ANSWERED = statement(
+  'ai_last_answered',
+  'SELECT max(answered_at) AS at FROM ai_votes WHERE request_id = $1',
+);
+
 export const FINISH = statement(
   'ai_finish',
   `UPDATE ai_requests

@@ -60,25 +60,39 @@ export function encode(what: SignedKind): Uint8Array {
   return what.kind === 'price' ? encodePrice(what.fields) : encodeResolution(what.fields);
 }
 
+/**
+ * The keys are loaded once (a start awaits `ready()`); a rotation's notification loads them again in
+ * the background while the keys in hand keep signing, so that a signature never waits on the
+ * database: on the embedded database, which has one connection, a signature made inside a
+ * transaction could otherwise wait for itself.
+ */
 export function createAttestations(db: Database, config: AttestationConfig, clock: Clock): Attestations {
+  let current: { keys: KeyPair | null } | null = null;
   let loading: Promise<KeyPair | null> | null = null;
   let stopListening: Promise<() => Promise<void>> | null = null;
 
+  function load(): Promise<KeyPair | null> {
+    const attempt = loadKeys(db, config, clock).then((keys) => {
+      current = { keys };
+      return keys;
+    });
+    loading = attempt;
+    // A refused load is tried again on the next call.
+    attempt.catch(() => {
+      if (loading === attempt) loading = null;
+    });
+    stopListening ??= db
+      .listen(KEYS_CHANNEL, () => {
+        // After a rotation the key file is renamed just after the commit: a refused load is retried.
+        load().catch(() => setTimeout(() => load().catch(() => {}), 1000).unref());
+      })
+      .catch(() => async () => {});
+    return attempt;
+  }
+
   function keys(): Promise<KeyPair | null> {
-    if (!loading) {
-      const attempt = loadKeys(db, config, clock);
-      loading = attempt;
-      // A refused load is tried again on the next call (after a rotation the file is renamed last).
-      attempt.catch(() => {
-        if (loading === attempt) loading = null;
-      });
-      stopListening ??= db
-        .listen(KEYS_CHANNEL, () => {
-          loading = null;
-        })
-        .catch(() => async () => {});
-    }
-    return loading;
+    if (current) return Promise.resolve(current.keys);
+    return loading ?? load();
   }
 
   return {

@@ -1,4 +1,5 @@
 /** Scheduled jobs' descriptor (src/feature.ts): their settings, routes, queue and `sibyl jobs`. */
+import type { Attestations } from '../attestations/index.js';
 import type { Feature } from '../feature.js';
 import type { PriceService } from '../prices/index.js';
 import type { RetentionSettings } from '../retention/index.js';
@@ -8,7 +9,12 @@ import type { AiJobResolver } from './ports.js';
 
 export interface Needs {
   config: { jobs: JobSettings; retention: RetentionSettings };
-  ports: { prices: PriceService; callbacks: CallbackOutbox; aiJobs: AiJobResolver };
+  ports: {
+    prices: PriceService;
+    callbacks: CallbackOutbox;
+    aiJobs: AiJobResolver;
+    attestations: Attestations;
+  };
 }
 
 export const jobsFeature: Feature<{ jobs: typeof jobSettings }, Needs> = {
@@ -31,6 +37,7 @@ export const jobsFeature: Feature<{ jobs: typeof jobSettings }, Needs> = {
       callbacks: ports.callbacks,
       ai: ports.aiJobs,
       settings: config.jobs,
+      attestations: ports.attestations,
     });
     return { queues: [new WorkQueue(handler, { db, clock, log })] };
   },

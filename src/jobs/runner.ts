@@ -1,3 +1,4 @@
+import type { Attestations } from '../attestations/index.js';
 import { createContext, type TxContext, withTransaction } from '../context.js';
 import type { Database } from '../db/database.js';
 import { AppError } from '../errors.js';
@@ -9,6 +10,7 @@ import type { Log } from '../logger.js';
 import { type PriceService, type PriceTarget, presentPrice, requireToken } from '../prices/index.js';
 import type { QueueHandler } from '../queue/queue.js';
 import type { CallbackOutbox } from '../webhooks/index.js';
+import { signAiJob, signPriceCheck } from './attest.js';
 import type { JobRow, PriceJobRow } from './jobs.js';
 import type { AiJobResolver } from './ports.js';
 import * as sql from './sql.js';
@@ -21,6 +23,8 @@ export interface JobRunnerDeps {
   ai: AiJobResolver;
   callbacks: CallbackOutbox;
   settings: { concurrency: number; priceLeaseMs: number; aiLeaseMs: number; maxAttempts: number };
+  /** Signs completed results (docs/attestations.md#scheduled-jobs); absent or off: no attestation. */
+  attestations?: Attestations;
 }
 
 type Outcome =
@@ -115,6 +119,10 @@ async function runAiJob(deps: JobRunnerDeps, job: JobRow & { job_type: 'AI_RESOL
     deps.log.error({ err, jobId: job.id }, 'scheduled job failed on every attempt');
     outcome = GAVE_UP;
   }
+  if (outcome.ok) {
+    const attestation = await signAiJob(deps.attestations, job, outcome.result, deps.clock.now().getTime());
+    if (attestation) outcome = { ok: true, result: { ...outcome.result, attestation } };
+  }
   await finishJobs(deps, [{ job, outcome }]);
 }
 
@@ -159,14 +167,16 @@ async function priceGroup(deps: JobRunnerDeps, group: TokenGroup): Promise<Ran[]
   try {
     const price = await deps.prices.price(group.target, group.mode, group.symbol);
     const presented = presentPrice(price, group.target);
-    const resolutionTimestamp = deps.clock.now().toISOString();
-    return group.jobs.map((job) => ({
-      job,
-      outcome: {
-        ok: true,
-        result: { requestId: job.request_id, symbol: group.symbol, ...presented, resolutionTimestamp },
-      },
-    }));
+    const now = deps.clock.now();
+    const resolutionTimestamp = now.toISOString();
+    const priced = { symbol: group.symbol, ...presented, timeMs: now.getTime() };
+    return Promise.all(
+      group.jobs.map(async (job) => {
+        const attestation = await signPriceCheck(deps.attestations, job, priced);
+        const result = { requestId: job.request_id, symbol: group.symbol, ...presented, resolutionTimestamp };
+        return { job, outcome: { ok: true, result: attestation ? { ...result, attestation } : result } };
+      }),
+    );
   } catch (err) {
     const failure = expectedFailure(err);
     if (failure) return group.jobs.map((job) => ({ job, outcome: failure }));

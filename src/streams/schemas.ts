@@ -25,9 +25,11 @@ export const PriceStreamHeaders = Type.Object({
   ),
 });
 
-/** `event: price`: the single price of GET /price/{symbolOrMint}, without its cost fields. */
+const { attestation: _attestation, ...priceProperties } = SinglePriceResult.properties;
+
+/** `event: price`: the single price of GET /price/{symbolOrMint}, without its cost fields (nor an attestation). */
 export const PriceStreamEvent = Type.Object(
-  { ...SinglePriceResult.properties },
+  { ...priceProperties },
   {
     description:
       'The data of each `event: price`: a symbol’s current VWAP, as GET /price/{symbolOrMint} answers it without `costUsd` and `remainingBalanceUsd`',

@@ -1,0 +1,58 @@
+import type { AccountMode } from '../accounts/index.js';
+import type { Attestation, Attestations } from '../attestations/index.js';
+import type { AiJobInput } from './ports.js';
+
+/**
+ * A scheduled price check's attestation (docs/attestations.md#scheduled-jobs): the job's request id,
+ * the time the price was computed. Null when attestations are off.
+ */
+export function signPriceCheck(
+  attestations: Attestations | undefined,
+  job: { request_id: string; mode: AccountMode },
+  priced: { symbol: string; vwapPrice: number; sourceCount: number; isValid: boolean; timeMs: number },
+): Promise<Attestation | null> {
+  if (!attestations) return Promise.resolve(null);
+  return attestations.sign({
+    kind: 'price',
+    fields: {
+      mode: job.mode,
+      requestId: job.request_id,
+      timeMs: priced.timeMs,
+      symbolOrMint: priced.symbol,
+      price: priced.vwapPrice,
+      sources: priced.sourceCount,
+      valid: priced.isValid,
+    },
+  });
+}
+
+const MODELS = 4;
+
+/** A scheduled AI resolution's attestation, over its result as stored; null when off. */
+export function signAiJob(
+  attestations: Attestations | undefined,
+  job: { request_id: string; mode: AccountMode; request: AiJobInput },
+  result: Record<string, unknown>,
+  timeMs: number,
+): Promise<Attestation | null> {
+  if (!attestations) return Promise.resolve(null);
+  const winning = result.winningOutcomeIndex;
+  const models = Array.isArray(result.modelsUsed) ? result.modelsUsed.length : MODELS;
+  return attestations.sign({
+    kind: 'resolution',
+    fields: {
+      mode: job.mode,
+      requestId: job.request_id,
+      timeMs,
+      question: job.request.question,
+      outcomes: job.request.outcomes,
+      context: job.request.context ? job.request.context : null,
+      marketId: null,
+      winningIndex: typeof winning === 'number' ? winning : null,
+      confidence: Number(result.confidence ?? 0),
+      agreeing: Math.round(Number(result.agreement ?? 0) * models),
+      models,
+      canDetermine: result.canDetermine === true,
+    },
+  });
+}
