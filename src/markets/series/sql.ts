@@ -39,15 +39,27 @@ export const CLOSE_BEFORE = statement(
 );
 
 const TRADE_COLUMNS = `trade_id, outcome_index, price, shares::text AS shares, buyer, seller,
-          to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at`;
+          to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at_text`;
 
-/** A market's trades before the position ($2 at, $3 trade id), newest first; $4 rows. */
+/**
+ * A market's trades before the position ($2 at, $3 trade id), newest first; $4 rows. Each outcome's
+ * newest $4 come from the index market_trades_last (one short range each), merged: at most
+ * outcomes × $4 rows read, however many trades the market has.
+ */
 export const TRADES = statement(
   'markets_data_trades',
-  `SELECT ${TRADE_COLUMNS}
-     FROM market_trades
-    WHERE market_id = $1 AND (at, trade_id) < ($2::timestamptz, $3::text)
-    ORDER BY at DESC, trade_id DESC
+  `SELECT t.trade_id, t.outcome_index, t.price, t.shares, t.buyer, t.seller, t.at_text
+     FROM market_outcomes o
+     CROSS JOIN LATERAL (
+       SELECT ${TRADE_COLUMNS}, at
+         FROM market_trades
+        WHERE market_id = $1 AND outcome_index = o.outcome_index
+          AND (at, trade_id) < ($2::timestamptz, $3::text)
+        ORDER BY at DESC, trade_id DESC
+        LIMIT $4
+     ) t
+    WHERE o.market_id = $1
+    ORDER BY t.at DESC, t.trade_id DESC
     LIMIT $4`,
 );
 

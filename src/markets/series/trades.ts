@@ -86,7 +86,7 @@ interface TradeRow {
   shares: string;
   buyer: string;
   seller: string;
-  at: string;
+  at_text: string;
 }
 
 /** The cursor's binding: the market and the outcome filter. */
@@ -121,7 +121,7 @@ export async function readTrades(
   const last = page[page.length - 1];
   const nextCursor =
     rows.length > limit && last
-      ? encodeCursor({ key: last.at, id: last.trade_id }, tradesFingerprint(marketId, query.outcome))
+      ? encodeCursor({ key: last.at_text, id: last.trade_id }, tradesFingerprint(marketId, query.outcome))
       : null;
   return {
     marketId,
@@ -137,7 +137,7 @@ export async function readTrades(
         valueUsd: solUsd === null ? null : round6(valueSol * solUsd),
         buyer: r.buyer,
         seller: r.seller,
-        at: r.at,
+        at: r.at_text,
       };
     }),
     nextCursor,

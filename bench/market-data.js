@@ -1,0 +1,119 @@
+// Market history and trades on PostgreSQL (docs/performance.md#market-history-and-trades): one market
+// with TRADES trades bulk-loaded (the documented loader below), then p99 of GET /markets/:id/history
+// (1,000 minutes at 1m — the longest 1m range the 1,000-point limit allows — and a year at 1d) and of
+// the trades pages (first, and deep by cursor), read through the routes' own functions.
+//
+//   npm run build && BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_md TRADES=1000000 node bench/market-data.js
+//
+// The bulk loader: the market is created through ingestion (one market.created event); its trades are
+// one INSERT … SELECT from generate_series into market_trades (a minute-spaced random walk over
+// TRADES minutes, two outcomes), and its candles are built by the same aggregate the migration's
+// backfill runs (src/db/migrations/0030_market_data.sql). Ingestion's own throughput is bench/markets.js.
+
+import { migrate } from '../dist/db/migrate.js';
+import { PostgresDatabase } from '../dist/db/postgres.js';
+import { ingestText } from '../dist/markets/ingest/ingest.js';
+import { planHistory, readHistory } from '../dist/markets/series/history.js';
+import { readTrades, tradesPosition } from '../dist/markets/series/trades.js';
+
+const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/bench_md';
+const TRADES = Number(process.env.TRADES ?? 1_000_000);
+const RUNS = Number(process.env.RUNS ?? 200);
+const ID = 'bench-history';
+const END = Date.parse('2026-06-01T00:00:00Z');
+
+const db = new PostgresDatabase(url, { poolSize: 5 });
+await migrate(db);
+const [have] = await db.query('SELECT count(*)::int AS n FROM market_trades WHERE market_id = $1', [ID]);
+if (have.n !== TRADES) {
+  const started = performance.now();
+  await db.query('DELETE FROM market_candles WHERE market_id = $1', [ID]);
+  await db.query('DELETE FROM market_trades WHERE market_id = $1', [ID]);
+  const created = {
+    id: 'bench-md-created',
+    type: 'market.created',
+    at: '2024-01-01T00:00:00Z',
+    sandbox: true,
+    market: {
+      id: ID,
+      slug: ID,
+      title: 'Benchmark history market',
+      description: 'bench',
+      category: 'crypto',
+      imageUrl: 'https://example.com/m.png',
+      marketType: 'BINARY',
+      outcomes: ['Yes', 'No'],
+      closesAt: '2027-01-01T00:00:00Z',
+      feeBps: 100,
+      lockPeriodSeconds: 86400,
+      creator: { wallet: 'So11111111111111111111111111111111111111112', username: 'bench' },
+      resolution: { type: 'AI' },
+    },
+  };
+  await ingestText(db, `${JSON.stringify(created)}\n`);
+  await db.query(
+    `INSERT INTO market_trades (trade_id, market_id, outcome_index, price, shares, buyer, seller, at)
+     SELECT 'bt-' || g, $1, g % 2, 1000 + (hashint4(g) & 8191) % 8000, 1 + (hashint4(g + 7) & 1048575),
+            'So11111111111111111111111111111111111111112', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+            $2::timestamptz - make_interval(mins => g)
+       FROM generate_series(1, $3::int) AS g`,
+    [ID, new Date(END).toISOString(), TRADES],
+  );
+  await db.query(
+    `INSERT INTO market_candles (market_id, outcome_index, width, bucket, open, high, low, close, volume, trades,
+                                 open_at, open_trade, close_at, close_trade)
+     SELECT t.market_id, t.outcome_index, w.width,
+            date_bin(make_interval(secs => w.width), t.at, timestamptz '1970-01-01 00:00:00+00') AS bucket,
+            (array_agg(t.price ORDER BY t.at, t.trade_id))[1], max(t.price), min(t.price),
+            (array_agg(t.price ORDER BY t.at DESC, t.trade_id DESC))[1], sum(t.shares), count(*),
+            min(t.at), (array_agg(t.trade_id ORDER BY t.at, t.trade_id))[1],
+            max(t.at), (array_agg(t.trade_id ORDER BY t.at DESC, t.trade_id DESC))[1]
+       FROM market_trades t CROSS JOIN (VALUES (60), (3600), (86400)) AS w (width)
+      WHERE t.market_id = $1
+      GROUP BY t.market_id, t.outcome_index, w.width, bucket`,
+    [ID],
+  );
+  await db.query('ANALYZE market_trades');
+  await db.query('ANALYZE market_candles');
+  console.log(
+    `loaded ${TRADES} trades and their candles in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
+}
+
+const p = (times, q) =>
+  [...times].sort((a, b) => a - b)[Math.min(times.length - 1, Math.floor(times.length * q))];
+async function measure(name, fn) {
+  await fn();
+  const times = [];
+  for (let i = 0; i < RUNS; i++) {
+    const started = performance.now();
+    await fn();
+    times.push(performance.now() - started);
+  }
+  console.log(
+    `${name}: p50 ${p(times, 0.5).toFixed(2)} ms, p99 ${p(times, 0.99).toFixed(2)} ms (${RUNS} runs)`,
+  );
+}
+
+const now = new Date(END);
+const minutes = planHistory({ interval: '1m', startTime: new Date(END - 1000 * 60_000).toISOString() }, now);
+const year = planHistory({ interval: '1d', startTime: new Date(END - 365 * 86_400_000).toISOString() }, now);
+await measure('history 1,000 minutes at 1m', async () => {
+  const c = await readHistory(db, ID, minutes);
+  if (c.length !== 1000) throw new Error(`1m: ${c.length} candles`);
+});
+await measure('history 365 days at 1d', async () => {
+  const c = await readHistory(db, ID, year);
+  if (c.length === 0) throw new Error('1d: no candles');
+});
+await measure('trades, first page of 100', () =>
+  readTrades(db, ID, { limit: 100 }, tradesPosition(ID, {}), 150),
+);
+let cursor;
+for (let i = 0; i < 500; i++) {
+  cursor = (await readTrades(db, ID, { limit: 100 }, tradesPosition(ID, { cursor }), 150)).nextCursor;
+}
+await measure('trades, page 501 of 100 by cursor (all outcomes)', () =>
+  readTrades(db, ID, { limit: 100, cursor }, tradesPosition(ID, { limit: 100, cursor }), 150),
+);
+await db.close();
