@@ -8148,7 +8148,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A job id, e.g. job_4kQe8fJ1… */
+                /** @description A job id, e.g. job_4kQe8fJ1…. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 jobId: string;
             };
             cookie?: never;
@@ -8410,7 +8410,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description A job id, e.g. job_4kQe8fJ1… */
+                /** @description A job id, e.g. job_4kQe8fJ1…. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 jobId: string;
             };
             cookie?: never;
@@ -8932,7 +8932,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description A job id, e.g. job_4kQe8fJ1… */
+                /** @description A job id, e.g. job_4kQe8fJ1…. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 jobId: string;
             };
             cookie?: never;
@@ -9194,7 +9194,7 @@ export interface operations {
                 "idempotency-key"?: string;
             };
             path: {
-                /** @description A job id, e.g. job_4kQe8fJ1… */
+                /** @description A job id, e.g. job_4kQe8fJ1…. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 jobId: string;
             };
             cookie?: never;
@@ -9767,7 +9767,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Market id or slug */
+                /** @description Market id or slug. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 id: string;
             };
             cookie?: never;
@@ -10068,7 +10068,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Market id or slug */
+                /** @description Market id or slug. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 id: string;
             };
             cookie?: never;
@@ -10366,7 +10366,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Market id or slug */
+                /** @description Market id or slug. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 id: string;
             };
             cookie?: never;
@@ -11089,7 +11089,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The requestId POST /ai/resolve answered */
+                /** @description The requestId POST /ai/resolve answered. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 requestId: string;
             };
             cookie?: never;
@@ -11348,7 +11348,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The requestId POST /ai/resolve answered */
+                /** @description The requestId POST /ai/resolve answered. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 requestId: string;
             };
             cookie?: never;
@@ -18329,7 +18329,7 @@ export interface operations {
             path: {
                 /** @description Which of the wallet’s accounts: live or sandbox */
                 mode: "live" | "sandbox";
-                /** @description A job id, e.g. job_4kQe8fJ1… */
+                /** @description A job id, e.g. job_4kQe8fJ1…. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 jobId: string;
             };
             cookie?: never;
@@ -18577,7 +18577,7 @@ export interface operations {
             path: {
                 /** @description Which of the wallet’s accounts: live or sandbox */
                 mode: "live" | "sandbox";
-                /** @description A job id, e.g. job_4kQe8fJ1… */
+                /** @description A job id, e.g. job_4kQe8fJ1…. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 jobId: string;
             };
             cookie?: never;
@@ -18951,7 +18951,7 @@ export interface operations {
             path: {
                 /** @description Which of the wallet’s accounts: live or sandbox */
                 mode: "live" | "sandbox";
-                /** @description A job id, e.g. job_4kQe8fJ1… */
+                /** @description A job id, e.g. job_4kQe8fJ1…. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 jobId: string;
             };
             cookie?: never;
@@ -19199,7 +19199,7 @@ export interface operations {
             path: {
                 /** @description Which of the wallet’s accounts: live or sandbox */
                 mode: "live" | "sandbox";
-                /** @description A job id, e.g. job_4kQe8fJ1… */
+                /** @description A job id, e.g. job_4kQe8fJ1…. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 jobId: string;
             };
             cookie?: never;
@@ -19415,7 +19415,7 @@ export interface operations {
             path: {
                 /** @description Which of the wallet’s accounts: live or sandbox */
                 mode: "live" | "sandbox";
-                /** @description The requestId POST /ai/resolve answered */
+                /** @description The requestId POST /ai/resolve answered. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
                 requestId: string;
             };
             cookie?: never;

@@ -3,6 +3,7 @@ import Type from 'typebox';
 import { FEES } from '../fees.js';
 import { defineAccountRoute } from '../http/account-route.js';
 import { defineRoute } from '../http/route.js';
+import { handlerRules, NO_NUL, NO_NUL_WORDS } from '../http/schemas.js';
 import { Semaphore } from '../lib/semaphore.js';
 import { callbackUrlRule } from '../webhooks/index.js';
 import { getRecord, listRecords, prepareSubmission, type SubmitDeps, submitRequest } from './requests.js';
@@ -12,7 +13,8 @@ const RequestParams = Type.Object({
   requestId: Type.String({
     minLength: 1,
     maxLength: 100,
-    description: 'The requestId POST /ai/resolve answered',
+    description: `The requestId POST /ai/resolve answered. ${NO_NUL_WORDS}`,
+    ...handlerRules(NO_NUL),
   }),
 });
 

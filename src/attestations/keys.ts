@@ -47,7 +47,7 @@ function fromSeed(seed: Uint8Array): SigningKey {
 /** The live and sandbox keys of a base58 64-byte keypair (`ATTESTATION_SECRET_KEY`, the key file). */
 export function keyPairFromSecret(secret: string, where: string): KeyPair {
   const bytes = decodeBase58(secret.trim());
-  if (!bytes || bytes.length !== 64)
+  if (bytes?.length !== 64)
     throw new AttestationKeyError(`${where} is not a base58 64-byte Ed25519 keypair (seed and public key)`);
   const seed = bytes.subarray(0, 32);
   const live = fromSeed(seed);

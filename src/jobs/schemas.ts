@@ -150,7 +150,11 @@ export const JobDetail = Type.Object(
 );
 
 export const JobIdParams = Type.Object({
-  jobId: Type.String({ maxLength: 64, description: 'A job id, e.g. job_4kQe8fJ1…' }),
+  jobId: Type.String({
+    maxLength: 64,
+    description: `A job id, e.g. job_4kQe8fJ1…. ${NO_NUL_WORDS}`,
+    ...handlerRules(NO_NUL),
+  }),
 });
 
 export const Cancellation = Type.Object(

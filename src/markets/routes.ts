@@ -4,6 +4,7 @@ import { AppError } from '../errors.js';
 import { FEES } from '../fees.js';
 import { MAX_PARAM_LENGTH } from '../http/edge.js';
 import { defineRoute } from '../http/route.js';
+import { handlerRules, NO_NUL, NO_NUL_WORDS } from '../http/schemas.js';
 import { cachedBodySerializer } from './read/cached-json.js';
 import type { MarketService } from './read/service.js';
 import { MarketDetail, MarketList } from './schemas.js';
@@ -54,7 +55,12 @@ export function marketRoutes(app: FastifyInstance, deps: { markets: MarketServic
     price: FEES.marketDetail,
     params: Type.Object({
       // A longer path segment is 414 URI_TOO_LONG before any route runs (http/edge.ts).
-      id: Type.String({ minLength: 1, maxLength: MAX_PARAM_LENGTH, description: 'Market id or slug' }),
+      id: Type.String({
+        minLength: 1,
+        maxLength: MAX_PARAM_LENGTH,
+        description: `Market id or slug. ${NO_NUL_WORDS}`,
+        ...handlerRules(NO_NUL),
+      }),
     }),
     response: MarketDetail,
     errors: ['NOT_FOUND'],

@@ -6,13 +6,19 @@ import { AppError, validationError } from '../../errors.js';
 import { FEES } from '../../fees.js';
 import { MAX_PARAM_LENGTH } from '../../http/edge.js';
 import { defineRoute } from '../../http/route.js';
+import { handlerRules, NO_NUL, NO_NUL_WORDS } from '../../http/schemas.js';
 import { HistoryQuery, MarketHistory, planHistory, readHistory } from './history.js';
 import * as sql from './sql.js';
 import { MarketTrades, readTrades, TradesQuery, tradesPosition } from './trades.js';
 
 const MarketParams = Type.Object({
   // A longer path segment is 414 URI_TOO_LONG before any route runs (http/edge.ts).
-  id: Type.String({ minLength: 1, maxLength: MAX_PARAM_LENGTH, description: 'Market id or slug' }),
+  id: Type.String({
+    minLength: 1,
+    maxLength: MAX_PARAM_LENGTH,
+    description: `Market id or slug. ${NO_NUL_WORDS}`,
+    ...handlerRules(NO_NUL),
+  }),
 });
 
 interface MarketRef {
