@@ -20,7 +20,7 @@ import { DASHBOARD_TEST_CONFIG, DashboardClient } from '../helpers/dashboard.js'
 let ctx: TestContext;
 let alice: DashboardClient;
 let bob: DashboardClient;
-let operations: { method: string; path: string; cookie: boolean }[];
+let operations: { method: string; path: string; template: string; cookie: boolean; operation: Operation }[];
 /** The API's account routes the dashboard serves too (src/http/account-route.ts), as documented. */
 let twins: { method: string; path: string; api: string; dashboard: Operation; apiOperation: Operation }[];
 let resolve: (schema: unknown) => unknown;
@@ -71,7 +71,9 @@ beforeAll(async () => {
       .map(([method, operation]) => ({
         method: method.toUpperCase(),
         path: path.replace('{mode}', 'sandbox').replace(/\{(\w+)\}/g, (_, name) => `probe_${name}`),
+        template: path,
         cookie: operation.security.length > 0,
+        operation,
       })),
   );
 });
@@ -145,6 +147,47 @@ describe('every dashboard endpoint', () => {
         (resolve(op.responses['200']?.content?.['application/json']?.schema) as { properties: object })
           .properties;
       expect(answer(dashboard), twin.path).toEqual(answer(api));
+    }
+  });
+
+  it('a path segment over 100 characters → 414 URI_TOO_LONG on every method and parameter, as documented', async () => {
+    const withParameters = operations.filter((op) => op.template.includes('{'));
+    expect(withParameters.length).toBeGreaterThanOrEqual(25);
+    expect(new Set(withParameters.map((op) => op.method))).toEqual(
+      new Set(['GET', 'POST', 'PATCH', 'DELETE']),
+    );
+    for (const op of withParameters) {
+      const where = `${op.method} ${op.template}`;
+      expect(JSON.stringify(op.operation.responses['414'] ?? null), where).toContain('URI_TOO_LONG');
+      for (const name of op.template.match(/\{\w+\}/g) ?? []) {
+        const path = op.template
+          .replace(name, 'a'.repeat(101))
+          .replace('{mode}', 'sandbox')
+          .replace(/\{(\w+)\}/g, (_, other) => `probe_${other}`);
+        for (const cookie of [undefined, null]) {
+          const answer = await alice.call(op.method, path, {
+            cookie,
+            body: op.method === 'GET' ? undefined : {},
+          });
+          expect(`${where} ${name} ${answer.status}`).toBe(`${where} ${name} 414`);
+          expect(answer.body, where).toEqual({
+            error: 'A segment of the URL path is longer than 100 characters',
+            code: 'URI_TOO_LONG',
+            requestId: answer.headers.get('x-request-id'),
+          });
+        }
+      }
+    }
+    for (const op of operations.filter((o) => !o.template.includes('{'))) {
+      expect(op.operation.responses['414'], `${op.method} ${op.template}`).toBeUndefined();
+    }
+    // An unknown dashboard resource is still the API's 404, on GET as on the other methods.
+    for (const method of ['GET', 'POST']) {
+      const unknown = await alice.call(method, '/dashboard/api/sandbox/no-such-thing', {
+        body: method === 'GET' ? undefined : {},
+      });
+      expect(unknown.status, method).toBe(404);
+      expect(unknown.body.code, method).toBe('NOT_FOUND');
     }
   });
 

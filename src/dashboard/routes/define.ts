@@ -139,6 +139,10 @@ export function defineDashboardRoute<
   if (spec.scope !== 'public') codes.push('SESSION_EXPIRED');
   if (spec.scope === 'account') codes.push('ACCOUNT_SUSPENDED');
   if (spec.signIn) codes.push('RATE_LIMIT_EXCEEDED');
+  const url = `${DASHBOARD_API}${spec.scope === 'account' ? '/:mode' : ''}${spec.url}`;
+  // A path segment over the router's limit is refused before the route runs, on every method
+  // (http/edge.ts; a GET reaches `overlongDashboardPath` below): as the API's routes say it.
+  if (url.includes(':')) codes.push('URI_TOO_LONG');
 
   const params =
     spec.scope === 'account'
@@ -159,7 +163,7 @@ export function defineDashboardRoute<
 
   app.route({
     method: spec.method,
-    url: `${DASHBOARD_API}${spec.scope === 'account' ? '/:mode' : ''}${spec.url}`,
+    url,
     schema: {
       operationId: `dashboard${spec.operationId[0]?.toUpperCase()}${spec.operationId.slice(1)}`,
       summary: spec.summary,
@@ -213,6 +217,32 @@ export function defineDashboardRoute<
     if (typeof result === 'string') return reply.type(spec.produces ?? 'text/plain').send(result);
     return { requestId: request.id, ...result };
   }
+}
+
+/**
+ * A GET under `/dashboard/api/` that no route takes. The page's catch-all (`/dashboard/*`) would
+ * otherwise answer a GET whose parameter is over the router's limit — where every other method gets
+ * 414 `URI_TOO_LONG` from the router — with the page's 404: this route, more specific than the
+ * page's, answers 414 for a segment over the limit, as the router does, and the API's 404 otherwise.
+ */
+export function overlongDashboardPath(app: FastifyInstance, maxParamLength: number): void {
+  app.get(`${DASHBOARD_API}/*`, { schema: { hide: true } }, async (request) => {
+    const path = request.url.split('?')[0] ?? '';
+    const segments = path.split('/').map((segment) => {
+      try {
+        return decodeURIComponent(segment);
+      } catch {
+        return segment;
+      }
+    });
+    if (segments.some((segment) => segment.length > maxParamLength)) {
+      throw new AppError(
+        'URI_TOO_LONG',
+        `A segment of the URL path is longer than ${maxParamLength} characters`,
+      );
+    }
+    throw new AppError('NOT_FOUND', 'No such dashboard resource');
+  });
 }
 
 /** The session cookie's token, if the request carries one. */

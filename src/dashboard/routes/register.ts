@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { DepositSource } from '../../deposits/index.js';
+import { MAX_PARAM_LENGTH } from '../../http/edge.js';
 import type { SecretBox } from '../../webhooks/index.js';
 import { ledgerDeposits } from '../funds.js';
 import { serveDashboard } from '../static.js';
 import { accountRoutes } from './account.js';
 import { authRoutes } from './auth.js';
-import { type DashboardConfig, dashboardEdge } from './define.js';
+import { type DashboardConfig, dashboardEdge, overlongDashboardPath } from './define.js';
 import { twinRoutes } from './twins.js';
 
 export interface DashboardDeps {
@@ -24,5 +25,6 @@ export async function registerDashboard(app: FastifyInstance, deps: DashboardDep
   accountRoutes(edge, { deposits: deps.deposits ?? ledgerDeposits });
   // Keys, ledger, jobs, AI requests, webhooks: the API's account routes, at the session's door.
   twinRoutes(edge);
+  overlongDashboardPath(app, MAX_PARAM_LENGTH);
   await serveDashboard(app, deps.buildDir);
 }
