@@ -1,6 +1,8 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KEY_FILE } from '../../src/attestations/registry.js';
 import { buildReport } from '../../src/evaluation/report.js';
 import { publishScorecard } from '../../src/evaluation/scorecard.js';
 import { scorecardSummary } from '../../src/evaluation/summary.js';
@@ -290,6 +292,35 @@ describe('the pages', () => {
     expect(await rows.count()).toBe(10);
     await expect(rows.nth(0).textContent()).resolves.toBe('0.5075.0%66.7%');
     await expect(rows.nth(9).textContent()).resolves.toBe('0.950.0%—');
+  });
+
+  it('Activity: the attestation key of the mode, as GET /attestation/keys publishes it, and never its secret', async () => {
+    const { page } = user;
+    const published = (await (await fetch(`${stage.base}/api/v1/attestation/keys`)).json()) as {
+      enabled: boolean;
+      live: string | null;
+      sandbox: string | null;
+    };
+    const mode = new URL(page.url()).pathname.split('/')[2] === 'live' ? 'live' : 'sandbox';
+    const card = page
+      .locator('section.card')
+      .filter({ has: page.getByRole('heading', { name: 'Attestation key' }) });
+    if (published.enabled) {
+      const shown = card.getByLabel('Attestation public key');
+      await shown.waitFor();
+      expect(await shown.textContent()).toBe(published[mode]);
+      expect(published[mode]).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
+    } else {
+      await card.getByText('This service does not sign its answers').waitFor();
+    }
+    // On the embedded database the secret is a file beside the data: not a byte of it on the page.
+    const { dataDir } = stage.ctx.database.db;
+    const file = dataDir ? join(dataDir, KEY_FILE) : null;
+    if (file && existsSync(file)) {
+      const secret = readFileSync(file, 'utf8').trim();
+      expect(secret.length).toBeGreaterThan(40);
+      expect(await page.content()).not.toContain(secret);
+    }
   });
 
   it('Activity: sends a test webhook, redelivers it, reveals and rotates the signing secret', async () => {

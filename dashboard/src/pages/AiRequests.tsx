@@ -3,6 +3,7 @@ import { type Answer, api, type Mode, ok } from '../api';
 import { Card, ErrorNote, num, Table } from '../components/ui';
 import { useData } from '../data';
 import { usd, when } from '../format';
+import { AttestationKey } from './AttestationKey';
 import { Scorecard } from './Scorecard';
 
 type Summary = Answer<'dashboardListAiRequests'>['requests'][number];
@@ -54,6 +55,7 @@ export function AiRequests({ mode }: { mode: Mode }) {
         {open && <Votes mode={mode} request={open} />}
       </Card>
       <Scorecard mode={mode} />
+      <AttestationKey mode={mode} />
     </>
   );
 }
