@@ -15,6 +15,7 @@ import { KEY_FILE, listKeys, rotateKeys } from '../../src/attestations/registry.
 import type { Database } from '../../src/db/database.js';
 import { decodeBase58, encodeBase58 } from '../../src/lib/base58.js';
 import { ManualClock } from '../../src/lib/clock.js';
+import { registry } from '../../src/metrics/metrics.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { createTestDatabase, type TestDatabase, usingPostgres } from '../helpers/db.js';
 import { verifies } from './helpers.js';
@@ -176,5 +177,22 @@ describe('GET /api/v1/attestation/keys', () => {
     expect(body.sandbox).toBe(pair.sandbox.publicKeyBase58);
     expect(body.keys).toHaveLength(2);
     expect(res.body).not.toContain(secret);
+  });
+
+  it('signs without the secret reaching an answer or a metric, in any encoding', async () => {
+    const account = await ctx.createAccount({ balanceUsd: '1.00' });
+    const res = await ctx.request(account.key, { method: 'GET', url: '/api/v1/price/SOL?attest=true' });
+    expect(res.statusCode).toBe(200);
+    expect(res.json().attestation.publicKey).toBe(keyPairFromSecret(secret, 'test').sandbox.publicKeyBase58);
+    const bytes = decodeBase58(secret);
+    expect(bytes?.length).toBe(64);
+    const seed = Buffer.from(bytes?.subarray(0, 32) ?? []);
+    const forms = [secret, seed.toString('hex'), seed.toString('base64'), encodeBase58(seed)];
+    const metrics = await registry.metrics();
+    expect(metrics).toContain('sibyl_');
+    for (const form of forms) {
+      expect(res.body).not.toContain(form);
+      expect(metrics).not.toContain(form);
+    }
   });
 });
