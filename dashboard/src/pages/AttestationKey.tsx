@@ -23,9 +23,7 @@ export function AttestationKey({ mode }: { mode: Mode }) {
             scheduled checks are signed by this Ed25519 key (version {keys.data?.version}):
           </p>
           <p>
-            <code class="key" aria-label="Attestation public key">
-              {current}
-            </code>
+            <code class="key">{current}</code>
           </p>
           <p class="muted">
             Verify with <code>verifyAttestation</code> from @sibyl/client, or on chain through the Ed25519
