@@ -1,6 +1,7 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import ajvFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateSecret } from '../../src/attestations/keys.js';
 import { buildReport } from '../../src/evaluation/report.js';
 import { publishScorecard } from '../../src/evaluation/scorecard.js';
 import { scorecardSummary } from '../../src/evaluation/summary.js';
@@ -41,7 +42,9 @@ let account: TestAccount;
 let doc: { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Json> } };
 
 beforeAll(async () => {
-  ctx = await createTestContext();
+  // Attestations on whatever the database: on PostgreSQL without a key, `attest=true` is the
+  // deployment's 503 ATTESTATION_UNAVAILABLE, not a refusal of the request.
+  ctx = await createTestContext({ config: { ATTESTATION_SECRET_KEY: generateSecret() } });
   account = await ctx.createAccount({ balanceUsd: '1000.00' });
   // GET /ai/scorecard answers 404 until a scorecard is published: publish one (of no questions).
   await publishScorecard(
