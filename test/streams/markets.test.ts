@@ -136,6 +136,38 @@ describe('a market stream', () => {
     await client.close();
   });
 
+  it("states each probability as GET /markets/{id} does, the book's mid included (one rule)", async () => {
+    await ingest([marketCreated({ id: 'ms-book' })]);
+    const account = await ctx.createAccount({ mode: 'sandbox' });
+    const client = await stream(account.key, 'ms-book');
+    await client.until(() => named(client, 'market').length >= 1);
+    const order = (orderId: string, outcome: number, side: string, price: number) =>
+      event('order.placed', '2026-03-02T09:00:00Z', {
+        marketId: 'ms-book',
+        orderId,
+        wallet: wallet(orderId),
+        outcome,
+        side,
+        price,
+        shares: '100',
+      });
+    await ingest([
+      order('ob-1', 0, 'bid', 5800),
+      order('ob-2', 0, 'ask', 6600),
+      { ...trade('ms-book', 3000, '2026-03-02T09:01:00Z'), outcome: 1 },
+    ]);
+    await client.until(
+      () => (named(client, 'market').at(-1)?.data as MarketData | undefined)?.tradingStats.totalTrades === 1,
+    );
+    const latest = named(client, 'market').at(-1)?.data as MarketData;
+    const streamed = latest.outcomes.map((o) => o.probability);
+    const detail = await ctx.request(account.key, { method: 'GET', url: '/api/v1/markets/ms-book' });
+    expect(streamed).toEqual(detail.json().outcomes.map((o: { probability: number }) => o.probability));
+    // Outcome 0 from its book's mid (0.62), outcome 1 from its last trade (0.30), scaled to 1.
+    expect(streamed).toEqual([0.673913, 0.326087]);
+    await client.close();
+  });
+
   it('resumes after a cut with what it missed (Last-Event-ID), each event once', async () => {
     await ingest([marketCreated({ id: 'ms-r' })]);
     const account = await ctx.createAccount({ mode: 'sandbox' });

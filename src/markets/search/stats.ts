@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db/database.js';
 import { statement } from '../../db/database.js';
-import { probabilities, round6, toSol } from '../read/detail.js';
+import { outcomeProbabilities, round6 } from '../../lib/probability.js';
+import { toSol } from '../read/detail.js';
 
 /**
  * The extension fields of list items (docs/markets.md#list-fields): each outcome's last price and
@@ -83,7 +84,7 @@ export async function pageStats(
         lastPrice: row?.last_price ?? null,
       };
     });
-    const probability = probabilities(raw);
+    const probability = outcomeProbabilities(raw);
     const s = statsOf.get(id);
     result.set(id, {
       outcomes: raw.map((o, index) => ({ lastPrice: o.lastPrice, probability: probability[index] ?? 0 })),
