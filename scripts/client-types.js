@@ -96,7 +96,9 @@ const errorCodesText = [
   ' * `SibylApiError.code` is a `string`.',
   ' */',
   'export type ErrorCode =',
-  ...errorCodes(JSON.parse(documentText)).map((code, i, all) => `  | '${code}'${i === all.length - 1 ? ';' : ''}`),
+  ...errorCodes(JSON.parse(documentText)).map(
+    (code, i, all) => `  | '${code}'${i === all.length - 1 ? ';' : ''}`,
+  ),
   '',
 ].join('\n');
 
