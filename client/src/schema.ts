@@ -2211,11 +2211,6 @@ export interface components {
             };
         } & (unknown & unknown);
         /**
-         * @description Every code of the error vocabulary (docs/api.md#errors); each answer lists those its status can carry
-         * @enum {unknown}
-         */
-        ErrorCode: "ACCOUNT_NOT_FOUND" | "ACCOUNT_SUSPENDED" | "AI_UNAVAILABLE" | "API_KEY_EXPIRED" | "API_KEY_REVOKED" | "ATTESTATION_UNAVAILABLE" | "BATCH_LIMIT_EXCEEDED" | "DELIVERY_CANNOT_CANCEL" | "HEADERS_TOO_LARGE" | "IDEMPOTENCY_KEY_IN_USE" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_BALANCE" | "INTERNAL_ERROR" | "INVALID_API_KEY" | "INVALID_SYMBOL" | "INVALID_TIMESTAMP" | "IP_NOT_ALLOWED" | "JOB_CANNOT_CANCEL" | "JOB_NOT_FOUND" | "KEY_ROTATION_IN_PROGRESS" | "MAX_KEYS_EXCEEDED" | "MAX_WALLETS_EXCEEDED" | "NOT_FOUND" | "ORIGIN_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "PERMISSION_DENIED" | "PRICE_UNAVAILABLE" | "QUOTA_EXCEEDED" | "RATE_LIMIT_EXCEEDED" | "REQUEST_TIMEOUT" | "SERVICE_UNAVAILABLE" | "SESSION_EXPIRED" | "SIGN_IN_REJECTED" | "STREAM_LIMIT_EXCEEDED" | "SYMBOL_NOT_FOUND" | "TIMESTAMP_IN_PAST" | "UNSUPPORTED_MEDIA_TYPE" | "URI_TOO_LONG" | "VALIDATION_ERROR" | "WALLET_IN_USE";
-        /**
          * GetAiJobResponse
          * @description Success
          */
