@@ -1,6 +1,7 @@
 import type { Database } from '../db/database.js';
 import { foldedWakes, NotificationFanOut } from '../http/event-stream/fan-out.js';
 import type { StreamSink, StreamSource } from '../http/event-stream/stream.js';
+import { SharedData } from '../http/event-stream/wire.js';
 import type { Log } from '../logger.js';
 import * as sql from './market-sql.js';
 import { type MarketStateRow, marketState } from './market-state.js';
@@ -11,6 +12,19 @@ interface EventRow {
   market_id: string;
   kind: string;
   data: string;
+}
+
+/** A stored event ready to fan out: its id and data prepared once, whatever the number of streams. */
+interface ReadEvent {
+  id: bigint;
+  /** `m.<id>`, the event's `id:` line. */
+  eventId: string;
+  kind: string;
+  data: SharedData;
+}
+
+function readEvent(row: EventRow): ReadEvent {
+  return { id: BigInt(row.id), eventId: `m.${row.id}`, kind: row.kind, data: new SharedData(row.data) };
 }
 
 const BATCH = 1000;
@@ -133,8 +147,10 @@ export class MarketFeed {
         BATCH,
       ]);
       for (const row of rows) {
-        const id = BigInt(row.id);
-        for (const subscriber of this.byMarket.get(row.market_id) ?? []) subscriber.deliver(id, row);
+        const subscribers = this.byMarket.get(row.market_id);
+        if (!subscribers) continue;
+        const event = readEvent(row);
+        for (const subscriber of subscribers) subscriber.deliver(event);
       }
       const last = rows.at(-1);
       // A market added while reading was not in the query: read again from the same cursor (the
@@ -203,21 +219,17 @@ class MarketSubscriber implements StreamSource {
     this.feed.leave(this);
   }
 
-  /** A row the process read: sent if it is newer than what this stream has (each event once). */
-  deliver(id: bigint, row: EventRow): void {
+  /** An event the process read: sent if it is newer than what this stream has (each event once). */
+  deliver(event: ReadEvent): void {
     if (this.catchingUp) {
       this.missed = true;
       return;
     }
     const sink = this.sink;
-    if (!sink || sink.closed || id <= this.after) return;
-    this.after = id;
-    sink.send({ event: row.kind, id: `m.${row.id}`, json: this.withRequestId(row.data) });
-  }
-
-  /** The stored data (a JSON object) with this stream's `requestId` first, as every event carries it. */
-  private withRequestId(data: string): string {
-    return `{"requestId":${JSON.stringify(this.requestId)},${data.slice(1)}`;
+    if (!sink || sink.closed || event.id <= this.after) return;
+    this.after = event.id;
+    // The stored data after this stream's `requestId`, as every event carries it first.
+    sink.send({ event: event.kind, id: event.eventId, shared: event.data });
   }
 
   /** Why there is a snapshot, when the client asked to resume. */
@@ -281,8 +293,9 @@ class MarketSubscriber implements StreamSource {
         // A long replay waits for the client to take what was sent rather than filling its queue.
         while (sink.backlogBytes > REPLAY_BACKLOG_BYTES && !sink.closed && !this.stopped) await pause(20);
         if (sink.closed || this.stopped) return false;
-        this.after = BigInt(row.id);
-        sink.send({ event: row.kind, id: `m.${row.id}`, json: this.withRequestId(row.data) });
+        const event = readEvent(row);
+        this.after = event.id;
+        sink.send({ event: event.kind, id: event.eventId, shared: event.data });
       }
       if (rows.length < BATCH) return !sink.closed && !this.stopped;
     }

@@ -48,7 +48,7 @@ export async function prunedTables(config: Config): Promise<RetentionTable[]> {
  */
 export async function createWorker(deps: WorkerDeps): Promise<Worker> {
   const { config, db, clock, log } = deps;
-  const ports = deps.ports ?? createPorts(config, db, clock, deps);
+  const ports = deps.ports ?? (await createPorts(config, db, clock, deps));
   const handed = {
     config,
     db,

@@ -1,10 +1,9 @@
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestText } from '../../src/markets/ingest/ingest.js';
-import { createTestContext, type TestContext } from '../helpers/context.js';
-import { type OpenEventStream, openEventStream } from '../helpers/event-stream.js';
-import { countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
+import type { TestContext } from '../helpers/context.js';
+import { countEntries } from '../helpers/ledger.js';
 import { event, marketCreated, ndjson, wallet } from '../markets/events.js';
+import { named, type StreamService, startStreamService } from './service.js';
 
 /**
  * GET /stream/markets (docs/streams.md#markets): a snapshot per market, then `market` on each change
@@ -13,31 +12,18 @@ import { event, marketCreated, ndjson, wallet } from '../markets/events.js';
  * charge; the probability is the one GET /markets/{id} answers.
  */
 
+let service: StreamService;
 let ctx: TestContext;
-let base: string;
-const clients: OpenEventStream[] = [];
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-  base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/api/v1`;
+  service = await startStreamService();
+  ctx = service.ctx;
 });
-afterAll(async () => {
-  for (const client of clients) await client.close();
-  await expectLedgerReconciles(ctx.database.db);
-  await ctx.close();
-});
+afterAll(() => service.close());
 
-async function stream(key: string, ids: string, headers: Record<string, string> = {}) {
-  const client = await openEventStream(`${base}/stream/markets?ids=${ids}`, {
-    authorization: `Bearer ${key}`,
-    ...headers,
-  });
-  clients.push(client);
-  return client;
-}
+const stream = (key: string, ids: string, headers: Record<string, string> = {}) =>
+  service.open(`/stream/markets?ids=${ids}`, key, headers);
 
-const named = (client: OpenEventStream, name: string) => client.events.filter((e) => e.event === name);
 type MarketData = {
   id: string;
   status: string;
@@ -325,10 +311,7 @@ describe('metering and limits', () => {
   it('charges minutes as streamMarkets, and counts against the same limits as the price streams', async () => {
     const account = await ctx.createAccount({ mode: 'sandbox' });
     const opened = [await stream(account.key, 'ms-a'), await stream(account.key, 'ms-a')];
-    const prices = await openEventStream(`${base}/stream/prices?symbols=SOL`, {
-      authorization: `Bearer ${account.key}`,
-    });
-    clients.push(prices);
+    const prices = await service.open('/stream/prices?symbols=SOL', account.key);
     expect(prices.response.status).toBe(200);
     const fourth = await ctx.request(account.key, { method: 'GET', url: '/api/v1/stream/markets?ids=ms-a' });
     expect(fourth.statusCode).toBe(429);
