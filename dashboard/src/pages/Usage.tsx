@@ -97,7 +97,7 @@ export function Usage({ mode }: { mode: Mode }) {
 /** A row's group as a person reads it: the day, the operation in words, the key's name. */
 function groupLabel(groupBy: Grouping, row: UsageReport['rows'][number]): string {
   if (groupBy === 'operation') return operationName(row.group);
-  if (groupBy === 'key') return row.label ?? (row.group || 'No key (operator)');
+  if (groupBy === 'key') return row.label ?? (row.group || 'No key (operator, dashboard)');
   return row.group;
 }
 
