@@ -1,6 +1,8 @@
-// Loaded into the process under test by bench/evaluation.js (node --expose-gc --import): every
-// BENCH_MEMORY_INTERVAL_MS it collects garbage and appends `elapsedMs rss heapUsed` (bytes) to
-// BENCH_MEMORY_FILE, so that what is measured is what the process keeps, not what it has yet to free.
+// Loaded into the process under test by bench/evaluation.js and bench/streams.js (node --expose-gc
+// --import): it collects garbage and appends `elapsedMs rss heapUsed` (bytes) to BENCH_MEMORY_FILE,
+// so that what is measured is what the process keeps, not what it has yet to free — every
+// BENCH_MEMORY_INTERVAL_MS, or, with BENCH_MEMORY_INTERVAL_MS=0, only when sent SIGUSR2 (so that
+// the forced collections do not fall in a window whose CPU or latency is being measured).
 import { appendFileSync } from 'node:fs';
 
 const file = process.env.BENCH_MEMORY_FILE;
@@ -12,5 +14,6 @@ if (file) {
     const { rss, heapUsed } = process.memoryUsage();
     appendFileSync(file, `${Math.round(performance.now() - started)} ${rss} ${heapUsed}\n`);
   };
-  setInterval(sample, interval).unref();
+  if (interval > 0) setInterval(sample, interval).unref();
+  else process.on('SIGUSR2', sample);
 }

@@ -12,7 +12,7 @@
 //   before and after.
 // Prints a Markdown table; figures go to docs/performance.md.
 
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import os from 'node:os';
@@ -40,9 +40,16 @@ const percentile = (sorted, p) =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-function lastMemory(file) {
-  const lines = readFileSync(file, 'utf8').trim().split('\n');
-  const [, rss] = (lines.at(-1) ?? '0 0 0').split(' ').map(Number);
+/**
+ * The service's RSS after a GC, sampled now: the probe collects and writes a line when sent SIGUSR2,
+ * and only then, so that no forced collection falls in the windows whose CPU and latency are measured.
+ */
+async function memoryNow(server, file) {
+  const lines = () => (existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n').filter(Boolean) : []);
+  const before = lines().length;
+  process.kill(server.pid, 'SIGUSR2');
+  for (let i = 0; i < 200 && lines().length === before; i++) await sleep(25);
+  const [, rss] = (lines().at(-1) ?? '0 0 0').split(' ').map(Number);
   return rss;
 }
 
@@ -160,14 +167,14 @@ async function main() {
       RATE_LIMIT_MAX_PER_SECOND: '1000000000',
       RATE_LIMIT_MAX_BURST: '1000000000',
       BENCH_MEMORY_FILE: memoryFile,
-      BENCH_MEMORY_INTERVAL_MS: '500',
+      BENCH_MEMORY_INTERVAL_MS: '0',
     });
     await waitForHttp(`http://127.0.0.1:${port}/readyz`, server);
     const thrKey = accounts.at(-1).key;
     await billedThroughput(port, thrKey, 2); // warm-up
     const alone = await billedThroughput(port, thrKey, THROUGHPUT_SECONDS);
     await sleep(1200);
-    const rssBefore = lastMemory(memoryFile);
+    const rssBefore = await memoryNow(server, memoryFile);
 
     // Prices.
     const priceLatency = [];
@@ -210,7 +217,7 @@ async function main() {
       })),
     );
     await sleep(3000);
-    const rssOpen = lastMemory(memoryFile);
+    const rssOpen = await memoryNow(server, memoryFile);
     const open = PRICE_STREAMS + MARKET_STREAMS;
     // The billed price beside the open streams.
     const beside = await billedThroughput(port, thrKey, THROUGHPUT_SECONDS);
@@ -247,7 +254,7 @@ async function main() {
     await sleep(2000);
 
     // Never-reading clients: a market stream each, on a market that trades; they never read.
-    const quiet = lastMemory(memoryFile);
+    const quiet = await memoryNow(server, memoryFile);
     for (let i = 0; i < NEVER_READING; i++) {
       const socket = connect(port, '127.0.0.1');
       socket.pause();
@@ -275,7 +282,7 @@ async function main() {
       });
       for (const line of burst) await ingestText(db, line);
       await sleep(1000);
-      rssNever.push(lastMemory(memoryFile));
+      rssNever.push(await memoryNow(server, memoryFile));
     }
 
     const pl = priceLatency.sort((a, b) => a - b);

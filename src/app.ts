@@ -88,7 +88,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const authenticator = new Authenticator(db, clock, cache, (err) =>
     app.log.warn({ err }, 'a key’s last use was not recorded'),
   );
-  const ports = options.ports ?? createPorts(config, db, clock, options);
+  const ports = options.ports ?? (await createPorts(config, db, clock, options));
   const rateLimiter = options.rateLimiter ?? (await createRateLimiter(app, config));
   const edge: Services = {
     config,

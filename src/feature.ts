@@ -1,5 +1,6 @@
 import type { TProperties } from 'typebox';
-import type { Database, Statement } from './db/database.js';
+import type { Database } from './db/database.js';
+import type { PruneStatement } from './db/prune.js';
 import type { RegisterRoutes } from './http/feature-routes.js';
 import type { Clock } from './lib/clock.js';
 import type { CommandArgs, Output } from './lib/command-line.js';
@@ -84,9 +85,18 @@ export interface PrunedTable<C = unknown> {
   name: string;
   /**
    * A batched delete built by `pruneStatement` (`db/prune.ts`) next to the feature's SQL: `$1` the
-   * cutoff, `$2` the most rows one statement deletes; returns one row `{ deleted }`.
+   * cutoff, `$2` the most rows one statement deletes; returns one row `{ deleted }`. It names its
+   * table and the tables it deletes with it (their foreign keys point at it).
    */
-  prune: Statement;
+  prune: PruneStatement;
+  /**
+   * Other pruned tables whose rows this one's rows name (by a foreign key, or by an id column such as
+   * a callback's `request_id`): this table is pruned before them in a run, so that no kept row is left
+   * naming a pruned one (docs/operations.md#retention).
+   */
+  refersTo?: readonly string[];
+  /** A table that grows fastest: pruned before the others it need not wait for, so a run stopped midway has pruned it. */
+  busy?: boolean;
   /** How long a row is kept after it ended: a retention setting (`config.retention`) or a fixed contract. */
   keepMs(config: C): number;
 }

@@ -34,11 +34,12 @@ export const FEATURES = [
   aiFeature,
   evaluationFeature,
   webhooksFeature,
+  // Before the dashboard: it serves the market stream as a twin (src/dashboard/routes/twins.ts).
+  streamsFeature,
   dashboardFeature,
   idempotencyFeature,
   limitsFeature,
   retentionFeature,
   depositsFeature,
-  streamsFeature,
   attestationsFeature,
 ] as const;

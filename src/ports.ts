@@ -1,8 +1,4 @@
-import type { MarketSource, Resolver } from './ai/index.js';
-// The ports' constructors that load the AI SDKs and an HTTP agent: reached here directly, outside
-// their rooms' doors, so that an operator command that imports a door does not load them (see
-// test/architecture.test.ts).
-import { createResolver } from './ai/resolver.js';
+import { loadResolver, type MarketSource, type Resolver } from './ai/index.js';
 import { type Attestations, createAttestations } from './attestations/index.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
@@ -21,10 +17,10 @@ import {
   type CallbackOutbox,
   createSecretBox,
   createWebhookOutbox,
+  loadTransport,
   type SecretBox,
   type WebhookTransport,
 } from './webhooks/index.js';
-import { createTransport } from './webhooks/transport.js';
 
 /**
  * The outside world as the features reach it: price and candle venues, the AI models, the webhook
@@ -75,17 +71,23 @@ export interface PortOverrides {
   attestations?: Attestations;
 }
 
-/** Builds every port from the configuration, but those `overrides` hands in. */
-export function createPorts(
+/**
+ * Builds every port from the configuration, but those `overrides` hands in. The constructors that
+ * bring the AI SDKs and an HTTP agent are loaded here, through their doors' `loadResolver` and
+ * `loadTransport`, so that a command importing those doors does not load them.
+ */
+export async function createPorts(
   config: Config,
   db: Database,
   clock: Clock,
   overrides: PortOverrides = {},
-): Ports {
+): Promise<Ports> {
   const needsRegistry = !overrides.liveVenues || !overrides.candleVenues;
   const registry = needsRegistry ? createLiveVenues(config.prices, clock) : undefined;
-  const resolver = createResolver(config.ai, clock);
-  const webhookTransport = overrides.webhookTransport ?? createTransport(config.webhooks);
+  const [resolver, webhookTransport] = await Promise.all([
+    loadResolver(config.ai, clock),
+    overrides.webhookTransport ?? loadTransport(config.webhooks),
+  ]);
   const attestations = overrides.attestations ?? createAttestations(db, config.attestations, clock);
   return {
     prices: createPriceService(config.prices, clock, overrides.liveVenues ?? registry?.price ?? []),

@@ -1,6 +1,6 @@
-import type { components } from './schema.js';
+import type { ErrorCode } from './error-codes.js';
 
-export type ErrorCode = components['schemas']['ErrorCode'];
+export type { ErrorCode };
 
 /**
  * The one body of every error answer (docs/api.md#errors). The document gives each status of each

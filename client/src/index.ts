@@ -76,7 +76,7 @@ export {
 export type { Sleep } from './transport.js';
 export { verifyWebhook, type WebhookHeaders, type WebhookPayload } from './webhooks.js';
 
-/** Every named schema of the API (`Schemas['PriceResult']`, `Schemas['ErrorCode']`, …). */
+/** Every named schema of the API (`Schemas['PriceResult']`, `Schemas['AiRequestRecord']`, …). */
 export type Schemas = components['schemas'];
 
 export interface SibylClientOptions {

@@ -42,6 +42,6 @@ export const aiFeature: Feature<{ ai: typeof aiSettings }, Needs> = {
   },
   async retention() {
     const { PRUNE } = await import('./sql.js');
-    return [{ name: 'ai_requests', prune: PRUNE, keepMs: (c) => c.retention.aiRequestsMs }];
+    return [{ name: 'ai_requests', prune: PRUNE, keepMs: (c) => c.retention.aiRequestsMs, busy: true }];
   },
 };

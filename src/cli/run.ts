@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
 import { type Config, ConfigError, loadConfig } from '../config.js';
+import { DataDirInUseError } from '../db/data-dir.js';
 import type { Database } from '../db/database.js';
 import { MigrationError, migrate } from '../db/migrate.js';
 import { openDatabase } from '../db/open.js';
-import { DataDirInUseError } from '../db/pglite.js';
 import { AppError } from '../errors.js';
 import type { Command, CommandIo } from '../feature.js';
 import { FEATURES } from '../features.js';

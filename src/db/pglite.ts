@@ -1,10 +1,12 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite, types } from '@electric-sql/pglite';
-import { CommandRefusal } from '../lib/command-line.js';
 import { closeCommitScope, openCommitScope } from './after-commit.js';
+import { DataDirInUseError } from './data-dir.js';
 import type { Database, Queryable, Row, Sql } from './database.js';
 import { sqlText } from './database.js';
+
+export { DataDirInUseError } from './data-dir.js';
 
 class PgliteQueryable implements Queryable {
   constructor(private readonly target: Pick<PGlite, 'query' | 'exec'>) {}
@@ -16,19 +18,6 @@ class PgliteQueryable implements Queryable {
 
   async exec(script: string): Promise<void> {
     await this.target.exec(script);
-  }
-}
-
-export class DataDirInUseError extends CommandRefusal {
-  override name = 'DataDirInUseError';
-
-  constructor(
-    message: string,
-    /** The data directory, and the process that holds it. */
-    readonly dataDir: string,
-    readonly owner: number,
-  ) {
-    super(message);
   }
 }
 

@@ -15,6 +15,14 @@ export interface PruneSpec {
   dependents?: { table: string; column: string }[];
 }
 
+/** A retention delete, with the tables it deletes from (for the order of a run: src/retention/order.ts). */
+export interface PruneStatement extends Statement {
+  /** The table whose ended rows it deletes. */
+  readonly table: string;
+  /** The tables whose rows it deletes with them (their foreign keys name `table`). */
+  readonly dependents: readonly string[];
+}
+
 /**
  * The one shape of every retention delete (docs/operations.md#retention): `$1` the cutoff, `$2` the
  * most rows one statement deletes; returns one row `{ deleted }`, how many rows of `table` went.
@@ -26,14 +34,14 @@ export interface PruneSpec {
  * plan, PostgreSQL 15, 210,000 rows) as a hash join over a sequential scan of the whole table: 110 ms
  * a batch instead of 9 ms.
  */
-export function pruneStatement(spec: PruneSpec): Statement {
+export function pruneStatement(spec: PruneSpec): PruneStatement {
   const chosen = `ANY (ARRAY(SELECT ${spec.key} FROM doomed))`;
   const dependents = (spec.dependents ?? []).map(
     (dependent, i) => `, dependent_${i} AS (
        DELETE FROM ${dependent.table} WHERE ${dependent.column} = ${chosen}
      )`,
   );
-  return statement(
+  const built = statement(
     spec.name,
     `WITH doomed AS (
        SELECT ${spec.key} FROM ${spec.table} WHERE ${spec.ended}
@@ -43,4 +51,9 @@ export function pruneStatement(spec: PruneSpec): Statement {
      )
      SELECT count(*) AS deleted FROM deleted`,
   );
+  return {
+    ...built,
+    table: spec.table,
+    dependents: (spec.dependents ?? []).map((dependent) => dependent.table),
+  };
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TObject, TSchema } from 'typebox';
 import type { Context } from '../context.js';
 import type { ErrorCode } from '../errors.js';
@@ -48,6 +48,10 @@ export interface TwinCall {
   ctx: Context;
   accountId: string;
   mode: Principal['mode'];
+  /** The signed-in session (a paid twin's owner principal counts its streams as a key's). */
+  sessionId: string;
+  request: FastifyRequest;
+  reply: FastifyReply;
 }
 
 /** An account route as the dashboard declares its twin (src/dashboard/routes/twins.ts). */
@@ -66,6 +70,8 @@ export interface DashboardTwin {
   response: TObject;
   errors: ErrorCode[];
   bodyRules?: BodyRules;
+  /** The answer is a `text/event-stream` of `response` events (the market stream's twin). */
+  stream?: boolean;
   run(call: TwinCall): Promise<Record<string, unknown>>;
 }
 

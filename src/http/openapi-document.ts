@@ -1,7 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
-import Type from 'typebox';
-import { ERROR_STATUS } from '../errors.js';
 import { HANDLER_RULES } from './schemas.js';
 
 /**
@@ -124,15 +122,6 @@ export function documentHeaders(doc: Json): void {
   }
 }
 
-/** The error vocabulary as a component: every code, each answer listing those its status can carry. */
-export function documentErrorCodes(doc: Json): void {
-  const schemas = componentsOf(doc, 'schemas');
-  schemas.ErrorCode = Type.Enum(Object.keys(ERROR_STATUS).sort(), {
-    description:
-      'Every code of the error vocabulary (docs/api.md#errors); each answer lists those its status can carry',
-  });
-}
-
 /**
  * States the rules a route's own code enforces (schemas.ts, `handlerRules`) as the JSON Schema
  * keywords they are, filling in `$SETTING` values from the deployment's settings.
@@ -226,7 +215,6 @@ export function finishDocument(doc: Json, options: DocumentOptions): Json {
   documentHeaders(doc);
   attachErrorExamples(doc);
   hoistNamedSchemas(doc);
-  documentErrorCodes(doc);
   attachExamples(doc);
   const components = doc.components as Json;
   components.schemas = Object.fromEntries(

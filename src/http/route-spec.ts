@@ -85,6 +85,13 @@ export interface RouteSpec<P extends TSchema, Q extends TSchema, B extends TSche
    * events' `data` is `response`; `headers`: the request headers it reads (e.g. `Last-Event-ID`).
    */
   stream?: { headers?: TObject };
+  /**
+   * Served a second time to the signed-in wallet, at `/dashboard/api/{mode}<url>` (the market data a
+   * dashboard page shows): the same handler, schemas, errors and price, billed to that account
+   * without a key (docs/dashboard.md#market-data). Public data only: a route about one key or that
+   * changes something is an account route (`defineAccountRoute`) or stays the API's.
+   */
+  dashboardTwin?: boolean;
   /** The name of the success body in the OpenAPI components; default: `<OperationId>Response`. */
   responseName?: string;
   errors?: ErrorCode[];

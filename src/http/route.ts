@@ -7,6 +7,7 @@ import { formatUsd } from '../lib/money.js';
 import { EXPOSED_HEADERS, takeRateLimit } from '../limits/index.js';
 import { authenticateRequest } from './access.js';
 import { routeBilling } from './billing/choose.js';
+import { ownerPrincipal } from './owner.js';
 import { handleRoute, keyReader } from './route-handler.js';
 import { API_PREFIX, type RoutePermission, type RouteSpec } from './route-spec.js';
 import { BillingProperties, errorBodySchema } from './schemas.js';
@@ -117,6 +118,36 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
     permission: spec.permission,
     priced,
   });
+  if (spec.dashboardTwin) {
+    const api = `${spec.method} ${API_PREFIX}${spec.url.replace(/:(\w+)/g, '{$1}')}`;
+    app.dashboardTwins.add({
+      method: spec.method,
+      api,
+      url: spec.url,
+      operationId: spec.operationId,
+      summary: spec.summary,
+      description:
+        `The dashboard's twin of \`${api}\`: the same operation, parameters, errors and answer, for the ` +
+        `signed-in wallet’s account of that mode, ${priced ? 'charged to it at the same price (play money on the sandbox account)' : 'at no charge'} ` +
+        `(docs/dashboard.md#market-data).${spec.description ? `\n\n${spec.description}` : ''}\n\n${accessNote(spec)}`,
+      ...(spec.params ? { params: spec.params } : {}),
+      ...(spec.querystring ? { querystring: spec.querystring } : {}),
+      response: Type.Object(
+        { ...spec.response.properties, ...(priced ? BillingProperties : {}) },
+        { description: successDescription },
+      ),
+      // The key's refusals cannot happen to the owner; the route's own, and the balance's, can.
+      errors: [...(spec.errors ?? []), ...(priced ? (['INSUFFICIENT_BALANCE'] as const) : [])],
+      ...(spec.stream ? { stream: true } : {}),
+      run: (call) =>
+        billing.run({
+          services: app.services,
+          request: call.request,
+          reply: call.reply,
+          principal: ownerPrincipal(call),
+        }) as Promise<Record<string, unknown>>,
+    });
+  }
   app.route({
     method: spec.method,
     url: API_PREFIX + spec.url,

@@ -56,6 +56,6 @@ export const jobsFeature: Feature<{ jobs: typeof jobSettings }, Needs> = {
   },
   async retention() {
     const { PRUNE } = await import('./sql.js');
-    return [{ name: 'scheduled_jobs', prune: PRUNE, keepMs: (c) => c.retention.jobsMs }];
+    return [{ name: 'scheduled_jobs', prune: PRUNE, keepMs: (c) => c.retention.jobsMs, busy: true }];
   },
 };

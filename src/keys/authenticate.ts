@@ -43,6 +43,12 @@ export interface Principal {
   permissions: ReadonlySet<Permission>;
   expiresAt: Date | null;
   verification: KeyVerification;
+  /**
+   * Set when no key calls: the account's owner signed in to the dashboard, using a route served to
+   * it as a twin (docs/dashboard.md#market-data). `keyId` is then `session:<id>` — the stream
+   * limits count it as a key — and never reaches the ledger (the charge has no key).
+   */
+  owner?: { sessionId: string };
 }
 
 interface AuthRow

@@ -72,6 +72,8 @@ export const marketsFeature: Feature<{ markets: typeof marketSettings }, Needs> 
   },
   async retention() {
     const { PRUNE_EVENTS } = await import('./ingest/ingest-sql.js');
-    return [{ name: 'market_events', prune: PRUNE_EVENTS, keepMs: (c) => c.retention.marketEventsMs }];
+    return [
+      { name: 'market_events', prune: PRUNE_EVENTS, keepMs: (c) => c.retention.marketEventsMs, busy: true },
+    ];
   },
 };

@@ -18,6 +18,7 @@ export function marketRoutes(app: FastifyInstance, deps: { markets: MarketServic
     method: 'GET',
     url: '/markets',
     operationId: 'listMarkets',
+    dashboardTwin: true,
     responseName: 'MarketList',
     summary: 'Prediction markets: search, sort, filters, pages or a cursor',
     description:

@@ -1,10 +1,11 @@
-import type { Statement } from '../db/database.js';
+import type { PruneStatement } from '../db/prune.js';
 
 /**
  * One table (or one kind of row in it) that retention prunes, as the worker hands it to the task:
  * rows older than `keepMs` go, at most `limit` per statement. Each room states its own in its
- * descriptor (`retention` in `<feature>/feature.ts`); the worker collects them from the feature list,
- * in its order. Never the ledger: ledger entries are kept for ever (docs/operations.md#retention, docs/operations.md#the-ledger).
+ * descriptor (`retention` in `<feature>/feature.ts`); the worker collects them from the feature list
+ * and puts them in the order of a run (`pruneOrder`). Never the ledger: ledger entries are kept for
+ * ever (docs/operations.md#retention, docs/operations.md#the-ledger).
  */
 export interface RetentionTable {
   /** For logs and the run's report. */
@@ -14,7 +15,7 @@ export interface RetentionTable {
    * `$2` the most rows one statement deletes; returns one row `{ deleted }`. It must read an index
    * range, not the table, and skip rows locked by live work (SKIP LOCKED).
    */
-  prune: Statement;
+  prune: PruneStatement;
   /** How long a row is kept after it ended. */
   keepMs: number;
 }

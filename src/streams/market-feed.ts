@@ -1,6 +1,7 @@
 import type { Database } from '../db/database.js';
 import { foldedWakes, NotificationFanOut } from '../http/event-stream/fan-out.js';
 import type { StreamSink, StreamSource } from '../http/event-stream/stream.js';
+import { SharedData } from '../http/event-stream/wire.js';
 import type { Log } from '../logger.js';
 import * as sql from './market-sql.js';
 import { type MarketStateRow, marketState } from './market-state.js';
@@ -11,6 +12,19 @@ interface EventRow {
   market_id: string;
   kind: string;
   data: string;
+}
+
+/** A stored event ready to fan out: its id and data prepared once, whatever the number of streams. */
+interface ReadEvent {
+  id: bigint;
+  /** `m.<id>`, the event's `id:` line. */
+  eventId: string;
+  kind: string;
+  data: SharedData;
+}
+
+function readEvent(row: EventRow): ReadEvent {
+  return { id: BigInt(row.id), eventId: `m.${row.id}`, kind: row.kind, data: new SharedData(row.data) };
 }
 
 const BATCH = 1000;
@@ -133,8 +147,10 @@ export class MarketFeed {
         BATCH,
       ]);
       for (const row of rows) {
-        const id = BigInt(row.id);
-        for (const subscriber of this.byMarket.get(row.market_id) ?? []) subscriber.deliver(id, row);
+        const subscribers = this.byMarket.get(row.market_id);
+        if (!subscribers) continue;
+        const event = readEvent(row);
+        for (const subscriber of subscribers) subscriber.deliver(event);
       }
       const last = rows.at(-1);
       // A market added while reading was not in the query: read again from the same cursor (the
@@ -172,10 +188,22 @@ class MarketSubscriber implements StreamSource {
   async start(sink: StreamSink): Promise<void> {
     await this.feed.join(this);
     if (this.stopped) return;
-    const replay = this.resume.kind === 'after' && (await this.kept(this.resume.id));
-    sink.comment(`sibyl market stream ${this.requestId}: ${this.ids.join(', ')}${this.note(replay)}`);
-    if (replay && this.resume.kind === 'after') this.after = this.resume.id;
-    else await this.snapshot(sink);
+    const { resume } = this;
+    const replay = resume.kind === 'after' && (await this.kept(resume.id));
+    if (replay && resume.kind === 'after') {
+      // The replay brings up to date each market that has a `market` event after the resume point;
+      // every other one of `ids` (one the earlier subscription may not have had) gets its state first.
+      const states = await this.states(resume.id);
+      sink.comment(
+        `sibyl market stream ${this.requestId}: ${this.ids.join(', ')}; the events after ${resume.text} first` +
+          (states.length > 0 ? `, after the state of ${states.map(([, row]) => row.id).join(', ')}` : ''),
+      );
+      this.after = resume.id;
+      for (const [k, row] of states) this.sendState(sink, row, `m.${resume.id}.${k}`);
+    } else {
+      sink.comment(`sibyl market stream ${this.requestId}: ${this.ids.join(', ')}${this.note()}`);
+      await this.snapshot(sink);
+    }
     while (!this.stopped) {
       this.missed = false;
       if (!(await this.catchUp(sink))) return;
@@ -191,27 +219,23 @@ class MarketSubscriber implements StreamSource {
     this.feed.leave(this);
   }
 
-  /** A row the process read: sent if it is newer than what this stream has (each event once). */
-  deliver(id: bigint, row: EventRow): void {
+  /** An event the process read: sent if it is newer than what this stream has (each event once). */
+  deliver(event: ReadEvent): void {
     if (this.catchingUp) {
       this.missed = true;
       return;
     }
     const sink = this.sink;
-    if (!sink || sink.closed || id <= this.after) return;
-    this.after = id;
-    sink.send({ event: row.kind, id: `m.${row.id}`, json: this.withRequestId(row.data) });
+    if (!sink || sink.closed || event.id <= this.after) return;
+    this.after = event.id;
+    // The stored data after this stream's `requestId`, as every event carries it first.
+    sink.send({ event: event.kind, id: event.eventId, shared: event.data });
   }
 
-  /** The stored data (a JSON object) with this stream's `requestId` first, as every event carries it. */
-  private withRequestId(data: string): string {
-    return `{"requestId":${JSON.stringify(this.requestId)},${data.slice(1)}`;
-  }
-
-  private note(replay: boolean): string {
+  /** Why there is a snapshot, when the client asked to resume. */
+  private note(): string {
     const { resume } = this;
     if (resume.kind === 'none') return '';
-    if (replay) return `; the events after ${resume.text} first`;
     return resume.kind === 'snapshot'
       ? `; ${resume.text} is within a snapshot: the snapshot again`
       : `; ${resume.text} is not an event of the last 24 hours: a new snapshot`;
@@ -230,13 +254,35 @@ class MarketSubscriber implements StreamSource {
     this.after = BigInt(upTo);
     this.ids.forEach((id, k) => {
       const row = byId.get(id);
-      if (row)
-        sink.send({
-          event: 'market',
-          id: `m.${upTo}.${k + 1}`,
-          data: { requestId: this.requestId, ...marketState(row) },
-        });
+      if (row) this.sendState(sink, row, `m.${upTo}.${k + 1}`);
     });
+  }
+
+  /**
+   * On a resume after `since`: the state of each market of `ids` (with its position k, from 1) that
+   * has no `market` event after `since`, in the order asked. Read in one view with the newest id; a
+   * market without a `market` event up to it has not changed since `since`, so its state now is its
+   * state at `since`, and `m.<since>.<k>` is a true resume point.
+   */
+  private async states(since: bigint): Promise<[number, MarketStateRow][]> {
+    const rows = await this.deps.db.query<MarketStateRow & { up_to: string }>(sql.SNAPSHOT, [this.ids]);
+    const upTo = rows[0]?.up_to ?? '0';
+    const changed = new Set(
+      (
+        await this.deps.db.query<{ market_id: string }>(sql.CHANGED_SINCE, [since.toString(), upTo, this.ids])
+      ).map((row) => row.market_id),
+    );
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    const states: [number, MarketStateRow][] = [];
+    this.ids.forEach((id, k) => {
+      const row = byId.get(id);
+      if (row && !changed.has(id)) states.push([k + 1, row]);
+    });
+    return states;
+  }
+
+  private sendState(sink: StreamSink, row: MarketStateRow, id: string): void {
+    sink.send({ event: 'market', id, data: { requestId: this.requestId, ...marketState(row) } });
   }
 
   /** Sends what is stored after `after`, to the end; false once the stream is closed. */
@@ -247,8 +293,9 @@ class MarketSubscriber implements StreamSource {
         // A long replay waits for the client to take what was sent rather than filling its queue.
         while (sink.backlogBytes > REPLAY_BACKLOG_BYTES && !sink.closed && !this.stopped) await pause(20);
         if (sink.closed || this.stopped) return false;
-        this.after = BigInt(row.id);
-        sink.send({ event: row.kind, id: `m.${row.id}`, json: this.withRequestId(row.data) });
+        const event = readEvent(row);
+        this.after = event.id;
+        sink.send({ event: event.kind, id: event.eventId, shared: event.data });
       }
       if (rows.length < BATCH) return !sink.closed && !this.stopped;
     }

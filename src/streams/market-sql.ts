@@ -101,6 +101,16 @@ export const KEPT = statement(
   `SELECT EXISTS (SELECT 1 FROM market_stream_events WHERE id = $1::bigint) AS kept`,
 );
 
+/**
+ * Which of the markets `$3` have a `market` event after `$1` and up to `$2`: on a resume, the replay
+ * brings those up to date; each of the others is sent its state first (docs/streams.md#markets).
+ */
+export const CHANGED_SINCE = statement(
+  'market_stream_changed_since',
+  `SELECT DISTINCT market_id FROM market_stream_events
+    WHERE kind = 'market' AND id > $1::bigint AND id <= $2::bigint AND market_id = ANY($3::text[])`,
+);
+
 /** The newest event id: where a process starts reading when it starts listening. */
 export const NEWEST = statement(
   'market_stream_newest',

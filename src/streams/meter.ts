@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.js';
-import { quotaOf } from '../http/billing/request.js';
+import { ledgerKeyId, quotaOf } from '../http/billing/request.js';
 import type { StreamMeter } from '../http/event-stream/stream.js';
 import type { Principal } from '../keys/index.js';
 import { type Biller, balanceOf, ChargeRefusedError } from '../ledger/index.js';
@@ -35,7 +35,7 @@ export function minuteMeter(
         amountMicros: minuteMicros,
         operation,
         requestId,
-        keyId: principal.keyId,
+        keyId: ledgerKeyId(principal),
         quota,
       });
       if (!outcome.ok) {

@@ -1,6 +1,7 @@
 import type { AccountMode } from '../accounts/index.js';
 import { AppError } from '../errors.js';
 import type { StreamSink, StreamSource } from '../http/event-stream/stream.js';
+import { SharedData } from '../http/event-stream/wire.js';
 import type { Clock } from '../lib/clock.js';
 import type { Log } from '../logger.js';
 import { type PriceService, type PriceTarget, presentPrice } from '../prices/index.js';
@@ -34,8 +35,9 @@ class PriceTopic {
   reading: Reading | undefined;
   /** Moves on each change of the reading: a subscriber sends a symbol when its version is behind. */
   version = 0;
-  private timer: NodeJS.Timeout | undefined;
   private computing: Promise<void> | undefined;
+  /** The reading's event data, serialised once per label (symbol or mint, as streams asked) and version. */
+  private readonly shared = new Map<string, SharedData>();
 
   constructor(
     readonly key: string,
@@ -44,15 +46,26 @@ class PriceTopic {
     private readonly deps: PriceFeedDeps,
   ) {}
 
-  start(): void {
-    this.timer = setInterval(() => {
-      void this.refresh();
-    }, this.deps.intervalMs);
-    this.timer.unref();
-  }
-
-  stop(): void {
-    clearInterval(this.timer);
+  /** The current reading's data for streams that name the token `token.symbol`: built once, shared. */
+  data(token: StreamedToken): SharedData | undefined {
+    const reading = this.reading;
+    if (!reading) return undefined;
+    let data = this.shared.get(token.symbol);
+    if (data) return data;
+    const { symbol } = token;
+    data = new SharedData(
+      JSON.stringify(
+        reading.kind === 'price'
+          ? {
+              symbol,
+              ...presentPrice(reading.result, token.target),
+              resolutionTimestamp: reading.at.toISOString(),
+            }
+          : { symbol, error: { code: reading.code, message: reading.message }, at: reading.at.toISOString() },
+      ),
+    );
+    this.shared.set(symbol, data);
+    return data;
   }
 
   /** The current reading, computing it if there is none yet (coalesced with a computation under way). */
@@ -90,6 +103,7 @@ class PriceTopic {
     if (changed(this.reading, reading)) {
       this.reading = reading;
       this.version += 1;
+      this.shared.clear();
     }
     for (const subscriber of this.subscribers) subscriber.deliver(this);
   }
@@ -116,8 +130,15 @@ export interface PriceFeedDeps {
  */
 export class PriceFeed {
   private readonly topics = new Map<string, PriceTopic>();
+  /** One timer for every topic of the process, while there is one. */
+  private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: PriceFeedDeps) {}
+
+  /** Each topic's computation, once per interval (a topic still computing skips the tick). */
+  private tick(): void {
+    for (const topic of this.topics.values()) void topic.refresh();
+  }
 
   /** How many symbols this process computes now (for tests and metrics). */
   get topicCount(): number {
@@ -130,7 +151,7 @@ export class PriceFeed {
    * price stream resumes with the current prices, which is all it missed that still holds.
    */
   source(mode: AccountMode, tokens: StreamedToken[], resumedAfter: string | undefined): StreamSource {
-    const subscriber = new PriceSubscriber(this.deps.clock, tokens, resumedAfter);
+    const subscriber = new PriceSubscriber(tokens, resumedAfter);
     const joined: PriceTopic[] = [];
     for (const token of tokens) {
       const key = `${mode}\u0000${token.target.key}`;
@@ -138,7 +159,7 @@ export class PriceFeed {
       if (!topic) {
         topic = new PriceTopic(key, mode, token.target, this.deps);
         this.topics.set(key, topic);
-        topic.start();
+        this.timer ??= setInterval(() => this.tick(), this.deps.intervalMs).unref();
         void topic.current();
       }
       topic.subscribers.add(subscriber);
@@ -149,8 +170,8 @@ export class PriceFeed {
       for (const topic of joined) {
         topic.subscribers.delete(subscriber);
         if (topic.subscribers.size === 0 && this.topics.get(topic.key) === topic) {
-          topic.stop();
           this.topics.delete(topic.key);
+          if (this.topics.size === 0) this.close();
         }
       }
     };
@@ -159,7 +180,8 @@ export class PriceFeed {
 
   /** Stops every topic (the app is closing). */
   close(): void {
-    for (const topic of this.topics.values()) topic.stop();
+    clearInterval(this.timer);
+    this.timer = undefined;
     this.topics.clear();
   }
 }
@@ -174,7 +196,6 @@ class PriceSubscriber implements StreamSource {
   leave: () => void = () => {};
 
   constructor(
-    private readonly clock: Clock,
     private readonly tokens: StreamedToken[],
     private readonly resumedAfter: string | undefined,
   ) {}
@@ -208,36 +229,18 @@ class PriceSubscriber implements StreamSource {
     this.send(sink, topic);
   }
 
+  /** The topic's shared data after this stream's requestId: no serialisation per stream. */
   private send(sink: StreamSink, topic: PriceTopic): void {
-    const reading = topic.reading;
     const token = this.labels.get(topic);
-    if (!reading || !token) return;
-    const { symbol } = token;
+    const reading = topic.reading;
+    const shared = token && topic.data(token);
+    if (!reading || !shared) return;
     this.sent.set(topic, topic.version);
     this.sequence += 1;
-    const id = `p.${this.clock.now().getTime()}.${this.sequence}`;
-    if (reading.kind === 'price') {
-      sink.send({
-        event: 'price',
-        id,
-        data: {
-          requestId: sink.requestId,
-          symbol,
-          ...presentPrice(reading.result, token.target),
-          resolutionTimestamp: reading.at.toISOString(),
-        },
-      });
-    } else {
-      sink.send({
-        event: 'unavailable',
-        id,
-        data: {
-          requestId: sink.requestId,
-          symbol,
-          error: { code: reading.code, message: reading.message },
-          at: reading.at.toISOString(),
-        },
-      });
-    }
+    sink.send({
+      event: reading.kind,
+      id: `p.${reading.at.getTime()}.${this.sequence}`,
+      shared,
+    });
   }
 }

@@ -115,6 +115,7 @@ export function liveStreamRoutes(
     method: 'GET',
     url: '/stream/markets',
     operationId: 'streamMarkets',
+    dashboardTwin: true,
     responseName: 'MarketStreamEvent',
     summary: 'Live state, trades and resolution of up to 50 markets, as server-sent events',
     description:

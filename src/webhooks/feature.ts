@@ -73,7 +73,14 @@ export const webhooksFeature: Feature<{ webhooks: typeof webhookSettings }, Need
   async retention() {
     const { PRUNE_DELIVERIES, PRUNE_TEST_DELIVERIES } = await import('./sql.js');
     return [
-      { name: 'webhook_deliveries', prune: PRUNE_DELIVERIES, keepMs: (c) => c.retention.webhookDeliveriesMs },
+      {
+        name: 'webhook_deliveries',
+        prune: PRUNE_DELIVERIES,
+        keepMs: (c) => c.retention.webhookDeliveriesMs,
+        busy: true,
+        // A callback's `request_id` names the AI request or the scheduled job it reports on.
+        refersTo: ['ai_requests', 'scheduled_jobs'],
+      },
       {
         name: 'webhook_deliveries (test)',
         prune: PRUNE_TEST_DELIVERIES,

@@ -7,3 +7,13 @@ export { type CallbackOutbox, callbackUrlRule, MAX_CALLBACK_URL_CHARS } from './
 export { Delivery } from './schemas.js';
 export { createSecretBox, type SecretBox } from './secret-box.js';
 export type { WebhookTransport } from './transport-port.js';
+
+/**
+ * The guarded HTTPS transport of the configuration, for `createPorts` (src/ports.ts): loaded on
+ * demand, since it brings an HTTP agent (`undici`) that an operator command importing this door
+ * (`accounts` for its secret box) does not need (docs/architecture.md#light-commands).
+ */
+export async function loadTransport(settings: { allowPrivateTargets: boolean; timeoutMs: number }) {
+  const { createTransport } = await import('./transport.js');
+  return createTransport(settings);
+}

@@ -7,7 +7,7 @@ import type { Clock } from '../lib/clock.js';
 import type { Log } from '../logger.js';
 import { createPorts, type PortOverrides, type Ports } from '../ports.js';
 import { PeriodicRunner } from '../queue/periodic.js';
-import type { RetentionTable } from '../retention/index.js';
+import { pruneOrder, type RetentionTable } from '../retention/index.js';
 
 /** What the worker is built from; the ports as for the API (src/ports.ts). */
 export interface WorkerDeps extends PortOverrides {
@@ -29,15 +29,17 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-/** Every room's pruned tables (their descriptors' `retention`), in the list's order, with their periods. */
+/**
+ * Every room's pruned tables (their descriptors' `retention`) with their periods, in the order of a
+ * run: each before the tables its rows name, the busiest first (`pruneOrder`, retention/order.ts).
+ */
 export async function prunedTables(config: Config): Promise<RetentionTable[]> {
-  // The busiest tables first (a run stopped midway has pruned those): the callbacks, then the rest.
-  const first = (name: string) => (['webhooks', 'ai', 'jobs', 'markets'].indexOf(name) + 5) % 5;
-  const features = [...FEATURES].sort((x, y) => first(x.name) - first(y.name));
-  const tables = await Promise.all(features.map(async (feature) => (await feature.retention?.()) ?? []));
-  return tables
-    .flat()
-    .map((table) => ({ name: table.name, prune: table.prune, keepMs: table.keepMs(config) }));
+  const tables = await Promise.all(FEATURES.map(async (feature) => (await feature.retention?.()) ?? []));
+  return pruneOrder(tables.flat()).map((table) => ({
+    name: table.name,
+    prune: table.prune,
+    keepMs: table.keepMs(config),
+  }));
 }
 
 /**
@@ -46,7 +48,7 @@ export async function prunedTables(config: Config): Promise<RetentionTable[]> {
  */
 export async function createWorker(deps: WorkerDeps): Promise<Worker> {
   const { config, db, clock, log } = deps;
-  const ports = deps.ports ?? createPorts(config, db, clock, deps);
+  const ports = deps.ports ?? (await createPorts(config, db, clock, deps));
   const handed = {
     config,
     db,

@@ -1,12 +1,11 @@
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestText } from '../../src/markets/ingest/ingest.js';
-import { createTestContext, type TestContext } from '../helpers/context.js';
+import type { TestContext } from '../helpers/context.js';
 import { usingPostgres } from '../helpers/db.js';
-import { type OpenEventStream, openEventStream } from '../helpers/event-stream.js';
 import { freePort, httpReady, type ServiceProcess, startService } from '../helpers/process.js';
 import { REDIS_URL, redisReachable } from '../helpers/redis.js';
 import { event, marketCreated, ndjson, wallet } from '../markets/events.js';
+import { named, type StreamService, startStreamService } from './service.js';
 
 /**
  * The market stream across API processes on one PostgreSQL (docs/streams.md#markets): a market event
@@ -16,18 +15,17 @@ import { event, marketCreated, ndjson, wallet } from '../markets/events.js';
  */
 
 const shared = await redisReachable(REDIS_URL);
+let streams: StreamService;
 let ctx: TestContext;
 let service: ServiceProcess;
 let there = '';
 let here = '';
-const clients: OpenEventStream[] = [];
 
 beforeAll(async () => {
   if (!usingPostgres) return;
   const redis: Record<string, string> = shared ? { REDIS_URL } : {};
-  ctx = await createTestContext({ config: { ...redis } });
-  await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-  here = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/api/v1`;
+  streams = await startStreamService({ config: { ...redis } });
+  ({ ctx, base: here } = streams);
   const port = await freePort();
   there = `http://127.0.0.1:${port}`;
   service = await startService(
@@ -44,18 +42,11 @@ beforeAll(async () => {
   there = `${there}/api/v1`;
 });
 afterAll(async () => {
-  for (const client of clients) await client.close();
   await service?.kill();
-  if (usingPostgres) await ctx.close();
+  if (usingPostgres) await streams.close();
 });
 
-async function stream(base: string, key: string, path: string) {
-  const client = await openEventStream(`${base}${path}`, { authorization: `Bearer ${key}` });
-  clients.push(client);
-  return client;
-}
-
-const named = (client: OpenEventStream, name: string) => client.events.filter((e) => e.event === name);
+const stream = (base: string, key: string, path: string) => streams.open(path, key, {}, base);
 
 describe.runIf(usingPostgres)('market streams across API processes (PostgreSQL)', () => {
   it('an event ingested in one process reaches the subscribers of the other, once, in order', async () => {

@@ -1,10 +1,9 @@
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestText } from '../../src/markets/ingest/ingest.js';
-import { createTestContext, type TestContext } from '../helpers/context.js';
-import { type OpenEventStream, openEventStream } from '../helpers/event-stream.js';
-import { countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
+import type { TestContext } from '../helpers/context.js';
+import { countEntries } from '../helpers/ledger.js';
 import { event, marketCreated, ndjson, wallet } from '../markets/events.js';
+import { named, type StreamService, startStreamService } from './service.js';
 
 /**
  * GET /stream/markets (docs/streams.md#markets): a snapshot per market, then `market` on each change
@@ -13,31 +12,18 @@ import { event, marketCreated, ndjson, wallet } from '../markets/events.js';
  * charge; the probability is the one GET /markets/{id} answers.
  */
 
+let service: StreamService;
 let ctx: TestContext;
-let base: string;
-const clients: OpenEventStream[] = [];
 
 beforeAll(async () => {
-  ctx = await createTestContext();
-  await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-  base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/api/v1`;
+  service = await startStreamService();
+  ctx = service.ctx;
 });
-afterAll(async () => {
-  for (const client of clients) await client.close();
-  await expectLedgerReconciles(ctx.database.db);
-  await ctx.close();
-});
+afterAll(() => service.close());
 
-async function stream(key: string, ids: string, headers: Record<string, string> = {}) {
-  const client = await openEventStream(`${base}/stream/markets?ids=${ids}`, {
-    authorization: `Bearer ${key}`,
-    ...headers,
-  });
-  clients.push(client);
-  return client;
-}
+const stream = (key: string, ids: string, headers: Record<string, string> = {}) =>
+  service.open(`/stream/markets?ids=${ids}`, key, headers);
 
-const named = (client: OpenEventStream, name: string) => client.events.filter((e) => e.event === name);
 type MarketData = {
   id: string;
   status: string;
@@ -136,6 +122,38 @@ describe('a market stream', () => {
     await client.close();
   });
 
+  it("states each probability as GET /markets/{id} does, the book's mid included (one rule)", async () => {
+    await ingest([marketCreated({ id: 'ms-book' })]);
+    const account = await ctx.createAccount({ mode: 'sandbox' });
+    const client = await stream(account.key, 'ms-book');
+    await client.until(() => named(client, 'market').length >= 1);
+    const order = (orderId: string, outcome: number, side: string, price: number) =>
+      event('order.placed', '2026-03-02T09:00:00Z', {
+        marketId: 'ms-book',
+        orderId,
+        wallet: wallet(orderId),
+        outcome,
+        side,
+        price,
+        shares: '100',
+      });
+    await ingest([
+      order('ob-1', 0, 'bid', 5800),
+      order('ob-2', 0, 'ask', 6600),
+      { ...trade('ms-book', 3000, '2026-03-02T09:01:00Z'), outcome: 1 },
+    ]);
+    await client.until(
+      () => (named(client, 'market').at(-1)?.data as MarketData | undefined)?.tradingStats.totalTrades === 1,
+    );
+    const latest = named(client, 'market').at(-1)?.data as MarketData;
+    const streamed = latest.outcomes.map((o) => o.probability);
+    const detail = await ctx.request(account.key, { method: 'GET', url: '/api/v1/markets/ms-book' });
+    expect(streamed).toEqual(detail.json().outcomes.map((o: { probability: number }) => o.probability));
+    // Outcome 0 from its book's mid (0.62), outcome 1 from its last trade (0.30), scaled to 1.
+    expect(streamed).toEqual([0.673913, 0.326087]);
+    await client.close();
+  });
+
   it('resumes after a cut with what it missed (Last-Event-ID), each event once', async () => {
     await ingest([marketCreated({ id: 'ms-r' })]);
     const account = await ctx.createAccount({ mode: 'sandbox' });
@@ -161,6 +179,63 @@ describe('a market stream', () => {
     expect(old.comments.some((c) => c.includes('a new snapshot'))).toBe(true);
     expect(named(old, 'market')[0]?.data).toMatchObject({ outcomes: [{ lastPrice: 6200 }, {}] });
     await old.close();
+  });
+
+  it('resumes with other ids: each market the replay does not bring up to date gets its state first', async () => {
+    await ingest([
+      marketCreated({ id: 'ms-c1' }),
+      marketCreated({ id: 'ms-c2' }),
+      marketCreated({ id: 'ms-c3' }),
+    ]);
+    await ingest([trade('ms-c3', 4400, '2026-03-05T09:00:00Z')]);
+    const account = await ctx.createAccount({ mode: 'sandbox' });
+    const first = await stream(account.key, 'ms-c1');
+    await first.until(() => named(first, 'market').length >= 1);
+    await ingest([trade('ms-c1', 6000, '2026-03-05T10:00:00Z')]);
+    await first.until(() => named(first, 'trade').length >= 1);
+    const last = first.events.at(-1)?.id as string;
+    await first.close();
+    // While away: ms-c2 trades (the replay has its new state); ms-c1 and ms-c3 do not change.
+    await ingest([trade('ms-c2', 5500, '2026-03-05T10:01:00Z')]);
+    const again = await stream(account.key, 'ms-c1,ms-c2,ms-c3', { 'last-event-id': last });
+    await again.until(() => named(again, 'trade').length >= 1);
+    await again.until(() => new Set(named(again, 'market').map((e) => (e.data as MarketData).id)).size >= 3);
+    expect(
+      again.comments.some((c) =>
+        c.includes(`the events after ${last} first, after the state of ms-c1, ms-c3`),
+      ),
+    ).toBe(true);
+    const n = last.slice(2);
+    const markets = named(again, 'market');
+    // ms-c1 and ms-c3 as they are (unchanged since the resume point: m.<n>.<k>, k their place in ids),
+    // then the replay: ms-c2's trade and its new state.
+    expect(markets.map((e) => [e.id?.replace(/^m\.\d+$/, 'live'), (e.data as MarketData).id])).toEqual([
+      [`m.${n}.1`, 'ms-c1'],
+      [`m.${n}.3`, 'ms-c3'],
+      ['live', 'ms-c2'],
+    ]);
+    expect(markets[0]?.data).toMatchObject({
+      outcomes: [{ lastPrice: 6000 }, {}],
+      tradingStats: { totalTrades: 1 },
+    });
+    expect(markets[1]?.data).toMatchObject({
+      outcomes: [{ lastPrice: 4400 }, {}],
+      tradingStats: { totalTrades: 1 },
+    });
+    expect(named(again, 'trade').map((e) => (e.data as { marketId: string }).marketId)).toEqual(['ms-c2']);
+    // Then live: a trade of a market it did not follow before reaches it, once.
+    await ingest([trade('ms-c3', 4500, '2026-03-05T10:02:00Z')]);
+    await again.until(() => named(again, 'trade').length >= 2);
+    expect(named(again, 'trade').map((e) => (e.data as { price: number }).price)).toEqual([5500, 4500]);
+    const resumedAfter = again.events.filter((e) => e.id?.startsWith(`m.${n}.`)).at(-1)?.id as string;
+    await again.close();
+
+    // Its last state event (k = 3, the last of ids) is a resume point like any: what came after it.
+    const third = await stream(account.key, 'ms-c1,ms-c2,ms-c3', { 'last-event-id': resumedAfter });
+    await third.until(() => named(third, 'trade').length >= 2);
+    expect(named(third, 'trade').map((e) => (e.data as { price: number }).price)).toEqual([5500, 4500]);
+    expect(named(third, 'market').map((e) => (e.data as MarketData).id)).toEqual(['ms-c1', 'ms-c2', 'ms-c3']);
+    await third.close();
   });
 
   it('a stream that joins while events arrive misses none of them', async () => {
@@ -236,10 +311,7 @@ describe('metering and limits', () => {
   it('charges minutes as streamMarkets, and counts against the same limits as the price streams', async () => {
     const account = await ctx.createAccount({ mode: 'sandbox' });
     const opened = [await stream(account.key, 'ms-a'), await stream(account.key, 'ms-a')];
-    const prices = await openEventStream(`${base}/stream/prices?symbols=SOL`, {
-      authorization: `Bearer ${account.key}`,
-    });
-    clients.push(prices);
+    const prices = await service.open('/stream/prices?symbols=SOL', account.key);
     expect(prices.response.status).toBe(200);
     const fourth = await ctx.request(account.key, { method: 'GET', url: '/api/v1/stream/markets?ids=ms-a' });
     expect(fourth.statusCode).toBe(429);

@@ -1,9 +1,8 @@
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PriceTarget, PriceVenue } from '../../src/prices/index.js';
-import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
-import { type OpenEventStream, openEventStream } from '../helpers/event-stream.js';
+import type { TestAccount, TestContext } from '../helpers/context.js';
 import { balanceOf, countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
+import { named, type StreamService, startStreamService } from './service.js';
 
 /**
  * GET /stream/prices (docs/streams.md#prices): a snapshot per symbol, then each change of its VWAP,
@@ -26,39 +25,25 @@ function countingVenue(name: 'binance' | 'coinbase', base: number, clock: () => 
   return venue;
 }
 
+let service: StreamService;
 let ctx: TestContext;
-let base: string;
 let venues: ReturnType<typeof countingVenue>[];
-const clients: OpenEventStream[] = [];
 
 beforeAll(async () => {
   let now = () => new Date();
   venues = [countingVenue('binance', 150, () => now()), countingVenue('coinbase', 150.05, () => now())];
-  ctx = await createTestContext({
+  service = await startStreamService({
     // Every computation asks the venues (no quote cache): venue calls count computations.
     config: { STREAM_PRICE_INTERVAL_MS: '100', PRICE_CACHE_TTL_MS: '0', PRICE_ERROR_CACHE_TTL_MS: '0' },
     app: { liveVenues: venues as unknown as PriceVenue[] },
   });
+  ctx = service.ctx;
   now = () => ctx.clock.now();
-  await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-  base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/api/v1`;
 });
-afterAll(async () => {
-  for (const client of clients) await client.close();
-  await expectLedgerReconciles(ctx.database.db);
-  await ctx.close();
-});
+afterAll(() => service.close());
 
-async function stream(key: string, symbols: string, headers: Record<string, string> = {}) {
-  const client = await openEventStream(`${base}/stream/prices?symbols=${symbols}`, {
-    authorization: `Bearer ${key}`,
-    ...headers,
-  });
-  clients.push(client);
-  return client;
-}
-
-const named = (client: OpenEventStream, event: string) => client.events.filter((e) => e.event === event);
+const stream = (key: string, symbols: string, headers: Record<string, string> = {}) =>
+  service.open(`/stream/prices?symbols=${symbols}`, key, headers);
 
 describe('a price stream', () => {
   it('announces its price and limits, then a snapshot per symbol, then changes, every event with an id', async () => {

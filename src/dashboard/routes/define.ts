@@ -100,6 +100,8 @@ export interface DashboardRouteSpec<
   querystring?: Q;
   body?: B;
   response: R;
+  /** The answer is a `text/event-stream` whose events' data is `response` (the handler hijacks the reply). */
+  stream?: boolean;
   /** A body that is not JSON (the CSV export): its media type; the handler returns the text. */
   produces?: string;
   /** Counted against the client address's sign-in bucket (challenge and verify). */
@@ -148,18 +150,25 @@ export function defineDashboardRoute<
     spec.scope === 'account'
       ? Type.Object({ mode: Mode, ...((spec.params as TObject | undefined)?.properties ?? {}) })
       : spec.params;
+  const json = () =>
+    Type.Object(
+      {
+        requestId: Type.String({ description: 'Unique id of this request (also in X-Request-Id)' }),
+        ...spec.response.properties,
+      },
+      {
+        description: (spec.response as { description?: string }).description ?? 'Success',
+        additionalProperties: false,
+      },
+    );
   const success = spec.produces
     ? { description: 'Success', content: { [spec.produces]: { schema: { type: 'string' } } } }
-    : Type.Object(
-        {
-          requestId: Type.String({ description: 'Unique id of this request (also in X-Request-Id)' }),
-          ...spec.response.properties,
-        },
-        {
+    : spec.stream
+      ? {
           description: (spec.response as { description?: string }).description ?? 'Success',
-          additionalProperties: false,
-        },
-      );
+          content: { 'text/event-stream': { schema: json() } },
+        }
+      : json();
 
   app.route({
     method: spec.method,

@@ -68,6 +68,11 @@ export function quotaOf(principal: Principal, clock: Clock): QuotaContext | unde
     : undefined;
 }
 
+/** The key a charge is booked against: none for the account's owner in the dashboard. */
+export function ledgerKeyId(principal: Principal): string | undefined {
+  return principal.owner ? undefined : principal.keyId;
+}
+
 export function chargeRequest(call: RouteCall, operation: string, amountMicros: bigint): ChargeRequest {
   const { principal } = call;
   return {
@@ -75,7 +80,7 @@ export function chargeRequest(call: RouteCall, operation: string, amountMicros: 
     amountMicros,
     operation,
     requestId: call.request.id,
-    keyId: principal.keyId,
+    keyId: ledgerKeyId(principal),
     quota: quotaOf(principal, call.services.clock),
   };
 }

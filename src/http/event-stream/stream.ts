@@ -2,7 +2,15 @@ import type { ServerResponse } from 'node:http';
 import { AppError } from '../../errors.js';
 import type { Log } from '../../logger.js';
 import type { SlotScope } from './slots.js';
-import { commentText, errorEventText, eventText, type StreamErrorCode, type StreamEvent } from './wire.js';
+import {
+  commentText,
+  errorEventText,
+  eventText,
+  requestIdMember,
+  type StreamErrorCode,
+  type StreamEvent,
+  sharedEventText,
+} from './wire.js';
 
 /** What a source writes to: one open stream. */
 export interface StreamSink {
@@ -11,7 +19,10 @@ export interface StreamSink {
   readonly closed: boolean;
   /** Bytes written and not yet taken by the network: a source may coalesce while it grows. */
   readonly backlogBytes: number;
-  /** Writes one event; false once the stream is closed (the source should stop sending). */
+  /**
+   * Writes one event; false once the stream is closed (the source should stop sending). What a
+   * stream is sent in one turn of the event loop goes to its socket as one write.
+   */
   send(event: StreamEvent): boolean;
   comment(text: string): void;
   /** Ends the stream; with a reason, its last event is `event: error` saying it. */
@@ -59,9 +70,25 @@ export interface StreamBounds {
 export const MINUTE_MS = 60_000;
 
 /**
+ * Streams with text waiting for the end of this turn of the event loop: each gets one write then, so
+ * that what a fan-out sends a stream at once (a tick's prices, a read's market events) costs one
+ * write and one callback, not one per event. One queue and one setImmediate for the process.
+ */
+const waiting = new Set<EventStream>();
+let flushScheduled = false;
+
+function flushWaiting(): void {
+  flushScheduled = false;
+  const streams = [...waiting];
+  waiting.clear();
+  for (const stream of streams) stream.flush();
+}
+
+/**
  * One open stream on a hijacked response. Its send queue is the socket's own buffer — nothing is
- * buffered in JavaScript — measured by `writableLength`, with the time of each write still unsent
- * (a write's callback runs once the kernel has taken it), so the oldest unsent data has an age.
+ * buffered in JavaScript beyond the current turn of the event loop — measured by `writableLength`,
+ * with the time of each write still unsent (a write's callback runs once the kernel has taken it),
+ * so the oldest unsent data has an age.
  */
 export class EventStream implements StreamSink {
   closed = false;
@@ -72,6 +99,12 @@ export class EventStream implements StreamSink {
   private source: StreamSource | undefined;
   private minute = 1;
   private paying = false;
+  /** Text sent during this turn of the event loop, written at its end (`flush`). */
+  private pending = '';
+  /** `{"requestId":"…",`: the start of every event with shared data. */
+  private readonly member: string;
+  /** The write callback, one per stream (not a closure per write). */
+  private readonly onTaken = () => this.taken();
 
   constructor(
     readonly id: string,
@@ -88,15 +121,21 @@ export class EventStream implements StreamSink {
     private readonly openedAt: number,
   ) {
     this.lastWriteAt = openedAt;
+    this.member = requestIdMember(requestId);
     raw.on('close', () => this.close());
   }
 
   get backlogBytes(): number {
-    return this.raw.writableLength;
+    return this.raw.writableLength + this.pending.length;
   }
 
   send(event: StreamEvent): boolean {
-    this.write(eventText(event));
+    const { shared, id } = event;
+    this.write(
+      shared !== undefined && id !== undefined
+        ? sharedEventText(event.event, id, this.member, shared)
+        : eventText(event),
+    );
     return !this.closed;
   }
 
@@ -104,13 +143,28 @@ export class EventStream implements StreamSink {
     this.write(commentText(text));
   }
 
-  /** Raw field lines (`retry: 2000`), for the opening. */
+  /** Raw field lines (`retry: 2000`), for the opening; written at the end of this turn. */
   write(text: string): void {
     if (this.closed) return;
+    if (this.pending === '') {
+      waiting.add(this);
+      if (!flushScheduled) {
+        flushScheduled = true;
+        setImmediate(flushWaiting);
+      }
+    }
+    this.pending += text;
+  }
+
+  /** Writes what this turn sent, at once; a client over 1 MiB behind is too slow. */
+  flush(): void {
+    const text = this.pending;
+    if (text === '' || this.closed) return;
+    this.pending = '';
     const now = this.deps.now();
     this.lastWriteAt = now;
     this.unsent.push(now);
-    this.raw.write(text, () => this.taken());
+    this.raw.write(text, this.onTaken);
     if (this.raw.writableLength > this.deps.bounds.maxQueueBytes) this.tooSlow('over 1 MiB unsent');
   }
 
@@ -185,9 +239,14 @@ export class EventStream implements StreamSink {
 
   close(reason?: StreamEnd): void {
     if (this.closed) return;
-    this.closed = true;
     const raw = this.raw;
+    // What was sent before the end goes first (not a client too slow for it: it is ending anyway).
+    const pending = this.pending;
+    this.pending = '';
+    waiting.delete(this);
+    this.closed = true;
     if (!raw.destroyed) {
+      if (pending !== '') raw.write(pending);
       if (reason) raw.write(errorEventText(reason.code, reason.message, this.requestId));
       raw.end();
       // A client that does not read would hold the unsent bytes (and the socket) for ever.

@@ -17,6 +17,39 @@ export interface StreamEvent {
    * many streams is serialised once, not once per stream.
    */
   json?: string;
+  /**
+   * The data as a JSON object serialised and checked once for every stream it is fanned out to,
+   * written after the stream's own `"requestId"` member (instead of `data` and `json`).
+   */
+  shared?: SharedData;
+}
+
+/**
+ * A JSON object serialised once for a fan-out (a symbol's price, a stored market event): checked for
+ * line breaks once, here, and written to each stream as `{"requestId":…,` then `members`, so that a
+ * stream adds its requestId with a concatenation, not a JSON.stringify or a scan per stream.
+ */
+export class SharedData {
+  /** The object's text after its opening brace: its members and the closing brace. */
+  readonly members: string;
+
+  constructor(json: string) {
+    if (!json.startsWith('{"') || !json.endsWith('}') || UNSAFE_FIELD.test(json))
+      throw new Error('event-stream: shared data that is not one line of a non-empty JSON object');
+    this.members = json.slice(1);
+  }
+}
+
+/** `{"requestId":"req_…",`: what a stream writes before each shared object's members. */
+export function requestIdMember(requestId: string): string {
+  return `{"requestId":${JSON.stringify(requestId)},`;
+}
+
+/** An event with shared data (`event.shared`), after the stream's own `requestIdMember`. */
+export function sharedEventText(event: string, id: string, member: string, data: SharedData): string {
+  if (UNSAFE_FIELD.test(event) || UNSAFE_FIELD.test(id))
+    throw new Error(`event-stream: an event name or id with a line break or NUL (${JSON.stringify(id)})`);
+  return `event: ${event}\nid: ${id}\ndata: ${member}${data.members}\n\n`;
 }
 
 /** What ends a stream, as its last event: a code of the vocabulary (src/errors.ts). */

@@ -1,3 +1,4 @@
+import { outcomeProbabilities, round6 } from '../../lib/probability.js';
 import type { MarketStatus, ResolutionType } from '../ingest/events.js';
 import type { AiPredictionBody, MarketDetailBody, PriceFeedBody } from '../schemas.js';
 import { creatorScore, estimatedApy, marketCredibility } from './scores.js';
@@ -106,26 +107,6 @@ export function toSol(lamports: string): number {
   return Number(`${sign}${abs / 1_000_000_000n}.${fraction}`);
 }
 
-export const round6 = (n: number) => Math.round(n * 1e6) / 1e6;
-
-/**
- * Each outcome's probability: the mid of its best bid and best ask when it has both, else its
- * last trade price, else 1 ÷ outcomes; then scaled so the outcomes sum to 1 (equal shares when every
- * raw value is 0). Rounded to 6 decimals.
- */
-export function probabilities(
-  outcomes: { bestBid: number | null; bestAsk: number | null; lastPrice: number | null }[],
-): number[] {
-  const n = outcomes.length;
-  const raw = outcomes.map((o) => {
-    if (o.bestBid !== null && o.bestAsk !== null) return (o.bestBid + o.bestAsk) / 2 / 10_000;
-    if (o.lastPrice !== null) return o.lastPrice / 10_000;
-    return 1 / n;
-  });
-  const sum = raw.reduce((a, b) => a + b, 0);
-  return raw.map((r) => round6(sum > 0 ? r / sum : 1 / n));
-}
-
 /** How a market resolves, as `resolution.source` names it. */
 export function resolutionSource(m: MarketRow): string {
   switch (m.resolution_type) {
@@ -177,7 +158,8 @@ export function assembleDetail(rows: DetailRows, prices: DetailPrices, now: Date
   });
 
   const lastPrice = (index: number) => rows.lastPrices.find((r) => r.outcome_index === index)?.price ?? null;
-  const probability = probabilities(best.map((b, index) => ({ ...b, lastPrice: lastPrice(index) })));
+  // The rule of docs/markets.md, shared with the market stream (lib/probability.ts).
+  const probability = outcomeProbabilities(best.map((b, index) => ({ ...b, lastPrice: lastPrice(index) })));
   const positionsOf = (index: number) => rows.positions.find((r) => r.outcome_index === index);
 
   const outcomes = m.outcome_labels.map((label, index) => {

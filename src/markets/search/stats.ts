@@ -1,6 +1,7 @@
 import type { Queryable } from '../../db/database.js';
 import { statement } from '../../db/database.js';
-import { probabilities, round6, toSol } from '../read/detail.js';
+import { outcomeProbabilities, round6 } from '../../lib/probability.js';
+import { toSol } from '../read/detail.js';
 
 /**
  * The extension fields of list items (docs/markets.md#list-fields): each outcome's last price and
@@ -8,23 +9,26 @@ import { probabilities, round6, toSol } from '../read/detail.js';
  * the markets of one page at once.
  */
 
-/** Per market: all-time volume, the last 24 hours' (since $2), open orders' value; lamports as text. */
-const PAGE_STATS = statement(
-  'markets_list_stats',
-  `SELECT m.id,
-          floor(COALESCE(tt.notional, 0) / 10000)::text AS volume,
-          (SELECT floor(COALESCE(sum(x.shares::numeric * x.price), 0) / 10000)::text
-             FROM market_trades x WHERE x.market_id = m.id AND x.at > $2) AS volume24h,
-          (SELECT floor(COALESCE(sum(o.open_shares::numeric * o.price), 0) / 10000)::text
-             FROM market_orders o WHERE o.market_id = m.id AND o.open_shares > 0) AS liquidity
-     FROM unnest($1::text[]) AS m (id)
-     LEFT JOIN market_trade_totals tt ON tt.market_id = m.id`,
+/** Per market: all-time volume (kept by ingestion in market_trade_totals), lamports as text. */
+const PAGE_TOTALS = statement(
+  'markets_list_totals',
+  `SELECT market_id AS id, floor(notional / 10000)::text AS volume
+     FROM market_trade_totals WHERE market_id = ANY($1::text[])`,
 );
 
-/** Per outcome: its last trade's price and its best bid and ask (null when none). */
+/**
+ * Per outcome: its last trade's price, its best bid and ask (null when none), and the notional
+ * (shares × price, basis points × base units) of its trades since $2 and of its open orders.
+ * Every aggregate is a lateral per (market, outcome), so each reads its own index range
+ * (market_trades_last, market_orders_book) whatever the statistics say: as correlated subqueries
+ * per market, a generic plan estimated `market_id = m.id` from the one market holding most rows and
+ * scanned every recent trade and every open order once per market of the page (190 ms for a page of
+ * 50 against 0.9 ms this way, docs/performance.md#markets).
+ */
 const PAGE_OUTCOMES = statement(
   'markets_list_outcomes',
-  `SELECT o.market_id, o.outcome_index, lp.price AS last_price, b.best_bid, b.best_ask
+  `SELECT o.market_id, o.outcome_index, lp.price AS last_price, b.best_bid, b.best_ask,
+          COALESCE(v.notional, 0)::text AS day_notional, COALESCE(b.notional, 0)::text AS open_notional
      FROM market_outcomes o
      LEFT JOIN LATERAL (
        SELECT t.price FROM market_trades t
@@ -32,7 +36,12 @@ const PAGE_OUTCOMES = statement(
         ORDER BY t.at DESC, t.trade_id DESC LIMIT 1
      ) lp ON true
      LEFT JOIN LATERAL (
-       SELECT max(price) FILTER (WHERE side = 'bid') AS best_bid, min(price) FILTER (WHERE side = 'ask') AS best_ask
+       SELECT sum(t.shares::numeric * t.price) AS notional FROM market_trades t
+        WHERE t.market_id = o.market_id AND t.outcome_index = o.outcome_index AND t.at > $2
+     ) v ON true
+     LEFT JOIN LATERAL (
+       SELECT max(price) FILTER (WHERE side = 'bid') AS best_bid, min(price) FILTER (WHERE side = 'ask') AS best_ask,
+              sum(open_shares::numeric * price) AS notional
          FROM market_orders b
         WHERE b.market_id = o.market_id AND b.outcome_index = o.outcome_index AND b.open_shares > 0
      ) b ON true
@@ -56,15 +65,17 @@ export async function pageStats(
   const result = new Map<string, ItemStats>();
   if (ids.length === 0) return result;
   const since = new Date(now.getTime() - 86_400_000).toISOString();
-  const [stats, outcomes] = await Promise.all([
-    db.query<{ id: string; volume: string; volume24h: string; liquidity: string }>(PAGE_STATS, [ids, since]),
+  const [totals, outcomes] = await Promise.all([
+    db.query<{ id: string; volume: string }>(PAGE_TOTALS, [ids]),
     db.query<{
       market_id: string;
       outcome_index: number;
       last_price: number | null;
       best_bid: number | null;
       best_ask: number | null;
-    }>(PAGE_OUTCOMES, [ids]),
+      day_notional: string;
+      open_notional: string;
+    }>(PAGE_OUTCOMES, [ids, since]),
   ]);
   const byMarket = new Map<string, typeof outcomes>();
   for (const row of outcomes) {
@@ -72,7 +83,7 @@ export async function pageStats(
     list.push(row);
     byMarket.set(row.market_id, list);
   }
-  const statsOf = new Map(stats.map((s) => [s.id, s]));
+  const volumeOf = new Map(totals.map((t) => [t.id, t.volume]));
   for (const { id, outcomeCount } of markets) {
     const rows = byMarket.get(id) ?? [];
     const raw = Array.from({ length: outcomeCount }, (_, index) => {
@@ -83,16 +94,25 @@ export async function pageStats(
         lastPrice: row?.last_price ?? null,
       };
     });
-    const probability = probabilities(raw);
-    const s = statsOf.get(id);
+    const probability = outcomeProbabilities(raw);
     result.set(id, {
       outcomes: raw.map((o, index) => ({ lastPrice: o.lastPrice, probability: probability[index] ?? 0 })),
-      volume: s?.volume ?? '0',
-      volume24h: s?.volume24h ?? '0',
-      liquidity: s?.liquidity ?? '0',
+      volume: volumeOf.get(id) ?? '0',
+      volume24h: lamportsOf(rows, 'day_notional'),
+      liquidity: lamportsOf(rows, 'open_notional'),
     });
   }
   return result;
+}
+
+/** The sum of the outcomes' notionals in lamports (÷ 10,000, floored), as text. */
+function lamportsOf(
+  rows: readonly Record<'day_notional' | 'open_notional', string>[],
+  column: 'day_notional' | 'open_notional',
+): string {
+  let notional = 0n;
+  for (const row of rows) notional += BigInt(row[column]);
+  return (notional / 10_000n).toString();
 }
 
 /** Lamports in USD at `solUsd`, as the detail computes its …Usd fields; null without a SOL price. */

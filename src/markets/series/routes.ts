@@ -50,6 +50,7 @@ export function marketDataRoutes(
     method: 'GET',
     url: '/markets/:id/history',
     operationId: 'getMarketHistory',
+    dashboardTwin: true,
     responseName: 'MarketHistory',
     summary: 'Price history of one outcome: OHLC candles from its trades',
     description:
@@ -82,6 +83,7 @@ export function marketDataRoutes(
     method: 'GET',
     url: '/markets/:id/trades',
     operationId: 'listMarketTrades',
+    dashboardTwin: true,
     responseName: 'MarketTrades',
     summary: 'Latest trades of one market, newest first, paged by cursor',
     description:

@@ -1,6 +1,7 @@
 import Type, { type Static } from 'typebox';
 import type { Queryable } from '../../db/database.js';
-import { round6, toSol } from '../read/detail.js';
+import { round6 } from '../../lib/probability.js';
+import { toSol } from '../read/detail.js';
 import {
   CURSOR_PATTERN,
   decodeCursor,
