@@ -402,6 +402,104 @@ describe('the ground floor', () => {
   });
 });
 
+describe('the verbs', () => {
+  /**
+   * The doors' exported functions whose first parameter is the database itself (`Database`, `Queryable`,
+   * `Transaction`) rather than a `Context` (docs/architecture.md#verb-shape): each one named here with
+   * the kind that keeps it so. Any other is an ordinary verb and takes `(ctx, input)`.
+   */
+  const IN_TRANSACTION =
+    "a statement in the transaction its caller holds (the caller's Queryable), committing or rolling back with the caller's own rows";
+  const EDGE =
+    'the billing edge (http/billing/), per request with the pool and no Context: the measured hot path';
+  const BUILT_ONCE = 'a constructor or start-up step handed the pool once, not a verb a principal calls';
+  const NO_PRINCIPAL =
+    'a read for a probe, a presenter or an operator command, none of which holds a Context';
+  const DATABASE_FIRST: Record<string, string> = {
+    'attestations/index.ts createAttestations': BUILT_ONCE,
+    'deposits/index.ts depositReadiness': NO_PRINCIPAL,
+    'idempotency/index.ts classifyHeldKey': EDGE,
+    'idempotency/index.ts heldKeyAnswer': EDGE,
+    'idempotency/index.ts releaseKey': EDGE,
+    'idempotency/index.ts storeAnswer': IN_TRANSACTION,
+    'idempotency/index.ts storeNewAnswers': IN_TRANSACTION,
+    'ledger/index.ts adjustBalance': NO_PRINCIPAL,
+    'ledger/index.ts balanceOf': EDGE,
+    'ledger/index.ts charge': IN_TRANSACTION,
+    'ledger/index.ts directBiller': BUILT_ONCE,
+    'ledger/index.ts getBalance': IN_TRANSACTION,
+    'ledger/index.ts refundCharge': IN_TRANSACTION,
+    'limits/index.ts countAgainstQuotas': IN_TRANSACTION,
+    'limits/index.ts readUsage': NO_PRINCIPAL,
+    'markets/index.ts loadDemoMarkets': BUILT_ONCE,
+    'streams/index.ts recordMarketChanges': IN_TRANSACTION,
+    'webhooks/index.ts localDevelopment': BUILT_ONCE,
+  };
+
+  /**
+   * Each door's exported functions whose first parameter is typed `Database`, `Queryable` or
+   * `Transaction`, `<door> <name>`: the door's own functions and those it re-exports by name from its
+   * room's files (`export { a, b as c } from './f.js'`).
+   */
+  const databaseFirst = (files: SourceFile[]) => {
+    const byPath = new Map(files.map((file) => [file.path, file]));
+    const dbFirst = (text: string, name: string) =>
+      new RegExp(
+        `export\\s+(?:async\\s+)?function\\s+${name}\\s*(?:<[^(]*>)?\\(\\s*\\w+\\??\\s*:\\s*(?:Database|Queryable|Transaction)\\b` +
+          `|export\\s+const\\s+${name}\\s*=\\s*(?:async\\s*)?\\(\\s*\\w+\\??\\s*:\\s*(?:Database|Queryable|Transaction)\\b`,
+      ).test(text);
+    return files
+      .filter((file) => /^[^/]+\/index\.ts$/.test(file.path))
+      .flatMap((door) => {
+        const own = [...door.text.matchAll(/export\s+(?:async\s+)?(?:function|const)\s+(\w+)/g)]
+          .map((match) => match[1] as string)
+          .filter((name) => dbFirst(door.text, name));
+        const reexported = [...door.text.matchAll(/export\s*\{([^}]*)\}\s*from\s*'(\.\/[^']+)'/g)].flatMap(
+          (match) => {
+            const source = byPath.get(
+              join(dirname(door.path), (match[2] as string).replace(/\.js$/, '.ts'))
+                .split(sep)
+                .join('/'),
+            );
+            return (match[1] as string)
+              .split(',')
+              .map((part) => part.trim())
+              .filter((part) => part !== '' && !part.startsWith('type '))
+              .flatMap((part) => {
+                const [name, alias] = part.split(/\s+as\s+/) as [string, string | undefined];
+                return source && dbFirst(source.text, name) ? [alias ?? name] : [];
+              });
+          },
+        );
+        return [...own, ...reexported].map((name) => `${door.path} ${name}`);
+      });
+  };
+
+  it("a door's verb takes a Context first, but those named with their kind", () => {
+    const found = databaseFirst(FILES);
+    expect(found.length).toBeGreaterThan(10);
+    expect(found.filter((verb) => !(verb in DATABASE_FIRST))).toEqual([]);
+    // No stale entry: each named one still takes the database first.
+    expect(Object.keys(DATABASE_FIRST).filter((verb) => !found.includes(verb))).toEqual([]);
+  });
+
+  it('the check itself sees a verb that takes the database first, re-exported or the door’s own', () => {
+    const files = [
+      {
+        path: 'jobs/index.ts',
+        text: "export { listJobs, type Job, cancelJob as cancel } from './jobs.js';\nexport function own(db: Database) {}",
+      },
+      {
+        path: 'jobs/jobs.ts',
+        text:
+          'export async function listJobs(ctx: Context, input: Query) {}\n' +
+          'export async function cancelJob(tx: Queryable, id: string) {}',
+      },
+    ];
+    expect(databaseFirst(files)).toEqual(['jobs/index.ts own', 'jobs/index.ts cancel']);
+  });
+});
+
 describe('money', () => {
   /**
    * Money moves in the ledger's guarded statements only (docs/architecture.md, "The context and

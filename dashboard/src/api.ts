@@ -65,3 +65,7 @@ export type UsageReport = Answer<'dashboardGetAccountUsage'>;
 export type UsageRow = UsageReport['rows'][number];
 export type Transaction = Answer<'dashboardListTransactions'>['transactions'][number];
 export type ApiKey = Answer<'dashboardListKeys'>['keys'][number];
+export type MarketList = Answer<'dashboardListMarkets'>;
+export type MarketItem = MarketList['markets'][number];
+export type MarketHistory = Answer<'dashboardGetMarketHistory'>;
+export type MarketTrade = Answer<'dashboardListMarketTrades'>['trades'][number];

@@ -40,6 +40,8 @@ const OPERATIONS: Record<string, string> = {
   scheduleAiResolution: 'Scheduled AI resolution',
   listMarkets: 'Market list',
   getMarket: 'Market detail',
+  getMarketHistory: 'Market history',
+  listMarketTrades: 'Market trades',
   streamPrices: 'Price stream minutes',
   streamMarkets: 'Market stream minutes',
 };

@@ -7,6 +7,7 @@ import { Activity } from './pages/Activity';
 import { Funds } from './pages/Funds';
 import { Home } from './pages/Home';
 import { Keys } from './pages/Keys';
+import { Markets } from './pages/Markets';
 import { SignIn } from './pages/SignIn';
 import { Usage } from './pages/Usage';
 import { useLocation } from './router';
@@ -62,6 +63,7 @@ function App() {
       {page === 'usage' && <Usage {...props} />}
       {page === 'keys' && <Keys {...props} />}
       {page === 'activity' && <Activity {...props} />}
+      {page === 'markets' && <Markets {...props} />}
     </Layout>
   );
 }

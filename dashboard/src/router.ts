@@ -8,6 +8,7 @@ export const PAGES = [
   { path: 'usage', title: 'Usage' },
   { path: 'keys', title: 'Keys' },
   { path: 'activity', title: 'Activity' },
+  { path: 'markets', title: 'Markets' },
 ] as const;
 
 export type PagePath = (typeof PAGES)[number]['path'];

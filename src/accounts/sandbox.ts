@@ -19,7 +19,7 @@ export async function addPlayMoney(ctx: Context, account: Pick<Account, 'id' | '
   if (account.mode !== 'sandbox') {
     throw validationError([{ path: 'mode', message: 'play money is for sandbox accounts only' }]);
   }
-  const credited = await creditUpTo(ctx.tx ?? ctx.db, {
+  const credited = await creditUpTo(ctx, {
     accountId: account.id,
     amountMicros: PLAY_MONEY_MICROS,
     capMicros: PLAY_MONEY_CAP_MICROS,

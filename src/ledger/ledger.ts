@@ -99,11 +99,11 @@ export async function creditDeposit(ctx: Context, input: DepositInput): Promise<
  * when the balance is already at the cap. Used for sandbox play money.
  */
 export async function creditUpTo(
-  db: Queryable,
+  ctx: Context,
   input: DepositInput & { capMicros: bigint },
 ): Promise<{ entryId: bigint; amountMicros: bigint; balanceMicros: bigint } | null> {
   assertPositive(input.amountMicros, 'A deposit');
-  const [row] = await db.query<EntryRow & { amount_micros: bigint }>(sql.DEPOSIT_UP_TO, [
+  const [row] = await queryable(ctx).query<EntryRow & { amount_micros: bigint }>(sql.DEPOSIT_UP_TO, [
     input.accountId,
     input.amountMicros,
     input.capMicros,

@@ -110,7 +110,7 @@ export async function signedInPage(stage: Stage, kind: WalletKind = 'signIn'): P
   return { context, page, wallet };
 }
 
-export type PageTitle = 'Home' | 'Add funds' | 'Usage' | 'Keys' | 'Activity';
+export type PageTitle = 'Home' | 'Add funds' | 'Usage' | 'Keys' | 'Activity' | 'Markets';
 
 /**
  * Follows the navigation to a page; on a narrow screen, through the menu button that folds it (then

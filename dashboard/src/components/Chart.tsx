@@ -57,3 +57,50 @@ export function UsageChart({ rows }: { rows: UsageRow[] }) {
   }, [rows]);
   return <div class="chart" ref={box} role="img" aria-label="Spend and requests per day" />;
 }
+
+/**
+ * One outcome's price (the candles' close, 0–1) over time, drawn by uPlot. The chart is made once
+ * per outcome and given new data as it comes (a live trade moves its last point), so it does not
+ * flicker; `data-points` and `data-last` say how many points uPlot holds and its last value (the
+ * browser test reads them).
+ */
+export function PriceChart({ label, times, closes }: { label: string; times: number[]; closes: number[] }) {
+  const box = useRef<HTMLDivElement>(null);
+  const chart = useRef<uPlot | null>(null);
+  useEffect(() => {
+    const element = box.current;
+    if (!element) return;
+    const made = new uPlot(
+      {
+        width: widthOf(element),
+        height: 180,
+        tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
+        scales: { x: { time: true }, y: { range: [0, 1] } },
+        axes: [{}, { size: 50, values: (_u, ticks) => ticks.map((t) => t.toFixed(2)) }],
+        series: [
+          {},
+          { label, stroke: '#5b4bdb', width: 2, value: (_u, v) => (v === null ? '—' : v.toFixed(4)) },
+        ],
+      },
+      [[], []],
+      element,
+    );
+    chart.current = made;
+    const resize = new ResizeObserver(() => made.setSize({ width: widthOf(element), height: 180 }));
+    resize.observe(element);
+    return () => {
+      resize.disconnect();
+      made.destroy();
+      chart.current = null;
+    };
+  }, [label]);
+  useEffect(() => {
+    const made = chart.current;
+    const element = box.current;
+    if (!made || !element) return;
+    made.setData([times, closes]);
+    element.dataset.points = String(made.data[0]?.length ?? 0);
+    element.dataset.last = String(made.data[1]?.at(-1) ?? '');
+  }, [times, closes, label]);
+  return <div class="chart" ref={box} role="img" aria-label={`Price of ${label} over time`} />;
+}

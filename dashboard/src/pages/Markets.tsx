@@ -1,0 +1,308 @@
+import { useEffect, useState } from 'preact/hooks';
+import {
+  api,
+  type MarketHistory,
+  type MarketItem,
+  type MarketList,
+  type MarketTrade,
+  type Mode,
+  ok,
+} from '../api';
+import { PriceChart } from '../components/Chart';
+import { Card, ErrorNote, num, Table } from '../components/ui';
+import { useData } from '../data';
+import { usd, when } from '../format';
+
+/**
+ * Markets: a search box, a sort, the list, and one market's chart per outcome and latest trades,
+ * kept live by the market stream (docs/dashboard.md#market-data). The page a builder copies from:
+ * every read is a plain call of the API's route (here its dashboard twin, with the session), and
+ * every read is priced — the page shows what each cost.
+ */
+
+type SortKey = 'createdAt' | 'closesAt' | 'volume' | 'volume24h' | 'liquidity' | 'bettors' | 'relevance';
+const SORTS: { value: SortKey; label: string }[] = [
+  { value: 'createdAt', label: 'Newest' },
+  { value: 'closesAt', label: 'Closing soon' },
+  { value: 'volume', label: 'Volume' },
+  { value: 'volume24h', label: 'Volume, 24 h' },
+  { value: 'liquidity', label: 'Liquidity' },
+  { value: 'bettors', label: 'Bettors' },
+  { value: 'relevance', label: 'Relevance' },
+];
+/** Each sort key's own default order (docs/markets.md#search-and-sort). */
+const defaultOrder = (sort: SortKey) => (sort === 'closesAt' ? 'asc' : 'desc');
+/** One point per 15 minutes: the last ten days at most, and a few days of demo trading drawn finely. */
+const INTERVAL = '15m';
+const INTERVAL_SECONDS = 15 * 60;
+
+function listMarkets(mode: Mode, query: { q?: string; sort?: SortKey; order?: 'asc' | 'desc' }) {
+  return ok(
+    api.GET('/dashboard/api/{mode}/markets', {
+      params: { path: { mode }, query: { ...query, pageSize: 20 } },
+    }),
+  );
+}
+
+export function Markets({ mode }: { mode: Mode }) {
+  const [search, setSearch] = useState('');
+  const [q, setQ] = useState('');
+  const [sort, setSort] = useState<SortKey>('volume');
+  const [order, setOrder] = useState<'asc' | 'desc'>('desc');
+  const [open, setOpen] = useState<MarketItem | null>(null);
+  const list = useData(() => listMarkets(mode, { ...(q ? { q } : {}), sort, order }), [mode, q, sort, order]);
+  return (
+    <>
+      <Card title="Markets">
+        <form
+          class="filters"
+          onSubmit={(event) => {
+            event.preventDefault();
+            setQ(search.trim());
+          }}
+        >
+          <label>
+            Search <input type="search" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
+          </label>
+          <button type="submit">Search</button>
+          <label>
+            Sort{' '}
+            <select
+              value={sort}
+              onChange={(e) => {
+                const next = e.currentTarget.value as SortKey;
+                setSort(next);
+                setOrder(defaultOrder(next));
+              }}
+            >
+              {SORTS.map((s) => (
+                <option key={s.value} value={s.value}>
+                  {s.label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Order{' '}
+            <select value={order} onChange={(e) => setOrder(e.currentTarget.value as 'asc' | 'desc')}>
+              <option value="desc">Descending</option>
+              <option value="asc">Ascending</option>
+            </select>
+          </label>
+        </form>
+        <ErrorNote error={list.error} />
+        {list.data && <MarketTable page={list.data} onOpen={setOpen} />}
+      </Card>
+      {open && <MarketView key={`${mode}:${open.id}`} mode={mode} market={open} />}
+    </>
+  );
+}
+
+/** What a read cost, and the balance it left: reads are priced, and the page says so. */
+function Cost({ answer }: { answer: { costUsd: string; remainingBalanceUsd: string } }) {
+  return (
+    <p class="note cost">
+      This read cost {usd(answer.costUsd)}; balance {usd(answer.remainingBalanceUsd)}.
+    </p>
+  );
+}
+
+const percent = (share: number) => `${(share * 100).toFixed(1)}%`;
+/** A price in basis points as a share of 1 (what one share of the outcome costs). */
+const price = (basisPoints: number | null) =>
+  basisPoints === null ? '—' : (basisPoints / 10_000).toFixed(4);
+
+function MarketTable({ page, onOpen }: { page: MarketList; onOpen: (market: MarketItem) => void }) {
+  return (
+    <>
+      <Cost answer={page} />
+      <Table
+        label="Markets"
+        columns={['Market', 'Status', 'Outcomes: probability (last price)', num('Volume'), num('24 h')]}
+      >
+        {page.markets.map((market) => (
+          <tr key={market.id} data-market={market.id}>
+            <td>
+              <button type="button" class="link" onClick={() => onOpen(market)}>
+                {market.title}
+              </button>
+            </td>
+            <td>{market.status}</td>
+            <td>
+              {market.outcomes
+                .map((o) => `${o.label} ${percent(o.probability)} (${price(o.lastPrice)})`)
+                .join(' · ')}
+            </td>
+            <td class="num">{market.volumeUsd === null ? '—' : usd(market.volumeUsd.toFixed(2))}</td>
+            <td class="num">{market.volume24hUsd === null ? '—' : usd(market.volume24hUsd.toFixed(2))}</td>
+          </tr>
+        ))}
+      </Table>
+      {page.markets.length === 0 && <p>No market matches.</p>}
+    </>
+  );
+}
+
+interface Outcome {
+  index: number;
+  label: string;
+  lastPrice: number | null;
+  probability: number;
+}
+/** A trade as the table shows it: the API's, or one the stream brought (without its USD value). */
+type Trade = Pick<MarketTrade, 'tradeId' | 'outcome' | 'price' | 'shares' | 'at' | 'valueSol'>;
+interface Series {
+  times: number[];
+  closes: number[];
+}
+
+/**
+ * One market: its outcomes' odds, a chart per outcome, its latest trades. While it is open, the
+ * market stream (EventSource, the session's cookie) moves the odds, adds each trade to the table
+ * and moves its outcome's last point.
+ */
+function MarketView({ mode, market }: { mode: Mode; market: MarketItem }) {
+  const [outcomes, setOutcomes] = useState<Outcome[]>(market.outcomes);
+  const [series, setSeries] = useState<Series[]>([]);
+  const [histories, setHistories] = useState<MarketHistory[]>([]);
+  const [trades, setTrades] = useState<Trade[]>([]);
+  const [tradesCost, setTradesCost] = useState<{ costUsd: string; remainingBalanceUsd: string } | null>(null);
+  const [live, setLive] = useState<string>('connecting…');
+  const [error, setError] = useState<unknown>(null);
+
+  // The charts: one history per outcome, its candles' close.
+  useEffect(() => {
+    const path = { mode, id: market.id };
+    Promise.all(
+      market.outcomes.map((o) =>
+        ok(
+          api.GET('/dashboard/api/{mode}/markets/{id}/history', {
+            params: { path, query: { outcome: o.index, interval: INTERVAL } },
+          }),
+        ),
+      ),
+    ).then((answers) => {
+      setHistories(answers);
+      setSeries(
+        answers.map((h) => ({
+          times: h.candles.map((c) => Date.parse(c.time) / 1000),
+          closes: h.candles.map((c) => c.close / 10_000),
+        })),
+      );
+    }, setError);
+    ok(api.GET('/dashboard/api/{mode}/markets/{id}/trades', { params: { path, query: { limit: 20 } } })).then(
+      (answer) => {
+        setTrades(answer.trades);
+        setTradesCost(answer);
+      },
+      setError,
+    );
+  }, [mode, market.id]);
+
+  // The stream: odds, trades and the charts' last points, live.
+  useEffect(() => {
+    const source = new EventSource(
+      `/dashboard/api/${mode}/stream/markets?ids=${encodeURIComponent(market.id)}`,
+    );
+    source.addEventListener('stream', (e) => {
+      const { minuteUsd } = JSON.parse((e as MessageEvent).data) as { minuteUsd: string };
+      setLive(`live, ${minuteUsd} USD a minute while this market is open`);
+    });
+    source.addEventListener('market', (e) => {
+      const state = JSON.parse((e as MessageEvent).data) as { outcomes: Outcome[] };
+      setOutcomes(state.outcomes);
+    });
+    source.addEventListener('trade', (e) => {
+      const trade = JSON.parse((e as MessageEvent).data) as Omit<Trade, 'valueSol'>;
+      const lamports = (BigInt(trade.shares) * BigInt(trade.price)) / 10_000n;
+      setTrades((shown) =>
+        shown.some((t) => t.tradeId === trade.tradeId)
+          ? shown
+          : [{ ...trade, valueSol: Number(lamports) / 1e9 }, ...shown].slice(0, 20),
+      );
+      setSeries((all) => all.map((s, i) => (i === trade.outcome ? withTrade(s, trade) : s)));
+    });
+    // The server's own `event: error` ({ code }), or a connection that failed for good.
+    source.addEventListener('error', (e) => {
+      const data = (e as MessageEvent).data as string | undefined;
+      if (data) {
+        setLive(`stopped: ${(JSON.parse(data) as { code: string }).code}`);
+        source.close();
+      } else if (source.readyState === EventSource.CLOSED) {
+        setLive('stopped (refused: see the balance)');
+      } else {
+        setLive('reconnecting…');
+      }
+    });
+    return () => source.close();
+  }, [mode, market.id]);
+
+  return (
+    <Card title={market.title}>
+      <p class="note" role="status">
+        Updates: <span class="live">{live}</span>
+      </p>
+      <ErrorNote error={error} />
+      <Table label="Outcomes" columns={['Outcome', num('Probability'), num('Last price')]}>
+        {outcomes.map((o) => (
+          <tr key={o.index}>
+            <td>{o.label}</td>
+            <td class="num">{percent(o.probability)}</td>
+            <td class="num">{price(o.lastPrice)}</td>
+          </tr>
+        ))}
+      </Table>
+      {histories[0] && (
+        <p class="note cost">
+          Price per {INTERVAL} (the candles' close): {histories.length} histories at{' '}
+          {usd(histories[0].costUsd)} each; balance {usd(histories.at(-1)?.remainingBalanceUsd ?? '0')}.
+        </p>
+      )}
+      {series.map((s, i) => (
+        <figure key={market.outcomes[i]?.index ?? i} class="outcome-chart" data-outcome={i}>
+          <figcaption>{market.outcomes[i]?.label}</figcaption>
+          {s.times.length > 0 ? (
+            <PriceChart label={market.outcomes[i]?.label ?? String(i)} times={s.times} closes={s.closes} />
+          ) : (
+            <p>No trade yet.</p>
+          )}
+        </figure>
+      ))}
+      <h3>Latest trades</h3>
+      {tradesCost && <Cost answer={tradesCost} />}
+      <Table label="Trades" columns={['Time', 'Outcome', num('Price'), num('Shares'), num('Value (SOL)')]}>
+        {trades.map((t) => (
+          <tr key={t.tradeId} data-trade={t.tradeId}>
+            <td>{when(t.at)}</td>
+            <td>{market.outcomes[t.outcome]?.label ?? t.outcome}</td>
+            <td class="num">{price(t.price)}</td>
+            <td class="num">{t.shares}</td>
+            <td class="num">{t.valueSol.toFixed(6)}</td>
+          </tr>
+        ))}
+      </Table>
+    </Card>
+  );
+}
+
+/**
+ * A series with one more trade: in the last bucket, its close moves; in a later bucket, a new point
+ * (as the history route would draw it). An older trade (a late event) is left to the next reload.
+ */
+function withTrade(s: Series, trade: { price: number; at: string }): Series {
+  const bucket = Math.floor(Date.parse(trade.at) / 1000 / INTERVAL_SECONDS) * INTERVAL_SECONDS;
+  const last = s.times.at(-1);
+  const close = trade.price / 10_000;
+  if (last === bucket) return { times: s.times, closes: [...s.closes.slice(0, -1), close] };
+  if (last !== undefined && bucket < last) return s;
+  const times = [...s.times];
+  const closes = [...s.closes];
+  // Buckets without trades in between are flat at the previous close, as the route draws them.
+  for (let t = (last ?? bucket) + INTERVAL_SECONDS; last !== undefined && t < bucket; t += INTERVAL_SECONDS) {
+    times.push(t);
+    closes.push(closes.at(-1) as number);
+  }
+  times.push(bucket);
+  closes.push(close);
+  return { times, closes };
+}

@@ -1,0 +1,141 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadDemoMarkets } from '../../src/markets/demo/demo.js';
+import { ingestText } from '../../src/markets/ingest/ingest.js';
+import {
+  openPage,
+  type SignedInPage,
+  type Stage,
+  signedInPage,
+  startStage,
+} from '../helpers/dashboard-stage.js';
+import { event, ndjson, wallet } from '../markets/events.js';
+
+/**
+ * The Markets page in a real browser (docs/dashboard.md#pages), on the sandbox demo markets: the
+ * search box and the sort give the API's lists, the chart of each outcome holds the API's candles,
+ * the trades table the API's trades, and a trade ingested meanwhile reaches the page through the
+ * market stream, without a reload.
+ */
+
+let stage: Stage;
+let user: SignedInPage;
+let key: string;
+
+interface ListedMarket {
+  id: string;
+  title: string;
+  status: string;
+  outcomes: { index: number; label: string }[];
+}
+
+const api = async (path: string) => {
+  const answer = await fetch(`${stage.base}/api/v1${path}`, { headers: { authorization: `Bearer ${key}` } });
+  expect(answer.status, path).toBe(200);
+  return (await answer.json()) as Record<string, unknown>;
+};
+const listIds = async (query: string) =>
+  ((await api(`/markets?${query}&pageSize=20`)).markets as ListedMarket[]).map((m) => m.id);
+const candleCount = async (id: string, outcome: number) =>
+  ((await api(`/markets/${id}/history?outcome=${outcome}&interval=15m`)).candles as unknown[]).length;
+
+/** The ids of the rows of the page's markets table, waiting until they are `expected`. */
+async function shownMarkets(page: Page, expected: string[]): Promise<string[]> {
+  const rows = page.getByRole('table', { name: 'Markets' }).locator('tbody tr');
+  const ids = () => rows.evaluateAll((all) => all.map((row) => row.getAttribute('data-market') as string));
+  await expect.poll(ids).toEqual(expected);
+  return ids();
+}
+
+beforeAll(async () => {
+  stage = await startStage();
+  await loadDemoMarkets(stage.ctx.database.db, stage.ctx.clock);
+  key = (await stage.ctx.createAccount({ mode: 'sandbox', balanceUsd: '10.00' })).key;
+  user = await signedInPage(stage, 'signIn');
+});
+afterAll(async () => {
+  await stage.close();
+});
+
+describe('the markets page', () => {
+  let market: ListedMarket;
+
+  it('searches and sorts as the API does, and says what a read costs', async () => {
+    const { page } = user;
+    // A demo market that is open and trades: the first by volume.
+    const byVolume = (await api('/markets?status=OPEN&sort=volume&pageSize=1')).markets as ListedMarket[];
+    market = byVolume[0] as ListedMarket;
+    await openPage(page, 'Markets');
+    await shownMarkets(page, await listIds('sort=volume&order=desc'));
+    await page
+      .getByText(/This read cost \$0\.05; balance \$/)
+      .first()
+      .waitFor();
+
+    await page.getByRole('searchbox', { name: 'Search' }).fill(market.title);
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    const found = await listIds(`q=${encodeURIComponent(market.title)}&sort=volume&order=desc`);
+    expect(found).toContain(market.id);
+    expect(await shownMarkets(page, found)).toContain(market.id);
+
+    await page.getByRole('searchbox', { name: 'Search' }).fill('');
+    await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await page.getByRole('combobox', { name: 'Sort' }).selectOption('closesAt');
+    const closing = await listIds('sort=closesAt&order=asc');
+    expect(closing).not.toEqual(await listIds('sort=volume&order=desc'));
+    await shownMarkets(page, closing);
+    await page.getByRole('combobox', { name: 'Order' }).selectOption('desc');
+    await shownMarkets(page, await listIds('sort=closesAt&order=desc'));
+  });
+
+  it('draws each outcome’s candles, lists the API’s trades, and follows a new trade live', async () => {
+    const { page } = user;
+    await page.getByRole('combobox', { name: 'Sort' }).selectOption('volume');
+    await page.getByRole('button', { name: market.title, exact: true }).first().click();
+    const view = page
+      .locator('section.card')
+      .filter({ has: page.getByRole('heading', { name: market.title }) });
+    await view.getByText(/^live, 0\.002 USD a minute/).waitFor();
+
+    // One chart per outcome, holding as many points as the API's candles (the clock stands still).
+    for (const outcome of market.outcomes) {
+      const chart = view.locator(`figure[data-outcome="${outcome.index}"] .chart`);
+      const expected = await candleCount(market.id, outcome.index);
+      expect(expected).toBeGreaterThan(0);
+      await expect.poll(() => chart.getAttribute('data-points')).toBe(String(expected));
+    }
+
+    // The trades table: the API's latest 20, newest first.
+    const apiTrades = (await api(`/markets/${market.id}/trades?limit=20`)).trades as { tradeId: string }[];
+    const tradeRows = view.getByRole('table', { name: 'Trades' }).locator('tbody tr');
+    await expect
+      .poll(() => tradeRows.evaluateAll((rows) => rows.map((row) => row.getAttribute('data-trade'))))
+      .toEqual(apiTrades.map((t) => t.tradeId));
+
+    // A trade ingested now (through ingestion, as the platform sends it) reaches the page by the stream.
+    const at = stage.ctx.clock.now().toISOString();
+    const tradeId = `browser-live-${Date.now()}`;
+    const report = await ingestText(
+      stage.ctx.database.db,
+      ndjson([
+        event('trade', at, {
+          marketId: market.id,
+          tradeId,
+          outcome: 0,
+          price: 7777,
+          shares: '1000',
+          buyer: wallet('browser-buyer'),
+          seller: wallet('browser-seller'),
+        }),
+      ]),
+    );
+    expect(report).toMatchObject({ refused: 0 });
+    await view.locator(`tr[data-trade="${tradeId}"]`).waitFor();
+    await expect.poll(() => tradeRows.first().getAttribute('data-trade')).toBe(tradeId);
+    // The outcome's last price moved (the market event), and the chart's last point with it.
+    await view.getByRole('table', { name: 'Outcomes' }).getByRole('cell', { name: '0.7777' }).waitFor();
+    const chart = view.locator('figure[data-outcome="0"] .chart');
+    await expect.poll(() => chart.getAttribute('data-last')).toBe('0.7777');
+    await expect.poll(() => chart.getAttribute('data-points')).toBe(String(await candleCount(market.id, 0)));
+  });
+});
