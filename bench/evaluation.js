@@ -1,7 +1,8 @@
 // `node bench/evaluation.js`: `sibyl ai evaluate` (the real command, from dist/) against four fake
 // providers on loopback answering in their own wire formats after 200 ms (bench/fake-providers.js,
 // a process of its own). Measures, for docs/performance.md#ai-evaluation:
-//  - a 1,000-question set at --concurrency 16: wall time against the ideal 1,000 × 0.2 s ÷ 16;
+//  - a 1,000-question set at --concurrency 16: wall time against the ideal 1,000 × 0.2 s ÷ 16, and
+//    CPU per question of the command (bench/cpu-probe.js) and of the fake providers (their /cpu);
 //  - the same run again, every answer from the cache;
 //  - a 10,000-question set: RSS and live heap (after a collection) sampled every second, first
 //    quarter of the run against the last.
@@ -14,6 +15,7 @@ import { join } from 'node:path';
 // BENCH_EVAL_BIN: another build's bin/sibyl.js, to measure it side by side.
 const BIN = process.env.BENCH_EVAL_BIN ?? new URL('../bin/sibyl.js', import.meta.url).pathname;
 const PROBE = new URL('memory-probe.js', import.meta.url).pathname;
+const CPU_PROBE = new URL('cpu-probe.js', import.meta.url).pathname;
 const DELAY_MS = 200;
 const CONCURRENCY = 16;
 const SMALL = Number(process.env.BENCH_EVAL_SMALL ?? 1000);
@@ -39,6 +41,7 @@ function writeSet(path, n) {
 
 function run(args, env) {
   return new Promise((resolve, reject) => {
+    const cpuFile = env.BENCH_CPU_FILE;
     const started = performance.now();
     const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -52,7 +55,12 @@ function run(args, env) {
     child.on('exit', (code) => {
       const seconds = (performance.now() - started) / 1000;
       if (code !== 0) reject(new Error(`sibyl ai evaluate exited ${code}:\n${output}`));
-      else resolve({ seconds, output, cpuSeconds: null });
+      else {
+        const [user = 0, system = 0] = cpuFile
+          ? readFileSync(cpuFile, 'utf8').trim().split(' ').map(Number)
+          : [];
+        resolve({ seconds, output, cpuSeconds: cpuFile ? (user + system) / 1e6 : null });
+      }
     });
   });
 }
@@ -71,6 +79,12 @@ async function startFakes() {
     child.on('exit', () => reject(new Error('fake providers exited')));
   });
   return { child, providers: JSON.parse(line) };
+}
+
+/** CPU seconds the fake providers' process has used so far. */
+async function fakesCpu(providers) {
+  const { user, system } = await (await fetch(`${new URL(providers[0].url).origin}/cpu`)).json();
+  return (user + system) / 1e6;
 }
 
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -110,17 +124,37 @@ async function main() {
     writeSet(small, Math.max(1, SMALL));
     const ideal = (SMALL * DELAY_MS) / 1000 / CONCURRENCY;
     if (SMALL > 0) {
-      const first = await evaluate(small, join(dir, 'small-cache.jsonl'), join(dir, 'small.json'));
+      const fakesBefore = await fakesCpu(fakes.providers);
+      const first = await evaluate(
+        small,
+        join(dir, 'small-cache.jsonl'),
+        join(dir, 'small.json'),
+        { BENCH_CPU_FILE: join(dir, 'small-cpu.txt') },
+        ['--import', CPU_PROBE],
+      );
+      const fakesUsed = (await fakesCpu(fakes.providers)) - fakesBefore;
       const report = JSON.parse(readFileSync(join(dir, 'small.json'), 'utf8'));
       if (report.evaluated !== SMALL || report.answers.asked !== SMALL * 4)
         throw new Error(`the first run evaluated ${report.evaluated}, asked ${report.answers.asked}`);
-      const again = await evaluate(small, join(dir, 'small-cache.jsonl'), join(dir, 'small-again.json'));
+      const again = await evaluate(
+        small,
+        join(dir, 'small-cache.jsonl'),
+        join(dir, 'small-again.json'),
+        { BENCH_CPU_FILE: join(dir, 'again-cpu.txt') },
+        ['--import', CPU_PROBE],
+      );
       const cached = JSON.parse(readFileSync(join(dir, 'small-again.json'), 'utf8'));
       if (cached.answers.asked !== 0 || cached.answers.cached !== SMALL * 4)
         throw new Error(`the rerun asked ${cached.answers.asked} answers`);
       lines.push(
         `| ${SMALL.toLocaleString('en')} questions, first run | ${first.seconds.toFixed(1)} s | ideal ${ideal.toFixed(1)} s | ${(first.seconds / ideal).toFixed(2)}× |`,
         `| the same again, every answer cached | ${again.seconds.toFixed(1)} s | | |`,
+        '',
+        `| CPU, ${SMALL.toLocaleString('en')} questions, first run | total | per question |`,
+        '|---|---:|---:|',
+        `| \`sibyl ai evaluate\` (start-up included) | ${first.cpuSeconds.toFixed(2)} s | ${((first.cpuSeconds / SMALL) * 1000).toFixed(2)} ms |`,
+        `| the same again, every answer cached | ${again.cpuSeconds.toFixed(2)} s | |`,
+        `| the fake providers (4 answers a question) | ${fakesUsed.toFixed(2)} s | ${((fakesUsed / SMALL) * 1000).toFixed(2)} ms |`,
       );
     }
 

@@ -2,6 +2,8 @@
 // not the evaluation's: OpenAI (Responses API), Anthropic (Messages API), Google (generateContent)
 // and xAI (chat completions), each answering in its provider's wire format (as test/ai/fake-llm.ts
 // does) after FAKE_DELAY_MS (200) milliseconds. Prints their base URLs as one JSON line.
+// `GET /cpu` on any of them answers at once with the CPU this process has used so far
+// (process.cpuUsage, µs), so the bench can report the fakes' share of the shared cores.
 import { createServer } from 'node:http';
 
 const DELAY = Number(process.env.FAKE_DELAY_MS ?? 200);
@@ -93,6 +95,11 @@ const urls = await Promise.all(
     ([kind, base]) =>
       new Promise((resolve) => {
         const server = createServer((req, res) => {
+          if (req.method === 'GET' && req.url === '/cpu') {
+            res.writeHead(200, { 'content-type': 'application/json' });
+            res.end(JSON.stringify(process.cpuUsage()));
+            return;
+          }
           const chunks = [];
           req.on('data', (c) => chunks.push(c));
           req.on('end', () => {

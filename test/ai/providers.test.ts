@@ -1,3 +1,6 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { askModel } from '../../src/ai/ask.js';
 import { buildPrompt } from '../../src/ai/prompt.js';
@@ -311,6 +314,91 @@ describe('provider specifics', () => {
     } finally {
       await target.close();
       await redirecting.close();
+    }
+  });
+
+  it('answers come compressed as asked (gzip, deflate, br), error answers too; connections are reused', async () => {
+    // Provider calls go out through undici's request, not fetch (docs/performance.md#ai-evaluation):
+    // what fetch did for them must still hold.
+    const encoders: Record<string, (body: Buffer) => Buffer> = {
+      gzip: gzipSync,
+      deflate: deflateSync,
+      'deflate-raw': deflateRawSync,
+      br: brotliCompressSync,
+      identity: (body) => body,
+    };
+    let coding = 'gzip';
+    let status = 200;
+    let connections = 0;
+    const acceptEncodings: (string | undefined)[] = [];
+    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      acceptEncodings.push(req.headers['accept-encoding']);
+      req.resume();
+      req.on('end', () => {
+        const body =
+          status === 200
+            ? {
+                id: 'chatcmpl-1',
+                object: 'chat.completion',
+                created: 1770933883,
+                model: 'm',
+                choices: [
+                  {
+                    index: 0,
+                    message: {
+                      role: 'assistant',
+                      content: JSON.stringify({ outcomeIndex: 1, confidence: 0.8, reasoning: 'It did not.' }),
+                    },
+                    finish_reason: 'stop',
+                  },
+                ],
+                usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 },
+              }
+            : { error: { message: 'overloaded', type: 'server_error', code: 'overloaded_now' } };
+        const encoded = (encoders[coding] as (b: Buffer) => Buffer)(Buffer.from(JSON.stringify(body)));
+        res.writeHead(status, {
+          'content-type': 'application/json',
+          'content-encoding': coding === 'deflate-raw' ? 'deflate' : coding,
+        });
+        res.end(encoded);
+      });
+    });
+    server.on('connection', () => {
+      connections += 1;
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const config = testConfig({
+        AI_MODEL_1_PROVIDER: 'openai-compatible',
+        AI_MODEL_1_ID: 'm',
+        AI_MODEL_1_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+      });
+      const [model] = createLiveModels(config.ai.slots, new ManualClock()).models;
+      const ask = () =>
+        askModel(model as ResolutionModel, 0, prompt, {
+          deadline: AbortSignal.timeout(5000),
+          deadlineAt: performance.now() + 5000,
+          retries: 0,
+        });
+      for (const next of Object.keys(encoders)) {
+        coding = next;
+        const vote = await ask();
+        expect(vote.error, coding).toBeNull();
+        expect(vote.outcomeIndex, coding).toBe(1);
+        expect(vote.usage, coding).toEqual({ inputTokens: 10, outputTokens: 5 });
+      }
+      coding = 'gzip';
+      status = 503;
+      const failed = await ask();
+      expect(failed.error).toEqual({ kind: 'http_error', message: 'HTTP 503 (overloaded_now)' });
+      expect(acceptEncodings.every((value) => value === 'gzip, deflate, br')).toBe(true);
+      // Six calls one after another over kept-alive connections (the pool may open a second one
+      // when a call starts before the last one's connection is handed back).
+      expect(acceptEncodings).toHaveLength(6);
+      expect(connections).toBeLessThanOrEqual(2);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 
