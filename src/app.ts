@@ -199,7 +199,13 @@ async function createStreamSlots(app: FastifyInstance, config: Config): Promise<
 async function createRateLimiter(app: FastifyInstance, config: Config): Promise<RateLimiter> {
   if (!config.redisUrl) return new LocalRateLimiter();
   const RedisRateLimiter = await redisRateLimiter();
-  const limiter = new RedisRateLimiter(config.redisUrl, new LocalRateLimiter(), app.log);
+  const limiter = new RedisRateLimiter(
+    config.redisUrl,
+    new LocalRateLimiter(),
+    app.log,
+    undefined,
+    config.access.redisTimeoutMs,
+  );
   app.addHook('onReady', async () => {
     if (!(await limiter.waitUntilReady(2000)))
       app.log.warn('Redis not reachable yet: rate limits are per instance');

@@ -13,6 +13,7 @@ export const accessSettings = defineSettings(
     CORS_MAX_AGE_SECONDS: Type.Integer({ default: 600, minimum: 0 }),
     AUTH_FAILURE_LIMIT_PER_SECOND: Type.Number({ default: 1, minimum: 0.001 }),
     AUTH_FAILURE_LIMIT_BURST: Type.Integer({ default: 20, minimum: 1 }),
+    RATE_LIMIT_REDIS_TIMEOUT_MS: Type.Integer({ default: 250, minimum: 1, maximum: 60_000 }),
   },
   (v) => {
     const proxies = parseCidrList(listSetting(v.TRUSTED_PROXIES));
@@ -30,6 +31,8 @@ export const accessSettings = defineSettings(
       corsMaxAgeSeconds: v.CORS_MAX_AGE_SECONDS,
       /** Failed authentications per client address: a bucket refilled at this rate. */
       authFailureLimit: { perSecond: v.AUTH_FAILURE_LIMIT_PER_SECOND, burst: v.AUTH_FAILURE_LIMIT_BURST },
+      /** How long a rate-limit command to Redis may take before this instance uses its own bucket. */
+      redisTimeoutMs: v.RATE_LIMIT_REDIS_TIMEOUT_MS,
     };
   },
 );

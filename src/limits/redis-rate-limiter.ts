@@ -39,10 +39,14 @@ type GcraRedis = Redis & {
   ): Promise<[number, number, number, number]>;
 };
 
+/** The default of RATE_LIMIT_REDIS_TIMEOUT_MS. */
+export const REDIS_TIMEOUT_MS = 250;
+
 /**
- * Buckets in Redis, shared by every API instance. Policy when Redis cannot be reached: fall back to
- * this instance's own buckets (limits still hold per instance, nothing fails), log it at most once
- * a minute, and go back to Redis as soon as it answers again.
+ * Buckets in Redis, shared by every API instance. Policy when Redis cannot be reached, or does not
+ * answer within `timeoutMs` (RATE_LIMIT_REDIS_TIMEOUT_MS): fall back to this instance's own buckets
+ * (limits still hold per instance, nothing fails), log it at most once a minute, and go back to
+ * Redis as soon as it answers again.
  */
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: GcraRedis;
@@ -55,12 +59,13 @@ export class RedisRateLimiter implements RateLimiter {
     // v2: the state is a debt in requests (before: an arrival time), so instances of the two
     // releases side by side during an upgrade keep apart buckets rather than misreading each other's.
     private readonly prefix = 'sibyl:rl2:',
+    timeoutMs = REDIS_TIMEOUT_MS,
   ) {
     const redis = new Redis(url, {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       connectTimeout: 2000,
-      commandTimeout: 250,
+      commandTimeout: timeoutMs,
       lazyConnect: false,
     });
     redis.on('error', () => {}); // surfaced per command below; the client reconnects by itself

@@ -138,4 +138,14 @@ describe('the markets page', () => {
     await expect.poll(() => chart.getAttribute('data-last')).toBe('0.7777');
     await expect.poll(() => chart.getAttribute('data-points')).toBe(String(await candleCount(market.id, 0)));
   });
+
+  it('fits a phone’s screen (360 px) with a market open: the tables scroll inside their cards', async () => {
+    const { page } = user;
+    await page.setViewportSize({ width: 360, height: 800 });
+    const chart = page.locator('figure[data-outcome="0"] .chart');
+    await expect.poll(() => chart.evaluate((element) => element.clientWidth)).toBeLessThanOrEqual(360);
+    await expect
+      .poll(() => page.evaluate('document.documentElement.scrollWidth - window.innerWidth'))
+      .toBeLessThanOrEqual(0);
+  });
 });

@@ -1,5 +1,7 @@
+import { createConnection, createServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { type BucketState, gcraStep, LocalRateLimiter } from '../../src/limits/rate-limiter.js';
 import { RedisRateLimiter } from '../../src/limits/redis-rate-limiter.js';
 import { webhookOutbox } from '../../src/webhooks/outbox.js';
@@ -122,11 +124,17 @@ describe('rate limits at the HTTP edge', () => {
 describe('rate limits shared through Redis', () => {
   it('two API instances on one Redis share one limit (or, without Redis, fall back per instance)', async () => {
     const shared = await redisReachable(REDIS_URL);
-    const ctx = await createTestContext({
-      config: { RATE_LIMIT_PER_SECOND: '0.01', RATE_LIMIT_BURST: '20', REDIS_URL },
-    });
+    // A generous Redis timeout: on a loaded machine a command slower than the default 250 ms would
+    // send that request to the instance's own bucket (the fallback, tested below) and admit more.
+    const settings = {
+      RATE_LIMIT_PER_SECOND: '0.01',
+      RATE_LIMIT_BURST: '20',
+      RATE_LIMIT_REDIS_TIMEOUT_MS: '30000',
+      REDIS_URL,
+    };
+    const ctx = await createTestContext({ config: settings });
     const other = await buildApp({
-      config: testConfig({ RATE_LIMIT_PER_SECOND: '0.01', RATE_LIMIT_BURST: '20', REDIS_URL }),
+      config: testConfig(settings),
       db: ctx.database.db,
       clock: ctx.clock,
       callbacks: webhookOutbox,
@@ -183,6 +191,56 @@ describe('rate limits shared through Redis', () => {
       expect(await challenge({ SIGN_IN_LIMIT_PER_SECOND: '1', SIGN_IN_LIMIT_BURST: '20' })).toEqual([200]);
     } finally {
       await base.close();
+    }
+  });
+
+  it('RATE_LIMIT_REDIS_TIMEOUT_MS is a setting: 250 ms by default, 1 to 60000', () => {
+    expect(loadConfig({}).access.redisTimeoutMs).toBe(250);
+    expect(loadConfig({ RATE_LIMIT_REDIS_TIMEOUT_MS: '5000' }).access.redisTimeoutMs).toBe(5000);
+    for (const bad of ['0', '60001', 'soon'])
+      expect(() => loadConfig({ RATE_LIMIT_REDIS_TIMEOUT_MS: bad }), bad).toThrow(ConfigError);
+  });
+
+  it('falls back to per-instance limits when Redis answers later than RATE_LIMIT_REDIS_TIMEOUT_MS', async () => {
+    if (!(await redisReachable(REDIS_URL))) return;
+    // A relay to the real Redis that stops passing commands on when told: Redis "hangs".
+    const redis = new URL(REDIS_URL);
+    let hanging = false;
+    const sockets: Socket[] = [];
+    const relay = createServer((client) => {
+      const upstream = createConnection(Number(redis.port || 6379), redis.hostname);
+      sockets.push(client, upstream);
+      client.on('data', (chunk) => {
+        if (!hanging) upstream.write(chunk);
+      });
+      upstream.on('data', (chunk) => client.write(chunk));
+      client.on('error', () => {});
+      upstream.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    const port = (relay.address() as { port: number }).port;
+    const limiter = new RedisRateLimiter(
+      `redis://127.0.0.1:${port}`,
+      new LocalRateLimiter(),
+      silent,
+      `sibyl:rl-test:${Math.random()}:`,
+      100,
+    );
+    try {
+      expect(await limiter.waitUntilReady(5000)).toBe(true);
+      const policy = { perSecond: 1, burst: 2 };
+      // Through Redis: its bucket of 2 is spent.
+      expect((await limiter.take('k', policy, 5_000)).remaining).toBe(1);
+      expect((await limiter.take('k', policy, 5_000)).remaining).toBe(0);
+      hanging = true;
+      // Redis does not answer within 100 ms: this instance's own (fresh) bucket decides, nothing fails.
+      const results = [];
+      for (let i = 0; i < 3; i++) results.push((await limiter.take('k', policy, 5_000)).allowed);
+      expect(results).toEqual([true, true, false]);
+    } finally {
+      await limiter.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => relay.close(resolve));
     }
   });
 
