@@ -221,6 +221,8 @@ await withSandboxApp(async (app, key, { db, config, hold }) => {
   const resolver = createResolver(config.ai, systemClock);
   const cache = await openAnswerCache(join(mkdtempSync(join(tmpdir(), 'sibyl-examples-')), 'cache.jsonl'));
   const startedAt = new Date();
+  /** @type {import('../dist/evaluation/metrics.js').QuestionResult[]} */
+  const results = [];
   const evaluation = await evaluateSet({
     resolver,
     mode: 'sandbox',
@@ -228,9 +230,10 @@ await withSandboxApp(async (app, key, { db, config, hold }) => {
     concurrency: 8,
     confidenceThreshold: 0.75,
     cache,
+    onResult: (result) => void results.push(result),
   });
   await cache.close();
-  const report = buildReport(evaluation.results, {
+  const report = buildReport(results, {
     set,
     mode: 'sandbox',
     modelsUsed: resolver.models('sandbox').map((m) => m.name),

@@ -89,7 +89,7 @@ try {
   const poll = async (path, final) => {
     for (let i = 0; i < 160; i += 1) {
       await sleep(250);
-      const record = await (await call(path)).json();
+      const record = /** @type {any} */ (await (await call(path)).json());
       if (final.includes(record.status)) return record;
     }
     return null;
@@ -97,9 +97,11 @@ try {
   const jobs = [];
   for (let i = 0; i < 3; i += 1) {
     const due = Date.now() + 3000;
-    const { jobId } = await (
-      await call('/price/scheduled', { symbol: 'SOL', scheduledFor: new Date(due).toISOString() })
-    ).json();
+    const { jobId } = /** @type {any} */ (
+      await (
+        await call('/price/scheduled', { symbol: 'SOL', scheduledFor: new Date(due).toISOString() })
+      ).json()
+    );
     const done = await poll(`/price/scheduled/${jobId}`, ['COMPLETED', 'FAILED']);
     jobs.push(
       done
@@ -115,7 +117,7 @@ try {
       outcomes: ['Yes', 'No'],
       callbackUrl: 'https://hooks.example.com/x',
     };
-    const { requestId } = await (await call('/ai/resolve', question)).json();
+    const { requestId } = /** @type {any} */ (await (await call('/ai/resolve', question)).json());
     const done = await poll(`/ai/request/${requestId}`, ['COMPLETED', 'FAILED']);
     resolutions.push(
       done ? `${done.status} ${Date.now() - submitted} ms after submit` : 'not finished 40 s after submit',

@@ -25,6 +25,8 @@ import { encodeBase58 } from '../dist/lib/base58.js';
 import { systemClock } from '../dist/lib/clock.js';
 import { clearSecretBox } from '../dist/webhooks/secret-box.js';
 
+/** @typedef {import('../dist/http/services.js').Services} Services (and its `app.services` on Fastify) */
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A Solana wallet: a real Ed25519 key pair, its address the public key in base58. */
@@ -147,8 +149,8 @@ async function recordOnSecondInstance(record) {
   const venues = createServer((_request, response) => {
     response.writeHead(503, { 'content-type': 'application/json' }).end('{"message":"maintenance"}');
   });
-  await new Promise((resolve) => venues.listen(0, '127.0.0.1', resolve));
-  const down = `http://127.0.0.1:${venues.address().port}`;
+  await new Promise((resolve) => venues.listen(0, '127.0.0.1', () => resolve(undefined)));
+  const down = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (venues.address()).port}`;
   const dir = mkdtempSync(join(tmpdir(), 'sibyl-outage-'));
   const { db } = await PgliteDatabase.open(join(dir, 'data'));
   let app;

@@ -19,6 +19,7 @@ import { clearSecretBox } from '../dist/webhooks/secret-box.js';
 function acceptingReceiver() {
   const holds = new Map();
   return {
+    /** @type {import('../dist/webhooks/index.js').WebhookTransport} */
     transport: {
       async send(request) {
         await holds.get(request.url);
