@@ -1,6 +1,6 @@
 import { statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAttestations } from '../../src/attestations/attestor.js';
 import { generateSecret, keyPairFromSecret } from '../../src/attestations/keys.js';
 import {
@@ -134,6 +134,28 @@ describe.runIf(!usingPostgres)('keys on the embedded database', () => {
     const rotated = createAttestations(database.db, config, clock);
     expect((await rotated.publicKeys())?.live).toBe(rotation.current.live);
     await rotated.close();
+  });
+
+  it('a running instance signs with the new key after a rotation, without a restart (its notification)', async () => {
+    const config = { secretKey: undefined };
+    const running = createAttestations(database.db, config, clock);
+    try {
+      const before = await running.publicKeys();
+      expect(before?.live).toBeDefined();
+      clock.advance(60_000);
+      // The rotation as `sibyl attestation rotate` makes it, through the same database.
+      const rotation = await rotateKeys(database.db, config, clock);
+      expect(rotation.current.live).not.toBe(before?.live);
+      await vi.waitFor(async () => expect((await running.publicKeys())?.live).toBe(rotation.current.live), {
+        timeout: 10_000,
+        interval: 50,
+      });
+      const signed = await running.sign({ kind: 'price', fields: PRICE });
+      expect(signed?.publicKey).toBe(rotation.current.live);
+      expect(signed && verifies(signed, rotation.current.live)).toBe(true);
+    } finally {
+      await running.close();
+    }
   });
 
   it('is off without a data directory or a key (as on PostgreSQL)', async () => {
