@@ -36,6 +36,11 @@ class PriceTopic {
   /** Moves on each change of the reading: a subscriber sends a symbol when its version is behind. */
   version = 0;
   private computing: Promise<void> | undefined;
+  /**
+   * Its own interval: the topics of a process tick apart, so that each tick's fan-out is one
+   * symbol's (a burst of every symbol's events at once would delay the last of them).
+   */
+  private timer: NodeJS.Timeout | undefined;
   /** The reading's event data, serialised once per label (symbol or mint, as streams asked) and version. */
   private readonly shared = new Map<string, SharedData>();
 
@@ -45,6 +50,16 @@ class PriceTopic {
     private readonly target: PriceTarget,
     private readonly deps: PriceFeedDeps,
   ) {}
+
+  start(): void {
+    this.timer = setInterval(() => {
+      void this.refresh();
+    }, this.deps.intervalMs).unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
 
   /** The current reading's data for streams that name the token `token.symbol`: built once, shared. */
   data(token: StreamedToken): SharedData | undefined {
@@ -130,15 +145,8 @@ export interface PriceFeedDeps {
  */
 export class PriceFeed {
   private readonly topics = new Map<string, PriceTopic>();
-  /** One timer for every topic of the process, while there is one. */
-  private timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: PriceFeedDeps) {}
-
-  /** Each topic's computation, once per interval (a topic still computing skips the tick). */
-  private tick(): void {
-    for (const topic of this.topics.values()) void topic.refresh();
-  }
 
   /** How many symbols this process computes now (for tests and metrics). */
   get topicCount(): number {
@@ -159,7 +167,7 @@ export class PriceFeed {
       if (!topic) {
         topic = new PriceTopic(key, mode, token.target, this.deps);
         this.topics.set(key, topic);
-        this.timer ??= setInterval(() => this.tick(), this.deps.intervalMs).unref();
+        topic.start();
         void topic.current();
       }
       topic.subscribers.add(subscriber);
@@ -170,8 +178,8 @@ export class PriceFeed {
       for (const topic of joined) {
         topic.subscribers.delete(subscriber);
         if (topic.subscribers.size === 0 && this.topics.get(topic.key) === topic) {
+          topic.stop();
           this.topics.delete(topic.key);
-          if (this.topics.size === 0) this.close();
         }
       }
     };
@@ -180,8 +188,7 @@ export class PriceFeed {
 
   /** Stops every topic (the app is closing). */
   close(): void {
-    clearInterval(this.timer);
-    this.timer = undefined;
+    for (const topic of this.topics.values()) topic.stop();
     this.topics.clear();
   }
 }
