@@ -150,3 +150,25 @@ export async function fundedAccount(db, { mode = 'sandbox', label, funds }) {
   const { key } = await createKey(ctx, { actor: operator, settings: { name: `bench ${label}` } });
   return { accountId: account.id, key };
 }
+
+/**
+ * A bulk-loaded market's candles (market_candles) from its trades, by the aggregate of the
+ * market-data migration's backfill (src/db/migrations/0030_market_data.sql): what ingestion's
+ * candle upkeep would have written, trade by trade.
+ */
+export async function buildCandles(db, marketId) {
+  await db.query(
+    `INSERT INTO market_candles (market_id, outcome_index, width, bucket, open, high, low, close, volume, trades,
+                                 open_at, open_trade, close_at, close_trade)
+     SELECT t.market_id, t.outcome_index, w.width,
+            date_bin(make_interval(secs => w.width), t.at, timestamptz '1970-01-01 00:00:00+00') AS bucket,
+            (array_agg(t.price ORDER BY t.at, t.trade_id))[1], max(t.price), min(t.price),
+            (array_agg(t.price ORDER BY t.at DESC, t.trade_id DESC))[1], sum(t.shares), count(*),
+            min(t.at), (array_agg(t.trade_id ORDER BY t.at, t.trade_id))[1],
+            max(t.at), (array_agg(t.trade_id ORDER BY t.at DESC, t.trade_id DESC))[1]
+       FROM market_trades t CROSS JOIN (VALUES (60), (3600), (86400)) AS w (width)
+      WHERE t.market_id = $1
+      GROUP BY t.market_id, t.outcome_index, w.width, bucket`,
+    [marketId],
+  );
+}

@@ -15,6 +15,7 @@ import { PostgresDatabase } from '../dist/db/postgres.js';
 import { ingestText } from '../dist/markets/ingest/ingest.js';
 import { planHistory, readHistory } from '../dist/markets/series/history.js';
 import { readTrades, tradesPosition } from '../dist/markets/series/trades.js';
+import { buildCandles } from './lib.js';
 
 const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/bench_md';
 const TRADES = Number(process.env.TRADES ?? 1_000_000);
@@ -59,20 +60,7 @@ if (have.n !== TRADES) {
        FROM generate_series(1, $3::int) AS g`,
     [ID, new Date(END).toISOString(), TRADES],
   );
-  await db.query(
-    `INSERT INTO market_candles (market_id, outcome_index, width, bucket, open, high, low, close, volume, trades,
-                                 open_at, open_trade, close_at, close_trade)
-     SELECT t.market_id, t.outcome_index, w.width,
-            date_bin(make_interval(secs => w.width), t.at, timestamptz '1970-01-01 00:00:00+00') AS bucket,
-            (array_agg(t.price ORDER BY t.at, t.trade_id))[1], max(t.price), min(t.price),
-            (array_agg(t.price ORDER BY t.at DESC, t.trade_id DESC))[1], sum(t.shares), count(*),
-            min(t.at), (array_agg(t.trade_id ORDER BY t.at, t.trade_id))[1],
-            max(t.at), (array_agg(t.trade_id ORDER BY t.at DESC, t.trade_id DESC))[1]
-       FROM market_trades t CROSS JOIN (VALUES (60), (3600), (86400)) AS w (width)
-      WHERE t.market_id = $1
-      GROUP BY t.market_id, t.outcome_index, w.width, bucket`,
-    [ID],
-  );
+  await buildCandles(db, ID);
   await db.query('ANALYZE market_trades');
   await db.query('ANALYZE market_candles');
   console.log(

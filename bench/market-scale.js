@@ -26,6 +26,7 @@ import { readList } from '../dist/markets/search/list.js';
 import { parseListQuery } from '../dist/markets/search/query.js';
 import { planHistory, readHistory } from '../dist/markets/series/history.js';
 import { readTrades, tradesPosition } from '../dist/markets/series/trades.js';
+import { buildCandles } from './lib.js';
 
 const EMBEDDED = process.env.EMBEDDED === '1';
 const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/bench_scale';
@@ -127,20 +128,7 @@ if ((await count('SELECT count(*)::int AS n FROM market_trades')) !== TRADES) {
     `INSERT INTO market_trade_totals (market_id, trades, notional)
      SELECT market_id, count(*), sum(shares::numeric * price) FROM market_trades GROUP BY market_id`,
   );
-  await db.query(
-    `INSERT INTO market_candles (market_id, outcome_index, width, bucket, open, high, low, close, volume, trades,
-                                 open_at, open_trade, close_at, close_trade)
-     SELECT t.market_id, t.outcome_index, w.width,
-            date_bin(make_interval(secs => w.width), t.at, timestamptz '1970-01-01 00:00:00+00') AS bucket,
-            (array_agg(t.price ORDER BY t.at, t.trade_id))[1], max(t.price), min(t.price),
-            (array_agg(t.price ORDER BY t.at DESC, t.trade_id DESC))[1], sum(t.shares), count(*),
-            min(t.at), (array_agg(t.trade_id ORDER BY t.at, t.trade_id))[1],
-            max(t.at), (array_agg(t.trade_id ORDER BY t.at DESC, t.trade_id DESC))[1]
-       FROM market_trades t CROSS JOIN (VALUES (60), (3600), (86400)) AS w (width)
-      WHERE t.market_id = $1
-      GROUP BY t.market_id, t.outcome_index, w.width, bucket`,
-    [BIG],
-  );
+  await buildCandles(db, BIG);
   await db.exec('ANALYZE');
   console.log(
     `loaded ${TRADES} trades, totals and the big market's candles in ${((performance.now() - started) / 1000).toFixed(1)} s`,
