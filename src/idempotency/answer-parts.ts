@@ -49,6 +49,39 @@ export function splitAnswer(body: string): AnswerShape {
   return { head: body.slice(0, start), part: { hash: last.hash, text: last.text }, tail: body.slice(end) };
 }
 
+// The same for encoded answers: the last part's bytes, its text and its hash.
+let lastEncoded = { bytes: Buffer.alloc(0), text: '', hash: '' };
+
+/**
+ * splitAnswer of the UTF-8 text of `encoded`'s first `length` bytes, on the bytes: `[` and `]` are
+ * single bytes in UTF-8 that no other character's encoding contains, so the cuts fall where the
+ * text's would. A part equal byte for byte to the last one is neither decoded nor hashed again (a
+ * memcmp, where splitAnswer of a fresh string flattens, slices and compares it:
+ * docs/performance.md#the-keyed-batch-28-november-issue-32-not-won-back); the head and tail are short.
+ */
+export function splitEncoded(encoded: Buffer, length: number): AnswerShape {
+  const start = encoded.indexOf(0x5b);
+  const end = encoded.lastIndexOf(0x5d, length - 1) + 1;
+  // Fewer bytes than PART_MIN_CHARS are fewer characters too; more bytes may still be fewer
+  // characters (the part's text decides, below).
+  if (start < 0 || start >= length || end - start < PART_MIN_CHARS) {
+    return { head: encoded.toString('utf8', 0, length), tail: null };
+  }
+  const size = end - start;
+  if (size !== lastEncoded.bytes.length || encoded.compare(lastEncoded.bytes, 0, size, start, end) !== 0) {
+    const text = encoded.toString('utf8', start, end);
+    if (text.length < PART_MIN_CHARS) return { head: encoded.toString('utf8', 0, length), tail: null };
+    // The bytes hashed are the text's UTF-8, as splitAnswer hashes it.
+    const bytes = Buffer.from(encoded.subarray(start, end));
+    lastEncoded = { bytes, text, hash: hash('sha256', bytes, 'base64url') };
+  }
+  return {
+    head: encoded.toString('utf8', 0, start),
+    part: { hash: lastEncoded.hash, text: lastEncoded.text },
+    tail: encoded.toString('utf8', end, length),
+  };
+}
+
 /**
  * The parts this process stored (committed) lately: those need not be sent again. Entries are
  * added only after the transaction that stored them commits, so an answer never refers to a part

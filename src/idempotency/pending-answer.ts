@@ -1,6 +1,6 @@
 import type { Queryable } from '../db/database.js';
 import { formatUsd } from '../lib/money.js';
-import { type AnswerShape, splitAnswer } from './answer-parts.js';
+import { type AnswerShape, splitEncoded } from './answer-parts.js';
 import { insertAnswers } from './sql.js';
 
 /**
@@ -53,25 +53,37 @@ export class KeysTakenError extends Error {
   }
 }
 
-const BALANCE_PLACEHOLDER = formatUsd(0n);
-const ANSWER_END = `"remainingBalanceUsd":"${BALANCE_PLACEHOLDER}"}`;
+/**
+ * The balance an answer is first serialised with: the longest one ("999999999999.999999"), so that
+ * the encoded answer has room for any real balance, written in place.
+ */
+const PLACEHOLDER_MICROS = 999_999_999_999_999_999n;
+const BALANCE_PLACEHOLDER = formatUsd(PLACEHOLDER_MICROS);
+const ANSWER_END = Buffer.from(`"remainingBalanceUsd":"${BALANCE_PLACEHOLDER}"}`);
+const PLACEHOLDER_BYTES = BALANCE_PLACEHOLDER.length + 2;
 
 /**
  * The answer of a charge with an Idempotency-Key, from `serialise` (the answer as it will be sent,
  * given the balance its charge leaves; `remainingBalanceUsd` is its last field). It is serialised
- * once, with a placeholder balance, and cut before the balance: the charge statement completes the
- * stored copy in SQL and the route completes the sent bytes in place. That is what lets a coalesced
- * batch store its answers in the very statement that charges them: with the store as a second round
- * trip (BEGIN, charge, store, COMMIT) the keyed batch ran at 0.76 × the unkeyed one, with one round
- * trip at 0.90 × (docs/performance.md#idempotency-keys).
+ * once, with a placeholder balance, and encoded once, as an unkeyed answer is on its way to the
+ * socket; it is split for storage on those bytes and cut before the balance: the charge statement
+ * completes the stored copy in SQL and the route completes the sent bytes in place. That is what
+ * lets a coalesced batch store its answers in the very statement that charges them: with the store
+ * as a second round trip (BEGIN, charge, store, COMMIT) the keyed batch ran at 0.76 × the unkeyed
+ * one, with one round trip at 0.90 × (docs/performance.md#idempotency-keys).
  */
 export function pendingAnswer(
   key: { idempotencyKey: string; fingerprint: string; createdAt: Date },
   serialise: (balanceMicros: bigint) => string,
 ): PendingAnswer {
-  const raw = serialise(0n);
-  if (!raw.endsWith(ANSWER_END)) throw new Error('remainingBalanceUsd must be the last field of an answer');
-  return answerAwaitingBalance(key, raw.slice(0, raw.length - BALANCE_PLACEHOLDER.length - 2));
+  const encoded = Buffer.from(serialise(PLACEHOLDER_MICROS));
+  if (
+    encoded.length < ANSWER_END.length ||
+    encoded.compare(ANSWER_END, 0, ANSWER_END.length, encoded.length - ANSWER_END.length) !== 0
+  ) {
+    throw new Error('remainingBalanceUsd must be the last field of an answer');
+  }
+  return encodedAwaitingBalance(key, encoded, encoded.length - PLACEHOLDER_BYTES);
 }
 
 /** An answer complete up to its balance (`prefix` ends with `"remainingBalanceUsd":"`). */
@@ -79,21 +91,35 @@ export function answerAwaitingBalance(
   key: { idempotencyKey: string; fingerprint: string; createdAt: Date },
   prefix: string,
 ): PendingAnswer {
-  const render = (balanceMicros: bigint) => `${prefix}${formatUsd(balanceMicros)}"}`;
-  // Split (and hashed) here, before the charge, rather than in the charge's batch.
-  const split = splitAnswer(prefix);
-  let encoded: { buffer: Buffer; length: number } | undefined;
+  const encoded = Buffer.from(`${prefix}${BALANCE_PLACEHOLDER}"}`);
+  return encodedAwaitingBalance(key, encoded, encoded.length - PLACEHOLDER_BYTES);
+}
+
+/**
+ * An answer whose first `length` bytes of `encoded` are its UTF-8 up to the balance, followed by
+ * room for the longest balance and its closing `"}`.
+ */
+function encodedAwaitingBalance(
+  key: { idempotencyKey: string; fingerprint: string; createdAt: Date },
+  encoded: Buffer,
+  length: number,
+): PendingAnswer {
+  let prefix: string | undefined;
+  const render = (balanceMicros: bigint) => {
+    prefix ??= encoded.toString('utf8', 0, length);
+    return `${prefix}${formatUsd(balanceMicros)}"}`;
+  };
+  // Split (and hashed, when its part is new) here, before the charge, rather than in the charge's batch.
+  const split = splitEncoded(encoded, length);
   return {
     ...key,
     render,
     bytes: (balanceMicros) => {
-      if (!encoded) {
-        // Room for the longest balance ("999999999999.999999") and the closing `"}`.
-        const buffer = Buffer.allocUnsafe(Buffer.byteLength(prefix) + 24);
-        encoded = { buffer, length: buffer.write(prefix) };
-      }
-      const end = encoded.length + encoded.buffer.write(`${formatUsd(balanceMicros)}"}`, encoded.length);
-      return encoded.buffer.subarray(0, end);
+      const end = `${formatUsd(balanceMicros)}"}`;
+      // Only a balance of a trillion dollars or more can be longer than the placeholder.
+      if (end.length > PLACEHOLDER_BYTES)
+        return Buffer.concat([encoded.subarray(0, length), Buffer.from(end)]);
+      return encoded.subarray(0, length + encoded.write(end, length, 'latin1'));
     },
     awaiting: split,
     shape: (balanceMicros) =>

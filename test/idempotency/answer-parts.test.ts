@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AnswerParts, PART_MIN_CHARS, splitAnswer } from '../../src/idempotency/answer-parts.js';
+import {
+  AnswerParts,
+  PART_MIN_CHARS,
+  splitAnswer,
+  splitEncoded,
+} from '../../src/idempotency/answer-parts.js';
 import { classifyHeldKey } from '../../src/idempotency/idempotency.js';
 import { answerAwaitingBalance } from '../../src/idempotency/pending-answer.js';
 import { CoalescingBiller } from '../../src/ledger/coalescing-biller.js';
@@ -55,6 +60,39 @@ describe('splitAnswer', () => {
     expect(`${shape.head}${shape.part?.text}${shape.tail}`).toBe(body);
     // The same list in another answer is the same part.
     expect(splitAnswer(`{"requestId":"req_2","prices":${list}}`).part?.hash).toBe(shape.part?.hash);
+  });
+});
+
+describe('splitEncoded', () => {
+  it('splits the UTF-8 of an answer where splitAnswer splits its text', () => {
+    const list = (item: string, n: number) =>
+      `[${Array.from({ length: n }, (_, i) => `{"n":${i},"s":"${item}"}`).join(',')}]`;
+    // Two-, three- and four-byte characters make a part's bytes outnumber its characters: at the
+    // threshold, the characters decide.
+    const perItem = (item: string) => `{"n":0,"s":"${item}"},`.length;
+    // A part of at least PART_MIN_CHARS bytes but fewer characters: kept whole, as its text is.
+    let n = 1;
+    while (Buffer.byteLength(list('é€😀', n)) < PART_MIN_CHARS) n += 1;
+    expect(list('é€😀', n).length).toBeLessThan(PART_MIN_CHARS);
+    const answers = [
+      '{"a":[1,2],"b":3}',
+      '{"a":1}',
+      '{"a":"]["}',
+      `{"requestId":"req_1","prices":${list('x', 400)},"remainingBalanceUsd":"`,
+      `{"requestId":"req_1","prices":${list('é€😀', 400)},"remainingBalanceUsd":"`,
+      `{"requestId":"req_1","prices":${list('é€😀', n)},"remainingBalanceUsd":"`,
+      `{"requestId":"req_1","prices":${list('é€😀', Math.ceil(PART_MIN_CHARS / perItem('é€😀')))},"remainingBalanceUsd":"`,
+      `{"requestId":"req_1","prices":${list('x', Math.ceil(PART_MIN_CHARS / perItem('x')))},"remainingBalanceUsd":"`,
+      `{"é":${list('€', 300)},"tail":"😀 ]"`,
+    ];
+    for (const answer of answers) {
+      for (const suffix of ['', '0.00"}']) {
+        const encoded = Buffer.from(`${answer}${suffix}`);
+        expect(splitEncoded(encoded, Buffer.byteLength(answer))).toEqual(splitAnswer(answer));
+        // Again, now that its part (if any) is the last one seen.
+        expect(splitEncoded(encoded, Buffer.byteLength(answer))).toEqual(splitAnswer(answer));
+      }
+    }
   });
 });
 
