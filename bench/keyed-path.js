@@ -40,6 +40,7 @@ async function capture() {
     await migrate(db);
     const starter = await createSandboxStarter(db, systemClock, clearSecretBox);
     const config = loadConfig({ LOG_LEVEL: 'silent', RATE_LIMIT_BURST: '1000000' });
+    /** @type {import('fastify').FastifyReply | undefined} */
     let reply;
     const app = await buildApp({
       config,
@@ -65,6 +66,7 @@ async function capture() {
         payload: JSON.stringify({ symbols: SYMBOLS }),
       });
       if (response.statusCode !== 200) throw new Error(`${response.statusCode} ${response.body}`);
+      if (!reply) throw new Error('the batch route was not reached');
       return { body: response.body, reply };
     } finally {
       await app.close();
@@ -99,10 +101,13 @@ const { requestId, costUsd: _cost, remainingBalanceUsd: _balance, ...result } = 
 const request = { symbols: SYMBOLS };
 const amount = 550_000n;
 const balance = 9_999_450_000n;
-const serialise = (balanceMicros) => reply.serialize(billed(requestId, result, amount, balanceMicros));
+/** The route's serializer, as `runKeyed` calls it (it answers a string). @param {bigint} balanceMicros */
+const serialise = (balanceMicros) =>
+  /** @type {string} */ (reply.serialize(billed(requestId, result, amount, balanceMicros)));
 const key = { idempotencyKey: 'bench-key', fingerprint: 'f'.repeat(64), createdAt: new Date() };
 
 let sink = 0;
+/** @type {[string, (i: number) => unknown][]} */
 const steps = [
   // What both paths do: the route's serializer, and the bytes a socket write makes of its string.
   ['serialise', () => (sink += serialise(balance).length)],
