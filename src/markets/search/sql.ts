@@ -90,7 +90,8 @@ function sortSql(plan: ListPlan, p: Params, now: Date): SortSql {
       };
     case 'relevance': {
       // Without a search every market ranks the same: the order is by id alone.
-      if (!plan.search) return { expr: '0::float8', from: 'markets m', id: 'm.id', cast: 'float8', text: numericText };
+      if (!plan.search)
+        return { expr: '0::float8', from: 'markets m', id: 'm.id', cast: 'float8', text: numericText };
       const query = p.add(tsQuery(plan.search.words));
       const text = p.add(plan.search.text);
       return {
