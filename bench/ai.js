@@ -7,6 +7,7 @@ import { migrate } from '../dist/db/migrate.js';
 import { PostgresDatabase } from '../dist/db/postgres.js';
 import { reconcileLedger } from '../dist/ledger/ledger.js';
 import {
+  cpuSecondsSince,
   fundedAccount,
   median,
   postgresCpuSeconds,
@@ -16,6 +17,8 @@ import {
   stopProcess,
   waitForHttp,
 } from './lib.js';
+
+/** @typedef {import('./lib.js').Schemas} Schemas */
 
 export const AI_SCENARIOS = ['ai-wall', 'ai-load'];
 
@@ -74,6 +77,10 @@ async function startService(name, port, dbUrl, fakePorts) {
   return child;
 }
 
+/**
+ * @param {number} port
+ * @param {string} key
+ */
 function submit(port, key) {
   return fetch(`http://127.0.0.1:${port}/api/v1/ai/resolve`, {
     method: 'POST',
@@ -83,7 +90,10 @@ function submit(port, key) {
       outcomes: ['Yes', 'No'],
       callbackUrl: 'https://hooks.example.com/bench',
     }),
-  }).then(async (r) => ({ status: r.status, body: await r.json() }));
+  }).then(async (r) => ({
+    status: r.status,
+    body: /** @type {Schemas['ResolveWithAiResponse']} */ (await r.json()),
+  }));
 }
 
 async function pollUntilDone(port, key, requestId) {
@@ -91,7 +101,7 @@ async function pollUntilDone(port, key, requestId) {
     const r = await fetch(`http://127.0.0.1:${port}/api/v1/ai/request/${requestId}`, {
       headers: { authorization: `Bearer ${key}` },
     });
-    const body = await r.json();
+    const body = /** @type {Schemas['AiRequestRecord']} */ (await r.json());
     if (body.status === 'COMPLETED' || body.status === 'FAILED') return body;
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
@@ -174,16 +184,18 @@ async function loadScenario(db, dbUrl, account, prober, failures) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const elapsed = performance.now() - started;
-    const serviceCpu = processCpuSeconds(service.pid) - cpu.service;
+    const serviceCpu = cpuSecondsSince(service.pid, cpu.service);
     const postgresCpu = postgresCpuSince(cpu.postgres, postgresCpuSeconds());
+    const perResolutionMs = (/** @type {number | null} */ seconds) =>
+      seconds === null ? null : (seconds * 1000) / LOAD_COUNT;
     probing = false;
     clearInterval(timer);
     await Promise.all(probes);
     return {
       accepted,
       elapsed,
-      cpuService: (serviceCpu * 1000) / LOAD_COUNT,
-      cpuPostgres: (postgresCpu * 1000) / LOAD_COUNT,
+      cpuService: perResolutionMs(serviceCpu),
+      cpuPostgres: perResolutionMs(postgresCpu),
       probes: latencies.length,
       p50: percentile(latencies, 50),
       p99: percentile(latencies, 99),
@@ -232,11 +244,12 @@ export async function runAiBench({ dbUrl, only, writeDocs }) {
     }
     if (wanted('ai-load')) {
       const r = await loadScenario(db, url, live, prober, failures);
+      const ms2 = (/** @type {number | null} */ v) => (v === null ? '—' : v.toFixed(2));
       lines.push(
         `**ai-load** — ${LOAD_COUNT} resolutions submitted at once, all four providers answering in ${LOAD_DELAY} ms: ` +
           `all accepted in ${Math.round(r.accepted)} ms; all COMPLETED with their callback rows written after ` +
-          `**${(r.elapsed / 1000).toFixed(2)} s**. CPU per resolution: service ${r.cpuService.toFixed(2)} ms, ` +
-          `PostgreSQL ${r.cpuPostgres.toFixed(2)} ms. Meanwhile ${r.probes} price requests (one every ${PROBE_INTERVAL_MS} ms, ` +
+          `**${(r.elapsed / 1000).toFixed(2)} s**. CPU per resolution: service ${ms2(r.cpuService)} ms, ` +
+          `PostgreSQL ${ms2(r.cpuPostgres)} ms. Meanwhile ${r.probes} price requests (one every ${PROBE_INTERVAL_MS} ms, ` +
           `same process): p50 ${r.p50.toFixed(1)} ms, **p99 ${r.p99.toFixed(1)} ms**, max ${r.max.toFixed(1)} ms.`,
         '',
       );

@@ -11,6 +11,7 @@
 import { spawnSync } from 'node:child_process';
 
 const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** @type {NodeJS.ProcessEnv} */
 const env = {
   ...process.env,
   NO_COLOR: '1',

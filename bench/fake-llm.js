@@ -3,6 +3,7 @@
 // FAKE_LLM_DELAYS (milliseconds, comma-separated), each answering a schema-valid resolution after
 // its delay. Prints the servers' ports as one JSON line once they listen.
 import { createServer } from 'node:http';
+import { listeningPort } from './listening.js';
 
 const delays = (process.env.FAKE_LLM_DELAYS ?? '500,500,500,500').split(',').map(Number);
 
@@ -30,7 +31,7 @@ const ports = await Promise.all(
           req.on('end', () => setTimeout(() => answer(res), delay));
         });
         server.keepAliveTimeout = 60_000;
-        server.listen(0, '127.0.0.1', () => resolve(server.address().port));
+        server.listen(0, '127.0.0.1', () => resolve(listeningPort(server)));
       }),
   ),
 );

@@ -5,6 +5,7 @@
 // `GET /cpu` on any of them answers at once with the CPU this process has used so far
 // (process.cpuUsage, µs), so the bench can report the fakes' share of the shared cores.
 import { createServer } from 'node:http';
+import { listeningPort } from './listening.js';
 
 const DELAY = Number(process.env.FAKE_DELAY_MS ?? 200);
 const usage = { input: 371, output: 29 };
@@ -117,7 +118,7 @@ const urls = await Promise.all(
         });
         server.keepAliveTimeout = 60_000;
         server.listen(0, '127.0.0.1', () =>
-          resolve({ kind, url: `http://127.0.0.1:${server.address().port}${base}` }),
+          resolve({ kind, url: `http://127.0.0.1:${listeningPort(server)}${base}` }),
         );
       }),
   ),

@@ -9,7 +9,16 @@ import { join } from 'node:path';
 import { migrate } from '../dist/db/migrate.js';
 import { PgliteDatabase } from '../dist/db/pglite.js';
 import { PostgresDatabase } from '../dist/db/postgres.js';
-import { fundedAccount, processCpuSeconds, startProcess, stopProcess, waitForHttp } from './lib.js';
+import {
+  cpuSecondsSince,
+  fundedAccount,
+  processCpuSeconds,
+  startProcess,
+  stopProcess,
+  waitForHttp,
+} from './lib.js';
+
+/** @typedef {import('./lib.js').Schemas} Schemas */
 
 const BIN = new URL('../bin/sibyl.js', import.meta.url).pathname;
 const DB_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -77,6 +86,10 @@ async function lateness(db, due) {
   );
 }
 
+/**
+ * @param {number[]} starts
+ * @param {number[]} finishes
+ */
 function summary(starts, finishes) {
   const late = [...starts].sort((a, b) => a - b);
   const done = [...finishes].sort((a, b) => a - b);
@@ -108,8 +121,9 @@ async function onPostgres(workers) {
     const { due, perSecond } = await schedule(key);
     const cpu = children.slice(1).map((c) => processCpuSeconds(c.pid));
     const result = await lateness(db, due);
-    const used = children.slice(1).reduce((sum, c, i) => sum + (processCpuSeconds(c.pid) - cpu[i]), 0);
-    return { ...result, perSecond, cpuPerJobUs: (used * 1e6) / JOBS };
+    const used = children.slice(1).map((c, i) => cpuSecondsSince(c.pid, cpu[i]));
+    const cpuPerJobUs = used.every((u) => u !== null) ? (used.reduce((a, b) => a + b, 0) * 1e6) / JOBS : null;
+    return { ...result, perSecond, cpuPerJobUs };
   } finally {
     for (const child of children) await stopProcess(child);
     await db.close();
@@ -133,30 +147,26 @@ async function onPglite() {
       await new Promise((r) => setTimeout(r, Math.max(0, due.getTime() - Date.now())));
       const late = [];
       const done = [];
+      /** @param {string} path */
+      const get = async (path) =>
+        (
+          await fetch(`http://127.0.0.1:${PORT}/api/v1/price/scheduled${path}`, {
+            headers: { authorization: `Bearer ${key}` },
+          })
+        ).json();
+      /** @param {string} query */
+      const list = async (query) => /** @type {Schemas['ListPriceJobsResponse']} */ (await get(`?${query}`));
       for (;;) {
-        const page = await fetch(
-          `http://127.0.0.1:${PORT}/api/v1/price/scheduled?status=PENDING&pageSize=1`,
-          {
-            headers: { authorization: `Bearer ${key}` },
-          },
-        ).then((r) => r.json());
-        const processing = await fetch(
-          `http://127.0.0.1:${PORT}/api/v1/price/scheduled?status=PROCESSING&pageSize=1`,
-          {
-            headers: { authorization: `Bearer ${key}` },
-          },
-        ).then((r) => r.json());
-        if (page.total === 0 && processing.total === 0) break;
+        const pending = await list('status=PENDING&pageSize=1');
+        const processing = await list('status=PROCESSING&pageSize=1');
+        if (pending.total === 0 && processing.total === 0) break;
         await new Promise((r) => setTimeout(r, 200));
       }
       for (let p = 1; p <= Math.ceil(JOBS / 100); p++) {
-        const list = await fetch(`http://127.0.0.1:${PORT}/api/v1/price/scheduled?pageSize=100&page=${p}`, {
-          headers: { authorization: `Bearer ${key}` },
-        }).then((r) => r.json());
-        for (const job of list.jobs) {
-          const one = await fetch(`http://127.0.0.1:${PORT}/api/v1/price/scheduled/${job.jobId}`, {
-            headers: { authorization: `Bearer ${key}` },
-          }).then((r) => r.json());
+        for (const job of (await list(`pageSize=100&page=${p}`)).jobs) {
+          const one = /** @type {Schemas['GetPriceJobResponse']} */ (await get(`/${job.jobId}`));
+          if (one.startedAt === null || one.finishedAt === null)
+            throw new Error(`job ${job.jobId} is ${one.status}, never started or finished`);
           late.push(Date.parse(one.startedAt) - Date.parse(one.scheduledFor));
           done.push(Date.parse(one.finishedAt) - Date.parse(one.scheduledFor));
         }
@@ -170,6 +180,7 @@ async function onPglite() {
   }
 }
 
+/** @type {[string, ReturnType<typeof summary> & { perSecond: number, cpuPerJobUs: number | null }][]} */
 const rows = [
   ['PostgreSQL, 1 worker process', await onPostgres(1)],
   ['PostgreSQL, 2 worker processes', await onPostgres(2)],

@@ -10,6 +10,51 @@ import { creditDeposit } from '../dist/ledger/ledger.js';
 import { systemClock } from '../dist/lib/clock.js';
 import { clearSecretBox } from '../dist/webhooks/secret-box.js';
 
+/**
+ * The service's answers, typed by its OpenAPI document (the client's generated types). A body read
+ * with `response.json()` is `unknown`; the benchmarks name the schema the route documents.
+ * @typedef {import('../client/src/schema.js').components['schemas']} Schemas
+ */
+
+/**
+ * One request autocannon sends (its own shape; the package has no types).
+ * @typedef {{ method: string, path: string, headers: Record<string, string>, body?: string }} BenchRequest
+ */
+
+/**
+ * A measured scenario: the requests, the process that answers them and, for a billed route, what
+ * reconciles it (`ledger`: read from PostgreSQL, or through the API for the embedded database).
+ * @typedef {{
+ *   id: string, title: string, port: number, method: string, path: string,
+ *   proc: 'hello' | 'pg' | 'pglite' | 'unbatched' | 'listUncached',
+ *   headers?: Record<string, string>, body?: string, connections?: number,
+ *   variants?: { headers: Record<string, string> }[],
+ *   setupRequest?: (request: BenchRequest) => BenchRequest,
+ *   price?: bigint, ledger?: 'pg' | 'api', accounts?: string[], apiKey?: string,
+ * }} Scenario
+ */
+
+/**
+ * A run's answer: the fields read of autocannon's result (untyped: the package ships no types), and
+ * the rate and the CPU per request `load` adds.
+ * @typedef {{
+ *   '2xx': number, non2xx: number, errors: number, latency: { p50: number, p99: number },
+ *   rps: number, cpu: Record<'service' | 'postgres' | 'load', number | null>,
+ * }} LoadResult
+ */
+
+/**
+ * A child process of the benchmark: its name and everything it printed so far, for error messages.
+ * @typedef {import('node:child_process').ChildProcessByStdio<null, import('node:stream').Readable, import('node:stream').Readable>
+ *   & { name: string, output: () => string }} BenchProcess
+ */
+
+/**
+ * @param {string} name
+ * @param {string[]} args
+ * @param {Record<string, string | undefined>} env
+ * @returns {BenchProcess}
+ */
 export function startProcess(name, args, env) {
   // BENCH_CPU_PROF_DIR: each service process writes a V8 CPU profile there when it stops.
   const profile = process.env.BENCH_CPU_PROF_DIR
@@ -30,11 +75,13 @@ export function startProcess(name, args, env) {
   child.stderr.on('data', (c) => {
     output += c;
   });
-  child.name = name;
-  child.output = () => output;
-  return child;
+  return Object.assign(child, { name, output: () => output });
 }
 
+/**
+ * @param {string} url
+ * @param {BenchProcess} child
+ */
 export async function waitForHttp(url, child, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -49,6 +96,7 @@ export async function waitForHttp(url, child, timeoutMs = 60_000) {
   throw new Error(`${child.name} never answered ${url}:\n${child.output()}`);
 }
 
+/** @param {import('node:child_process').ChildProcess} child */
 export function stopProcess(child) {
   return new Promise((resolve) => {
     if (child.exitCode !== null) return resolve(child.exitCode);
@@ -72,12 +120,14 @@ export function randomMint() {
   return out;
 }
 
+/** @param {readonly number[]} values */
 export function median(values) {
   const s = [...values].sort((a, b) => a - b);
   const m = Math.floor(s.length / 2);
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
+/** @param {bigint} micros */
 export function usd(micros) {
   const neg = micros < 0n;
   const abs = neg ? -micros : micros;
@@ -88,7 +138,11 @@ export function usd(micros) {
 
 const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ on Linux
 
-/** CPU seconds (user + system) a process has used so far, from /proc; null where there is none. */
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc; null where there is none.
+ * @param {number | string | undefined} pid
+ * @returns {number | null}
+ */
 export function processCpuSeconds(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -99,7 +153,21 @@ export function processCpuSeconds(pid) {
   }
 }
 
-/** CPU seconds used so far by each PostgreSQL process on the machine (server, backends, WAL writer). */
+/**
+ * CPU seconds a process used since `before` (a `processCpuSeconds` reading); null where /proc is
+ * missing, so that a figure nobody measured prints as none rather than as 0.
+ * @param {number | undefined} pid
+ * @param {number | null} before
+ */
+export function cpuSecondsSince(pid, before) {
+  const now = processCpuSeconds(pid);
+  return now === null || before === null ? null : now - before;
+}
+
+/**
+ * CPU seconds used so far by each PostgreSQL process on the machine (server, backends, WAL writer).
+ * @returns {Map<string, number> | null}
+ */
 export function postgresCpuSeconds() {
   let entries;
   try {
@@ -107,6 +175,7 @@ export function postgresCpuSeconds() {
   } catch {
     return null;
   }
+  /** @type {Map<string, number>} */
   const byPid = new Map();
   for (const pid of entries) {
     if (!/^\d+$/.test(pid)) continue;
@@ -125,6 +194,10 @@ export function postgresCpuSeconds() {
  * CPU seconds PostgreSQL used between two readings: what each process used since the first
  * reading (all of it, for a process started since). A process that ended in between is missed.
  */
+/**
+ * @param {Map<string, number> | null} before
+ * @param {Map<string, number> | null} after
+ */
 export function postgresCpuSince(before, after) {
   if (before === null || after === null) return null;
   let total = 0;
@@ -135,6 +208,10 @@ export function postgresCpuSince(before, after) {
 /**
  * A fresh account with `funds` micro-USD and one key with every permission, made through the domain
  * verbs as the operator's command line makes them (`(ctx, input)`).
+ */
+/**
+ * @param {import('../dist/db/database.js').Database} db
+ * @param {{ mode?: import('../dist/accounts/accounts.js').AccountMode, label: string, funds: bigint }} account
  */
 export async function fundedAccount(db, { mode = 'sandbox', label, funds }) {
   const ctx = createContext(db, systemClock);
@@ -155,6 +232,10 @@ export async function fundedAccount(db, { mode = 'sandbox', label, funds }) {
  * A bulk-loaded market's candles (market_candles) from its trades, by the aggregate of the
  * market-data migration's backfill (src/db/migrations/0030_market_data.sql): what ingestion's
  * candle upkeep would have written, trade by trade.
+ */
+/**
+ * @param {import('../dist/db/database.js').Queryable} db
+ * @param {string} marketId
  */
 export async function buildCandles(db, marketId) {
   await db.query(

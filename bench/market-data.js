@@ -97,9 +97,13 @@ await measure('history 365 days at 1d', async () => {
 await measure('trades, first page of 100', () =>
   readTrades(db, ID, { limit: 100 }, tradesPosition(ID, {}), 150),
 );
+/** @type {string | undefined} */
 let cursor;
 for (let i = 0; i < 500; i++) {
-  cursor = (await readTrades(db, ID, { limit: 100 }, tradesPosition(ID, { cursor }), 150)).nextCursor;
+  const next = (await readTrades(db, ID, { limit: 100 }, tradesPosition(ID, { cursor }), 150)).nextCursor;
+  // A missing cursor would start again from the newest page and measure page 1 as page 501.
+  if (!next) throw new Error(`trades: no page ${i + 2} of 100 (TRADES=${TRADES} is too few)`);
+  cursor = next;
 }
 await measure('trades, page 501 of 100 by cursor (all outcomes)', () =>
   readTrades(db, ID, { limit: 100, cursor }, tradesPosition(ID, { limit: 100, cursor }), 150),

@@ -56,9 +56,8 @@ function created(i) {
   return marketCreated(i === 0 ? BIG : `scale-${i}`, at, CATEGORIES[i % CATEGORIES.length], false, title(i));
 }
 
-const dataDir = EMBEDDED ? (process.env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'sibyl-scale-'))) : null;
 const db = EMBEDDED
-  ? (await PgliteDatabase.open(dataDir)).db
+  ? (await PgliteDatabase.open(process.env.DATA_DIR ?? mkdtempSync(join(tmpdir(), 'sibyl-scale-')))).db
   : new PostgresDatabase(url, { poolSize: CONNECTIONS });
 await migrate(db);
 

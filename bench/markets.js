@@ -8,6 +8,12 @@ import { MarketService } from '../dist/markets/read/service.js';
 import { createPriceService } from '../dist/prices/index.js';
 import { median, randomMint } from './lib.js';
 
+/**
+ * The NDJSON events the admin route ingests (docs/markets.md), as the service types them.
+ * @typedef {import('../dist/markets/ingest/events.js').MarketEvent} MarketEvent
+ * @typedef {import('../dist/markets/ingest/events.js').EventOf<'market.created'>} MarketCreated
+ */
+
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789';
 export const BIG_MARKET = 'bench-big';
 /** The list request measured: a status and a category filter, the third page of 50. */
@@ -18,6 +24,7 @@ export const LIST_MARKETS = 10_000;
 
 const DAY = 86_400_000;
 const CATEGORIES = ['crypto', 'sports', 'politics', 'tech', 'economy'];
+/** @type {import('../dist/markets/ingest/events.js').MarketStatus[]} */
 const STATUSES = ['OPEN', 'OPEN', 'CLOSED', 'RESOLVING', 'FINALIZED', 'CANCELLED'];
 
 /** A small seeded generator, so every run loads the same shapes of data. */
@@ -32,7 +39,14 @@ function generator(seed) {
   };
 }
 
-/** A market.created event of a binary market; `title` is what a search reads first. */
+/**
+ * A market.created event of a binary market; `title` is what a search reads first.
+ * @param {string} id
+ * @param {number} at
+ * @param {string} category
+ * @param {boolean} sandbox
+ * @returns {MarketCreated}
+ */
 export function marketCreated(id, at, category, sandbox, title = `Benchmark market ${id}`) {
   return {
     id: `${id}-created`,
@@ -57,13 +71,17 @@ export function marketCreated(id, at, category, sandbox, title = `Benchmark mark
   };
 }
 
-/** The events of the big market: open orders, trades over 30 days, positions, stakes. */
+/**
+ * The events of the big market: open orders, trades over 30 days, positions, stakes.
+ * @param {number} now
+ */
 export function bigMarketEvents(now) {
   const random = generator(42);
   const wallets = Array.from({ length: 20_000 }, randomMint);
   const pick = () => wallets[Math.floor(random() * wallets.length)];
   const start = now - 30 * DAY;
   const at = () => new Date(start + Math.floor(random() * (now - start - 1000))).toISOString();
+  /** @type {MarketEvent[]} */
   const events = [marketCreated(BIG_MARKET, start, 'crypto', true)];
   for (let i = 0; i < BIG.orders; i++) {
     const side = random() < 0.5 ? 'bid' : 'ask';
@@ -122,7 +140,9 @@ export function bigMarketEvents(now) {
 }
 
 /** 10,000 small markets across 5 categories and every listed status, for the list. */
+/** @param {number} now */
 export function listMarketEvents(now) {
+  /** @type {MarketEvent[]} */
   const events = [];
   for (let i = 0; i < LIST_MARKETS; i++) {
     const id = `bench-list-${String(i).padStart(5, '0')}`;
@@ -146,6 +166,10 @@ export function listMarketEvents(now) {
  * Posts events to the admin route in NDJSON bodies of `batch` lines, one request after the other;
  * answers the events per second over the whole load and fails on any refused line.
  */
+/**
+ * @param {number} port
+ * @param {MarketEvent[]} events
+ */
 export async function ingestOverHttp(port, events, batch = 5_000) {
   const started = performance.now();
   let applied = 0;
@@ -159,7 +183,10 @@ export async function ingestOverHttp(port, events, batch = 5_000) {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/x-ndjson' },
       body,
     });
-    const report = await response.json();
+    // The route answers its request id and the ingestion report (src/markets/ingest/ingest.ts).
+    const report = /** @type {import('../dist/markets/ingest/ingest.js').IngestReport} */ (
+      await response.json()
+    );
     if (response.status !== 200 || report.refused > 0)
       throw new Error(`ingestion failed: ${response.status} ${JSON.stringify(report).slice(0, 500)}`);
     applied += report.applied;
@@ -197,9 +224,14 @@ const CENT = 10_000n;
 /**
  * The market scenarios of bench/run.js, on the PostgreSQL service at `port`; `uncachedPort` is the
  * same service with the list cache off (MARKETS_LIST_CACHE=false).
+ * @param {Record<'market' | 'list', { accountId: string, key: string }>} pg
+ * @param {number} port
+ * @param {number} uncachedPort
+ * @returns {import('./lib.js').Scenario[]}
  */
 export function marketScenarios(pg, port, uncachedPort) {
   // The list request, measured three ways below.
+  /** @type {Omit<import('./lib.js').Scenario, 'id' | 'title'>} */
   const list = {
     port,
     method: 'GET',

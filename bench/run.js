@@ -23,6 +23,20 @@ import {
 } from './lib.js';
 import { ADMIN_TOKEN, loadMarkets, marketScenarios, marketTargets } from './markets.js';
 
+/**
+ * @typedef {import('../dist/db/database.js').Database} Database
+ * @typedef {import('./lib.js').Schemas} Schemas
+ * @typedef {Awaited<ReturnType<typeof fundedAccount>>} Funded
+ * @typedef {import('./lib.js').Scenario} Scenario
+ * @typedef {import('./lib.js').LoadResult} LoadResult
+ */
+
+/**
+ * The hot-path balances, summed (int8: a bigint from either database adapter), and the newest ledger
+ * entry before a run.
+ * @typedef {{ balance: bigint, max_id?: bigint }} LedgerState
+ */
+
 const ROOT = new URL('..', import.meta.url);
 const BIN = new URL('bin/sibyl.js', ROOT).pathname;
 const DB_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -71,13 +85,21 @@ const MARKET_SCENARIOS = [
 ];
 const wantsMarkets = !ONLY || MARKET_SCENARIOS.some((id) => ONLY.includes(id));
 
+/**
+ * @param {string} url
+ * @param {string} name
+ */
 function withDatabase(url, name) {
   const u = new URL(url);
   u.pathname = `/${name}`;
   return u.toString();
 }
 
-/** A sandbox account with FUNDS and a key with every permission. */
+/**
+ * A sandbox account with FUNDS and a key with every permission.
+ * @param {Database} db
+ * @param {string} label
+ */
 const funded = (db, label) => fundedAccount(db, { label, funds: FUNDS });
 
 const BATCH_SYMBOLS = [
@@ -88,10 +110,16 @@ const BATCH_SYMBOLS = [
 let idempotencyKeys = 0;
 let batchSequence = 0;
 
+/**
+ * @param {Record<'hot' | 'batch' | 'batchKeyed' | 'scheduler' | 'unbatched' | 'market' | 'list', Funded> & { spread: Funded[] }} pg
+ * @param {Funded} pglite
+ * @returns {Scenario[]}
+ */
 function scenarios(pg, pglite) {
   const hot = pg.hot;
   const spread = pg.spread;
-  return [
+  /** @type {Scenario[]} */
+  const all = [
     {
       id: 'hello',
       title: 'Bare Fastify hello-world',
@@ -207,13 +235,20 @@ function scenarios(pg, pglite) {
       apiKey: pglite.key,
       proc: 'pglite',
     },
-  ].filter((s) => !ONLY || s.id === 'hello' || ONLY.includes(s.id));
+  ];
+  return all.filter((s) => !ONLY || s.id === 'hello' || ONLY.includes(s.id));
 }
 
 /**
  * Runs a fixed number of requests (sized from the warm-up's rate to last about DURATION seconds)
  * rather than a fixed time: a timed run abandons the requests in flight when the clock stops, and
  * those are charged without their answers being counted, which would spoil the reconciliation.
+ */
+/**
+ * @param {Scenario} s
+ * @param {{ amount: number | undefined }} limit
+ * @param {number | undefined} pid
+ * @returns {Promise<LoadResult>}
  */
 async function load(s, limit, pid) {
   const request = {
@@ -246,7 +281,8 @@ async function load(s, limit, pid) {
   result.rps = answered / ((performance.now() - started) / 1000);
   // CPU time per answered request, in microseconds, of the service process, of every PostgreSQL
   // process and of the load generator (this process): where the machine's two cores go.
-  const perRequest = (seconds) => (seconds === null ? null : (seconds * 1e6) / answered);
+  const perRequest = (/** @type {number | null} */ seconds) =>
+    seconds === null ? null : (seconds * 1e6) / answered;
   const serviceAfter = processCpuSeconds(pid);
   const loadCpu = process.cpuUsage(cpu.load);
   result.cpu = {
@@ -257,26 +293,42 @@ async function load(s, limit, pid) {
   return result;
 }
 
+/**
+ * @param {number} port
+ * @param {string | undefined} key
+ */
 async function apiBalance(port, key) {
   const r = await fetch(`http://127.0.0.1:${port}/api/v1/account`, {
     headers: { authorization: `Bearer ${key}` },
   });
-  const body = await r.json();
+  const body = /** @type {Schemas['Account']} */ (await r.json());
   const [whole, frac = ''] = body.balanceUsd.split('.');
   return BigInt(whole) * 1_000_000n + BigInt(frac.padEnd(6, '0'));
 }
 
+/**
+ * @param {Database} db
+ * @param {string[] | undefined} accounts
+ */
 async function ledgerState(db, accounts) {
-  const [row] = await db.query(
+  const rows = await db.query(
     `SELECT COALESCE(SUM(balance_micros), 0)::bigint AS balance, (SELECT COALESCE(MAX(id), 0) FROM ledger_entries) AS max_id
        FROM accounts WHERE id = ANY($1::text[])`,
     [accounts],
   );
-  return row;
+  return /** @type {LedgerState} */ (rows[0]);
 }
 
-/** The reconciliation every scenario must pass: successes × price == balance drop == Σ ledger. */
+/**
+ * The reconciliation every scenario must pass: successes × price == balance drop == Σ ledger.
+ * @param {Scenario} s
+ * @param {LoadResult} result
+ * @param {LedgerState} before
+ * @param {LedgerState} after
+ * @param {Database} db
+ */
 async function reconcile(s, result, before, after, db) {
+  if (s.price === undefined) throw new Error(`${s.id} is reconciled but has no price`);
   const ok = BigInt(result['2xx']);
   const drop = before.balance - after.balance;
   const expected = ok * s.price;
@@ -284,10 +336,12 @@ async function reconcile(s, result, before, after, db) {
   if (drop !== expected)
     problems.push(`balance dropped ${usd(drop)} but ${ok} × ${usd(s.price)} = ${usd(expected)}`);
   if (s.ledger === 'pg') {
-    const [row] = await db.query(
-      `SELECT count(*) AS n, COALESCE(-SUM(amount_micros), 0)::bigint AS total FROM ledger_entries
-        WHERE id > $1 AND kind = 'charge' AND account_id = ANY($2::text[])`,
-      [before.max_id, s.accounts],
+    const [row] = /** @type {{ n: bigint, total: bigint }[]} */ (
+      await db.query(
+        `SELECT count(*) AS n, COALESCE(-SUM(amount_micros), 0)::bigint AS total FROM ledger_entries
+          WHERE id > $1 AND kind = 'charge' AND account_id = ANY($2::text[])`,
+        [before.max_id, s.accounts],
+      )
     );
     if (BigInt(row.n) !== ok) problems.push(`${row.n} charge entries for ${ok} successful responses`);
     if (row.total !== drop) problems.push(`ledger charges ${usd(row.total)} vs balance drop ${usd(drop)}`);
@@ -297,20 +351,27 @@ async function reconcile(s, result, before, after, db) {
   return problems;
 }
 
-/** Every answer's remainingBalanceUsd equals its ledger entry's running balance (checked, not timed). */
+/**
+ * Every answer's remainingBalanceUsd equals its ledger entry's running balance (checked, not timed).
+ * @param {Scenario} s
+ * @param {Database} db
+ */
 async function checkRemainingBalances(s, db) {
+  /** @type {{ requestId: string, cost: string, remaining: string }[]} */
   const answers = [];
   const worker = async () => {
     for (let i = 0; i < 40; i++) {
       const r = await fetch(`http://127.0.0.1:${s.port}${s.path}`, { headers: s.headers });
-      const body = await r.json();
+      const body = /** @type {Schemas['PriceResult']} */ (await r.json());
       answers.push({ requestId: body.requestId, cost: body.costUsd, remaining: body.remainingBalanceUsd });
     }
   };
   await Promise.all(Array.from({ length: 50 }, worker));
-  const rows = await db.query(
-    'SELECT request_id, amount_micros, balance_after_micros FROM ledger_entries WHERE request_id = ANY($1::text[])',
-    [answers.map((a) => a.requestId)],
+  const rows = /** @type {{ request_id: string, amount_micros: bigint, balance_after_micros: bigint }[]} */ (
+    await db.query(
+      'SELECT request_id, amount_micros, balance_after_micros FROM ledger_entries WHERE request_id = ANY($1::text[])',
+      [answers.map((a) => a.requestId)],
+    )
   );
   const byRequest = new Map(rows.map((r) => [r.request_id, r]));
   const wrong = answers.filter((a) => {
@@ -320,6 +381,7 @@ async function checkRemainingBalances(s, db) {
   return { checked: answers.length, wrong: wrong.length };
 }
 
+/** @param {string} pkg */
 function versionOf(pkg) {
   return JSON.parse(readFileSync(new URL(`node_modules/${pkg}/package.json`, ROOT), 'utf8')).version;
 }
@@ -400,7 +462,14 @@ async function main() {
       unbatched: serveUnbatched.pid,
       listUncached: serveListUncached.pid,
     };
+    /** @type {Map<string, LoadResult[]>} */
     const runs = new Map(list.map((s) => [s.id, []]));
+    /** @param {string} id */
+    const runsOf = (id) => {
+      const results = runs.get(id);
+      if (!results) throw new Error(`no scenario ${id} in this run`);
+      return results;
+    };
     // Warm-up: JIT, caches and connection pools, unmeasured; it also sizes each measured run.
     const amounts = new Map();
     let embeddedSuccesses = 0n;
@@ -437,7 +506,7 @@ async function main() {
           for (const p of problems) failures.push(`${s.id}, round ${round}: ${p}`);
           if (s.ledger === 'api') embeddedSuccesses += BigInt(result['2xx']);
         }
-        runs.get(s.id).push(result);
+        runsOf(s.id).push(result);
       }
     }
     const hotScenario = list.find((s) => s.id === 'price-hot');
@@ -454,8 +523,8 @@ async function main() {
 
     await stopProcess(servePglite);
     const reopened = (await PgliteDatabase.open(dataDir)).db;
-    const [embeddedCharges] = await reopened.query(
-      `SELECT count(*) AS n FROM ledger_entries WHERE kind = 'charge'`,
+    const [embeddedCharges] = /** @type {{ n: bigint }[]} */ (
+      await reopened.query(`SELECT count(*) AS n FROM ledger_entries WHERE kind = 'charge'`)
     );
     const embeddedReport = await reconcileLedger(reopened);
     await reopened.close();
@@ -466,9 +535,9 @@ async function main() {
       );
     }
 
-    const helloRps = runs.get('hello').map((r) => r.rps);
+    const helloRps = runsOf('hello').map((r) => r.rps);
     const rows = list.map((s) => {
-      const rs = runs.get(s.id);
+      const rs = runsOf(s.id);
       const rps = median(rs.map((r) => r.rps));
       const ratios = rs.map((r, i) => r.rps / helloRps[i]);
       return {
@@ -506,7 +575,7 @@ async function main() {
       hot &&
         spreadRow &&
         `- 100 accounts at least as fast as one: ${Math.round(spreadRow.rps)} vs ${Math.round(hot.rps)} req/s → ${spreadRow.rps >= hot.rps * 0.97 ? 'met' : 'NOT met'}`,
-      batchRow && keyedRow && keyedVerdict(runs.get('batch'), runs.get('batch-idempotent')),
+      batchRow && keyedRow && keyedVerdict(runsOf('batch'), runsOf('batch-idempotent')),
       hot &&
         `- remainingBalanceUsd checked against the ledger for ${remaining.checked} hot-account answers: ${remaining.wrong} wrong`,
       ...marketTargets(rows, runs, markets, CONNECTIONS),
@@ -561,6 +630,10 @@ if (!ONLY || ONLY.some((id) => AI_SCENARIOS.includes(id))) {
  * The keyed batch against the unkeyed one, taken within each round (the two run back to back, so
  * the machine's speed, which drifts by a third within minutes here, cancels out) and the median of
  * those; each round's ratio is listed.
+ */
+/**
+ * @param {LoadResult[]} plain
+ * @param {LoadResult[]} keyed
  */
 function keyedVerdict(plain, keyed) {
   const ratios = keyed.map((r, i) => r.rps / plain[i].rps);

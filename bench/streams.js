@@ -20,7 +20,14 @@ import { join } from 'node:path';
 import { migrate } from '../dist/db/migrate.js';
 import { PostgresDatabase } from '../dist/db/postgres.js';
 import { ingestText } from '../dist/markets/ingest/ingest.js';
-import { fundedAccount, processCpuSeconds, startProcess, stopProcess, waitForHttp } from './lib.js';
+import {
+  cpuSecondsSince,
+  fundedAccount,
+  processCpuSeconds,
+  startProcess,
+  stopProcess,
+  waitForHttp,
+} from './lib.js';
 
 const BIN = new URL('../bin/sibyl.js', import.meta.url).pathname;
 const PROBE = new URL('memory-probe.js', import.meta.url).pathname;
@@ -170,7 +177,7 @@ async function main() {
       BENCH_MEMORY_INTERVAL_MS: '0',
     });
     await waitForHttp(`http://127.0.0.1:${port}/readyz`, server);
-    const thrKey = accounts.at(-1).key;
+    const thrKey = accounts[accounts.length - 1].key;
     await billedThroughput(port, thrKey, 2); // warm-up
     const alone = await billedThroughput(port, thrKey, THROUGHPUT_SECONDS);
     await sleep(1200);
@@ -249,7 +256,7 @@ async function main() {
     if (left > 0) await sleep(left);
     await sleep(1000);
     measuring = false;
-    const cpu = processCpuSeconds(server.pid) - cpuBefore;
+    const cpu = cpuSecondsSince(server.pid, cpuBefore);
     for (const req of requests) req.destroy();
     await sleep(2000);
 
@@ -305,7 +312,9 @@ async function main() {
       ],
       [
         'service CPU per delivered event',
-        `${((cpu * 1e6) / (priceEvents + marketEvents)).toFixed(1)} µs (${priceEvents + marketEvents} events, ${cpu.toFixed(2)} s CPU)`,
+        cpu === null
+          ? `— (no /proc; ${priceEvents + marketEvents} events)`
+          : `${((cpu * 1e6) / (priceEvents + marketEvents)).toFixed(1)} µs (${priceEvents + marketEvents} events, ${cpu.toFixed(2)} s CPU)`,
       ],
       [
         'GET /price/SOL, 16 at a time: alone / beside the streams',

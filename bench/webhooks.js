@@ -19,7 +19,8 @@ import { PostgresDatabase } from '../dist/db/postgres.js';
 import { systemClock } from '../dist/lib/clock.js';
 import { webhookOutbox } from '../dist/webhooks/outbox.js';
 import { clearSecretBox } from '../dist/webhooks/secret-box.js';
-import { processCpuSeconds, startProcess, stopProcess } from './lib.js';
+import { cpuSecondsSince, processCpuSeconds, startProcess, stopProcess } from './lib.js';
+import { listeningPort } from './listening.js';
 
 const BIN = new URL('../bin/sibyl.js', import.meta.url).pathname;
 const DB_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -47,10 +48,10 @@ async function receiver() {
       res.end('ok');
     });
   });
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
   const caFile = join(mkdtempSync(join(os.tmpdir(), 'sibyl-bench-ca-')), 'ca.pem');
   writeFileSync(caFile, pems.cert);
-  return { server, arrivals, caFile, url: `https://127.0.0.1:${server.address().port}/hook` };
+  return { server, arrivals, caFile, url: `https://127.0.0.1:${listeningPort(server)}/hook` };
 }
 
 async function waitFor(condition, what, timeoutMs = 120_000) {
@@ -135,7 +136,7 @@ async function main() {
     // Counting is cheap; checking 5,000 ids every 5 ms would compete with the receiver for CPU.
     await waitFor(() => rx.arrivals.size >= committed.size + BULK, 'the bulk deliveries', 600_000);
     const bulkSeconds = (Math.max(...ids.map((id) => rx.arrivals.get(id))) - bulkCommitted) / 1000;
-    const workerCpu = processCpuSeconds(worker.pid) - cpuBefore;
+    const workerCpu = cpuSecondsSince(worker.pid, cpuBefore);
 
     // The bare fetch loop against the same receiver (its own process: this one serves the receiver).
     const baseline = await fetchLoop(rx);
@@ -149,7 +150,7 @@ async function main() {
       [`deliveries/s, one worker (${BULK} at once, concurrency ${CONCURRENCY})`, workerRate.toFixed(0)],
       ['bare undici fetch loop, requests/s (same receiver, same concurrency)', bareRate.toFixed(0)],
       ['ratio worker / bare fetch', (workerRate / bareRate).toFixed(2)],
-      ['worker CPU per delivery', `${((workerCpu * 1e6) / BULK).toFixed(0)} µs`],
+      ['worker CPU per delivery', workerCpu === null ? '—' : `${((workerCpu * 1e6) / BULK).toFixed(0)} µs`],
       ['bare fetch CPU per request', `${((baseline.cpuSeconds * 1e6) / BULK).toFixed(0)} µs`],
     ];
     process.stdout.write(

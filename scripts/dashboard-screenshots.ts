@@ -9,6 +9,7 @@ import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { createContext } from '../src/context.js';
 import { linkWallet } from '../src/deposits/index.js';
+import { loadDemoMarkets } from '../src/markets/demo/demo.js';
 import { installWallet, newContext } from '../test/helpers/browser.js';
 import { openPage, signedInPage, startStage, switchMode } from '../test/helpers/dashboard-stage.js';
 import { TestWallet } from '../test/helpers/wallet.js';
@@ -20,6 +21,8 @@ it('writes the dashboard screenshots', async () => {
   const stage = await startStage();
   try {
     const { db } = stage.ctx.database;
+    // The sandbox demo markets, as on a first start, for the Markets page.
+    await loadDemoMarkets(db, stage.ctx.clock);
     const shot = async (page: Page, name: string) => {
       await page.waitForLoadState('networkidle');
       await page.screenshot({ path: new URL(`${name}.png`, OUT).pathname });
@@ -112,6 +115,19 @@ it('writes the dashboard screenshots', async () => {
     await page.getByRole('button', { name: 'Send test webhook' }).click();
     await page.getByText(/^Delivered: 200/).waitFor();
     await shot(page, 'activity-webhooks');
+    // Markets: the list by volume, and the first market open (a chart per outcome, its trades).
+    await openPage(page, 'Markets');
+    await page.getByRole('table', { name: 'Markets' }).locator('tbody tr button').first().click();
+    await page.locator('figure[data-outcome="0"] .chart canvas').waitFor();
+    await page.getByRole('table', { name: 'Trades' }).locator('tbody tr').first().waitFor();
+    await page.getByText(/^live, /).waitFor();
+    await page
+      .locator('section.card')
+      .nth(1)
+      .evaluate((card) =>
+        (card as unknown as { scrollIntoView(options: object): void }).scrollIntoView({ block: 'start' }),
+      );
+    await shot(page, 'markets');
     await openPage(page, 'Add funds');
     await page.getByRole('button', { name: 'Add play money' }).waitFor();
     await shot(page, 'funds-sandbox');

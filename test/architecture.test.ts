@@ -413,24 +413,18 @@ describe('the verbs', () => {
   const EDGE =
     'the billing edge (http/billing/), per request with the pool and no Context: the measured hot path';
   const BUILT_ONCE = 'a constructor or start-up step handed the pool once, not a verb a principal calls';
-  const NO_PRINCIPAL =
-    'a read for a probe, a presenter or an operator command, none of which holds a Context';
   const DATABASE_FIRST: Record<string, string> = {
     'attestations/index.ts createAttestations': BUILT_ONCE,
-    'deposits/index.ts depositReadiness': NO_PRINCIPAL,
     'idempotency/index.ts classifyHeldKey': EDGE,
     'idempotency/index.ts heldKeyAnswer': EDGE,
     'idempotency/index.ts releaseKey': EDGE,
     'idempotency/index.ts storeAnswer': IN_TRANSACTION,
     'idempotency/index.ts storeNewAnswers': IN_TRANSACTION,
-    'ledger/index.ts adjustBalance': NO_PRINCIPAL,
     'ledger/index.ts balanceOf': EDGE,
     'ledger/index.ts charge': IN_TRANSACTION,
     'ledger/index.ts directBiller': BUILT_ONCE,
-    'ledger/index.ts getBalance': IN_TRANSACTION,
     'ledger/index.ts refundCharge': IN_TRANSACTION,
     'limits/index.ts countAgainstQuotas': IN_TRANSACTION,
-    'limits/index.ts readUsage': NO_PRINCIPAL,
     'markets/index.ts loadDemoMarkets': BUILT_ONCE,
     'streams/index.ts recordMarketChanges': IN_TRANSACTION,
     'webhooks/index.ts localDevelopment': BUILT_ONCE,

@@ -1,4 +1,4 @@
-import type { Database } from '../db/database.js';
+import type { Context } from '../context.js';
 import { AppError } from '../errors.js';
 import { adjustBalance, getBalance } from '../ledger/index.js';
 import { type CommandArgs, type Output, UsageError } from '../lib/command-line.js';
@@ -22,7 +22,7 @@ export function parseSignedUsd(text: string): bigint | null {
  * concurrent charges on the account's row, and never takes the balance below zero — refused, with
  * nothing written, when it would.
  */
-export async function adjustCommand(db: Database, out: Output, args: CommandArgs): Promise<void> {
+export async function adjustCommand(ctx: Context, out: Output, args: CommandArgs): Promise<void> {
   const [accountId, usdText] = args.positionals;
   if (!accountId) throw new UsageError('missing ACCOUNT_ID');
   if (!usdText) throw new UsageError('missing ±USD amount (e.g. -25.00 or +5.00)');
@@ -38,10 +38,10 @@ export async function adjustCommand(db: Database, out: Output, args: CommandArgs
     throw new UsageError(`--reason takes at most ${MAX_REASON_CHARS} characters`);
   let outcome: { entryId: bigint; balanceMicros: bigint };
   try {
-    outcome = await adjustBalance(db, { accountId, amountMicros: amount, memo: reason });
+    outcome = await adjustBalance(ctx, { accountId, amountMicros: amount, memo: reason });
   } catch (err) {
     if (err instanceof AppError && err.code === 'INSUFFICIENT_BALANCE') {
-      const balance = await getBalance(db, accountId);
+      const balance = await getBalance(ctx, accountId);
       throw new AppError(
         'INSUFFICIENT_BALANCE',
         `Refused: ${formatUsd(amount)} USD would take the balance of ${accountId} below zero ` +

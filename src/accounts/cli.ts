@@ -125,7 +125,7 @@ export async function accountsCommand(
       return;
     }
     case 'adjust':
-      return adjustCommand(db, out, args);
+      return adjustCommand(ctx, out, args);
     case 'suspend':
     case 'activate': {
       const account = await setAccountStatus(ctx, {

@@ -28,7 +28,7 @@ export async function addPlayMoney(ctx: Context, account: Pick<Account, 'id' | '
   });
   return {
     creditedUsd: formatUsd(credited?.amountMicros ?? 0n),
-    balanceUsd: formatUsd(credited ? credited.balanceMicros : await getBalance(ctx.tx ?? ctx.db, account.id)),
+    balanceUsd: formatUsd(credited ? credited.balanceMicros : await getBalance(ctx, account.id)),
     capUsd: formatUsd(PLAY_MONEY_CAP_MICROS),
   };
 }

@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/database.js';
+import { type Context, queryable } from '../context.js';
 import type { DepositConfig } from './config.js';
 import * as sql from './sql.js';
 
@@ -11,11 +11,11 @@ export interface DepositReadiness {
   lagSlots: number | null;
 }
 
-export async function depositReadiness(db: Queryable, config: DepositConfig): Promise<DepositReadiness> {
+export async function depositReadiness(ctx: Context, config: DepositConfig): Promise<DepositReadiness> {
   if (config.watch === null) {
     return { watcher: 'off', lastPollAt: null, lastSuccessAt: null, lastError: null, lagSlots: null };
   }
-  const [row] = await db.query<{
+  const [row] = await queryable(ctx).query<{
     last_poll_at: Date | null;
     last_success_at: Date | null;
     last_error: string | null;

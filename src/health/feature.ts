@@ -1,5 +1,6 @@
 /** Liveness and readiness's descriptor (src/feature.ts): its routes. */
 import type { Resolver } from '../ai/index.js';
+import { createContext } from '../context.js';
 import type { DepositConfig } from '../deposits/index.js';
 import type { Feature } from '../feature.js';
 
@@ -10,15 +11,16 @@ export interface Needs {
 
 export const healthFeature: Feature<Record<never, never>, Needs> = {
   name: 'health',
-  async api(app, { config, db, ports }) {
+  async api(app, { config, db, clock, ports }) {
     const [{ healthRoutes }, { depositReadiness }] = await Promise.all([
       import('./routes.js'),
       import('../deposits/index.js'),
     ]);
+    const ctx = createContext(db, clock); // the probe's: no principal, never in a transaction
     healthRoutes(app, {
       db,
       aiModels: ports.resolver.liveStatus,
-      deposits: () => depositReadiness(db, config.deposits),
+      deposits: () => depositReadiness(ctx, config.deposits),
     });
   },
 };

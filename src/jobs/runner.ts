@@ -267,7 +267,7 @@ async function finishTogether(deps: JobRunnerDeps, ran: Ran[]): Promise<void> {
       if (!job.callback_url || !outcome) continue;
       let balance = balances.get(job.account_id);
       if (balance === undefined) {
-        balance = await getBalance(tx.tx, job.account_id);
+        balance = await getBalance(tx, job.account_id);
         balances.set(job.account_id, balance);
       }
       const deliveryId = await enqueueJobCallback(deps, tx, job, outcome, refunds.get(job.id) ?? 0n, balance);

@@ -57,8 +57,7 @@ export function keyRoutes(
   const policy = { ceilings: access.ceilings, defaultRateLimit };
 
   /** Keys as answered, with current usage for those that have a quota. */
-  const present = (ctx: Context, records: ApiKeyRecord[]) =>
-    presentKeys(queryable(ctx), ctx.clock.now(), defaultRateLimit, records);
+  const present = (ctx: Context, records: ApiKeyRecord[]) => presentKeys(ctx, defaultRateLimit, records);
 
   defineAccountRoute(app, {
     method: 'POST',

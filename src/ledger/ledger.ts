@@ -90,7 +90,7 @@ export async function creditDeposit(ctx: Context, input: DepositInput): Promise<
       { details: { problems: [{ path: 'reference', message: 'already used for a different deposit' }] } },
     );
   }
-  return { entryId: existing.id, balanceMicros: await getBalance(db, input.accountId), duplicate: true };
+  return { entryId: existing.id, balanceMicros: await getBalance(ctx, input.accountId), duplicate: true };
 }
 
 /**
@@ -154,10 +154,11 @@ export async function refundCharge(
 
 /** Operator correction, signed; never takes the balance below zero. */
 export async function adjustBalance(
-  db: Queryable,
+  ctx: Context,
   input: { accountId: string; amountMicros: bigint; memo: string },
 ): Promise<{ entryId: bigint; balanceMicros: bigint }> {
   if (input.amountMicros === 0n) throw new AppError('VALIDATION_ERROR', 'An adjustment cannot be zero');
+  const db = queryable(ctx);
   const [row] = await db.query<EntryRow>(sql.ADJUST, [input.accountId, input.amountMicros, input.memo]);
   if (row) return { entryId: row.id, balanceMicros: row.balance_after_micros };
   const [exists] = await db.query(sql.ACCOUNT_EXISTS, [input.accountId]);
@@ -165,8 +166,9 @@ export async function adjustBalance(
   throw new AppError('INSUFFICIENT_BALANCE', 'The adjustment would take the balance below zero');
 }
 
-export async function getBalance(db: Queryable, accountId: string): Promise<bigint> {
-  const [row] = await db.query<{ balance_micros: bigint }>(sql.BALANCE, [accountId]);
+/** The account's balance as of the caller's transaction (when there is one: its own writes included). */
+export async function getBalance(ctx: Context, accountId: string): Promise<bigint> {
+  const [row] = await queryable(ctx).query<{ balance_micros: bigint }>(sql.BALANCE, [accountId]);
   if (!row) throw new AppError('ACCOUNT_NOT_FOUND', `Account ${accountId} does not exist`);
   return row.balance_micros;
 }

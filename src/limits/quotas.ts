@@ -1,3 +1,4 @@
+import { type Context, queryable } from '../context.js';
 import type { Queryable } from '../db/database.js';
 
 /** Per-key quotas; null means unlimited. Spend caps are micro-USD. */
@@ -125,9 +126,12 @@ export interface UsageNow {
   month: { periodStart: string; resetsAt: Date; requests: bigint; spendMicros: bigint };
 }
 
-/** Current-period usage of several key lineages at once (for listing keys). */
+/**
+ * Current-period usage of several key lineages at once (for listing keys), in the periods `now` falls
+ * in (the caller's reading of `ctx.clock`, which it also presents the keys at).
+ */
 export async function readUsage(
-  db: Queryable,
+  ctx: Context,
   lineageIds: string[],
   now: Date,
 ): Promise<Map<string, UsageNow>> {
@@ -145,7 +149,7 @@ export async function readUsage(
     });
   }
   if (lineageIds.length === 0) return out;
-  const rows = await db.query<{
+  const rows = await queryable(ctx).query<{
     lineage_id: string;
     period: QuotaPeriod;
     requests: bigint;

@@ -77,7 +77,11 @@ describe('overview', () => {
       funded: true,
       lowBalance: true,
     });
-    await adjustBalance(ctx.database.db, { accountId: liveId, amountMicros: -3_000_000n, memo: 'spent' });
+    await adjustBalance(createContext(ctx.database.db, systemClock), {
+      accountId: liveId,
+      amountMicros: -3_000_000n,
+      memo: 'spent',
+    });
     expect((await other.call('GET', '/dashboard/api/live/overview')).body).toMatchObject({
       account: { balanceUsd: '0.00' },
       funded: true,

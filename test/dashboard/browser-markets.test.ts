@@ -139,6 +139,56 @@ describe('the markets page', () => {
     await expect.poll(() => chart.getAttribute('data-points')).toBe(String(await candleCount(market.id, 0)));
   });
 
+  it('merges a late trade into its own bucket of the chart, as the history draws it, without a reload', async () => {
+    const { page } = user;
+    const chart = page.locator('figure[data-outcome="0"] .chart');
+    const candles = async () =>
+      (await api(`/markets/${market.id}/history?outcome=0&interval=15m`)).candles as {
+        time: string;
+        close: number;
+        trades: number;
+      }[];
+    const closes = async () => (await candles()).map((c) => String(c.close / 10_000)).join(',');
+    const shown = await closes();
+    await expect.poll(() => chart.getAttribute('data-closes')).toBe(shown);
+    const before = (await candles()).slice(0, -1);
+    // Before the chart's last bucket: one without trades (flat, carrying a close), two with trades.
+    const flat = before.findLast((c) => c.trades === 0);
+    const busy = before.filter((c) => c.trades > 0).slice(-2);
+    expect(flat).toBeDefined();
+    expect(busy).toHaveLength(2);
+    const late = async (name: string, at: number, price: number) => {
+      const report = await ingestText(
+        stage.ctx.database.db,
+        ndjson([
+          event('trade', new Date(at).toISOString(), {
+            marketId: market.id,
+            tradeId: `browser-late-${name}-${Date.now()}`,
+            outcome: 0,
+            price,
+            shares: '1000',
+            buyer: wallet('browser-buyer'),
+            seller: wallet('browser-seller'),
+          }),
+        ]),
+      );
+      expect(report).toMatchObject({ refused: 0 });
+    };
+    const QUARTER = 15 * 60_000;
+    // Into the flat bucket: its close, and the flat buckets after it carry it.
+    await late('flat', Date.parse((flat as { time: string }).time) + 60_000, 1234);
+    const afterFlat = await closes();
+    expect(afterFlat).not.toBe(shown);
+    await expect.poll(() => chart.getAttribute('data-closes')).toBe(afterFlat);
+    // Into a bucket with trades, at its very end (its last trade now), and at its very start (not).
+    const [early, end] = busy as [(typeof busy)[number], (typeof busy)[number]];
+    await late('end', Date.parse(end.time) + QUARTER - 1, 4321);
+    await expect.poll(() => chart.getAttribute('data-closes')).toBe(await closes());
+    await late('start', Date.parse(early.time), 9876);
+    await expect.poll(() => chart.getAttribute('data-closes')).toBe(await closes());
+    expect(await chart.getAttribute('data-points')).toBe(String((await candles()).length));
+  });
+
   it('fits a phone’s screen (360 px) with a market open: the tables scroll inside their cards', async () => {
     const { page } = user;
     await page.setViewportSize({ width: 360, height: 800 });

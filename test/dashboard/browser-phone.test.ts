@@ -1,5 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadDemoMarkets } from '../../src/markets/demo/demo.js';
 import { installWallet } from '../helpers/browser.js';
 import {
   keyRow,
@@ -21,12 +22,14 @@ let stage: Stage;
 
 beforeAll(async () => {
   stage = await startStage();
+  // The Markets page lists the sandbox demo markets, as on a first start.
+  await loadDemoMarkets(stage.ctx.database.db, stage.ctx.clock);
 });
 afterAll(async () => {
   await stage.close();
 });
 
-const PAGES: PageTitle[] = ['Home', 'Add funds', 'Usage', 'Keys', 'Activity'];
+const PAGES: PageTitle[] = ['Home', 'Add funds', 'Usage', 'Keys', 'Activity', 'Markets'];
 
 /** A phone-sized context whose page signs in with a new wallet. */
 async function phone(width: number): Promise<{ context: BrowserContext; page: Page }> {
@@ -106,6 +109,16 @@ describe('on a phone', () => {
             }
           }
           if (title === 'Home') await page.locator('.chart canvas').waitFor();
+          if (title === 'Markets' && mode === 'Sandbox') {
+            // The list, then a market open: its charts and its trades (a wide table in its card).
+            const first = page.getByRole('table', { name: 'Markets' }).locator('tbody tr button').first();
+            await first.click();
+            await page.locator('figure[data-outcome="0"] .chart canvas').waitFor();
+            await page.getByRole('table', { name: 'Trades' }).locator('tbody tr').first().waitFor();
+          }
+          // The live account has no money: the list's refusal is what the page shows, and it fits too.
+          if (title === 'Markets' && mode === 'Live')
+            await page.getByRole('alert').filter({ hasText: 'INSUFFICIENT_BALANCE' }).waitFor();
           expect(await overflow(page), `${mode} ${title} at ${width} px`).toBeLessThanOrEqual(0);
         }
       }

@@ -99,7 +99,7 @@ function watcher() {
 
 async function totalBalance(): Promise<bigint> {
   let sum = 0n;
-  for (const id of accounts) sum += await getBalance(database.db, id);
+  for (const id of accounts) sum += await getBalance(createContext(database.db, systemClock), id);
   return sum;
 }
 

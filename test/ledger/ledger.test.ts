@@ -275,20 +275,36 @@ describe('adjustments', () => {
   it('corrects in both directions but never below zero', async () => {
     const id = await newAccount(USD);
     expect(
-      await adjustBalance(db, { accountId: id, amountMicros: -40n * CENT, memo: 'correction' }),
+      await adjustBalance(createContext(db, systemClock), {
+        accountId: id,
+        amountMicros: -40n * CENT,
+        memo: 'correction',
+      }),
     ).toMatchObject({
       balanceMicros: 60n * CENT,
     });
     await expectAppError(
-      adjustBalance(db, { accountId: id, amountMicros: -61n * CENT, memo: 'too much' }),
+      adjustBalance(createContext(db, systemClock), {
+        accountId: id,
+        amountMicros: -61n * CENT,
+        memo: 'too much',
+      }),
       'INSUFFICIENT_BALANCE',
     );
     await expectAppError(
-      adjustBalance(db, { accountId: 'acct_nope', amountMicros: CENT, memo: 'x' }),
+      adjustBalance(createContext(db, systemClock), {
+        accountId: 'acct_nope',
+        amountMicros: CENT,
+        memo: 'x',
+      }),
       'ACCOUNT_NOT_FOUND',
     );
     expect(
-      await adjustBalance(db, { accountId: id, amountMicros: 5n * CENT, memo: 'goodwill' }),
+      await adjustBalance(createContext(db, systemClock), {
+        accountId: id,
+        amountMicros: 5n * CENT,
+        memo: 'goodwill',
+      }),
     ).toMatchObject({
       balanceMicros: 65n * CENT,
     });

@@ -145,7 +145,7 @@ class Adjust implements Cmd {
   async run(model: Model, real: Real): Promise<void> {
     let got: string;
     try {
-      await adjustBalance(real.db, {
+      await adjustBalance(createContext(real.db, systemClock), {
         accountId: real.accounts[this.account] as string,
         amountMicros: this.amount,
         memo: 'model',

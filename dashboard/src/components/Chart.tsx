@@ -61,8 +61,8 @@ export function UsageChart({ rows }: { rows: UsageRow[] }) {
 /**
  * One outcome's price (the candles' close, 0–1) over time, drawn by uPlot. The chart is made once
  * per outcome and given new data as it comes (a live trade moves its last point), so it does not
- * flicker; `data-points` and `data-last` say how many points uPlot holds and its last value (the
- * browser test reads them).
+ * flicker; `data-points`, `data-last` and `data-closes` say how many points uPlot holds, its last
+ * value and every value (the browser test reads them).
  */
 export function PriceChart({ label, times, closes }: { label: string; times: number[]; closes: number[] }) {
   const box = useRef<HTMLDivElement>(null);
@@ -101,6 +101,7 @@ export function PriceChart({ label, times, closes }: { label: string; times: num
     made.setData([times, closes]);
     element.dataset.points = String(made.data[0]?.length ?? 0);
     element.dataset.last = String(made.data[1]?.at(-1) ?? '');
+    element.dataset.closes = (made.data[1] ?? []).join(',');
   }, [times, closes, label]);
   return <div class="chart" ref={box} role="img" aria-label={`Price of ${label} over time`} />;
 }

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   api,
   type MarketHistory,
@@ -151,10 +151,22 @@ interface Outcome {
 }
 /** A trade as the table shows it: the API's, or one the stream brought (without its USD value). */
 type Trade = Pick<MarketTrade, 'tradeId' | 'outcome' | 'price' | 'shares' | 'at' | 'valueSol'>;
+/**
+ * An outcome's chart: per bucket (seconds) its close, how many trades it holds, and when its close
+ * trade was, when the page knows it (a trade the stream brought; null for the history's buckets).
+ */
 interface Series {
   times: number[];
   closes: number[];
+  counts: number[];
+  closeAt: (number | null)[];
 }
+const seriesOf = (h: MarketHistory): Series => ({
+  times: h.candles.map((c) => Date.parse(c.time) / 1000),
+  closes: h.candles.map((c) => c.close / 10_000),
+  counts: h.candles.map((c) => c.trades),
+  closeAt: h.candles.map(() => null),
+});
 
 /**
  * One market: its outcomes' odds, a chart per outcome, its latest trades. While it is open, the
@@ -163,7 +175,13 @@ interface Series {
  */
 function MarketView({ mode, market }: { mode: Mode; market: MarketItem }) {
   const [outcomes, setOutcomes] = useState<Outcome[]>(market.outcomes);
-  const [series, setSeries] = useState<Series[]>([]);
+  const [series, setSeriesState] = useState<Series[]>([]);
+  // The charts as last set, for the stream's handler (which merges each trade into them).
+  const current = useRef<Series[]>([]);
+  const setSeries = (next: Series[]) => {
+    current.current = next;
+    setSeriesState(next);
+  };
   const [histories, setHistories] = useState<MarketHistory[]>([]);
   const [trades, setTrades] = useState<Trade[]>([]);
   const [tradesCost, setTradesCost] = useState<{ costUsd: string; remainingBalanceUsd: string } | null>(null);
@@ -183,12 +201,7 @@ function MarketView({ mode, market }: { mode: Mode; market: MarketItem }) {
       ),
     ).then((answers) => {
       setHistories(answers);
-      setSeries(
-        answers.map((h) => ({
-          times: h.candles.map((c) => Date.parse(c.time) / 1000),
-          closes: h.candles.map((c) => c.close / 10_000),
-        })),
-      );
+      setSeries(answers.map(seriesOf));
     }, setError);
     ok(api.GET('/dashboard/api/{mode}/markets/{id}/trades', { params: { path, query: { limit: 20 } } })).then(
       (answer) => {
@@ -199,7 +212,40 @@ function MarketView({ mode, market }: { mode: Mode; market: MarketItem }) {
     );
   }, [mode, market.id]);
 
-  // The stream: odds, trades and the charts' last points, live.
+  /**
+   * A trade into its outcome's chart, in its own bucket (withTrade). A late trade in a bucket of the
+   * history that already had trades may or may not be its last: that one bucket is read again
+   * (one history read, the range of that bucket), and its close is what the route says.
+   */
+  const mergeTrade = (trade: { outcome: number; price: number; at: string }) => {
+    const s = current.current[trade.outcome];
+    if (!s) return;
+    const merged = withTrade(s, trade);
+    const replace = (next: Series) =>
+      setSeries(current.current.map((old, i) => (i === trade.outcome ? next : old)));
+    if (merged !== 'read') return replace(merged);
+    const start = bucketOf(trade.at);
+    ok(
+      api.GET('/dashboard/api/{mode}/markets/{id}/history', {
+        params: {
+          path: { mode, id: market.id },
+          query: {
+            outcome: trade.outcome,
+            interval: INTERVAL,
+            startTime: new Date(start * 1000).toISOString(),
+            endTime: new Date((start + INTERVAL_SECONDS) * 1000).toISOString(),
+          },
+        },
+      }),
+    ).then((answer) => {
+      const candle = answer.candles.find((c) => Date.parse(c.time) / 1000 === start);
+      const now = current.current[trade.outcome];
+      if (candle && now) replace(withClose(now, start, candle.close / 10_000, candle.trades, null));
+      setHistories((all) => [...all, answer]);
+    }, setError);
+  };
+
+  // The stream: odds, trades and the charts, live.
   useEffect(() => {
     const source = new EventSource(
       `/dashboard/api/${mode}/stream/markets?ids=${encodeURIComponent(market.id)}`,
@@ -220,7 +266,7 @@ function MarketView({ mode, market }: { mode: Mode; market: MarketItem }) {
           ? shown
           : [{ ...trade, valueSol: Number(lamports) / 1e9 }, ...shown].slice(0, 20),
       );
-      setSeries((all) => all.map((s, i) => (i === trade.outcome ? withTrade(s, trade) : s)));
+      mergeTrade(trade);
     });
     // The server's own `event: error` ({ code }), or a connection that failed for good.
     source.addEventListener('error', (e) => {
@@ -254,7 +300,7 @@ function MarketView({ mode, market }: { mode: Mode; market: MarketItem }) {
       </Table>
       {histories[0] && (
         <p class="note cost">
-          Price per {INTERVAL} (the candles' close): {histories.length} histories at{' '}
+          Price per {INTERVAL} (the candles' close): {histories.length} history reads at{' '}
           {usd(histories[0].costUsd)} each; balance {usd(histories.at(-1)?.remainingBalanceUsd ?? '0')}.
         </p>
       )}
@@ -285,24 +331,74 @@ function MarketView({ mode, market }: { mode: Mode; market: MarketItem }) {
   );
 }
 
+const bucketOf = (at: string) => Math.floor(Date.parse(at) / 1000 / INTERVAL_SECONDS) * INTERVAL_SECONDS;
+
 /**
- * A series with one more trade: in the last bucket, its close moves; in a later bucket, a new point
- * (as the history route would draw it). An older trade (a late event) is left to the next reload.
+ * The series with bucket `time` closing at `close` (`count` trades, its close trade at `closeAt`):
+ * the buckets after it that hold no trade carry its close, as the history route draws them.
  */
-function withTrade(s: Series, trade: { price: number; at: string }): Series {
-  const bucket = Math.floor(Date.parse(trade.at) / 1000 / INTERVAL_SECONDS) * INTERVAL_SECONDS;
-  const last = s.times.at(-1);
-  const close = trade.price / 10_000;
-  if (last === bucket) return { times: s.times, closes: [...s.closes.slice(0, -1), close] };
-  if (last !== undefined && bucket < last) return s;
-  const times = [...s.times];
+function withClose(s: Series, time: number, close: number, count: number, closeAt: number | null): Series {
+  const i = s.times.indexOf(time);
+  if (i < 0) return s;
   const closes = [...s.closes];
-  // Buckets without trades in between are flat at the previous close, as the route draws them.
-  for (let t = (last ?? bucket) + INTERVAL_SECONDS; last !== undefined && t < bucket; t += INTERVAL_SECONDS) {
-    times.push(t);
-    closes.push(closes.at(-1) as number);
+  const counts = [...s.counts];
+  const closeAts = [...s.closeAt];
+  closes[i] = close;
+  counts[i] = count;
+  closeAts[i] = closeAt;
+  for (let j = i + 1; j < closes.length && counts[j] === 0; j++) closes[j] = close;
+  return { times: s.times, closes, counts, closeAt: closeAts };
+}
+
+/**
+ * A series with one more trade, in its own bucket (as the history route would draw it): in a later
+ * bucket, new points (flat between); before the first, new points from its bucket (flat up to the
+ * first); in a bucket without trades, it is the close; in a bucket whose close trade the page knows,
+ * the close if it is later. A late trade in a history bucket that had trades: 'read' (whether it is
+ * the bucket's last, only the route knows).
+ */
+function withTrade(s: Series, trade: { price: number; at: string }): Series | 'read' {
+  const bucket = bucketOf(trade.at);
+  const at = Date.parse(trade.at);
+  const close = trade.price / 10_000;
+  const first = s.times[0];
+  const last = s.times.at(-1);
+  if (first === undefined || last === undefined)
+    return { times: [bucket], closes: [close], counts: [1], closeAt: [at] };
+  if (bucket < first) {
+    const times: number[] = [];
+    for (let t = bucket; t < first; t += INTERVAL_SECONDS) times.push(t);
+    return {
+      times: [...times, ...s.times],
+      closes: [...times.map(() => close), ...s.closes],
+      counts: [...times.map((t) => (t === bucket ? 1 : 0)), ...s.counts],
+      closeAt: [...times.map((t) => (t === bucket ? at : null)), ...s.closeAt],
+    };
   }
-  times.push(bucket);
-  closes.push(close);
-  return { times, closes };
+  if (bucket > last) {
+    const times = [...s.times];
+    const closes = [...s.closes];
+    const counts = [...s.counts];
+    const closeAt = [...s.closeAt];
+    // Buckets without trades in between are flat at the previous close, as the route draws them.
+    for (let t = last + INTERVAL_SECONDS; t < bucket; t += INTERVAL_SECONDS) {
+      times.push(t);
+      closes.push(closes.at(-1) as number);
+      counts.push(0);
+      closeAt.push(null);
+    }
+    times.push(bucket);
+    closes.push(close);
+    counts.push(1);
+    closeAt.push(at);
+    return { times, closes, counts, closeAt };
+  }
+  const i = s.times.indexOf(bucket);
+  const count = (s.counts[i] ?? 0) + 1;
+  const known = s.closeAt[i] ?? null;
+  if (s.counts[i] === 0 || (known !== null && at >= known)) return withClose(s, bucket, close, count, at);
+  if (known !== null) return withClose(s, bucket, s.closes[i] as number, count, known);
+  // The last bucket: a live trade is its latest (the stream sends trades as they happen).
+  if (bucket === last) return withClose(s, bucket, close, count, at);
+  return 'read';
 }

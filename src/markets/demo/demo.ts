@@ -82,6 +82,17 @@ function feedBelief(feed: NonNullable<DemoTemplate['feed']>, at: number): number
   return [clamped, 1 - clamped];
 }
 
+/** A trade before its seller is settled (emitTrades). */
+interface PlannedTrade {
+  tradeId: string;
+  at: number;
+  outcome: number;
+  price: number;
+  shares: number;
+  buyer: string;
+  seller: string;
+}
+
 interface MarketPlan {
   id: string;
   template: DemoTemplate;
@@ -165,10 +176,7 @@ function marketEvents(
   const when = (from: number) => from + Math.floor(random.next() * (m.tradingEnds - from));
 
   // Trades around each outcome's belief, a few in the last day for markets still trading.
-  const held = new Map<
-    string,
-    { wallet: string; outcome: number; shares: number; wagered: number; at: number }
-  >();
+  const trades: PlannedTrade[] = [];
   const tradeCount = t.status === 'CANCELLED' ? random.int(3, 10) : random.int(15, 60);
   for (let k = 0; k < tradeCount; k++) {
     const outcome = random.int(0, m.outcomes.length - 1);
@@ -181,35 +189,10 @@ function marketEvents(
     const at = recent
       ? m.tradingEnds - random.int(1, 23 * 60) * 60_000
       : m.createdAt + Math.floor(random.next() * span);
-    emit('trade', at, {
-      marketId: m.id,
-      tradeId: `${m.id}-t${k}`,
-      outcome,
-      price,
-      shares: String(shares),
-      buyer,
-      seller,
-    });
-    const key = `${buyer}:${outcome}`;
-    const position = held.get(key) ?? { wallet: buyer, outcome, shares: 0, wagered: 0, at };
-    position.shares += shares;
-    position.wagered += Math.floor((shares * price) / 10_000);
-    position.at = Math.max(position.at, at);
-    held.set(key, position);
+    trades.push({ tradeId: `${m.id}-t${k}`, at, outcome, price, shares, buyer, seller });
   }
-  emitPriceWalk(seed, m, traders, t.status === 'CANCELLED', emit);
-
-  for (const p of held.values()) {
-    // About one holder in eight has sold out since (shares 0, the wager stays on record).
-    const closed = random.next() < 0.125;
-    emit('position', closed ? when(p.at) : p.at, {
-      marketId: m.id,
-      wallet: p.wallet,
-      outcome: p.outcome,
-      shares: closed ? '0' : String(p.shares),
-      wagered: String(p.wagered),
-    });
-  }
+  if (t.status !== 'CANCELLED') trades.push(...priceWalk(seed, m, traders));
+  emitTrades(seed, m, trades, emit);
 
   // The book: bids below and asks above each outcome's belief; some orders partly filled or cancelled.
   const orderCount = random.int(8, 36);
@@ -277,27 +260,26 @@ function marketEvents(
 /** Days of trades before a demo market stops trading, so its chart has a shape (docs/markets.md#demo-data). */
 export const DEMO_CHART_DAYS = 3;
 
+/** A generator of its own for one market's part of the demo, so the rest of the demo is as it was. */
+function marketGenerator(seed: number, id: string, salt = ''): Random {
+  let hash = seed >>> 0;
+  for (const ch of salt + id) hash = (Math.imul(hash, 31) + ch.charCodeAt(0)) >>> 0;
+  return generator(hash);
+}
+
 /**
  * The last DEMO_CHART_DAYS of trading as a price walk per outcome — a trade every 10 to 40 minutes,
  * drifting around the outcome's belief — so every chart of a first start has data. Its own
  * generator (seeded by the seed and the market), so the rest of the demo is as it was.
  */
-function emitPriceWalk(
-  seed: number,
-  m: MarketPlan,
-  traders: readonly string[],
-  cancelled: boolean,
-  emit: (type: string, at: number, fields: Event) => void,
-): void {
-  if (cancelled) return;
-  let hash = seed >>> 0;
-  for (const ch of m.id) hash = (Math.imul(hash, 31) + ch.charCodeAt(0)) >>> 0;
-  const walk = generator(hash);
+function priceWalk(seed: number, m: MarketPlan, traders: readonly string[]): PlannedTrade[] {
+  const walk = marketGenerator(seed, m.id);
   const prices = m.belief.map((b) => b * 10_000);
+  const trades: PlannedTrade[] = [];
   let at = Math.max(m.createdAt + 60_000, m.tradingEnds - DEMO_CHART_DAYS * DAY);
   for (let k = 0; ; k++) {
     at += walk.int(10, 40) * 60_000 + walk.int(0, 59) * 1000;
-    if (at >= m.tradingEnds) return;
+    if (at >= m.tradingEnds) return trades;
     const outcome = walk.int(0, m.outcomes.length - 1);
     const belief = (m.belief[outcome] as number) * 10_000;
     const price = clampBps(
@@ -307,14 +289,66 @@ function emitPriceWalk(
     const buyer = walk.pick(traders);
     let seller = walk.pick(traders);
     if (seller === buyer) seller = traders[(traders.indexOf(buyer) + 1) % traders.length] as string;
-    emit('trade', at, {
+    const shares = walk.int(1, 200) * 50_000_000;
+    trades.push({ tradeId: `${m.id}-w${k}`, at, outcome, price, shares, buyer, seller });
+  }
+}
+
+/**
+ * Emits a market's trades in `at` order (then tradeId), applying each to the positions as it goes:
+ * the buyer gains the shares and wagers ⌊shares × price ÷ 10,000⌋, the seller loses the shares,
+ * never below zero (a seller without enough shares writes the rest). Most sells come from a
+ * current holder of the outcome (a generator of its own picks one), so some positions sell out.
+ * Then one `position` event per wallet and outcome that ever held shares — its final shares and
+ * wager, dated by the last trade that changed it — so positions, holders and bettors are exactly
+ * what the trades imply (docs/markets.md#demo-data).
+ */
+function emitTrades(
+  seed: number,
+  m: MarketPlan,
+  trades: PlannedTrade[],
+  emit: (type: string, at: number, fields: Event) => void,
+): void {
+  const sells = marketGenerator(seed, m.id, 'sell');
+  const held = new Map<
+    string,
+    { wallet: string; outcome: number; shares: number; wagered: number; at: number }
+  >();
+  const ordered = [...trades].sort((a, b) => a.at - b.at || (a.tradeId < b.tradeId ? -1 : 1));
+  for (const trade of ordered) {
+    const { outcome, shares, buyer } = trade;
+    const holders = [...held.values()].filter(
+      (p) => p.outcome === outcome && p.shares > 0 && p.wallet !== buyer,
+    );
+    const seller = holders.length > 0 && sells.next() < 0.7 ? sells.pick(holders).wallet : trade.seller;
+    emit('trade', trade.at, {
       marketId: m.id,
-      tradeId: `${m.id}-w${k}`,
+      tradeId: trade.tradeId,
       outcome,
-      price,
-      shares: String(walk.int(1, 200) * 50_000_000),
+      price: trade.price,
+      shares: String(shares),
       buyer,
       seller,
+    });
+    const key = `${buyer}:${outcome}`;
+    const bought = held.get(key) ?? { wallet: buyer, outcome, shares: 0, wagered: 0, at: trade.at };
+    bought.shares += shares;
+    bought.wagered += Math.floor((shares * trade.price) / 10_000);
+    bought.at = trade.at;
+    held.set(key, bought);
+    const sold = held.get(`${seller}:${outcome}`);
+    if (sold && sold.shares > 0) {
+      sold.shares = Math.max(0, sold.shares - shares);
+      sold.at = trade.at;
+    }
+  }
+  for (const p of held.values()) {
+    emit('position', p.at, {
+      marketId: m.id,
+      wallet: p.wallet,
+      outcome: p.outcome,
+      shares: String(p.shares),
+      wagered: String(p.wagered),
     });
   }
 }
