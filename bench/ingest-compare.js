@@ -37,6 +37,14 @@ const BATCH = Number(process.env.BATCH ?? 5_000);
 const OUT_OF_ORDER = Number(process.env.OUT_OF_ORDER ?? 0.1);
 const DUPLICATES = Number(process.env.DUPLICATES ?? 0.05);
 const START = Date.parse('2026-11-01T00:00:00Z');
+
+/**
+ * @typedef {{ round: number, seconds: number, perSecond: number, serviceUs: number, postgresUs: number,
+ *   applied: number, skipped: number, refused: number, load: number }} Run
+ * @typedef {{ name: string, root: string, port: number, database: string, url: string, commit: string,
+ *   runs: Run[], child?: import('./lib.js').BenchProcess }} Build
+ * @typedef {{ build: string, trades: number, totals: number, notional: string, candlesWrong?: number }} Facts
+ */
 const HOUR = 3_600_000;
 
 /** A small seeded generator, so every run sends the same shapes of data. */
@@ -58,8 +66,12 @@ const prices = Array.from({ length: MARKETS }, () => 5_000);
 let clock = START + 2 * HOUR; // the feed's clock: each new trade a few milliseconds after the last
 let tradeNumber = 0;
 
-/** One round's lines, in the order a feed delivers them; `previous` is the last round's. */
+/**
+ * One round's lines, in the order a feed delivers them; `previous` is the last round's.
+ * @param {string[]} previous
+ */
 function roundEvents(previous) {
+  /** @type {string[]} */
   const events = [];
   while (events.length < EVENTS) {
     const r = random();
@@ -91,30 +103,41 @@ function roundEvents(previous) {
   return events;
 }
 
+/** @param {string} url @param {string} name */
 function withDatabase(url, name) {
   const u = new URL(url);
   u.pathname = `/${name}`;
   return u.toString();
 }
 
-/** CPU seconds so far of each PostgreSQL backend connected to `database`, by pid. */
+/**
+ * CPU seconds so far of each PostgreSQL backend connected to `database`, by pid.
+ * @param {PostgresDatabase} admin
+ * @param {string} database
+ */
 async function backendCpu(admin, database) {
   const rows = await admin.query('SELECT pid FROM pg_stat_activity WHERE datname = $1', [database]);
+  /** @type {Map<number, number>} */
   const byPid = new Map();
-  for (const { pid } of rows) {
+  for (const { pid } of /** @type {{ pid: number }[]} */ (rows)) {
     const seconds = processCpuSeconds(pid);
     if (seconds !== null) byPid.set(pid, seconds);
   }
   return byPid;
 }
 
+/** @param {Map<number, number>} before @param {Map<number, number>} after */
 function cpuSince(before, after) {
   let total = 0;
   for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
   return total;
 }
 
-/** Posts `lines` in bodies of BATCH lines, one request at a time; the summed report. */
+/**
+ * Posts `lines` in bodies of BATCH lines, one request at a time; the summed report.
+ * @param {number} port
+ * @param {string[]} lines
+ */
 async function post(port, lines) {
   const sum = { applied: 0, skipped: 0, refused: 0 };
   for (let i = 0; i < lines.length; i += BATCH) {
@@ -123,22 +146,35 @@ async function post(port, lines) {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/x-ndjson' },
       body: `${lines.slice(i, i + BATCH).join('\n')}\n`,
     });
-    const report = await response.json();
+    const report = /** @type {import('../dist/markets/ingest/ingest.js').IngestReport} */ (
+      await response.json()
+    );
     if (response.status !== 200 || report.refused > 0)
       throw new Error(`ingestion failed: ${response.status} ${JSON.stringify(report).slice(0, 500)}`);
-    for (const k of Object.keys(sum)) sum[k] += report[k];
+    sum.applied += report.applied;
+    sum.skipped += report.skipped;
+    sum.refused += report.refused;
   }
   return sum;
 }
 
 const admin = new PostgresDatabase(DB_URL, { poolSize: 1 });
+/** @param {Build} b */
+function childOf(b) {
+  if (!b.child) throw new Error(`${b.name} is not started`);
+  return b.child;
+}
+
+/** @type {Build[]} */
 const builds = [
   { name: 'before', root: BEFORE, port: PORT_BASE + 10 },
   { name: 'after', root: AFTER, port: PORT_BASE + 11 },
 ].map((b) => {
   const database = `sibyl_ingest_${process.pid}_${b.name}`;
-  const commit = execFileSync('git', ['-C', b.root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-  return { ...b, database, url: withDatabase(DB_URL, database), commit, runs: [] };
+  const commit = execFileSync('git', ['-C', b.root, 'rev-parse', '--short', 'HEAD'], {
+    encoding: 'utf8',
+  }).trim();
+  return { ...b, database, url: withDatabase(DB_URL, database), commit, runs: /** @type {Run[]} */ ([]) };
 });
 
 try {
@@ -158,7 +194,7 @@ try {
       RATE_LIMIT_BURST: '1000000000',
     });
   }
-  for (const b of builds) await waitForHttp(`http://127.0.0.1:${b.port}/readyz`, b.child);
+  for (const b of builds) await waitForHttp(`http://127.0.0.1:${b.port}/readyz`, childOf(b));
 
   const markets = Array.from({ length: MARKETS }, (_, i) =>
     JSON.stringify(marketCreated(marketId(i), START - 24 * HOUR, 'crypto', false)),
@@ -177,11 +213,12 @@ try {
     const order = round % 2 === 1 ? builds : [...builds].reverse();
     for (const b of order) {
       const pg = await backendCpu(admin, b.database);
-      const service = processCpuSeconds(b.child.pid);
+      const pid = Number(childOf(b).pid);
+      const service = processCpuSeconds(pid) ?? Number.NaN;
       const started = performance.now();
       const report = await post(b.port, lines);
       const seconds = (performance.now() - started) / 1000;
-      const serviceCpu = processCpuSeconds(b.child.pid) - service;
+      const serviceCpu = (processCpuSeconds(pid) ?? Number.NaN) - service;
       const pgCpu = cpuSince(pg, await backendCpu(admin, b.database));
       const run = {
         round,
@@ -200,17 +237,21 @@ try {
   }
 
   // Both builds must have recorded the same trades, and the candles must agree with them.
+  /** @type {Facts[]} */
   const facts = [];
   for (const b of builds) {
     const db = new PostgresDatabase(b.url, { poolSize: 1 });
-    const [row] = await db.query(
-      `SELECT (SELECT count(*) FROM market_trades)::int AS trades,
+    const [row] = /** @type {Facts[]} */ (
+      await db.query(
+        `SELECT (SELECT count(*) FROM market_trades)::int AS trades,
               (SELECT sum(trades)::int FROM market_trade_totals) AS totals,
               (SELECT sum(notional)::text FROM market_trade_totals) AS notional`,
+      )
     );
     if (b.name === 'after') {
-      const [wrong] = await db.query(
-        `WITH ref AS (
+      const [wrong] = /** @type {{ n: number }[]} */ (
+        await db.query(
+          `WITH ref AS (
            SELECT market_id, outcome_index, w.width,
                   date_bin(make_interval(secs => w.width), at, timestamptz '1970-01-01 00:00:00+00') AS bucket,
                   (array_agg(price ORDER BY at, trade_id))[1] AS open, max(price) AS high, min(price) AS low,
@@ -221,17 +262,19 @@ try {
          SELECT count(*)::int AS n FROM ref FULL JOIN market_candles c USING (market_id, outcome_index, width, bucket)
           WHERE (ref.open, ref.high, ref.low, ref.close, ref.volume, ref.trades)
                 IS DISTINCT FROM (c.open, c.high, c.low, c.close, c.volume, c.trades)`,
+        )
       );
       row.candlesWrong = wrong.n;
     }
     await db.close();
-    facts.push({ build: b.name, ...row });
+    facts.push({ ...row, build: b.name });
   }
   process.stderr.write(`${JSON.stringify(facts)}\n`);
   const [before, after] = builds;
   if (facts[0].trades !== facts[1].trades || facts[0].notional !== facts[1].notional)
     throw new Error('the two builds recorded different trades');
-  if (facts[1].candlesWrong !== 0) throw new Error(`${facts[1].candlesWrong} candles disagree with the trades`);
+  if (facts[1].candlesWrong !== 0)
+    throw new Error(`${facts[1].candlesWrong} candles disagree with the trades`);
 
   const us = (v) => v.toFixed(0);
   const rows = before.runs.map((b, i) => {

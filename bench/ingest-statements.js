@@ -20,8 +20,12 @@ const RUNS = Number(process.env.RUNS ?? 30);
 const HOUR = 3_600_000;
 
 const db = new PostgresDatabase(url, { poolSize: 1 });
-const markets = (await db.query(`SELECT id FROM markets ORDER BY id`)).map((r) => r.id);
-const [{ newest }] = await db.query(`SELECT max(at) AS newest FROM market_trades`);
+const markets = /** @type {{ id: string }[]} */ (await db.query(`SELECT id FROM markets ORDER BY id`)).map(
+  (r) => r.id,
+);
+const [{ newest }] = /** @type {{ newest: Date | null }[]} */ (
+  await db.query(`SELECT max(at) AS newest FROM market_trades`)
+);
 const wallets = Array.from({ length: 200 }, randomMint);
 let clock = new Date(newest ?? Date.now()).getTime();
 const trades = Array.from({ length: CHUNK }, (_, i) => {
@@ -48,7 +52,10 @@ const params = [
   trades.map((t) => t.seller),
   trades.map((t) => t.at),
 ];
-const withoutCandles = INSERT_TRADES.text.replace(/\), candles AS \([\s\S]*?\), totals AS \(/, '), totals AS (');
+const withoutCandles = INSERT_TRADES.text.replace(
+  /\), candles AS \([\s\S]*?\), totals AS \(/,
+  '), totals AS (',
+);
 if (withoutCandles === INSERT_TRADES.text) throw new Error('the candles part of INSERT_TRADES was not found');
 const variants = [
   { name: 'INSERT_TRADES as ingestion runs it', sql: INSERT_TRADES, stream: true },
@@ -59,8 +66,12 @@ const variants = [
     drop: 'DROP INDEX market_trades_at',
   },
 ];
+const STREAM = 'recordMarketChanges (the market stream) for the same trades';
+/** @type {Map<string, number[]>} */
 const times = new Map(variants.map((v) => [v.name, []]));
-times.set('recordMarketChanges (the market stream) for the same trades', []);
+times.set(STREAM, []);
+/** @param {string} name @param {number} ms */
+const note = (name, ms) => times.get(name)?.push(ms);
 const ROLLBACK = new Error('rollback');
 for (let run = 0; run < RUNS + 2; run++) {
   for (const v of variants) {
@@ -71,12 +82,11 @@ for (let run = 0; run < RUNS + 2; run++) {
         const inserted = await tx.query(v.sql, params);
         const took = performance.now() - started;
         if (inserted.length !== CHUNK) throw new Error(`${inserted.length} of ${CHUNK} trades inserted`);
-        if (run >= 2) times.get(v.name).push(took); // the first two runs prepare and warm up
+        if (run >= 2) note(v.name, took); // the first two runs prepare and warm up
         if (v.stream) {
           const streamed = performance.now();
           await recordMarketChanges(tx, { marketIds: [], trades });
-          if (run >= 2)
-            times.get('recordMarketChanges (the market stream) for the same trades').push(performance.now() - streamed);
+          if (run >= 2) note(STREAM, performance.now() - streamed);
         }
         throw ROLLBACK;
       })
@@ -86,6 +96,8 @@ for (let run = 0; run < RUNS + 2; run++) {
   }
 }
 const [{ n }] = await db.query('SELECT count(*)::int AS n FROM market_trades');
-console.log(`${CHUNK} trades over ${new Set(trades.map((t) => t.marketId)).size} of ${markets.length} markets (a tenth late by up to 6 h), into ${n} trades; ${RUNS} runs each, medians:`);
+console.log(
+  `${CHUNK} trades over ${new Set(trades.map((t) => t.marketId)).size} of ${markets.length} markets (a tenth late by up to 6 h), into ${n} trades; ${RUNS} runs each, medians:`,
+);
 for (const [name, values] of times) console.log(`- ${name}: ${median(values).toFixed(1)} ms`);
 await db.close();
