@@ -12,7 +12,8 @@
 // The bulk loader: trades are one INSERT … SELECT from generate_series per chunk into market_trades
 // (random markets, prices and sizes; the big market's as a minute-spaced walk), and what ingestion
 // keeps beside them is built by the same aggregates ingestion's statements amount to: each market's
-// trade totals (count, Σ shares × price) into market_trade_totals, and the big market's candles by
+// trade totals (count, Σ shares × price; zero for a market without trades, as ingestion creates
+// them) into market_trade_totals, and the big market's candles by
 // the aggregate of the market-data migration's backfill (src/db/migrations/0030_market_data.sql).
 // The data stays between runs (a run reuses it when the counts match); drop the database to reload.
 import { mkdtempSync } from 'node:fs';
@@ -105,7 +106,8 @@ if ((await count('SELECT count(*)::int AS n FROM market_trades')) !== TRADES) {
   }
   await db.exec(
     `INSERT INTO market_trade_totals (market_id, trades, notional)
-     SELECT market_id, count(*), sum(shares::numeric * price) FROM market_trades GROUP BY market_id`,
+     SELECT m.id, count(t.market_id), COALESCE(sum(t.shares::numeric * t.price), 0)
+       FROM markets m LEFT JOIN market_trades t ON t.market_id = m.id GROUP BY m.id`,
   );
   await buildCandles(db, BIG);
   await db.exec('ANALYZE');

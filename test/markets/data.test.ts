@@ -316,3 +316,35 @@ describe('bad input and the money', () => {
     }
   });
 });
+
+describe('trade totals (the volume order: docs/markets.md#search-and-sort)', () => {
+  it('every market has its totals row, equal to its trades, after out-of-order and repeated events', async () => {
+    // Repeats: one event twice (the same id), and trades already recorded under new event ids.
+    const once = tradeEvent('chart', TRADES[0] as T);
+    await ingestText(ctx.database.db, ndjson([once]));
+    await ingestText(ctx.database.db, ndjson([once]));
+    await ingestText(ctx.database.db, ndjson(TRADES.slice(0, 20).map((t) => tradeEvent('chart', t))));
+    const rows = await ctx.database.db.query<{ id: string; trades: string; notional: string; key: string }>(
+      `SELECT m.id, t.trades::text AS trades, t.notional::text AS notional,
+              floor(t.notional / 10000)::text AS key
+         FROM markets m LEFT JOIN market_trade_totals t ON t.market_id = m.id ORDER BY m.id`,
+    );
+    const recomputed = await ctx.database.db.query<{ id: string; trades: string; notional: string }>(
+      `SELECT m.id, count(x.trade_id)::text AS trades,
+              COALESCE(sum(x.shares::numeric * x.price), 0)::text AS notional
+         FROM markets m LEFT JOIN market_trades x ON x.market_id = m.id GROUP BY m.id ORDER BY m.id`,
+    );
+    const expected = (trades: readonly T[]) => {
+      const notional = trades.reduce((s, t) => s + t.shares * BigInt(t.price), 0n);
+      return { trades: String(trades.length), notional: String(notional), key: String(notional / 10_000n) };
+    };
+    const none = { trades: '0', notional: '0', key: '0' };
+    expect(rows).toEqual([
+      { id: 'chart', ...expected(TRADES) },
+      { id: 'hidden', ...none },
+      { id: 'quiet', ...none },
+      { id: 'settled', ...expected(RESOLVED) },
+    ]);
+    expect(rows.map(({ key: _, ...r }) => r)).toEqual(recomputed);
+  });
+});

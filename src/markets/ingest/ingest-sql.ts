@@ -61,18 +61,24 @@ export const UPDATE_CREATOR = statement(
 /**
  * A market is created once: its id and its slug are both unique, and neither conflict is an error.
  * Its search text (title, outcome labels $21, category, description) is set here, once: none of
- * them changes after creation (migration 0030).
+ * them changes after creation (migration 0030). Its trade totals start here too, at zero, so every
+ * market has a totals row and `sort=volume` walks their index (migration 0033).
  */
 export const INSERT_MARKET = statement(
   'markets_insert_market',
-  `INSERT INTO markets (id, slug, title, description, category, image_url, market_type, outcome_count,
-                        closes_at, fee_bps, lock_period_seconds, creator_wallet, resolution_type,
-                        price_symbol, price_condition, price_target, price_tolerance, sandbox,
-                        status, status_at, status_event, created_at, search)
-   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
-           'OPEN', $19, $20, $19, market_search_vector($3, $4, $5, $21::text[]))
-       ON CONFLICT DO NOTHING
-   RETURNING id`,
+  `WITH created AS (
+     INSERT INTO markets (id, slug, title, description, category, image_url, market_type, outcome_count,
+                          closes_at, fee_bps, lock_period_seconds, creator_wallet, resolution_type,
+                          price_symbol, price_condition, price_target, price_tolerance, sandbox,
+                          status, status_at, status_event, created_at, search)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
+             'OPEN', $19, $20, $19, market_search_vector($3, $4, $5, $21::text[]))
+         ON CONFLICT DO NOTHING
+     RETURNING id
+   ), totals AS (
+     INSERT INTO market_trade_totals (market_id, trades, notional) SELECT id, 0, 0 FROM created
+   )
+   SELECT id FROM created`,
 );
 
 export const INSERT_OUTCOMES = statement(

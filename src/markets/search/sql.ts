@@ -23,8 +23,10 @@ const TIMESTAMP_TEXT = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
 interface SortSql {
   /** The key of market `m`. */
   expr: string;
-  /** Joined to `markets m` for the key. */
-  join: string;
+  /** The rows read: `markets m`, and what gives the key. */
+  from: string;
+  /** The market id, from the table whose index holds the order (a keyset bound then starts its walk). */
+  id: string;
   /** The SQL type a cursor's key text is cast to. */
   cast: string;
   /** The key of row `x` as the text a cursor carries. */
@@ -40,14 +42,19 @@ function sortSql(plan: ListPlan, p: Params, now: Date): SortSql {
     case 'closesAt':
       return {
         expr: sort === 'createdAt' ? 'm.created_at' : 'm.closes_at',
-        join: '',
+        from: 'markets m',
+        id: 'm.id',
         cast: 'timestamptz',
         text: (c) => `to_char(${c} AT TIME ZONE 'UTC', ${TIMESTAMP_TEXT})`,
       };
     case 'volume':
+      // Every market has its totals row from creation on (migration 0033), and the index
+      // market_trade_totals_volume holds exactly this key and then the id: a page is a walk of it
+      // from the cursor, each market joined by its primary key.
       return {
-        expr: 'floor(COALESCE(tt.notional, 0) / 10000)',
-        join: 'LEFT JOIN market_trade_totals tt ON tt.market_id = m.id',
+        expr: 'floor(tt.notional / 10000)',
+        from: 'market_trade_totals tt JOIN markets m ON m.id = tt.market_id',
+        id: 'tt.market_id',
         cast: 'numeric',
         text: numericText,
       };
@@ -55,8 +62,9 @@ function sortSql(plan: ListPlan, p: Params, now: Date): SortSql {
       const since = p.add(new Date(now.getTime() - 86_400_000).toISOString());
       return {
         expr: 'floor(COALESCE(v.notional, 0) / 10000)',
-        join: `LEFT JOIN (SELECT market_id, sum(shares::numeric * price) AS notional FROM market_trades
+        from: `markets m LEFT JOIN (SELECT market_id, sum(shares::numeric * price) AS notional FROM market_trades
                            WHERE at > ${since}::timestamptz GROUP BY market_id) v ON v.market_id = m.id`,
+        id: 'm.id',
         cast: 'numeric',
         text: numericText,
       };
@@ -64,8 +72,9 @@ function sortSql(plan: ListPlan, p: Params, now: Date): SortSql {
     case 'liquidity':
       return {
         expr: 'floor(COALESCE(l.notional, 0) / 10000)',
-        join: `LEFT JOIN (SELECT market_id, sum(open_shares::numeric * price) AS notional FROM market_orders
+        from: `markets m LEFT JOIN (SELECT market_id, sum(open_shares::numeric * price) AS notional FROM market_orders
                            WHERE open_shares > 0 GROUP BY market_id) l ON l.market_id = m.id`,
+        id: 'm.id',
         cast: 'numeric',
         text: numericText,
       };
@@ -74,19 +83,22 @@ function sortSql(plan: ListPlan, p: Params, now: Date): SortSql {
         expr: `(SELECT count(*) FROM (SELECT wallet FROM market_traders WHERE market_id = m.id
                                       UNION
                                       SELECT wallet FROM market_positions WHERE market_id = m.id AND shares > 0) b)`,
-        join: '',
+        from: 'markets m',
+        id: 'm.id',
         cast: 'bigint',
         text: numericText,
       };
     case 'relevance': {
       // Without a search every market ranks the same: the order is by id alone.
-      if (!plan.search) return { expr: '0::float8', join: '', cast: 'float8', text: numericText };
+      if (!plan.search)
+        return { expr: '0::float8', from: 'markets m', id: 'm.id', cast: 'float8', text: numericText };
       const query = p.add(tsQuery(plan.search.words));
       const text = p.add(plan.search.text);
       return {
         // An exact title match (case aside) first, then the weighted rank, bounded below 1.
         expr: `((lower(m.title) = lower(${text}))::int + ts_rank(m.search, to_tsquery('simple', ${query}), 32))::float8`,
-        join: '',
+        from: 'markets m',
+        id: 'm.id',
         cast: 'float8',
         text: numericText,
       };
@@ -133,8 +145,13 @@ export function pageStatement(plan: ListPlan, now: Date): Built {
   if (plan.after) {
     const k = `${p.add(plan.after.key)}::${key.cast}`;
     const id = p.add(plan.after.id);
-    keyset = `WHERE x.k ${desc ? '<=' : '>='} ${k}
-                AND (x.k ${desc ? '<' : '>'} ${k} OR x.id ${idDesc ? '<' : '>'} ${id})`;
+    // Key and id in one direction: one row comparison, which a btree on (key, id) takes as the
+    // start of its walk. createdAt's mixed order: the key bounds the walk, the id breaks its tie.
+    keyset =
+      idDesc === desc
+        ? `WHERE (x.k, x.id) ${desc ? '<' : '>'} (${k}, ${id})`
+        : `WHERE x.k ${desc ? '<=' : '>='} ${k}
+             AND (x.k ${desc ? '<' : '>'} ${k} OR x.id ${idDesc ? '<' : '>'} ${id})`;
   }
   const limit = p.add(plan.pageSize + 1);
   const offset = p.add(plan.page === null ? 0 : (plan.page - 1) * plan.pageSize);
@@ -143,11 +160,11 @@ export function pageStatement(plan: ListPlan, now: Date): Built {
            x.created_ms, x.closes_ms, ${key.text('x.k')} AS sort_key,
            ARRAY(SELECT label FROM market_outcomes o WHERE o.market_id = x.id ORDER BY o.outcome_index)
              AS outcome_labels
-      FROM (SELECT m.id, m.slug, m.title, m.description, m.category, m.status, m.resolution_type, m.sandbox,
+      FROM (SELECT ${key.id} AS id, m.slug, m.title, m.description, m.category, m.status, m.resolution_type, m.sandbox,
                    extract(epoch FROM m.created_at)::float8 * 1000 AS created_ms,
                    extract(epoch FROM m.closes_at)::float8 * 1000 AS closes_ms,
                    ${key.expr} AS k
-              FROM markets m ${key.join}
+              FROM ${key.from}
              WHERE ${where}) x
      ${keyset}
      ORDER BY x.k ${desc ? 'DESC' : 'ASC'}, x.id ${idDesc ? 'DESC' : 'ASC'}

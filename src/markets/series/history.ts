@@ -152,7 +152,9 @@ export async function readHistory(db: Queryable, marketId: string, plan: History
   const from = new Date(plan.firstOpenMs).toISOString();
   const to = new Date(plan.endMs).toISOString();
   const [rows, before] = await Promise.all([
-    db.query<CandleRow>(sql.CANDLES, [marketId, plan.outcome, width, from, to, step / 1000]),
+    width * 1000 === step
+      ? db.query<CandleRow>(sql.CANDLES_EXACT, [marketId, plan.outcome, width, from, to])
+      : db.query<CandleRow>(sql.CANDLES, [marketId, plan.outcome, width, from, to, step / 1000]),
     db.query<{ close: number }>(sql.CLOSE_BEFORE, [marketId, plan.outcome, width, from]),
   ]);
   return fillBuckets(rows, before[0]?.close ?? null, plan.firstOpenMs, plan.endMs, step);

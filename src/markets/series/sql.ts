@@ -29,6 +29,19 @@ export const CANDLES = statement(
     ORDER BY 1`,
 );
 
+/**
+ * The same when the stored width is the interval (1m, 1h, 1d): each stored candle is a bucket as it
+ * is, read in the primary key's order — no grouping, no sort.
+ */
+export const CANDLES_EXACT = statement(
+  'markets_data_candles_exact',
+  `SELECT (extract(epoch FROM bucket) * 1000)::float8 AS time_ms, open, high, low, close,
+          volume::text AS volume, trades::float8 AS trades
+     FROM market_candles
+    WHERE market_id = $1 AND outcome_index = $2 AND width = $3 AND bucket >= $4 AND bucket < $5
+    ORDER BY bucket`,
+);
+
 /** The close of the outcome's last candle before $4: what flat buckets at the range's start carry. */
 export const CLOSE_BEFORE = statement(
   'markets_data_close_before',
