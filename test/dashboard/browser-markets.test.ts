@@ -189,6 +189,35 @@ describe('the markets page', () => {
     expect(await chart.getAttribute('data-points')).toBe(String((await candles()).length));
   });
 
+  it('says why its market stream is refused: the status, the code and the limit named (429 perKey)', async () => {
+    const { page } = user;
+    // Away from the market (its stream closes), then the session's three streams taken elsewhere.
+    await openPage(page, 'Home');
+    const url = `/dashboard/api/sandbox/stream/markets?ids=${encodeURIComponent(market.id)}`;
+    const held = async () =>
+      page.evaluate(async (u) => {
+        const w = globalThis as unknown as { held?: AbortController[] };
+        w.held ??= [];
+        const controller = new AbortController();
+        const answer = await fetch(u, { signal: controller.signal });
+        if (answer.status === 200) w.held.push(controller);
+        return w.held.length;
+      }, url);
+    // Until the closed stream's place is free again, a fourth is refused: poll until three are held.
+    await expect.poll(held, { timeout: 15_000 }).toBe(3);
+    await openPage(page, 'Markets');
+    await page.getByRole('button', { name: market.title, exact: true }).first().click();
+    const view = page
+      .locator('section.card')
+      .filter({ has: page.getByRole('heading', { name: market.title }) });
+    await view.getByText(/^refused: 429 STREAM_LIMIT_EXCEEDED \(perKey\) — /).waitFor();
+    // The reads are not streams: the charts are drawn all the same.
+    await view.locator('figure[data-outcome="0"] .chart canvas').waitFor();
+    await page.evaluate(() => {
+      for (const c of (globalThis as unknown as { held: AbortController[] }).held) c.abort();
+    });
+  });
+
   it('fits a phone’s screen (360 px) with a market open: the tables scroll inside their cards', async () => {
     const { page } = user;
     await page.setViewportSize({ width: 360, height: 800 });

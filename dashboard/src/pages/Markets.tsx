@@ -12,6 +12,7 @@ import { PriceChart } from '../components/Chart';
 import { Card, ErrorNote, num, Table } from '../components/ui';
 import { useData } from '../data';
 import { usd, when } from '../format';
+import { openStream } from '../stream';
 
 /**
  * Markets: a search box, a sort, the list, and one market's chart per outcome and latest trades,
@@ -170,7 +171,7 @@ const seriesOf = (h: MarketHistory): Series => ({
 
 /**
  * One market: its outcomes' odds, a chart per outcome, its latest trades. While it is open, the
- * market stream (EventSource, the session's cookie) moves the odds, adds each trade to the table
+ * market stream (read with fetch, the session's cookie: dashboard/src/stream.ts) moves the odds, adds each trade to the table
  * and moves its outcome's last point.
  */
 function MarketView({ mode, market }: { mode: Mode; market: MarketItem }) {
@@ -247,40 +248,40 @@ function MarketView({ mode, market }: { mode: Mode; market: MarketItem }) {
 
   // The stream: odds, trades and the charts, live.
   useEffect(() => {
-    const source = new EventSource(
-      `/dashboard/api/${mode}/stream/markets?ids=${encodeURIComponent(market.id)}`,
-    );
-    source.addEventListener('stream', (e) => {
-      const { minuteUsd } = JSON.parse((e as MessageEvent).data) as { minuteUsd: string };
-      setLive(`live, ${minuteUsd} USD a minute while this market is open`);
-    });
-    source.addEventListener('market', (e) => {
-      const state = JSON.parse((e as MessageEvent).data) as { outcomes: Outcome[] };
-      setOutcomes(state.outcomes);
-    });
-    source.addEventListener('trade', (e) => {
-      const trade = JSON.parse((e as MessageEvent).data) as Omit<Trade, 'valueSol'>;
-      const lamports = (BigInt(trade.shares) * BigInt(trade.price)) / 10_000n;
-      setTrades((shown) =>
-        shown.some((t) => t.tradeId === trade.tradeId)
-          ? shown
-          : [{ ...trade, valueSol: Number(lamports) / 1e9 }, ...shown].slice(0, 20),
-      );
-      mergeTrade(trade);
-    });
-    // The server's own `event: error` ({ code }), or a connection that failed for good.
-    source.addEventListener('error', (e) => {
-      const data = (e as MessageEvent).data as string | undefined;
-      if (data) {
-        setLive(`stopped: ${(JSON.parse(data) as { code: string }).code}`);
-        source.close();
-      } else if (source.readyState === EventSource.CLOSED) {
-        setLive('stopped (refused: see the balance)');
-      } else {
+    // Read with fetch, not EventSource: a refused stream (402, 403, 429) then says why (stream.ts).
+    const close = openStream(`/dashboard/api/${mode}/stream/markets?ids=${encodeURIComponent(market.id)}`, {
+      onEvent(type, data) {
+        if (type === 'stream') {
+          const { minuteUsd } = JSON.parse(data) as { minuteUsd: string };
+          setLive(`live, ${minuteUsd} USD a minute while this market is open`);
+        } else if (type === 'market') {
+          setOutcomes((JSON.parse(data) as { outcomes: Outcome[] }).outcomes);
+        } else if (type === 'trade') {
+          const trade = JSON.parse(data) as Omit<Trade, 'valueSol'>;
+          const lamports = (BigInt(trade.shares) * BigInt(trade.price)) / 10_000n;
+          setTrades((shown) =>
+            shown.some((t) => t.tradeId === trade.tradeId)
+              ? shown
+              : [{ ...trade, valueSol: Number(lamports) / 1e9 }, ...shown].slice(0, 20),
+          );
+          mergeTrade(trade);
+        } else if (type === 'error') {
+          // The server's own `event: error` ({ code }): the stream ends there.
+          setLive(`stopped: ${(JSON.parse(data) as { code: string }).code}`);
+          close();
+        }
+      },
+      onRefused(refusal) {
+        const limit = refusal.details?.limit;
+        setLive(
+          `refused: ${refusal.status} ${refusal.code}${typeof limit === 'string' ? ` (${limit})` : ''} — ${refusal.message}`,
+        );
+      },
+      onRetry() {
         setLive('reconnecting…');
-      }
+      },
     });
-    return () => source.close();
+    return close;
   }, [mode, market.id]);
 
   return (
