@@ -28,6 +28,11 @@ const WALL_RUNS = Number(process.env.BENCH_AI_WALL_RUNS ?? 5);
 const LOAD_COUNT = Number(process.env.BENCH_AI_LOAD_COUNT ?? 500);
 const LOAD_DELAY = 500;
 const PROBE_INTERVAL_MS = 10; // one price request every 10 ms during the load run
+// Beside bench/run.js's ports (BENCH_PORT_BASE .. +4), so that two benchmarks on one machine never
+// answer each other: 3911 and 3912 by default.
+const PORT_BASE = Number(process.env.BENCH_PORT_BASE ?? 3901);
+const WALL_PORT = PORT_BASE + 10;
+const LOAD_PORT = PORT_BASE + 11;
 
 function withDatabase(url, name) {
   const u = new URL(url);
@@ -110,18 +115,18 @@ async function pollUntilDone(port, key, requestId) {
 /** One resolution at a time, from submit to COMPLETED seen by polling every 5 ms. */
 async function wallScenario(db, dbUrl, account, failures) {
   const fakes = await startFakes(WALL_DELAYS);
-  const service = await startService('sibyl start (ai-wall)', 3911, dbUrl, fakes.ports);
+  const service = await startService('sibyl start (ai-wall)', WALL_PORT, dbUrl, fakes.ports);
   try {
     for (let i = 0; i < 2; i++) {
-      const warm = await submit(3911, account.key);
-      await pollUntilDone(3911, account.key, warm.body.requestId);
+      const warm = await submit(WALL_PORT, account.key);
+      await pollUntilDone(WALL_PORT, account.key, warm.body.requestId);
     }
     const walls = [];
     const server = [];
     for (let i = 0; i < WALL_RUNS; i++) {
       const started = performance.now();
-      const { body } = await submit(3911, account.key);
-      const record = await pollUntilDone(3911, account.key, body.requestId);
+      const { body } = await submit(WALL_PORT, account.key);
+      const record = await pollUntilDone(WALL_PORT, account.key, body.requestId);
       walls.push(performance.now() - started);
       if (record.status !== 'COMPLETED') failures.push(`ai-wall: ${body.requestId} ended ${record.status}`);
       const [row] = await db.query(
@@ -146,17 +151,17 @@ function percentile(values, p) {
 /** LOAD_COUNT resolutions submitted at once; price requests paced every 10 ms meanwhile. */
 async function loadScenario(db, dbUrl, account, prober, failures) {
   const fakes = await startFakes([LOAD_DELAY, LOAD_DELAY, LOAD_DELAY, LOAD_DELAY]);
-  const service = await startService('sibyl start (ai-load)', 3912, dbUrl, fakes.ports);
+  const service = await startService('sibyl start (ai-load)', LOAD_PORT, dbUrl, fakes.ports);
   try {
-    const warm = await Promise.all(Array.from({ length: 20 }, () => submit(3912, account.key)));
-    for (const w of warm) await pollUntilDone(3912, account.key, w.body.requestId);
+    const warm = await Promise.all(Array.from({ length: 20 }, () => submit(LOAD_PORT, account.key)));
+    for (const w of warm) await pollUntilDone(LOAD_PORT, account.key, w.body.requestId);
 
     const latencies = [];
     let probing = true;
     const probes = [];
     const probe = async () => {
       const t = performance.now();
-      const r = await fetch('http://127.0.0.1:3912/api/v1/price/SOL', {
+      const r = await fetch(`http://127.0.0.1:${LOAD_PORT}/api/v1/price/SOL`, {
         headers: { authorization: `Bearer ${prober.key}` },
       });
       await r.arrayBuffer();
@@ -169,7 +174,9 @@ async function loadScenario(db, dbUrl, account, prober, failures) {
 
     const cpu = { service: processCpuSeconds(service.pid), postgres: postgresCpuSeconds() };
     const started = performance.now();
-    const submitted = await Promise.all(Array.from({ length: LOAD_COUNT }, () => submit(3912, account.key)));
+    const submitted = await Promise.all(
+      Array.from({ length: LOAD_COUNT }, () => submit(LOAD_PORT, account.key)),
+    );
     const accepted = performance.now() - started;
     const ids = submitted.map((s) => s.body.requestId);
     if (submitted.some((s) => s.status !== 200)) failures.push('ai-load: a submit was refused');

@@ -24,7 +24,8 @@ const BIN = new URL('../bin/sibyl.js', import.meta.url).pathname;
 const DB_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const JOBS = Number(process.env.BENCH_JOBS ?? 1000);
 const LEAD_MS = 15_000;
-const PORT = 3921;
+// Away from bench/run.js's and bench/ai.js's ports (BENCH_PORT_BASE .. +11): 3921 by default.
+const PORT = Number(process.env.BENCH_PORT_BASE ?? 3901) + 20;
 const ENV = {
   ...(process.env.JOB_CONCURRENCY ? { JOB_CONCURRENCY: process.env.JOB_CONCURRENCY } : {}),
   LOG_LEVEL: 'warn',

@@ -4,7 +4,7 @@ import { coreSettings } from './core-settings.js';
 import type { SettingsFragments } from './feature.js';
 import { FEATURES } from './features.js';
 import { streamSettings } from './http/event-stream/config.js';
-import { ConfigError } from './lib/settings.js';
+import { ConfigError, fractionalIntegers } from './lib/settings.js';
 import { metricsSettings } from './metrics/config.js';
 
 export { ConfigError } from './lib/settings.js';
@@ -56,11 +56,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     // An empty variable means "not set", as in most shells' `FOO= cmd`.
     if (value !== undefined && value !== '') known[name] = value;
   }
+  const fractions = fractionalIntegers(Env.properties, known);
   const converted = Value.Convert(Env, Value.Default(Env, known));
-  if (!Value.Check(Env, converted)) {
-    const problems = [...Value.Errors(Env, converted)]
-      .filter((e) => e.keyword !== 'anyOf')
-      .map((e) => `${e.instancePath.slice(1) || 'environment'} ${e.message}`);
+  if (fractions.length > 0 || !Value.Check(Env, converted)) {
+    const problems = [
+      ...fractions,
+      ...[...Value.Errors(Env, converted)]
+        .filter((e) => e.keyword !== 'anyOf')
+        .map((e) => `${e.instancePath.slice(1) || 'environment'} ${e.message}`),
+    ];
     throw new ConfigError(`Invalid configuration: ${[...new Set(problems)].join('; ')}`);
   }
   const { core, ...features } = parseFragments({ core: coreSettings, ...FRAGMENTS }, converted);

@@ -1,4 +1,4 @@
-import type { Static, TObject, TProperties } from 'typebox';
+import type { Static, TObject, TProperties, TSchema } from 'typebox';
 
 /**
  * A feature's share of the configuration: the environment variables it reads (TypeBox schemas with
@@ -20,6 +20,23 @@ export function defineSettings<E extends TProperties, R>(
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
+}
+
+/**
+ * The problems of integer settings given a fraction (`DB_POOL_SIZE=1.5`), in the configuration
+ * error's words (`DB_POOL_SIZE must be integer`). TypeBox's conversion would truncate the text to 1;
+ * a fraction is a mistake to report, not a value to round. Text that is not a number at all is left to
+ * the schema's own check, which reports it the same way.
+ */
+export function fractionalIntegers(env: TProperties, values: Record<string, string>): string[] {
+  return Object.entries(values)
+    .filter(([name, text]) => {
+      const schema: TSchema | undefined = env[name];
+      const number = Number(text);
+      const integer = schema !== undefined && 'type' in schema && schema.type === 'integer';
+      return integer && Number.isFinite(number) && !Number.isInteger(number);
+    })
+    .map(([name]) => `${name} must be integer`);
 }
 
 /** Splits a comma-separated list, trimming entries and dropping empty ones. */

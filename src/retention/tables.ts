@@ -2,9 +2,9 @@ import type { PruneStatement } from '../db/prune.js';
 
 /**
  * One table (or one kind of row in it) that retention prunes, as the worker hands it to the task:
- * rows older than `keepMs` go, at most `limit` per statement. Each room states its own in its
- * descriptor (`retention` in `<feature>/feature.ts`); the worker collects them from the feature list
- * and puts them in the order of a run (`pruneOrder`). Never the ledger: ledger entries are kept for
+ * rows older than `keepMs` go, at most the retention settings' `batchSize` per statement (the `$2`
+ * of `prune`). Each room states its own in its descriptor (`retention` in `<feature>/feature.ts`);
+ * the worker collects them from the feature list and puts them in the order of a run (`pruneOrder`). Never the ledger: ledger entries are kept for
  * ever (docs/operations.md#retention, docs/operations.md#the-ledger).
  */
 export interface RetentionTable {

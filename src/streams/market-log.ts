@@ -48,6 +48,7 @@ export async function recordMarketChanges(tx: Queryable, changes: MarketChanges)
   // Locked before the states are read: a concurrent writer's changes are committed and seen, so a
   // `market` event never states something older than the one before it.
   await tx.query(sql.LOCK);
+  await tx.query(sql.NO_JIT);
   const states = await tx.query<MarketStateRow & { last: string | null }>(sql.CHANGED, [[...ids]]);
   const pending: Pending[] = [...trades]
     .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.tradeId < b.tradeId ? -1 : 1))

@@ -13,6 +13,15 @@ export const MARKET_STREAM_RETENTION_MS = 24 * 3_600_000;
 // The key is the text 'market_stream' as a bigint (its first 8 bytes), fixed so that every process agrees.
 export const LOCK = statement('market_stream_lock', `SELECT pg_advisory_xact_lock(7881694946571531629)`);
 
+/**
+ * No JIT compilation for the rest of the writer's transaction. PostgreSQL compiles a statement at
+ * each execution whose estimated cost passes `jit_above_cost` (100,000 by default); CHANGED's does
+ * once a transaction changes a hundred markets or so (an ingestion chunk of trades), and compiling
+ * it then took far longer than running it: 0.7 s of compilation for 0.2 s of execution, each chunk
+ * (docs/performance.md#trade-ingestion-before-and-after-the-candle-upkeep). A plain SET: no plan.
+ */
+export const NO_JIT = 'SET LOCAL jit = off';
+
 /** Takes `$1` ids from the sequence at once (under the lock): returns the last; the first is last − $1 + 1. */
 export const TAKE_IDS = statement(
   'market_stream_take_ids',
@@ -65,14 +74,24 @@ const STATE = `m.id, m.status, m.winning_outcome_index, m.resolved_at,
   LEFT JOIN market_trade_totals t ON t.market_id = m.id
  WHERE m.id = ANY($1::text[])`;
 
-/** The writer's view: each changed market's state now, and the data of its last `market` event. */
+/**
+ * The writer's view: each changed market's state now, and the data of its last `market` event. That
+ * event is nearly always the market's newest event of any kind (the writer puts a transaction's
+ * `market` events after its trades), which the (market_id, id) index finds in one step; the search
+ * by kind runs only when it is not (after a `resolved` event, say). Asked by kind directly, the
+ * planner read every event the market had in the last 24 hours, each time: ingestion slowed as the
+ * day's trades grew (docs/performance.md#trade-ingestion-before-and-after-the-candle-upkeep).
+ */
 export const CHANGED = statement(
   'market_stream_changed',
   `SELECT ${STATE.replace(
     'AS outcomes',
     `AS outcomes,
-       (SELECT e.data FROM market_stream_events e
-         WHERE e.market_id = m.id AND e.kind = 'market' ORDER BY e.id DESC LIMIT 1) AS last`,
+       (SELECT CASE WHEN n.kind = 'market' THEN n.data
+                    ELSE (SELECT e.data FROM market_stream_events e
+                           WHERE e.market_id = m.id AND e.kind = 'market' ORDER BY e.id DESC LIMIT 1) END
+          FROM (SELECT x.kind, x.data FROM market_stream_events x
+                 WHERE x.market_id = m.id ORDER BY x.id DESC LIMIT 1) n) AS last`,
   )}`,
 );
 
