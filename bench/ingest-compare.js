@@ -22,7 +22,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { PostgresDatabase } from '../dist/db/postgres.js';
 import { median, processCpuSeconds, randomMint, startProcess, stopProcess, waitForHttp } from './lib.js';
-import { ADMIN_TOKEN, marketCreated } from './markets.js';
+import { ADMIN_TOKEN, generator, marketCreated } from './markets.js';
 
 const AFTER = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
 const BEFORE = process.env.BENCH_BEFORE;
@@ -46,18 +46,6 @@ const START = Date.parse('2026-11-01T00:00:00Z');
  * @typedef {{ build: string, trades: number, totals: number, notional: string, candlesWrong?: number }} Facts
  */
 const HOUR = 3_600_000;
-
-/** A small seeded generator, so every run sends the same shapes of data. */
-function generator(seed) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-}
 
 const random = generator(36);
 const wallets = Array.from({ length: 2_000 }, randomMint);

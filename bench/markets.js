@@ -27,8 +27,8 @@ const CATEGORIES = ['crypto', 'sports', 'politics', 'tech', 'economy'];
 /** @type {import('../dist/markets/ingest/events.js').MarketStatus[]} */
 const STATUSES = ['OPEN', 'OPEN', 'CLOSED', 'RESOLVING', 'FINALIZED', 'CANCELLED'];
 
-/** A small seeded generator, so every run loads the same shapes of data. */
-function generator(seed) {
+/** A small seeded generator (mulberry32), so every run loads the same shapes of data. */
+export function generator(seed) {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
