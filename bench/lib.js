@@ -229,11 +229,29 @@ export async function fundedAccount(db, { mode = 'sandbox', label, funds }) {
 }
 
 /**
+ * A market's `count` trades as a minute-spaced random walk bulk-loaded into market_trades, the
+ * newest at `end`, ids `<prefix>1` … (no totals, candles or positions: see buildCandles).
+ * @param {import('../dist/db/database.js').Queryable} db
+ * @param {string} marketId
+ * @param {string} prefix
+ * @param {number} end
+ * @param {number} count
+ */
+export async function loadMinuteWalk(db, marketId, prefix, end, count) {
+  await db.query(
+    `INSERT INTO market_trades (trade_id, market_id, outcome_index, price, shares, buyer, seller, at)
+     SELECT $4::text || g, $1, g % 2, 1000 + (hashint4(g) & 8191) % 8000, 1 + (hashint4(g + 7) & 1048575),
+            'So11111111111111111111111111111111111111112', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+            $2::timestamptz - make_interval(mins => g)
+       FROM generate_series(1, $3::int) AS g`,
+    [marketId, new Date(end).toISOString(), count, prefix],
+  );
+}
+
+/**
  * A bulk-loaded market's candles (market_candles) from its trades, by the aggregate of the
  * market-data migration's backfill (src/db/migrations/0030_market_data.sql): what ingestion's
  * candle upkeep would have written, trade by trade.
- */
-/**
  * @param {import('../dist/db/database.js').Queryable} db
  * @param {string} marketId
  */

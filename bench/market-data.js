@@ -15,7 +15,7 @@ import { PostgresDatabase } from '../dist/db/postgres.js';
 import { ingestText } from '../dist/markets/ingest/ingest.js';
 import { planHistory, readHistory } from '../dist/markets/series/history.js';
 import { readTrades, tradesPosition } from '../dist/markets/series/trades.js';
-import { buildCandles } from './lib.js';
+import { buildCandles, loadMinuteWalk } from './lib.js';
 
 const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/bench_md';
 const TRADES = Number(process.env.TRADES ?? 1_000_000);
@@ -52,14 +52,7 @@ if (have.n !== TRADES) {
     },
   };
   await ingestText(db, `${JSON.stringify(created)}\n`);
-  await db.query(
-    `INSERT INTO market_trades (trade_id, market_id, outcome_index, price, shares, buyer, seller, at)
-     SELECT 'bt-' || g, $1, g % 2, 1000 + (hashint4(g) & 8191) % 8000, 1 + (hashint4(g + 7) & 1048575),
-            'So11111111111111111111111111111111111111112', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
-            $2::timestamptz - make_interval(mins => g)
-       FROM generate_series(1, $3::int) AS g`,
-    [ID, new Date(END).toISOString(), TRADES],
-  );
+  await loadMinuteWalk(db, ID, 'bt-', END, TRADES);
   await buildCandles(db, ID);
   await db.query('ANALYZE market_trades');
   await db.query('ANALYZE market_candles');

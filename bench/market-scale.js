@@ -27,7 +27,7 @@ import { readList } from '../dist/markets/search/list.js';
 import { parseListQuery } from '../dist/markets/search/query.js';
 import { planHistory, readHistory } from '../dist/markets/series/history.js';
 import { readTrades, tradesPosition } from '../dist/markets/series/trades.js';
-import { buildCandles } from './lib.js';
+import { buildCandles, loadMinuteWalk } from './lib.js';
 import { marketCreated } from './markets.js';
 
 const EMBEDDED = process.env.EMBEDDED === '1';
@@ -82,14 +82,7 @@ if ((await count('SELECT count(*)::int AS n FROM market_trades')) !== TRADES) {
   const started = performance.now();
   await db.exec('DELETE FROM market_candles; DELETE FROM market_trade_totals; DELETE FROM market_trades');
   // The big market: a minute-spaced random walk, the newest at END.
-  await db.query(
-    `INSERT INTO market_trades (trade_id, market_id, outcome_index, price, shares, buyer, seller, at)
-     SELECT 'b-' || g, $1, g % 2, 1000 + (hashint4(g) & 8191) % 8000, 1 + (hashint4(g + 7) & 1048575),
-            'So11111111111111111111111111111111111111112', 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
-            $2::timestamptz - make_interval(mins => g)
-       FROM generate_series(1, $3::int) AS g`,
-    [BIG, new Date(END).toISOString(), BIG_TRADES],
-  );
+  await loadMinuteWalk(db, BIG, 'b-', END, BIG_TRADES);
   // The rest over every other market, spread over the last 30 days, in chunks of a million.
   const rest = TRADES - BIG_TRADES;
   for (let from = 1; from <= rest; from += 1_000_000) {
