@@ -145,35 +145,41 @@ interface CandleRow {
   trades: number;
 }
 
-/** The candles of a planned history: one indexed read of the stored candles, and the close before it. */
+/**
+ * The candles of a planned history: one statement (one round trip) reading the stored candles of
+ * the range by primary key, and the last close before it.
+ */
 export async function readHistory(db: Queryable, marketId: string, plan: HistoryPlan): Promise<CandleBody[]> {
   const width = STORED_WIDTH[plan.interval];
   const step = INTERVAL_MS[plan.interval];
   const from = new Date(plan.firstOpenMs).toISOString();
   const to = new Date(plan.endMs).toISOString();
-  const [rows, before] = await Promise.all([
+  const rows =
     width * 1000 === step
-      ? db.query<CandleRow>(sql.CANDLES_EXACT, [marketId, plan.outcome, width, from, to])
-      : db.query<CandleRow>(sql.CANDLES, [marketId, plan.outcome, width, from, to, step / 1000]),
-    db.query<{ close: number }>(sql.CLOSE_BEFORE, [marketId, plan.outcome, width, from]),
-  ]);
-  return fillBuckets(rows, before[0]?.close ?? null, plan.firstOpenMs, plan.endMs, step);
+      ? await db.query<CandleRow>(sql.CANDLES_EXACT, [marketId, plan.outcome, width, from, to])
+      : await db.query<CandleRow>(sql.CANDLES, [marketId, plan.outcome, width, from, to, step / 1000]);
+  return fillBuckets(rows, plan.firstOpenMs, plan.endMs, step);
 }
 
 /**
  * Every bucket opening in [firstOpenMs, endMs) from the first one with a price: a stored bucket as
- * it is, an empty one flat at the last close with volume "0".
+ * it is, an empty one flat at the last close with volume "0". A row opening before firstOpenMs is
+ * the close carried into the range (at most one).
  */
 export function fillBuckets(
   rows: readonly CandleRow[],
-  closeBefore: number | null,
   firstOpenMs: number,
   endMs: number,
   step: number,
 ): CandleBody[] {
-  const byTime = new Map(rows.map((r) => [Number(r.time_ms), r]));
+  const byTime = new Map<number, CandleRow>();
+  let last: number | null = null;
+  for (const r of rows) {
+    const time = Number(r.time_ms);
+    if (time < firstOpenMs) last = r.close;
+    else byTime.set(time, r);
+  }
   const candles: CandleBody[] = [];
-  let last = closeBefore;
   for (let t = firstOpenMs; t < endMs; t += step) {
     const row = byTime.get(t);
     const time = new Date(t).toISOString();
