@@ -3,7 +3,7 @@ import type { Queryable } from '../../db/database.js';
 import { AppError, type ValidationProblem } from '../../errors.js';
 import { MAX_DATA_POINTS, MAX_RANGE_HOURS, resolveRange } from '../../historical/index.js';
 import { timestampRules } from '../../http/schemas.js';
-import { parseIsoTimestamp } from '../../lib/time.js';
+import { isoUtc, parseIsoTimestamp } from '../../lib/time.js';
 import { CANDLE_INTERVALS, type CandleInterval, INTERVAL_MS } from '../../prices/index.js';
 import * as sql from './sql.js';
 
@@ -172,18 +172,27 @@ export function fillBuckets(
   endMs: number,
   step: number,
 ): CandleBody[] {
-  const byTime = new Map<number, CandleRow>();
+  // The range's rows oldest first (each branch of the statement reads in its index order; sorted
+  // here only if not), walked beside the buckets: no map, no lookup per bucket.
   let last: number | null = null;
+  const stored: CandleRow[] = [];
+  let ordered = true;
   for (const r of rows) {
-    const time = Number(r.time_ms);
-    if (time < firstOpenMs) last = r.close;
-    else byTime.set(time, r);
+    if (Number(r.time_ms) < firstOpenMs) last = r.close;
+    else {
+      const previous = stored.at(-1);
+      if (previous && Number(previous.time_ms) > Number(r.time_ms)) ordered = false;
+      stored.push(r);
+    }
   }
+  if (!ordered) stored.sort((a, b) => Number(a.time_ms) - Number(b.time_ms));
   const candles: CandleBody[] = [];
+  let next = 0;
   for (let t = firstOpenMs; t < endMs; t += step) {
-    const row = byTime.get(t);
-    const time = new Date(t).toISOString();
-    if (row) {
+    while (next < stored.length && Number(stored[next]?.time_ms) < t) next++;
+    const row = stored[next];
+    const time = isoUtc(t);
+    if (row && Number(row.time_ms) === t) {
       candles.push({
         time,
         open: row.open,
