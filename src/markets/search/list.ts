@@ -75,16 +75,15 @@ async function builtPage(
     return (await db.query<{ total: number }>(statement.text, statement.params))[0]?.total ?? 0;
   };
   const total = (load: () => Promise<number>) => (totals ? totals.get(plan.filterPrint, load) : load());
-  let rows: ListRow[] | undefined;
+  let rows: ListRow[];
   let counted: number;
   if (ranksEveryMatch(plan)) {
-    // The page reads every match for its keys: when the total is not known, it counts them in the
-    // same pass (a page past the end has no row to carry the count: then the count statement).
-    counted = await total(async () => {
-      rows = await read(true);
-      return rows[0]?.total ?? (await count());
-    });
-    rows ??= await read(false);
+    // The page reads every match for its keys and counts them in the same pass (a page past the end
+    // has no row to carry the count: then the kept or counted total). The window also keeps the
+    // statement serial: without it PostgreSQL ran a one-word search with two parallel workers,
+    // slower at 5 connections on 2 cores (docs/performance.md#market-data-at-scale).
+    rows = await read(true);
+    counted = rows[0]?.total ?? (await total(count));
   } else {
     // The page walks an index from its cursor; the count reads every match: side by side.
     [rows, counted] = await Promise.all([read(false), total(count)]);

@@ -172,8 +172,14 @@ export function pageStatement(plan: ListPlan, now: Date, withTotal = false): Bui
   const limit = p.add(plan.pageSize + 1);
   const offset = p.add(plan.page === null ? 0 : (plan.page - 1) * plan.pageSize);
   const order = (t: string) => `${t}.k ${desc ? 'DESC' : 'ASC'}, ${t}.id ${idDesc ? 'DESC' : 'ASC'}`;
+  const matches = `SELECT ${key.id} AS id, ${key.expr} AS k FROM ${key.from} WHERE ${where}`;
   // The count is a window over every match, before the keyset bound and the limit (a bound on a
-  // window's output is not pushed below it: the plans that count walk every match anyway).
+  // window's output is not pushed below it: the plans that count walk every match anyway). OFFSET 0
+  // keeps the matches a subquery, so the window stores each match's (id, key) and not the row the
+  // key was computed from (with the search vector: 12,500 matches spilled to disk at 100,000 markets).
+  const rows = withTotal
+    ? `(SELECT z.id, z.k, count(*) OVER ()::int AS total FROM (${matches} OFFSET 0) z)`
+    : `(${matches})`;
   const text = `
     SELECT m.id, m.slug, m.title, m.description, m.category, m.status, m.resolution_type, m.sandbox,
            extract(epoch FROM m.created_at)::float8 * 1000 AS created_ms,
@@ -182,9 +188,7 @@ export function pageStatement(plan: ListPlan, now: Date, withTotal = false): Bui
            ARRAY(SELECT label FROM market_outcomes o WHERE o.market_id = m.id ORDER BY o.outcome_index)
              AS outcome_labels
       FROM (SELECT y.id, y.k${withTotal ? ', y.total' : ''}
-              FROM (SELECT ${key.id} AS id, ${key.expr} AS k${withTotal ? ', count(*) OVER ()::int AS total' : ''}
-                      FROM ${key.from}
-                     WHERE ${where}) y
+              FROM ${rows} y
              ${keyset}
              ORDER BY ${order('y')}
              LIMIT ${limit} OFFSET ${offset}) x
