@@ -5,7 +5,7 @@ import * as sql from '../read/sql.js';
 import type { MarketListBody } from '../schemas.js';
 import { encodeCursor } from './cursor.js';
 import type { ListPlan } from './query.js';
-import { countStatement, pageStatement } from './sql.js';
+import { countStatement, pageStatement, ranksEveryMatch } from './sql.js';
 import { lamportsUsd, pageStats } from './stats.js';
 
 interface ListRow {
@@ -29,6 +29,15 @@ export interface ListDeps {
   now: Date;
   /** The SOL price in USD of a mode, null when there is none now. */
   solUsd(mode: AccountMode): Promise<number | null>;
+  /**
+   * The `total` per filter set, kept until the list changes (a ListCache: docs/markets.md#total);
+   * absent: every page counts its matches.
+   */
+  totals?: TotalCache | undefined;
+}
+
+export interface TotalCache {
+  get(key: string, load: () => Promise<number>): Promise<number>;
 }
 
 /** The spec's list (no new parameter): today's statements, one per combination of filters. */
@@ -56,15 +65,32 @@ async function builtPage(
   deps: ListDeps,
   plan: ListPlan,
 ): Promise<{ rows: ListRow[]; total: number; more: boolean }> {
-  const page = pageStatement(plan, deps.now);
-  const count = countStatement(plan);
-  const [rows, totals] = await Promise.all([
-    deps.db.query<ListRow>(page.text, page.params),
-    deps.db.query<{ total: number }>(count.text, count.params),
-  ]);
+  const { db, now, totals } = deps;
+  const read = (withTotal: boolean) => {
+    const page = pageStatement(plan, now, withTotal);
+    return db.query<ListRow>(page.text, page.params);
+  };
+  const count = async () => {
+    const statement = countStatement(plan);
+    return (await db.query<{ total: number }>(statement.text, statement.params))[0]?.total ?? 0;
+  };
+  const total = (load: () => Promise<number>) => (totals ? totals.get(plan.filterPrint, load) : load());
+  let rows: ListRow[];
+  let counted: number;
+  if (ranksEveryMatch(plan)) {
+    // The page reads every match for its keys and counts them in the same pass (a page past the end
+    // has no row to carry the count: then the kept or counted total). The window also keeps the
+    // statement serial: without it PostgreSQL ran a one-word search with two parallel workers,
+    // slower at 5 connections on 2 cores (docs/performance.md#market-data-at-scale).
+    rows = await read(true);
+    counted = rows[0]?.total ?? (await total(count));
+  } else {
+    // The page walks an index from its cursor; the count reads every match: side by side.
+    [rows, counted] = await Promise.all([read(false), total(count)]);
+  }
   return {
     rows: rows.slice(0, plan.pageSize),
-    total: totals[0]?.total ?? 0,
+    total: counted,
     more: rows.length > plan.pageSize,
   };
 }
