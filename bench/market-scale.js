@@ -184,7 +184,7 @@ let created100;
 for (let i = 0; i < 100; i++)
   created100 = (await list({ sort: 'createdAt', cursor: created100 })).nextCursor ?? created100;
 await both('sort=createdAt, page 101 of 50 by cursor', { sort: 'createdAt', cursor: created100 });
-await measure('the spec list, page 3 of 50 (no new parameter)', () => list({ page: 3 }));
+await both('the spec list, page 3 of 50 (no new parameter)', { page: 3 });
 // 1,000 minutes: the longest 1m range the 1,000-point limit allows (a full day is 1,440 points).
 const day = planHistory(
   {

@@ -77,6 +77,8 @@ describe('GET /markets total', () => {
     await silentStatus('total-0', 'CANCELLED');
     expect(await totalOf(OPEN_BY_CLOSE)).toBe(6);
     expect(await totalOf('status=OPEN&sort=volume&order=asc')).toBe(6);
+    // The spec's plain list (no new parameter) with the same filters shares the kept count.
+    expect(await totalOf('status=OPEN')).toBe(6);
     await silentStatus('total-0', 'OPEN');
 
     await ingestText(
@@ -84,7 +86,9 @@ describe('GET /markets total', () => {
       ndjson([event('market.status', iso(NOW - 500), { marketId: 'total-1', status: 'CLOSED' })]),
     );
     expect(await totalOf(OPEN_BY_CLOSE)).toBe(5);
+    expect(await totalOf('status=OPEN')).toBe(5);
     expect(await totalOf('status=CLOSED&sort=closesAt')).toBe(1);
+    expect(await totalOf('status=CLOSED')).toBe(1);
 
     await ingestText(
       ctx.database.db,

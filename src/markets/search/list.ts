@@ -40,23 +40,32 @@ export interface TotalCache {
   get(key: string, load: () => Promise<number>): Promise<number>;
 }
 
-/** The spec's list (no new parameter): today's statements, one per combination of filters. */
+/**
+ * The spec's list (no new parameter): today's statements, one per combination of filters, each
+ * counting the matches with its page — or, when the total is kept, the same page without the count.
+ */
 async function plainPage(
-  db: Queryable,
+  deps: ListDeps,
   plan: ListPlan,
 ): Promise<{ rows: ListRow[]; total: number; more: boolean }> {
   const { status, category, pageSize } = plan;
   const page = plan.page ?? 1;
   const paging = [pageSize, (page - 1) * pageSize];
-  const rows =
+  const read = (set: typeof sql.LIST) =>
     status !== undefined && category !== undefined
-      ? await db.query<ListRow>(sql.LIST.statusAndCategory, [...paging, status, category])
+      ? deps.db.query<ListRow>(set.statusAndCategory, [...paging, status, category])
       : status !== undefined
-        ? await db.query<ListRow>(sql.LIST.status, [...paging, status])
+        ? deps.db.query<ListRow>(set.status, [...paging, status])
         : category !== undefined
-          ? await db.query<ListRow>(sql.LIST.category, [...paging, category])
-          : await db.query<ListRow>(sql.LIST.all, paging);
-  const total = rows[0]?.total ?? 0;
+          ? deps.db.query<ListRow>(set.category, [...paging, category])
+          : deps.db.query<ListRow>(set.all, paging);
+  let rows: ListRow[] | undefined;
+  const counted = async () => {
+    rows = await read(sql.LIST);
+    return rows[0]?.total ?? 0;
+  };
+  const total = deps.totals ? await deps.totals.get(plan.filterPrint, counted) : await counted();
+  rows ??= await read(sql.LIST_PAGE);
   const listed = rows.filter((r) => r.id !== null);
   return { rows: listed, total, more: total > (page - 1) * pageSize + listed.length };
 }
@@ -97,7 +106,7 @@ async function builtPage(
 
 /** One page of the list as the plan asks, with the items' statistics and the next page's cursor. */
 export async function readList(deps: ListDeps, plan: ListPlan): Promise<MarketListBody> {
-  const { rows, total, more } = plan.plain ? await plainPage(deps.db, plan) : await builtPage(deps, plan);
+  const { rows, total, more } = plan.plain ? await plainPage(deps, plan) : await builtPage(deps, plan);
   const stats = await pageStats(
     deps.db,
     rows.map((r) => ({ id: r.id as string, outcomeCount: r.outcome_labels.length })),
