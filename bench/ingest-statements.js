@@ -7,6 +7,9 @@
 // after the first, the market stream's writer (recordMarketChanges) for the same trades. Medians of
 // the wall time of each statement on one connection (the service's round trip included).
 //
+// BENCH_OTHER=<a built checkout> adds, in the same turns, that checkout's INSERT_TRADES (before and
+// after a change of the statement, side by side on the same database).
+//
 //   BENCH_INGEST_DB=postgres://postgres@127.0.0.1:5432/sibyl_ingest_…_after node bench/ingest-statements.js
 import { PostgresDatabase } from '../dist/db/postgres.js';
 import { INSERT_TRADES } from '../dist/markets/ingest/ingest-sql.js';
@@ -53,7 +56,7 @@ const params = [
   trades.map((t) => t.at),
 ];
 const withoutCandles = INSERT_TRADES.text.replace(
-  /\), candles AS \([\s\S]*?\), totals AS \(/,
+  /\), (minutes|candles) AS \([\s\S]*?\), totals AS \(/,
   '), totals AS (',
 );
 if (withoutCandles === INSERT_TRADES.text) throw new Error('the candles part of INSERT_TRADES was not found');
@@ -66,6 +69,13 @@ const variants = [
     drop: 'DROP INDEX market_trades_at',
   },
 ];
+if (process.env.BENCH_OTHER) {
+  const other = await import(`${process.env.BENCH_OTHER}/dist/markets/ingest/ingest-sql.js`);
+  variants.splice(1, 0, {
+    name: `INSERT_TRADES of ${process.env.BENCH_OTHER}`,
+    sql: { name: 'stmt_other', text: other.INSERT_TRADES.text },
+  });
+}
 const STREAM = 'recordMarketChanges (the market stream) for the same trades';
 /** @type {Map<string, number[]>} */
 const times = new Map(variants.map((v) => [v.name, []]));

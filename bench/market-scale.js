@@ -4,7 +4,11 @@
 // p50/p99 of the list's search (one and two words), of a page deep in the `volume` order by cursor,
 // of a market's history (a day at 1m, a year at 1d) and of its trades, each read through the routes'
 // own functions (readList, readHistory, readTrades) — the database work and the Node.js code behind
-// the route, without HTTP — CONNECTIONS at a time.
+// the route, without HTTP — CONNECTIONS at a time. Each list read twice: "cold", the first read of
+// its filter set (the page and its count: what a new search or a first page costs), and "total
+// kept", a page the route's page cache does not hold (another page or cursor of the same filters)
+// with the count kept by the route's total cache (docs/markets.md#total) — and once "route, page
+// cached": the same page again, as the route's list cache serves it.
 //
 //   npm run build && BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_scale node bench/market-scale.js
 //   MARKETS=10000 TRADES=1000000 BIG_TRADES=100000 EMBEDDED=1 node bench/market-scale.js   # PGlite
@@ -22,7 +26,10 @@ import { join } from 'node:path';
 import { migrate } from '../dist/db/migrate.js';
 import { PgliteDatabase } from '../dist/db/pglite.js';
 import { PostgresDatabase } from '../dist/db/postgres.js';
+import { systemClock } from '../dist/lib/clock.js';
+import { silentLog } from '../dist/logger.js';
 import { ingestText } from '../dist/markets/ingest/ingest.js';
+import { ListCache } from '../dist/markets/read/list-cache.js';
 import { readList } from '../dist/markets/search/list.js';
 import { parseListQuery } from '../dist/markets/search/query.js';
 import { planHistory, readHistory } from '../dist/markets/series/history.js';
@@ -137,26 +144,47 @@ async function measure(name, fn) {
 const now = new Date(END);
 const deps = { db, now, solUsd: async () => 150 };
 const list = (query) => readList(deps, parseListQuery(query));
+// The route's caches (src/markets/wiring.ts): pages by query and page or cursor, totals by filter set.
+const caches = { db, clock: systemClock, log: silentLog, enabled: true };
+const totals = new ListCache(caches);
+const pages = new ListCache(caches);
+const kept = (query) => readList({ ...deps, totals }, parseListQuery(query));
+const routed = (query) => {
+  const plan = parseListQuery(query);
+  const key = `${plan.fingerprint}\u0000${plan.page ?? ''}\u0000${plan.after ? `${plan.after.key}\u0000${plan.after.id}` : ''}\u0000${plan.pageSize}`;
+  return pages.get(key, () => readList({ ...deps, totals }, plan));
+};
+// Until a cache is listening every read goes to the database: start both and wait for them.
+for (let i = 0; i < 50 && (totals.size === 0 || pages.size === 0); i++) {
+  await totals.get('warm', async () => 0);
+  await pages.get('warm', async () => 0);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+}
+if (totals.size === 0 || pages.size === 0) throw new Error('the list caches never started listening');
+/** Cold (counts), then with the total kept (the page read). */
+async function both(name, query) {
+  await measure(`${name}, cold`, () => list(query));
+  await measure(`${name}, total kept`, () => kept(query));
+}
 
 console.log(
   `${MARKETS} markets, ${TRADES} trades (${BIG_TRADES} in one market); ${CONNECTIONS} at a time, ${RUNS} calls each; ${EMBEDDED ? 'embedded PGlite' : 'PostgreSQL'}`,
 );
 const hits1 = (await list({ q: 'bitcoin' })).total;
 const hits2 = (await list({ q: 'bitcoin above' })).total;
-await measure(`search q=bitcoin (${hits1} matches), relevance`, () => list({ q: 'bitcoin' }));
-await measure(`search q="bitcoin above" (${hits2} matches), relevance`, () => list({ q: 'bitcoin above' }));
-await measure('search q="sol" (prefix of the last word)', () => list({ q: 'sol' }));
+await both(`search q=bitcoin (${hits1} matches), relevance`, { q: 'bitcoin' });
+await measure('search q=bitcoin, route, page cached', () => routed({ q: 'bitcoin' }));
+await both(`search q="bitcoin above" (${hits2} matches), relevance`, { q: 'bitcoin above' });
+await both('search q="sol" (prefix of the last word)', { q: 'sol' });
 // A cursor 100 pages of 50 deep in the volume order (5,000 markets in).
 let cursor;
 for (let i = 0; i < 100; i++) cursor = (await list({ sort: 'volume', cursor })).nextCursor ?? cursor;
-await measure('sort=volume, page 101 of 50 by cursor', () => list({ sort: 'volume', cursor }));
+await both('sort=volume, page 101 of 50 by cursor', { sort: 'volume', cursor });
 let created100;
 for (let i = 0; i < 100; i++)
   created100 = (await list({ sort: 'createdAt', cursor: created100 })).nextCursor ?? created100;
-await measure('sort=createdAt, page 101 of 50 by cursor', () =>
-  list({ sort: 'createdAt', cursor: created100 }),
-);
-await measure('the spec list, page 3 of 50 (no new parameter)', () => list({ page: 3 }));
+await both('sort=createdAt, page 101 of 50 by cursor', { sort: 'createdAt', cursor: created100 });
+await both('the spec list, page 3 of 50 (no new parameter)', { page: 3 });
 // 1,000 minutes: the longest 1m range the 1,000-point limit allows (a full day is 1,440 points).
 const day = planHistory(
   {
@@ -179,4 +207,6 @@ await measure(`history of ${BIG}, a year at 1d`, () => readHistory(db, BIG, year
 await measure('trades, first page of 100', () =>
   readTrades(db, BIG, { limit: 100 }, tradesPosition(BIG, {}), 150),
 );
+await totals.close();
+await pages.close();
 await db.close();

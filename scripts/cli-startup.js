@@ -1,7 +1,8 @@
 // What an operator command costs before it answers: the project's modules it loads (dist/), the
 // packages it loads, and its CPU time (user + system). Measured after `npm run build`:
 //   node scripts/cli-startup.js [runs] -- accounts list
-// on a scratch embedded database (SIBYL_DATA_DIR in a temporary directory, migrated first).
+// on a scratch embedded database (SIBYL_DATA_DIR in a temporary directory, migrated first). For a
+// command whose implementation is `<room>/cli.js`, also the modules loaded before it.
 // docs/architecture.md#light-commands records the figures.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -54,6 +55,10 @@ try {
   const median = cpu[Math.floor(cpu.length / 2)];
   console.log(`sibyl ${command.join(' ')}`);
   console.log(`  project modules loaded: ${counted.project.length}`);
+  // The modules loaded in order: those before the command's own implementation (`<room>/cli.js`,
+  // loaded by its descriptor's `run`) are what every command pays to start.
+  const own = counted.project.indexOf(`${command[0]}/cli.js`);
+  if (own !== -1) console.log(`  of which before the command runs (${command[0]}/cli.js): ${own}`);
   console.log(`  packages loaded: ${counted.packages.size} (${[...counted.packages].sort().join(', ')})`);
   console.log(
     `  CPU (user+system), median of ${runs}: ${median.toFixed(0)} ms (${cpu.map((ms) => ms.toFixed(0)).join(', ')})`,

@@ -34,6 +34,9 @@ const FRAGMENTS = fragments();
  */
 const Env = Type.Object(envOf({ core: coreSettings, ...FRAGMENTS }));
 
+/** The name of every setting (environment variable) the service reads. */
+export const SETTING_NAMES: readonly string[] = Object.keys(Env.properties);
+
 function envOf(all: SettingsFragments): TProperties {
   const env: TProperties = {};
   for (const fragment of Object.values(all)) Object.assign(env, fragment.env);

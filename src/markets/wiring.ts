@@ -36,6 +36,7 @@ export function createMarketService(deps: {
     log,
     enabled: settings.listCache,
   });
+  const totals = new ListCache<number>({ db, clock, log, enabled: settings.listCache });
   return {
     markets: new MarketService({
       db,
@@ -44,10 +45,12 @@ export function createMarketService(deps: {
       bookDepth: settings.bookDepth,
       shared,
       list,
+      totals,
     }),
     async close() {
       await shared?.close();
       await list.close();
+      await totals.close();
     },
   };
 }

@@ -78,10 +78,10 @@ export async function recordMarketChanges(tx: Queryable, changes: MarketChanges)
   const [taken] = await tx.query<{ last: string }>(sql.TAKE_IDS, [pending.length]);
   const first = BigInt(taken?.last ?? '0') - BigInt(pending.length) + 1n;
   await tx.query(sql.INSERT, [
-    pending.map((_, i) => (first + BigInt(i)).toString()),
+    first.toString(),
     pending.map((p) => p.marketId),
     pending.map((p) => p.kind),
-    pending.map((p) => p.data),
+    `[${pending.map((p) => p.data).join(',')}]`,
   ]);
   await tx.query(sql.NOTIFY);
 }

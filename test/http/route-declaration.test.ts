@@ -50,6 +50,18 @@ describe('defineRoute refuses a misdeclared route', () => {
     );
   });
 
+  it('a query schema that admits unknown parameters, which would let a misspelt one through', () => {
+    expect(declare({ method: 'GET', querystring: Type.Object({ q: Type.String() }) as never })).toThrow(
+      'testDeclared: its query schema must set additionalProperties: false',
+    );
+    expect(
+      declare({
+        method: 'GET',
+        querystring: Type.Object({ q: Type.String() }, { additionalProperties: false }) as never,
+      }),
+    ).not.toThrow();
+  });
+
   it('and defines every well-declared combination', () => {
     for (const overrides of [
       {},

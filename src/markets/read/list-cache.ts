@@ -32,8 +32,8 @@ interface Entry<V> {
 }
 
 /**
- * Market list pages by filter and page, shared by every caller of this instance, kept until the
- * list changes (docs/markets.md, "List"). Every change to a listed column notifies `markets_listed`
+ * Market list pages by filter and page (and the list's totals by filter set, docs/markets.md#total),
+ * shared by every caller of this instance, kept until the list changes (docs/markets.md#cache). Every change to a listed column notifies `markets_listed`
  * at its commit, whatever process makes it; the notification clears the cache. A page read before a
  * change and finished after it is not kept; concurrent misses of one page share one query. Until
  * this instance is listening (and whenever listening failed) every request reads the database.

@@ -68,6 +68,8 @@ export class MarketService {
       shared?: SharedDetailStore<MarketDetailBody> | undefined;
       /** List pages kept until the list changes; absent: every list request reads the database. */
       list?: ListCache<MarketListBody> | undefined;
+      /** The list's `total` per filter set, kept until the list changes; absent: counted per page. */
+      totals?: ListCache<number> | undefined;
     },
   ) {
     this.cache = new DetailCache(
@@ -168,6 +170,7 @@ export class MarketService {
         db: this.deps.db,
         now: this.deps.clock.now(),
         solUsd: (mode) => this.solUsd(mode),
+        totals: this.deps.totals,
       },
       plan,
     );

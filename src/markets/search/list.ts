@@ -5,7 +5,7 @@ import * as sql from '../read/sql.js';
 import type { MarketListBody } from '../schemas.js';
 import { encodeCursor } from './cursor.js';
 import type { ListPlan } from './query.js';
-import { countStatement, pageStatement } from './sql.js';
+import { countStatement, pageStatement, ranksEveryMatch } from './sql.js';
 import { lamportsUsd, pageStats } from './stats.js';
 
 interface ListRow {
@@ -29,25 +29,43 @@ export interface ListDeps {
   now: Date;
   /** The SOL price in USD of a mode, null when there is none now. */
   solUsd(mode: AccountMode): Promise<number | null>;
+  /**
+   * The `total` per filter set, kept until the list changes (a ListCache: docs/markets.md#total);
+   * absent: every page counts its matches.
+   */
+  totals?: TotalCache | undefined;
 }
 
-/** The spec's list (no new parameter): today's statements, one per combination of filters. */
+export interface TotalCache {
+  get(key: string, load: () => Promise<number>): Promise<number>;
+}
+
+/**
+ * The spec's list (no new parameter): today's statements, one per combination of filters, each
+ * counting the matches with its page — or, when the total is kept, the same page without the count.
+ */
 async function plainPage(
-  db: Queryable,
+  deps: ListDeps,
   plan: ListPlan,
 ): Promise<{ rows: ListRow[]; total: number; more: boolean }> {
   const { status, category, pageSize } = plan;
   const page = plan.page ?? 1;
   const paging = [pageSize, (page - 1) * pageSize];
-  const rows =
+  const read = (set: typeof sql.LIST) =>
     status !== undefined && category !== undefined
-      ? await db.query<ListRow>(sql.LIST.statusAndCategory, [...paging, status, category])
+      ? deps.db.query<ListRow>(set.statusAndCategory, [...paging, status, category])
       : status !== undefined
-        ? await db.query<ListRow>(sql.LIST.status, [...paging, status])
+        ? deps.db.query<ListRow>(set.status, [...paging, status])
         : category !== undefined
-          ? await db.query<ListRow>(sql.LIST.category, [...paging, category])
-          : await db.query<ListRow>(sql.LIST.all, paging);
-  const total = rows[0]?.total ?? 0;
+          ? deps.db.query<ListRow>(set.category, [...paging, category])
+          : deps.db.query<ListRow>(set.all, paging);
+  let rows: ListRow[] | undefined;
+  const counted = async () => {
+    rows = await read(sql.LIST);
+    return rows[0]?.total ?? 0;
+  };
+  const total = deps.totals ? await deps.totals.get(plan.filterPrint, counted) : await counted();
+  rows ??= await read(sql.LIST_PAGE);
   const listed = rows.filter((r) => r.id !== null);
   return { rows: listed, total, more: total > (page - 1) * pageSize + listed.length };
 }
@@ -56,22 +74,39 @@ async function builtPage(
   deps: ListDeps,
   plan: ListPlan,
 ): Promise<{ rows: ListRow[]; total: number; more: boolean }> {
-  const page = pageStatement(plan, deps.now);
-  const count = countStatement(plan);
-  const [rows, totals] = await Promise.all([
-    deps.db.query<ListRow>(page.text, page.params),
-    deps.db.query<{ total: number }>(count.text, count.params),
-  ]);
+  const { db, now, totals } = deps;
+  const read = (withTotal: boolean) => {
+    const page = pageStatement(plan, now, withTotal);
+    return db.query<ListRow>(page.text, page.params);
+  };
+  const count = async () => {
+    const statement = countStatement(plan);
+    return (await db.query<{ total: number }>(statement.text, statement.params))[0]?.total ?? 0;
+  };
+  const total = (load: () => Promise<number>) => (totals ? totals.get(plan.filterPrint, load) : load());
+  let rows: ListRow[];
+  let counted: number;
+  if (ranksEveryMatch(plan)) {
+    // The page reads every match for its keys and counts them in the same pass (a page past the end
+    // has no row to carry the count: then the kept or counted total). The window also keeps the
+    // statement serial: without it PostgreSQL ran a one-word search with two parallel workers,
+    // slower at 5 connections on 2 cores (docs/performance.md#market-data-at-scale).
+    rows = await read(true);
+    counted = rows[0]?.total ?? (await total(count));
+  } else {
+    // The page walks an index from its cursor; the count reads every match: side by side.
+    [rows, counted] = await Promise.all([read(false), total(count)]);
+  }
   return {
     rows: rows.slice(0, plan.pageSize),
-    total: totals[0]?.total ?? 0,
+    total: counted,
     more: rows.length > plan.pageSize,
   };
 }
 
 /** One page of the list as the plan asks, with the items' statistics and the next page's cursor. */
 export async function readList(deps: ListDeps, plan: ListPlan): Promise<MarketListBody> {
-  const { rows, total, more } = plan.plain ? await plainPage(deps.db, plan) : await builtPage(deps, plan);
+  const { rows, total, more } = plan.plain ? await plainPage(deps, plan) : await builtPage(deps, plan);
   const stats = await pageStats(
     deps.db,
     rows.map((r) => ({ id: r.id as string, outcomeCount: r.outcome_labels.length })),

@@ -145,6 +145,11 @@ export interface ListPlan {
   page: number | null;
   after: Position | null;
   fingerprint: string;
+  /**
+   * The fingerprint of the filters alone (status, category, the search's words, resolutionType,
+   * creator, closesAfter, closesBefore): what `total` depends on, whatever the sort, order or page.
+   */
+  filterPrint: string;
   /** Whether the request is the spec's list exactly (no new parameter): today's statements answer it. */
   plain: boolean;
 }
@@ -204,16 +209,22 @@ export function parseListQuery(query: ListQueryInput): ListPlan {
   if (problems.length > 0) throw validationError(problems);
 
   const order = query.order ?? DEFAULT_ORDER[sort];
-  const print = fingerprint([
-    'markets',
+  const filters = [
     query.status,
     query.category,
     search ? search.words.join(' ') : undefined,
-    search?.text.toLowerCase(),
     query.resolutionType,
     query.creator,
     closesAfter?.getTime(),
     closesBefore?.getTime(),
+  ] as const;
+  // The cursor's fingerprint keeps its parts and their order as they were: cursors already handed
+  // out stay valid.
+  const print = fingerprint([
+    'markets',
+    ...filters.slice(0, 3),
+    search?.text.toLowerCase(),
+    ...filters.slice(3),
     sort,
     order,
   ]);
@@ -241,6 +252,7 @@ export function parseListQuery(query: ListQueryInput): ListPlan {
     page: after ? null : (query.page ?? 1),
     after,
     fingerprint: print,
+    filterPrint: fingerprint(['markets-total', ...filters]),
     plain,
   };
 }

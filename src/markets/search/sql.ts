@@ -131,10 +131,26 @@ export function countStatement(plan: ListPlan): Built {
 }
 
 /**
- * One page of the plan, one row more than the page size (to know whether another page follows),
- * each with its sort key as cursor text (`sort_key`).
+ * Whether a page of the plan computes the sort key of every match before it keeps one page (a search
+ * by relevance, and the keys no index holds): such a page can count the matches in the same pass.
  */
-export function pageStatement(plan: ListPlan, now: Date): Built {
+export function ranksEveryMatch(plan: ListPlan): boolean {
+  return (
+    plan.sort === 'volume24h' ||
+    plan.sort === 'liquidity' ||
+    plan.sort === 'bettors' ||
+    (plan.sort === 'relevance' && plan.search !== undefined)
+  );
+}
+
+/**
+ * One page of the plan, one row more than the page size (to know whether another page follows),
+ * each with its sort key as cursor text (`sort_key`). The order and the limit take the (key, id) of
+ * the matches alone; the page's columns are read for the rows kept, by primary key. With `withTotal`
+ * each row also carries the number of matches (`total`), counted in the same pass as the keys (for
+ * the plans of `ranksEveryMatch`, which read every match anyway).
+ */
+export function pageStatement(plan: ListPlan, now: Date, withTotal = false): Built {
   const p = new Params();
   const key = sortSql(plan, p, now);
   const where = filters(plan, p);
@@ -149,25 +165,34 @@ export function pageStatement(plan: ListPlan, now: Date): Built {
     // start of its walk. createdAt's mixed order: the key bounds the walk, the id breaks its tie.
     keyset =
       idDesc === desc
-        ? `WHERE (x.k, x.id) ${desc ? '<' : '>'} (${k}, ${id})`
-        : `WHERE x.k ${desc ? '<=' : '>='} ${k}
-             AND (x.k ${desc ? '<' : '>'} ${k} OR x.id ${idDesc ? '<' : '>'} ${id})`;
+        ? `WHERE (y.k, y.id) ${desc ? '<' : '>'} (${k}, ${id})`
+        : `WHERE y.k ${desc ? '<=' : '>='} ${k}
+             AND (y.k ${desc ? '<' : '>'} ${k} OR y.id ${idDesc ? '<' : '>'} ${id})`;
   }
   const limit = p.add(plan.pageSize + 1);
   const offset = p.add(plan.page === null ? 0 : (plan.page - 1) * plan.pageSize);
+  const order = (t: string) => `${t}.k ${desc ? 'DESC' : 'ASC'}, ${t}.id ${idDesc ? 'DESC' : 'ASC'}`;
+  const matches = `SELECT ${key.id} AS id, ${key.expr} AS k FROM ${key.from} WHERE ${where}`;
+  // The count is a window over every match, before the keyset bound and the limit (a bound on a
+  // window's output is not pushed below it: the plans that count walk every match anyway). OFFSET 0
+  // keeps the matches a subquery, so the window stores each match's (id, key) and not the row the
+  // key was computed from (with the search vector: 12,500 matches spilled to disk at 100,000 markets).
+  const rows = withTotal
+    ? `(SELECT z.id, z.k, count(*) OVER ()::int AS total FROM (${matches} OFFSET 0) z)`
+    : `(${matches})`;
   const text = `
-    SELECT x.id, x.slug, x.title, x.description, x.category, x.status, x.resolution_type, x.sandbox,
-           x.created_ms, x.closes_ms, ${key.text('x.k')} AS sort_key,
-           ARRAY(SELECT label FROM market_outcomes o WHERE o.market_id = x.id ORDER BY o.outcome_index)
+    SELECT m.id, m.slug, m.title, m.description, m.category, m.status, m.resolution_type, m.sandbox,
+           extract(epoch FROM m.created_at)::float8 * 1000 AS created_ms,
+           extract(epoch FROM m.closes_at)::float8 * 1000 AS closes_ms,
+           ${key.text('x.k')} AS sort_key,${withTotal ? ' x.total,' : ''}
+           ARRAY(SELECT label FROM market_outcomes o WHERE o.market_id = m.id ORDER BY o.outcome_index)
              AS outcome_labels
-      FROM (SELECT ${key.id} AS id, m.slug, m.title, m.description, m.category, m.status, m.resolution_type, m.sandbox,
-                   extract(epoch FROM m.created_at)::float8 * 1000 AS created_ms,
-                   extract(epoch FROM m.closes_at)::float8 * 1000 AS closes_ms,
-                   ${key.expr} AS k
-              FROM ${key.from}
-             WHERE ${where}) x
-     ${keyset}
-     ORDER BY x.k ${desc ? 'DESC' : 'ASC'}, x.id ${idDesc ? 'DESC' : 'ASC'}
-     LIMIT ${limit} OFFSET ${offset}`;
+      FROM (SELECT y.id, y.k${withTotal ? ', y.total' : ''}
+              FROM ${rows} y
+             ${keyset}
+             ORDER BY ${order('y')}
+             LIMIT ${limit} OFFSET ${offset}) x
+      JOIN markets m ON m.id = x.id
+     ORDER BY ${order('x')}`;
   return { text, params: p.values };
 }
