@@ -187,6 +187,35 @@ describe('the markets page', () => {
     await late('start', Date.parse(early.time), 9876);
     await expect.poll(() => chart.getAttribute('data-closes')).toBe(await closes());
     expect(await chart.getAttribute('data-points')).toBe(String((await candles()).length));
+
+    // Into the chart's last bucket, before the trade that closes it (the live one of the test
+    // before), on a page that has just read the history, so it does not know when that close was:
+    // arriving last does not make it the close.
+    await openPage(page, 'Home');
+    await openPage(page, 'Markets');
+    await page.getByRole('button', { name: market.title, exact: true }).first().click();
+    const view = page
+      .locator('section.card')
+      .filter({ has: page.getByRole('heading', { name: market.title }) });
+    await view.getByText(/^live, 0\.002 USD a minute/).waitFor();
+    const reread = await closes();
+    await expect.poll(() => chart.getAttribute('data-closes')).toBe(reread);
+    const last = (await candles()).at(-1) as { time: string; close: number; trades: number };
+    expect(last.trades).toBeGreaterThan(0);
+    const tradesBefore = (await api(`/markets/${market.id}/trades?limit=1`)).trades as { tradeId: string }[];
+    await late('last', Date.parse(last.time), 1111);
+    const lateId = (
+      (await api(`/markets/${market.id}/trades?outcome=0&limit=100`)).trades as { tradeId: string }[]
+    )
+      .map((t) => t.tradeId)
+      .find((id) => id.startsWith('browser-late-last-'));
+    expect(lateId).toBeDefined();
+    expect(tradesBefore[0]?.tradeId).not.toBe(lateId);
+    // The page has the trade (its row), and its chart still closes the bucket as the route does.
+    await view.locator(`tr[data-trade="${lateId}"]`).waitFor();
+    expect((await candles()).at(-1)?.close).toBe(last.close);
+    await expect.poll(() => chart.getAttribute('data-closes')).toBe(reread);
+    await expect.poll(() => chart.getAttribute('data-last')).toBe(String(last.close / 10_000));
   });
 
   it('says why its market stream is refused: the status, the code and the limit named (429 perKey)', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseIsoTimestamp } from '../../src/lib/time.js';
+import { isoUtc, parseIsoTimestamp } from '../../src/lib/time.js';
 
 describe('parseIsoTimestamp', () => {
   it.each([
@@ -27,5 +27,32 @@ describe('parseIsoTimestamp', () => {
     '',
   ])('refuses %j', (text) => {
     expect(parseIsoTimestamp(text)).toBeNull();
+  });
+});
+
+describe('isoUtc', () => {
+  it('writes what toISOString writes: every day boundary 1970–2100, leap days, and random instants', () => {
+    const day = 86_400_000;
+    const wrong: string[] = [];
+    const check = (ms: number) => {
+      if (isoUtc(ms) !== new Date(ms).toISOString()) wrong.push(`${ms}: ${isoUtc(ms)}`);
+    };
+    for (let ms = 0; ms < Date.UTC(2100, 0, 1); ms += day) {
+      check(ms);
+      check(ms + day - 1);
+    }
+    let seed = 7;
+    for (let i = 0; i < 200_000; i++) {
+      seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+      check(Math.floor((seed / 2 ** 32) * 253_402_300_799_999));
+    }
+    for (const ms of [Date.UTC(2000, 1, 29), Date.UTC(2100, 1, 28, 23, 59, 59, 999), 253_402_300_799_999])
+      check(ms);
+    expect(wrong).toEqual([]);
+  });
+
+  it('falls back to toISOString outside 1970–9999 and for fractions', () => {
+    for (const ms of [-1, -86_400_000 * 400, 253_402_300_800_000, 1.5])
+      expect(isoUtc(ms)).toBe(new Date(ms).toISOString());
   });
 });

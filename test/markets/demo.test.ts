@@ -145,4 +145,14 @@ describe('the demo markets', () => {
       .map(([id]) => id);
     expect(list.markets.map((m: { id: string }) => m.id)).toEqual(expected);
   });
+
+  it('differ in bettors, so that order has something to show (no count shared by a fifth of them)', () => {
+    const counts = [...byMarket.values()].map((m) => m.bettors);
+    const shared = new Map<number, number>();
+    for (const n of counts) shared.set(n, (shared.get(n) ?? 0) + 1);
+    expect(counts.length).toBeGreaterThan(30);
+    expect(Math.max(...shared.values())).toBeLessThanOrEqual(Math.ceil(counts.length / 5));
+    expect(shared.size).toBeGreaterThanOrEqual(counts.length / 2);
+    expect(Math.max(...counts)).toBeGreaterThanOrEqual(3 * Math.min(...counts));
+  });
 });

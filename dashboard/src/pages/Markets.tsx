@@ -214,9 +214,12 @@ function MarketView({ mode, market }: { mode: Mode; market: MarketItem }) {
   }, [mode, market.id]);
 
   /**
-   * A trade into its outcome's chart, in its own bucket (withTrade). A late trade in a bucket of the
-   * history that already had trades may or may not be its last: that one bucket is read again
-   * (one history read, the range of that bucket), and its close is what the route says.
+   * A trade into its outcome's chart, in its own bucket (withTrade). A trade in a bucket of the
+   * history that already had trades may or may not be its last (`at` decides, not arrival): in the
+   * chart's last bucket, the outcome's newest trade is read (one trades read, limit 1): it is that
+   * bucket's close, and from then on the page knows when that close was; in an earlier bucket (or
+   * when the newest trade is already past the last bucket), that one bucket's history is read again
+   * and its close is what the route says.
    */
   const mergeTrade = (trade: { outcome: number; price: number; at: string }) => {
     const s = current.current[trade.outcome];
@@ -226,12 +229,42 @@ function MarketView({ mode, market }: { mode: Mode; market: MarketItem }) {
       setSeries(current.current.map((old, i) => (i === trade.outcome ? next : old)));
     if (merged !== 'read') return replace(merged);
     const start = bucketOf(trade.at);
+    if (start === s.times.at(-1)) return readNewest(trade.outcome, start);
+    readBucket(trade.outcome, start);
+  };
+  /** The outcome's newest trade: the close of the chart's last bucket `start` when it falls in it. */
+  const readNewest = (outcome: number, start: number) => {
+    const path = { mode, id: market.id };
+    ok(
+      api.GET('/dashboard/api/{mode}/markets/{id}/trades', {
+        params: { path, query: { outcome, limit: 1 } },
+      }),
+    ).then((answer) => {
+      setTradesCost(answer);
+      const newest = answer.trades[0];
+      const now = current.current[outcome];
+      if (!newest || !now || bucketOf(newest.at) !== start) return readBucket(outcome, start);
+      const i = now.times.indexOf(start);
+      const next = withClose(
+        now,
+        start,
+        newest.price / 10_000,
+        (now.counts[i] ?? 0) + 1,
+        Date.parse(newest.at),
+      );
+      setSeries(current.current.map((old, j) => (j === outcome ? next : old)));
+    }, setError);
+  };
+  /** Bucket `start` of the outcome read again: its close and trade count as the history route says. */
+  const readBucket = (outcome: number, start: number) => {
+    const replace = (next: Series) =>
+      setSeries(current.current.map((old, i) => (i === outcome ? next : old)));
     ok(
       api.GET('/dashboard/api/{mode}/markets/{id}/history', {
         params: {
           path: { mode, id: market.id },
           query: {
-            outcome: trade.outcome,
+            outcome,
             interval: INTERVAL,
             startTime: new Date(start * 1000).toISOString(),
             endTime: new Date((start + INTERVAL_SECONDS) * 1000).toISOString(),
@@ -240,7 +273,7 @@ function MarketView({ mode, market }: { mode: Mode; market: MarketItem }) {
       }),
     ).then((answer) => {
       const candle = answer.candles.find((c) => Date.parse(c.time) / 1000 === start);
-      const now = current.current[trade.outcome];
+      const now = current.current[outcome];
       if (candle && now) replace(withClose(now, start, candle.close / 10_000, candle.trades, null));
       setHistories((all) => [...all, answer]);
     }, setError);
@@ -355,8 +388,8 @@ function withClose(s: Series, time: number, close: number, count: number, closeA
  * A series with one more trade, in its own bucket (as the history route would draw it): in a later
  * bucket, new points (flat between); before the first, new points from its bucket (flat up to the
  * first); in a bucket without trades, it is the close; in a bucket whose close trade the page knows,
- * the close if it is later. A late trade in a history bucket that had trades: 'read' (whether it is
- * the bucket's last, only the route knows).
+ * the close if it is later. A trade in a history bucket that had trades, the last one included:
+ * 'read' (whether it is the bucket's last, only the route knows).
  */
 function withTrade(s: Series, trade: { price: number; at: string }): Series | 'read' {
   const bucket = bucketOf(trade.at);
@@ -399,7 +432,7 @@ function withTrade(s: Series, trade: { price: number; at: string }): Series | 'r
   const known = s.closeAt[i] ?? null;
   if (s.counts[i] === 0 || (known !== null && at >= known)) return withClose(s, bucket, close, count, at);
   if (known !== null) return withClose(s, bucket, s.closes[i] as number, count, known);
-  // The last bucket: a live trade is its latest (the stream sends trades as they happen).
-  if (bucket === last) return withClose(s, bucket, close, count, at);
+  // A bucket of the history: its close trade's time is not known here, and a trade that arrives last
+  // is not necessarily the latest (a late one may fall in the chart's last bucket too).
   return 'read';
 }

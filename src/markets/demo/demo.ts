@@ -1,8 +1,8 @@
 import type { Database } from '../../db/database.js';
-import { encodeBase58 } from '../../lib/base58.js';
 import type { Clock } from '../../lib/clock.js';
 import { sandboxMidPrice } from '../../prices/index.js';
 import { type IngestReport, ingestLines } from '../ingest/ingest.js';
+import { crowdOf, generator, marketGenerator, type Random } from './demo-random.js';
 import { DEMO_CREATORS, DEMO_CURATORS, DEMO_TEMPLATES, type DemoTemplate } from './demo-templates.js';
 
 /**
@@ -17,25 +17,6 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const SOL = 1_000_000_000;
 
-/** mulberry32: a small, fast, seedable generator; good enough to make demo data look random. */
-function generator(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
-  return {
-    next,
-    int: (min: number, max: number) => min + Math.floor(next() * (max - min + 1)),
-    pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)] as T,
-    wallet: () => encodeBase58(Uint8Array.from({ length: 32 }, () => Math.floor(next() * 256))),
-  };
-}
-
-type Random = ReturnType<typeof generator>;
 type Event = Record<string, unknown>;
 
 export function demoMarketId(seed: number, n: number): string {
@@ -147,6 +128,7 @@ function marketEvents(
     events.push({ id: `${m.id}-e${String(counter).padStart(4, '0')}`, type, at: iso(at), ...fields });
   };
   const t = m.template;
+  const crowd = crowdOf(seed, m.id, traders);
   const creatorIndex = random.int(0, creators.length - 1);
   emit('market.created', m.createdAt, {
     sandbox: true,
@@ -182,16 +164,16 @@ function marketEvents(
     const outcome = random.int(0, m.outcomes.length - 1);
     const price = clampBps((m.belief[outcome] as number) * 10_000 + (random.next() - 0.5) * 800);
     const shares = random.int(1, 400) * 50_000_000;
-    const buyer = random.pick(traders);
-    let seller = random.pick(traders);
-    if (seller === buyer) seller = traders[(traders.indexOf(buyer) + 1) % traders.length] as string;
+    const buyer = random.pick(crowd);
+    let seller = random.pick(crowd);
+    if (seller === buyer) seller = crowd[(crowd.indexOf(buyer) + 1) % crowd.length] as string;
     const recent = t.status === 'OPEN' && k < 4;
     const at = recent
       ? m.tradingEnds - random.int(1, 23 * 60) * 60_000
       : m.createdAt + Math.floor(random.next() * span);
     trades.push({ tradeId: `${m.id}-t${k}`, at, outcome, price, shares, buyer, seller });
   }
-  if (t.status !== 'CANCELLED') trades.push(...priceWalk(seed, m, traders));
+  if (t.status !== 'CANCELLED') trades.push(...priceWalk(seed, m, crowd));
   emitTrades(seed, m, trades, emit);
 
   // The book: bids below and asks above each outcome's belief; some orders partly filled or cancelled.
@@ -208,7 +190,7 @@ function marketEvents(
     emit('order.placed', placedAt, {
       marketId: m.id,
       orderId,
-      wallet: random.pick(traders),
+      wallet: random.pick(crowd),
       outcome,
       side,
       price: clampBps(side === 'bid' ? mid - offset : mid + offset),
@@ -259,13 +241,6 @@ function marketEvents(
 
 /** Days of trades before a demo market stops trading, so its chart has a shape (docs/markets.md#demo-data). */
 export const DEMO_CHART_DAYS = 3;
-
-/** A generator of its own for one market's part of the demo, so the rest of the demo is as it was. */
-function marketGenerator(seed: number, id: string, salt = ''): Random {
-  let hash = seed >>> 0;
-  for (const ch of salt + id) hash = (Math.imul(hash, 31) + ch.charCodeAt(0)) >>> 0;
-  return generator(hash);
-}
 
 /**
  * The last DEMO_CHART_DAYS of trading as a price walk per outcome — a trade every 10 to 40 minutes,

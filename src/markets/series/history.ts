@@ -3,7 +3,7 @@ import type { Queryable } from '../../db/database.js';
 import { AppError, type ValidationProblem } from '../../errors.js';
 import { MAX_DATA_POINTS, MAX_RANGE_HOURS, resolveRange } from '../../historical/index.js';
 import { timestampRules } from '../../http/schemas.js';
-import { parseIsoTimestamp } from '../../lib/time.js';
+import { isoUtc, parseIsoTimestamp } from '../../lib/time.js';
 import { CANDLE_INTERVALS, type CandleInterval, INTERVAL_MS } from '../../prices/index.js';
 import * as sql from './sql.js';
 
@@ -145,39 +145,54 @@ interface CandleRow {
   trades: number;
 }
 
-/** The candles of a planned history: one indexed read of the stored candles, and the close before it. */
+/**
+ * The candles of a planned history: one statement (one round trip) reading the stored candles of
+ * the range by primary key, and the last close before it.
+ */
 export async function readHistory(db: Queryable, marketId: string, plan: HistoryPlan): Promise<CandleBody[]> {
   const width = STORED_WIDTH[plan.interval];
   const step = INTERVAL_MS[plan.interval];
   const from = new Date(plan.firstOpenMs).toISOString();
   const to = new Date(plan.endMs).toISOString();
-  const [rows, before] = await Promise.all([
+  const rows =
     width * 1000 === step
-      ? db.query<CandleRow>(sql.CANDLES_EXACT, [marketId, plan.outcome, width, from, to])
-      : db.query<CandleRow>(sql.CANDLES, [marketId, plan.outcome, width, from, to, step / 1000]),
-    db.query<{ close: number }>(sql.CLOSE_BEFORE, [marketId, plan.outcome, width, from]),
-  ]);
-  return fillBuckets(rows, before[0]?.close ?? null, plan.firstOpenMs, plan.endMs, step);
+      ? await db.query<CandleRow>(sql.CANDLES_EXACT, [marketId, plan.outcome, width, from, to])
+      : await db.query<CandleRow>(sql.CANDLES, [marketId, plan.outcome, width, from, to, step / 1000]);
+  return fillBuckets(rows, plan.firstOpenMs, plan.endMs, step);
 }
 
 /**
  * Every bucket opening in [firstOpenMs, endMs) from the first one with a price: a stored bucket as
- * it is, an empty one flat at the last close with volume "0".
+ * it is, an empty one flat at the last close with volume "0". A row opening before firstOpenMs is
+ * the close carried into the range (at most one).
  */
 export function fillBuckets(
   rows: readonly CandleRow[],
-  closeBefore: number | null,
   firstOpenMs: number,
   endMs: number,
   step: number,
 ): CandleBody[] {
-  const byTime = new Map(rows.map((r) => [Number(r.time_ms), r]));
+  // The range's rows oldest first (each branch of the statement reads in its index order; sorted
+  // here only if not), walked beside the buckets: no map, no lookup per bucket.
+  let last: number | null = null;
+  const stored: CandleRow[] = [];
+  let ordered = true;
+  for (const r of rows) {
+    if (Number(r.time_ms) < firstOpenMs) last = r.close;
+    else {
+      const previous = stored.at(-1);
+      if (previous && Number(previous.time_ms) > Number(r.time_ms)) ordered = false;
+      stored.push(r);
+    }
+  }
+  if (!ordered) stored.sort((a, b) => Number(a.time_ms) - Number(b.time_ms));
   const candles: CandleBody[] = [];
-  let last = closeBefore;
+  let next = 0;
   for (let t = firstOpenMs; t < endMs; t += step) {
-    const row = byTime.get(t);
-    const time = new Date(t).toISOString();
-    if (row) {
+    while (next < stored.length && Number(stored[next]?.time_ms) < t) next++;
+    const row = stored[next];
+    const time = isoUtc(t);
+    if (row && Number(row.time_ms) === t) {
       candles.push({
         time,
         open: row.open,
