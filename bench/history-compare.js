@@ -13,6 +13,7 @@ import { existsSync } from 'node:fs';
 import os from 'node:os';
 import { PostgresDatabase } from '../dist/db/postgres.js';
 import * as afterHistory from '../dist/markets/series/history.js';
+import { concurrentCalls, percentile } from './lib.js';
 
 const BEFORE = process.env.BENCH_BEFORE;
 if (!BEFORE || !existsSync(`${BEFORE}/dist/markets/series/history.js`))
@@ -42,29 +43,15 @@ const load = () =>
     .loadavg()
     .map((l) => l.toFixed(2))
     .join(', ');
-const p = (times, q) =>
-  [...times].sort((a, b) => a - b)[Math.min(times.length - 1, Math.floor(times.length * q))];
+const p = percentile;
 
 /** RUNS calls, CONNECTIONS at a time: every call's time and the Node.js CPU a call. */
 async function measure(build, query) {
   const plan = build.history.planHistory({ ...query, endTime: now.toISOString() }, now);
   const call = () => build.history.readHistory(build.db, BIG, plan);
   const expected = JSON.stringify(await call());
-  await Promise.all(Array.from({ length: CONNECTIONS }, call));
-  const times = [];
-  let next = 0;
-  const cpu = process.cpuUsage();
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (next++ < RUNS) {
-        const t = performance.now();
-        await call();
-        times.push(performance.now() - t);
-      }
-    }),
-  );
-  const used = process.cpuUsage(cpu);
-  return { times, cpuUs: (used.user + used.system) / RUNS, answer: expected };
+  const { times, cpuUs } = await concurrentCalls(call, { runs: RUNS, connections: CONNECTIONS });
+  return { times, cpuUs, answer: expected };
 }
 
 console.log(`history of ${BIG}: ${ROUNDS} rounds of ${RUNS} calls, ${CONNECTIONS} at a time; load ${load()}`);

@@ -127,6 +127,38 @@ export function median(values) {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
+/** The q-quantile (0–1) of `times`, the nearest rank below. */
+export function percentile(times, q) {
+  return [...times].sort((a, b) => a - b)[Math.min(times.length - 1, Math.floor(times.length * q))];
+}
+
+/**
+ * `runs` calls of `fn`, `connections` at a time, after one warm-up call each: every call's time in
+ * ms, the Node.js CPU a call in µs (process.cpuUsage) and the wall time in ms.
+ * @param {() => Promise<unknown>} fn
+ * @param {{ runs: number, connections: number }} options
+ */
+export async function concurrentCalls(fn, { runs, connections }) {
+  await Promise.all(Array.from({ length: connections }, () => fn()));
+  /** @type {number[]} */
+  const times = [];
+  let next = 0;
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (next++ < runs) {
+        const t = performance.now();
+        await fn();
+        times.push(performance.now() - t);
+      }
+    }),
+  );
+  const wallMs = performance.now() - started;
+  const used = process.cpuUsage(cpu);
+  return { times, cpuUs: (used.user + used.system) / runs, wallMs };
+}
+
 /** @param {bigint} micros */
 export function usd(micros) {
   const neg = micros < 0n;

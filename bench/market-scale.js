@@ -34,7 +34,7 @@ import { readList } from '../dist/markets/search/list.js';
 import { parseListQuery } from '../dist/markets/search/query.js';
 import { planHistory, readHistory } from '../dist/markets/series/history.js';
 import { readTrades, tradesPosition } from '../dist/markets/series/trades.js';
-import { buildCandles, loadMinuteWalk } from './lib.js';
+import { buildCandles, concurrentCalls, loadMinuteWalk, percentile } from './lib.js';
 import { marketCreated } from './markets.js';
 
 const EMBEDDED = process.env.EMBEDDED === '1';
@@ -116,27 +116,11 @@ if ((await count('SELECT count(*)::int AS n FROM market_trades')) !== TRADES) {
   );
 }
 
-const p = (times, q) =>
-  [...times].sort((a, b) => a - b)[Math.min(times.length - 1, Math.floor(times.length * q))];
+const p = percentile;
 /** RUNS calls of fn, CONNECTIONS at a time (after one warm-up call each): p50 and p99 of each call. */
 async function measure(name, fn) {
-  await Promise.all(Array.from({ length: CONNECTIONS }, () => fn()));
-  const times = [];
-  let next = 0;
-  const cpu = process.cpuUsage();
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONNECTIONS }, async () => {
-      while (next++ < RUNS) {
-        const t = performance.now();
-        await fn();
-        times.push(performance.now() - t);
-      }
-    }),
-  );
-  const wall = performance.now() - started;
-  const used = process.cpuUsage(cpu);
-  const line = `${name}: p50 ${p(times, 0.5).toFixed(1)} ms, p99 ${p(times, 0.99).toFixed(1)} ms, ${((RUNS * 1000) / wall).toFixed(0)}/s, Node.js CPU ${((used.user + used.system) / RUNS).toFixed(0)} µs a call`;
+  const { times, cpuUs, wallMs: wall } = await concurrentCalls(fn, { runs: RUNS, connections: CONNECTIONS });
+  const line = `${name}: p50 ${p(times, 0.5).toFixed(1)} ms, p99 ${p(times, 0.99).toFixed(1)} ms, ${((RUNS * 1000) / wall).toFixed(0)}/s, Node.js CPU ${cpuUs.toFixed(0)} µs a call`;
   console.log(line);
   return line;
 }
