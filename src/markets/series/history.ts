@@ -135,14 +135,12 @@ export function planHistory(query: HistoryQueryInput, now: Date): HistoryPlan {
   return { outcome: query.outcome ?? 0, interval, firstOpenMs: range.firstOpenMs, endMs: range.endMs };
 }
 
-interface CandleRow {
-  time_ms: number;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: string;
-  trades: number;
+/** The one row a history's statement answers (sql.ts: CANDLES, CANDLES_EXACT). */
+export interface StoredCandles {
+  /** The close of the last stored candle before the range; null when there is none. */
+  carried: number | null;
+  /** The range's candles, `seconds,open,high,low,close,trades,volume` each, `;` between them, oldest first; null when none. */
+  candles: string | null;
 }
 
 /**
@@ -154,57 +152,81 @@ export async function readHistory(db: Queryable, marketId: string, plan: History
   const step = INTERVAL_MS[plan.interval];
   const from = new Date(plan.firstOpenMs).toISOString();
   const to = new Date(plan.endMs).toISOString();
-  const rows =
+  const [row] =
     width * 1000 === step
-      ? await db.query<CandleRow>(sql.CANDLES_EXACT, [marketId, plan.outcome, width, from, to])
-      : await db.query<CandleRow>(sql.CANDLES, [marketId, plan.outcome, width, from, to, step / 1000]);
-  return fillBuckets(rows, plan.firstOpenMs, plan.endMs, step);
+      ? await db.query<StoredCandles>(sql.CANDLES_EXACT, [marketId, plan.outcome, width, from, to])
+      : await db.query<StoredCandles>(sql.CANDLES, [marketId, plan.outcome, width, from, to, step / 1000]);
+  return fillBuckets(row ?? { carried: null, candles: null }, plan.firstOpenMs, plan.endMs, step);
 }
+
+const MINUS = 45;
+const ZERO = 48;
+const NINE = 57;
 
 /**
  * Every bucket opening in [firstOpenMs, endMs) from the first one with a price: a stored bucket as
- * it is, an empty one flat at the last close with volume "0". A row opening before firstOpenMs is
- * the close carried into the range (at most one).
+ * it is, an empty one flat at the last close with volume "0". The stored candles are read from their
+ * text in step with the buckets (no row objects, no lookup per bucket); each is a bucket's start, so
+ * a bucket without one is flat.
  */
 export function fillBuckets(
-  rows: readonly CandleRow[],
+  stored: StoredCandles,
   firstOpenMs: number,
   endMs: number,
   step: number,
 ): CandleBody[] {
-  // The range's rows oldest first (each branch of the statement reads in its index order; sorted
-  // here only if not), walked beside the buckets: no map, no lookup per bucket.
-  let last: number | null = null;
-  const stored: CandleRow[] = [];
-  let ordered = true;
-  for (const r of rows) {
-    if (Number(r.time_ms) < firstOpenMs) last = r.close;
-    else {
-      const previous = stored.at(-1);
-      if (previous && Number(previous.time_ms) > Number(r.time_ms)) ordered = false;
-      stored.push(r);
+  const text = stored.candles ?? '';
+  let last = stored.carried;
+  let at = 0;
+  // The integer field at `at` (its digits, by hand: no substring, no Number()); `at` moves past the
+  // comma after it.
+  const integer = (): number => {
+    let sign = 1;
+    if (text.charCodeAt(at) === MINUS) {
+      sign = -1;
+      at++;
     }
-  }
-  if (!ordered) stored.sort((a, b) => Number(a.time_ms) - Number(b.time_ms));
+    let n = 0;
+    for (let c = text.charCodeAt(at); c >= ZERO && c <= NINE; c = text.charCodeAt(++at))
+      n = n * 10 + (c - ZERO);
+    at++;
+    return sign * n;
+  };
+  let nextMs = text.length > 0 ? integer() * 1000 : Number.POSITIVE_INFINITY;
+  // The next stored candle's start; a candle not on a bucket's start (none is stored so) is passed over.
+  const skip = () => {
+    const end = text.indexOf(';', at);
+    at = end + 1;
+    nextMs = end < 0 ? Number.POSITIVE_INFINITY : integer() * 1000;
+  };
   const candles: CandleBody[] = [];
-  let next = 0;
   for (let t = firstOpenMs; t < endMs; t += step) {
-    while (next < stored.length && Number(stored[next]?.time_ms) < t) next++;
-    const row = stored[next];
-    const time = isoUtc(t);
-    if (row && Number(row.time_ms) === t) {
-      candles.push({
-        time,
-        open: row.open,
-        high: row.high,
-        low: row.low,
-        close: row.close,
-        volume: row.volume,
-        trades: Number(row.trades),
-      });
-      last = row.close;
+    while (nextMs < t) skip();
+    if (nextMs === t) {
+      const open = integer();
+      const high = integer();
+      const low = integer();
+      const close = integer();
+      const trades = integer();
+      const end = text.indexOf(';', at);
+      const volume = end < 0 ? text.slice(at) : text.slice(at, end);
+      candles.push({ time: isoUtc(t), open, high, low, close, volume, trades });
+      last = close;
+      if (end < 0) nextMs = Number.POSITIVE_INFINITY;
+      else {
+        at = end + 1;
+        nextMs = integer() * 1000;
+      }
     } else if (last !== null) {
-      candles.push({ time, open: last, high: last, low: last, close: last, volume: '0', trades: 0 });
+      candles.push({
+        time: isoUtc(t),
+        open: last,
+        high: last,
+        low: last,
+        close: last,
+        volume: '0',
+        trades: 0,
+      });
     }
   }
   return candles;
