@@ -39,6 +39,32 @@ const listIds = async (query: string) =>
 const candleCount = async (id: string, outcome: number) =>
   ((await api(`/markets/${id}/history?outcome=${outcome}&interval=15m`)).candles as unknown[]).length;
 
+/**
+ * What the page has read of a market since `since` (an index into `reads`): its trades and history
+ * requests, and the charges the session's account paid for them (the ledger: the dashboard's reads
+ * carry no key). The page's requests are recorded as it sends them (beforeAll).
+ */
+const reads: string[] = [];
+async function readsOf(id: string, since: { requests: number; charges: Record<string, number> }) {
+  const path = `/dashboard/api/sandbox/markets/${encodeURIComponent(id)}/`;
+  const sent = reads.slice(since.requests).filter((url) => new URL(url).pathname.startsWith(path));
+  const charges = await chargesByOperation();
+  return {
+    trades: sent.filter((url) => new URL(url).pathname.endsWith('/trades')).length,
+    histories: sent.filter((url) => new URL(url).pathname.endsWith('/history')).length,
+    tradeCharges: (charges.listMarketTrades ?? 0) - (since.charges.listMarketTrades ?? 0),
+    historyCharges: (charges.getMarketHistory ?? 0) - (since.charges.getMarketHistory ?? 0),
+  };
+}
+async function chargesByOperation(): Promise<Record<string, number>> {
+  const rows = await stage.ctx.database.db.query<{ operation: string; n: bigint }>(
+    `SELECT operation, count(*) AS n FROM ledger_entries WHERE kind = 'charge' AND key_id IS NULL
+      GROUP BY operation`,
+  );
+  return Object.fromEntries(rows.map((r) => [r.operation, Number(r.n)]));
+}
+const mark = async () => ({ requests: reads.length, charges: await chargesByOperation() });
+
 /** The ids of the rows of the page's markets table, waiting until they are `expected`. */
 async function shownMarkets(page: Page, expected: string[]): Promise<string[]> {
   const rows = page.getByRole('table', { name: 'Markets' }).locator('tbody tr');
@@ -52,6 +78,9 @@ beforeAll(async () => {
   await loadDemoMarkets(stage.ctx.database.db, stage.ctx.clock);
   key = (await stage.ctx.createAccount({ mode: 'sandbox', balanceUsd: '10.00' })).key;
   user = await signedInPage(stage, 'signIn');
+  user.page.on('request', (request) => {
+    if (request.url().includes('/dashboard/api/')) reads.push(request.url());
+  });
 });
 afterAll(async () => {
   await stage.close();
@@ -91,6 +120,7 @@ describe('the markets page', () => {
   it('draws each outcome’s candles, lists the API’s trades, and follows a new trade live', async () => {
     const { page } = user;
     await page.getByRole('combobox', { name: 'Sort' }).selectOption('volume');
+    const opened = await mark();
     await page.getByRole('button', { name: market.title, exact: true }).first().click();
     const view = page
       .locator('section.card')
@@ -137,6 +167,14 @@ describe('the markets page', () => {
     const chart = view.locator('figure[data-outcome="0"] .chart');
     await expect.poll(() => chart.getAttribute('data-last')).toBe('0.7777');
     await expect.poll(() => chart.getAttribute('data-points')).toBe(String(await candleCount(market.id, 0)));
+    // What that cost: one history read per outcome and one trades read, each charged once; the live
+    // trade in the chart's last bucket was merged without another read.
+    expect(await readsOf(market.id, opened)).toEqual({
+      trades: 1,
+      histories: market.outcomes.length,
+      tradeCharges: 1,
+      historyCharges: market.outcomes.length,
+    });
   });
 
   it('merges a late trade into its own bucket of the chart, as the history draws it, without a reload', async () => {
@@ -193,6 +231,7 @@ describe('the markets page', () => {
     // arriving last does not make it the close.
     await openPage(page, 'Home');
     await openPage(page, 'Markets');
+    const reopened = await mark();
     await page.getByRole('button', { name: market.title, exact: true }).first().click();
     const view = page
       .locator('section.card')
@@ -216,6 +255,14 @@ describe('the markets page', () => {
     expect((await candles()).at(-1)?.close).toBe(last.close);
     await expect.poll(() => chart.getAttribute('data-closes')).toBe(reread);
     await expect.poll(() => chart.getAttribute('data-last')).toBe(String(last.close / 10_000));
+    // The page knew when that close was from the latest trades it read with the histories: the late
+    // trade cost no read (no trades read of the outcome's newest, no history read of the bucket).
+    expect(await readsOf(market.id, reopened)).toEqual({
+      trades: 1,
+      histories: market.outcomes.length,
+      tradeCharges: 1,
+      historyCharges: market.outcomes.length,
+    });
   });
 
   it('says why its market stream is refused: the status, the code and the limit named (429 perKey)', async () => {

@@ -36,6 +36,8 @@ const defaultOrder = (sort: SortKey) => (sort === 'closesAt' ? 'asc' : 'desc');
 /** One point per 15 minutes: the last ten days at most, and a few days of demo trading drawn finely. */
 const INTERVAL = '15m';
 const INTERVAL_SECONDS = 15 * 60;
+/** The latest trades the page shows (and reads once, when a market is opened). */
+const TRADES = 20;
 
 function listMarkets(mode: Mode, query: { q?: string; sort?: SortKey; order?: 'asc' | 'desc' }) {
   return ok(
@@ -154,20 +156,42 @@ interface Outcome {
 type Trade = Pick<MarketTrade, 'tradeId' | 'outcome' | 'price' | 'shares' | 'at' | 'valueSol'>;
 /**
  * An outcome's chart: per bucket (seconds) its close, how many trades it holds, and when its close
- * trade was, when the page knows it (a trade the stream brought; null for the history's buckets).
+ * trade was, when the page knows it (a trade the stream brought, or the outcome's newest trade in the
+ * trades the page read; null otherwise); and `historyUntil` (ms), when known: no trade the history
+ * holds is later, so a trade after it closes its bucket.
  */
 interface Series {
   times: number[];
   closes: number[];
   counts: number[];
   closeAt: (number | null)[];
+  historyUntil: number | null;
 }
 const seriesOf = (h: MarketHistory): Series => ({
   times: h.candles.map((c) => Date.parse(c.time) / 1000),
   closes: h.candles.map((c) => c.close / 10_000),
   counts: h.candles.map((c) => c.trades),
   closeAt: h.candles.map(() => null),
+  historyUntil: null,
 });
+
+/**
+ * An outcome's series with what the market's latest trades (read after its history, newest first:
+ * `limit` asked) say of it. The outcome's newest trade among them is its newest of all, so the
+ * close of its bucket (merged as the stream's trades are), and no trade of the history is later;
+ * none of it in a full page: all its trades are before the page's oldest; none in a shorter page:
+ * it had no trade.
+ */
+function withLatestTrades(s: Series, outcome: number, latest: readonly Trade[], limit: number): Series {
+  const newest = latest.find((t) => t.outcome === outcome);
+  if (newest) {
+    const merged = withTrade({ ...s, historyUntil: Number.NEGATIVE_INFINITY }, newest);
+    return merged === 'read' ? s : { ...merged, historyUntil: Date.parse(newest.at) };
+  }
+  const oldest = latest.at(-1);
+  if (latest.length < limit || !oldest) return { ...s, historyUntil: Number.NEGATIVE_INFINITY };
+  return { ...s, historyUntil: Date.parse(oldest.at) };
+}
 
 /**
  * One market: its outcomes' odds, a chart per outcome, its latest trades. While it is open, the
@@ -189,7 +213,9 @@ function MarketView({ mode, market }: { mode: Mode; market: MarketItem }) {
   const [live, setLive] = useState<string>('connecting…');
   const [error, setError] = useState<unknown>(null);
 
-  // The charts: one history per outcome, its candles' close.
+  // The charts: one history per outcome, its candles' close; then the latest trades, which also
+  // say when each outcome's last close was (withLatestTrades): read after the histories, so that
+  // they hold every trade the histories do.
   useEffect(() => {
     const path = { mode, id: market.id };
     Promise.all(
@@ -200,60 +226,40 @@ function MarketView({ mode, market }: { mode: Mode; market: MarketItem }) {
           }),
         ),
       ),
-    ).then((answers) => {
-      setHistories(answers);
-      setSeries(answers.map(seriesOf));
-    }, setError);
-    ok(api.GET('/dashboard/api/{mode}/markets/{id}/trades', { params: { path, query: { limit: 20 } } })).then(
-      (answer) => {
-        setTrades(answer.trades);
-        setTradesCost(answer);
-      },
-      setError,
-    );
+    )
+      .then(async (answers) => {
+        setHistories(answers);
+        setSeries(answers.map(seriesOf));
+        const page = await ok(
+          api.GET('/dashboard/api/{mode}/markets/{id}/trades', {
+            params: { path, query: { limit: TRADES } },
+          }),
+        );
+        setTrades(page.trades);
+        setTradesCost(page);
+        setSeries(
+          current.current.map((s, i) =>
+            withLatestTrades(s, market.outcomes[i]?.index ?? i, page.trades, TRADES),
+          ),
+        );
+      })
+      .catch(setError);
   }, [mode, market.id]);
 
   /**
    * A trade into its outcome's chart, in its own bucket (withTrade). A trade in a bucket of the
-   * history that already had trades may or may not be its last (`at` decides, not arrival): in the
-   * chart's last bucket, the outcome's newest trade is read (one trades read, limit 1): it is that
-   * bucket's close, and from then on the page knows when that close was; in an earlier bucket (or
-   * when the newest trade is already past the last bucket), that one bucket's history is read again
-   * and its close is what the route says.
+   * history that already had trades may or may not be its last (`at` decides, not arrival): later
+   * than every trade of the history (the page knows when the outcome's newest was from the latest
+   * trades it read), it is the close; else, when the page does not know when that bucket's close
+   * was (a late trade), that one bucket's history is read again and its close is what the route says.
    */
   const mergeTrade = (trade: { outcome: number; price: number; at: string }) => {
     const s = current.current[trade.outcome];
     if (!s) return;
     const merged = withTrade(s, trade);
-    const replace = (next: Series) =>
-      setSeries(current.current.map((old, i) => (i === trade.outcome ? next : old)));
-    if (merged !== 'read') return replace(merged);
-    const start = bucketOf(trade.at);
-    if (start === s.times.at(-1)) return readNewest(trade.outcome, start);
-    readBucket(trade.outcome, start);
-  };
-  /** The outcome's newest trade: the close of the chart's last bucket `start` when it falls in it. */
-  const readNewest = (outcome: number, start: number) => {
-    const path = { mode, id: market.id };
-    ok(
-      api.GET('/dashboard/api/{mode}/markets/{id}/trades', {
-        params: { path, query: { outcome, limit: 1 } },
-      }),
-    ).then((answer) => {
-      setTradesCost(answer);
-      const newest = answer.trades[0];
-      const now = current.current[outcome];
-      if (!newest || !now || bucketOf(newest.at) !== start) return readBucket(outcome, start);
-      const i = now.times.indexOf(start);
-      const next = withClose(
-        now,
-        start,
-        newest.price / 10_000,
-        (now.counts[i] ?? 0) + 1,
-        Date.parse(newest.at),
-      );
-      setSeries(current.current.map((old, j) => (j === outcome ? next : old)));
-    }, setError);
+    if (merged !== 'read')
+      return setSeries(current.current.map((old, i) => (i === trade.outcome ? merged : old)));
+    readBucket(trade.outcome, bucketOf(trade.at));
   };
   /** Bucket `start` of the outcome read again: its close and trade count as the history route says. */
   const readBucket = (outcome: number, start: number) => {
@@ -295,7 +301,7 @@ function MarketView({ mode, market }: { mode: Mode; market: MarketItem }) {
           setTrades((shown) =>
             shown.some((t) => t.tradeId === trade.tradeId)
               ? shown
-              : [{ ...trade, valueSol: Number(lamports) / 1e9 }, ...shown].slice(0, 20),
+              : [{ ...trade, valueSol: Number(lamports) / 1e9 }, ...shown].slice(0, TRADES),
           );
           mergeTrade(trade);
         } else if (type === 'error') {
@@ -381,15 +387,16 @@ function withClose(s: Series, time: number, close: number, count: number, closeA
   counts[i] = count;
   closeAts[i] = closeAt;
   for (let j = i + 1; j < closes.length && counts[j] === 0; j++) closes[j] = close;
-  return { times: s.times, closes, counts, closeAt: closeAts };
+  return { times: s.times, closes, counts, closeAt: closeAts, historyUntil: s.historyUntil };
 }
 
 /**
  * A series with one more trade, in its own bucket (as the history route would draw it): in a later
  * bucket, new points (flat between); before the first, new points from its bucket (flat up to the
  * first); in a bucket without trades, it is the close; in a bucket whose close trade the page knows,
- * the close if it is later. A trade in a history bucket that had trades, the last one included:
- * 'read' (whether it is the bucket's last, only the route knows).
+ * the close if it is later; in a bucket of the history that had trades, the close if it is later than
+ * every trade of the history (`historyUntil`), else 'read' (whether it is the bucket's last, only the
+ * route knows).
  */
 function withTrade(s: Series, trade: { price: number; at: string }): Series | 'read' {
   const bucket = bucketOf(trade.at);
@@ -398,7 +405,7 @@ function withTrade(s: Series, trade: { price: number; at: string }): Series | 'r
   const first = s.times[0];
   const last = s.times.at(-1);
   if (first === undefined || last === undefined)
-    return { times: [bucket], closes: [close], counts: [1], closeAt: [at] };
+    return { times: [bucket], closes: [close], counts: [1], closeAt: [at], historyUntil: s.historyUntil };
   if (bucket < first) {
     const times: number[] = [];
     for (let t = bucket; t < first; t += INTERVAL_SECONDS) times.push(t);
@@ -407,6 +414,7 @@ function withTrade(s: Series, trade: { price: number; at: string }): Series | 'r
       closes: [...times.map(() => close), ...s.closes],
       counts: [...times.map((t) => (t === bucket ? 1 : 0)), ...s.counts],
       closeAt: [...times.map((t) => (t === bucket ? at : null)), ...s.closeAt],
+      historyUntil: s.historyUntil,
     };
   }
   if (bucket > last) {
@@ -425,14 +433,15 @@ function withTrade(s: Series, trade: { price: number; at: string }): Series | 'r
     closes.push(close);
     counts.push(1);
     closeAt.push(at);
-    return { times, closes, counts, closeAt };
+    return { times, closes, counts, closeAt, historyUntil: s.historyUntil };
   }
   const i = s.times.indexOf(bucket);
   const count = (s.counts[i] ?? 0) + 1;
   const known = s.closeAt[i] ?? null;
   if (s.counts[i] === 0 || (known !== null && at >= known)) return withClose(s, bucket, close, count, at);
   if (known !== null) return withClose(s, bucket, s.closes[i] as number, count, known);
-  // A bucket of the history: its close trade's time is not known here, and a trade that arrives last
-  // is not necessarily the latest (a late one may fall in the chart's last bucket too).
+  // A bucket of the history whose close trade's time is not known here: a trade later than every
+  // trade of the history is its close; otherwise, arriving last does not make it the latest.
+  if (s.historyUntil !== null && at > s.historyUntil) return withClose(s, bucket, close, count, at);
   return 'read';
 }
