@@ -12,6 +12,7 @@
 //
 //   npm run build && BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_scale node bench/market-scale.js
 //   MARKETS=10000 TRADES=1000000 BIG_TRADES=100000 EMBEDDED=1 node bench/market-scale.js   # PGlite
+//   ANALYZE=0 …   # no ANALYZE after the bulk load: the statistics as the migrations left them
 //
 // The bulk loader: trades are one INSERT … SELECT from generate_series per chunk into market_trades
 // (random markets, prices and sizes; the big market's as a minute-spaced walk), and what ingestion
@@ -110,7 +111,9 @@ if ((await count('SELECT count(*)::int AS n FROM market_trades')) !== TRADES) {
        FROM markets m LEFT JOIN market_trades t ON t.market_id = m.id GROUP BY m.id`,
   );
   await buildCandles(db, BIG);
-  await db.exec('ANALYZE');
+  // ANALYZE=0 leaves the planner's statistics as the migrations left them (an embedded service has
+  // no autovacuum): docs/performance.md#embedded-statistics.
+  if (process.env.ANALYZE !== '0') await db.exec('ANALYZE');
   console.log(
     `loaded ${TRADES} trades, totals and the big market's candles in ${((performance.now() - started) / 1000).toFixed(1)} s`,
   );
