@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { analyzeStaleTables } from '../../src/db/statistics.js';
+import { analyzeStaleTables, vacuumTables } from '../../src/db/statistics.js';
 import { silentLog } from '../../src/logger.js';
 import { ingestText } from '../../src/markets/ingest/ingest.js';
 import { retentionFeature } from '../../src/retention/feature.js';
@@ -7,9 +7,11 @@ import { createTestContext, type TestContext } from '../helpers/context.js';
 import { marketCreated, ndjson } from '../markets/events.js';
 
 /**
- * The embedded database's planner statistics (docs/operations.md#embedded-statistics): a table with
- * data and no ANALYZE yet is analyzed, then again only once it has grown by a fifth; the embedded
- * database's worker runs it, PostgreSQL's (which has autovacuum) does not.
+ * The embedded database's planner statistics and VACUUM (docs/operations.md#embedded-statistics): a
+ * table with data and no ANALYZE yet is analyzed, then again only once it has grown by a fifth; a
+ * table is vacuumed when never vacuumed, when its dead rows exceed 50 + a fifth of it, or (FREEZE)
+ * when its transaction ids are old; the embedded database's worker runs it, PostgreSQL's (which has
+ * autovacuum) does not.
  */
 
 let ctx: TestContext;
@@ -20,6 +22,34 @@ async function addMarkets(count: number) {
   const events = Array.from({ length: count }, () => marketCreated({ id: `stats-${created++}` }));
   expect(await ingestText(ctx.database.db, ndjson(events))).toMatchObject({ refused: 0 });
 }
+/** One row of `markets`' catalog entry. */
+const catalog = async () => {
+  const [row] = await ctx.database.db.query<{ allVisible: number; frozenAge: number }>(
+    `SELECT relallvisible::int AS "allVisible", age(relfrozenxid)::int AS "frozenAge"
+       FROM pg_class WHERE oid = 'markets'::regclass`,
+  );
+  if (!row) throw new Error('markets is not in pg_class');
+  return row;
+};
+const deadRows = async () => {
+  await ctx.database.db.query('SELECT pg_stat_force_next_flush()');
+  const rows = await ctx.database.db.query<{ n: number }>(
+    `SELECT n_dead_tup::int AS n FROM pg_stat_user_tables WHERE relid = 'markets'::regclass`,
+  );
+  return Number(rows[0]?.n);
+};
+/** Updates `count` markets; the statistics counters flushed when it commits (PostgreSQL's pool). */
+async function updateMarkets(count: number) {
+  await ctx.database.db.transaction(async (tx) => {
+    await tx.query(
+      `UPDATE markets SET fee_bps = fee_bps WHERE id IN (SELECT id FROM markets ORDER BY id LIMIT $1)`,
+      [count],
+    );
+    await tx.query('SELECT pg_stat_force_next_flush()');
+  });
+}
+const markets = (tables: { name: string; reason: string }[]) => tables.filter((t) => t.name === 'markets');
+
 const plannerRows = async () =>
   Number(
     (
@@ -58,6 +88,42 @@ describe('analyzeStaleTables', () => {
     expect(await plannerRows()).toBe(540);
   });
 
+  it('vacuums a table never vacuumed once it has 16 pages, then only when its dead rows exceed 50 + a fifth', async () => {
+    await vacuumTables(ctx.database.db); // whatever the fresh database holds
+    await addMarkets(400);
+    expect((await catalog()).allVisible).toBe(0);
+    expect(markets(await vacuumTables(ctx.database.db))).toEqual([
+      { name: 'markets', reason: 'no-visibility-map' },
+    ]);
+    expect((await catalog()).allVisible).toBeGreaterThan(0);
+    expect(await plannerRows()).toBe(400); // VACUUM (ANALYZE)
+    expect(markets(await vacuumTables(ctx.database.db))).toEqual([]);
+
+    await updateMarkets(100); // 100 dead rows: under 50 + 80
+    expect(await deadRows()).toBe(100);
+    expect(markets(await vacuumTables(ctx.database.db))).toEqual([]);
+    expect(await deadRows()).toBe(100);
+
+    await updateMarkets(100); // 200: over
+    expect(await deadRows()).toBeGreaterThan(130);
+    expect(markets(await vacuumTables(ctx.database.db))).toEqual([{ name: 'markets', reason: 'dead-rows' }]);
+    expect(await deadRows()).toBe(0);
+  });
+
+  it('vacuums with FREEZE a table whose oldest transaction id is older than the threshold', async () => {
+    await addMarkets(400);
+    await vacuumTables(ctx.database.db);
+    for (let i = 0; i < 50; i++) await ctx.database.db.query('SELECT txid_current()'); // ids go by
+    const before = (await catalog()).frozenAge;
+    expect(before).toBeGreaterThanOrEqual(50);
+    expect(markets(await vacuumTables(ctx.database.db, before + 1_000_000))).toEqual([]); // not older than
+    expect(markets(await vacuumTables(ctx.database.db, before - 1))).toEqual([
+      { name: 'markets', reason: 'freeze' },
+    ]);
+    // Frozen: the table's oldest unfrozen id is now recent (a plain VACUUM would leave it).
+    expect((await catalog()).frozenAge).toBeLessThan(before - 1);
+  });
+
   it('the embedded database’s worker runs it every EMBEDDED_ANALYZE_INTERVAL_MS; 0 turns it off', async () => {
     const deps = { db: ctx.database.db, clock: ctx.clock, log: silentLog, pruned: [] };
     const part = await retentionFeature.worker?.({ ...deps, config: ctx.config });
@@ -70,6 +136,7 @@ describe('analyzeStaleTables', () => {
     await addMarkets(400);
     await task?.run(ctx.clock.now(), new AbortController().signal);
     expect(await plannerRows()).toBe(400);
+    expect((await catalog()).allVisible).toBeGreaterThan(0); // and vacuumed
 
     const off = { ...ctx.config, retention: { ...ctx.config.retention, embeddedAnalyzeIntervalMs: 0 } };
     const none = await retentionFeature.worker?.({ ...deps, config: off });
