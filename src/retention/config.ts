@@ -4,7 +4,10 @@ import { defineSettings } from '../lib/settings.js';
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
-/** Retention (docs/operations.md#retention): how long finished work is kept. */
+/**
+ * Retention (docs/operations.md#retention): how long finished work is kept; and how often the embedded
+ * database's planner statistics are brought up to date.
+ */
 export const retentionSettings = defineSettings(
   {
     RETENTION_WEBHOOK_DELIVERIES_DAYS: Type.Integer({ default: 30, minimum: 1 }),
@@ -16,6 +19,7 @@ export const retentionSettings = defineSettings(
     RETENTION_INTERVAL_MS: Type.Integer({ default: 15 * 60_000, minimum: 1000 }),
     RETENTION_BATCH_SIZE: Type.Integer({ default: 1000, minimum: 1, maximum: 100_000 }),
     RETENTION_BATCH_PAUSE_MS: Type.Integer({ default: 100, minimum: 0, maximum: 60_000 }),
+    EMBEDDED_ANALYZE_INTERVAL_MS: Type.Integer({ default: 5 * 60_000, minimum: 0 }),
   },
   (v) => ({
     /** Finished callback deliveries (`ai`, `price`) and their attempts. */
@@ -36,6 +40,11 @@ export const retentionSettings = defineSettings(
     batchSize: v.RETENTION_BATCH_SIZE,
     /** The pause between two full batches, so a backlog is worked off without hogging the database. */
     batchPauseMs: v.RETENTION_BATCH_PAUSE_MS,
+    /**
+     * How often the embedded database's worker looks for tables grown since their last ANALYZE
+     * (docs/operations.md#embedded-statistics); 0: never. PostgreSQL's autovacuum does it there.
+     */
+    embeddedAnalyzeIntervalMs: v.EMBEDDED_ANALYZE_INTERVAL_MS,
   }),
 );
 

@@ -1,4 +1,7 @@
-/** Retention's descriptor (src/feature.ts): its settings and the periodic task. */
+/**
+ * Retention's descriptor (src/feature.ts): its settings and periodic tasks — pruning, and on the
+ * embedded database its planner statistics.
+ */
 import type { Feature } from '../feature.js';
 import { type RetentionSettings, retentionSettings } from './config.js';
 import type { RetentionTable } from './tables.js';
@@ -13,7 +16,15 @@ export const retentionFeature: Feature<{ retention: typeof retentionSettings }, 
   name: 'retention',
   settings: { retention: retentionSettings },
   async worker({ config, db, clock, log, pruned }) {
-    const { createRetention } = await import('./retention.js');
-    return { tasks: [createRetention({ db, clock, log, settings: config.retention, tables: pruned }).task] };
+    const [{ createRetention }, { embeddedStatisticsTask }] = await Promise.all([
+      import('./retention.js'),
+      import('./statistics.js'),
+    ]);
+    const retention = createRetention({ db, clock, log, settings: config.retention, tables: pruned });
+    const intervalMs = config.retention.embeddedAnalyzeIntervalMs;
+    // PGlite has no autovacuum; PostgreSQL keeps its own statistics.
+    const statistics =
+      db.kind === 'pglite' && intervalMs > 0 ? [embeddedStatisticsTask({ db, log, intervalMs })] : [];
+    return { tasks: [retention.task, ...statistics] };
   },
 };
