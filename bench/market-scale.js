@@ -13,6 +13,14 @@
 //   npm run build && BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_scale node bench/market-scale.js
 //   MARKETS=10000 TRADES=1000000 BIG_TRADES=100000 EMBEDDED=1 node bench/market-scale.js   # PGlite
 //   ANALYZE=0 …   # no ANALYZE after the bulk load: the statistics as the migrations left them
+//   VACUUM=0 …    # PostgreSQL: ANALYZE only, no VACUUM after the load (see below)
+//
+// On PostgreSQL the loaded tables are vacuumed (VACUUM (ANALYZE)) after the load, and before a run on
+// data a load left unvacuumed: what autovacuum does to a table after a bulk insert on a production
+// server. This machine's PostgreSQL runs with autovacuum off (its CI configuration), and a table that
+// was never vacuumed has no visibility map and no hint bits: every count is a sequential scan and
+// every read pays for the first look at its rows (docs/performance.md#vacuumed-data). The embedded
+// database is only analyzed, as the embedded service does (it never vacuums).
 //
 // The bulk loader: trades are one INSERT … SELECT from generate_series per chunk into market_trades
 // (random markets, prices and sizes; the big market's as a minute-spaced walk), and what ingestion
@@ -39,6 +47,8 @@ import { buildCandles, concurrentCalls, loadMinuteWalk, percentile } from './lib
 import { marketCreated } from './markets.js';
 
 const EMBEDDED = process.env.EMBEDDED === '1';
+/** Vacuum the loaded tables, as autovacuum would (PostgreSQL only; the embedded service never vacuums). */
+const VACUUM = !EMBEDDED && process.env.VACUUM !== '0';
 const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/bench_scale';
 const MARKETS = Number(process.env.MARKETS ?? (EMBEDDED ? 10_000 : 100_000));
 const TRADES = Number(process.env.TRADES ?? (EMBEDDED ? 1_000_000 : 10_000_000));
@@ -113,10 +123,20 @@ if ((await count('SELECT count(*)::int AS n FROM market_trades')) !== TRADES) {
   await buildCandles(db, BIG);
   // ANALYZE=0 leaves the planner's statistics as the migrations left them (an embedded service has
   // no autovacuum): docs/performance.md#embedded-statistics.
-  if (process.env.ANALYZE !== '0') await db.exec('ANALYZE');
+  if (process.env.ANALYZE !== '0' && (EMBEDDED || !VACUUM)) await db.exec('ANALYZE');
   console.log(
     `loaded ${TRADES} trades, totals and the big market's candles in ${((performance.now() - started) / 1000).toFixed(1)} s`,
   );
+}
+if (
+  VACUUM &&
+  (await count(`SELECT relallvisible::int AS n FROM pg_class WHERE relname = 'market_trades'`)) === 0
+) {
+  const started = performance.now();
+  await db.exec(
+    'VACUUM (ANALYZE) markets, market_outcomes, market_trades, market_trade_totals, market_candles, market_orders',
+  );
+  console.log(`vacuumed the loaded tables in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 
 const p = percentile;
