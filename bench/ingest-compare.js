@@ -15,6 +15,17 @@
 // CPU per event is read from /proc before and after each build's requests: the service process, and
 // the PostgreSQL backends connected to that build's database (other databases' backends on a shared
 // server are not counted; the WAL writer and checkpointer are not counted either).
+// Autovacuum (docs/performance.md#trade-ingestion-with-autovacuum): a PostgreSQL server vacuums and
+// analyzes by default, the benchmark's server may not
+// (`SHOW autovacuum` off): then the rows ingestion updates (candles, totals) leave dead versions that
+// nothing removes, a cost only the build keeping them pays. When the server's autovacuum is off, this
+// script does its default's work itself for each build's database (BENCH_AUTOVACUUM=0 does not):
+// while that build is ingesting, every BENCH_NAPTIME seconds of its ingestion (60, autovacuum_naptime's
+// default) it VACUUMs each table past autovacuum's default thresholds (dead rows > 50 + 20% of live;
+// rows inserted since the last vacuum > 1,000 + 20% of live) and ANALYZEs each table with more than
+// 50 + 10% of live rows changed since its last analyze, on its own connection to that database,
+// concurrently with the requests like an autovacuum worker: its CPU is counted as the build's
+// PostgreSQL CPU, and a pass still running when the requests end is awaited outside the timed span.
 // BENCH_CPU_PROF_DIR=/tmp/prof writes each service's V8 CPU profile when it stops; BENCH_KEEP=1
 // keeps both databases.
 import { execFileSync } from 'node:child_process';
@@ -36,13 +47,15 @@ const MARKETS = Number(process.env.MARKETS ?? 200);
 const BATCH = Number(process.env.BATCH ?? 5_000);
 const OUT_OF_ORDER = Number(process.env.OUT_OF_ORDER ?? 0.1);
 const DUPLICATES = Number(process.env.DUPLICATES ?? 0.05);
+const NAPTIME = Number(process.env.BENCH_NAPTIME ?? 60);
 const START = Date.parse('2026-11-01T00:00:00Z');
 
 /**
  * @typedef {{ round: number, seconds: number, perSecond: number, serviceUs: number, postgresUs: number,
  *   applied: number, skipped: number, refused: number, load: number }} Run
  * @typedef {{ name: string, root: string, port: number, database: string, url: string, commit: string,
- *   runs: Run[], child?: import('./lib.js').BenchProcess }} Build
+ *   runs: Run[], child?: import('./lib.js').BenchProcess, vacuum?: PostgresDatabase, untilVacuum: number,
+ *   vacuums: string[] }} Build
  * @typedef {{ build: string, trades: number, totals: number, notional: string, candlesWrong?: number }} Facts
  */
 const HOUR = 3_600_000;
@@ -162,8 +175,75 @@ const builds = [
   const commit = execFileSync('git', ['-C', b.root, 'rev-parse', '--short', 'HEAD'], {
     encoding: 'utf8',
   }).trim();
-  return { ...b, database, url: withDatabase(DB_URL, database), commit, runs: /** @type {Run[]} */ ([]) };
+  return {
+    ...b,
+    database,
+    url: withDatabase(DB_URL, database),
+    commit,
+    runs: /** @type {Run[]} */ ([]),
+    untilVacuum: NAPTIME,
+    vacuums: /** @type {string[]} */ ([]),
+  };
 });
+
+/**
+ * One pass of autovacuum's default rules over the build's tables (the header's Autovacuum).
+ * @param {Build} b
+ */
+async function autovacuumPass(b) {
+  const db = /** @type {PostgresDatabase} */ (b.vacuum);
+  const rows = /** @type {{ name: string, vacuum: boolean, analyze: boolean }[]} */ (
+    await db.query(
+      `SELECT quote_ident(relname) AS name,
+              (n_dead_tup > 50 + 0.2 * n_live_tup OR n_ins_since_vacuum > 1000 + 0.2 * n_live_tup) AS vacuum,
+              n_mod_since_analyze > 50 + 0.1 * n_live_tup AS analyze
+         FROM pg_stat_user_tables ORDER BY relname`,
+    )
+  );
+  for (const r of rows) {
+    if (!r.vacuum && !r.analyze) continue;
+    const what = r.vacuum && r.analyze ? 'VACUUM (ANALYZE)' : r.vacuum ? 'VACUUM' : 'ANALYZE';
+    await db.exec(`${what} ${r.name}`);
+    b.vacuums.push(`${what} ${r.name}`);
+  }
+}
+
+/**
+ * Posts `lines` to the build, with autovacuum's work (when this script does it) alongside: the
+ * seconds the requests took, their report, and the pass still running (await it before reading CPU).
+ * @param {Build} b
+ * @param {string[]} lines
+ */
+async function ingest(b, lines) {
+  /** @type {Promise<void>} */
+  let pass = Promise.resolve();
+  let last = performance.now();
+  const timer = b.vacuum
+    ? setInterval(() => {
+        const now = performance.now();
+        b.untilVacuum -= (now - last) / 1000;
+        last = now;
+        if (b.untilVacuum <= 0) {
+          b.untilVacuum += NAPTIME;
+          pass = pass.then(() => autovacuumPass(b));
+        }
+      }, 100)
+    : undefined;
+  const started = performance.now();
+  try {
+    const report = await post(b.port, lines);
+    return { report, seconds: (performance.now() - started) / 1000, pass };
+  } finally {
+    clearInterval(timer);
+    if (b.vacuum) b.untilVacuum -= (performance.now() - last) / 1000;
+  }
+}
+
+const [{ autovacuum }] = /** @type {{ autovacuum: string }[]} */ (await admin.query('SHOW autovacuum'));
+const emulateAutovacuum = autovacuum !== 'on' && process.env.BENCH_AUTOVACUUM !== '0';
+process.stderr.write(
+  `server autovacuum = ${autovacuum}; ${emulateAutovacuum ? `this script vacuums as its default would (naptime ${NAPTIME} s)` : 'this script does not vacuum'}\n`,
+);
 
 try {
   for (const b of builds) {
@@ -183,6 +263,7 @@ try {
     });
   }
   for (const b of builds) await waitForHttp(`http://127.0.0.1:${b.port}/readyz`, childOf(b));
+  if (emulateAutovacuum) for (const b of builds) b.vacuum = new PostgresDatabase(b.url, { poolSize: 1 });
 
   const markets = Array.from({ length: MARKETS }, (_, i) =>
     JSON.stringify(marketCreated(marketId(i), START - 24 * HOUR, 'crypto', false)),
@@ -192,7 +273,7 @@ try {
   // Warm-up (unmeasured): JIT, pools, prepared statements, the first pages of every table.
   let previous = [];
   const warm = roundEvents(previous);
-  for (const b of builds) await post(b.port, warm);
+  for (const b of builds) await (await ingest(b, warm)).pass;
   previous = warm;
 
   for (let round = 1; round <= ROUNDS; round++) {
@@ -203,9 +284,8 @@ try {
       const pg = await backendCpu(admin, b.database);
       const pid = Number(childOf(b).pid);
       const service = processCpuSeconds(pid) ?? Number.NaN;
-      const started = performance.now();
-      const report = await post(b.port, lines);
-      const seconds = (performance.now() - started) / 1000;
+      const { report, seconds, pass } = await ingest(b, lines);
+      await pass;
       const serviceCpu = (processCpuSeconds(pid) ?? Number.NaN) - service;
       const pgCpu = cpuSince(pg, await backendCpu(admin, b.database));
       const run = {
@@ -258,6 +338,7 @@ try {
     facts.push({ ...row, build: b.name });
   }
   process.stderr.write(`${JSON.stringify(facts)}\n`);
+  for (const b of builds) process.stderr.write(`${b.name} vacuumed: ${b.vacuums.join(', ') || 'nothing'}\n`);
   const [before, after] = builds;
   if (facts[0].trades !== facts[1].trades || facts[0].notional !== facts[1].notional)
     throw new Error('the two builds recorded different trades');
@@ -281,11 +362,15 @@ try {
       ...rows,
       '',
       `Median ratio ${median(ratios).toFixed(2)} (${ratios.map((r) => r.toFixed(2)).join(', ')}); median events/s ${Math.round(med(before, 'perSecond'))} → ${Math.round(med(after, 'perSecond'))}; median CPU µs/event service ${us(med(before, 'serviceUs'))} → ${us(med(after, 'serviceUs'))}, PostgreSQL ${us(med(before, 'postgresUs'))} → ${us(med(after, 'postgresUs'))}.`,
+      emulateAutovacuum
+        ? `Autovacuum (server's off; done by this script as its default would, naptime ${NAPTIME} s of each build's ingestion): before ${before.vacuums.length} commands (${before.vacuums.join(', ') || 'none'}), after ${after.vacuums.length} (${after.vacuums.join(', ') || 'none'}).`
+        : `Autovacuum: the server's (${autovacuum}).`,
       `Checked: both builds recorded the same ${facts[0].trades.toLocaleString('en-US')} trades (same totals); the after build's ${'1m/1h/1d'} candles equal an aggregate of its trades (${facts[1].candlesWrong} differ).`,
       '',
     ].join('\n'),
   );
 } finally {
+  for (const b of builds) await b.vacuum?.close();
   for (const b of builds) if (b.child) await stopProcess(b.child);
   // BENCH_KEEP=1 keeps both databases (for bench/ingest-statements.js); drop them by hand after.
   for (const b of builds) {

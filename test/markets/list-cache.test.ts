@@ -93,6 +93,21 @@ describe('GET /markets from the list cache', () => {
     await eventually('cached-1', 'Renamed');
   });
 
+  it('a change of the creator or of the search text alone clears it too (migration 0035)', async () => {
+    // Each UPDATE names only that column (set to itself): the statement trigger fires on the column
+    // named, so only the trigger's column list explains the cleared page.
+    for (const column of ['creator_wallet', 'search']) {
+      await warm();
+      const title = `Silent before ${column}`;
+      await silentTitle('cached-5', title);
+      expect(await titleOf('cached-5')).toBe('Market 5');
+      await ctx.database.db.query(`UPDATE markets SET ${column} = ${column} WHERE id = 'cached-5'`);
+      await eventually('cached-5', title);
+      await silentTitle('cached-5', 'Market 5');
+      ctx.clock.advance(LIST_MAX_AGE_MS);
+    }
+  });
+
   it('a market ingested by this process shows at once', async () => {
     await warm('?pageSize=100');
     await ingestText(ctx.database.db, ndjson([marketCreated({ id: 'cached-new' }, { at: iso(NOW) })]));
