@@ -20,7 +20,8 @@
 // server. This machine's PostgreSQL runs with autovacuum off (its CI configuration), and a table that
 // was never vacuumed has no visibility map and no hint bits: every count is a sequential scan and
 // every read pays for the first look at its rows (docs/performance.md#vacuumed-data). The embedded
-// database is only analyzed, as the embedded service does (it never vacuums).
+// database is only analyzed: the state between two passes of its worker's maintenance, which vacuums
+// and analyzes every EMBEDDED_ANALYZE_INTERVAL_MS (docs/operations.md#embedded-statistics).
 //
 // The bulk loader: trades are one INSERT … SELECT from generate_series per chunk into market_trades
 // (random markets, prices and sizes; the big market's as a minute-spaced walk), and what ingestion
@@ -47,7 +48,7 @@ import { buildCandles, concurrentCalls, loadMinuteWalk, percentile } from './lib
 import { marketCreated } from './markets.js';
 
 const EMBEDDED = process.env.EMBEDDED === '1';
-/** Vacuum the loaded tables, as autovacuum would (PostgreSQL only; the embedded service never vacuums). */
+/** Vacuum the loaded tables, as autovacuum would (PostgreSQL only: see above for the embedded database). */
 const VACUUM = !EMBEDDED && process.env.VACUUM !== '0';
 const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/bench_scale';
 const MARKETS = Number(process.env.MARKETS ?? (EMBEDDED ? 10_000 : 100_000));
