@@ -6,7 +6,7 @@ const DAY_MS = 24 * HOUR_MS;
 
 /**
  * Retention (docs/operations.md#retention): how long finished work is kept; and how often the embedded
- * database's planner statistics are brought up to date.
+ * database is vacuumed and analyzed.
  */
 export const retentionSettings = defineSettings(
   {
@@ -41,8 +41,9 @@ export const retentionSettings = defineSettings(
     /** The pause between two full batches, so a backlog is worked off without hogging the database. */
     batchPauseMs: v.RETENTION_BATCH_PAUSE_MS,
     /**
-     * How often the embedded database's worker looks for tables grown since their last ANALYZE
-     * (docs/operations.md#embedded-statistics); 0: never. PostgreSQL's autovacuum does it there.
+     * How often the embedded database's worker vacuums the tables that need it and analyzes those
+     * grown since their last ANALYZE (docs/operations.md#embedded-statistics); 0: never. PostgreSQL's
+     * autovacuum does both there.
      */
     embeddedAnalyzeIntervalMs: v.EMBEDDED_ANALYZE_INTERVAL_MS,
   }),

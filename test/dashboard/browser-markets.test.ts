@@ -73,6 +73,12 @@ async function shownMarkets(page: Page, expected: string[]): Promise<string[]> {
   return ids();
 }
 
+/** Opens `title` from the page's markets table: its market view (the card headed by its title). */
+async function openMarket(page: Page, title: string) {
+  await page.getByRole('button', { name: title, exact: true }).first().click();
+  return page.locator('section.card').filter({ has: page.getByRole('heading', { name: title }) });
+}
+
 beforeAll(async () => {
   stage = await startStage();
   await loadDemoMarkets(stage.ctx.database.db, stage.ctx.clock);
@@ -121,10 +127,7 @@ describe('the markets page', () => {
     const { page } = user;
     await page.getByRole('combobox', { name: 'Sort' }).selectOption('volume');
     const opened = await mark();
-    await page.getByRole('button', { name: market.title, exact: true }).first().click();
-    const view = page
-      .locator('section.card')
-      .filter({ has: page.getByRole('heading', { name: market.title }) });
+    const view = await openMarket(page, market.title);
     await view.getByText(/^live, 0\.002 USD a minute/).waitFor();
 
     // One chart per outcome, holding as many points as the API's candles (the clock stands still).
@@ -232,10 +235,7 @@ describe('the markets page', () => {
     await openPage(page, 'Home');
     await openPage(page, 'Markets');
     const reopened = await mark();
-    await page.getByRole('button', { name: market.title, exact: true }).first().click();
-    const view = page
-      .locator('section.card')
-      .filter({ has: page.getByRole('heading', { name: market.title }) });
+    const view = await openMarket(page, market.title);
     await view.getByText(/^live, 0\.002 USD a minute/).waitFor();
     const reread = await closes();
     await expect.poll(() => chart.getAttribute('data-closes')).toBe(reread);
@@ -282,10 +282,7 @@ describe('the markets page', () => {
     // Until the closed stream's place is free again, a fourth is refused: poll until three are held.
     await expect.poll(held, { timeout: 15_000 }).toBe(3);
     await openPage(page, 'Markets');
-    await page.getByRole('button', { name: market.title, exact: true }).first().click();
-    const view = page
-      .locator('section.card')
-      .filter({ has: page.getByRole('heading', { name: market.title }) });
+    const view = await openMarket(page, market.title);
     await view.getByText(/^refused: 429 STREAM_LIMIT_EXCEEDED \(perKey\) — /).waitFor();
     // The reads are not streams: the charts are drawn all the same.
     await view.locator('figure[data-outcome="0"] .chart canvas').waitFor();
