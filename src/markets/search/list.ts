@@ -4,6 +4,7 @@ import type { MarketStatus } from '../ingest/events.js';
 import * as sql from '../read/sql.js';
 import type { MarketListBody } from '../schemas.js';
 import { encodeCursor } from './cursor.js';
+import { type OneWordRow, oneWordStatement } from './one-word.js';
 import type { ListPlan } from './query.js';
 import { countStatement, pageStatement, ranksEveryMatch } from './sql.js';
 import { lamportsUsd, pageStats } from './stats.js';
@@ -86,7 +87,14 @@ async function builtPage(
   const total = (load: () => Promise<number>) => (totals ? totals.get(plan.filterPrint, load) : load());
   let rows: ListRow[];
   let counted: number;
-  if (ranksEveryMatch(plan)) {
+  const oneWord = oneWordStatement(plan);
+  const top = oneWord ? await db.query<ListRow & OneWordRow>(oneWord.text, oneWord.params) : [];
+  if (top[0]?.single) {
+    // The top of the one-word index (docs/markets.md#one-word-search): the matches are not all
+    // read, so they are counted apart, or the kept count serves.
+    rows = top.filter((r) => r.id !== null);
+    counted = await total(count);
+  } else if (ranksEveryMatch(plan)) {
     // The page reads every match for its keys and counts them in the same pass (a page past the end
     // has no row to carry the count: then the kept or counted total). The window also keeps the
     // statement serial: without it PostgreSQL ran a one-word search with two parallel workers,

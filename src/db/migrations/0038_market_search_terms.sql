@@ -1,0 +1,57 @@
+-- A one-word search by relevance as the top of an index (docs/markets.md#one-word-search,
+-- docs/performance.md#one-word-search): one row per distinct lexeme of each market's search vector,
+-- with the rank a search of exactly that lexeme gives the market — ts_rank(search, 'lexeme', 32),
+-- computed by PostgreSQL itself, so that it is the same float4 the general statement computes. When
+-- the prefix of a one-word search names a single lexeme of the whole table, every match's rank is
+-- that lexeme's row, and a page is a walk of market_search_terms_rank from its cursor instead of a
+-- rank of every match (src/markets/search/one-word.ts).
+CREATE TABLE market_search_terms (
+  market_id text NOT NULL REFERENCES markets (id) ON DELETE CASCADE ON UPDATE CASCADE,
+  -- Byte order: a prefix is one range of the index whatever the database's collation.
+  lexeme    text COLLATE "C" NOT NULL,
+  rank      real NOT NULL,
+  PRIMARY KEY (market_id, lexeme)
+);
+CREATE INDEX market_search_terms_rank ON market_search_terms (lexeme, rank, market_id);
+
+-- The rank of a search of one lexeme. The tsquery is the lexeme quoted as tsquery input reads it
+-- (a quote doubled, a backslash escaped), so a lexeme holding punctuation stays one operand.
+CREATE FUNCTION market_search_terms_of(id text, search tsvector)
+  RETURNS TABLE (market_id text, lexeme text, rank real) LANGUAGE sql STABLE AS $$
+  SELECT id, l.lexeme,
+         ts_rank(search, ('''' || replace(replace(l.lexeme, '\', '\\'), '''', '''''') || '''')::tsquery, 32)
+    FROM unnest(search) AS l
+$$;
+
+-- Kept by the database, whoever writes a market's search vector (the service at creation, an
+-- operator's SQL): the market's rows are replaced in the same transaction.
+CREATE FUNCTION market_search_terms_keep() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'UPDATE' THEN
+    DELETE FROM market_search_terms WHERE market_id = OLD.id;
+  END IF;
+  IF NEW.search IS NOT NULL THEN
+    INSERT INTO market_search_terms (market_id, lexeme, rank)
+    SELECT t.market_id, t.lexeme, t.rank FROM market_search_terms_of(NEW.id, NEW.search) t;
+  END IF;
+  RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER market_search_terms_insert AFTER INSERT ON markets
+  FOR EACH ROW EXECUTE FUNCTION market_search_terms_keep();
+CREATE TRIGGER market_search_terms_update AFTER UPDATE OF search ON markets
+  FOR EACH ROW WHEN (OLD.search IS DISTINCT FROM NEW.search)
+  EXECUTE FUNCTION market_search_terms_keep();
+
+INSERT INTO market_search_terms (market_id, lexeme, rank)
+SELECT t.market_id, t.lexeme, t.rank
+  FROM markets m CROSS JOIN LATERAL market_search_terms_of(m.id, m.search) t
+ WHERE m.search IS NOT NULL;
+
+-- An exact title (case aside) ranks first: the few markets whose title is the search, found by
+-- their title rather than among every match.
+CREATE INDEX markets_title_lower ON markets (lower(title)) WHERE status <> 'DRAFT';
+
+ANALYZE market_search_terms;
+ANALYZE markets;
