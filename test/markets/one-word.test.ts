@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestText } from '../../src/markets/ingest/ingest.js';
 import { readList } from '../../src/markets/search/list.js';
-import { type OneWordRow, oneWordStatement } from '../../src/markets/search/one-word.js';
+import { type OneWordRow, oneWordCount, oneWordStatement } from '../../src/markets/search/one-word.js';
 import { type ListQueryInput, parseListQuery } from '../../src/markets/search/query.js';
-import { pageStatement } from '../../src/markets/search/sql.js';
+import { countStatement, pageStatement } from '../../src/markets/search/sql.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
 import { marketCreated, ndjson } from './events.js';
 
@@ -131,6 +131,37 @@ describe('one-word search from the terms index', () => {
     const all = await generalPage({ q: 'comet', pageSize: 100 });
     expect(body.markets.map((m: { id: string }) => m.id)).toEqual(all.slice(0, 5).map(([id]) => id));
     expect(body.total).toBe(all.length);
+  });
+
+  it('counts from the index alone what the general count counts, whatever the status', async () => {
+    const db = ctx.database.db;
+    const count = async (built: { text: string; params: unknown[] } | null) => {
+      if (!built) throw new Error('no statement');
+      return (await db.query<{ total: number }>(built.text, built.params))[0]?.total;
+    };
+    const same = async (query: ListQueryInput) => {
+      const plan = parseListQuery(query);
+      const general = await count(countStatement(plan));
+      const single = (await fastPage({ ...query, sort: 'relevance' })).single;
+      // From the index when the prefix names one lexeme; otherwise null, and the general count answers.
+      expect(await count(oneWordCount(plan))).toBe(single ? general : null);
+      return general;
+    };
+    // A status change by SQL reaches the terms: the closed markets leave status=OPEN's count.
+    await db.query(`UPDATE markets SET status = 'CLOSED' WHERE id IN ('ow-00', 'ow-10', 'ow-21')`);
+    const open = await same({ q: 'comet', status: 'OPEN' });
+    expect(await same({ q: 'comet', status: 'CLOSED' })).toBe(3);
+    expect(await same({ q: 'comet' })).toBe((open ?? 0) + 3);
+    for (const q of ['com', 'bit', 'b', 'zebra']) await same({ q });
+    expect(await same({ q: 'bit' })).toBeGreaterThan(5);
+    await db.query(`UPDATE markets SET status = 'DRAFT' WHERE id = 'ow-10'`);
+    expect(await same({ q: 'comet', status: 'CLOSED' })).toBe(2);
+    await db.query(`UPDATE markets SET status = 'OPEN' WHERE id IN ('ow-00', 'ow-10', 'ow-21')`);
+    expect(await same({ q: 'comet', status: 'OPEN' })).toBe((open ?? 0) + 3);
+    // Another filter, or a word PostgreSQL might lower-case otherwise: the general count.
+    expect(oneWordCount(parseListQuery({ q: 'comet', category: 'sky' }))).toBeNull();
+    expect(oneWordCount(parseListQuery({ q: 'comète' }))).toBeNull();
+    expect(oneWordCount(parseListQuery({ q: 'comet tail' }))).toBeNull();
   });
 
   it('is not taken when the prefix names several lexemes, and the general statement answers', async () => {

@@ -10,9 +10,11 @@ CREATE TABLE market_search_terms (
   -- Byte order: a prefix is one range of the index whatever the database's collation.
   lexeme    text COLLATE "C" NOT NULL,
   rank      real NOT NULL,
+  -- The market's status, so that a search's count of listed markets is read from the index alone.
+  status    text NOT NULL,
   PRIMARY KEY (market_id, lexeme)
 );
-CREATE INDEX market_search_terms_rank ON market_search_terms (lexeme, rank, market_id);
+CREATE INDEX market_search_terms_rank ON market_search_terms (lexeme, rank, market_id) INCLUDE (status);
 
 -- The rank of a search of one lexeme. The tsquery is the lexeme quoted as tsquery input reads it
 -- (a quote doubled, a backslash escaped), so a lexeme holding punctuation stays one operand.
@@ -23,16 +25,21 @@ CREATE FUNCTION market_search_terms_of(id text, search tsvector)
     FROM unnest(search) AS l
 $$;
 
--- Kept by the database, whoever writes a market's search vector (the service at creation, an
--- operator's SQL): the market's rows are replaced in the same transaction.
+-- Kept by the database, whoever writes a market's search vector or status (the service, an
+-- operator's SQL): a new search vector replaces the market's rows, a new status is copied to them,
+-- in the same transaction.
 CREATE FUNCTION market_search_terms_keep() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  IF TG_OP = 'UPDATE' AND OLD.search IS NOT DISTINCT FROM NEW.search THEN
+    UPDATE market_search_terms SET status = NEW.status WHERE market_id = NEW.id;
+    RETURN NULL;
+  END IF;
   IF TG_OP = 'UPDATE' THEN
     DELETE FROM market_search_terms WHERE market_id = OLD.id;
   END IF;
   IF NEW.search IS NOT NULL THEN
-    INSERT INTO market_search_terms (market_id, lexeme, rank)
-    SELECT t.market_id, t.lexeme, t.rank FROM market_search_terms_of(NEW.id, NEW.search) t;
+    INSERT INTO market_search_terms (market_id, lexeme, rank, status)
+    SELECT t.market_id, t.lexeme, t.rank, NEW.status FROM market_search_terms_of(NEW.id, NEW.search) t;
   END IF;
   RETURN NULL;
 END
@@ -40,12 +47,12 @@ $$;
 
 CREATE TRIGGER market_search_terms_insert AFTER INSERT ON markets
   FOR EACH ROW EXECUTE FUNCTION market_search_terms_keep();
-CREATE TRIGGER market_search_terms_update AFTER UPDATE OF search ON markets
-  FOR EACH ROW WHEN (OLD.search IS DISTINCT FROM NEW.search)
+CREATE TRIGGER market_search_terms_update AFTER UPDATE OF search, status ON markets
+  FOR EACH ROW WHEN (OLD.search IS DISTINCT FROM NEW.search OR OLD.status IS DISTINCT FROM NEW.status)
   EXECUTE FUNCTION market_search_terms_keep();
 
-INSERT INTO market_search_terms (market_id, lexeme, rank)
-SELECT t.market_id, t.lexeme, t.rank
+INSERT INTO market_search_terms (market_id, lexeme, rank, status)
+SELECT t.market_id, t.lexeme, t.rank, m.status
   FROM markets m CROSS JOIN LATERAL market_search_terms_of(m.id, m.search) t
  WHERE m.search IS NOT NULL;
 

@@ -4,7 +4,7 @@ import type { MarketStatus } from '../ingest/events.js';
 import * as sql from '../read/sql.js';
 import type { MarketListBody } from '../schemas.js';
 import { encodeCursor } from './cursor.js';
-import { type OneWordRow, oneWordStatement } from './one-word.js';
+import { type OneWordRow, oneWordCount, oneWordStatement } from './one-word.js';
 import type { ListPlan } from './query.js';
 import { countStatement, pageStatement, ranksEveryMatch } from './sql.js';
 import { lamportsUsd, pageStats } from './stats.js';
@@ -81,8 +81,11 @@ async function builtPage(
     return db.query<ListRow>(page.text, page.params);
   };
   const count = async () => {
-    const statement = countStatement(plan);
-    return (await db.query<{ total: number }>(statement.text, statement.params))[0]?.total ?? 0;
+    const counted = async (statement: { text: string; params: unknown[] } | null) =>
+      statement
+        ? (await db.query<{ total: number | null }>(statement.text, statement.params))[0]?.total
+        : null;
+    return (await counted(oneWordCount(plan))) ?? (await counted(countStatement(plan))) ?? 0;
   };
   const total = (load: () => Promise<number>) => (totals ? totals.get(plan.filterPrint, load) : load());
   let rows: ListRow[];

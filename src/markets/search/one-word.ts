@@ -27,6 +27,36 @@ function rangeEnd(word: string): string {
   return chars.join('') + String.fromCodePoint((last.codePointAt(0) as number) + 1);
 }
 
+/**
+ * The count of a one-word search whose only other filter is the status, from the index alone, when
+ * the word's prefix names one lexeme of the corpus: the markets holding it are that lexeme's rows
+ * (PostgreSQL's prefix match compares bytes, as the range does). `total` is null when the prefix names
+ * several lexemes or none: then the general count answers. Null for another plan, and for a word that
+ * is not plain ASCII letters and digits (which PostgreSQL might lower-case otherwise).
+ */
+export function oneWordCount(plan: ListPlan): Built | null {
+  const word = plan.search?.words.length === 1 ? plan.search.words[0] : undefined;
+  if (word === undefined || !/^[a-z0-9]+$/.test(word)) return null;
+  const others = [plan.category, plan.resolutionType, plan.creator, plan.closesAfter, plan.closesBefore];
+  if (others.some((f) => f !== undefined)) return null;
+  const p = new Params();
+  const from = p.add(word);
+  const to = p.add(rangeEnd(word));
+  const status = plan.status === undefined ? '' : `AND t.status = ${p.add(plan.status)}`;
+  return {
+    text: `WITH probe AS MATERIALIZED (
+             SELECT min(lexeme) AS lo, max(lexeme) AS hi FROM market_search_terms
+              WHERE lexeme >= ${from} AND lexeme < ${to}
+           )
+           SELECT CASE WHEN pr.lo = pr.hi THEN
+                    (SELECT count(*)::int FROM market_search_terms t
+                      WHERE t.lexeme = pr.lo AND t.status <> 'DRAFT' ${status})
+                  END AS total
+             FROM probe pr`,
+    params: p.values,
+  };
+}
+
 /** The statement, or null when the plan is not a one-word search by relevance. */
 export function oneWordStatement(plan: ListPlan): Built | null {
   const search = plan.search;
