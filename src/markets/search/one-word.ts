@@ -7,7 +7,7 @@ import { type Built, filters, itemColumns, Params } from './sql.js';
  *
  * The word is a prefix: every lexeme that starts with it matches, and a market's rank sums what each
  * of its matching lexemes gives (PostgreSQL's `ts_rank`). When the prefix names a single lexeme of
- * the whole corpus — `market_search_terms` holds every market's lexemes (migration 0038) — each
+ * the whole corpus — `market_search_terms` holds every market's lexemes (migration 0036) — each
  * match's rank is that lexeme's row, which holds the same float4 as `ts_rank` of the general
  * statement (src/markets/search/sql.ts), and a page is a walk of the index (lexeme, rank, market)
  * from its cursor: the matches ranked before it are never read. The exact title (case aside), which
