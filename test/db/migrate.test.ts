@@ -14,8 +14,10 @@ import {
 import { PgliteDatabase } from '../../src/db/pglite.js';
 import { PostgresDatabase } from '../../src/db/postgres.js';
 import { randomBase62 } from '../../src/lib/ids.js';
+import { ingestText } from '../../src/markets/ingest/ingest.js';
 import { copyPgliteTemplate } from '../helpers/db.js';
 import { withDatabase } from '../helpers/global-setup.js';
+import { marketCreated, ndjson } from '../markets/events.js';
 
 const url = process.env.TEST_DATABASE_URL;
 const cleanups: (() => Promise<void>)[] = [];
@@ -181,6 +183,36 @@ describe('migrations', () => {
         kept_by: 'acct_given',
       },
     ]);
+  });
+
+  it('market_search_terms gives the markets created before it their terms, each rank ts_rank’s', async () => {
+    const [db] = (await emptyDatabase()) as [Database];
+    const all = loadMigrations();
+    const terms = all.find((m) => m.name === 'market_search_terms')?.version ?? 0;
+    await migrate(
+      db,
+      all.filter((m) => m.version < terms),
+    );
+    const created = [
+      marketCreated({
+        id: 'mt-1',
+        title: 'Comet tail',
+        description: "The comet's tail",
+        outcomes: ['Comet', 'No'],
+      }),
+      marketCreated({ id: 'mt-2', title: 'Other', category: 'comet' }),
+    ];
+    expect(await ingestText(db, ndjson(created))).toMatchObject({ refused: 0 });
+    await migrate(db, all);
+    const rows = await db.query<{ market_id: string; lexeme: string; rank: number }>(
+      'SELECT market_id, lexeme, rank FROM market_search_terms ORDER BY market_id, lexeme',
+    );
+    const expected = await db.query<{ market_id: string; lexeme: string; rank: number }>(
+      `SELECT m.id AS market_id, l.lexeme, ts_rank(m.search, to_tsquery('simple', l.lexeme), 32) AS rank
+         FROM markets m, unnest(m.search) l ORDER BY m.id, l.lexeme COLLATE "C"`,
+    );
+    expect(rows).toEqual(expected);
+    expect(rows.filter((r) => r.lexeme === 'comet').map((r) => r.market_id)).toEqual(['mt-1', 'mt-2']);
   });
 
   it('accepts an applied migration whose comments changed, refuses one whose SQL changed', async () => {

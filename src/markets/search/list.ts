@@ -4,6 +4,7 @@ import type { MarketStatus } from '../ingest/events.js';
 import * as sql from '../read/sql.js';
 import type { MarketListBody } from '../schemas.js';
 import { encodeCursor } from './cursor.js';
+import { type OneWordRow, oneWordCount, oneWordStatement } from './one-word.js';
 import type { ListPlan } from './query.js';
 import { countStatement, pageStatement, ranksEveryMatch } from './sql.js';
 import { lamportsUsd, pageStats } from './stats.js';
@@ -80,13 +81,23 @@ async function builtPage(
     return db.query<ListRow>(page.text, page.params);
   };
   const count = async () => {
-    const statement = countStatement(plan);
-    return (await db.query<{ total: number }>(statement.text, statement.params))[0]?.total ?? 0;
+    const counted = async (statement: { text: string; params: unknown[] } | null) =>
+      statement
+        ? (await db.query<{ total: number | null }>(statement.text, statement.params))[0]?.total
+        : null;
+    return (await counted(oneWordCount(plan))) ?? (await counted(countStatement(plan))) ?? 0;
   };
   const total = (load: () => Promise<number>) => (totals ? totals.get(plan.filterPrint, load) : load());
   let rows: ListRow[];
   let counted: number;
-  if (ranksEveryMatch(plan)) {
+  const oneWord = oneWordStatement(plan);
+  const top = oneWord ? await db.query<ListRow & OneWordRow>(oneWord.text, oneWord.params) : [];
+  if (top[0]?.single) {
+    // The top of the one-word index (docs/markets.md#one-word-search): the matches are not all
+    // read, so they are counted apart, or the kept count serves.
+    rows = top.filter((r) => r.id !== null);
+    counted = await total(count);
+  } else if (ranksEveryMatch(plan)) {
     // The page reads every match for its keys and counts them in the same pass (a page past the end
     // has no row to carry the count: then the kept or counted total). The window also keeps the
     // statement serial: without it PostgreSQL ran a one-word search with two parallel workers,

@@ -10,7 +10,8 @@ import { tsQuery } from './query.js';
  * key starts at the cursor rather than counting up to it.
  */
 
-class Params {
+/** A statement's parameters, in order: `add` gives the placeholder of a new one. */
+export class Params {
   readonly values: unknown[] = [];
   add(value: unknown): string {
     this.values.push(value);
@@ -106,8 +107,11 @@ function sortSql(plan: ListPlan, p: Params, now: Date): SortSql {
   }
 }
 
-/** The filters of a plan on `markets m`, with their parameters added to `p`. */
-function filters(plan: ListPlan, p: Params): string {
+/**
+ * The filters of a plan on `markets m`, with their parameters added to `p`; without the search's
+ * match when `search` is false (a statement that finds the matches another way).
+ */
+export function filters(plan: ListPlan, p: Params, search = true): string {
   const where = ["m.status <> 'DRAFT'"];
   if (plan.status !== undefined) where.push(`m.status = ${p.add(plan.status)}`);
   if (plan.category !== undefined) where.push(`m.category = ${p.add(plan.category)}`);
@@ -115,8 +119,19 @@ function filters(plan: ListPlan, p: Params): string {
   if (plan.creator !== undefined) where.push(`m.creator_wallet = ${p.add(plan.creator)}`);
   if (plan.closesAfter) where.push(`m.closes_at >= ${p.add(plan.closesAfter.toISOString())}::timestamptz`);
   if (plan.closesBefore) where.push(`m.closes_at < ${p.add(plan.closesBefore.toISOString())}::timestamptz`);
-  if (plan.search) where.push(`m.search @@ to_tsquery('simple', ${p.add(tsQuery(plan.search.words))})`);
+  if (plan.search && search)
+    where.push(`m.search @@ to_tsquery('simple', ${p.add(tsQuery(plan.search.words))})`);
   return where.join(' AND ');
+}
+
+/** A list item's columns of market `m`, its sort key as cursor text `sortKey` (the rows `ListRow` reads). */
+export function itemColumns(sortKey: string): string {
+  return `m.id, m.slug, m.title, m.description, m.category, m.status, m.resolution_type, m.sandbox,
+           extract(epoch FROM m.created_at)::float8 * 1000 AS created_ms,
+           extract(epoch FROM m.closes_at)::float8 * 1000 AS closes_ms,
+           ARRAY(SELECT label FROM market_outcomes o WHERE o.market_id = m.id ORDER BY o.outcome_index)
+             AS outcome_labels,
+           ${sortKey} AS sort_key`;
 }
 
 export interface Built {
@@ -181,12 +196,7 @@ export function pageStatement(plan: ListPlan, now: Date, withTotal = false): Bui
     ? `(SELECT z.id, z.k, count(*) OVER ()::int AS total FROM (${matches} OFFSET 0) z)`
     : `(${matches})`;
   const text = `
-    SELECT m.id, m.slug, m.title, m.description, m.category, m.status, m.resolution_type, m.sandbox,
-           extract(epoch FROM m.created_at)::float8 * 1000 AS created_ms,
-           extract(epoch FROM m.closes_at)::float8 * 1000 AS closes_ms,
-           ${key.text('x.k')} AS sort_key,${withTotal ? ' x.total,' : ''}
-           ARRAY(SELECT label FROM market_outcomes o WHERE o.market_id = m.id ORDER BY o.outcome_index)
-             AS outcome_labels
+    SELECT ${itemColumns(key.text('x.k'))}${withTotal ? ', x.total' : ''}
       FROM (SELECT y.id, y.k${withTotal ? ', y.total' : ''}
               FROM ${rows} y
              ${keyset}
