@@ -10,7 +10,8 @@
 // The writer's time is also split by statement (each its round trip; "in Node.js" the rest), through a
 // wrapper of the transaction that times each query it is handed. BENCH_OTHER_STREAM=<a built checkout>
 // adds that checkout's writer, run beside this one's on the same trades in the same transaction (each
-// undone by a savepoint; which goes first alternates): two writers side by side.
+// undone by a savepoint; which goes first alternates): two writers side by side. BENCH_STREAM_WITHOUT
+// (below) prices the stream table's indexes.
 //
 // BENCH_OTHER=<a built checkout> adds, in the same turns, that checkout's INSERT_TRADES (before and
 // after a change of the statement, side by side on the same database).
@@ -82,15 +83,24 @@ if (process.env.BENCH_OTHER) {
   });
 }
 const STREAM = 'recordMarketChanges (the market stream) for the same trades';
-/** @type {{ name: string, prefix: string, record: typeof recordMarketChanges }[]} */
-const writers = [{ name: STREAM, prefix: '', record: recordMarketChanges }];
+/** @type {{ name: string, prefix: string, record: typeof recordMarketChanges, drop: string }[]} */
+const writers = [{ name: STREAM, prefix: '', record: recordMarketChanges, drop: '' }];
 if (process.env.BENCH_OTHER_STREAM) {
   const other = await import(`${process.env.BENCH_OTHER_STREAM}/dist/streams/index.js`);
   writers.push({
     name: `recordMarketChanges of ${process.env.BENCH_OTHER_STREAM}`,
     prefix: 'other_',
     record: other.recordMarketChanges,
+    drop: '',
   });
+}
+// BENCH_STREAM_WITHOUT=<index>,…: this writer again with each of those indexes of the stream's table
+// dropped inside the transaction (undone with it), to price what each costs the INSERT.
+for (const index of (process.env.BENCH_STREAM_WITHOUT ?? '').split(',').filter(Boolean)) {
+  const drop = index.endsWith('_pkey')
+    ? `ALTER TABLE market_stream_events DROP CONSTRAINT ${index}`
+    : `DROP INDEX ${index}`;
+  writers.push({ name: `${STREAM} without ${index}`, prefix: '', record: recordMarketChanges, drop });
 }
 /** @type {Map<string, number[]>} */
 const times = new Map(variants.map((v) => [v.name, []]));
@@ -133,6 +143,7 @@ for (let run = 0; run < RUNS + 2; run++) {
               },
               exec: tx.exec.bind(tx),
             };
+            if (writer.drop) await tx.query(writer.drop);
             const streamed = performance.now();
             await writer.record(/** @type {never} a Queryable that times what it runs */ (timed), {
               marketIds: [],
