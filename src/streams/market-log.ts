@@ -79,6 +79,6 @@ export async function recordMarketChanges(tx: Queryable, changes: MarketChanges)
   await tx.query(sql.INSERT, [
     pending.map((p) => p.marketId),
     pending.map((p) => p.kind),
-    `[${pending.map((p) => p.data).join(',')}]`,
+    pending.map((p) => p.data).join('\n'),
   ]);
 }
