@@ -38,8 +38,9 @@ const page = await a.query(
   `SELECT market_id AS id FROM market_trade_totals
     ORDER BY floor(notional / 10000) DESC, market_id DESC OFFSET 5000 LIMIT 50`,
 );
-const markets = page.map((r) => ({ id: r.id, outcomeCount: 2 }));
+const markets = page.map((r) => ({ id: String(r.id), outcomeCount: 2 }));
 const now = new Date('2026-06-01T00:00:00Z');
+/** @type {{ name: string, stats: typeof pageStats, db: PostgresDatabase, times: number[], answer: string }[]} */
 const builds = [
   { name: 'before', stats: before.pageStats, db: a, times: [], answer: '' },
   { name: 'after', stats: pageStats, db: b, times: [], answer: '' },
@@ -52,6 +53,7 @@ for (let i = 0; i < ROUNDS; i++) {
     if (i === 0) build.answer = JSON.stringify([...answer.entries()]);
   }
 }
+/** @param {number[]} times @param {number} q */
 const at = (times, q) => [...times].sort((x, y) => x - y)[Math.floor(times.length * q)].toFixed(2);
 for (const build of builds)
   console.log(
