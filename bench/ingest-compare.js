@@ -27,7 +27,7 @@
 // concurrently with the requests like an autovacuum worker: its CPU is counted as the build's
 // PostgreSQL CPU, and a pass still running when the requests end is awaited outside the timed span.
 // BENCH_CPU_PROF_DIR=/tmp/prof writes each service's V8 CPU profile when it stops; BENCH_KEEP=1
-// keeps both databases.
+// keeps both databases; BENCH_DB_PREFIX names them (`<prefix>_<pid>_before`, default sibyl_ingest).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -48,6 +48,7 @@ const BATCH = Number(process.env.BATCH ?? 5_000);
 const OUT_OF_ORDER = Number(process.env.OUT_OF_ORDER ?? 0.1);
 const DUPLICATES = Number(process.env.DUPLICATES ?? 0.05);
 const NAPTIME = Number(process.env.BENCH_NAPTIME ?? 60);
+const DB_PREFIX = process.env.BENCH_DB_PREFIX ?? 'sibyl_ingest';
 const START = Date.parse('2026-11-01T00:00:00Z');
 
 /**
@@ -171,7 +172,7 @@ const builds = [
   { name: 'before', root: BEFORE, port: PORT_BASE + 10 },
   { name: 'after', root: AFTER, port: PORT_BASE + 11 },
 ].map((b) => {
-  const database = `sibyl_ingest_${process.pid}_${b.name}`;
+  const database = `${DB_PREFIX}_${process.pid}_${b.name}`;
   const commit = execFileSync('git', ['-C', b.root, 'rev-parse', '--short', 'HEAD'], {
     encoding: 'utf8',
   }).trim();

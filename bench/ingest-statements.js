@@ -7,6 +7,12 @@
 // after the first, the market stream's writer (recordMarketChanges) for the same trades. Medians of
 // the wall time of each statement on one connection (the service's round trip included).
 //
+// The writer's time is also split by statement (each its round trip; "in Node.js" the rest), through a
+// wrapper of the transaction that times each query it is handed. BENCH_OTHER_STREAM=<a built checkout>
+// adds that checkout's writer, run beside this one's on the same trades in the same transaction (each
+// undone by a savepoint; which goes first alternates): two writers side by side. BENCH_STREAM_WITHOUT
+// (below) prices the stream table's indexes.
+//
 // BENCH_OTHER=<a built checkout> adds, in the same turns, that checkout's INSERT_TRADES (before and
 // after a change of the statement, side by side on the same database).
 //
@@ -77,11 +83,33 @@ if (process.env.BENCH_OTHER) {
   });
 }
 const STREAM = 'recordMarketChanges (the market stream) for the same trades';
+/** @type {{ name: string, prefix: string, record: typeof recordMarketChanges, drop: string }[]} */
+const writers = [{ name: STREAM, prefix: '', record: recordMarketChanges, drop: '' }];
+if (process.env.BENCH_OTHER_STREAM) {
+  const other = await import(`${process.env.BENCH_OTHER_STREAM}/dist/streams/index.js`);
+  writers.push({
+    name: `recordMarketChanges of ${process.env.BENCH_OTHER_STREAM}`,
+    prefix: 'other_',
+    record: other.recordMarketChanges,
+    drop: '',
+  });
+}
+// BENCH_STREAM_WITHOUT=<index>,…: this writer again with each of those indexes of the stream's table
+// dropped inside the transaction (undone with it), to price what each costs the INSERT.
+for (const index of (process.env.BENCH_STREAM_WITHOUT ?? '').split(',').filter(Boolean)) {
+  const drop = index.endsWith('_pkey')
+    ? `ALTER TABLE market_stream_events DROP CONSTRAINT ${index}`
+    : `DROP INDEX ${index}`;
+  writers.push({ name: `${STREAM} without ${index}`, prefix: '', record: recordMarketChanges, drop });
+}
 /** @type {Map<string, number[]>} */
 const times = new Map(variants.map((v) => [v.name, []]));
-times.set(STREAM, []);
+for (const writer of writers) times.set(writer.name, []);
 /** @param {string} name @param {number} ms */
-const note = (name, ms) => times.get(name)?.push(ms);
+const note = (name, ms) => {
+  if (!times.has(name)) times.set(name, []);
+  times.get(name)?.push(ms);
+};
 const ROLLBACK = new Error('rollback');
 for (let run = 0; run < RUNS + 2; run++) {
   for (const v of variants) {
@@ -90,13 +118,49 @@ for (let run = 0; run < RUNS + 2; run++) {
         if (v.drop) await tx.query(v.drop);
         const started = performance.now();
         const inserted = await tx.query(v.sql, params);
+        if (v.stream) await tx.query('SAVEPOINT writer');
         const took = performance.now() - started;
         if (inserted.length !== CHUNK) throw new Error(`${inserted.length} of ${CHUNK} trades inserted`);
         if (run >= 2) note(v.name, took); // the first two runs prepare and warm up
         if (v.stream) {
-          const streamed = performance.now();
-          await recordMarketChanges(tx, { marketIds: [], trades });
-          if (run >= 2) note(STREAM, performance.now() - streamed);
+          for (const writer of run % 2 ? [...writers].reverse() : writers) {
+            /** @type {Map<string, number>} */
+            const byStatement = new Map();
+            const timed = {
+              /** @param {string | { name: string, text: string }} q @param {unknown[]} [p] */
+              async query(q, p) {
+                const at = performance.now();
+                const name = typeof q === 'string' ? q : q.name;
+                try {
+                  // Another build's statements under names of their own (a prepared name is one text).
+                  return await tx.query(
+                    typeof q === 'string' || !writer.prefix ? q : { ...q, name: `${writer.prefix}${name}` },
+                    p,
+                  );
+                } finally {
+                  byStatement.set(name, (byStatement.get(name) ?? 0) + performance.now() - at);
+                }
+              },
+              exec: tx.exec.bind(tx),
+            };
+            if (writer.drop) await tx.query(writer.drop);
+            const streamed = performance.now();
+            await writer.record(/** @type {never} a Queryable that times what it runs */ (timed), {
+              marketIds: [],
+              trades,
+            });
+            const took = performance.now() - streamed;
+            if (run >= 2) {
+              note(writer.name, took);
+              let inStatements = 0;
+              for (const [name, ms] of byStatement) {
+                inStatements += ms;
+                note(`${writer.name}: ${name}`, ms);
+              }
+              note(`${writer.name}: in Node.js`, took - inStatements);
+            }
+            await tx.query('ROLLBACK TO SAVEPOINT writer');
+          }
         }
         throw ROLLBACK;
       })

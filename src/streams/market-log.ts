@@ -48,8 +48,9 @@ export async function recordMarketChanges(tx: Queryable, changes: MarketChanges)
   // Locked before the states are read: a concurrent writer's changes are committed and seen, so a
   // `market` event never states something older than the one before it.
   await tx.query(sql.LOCK);
-  await tx.query(sql.NO_JIT);
-  const states = await tx.query<MarketStateRow & { last: string | null }>(sql.CHANGED, [[...ids]]);
+  // The markets that traded: their state has changed (their trade count), known without their last event.
+  const traded = [...new Set(trades.map((trade) => trade.marketId))];
+  const states = await tx.query<MarketStateRow & { last: string | null }>(sql.CHANGED, [[...ids], traded]);
   const pending: Pending[] = [...trades]
     .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.tradeId < b.tradeId ? -1 : 1))
     .map((trade) => ({ marketId: trade.marketId, kind: 'trade', data: JSON.stringify(trade) }));
@@ -75,13 +76,9 @@ export async function recordMarketChanges(tx: Queryable, changes: MarketChanges)
     }
   }
   if (pending.length === 0) return;
-  const [taken] = await tx.query<{ last: string }>(sql.TAKE_IDS, [pending.length]);
-  const first = BigInt(taken?.last ?? '0') - BigInt(pending.length) + 1n;
   await tx.query(sql.INSERT, [
-    first.toString(),
     pending.map((p) => p.marketId),
     pending.map((p) => p.kind),
-    `[${pending.map((p) => p.data).join(',')}]`,
+    pending.map((p) => p.data).join('\n'),
   ]);
-  await tx.query(sql.NOTIFY);
 }

@@ -9,43 +9,47 @@ export const MARKET_STREAM_TOPIC = 'm';
 /** Events are kept (and `Last-Event-ID` resumes) this long: a fixed contract of the stream. */
 export const MARKET_STREAM_RETENTION_MS = 24 * 3_600_000;
 
-// Held until the transaction commits: ids are taken, and the rows committed, one writer at a time.
-// The key is the text 'market_stream' as a bigint (its first 8 bytes), fixed so that every process agrees.
-export const LOCK = statement('market_stream_lock', `SELECT pg_advisory_xact_lock(7881694946571531629)`);
-
 /**
- * No JIT compilation for the rest of the writer's transaction. PostgreSQL compiles a statement at
- * each execution whose estimated cost passes `jit_above_cost` (100,000 by default); CHANGED's does
- * once a transaction changes a hundred markets or so (an ingestion chunk of trades), and compiling
- * it then took far longer than running it: 0.7 s of compilation for 0.2 s of execution, each chunk
- * (docs/performance.md#trade-ingestion-before-and-after-the-candle-upkeep). A plain SET: no plan.
+ * Held until the transaction commits: ids are taken, and the rows committed, one writer at a time.
+ * The key is the text 'market_stream' as a bigint (its first 8 bytes), fixed so that every process
+ * agrees. In the same round trip, no JIT compilation for the rest of the writer's transaction
+ * (`set_config(…, true)` is `SET LOCAL`): PostgreSQL compiles a statement at each execution whose
+ * estimated cost passes `jit_above_cost` (100,000 by default); CHANGED's does once a transaction
+ * changes a hundred markets or so (an ingestion chunk of trades), and compiling it then took far
+ * longer than running it: 0.7 s of compilation for 0.2 s of execution, each chunk
+ * (docs/performance.md#trade-ingestion-before-and-after-the-candle-upkeep).
  */
-export const NO_JIT = 'SET LOCAL jit = off';
-
-/** Takes `$1` ids from the sequence at once (under the lock): returns the last; the first is last − $1 + 1. */
-export const TAKE_IDS = statement(
-  'market_stream_take_ids',
-  `SELECT setval('market_stream_ids', nextval('market_stream_ids') + $1::bigint - 1)::text AS last`,
+export const LOCK = statement(
+  'market_stream_lock',
+  `SELECT pg_advisory_xact_lock(7881694946571531629), set_config('jit', 'off', true)`,
 );
 
 /**
- * The events `$2`/`$3`, ids from `$1` on, their data the elements of the JSON array `$4` in order.
- * One JSON text rather than a `text[]`: the driver sends it as it is, where each element of an array
- * is quoted and escaped into an array literal, which cost the service more than the events' JSON
- * (docs/performance.md#trade-ingestion-before-and-after-the-candle-upkeep). `json` (not `jsonb`)
- * keeps each element's text exactly as it was written.
+ * The events `$1`/`$2`, their data the lines of `$3` in order, with ids taken from the sequence at
+ * once (under the lock: they ascend in commit order), and the one notification. One statement, one
+ * round trip, where taking the ids, inserting and notifying were three
+ * (docs/performance.md#stream-writer-cost). The sequence is read in a CTE, which a volatile function
+ * keeps from being inlined: once per statement.
+ *
+ * The data as one text of lines rather than a `text[]`: the driver sends it as it is, where each
+ * element of an array is quoted and escaped into an array literal, which cost the service more than
+ * the events' JSON (docs/performance.md#trade-ingestion-before-and-after-the-candle-upkeep). An event's
+ * data is one line of JSON (`JSON.stringify` writes no line break), so splitting at line breaks gives
+ * each back exactly as written, without parsing the JSON; `ROWS FROM` walks the three lists in step,
+ * without a join (docs/performance.md#stream-writer-cost).
  */
 export const INSERT = statement(
   'market_stream_insert',
-  `INSERT INTO market_stream_events (id, market_id, kind, data, created_at)
-   SELECT $1::bigint + e.n - 1, e.market_id, e.kind, d.data::text, clock_timestamp()
-     FROM unnest($2::text[], $3::text[]) WITH ORDINALITY AS e (market_id, kind, n)
-     JOIN json_array_elements($4::json) WITH ORDINALITY AS d (data, n) USING (n)`,
-);
-
-export const NOTIFY = statement(
-  'market_stream_notify',
-  `SELECT pg_notify('${MARKET_STREAM_CHANNEL}', '${MARKET_STREAM_TOPIC}')`,
+  `WITH taken AS (
+     SELECT setval('market_stream_ids', nextval('market_stream_ids') + cardinality($1::text[]) - 1)
+            - cardinality($1::text[]) AS before
+   ), inserted AS (
+     INSERT INTO market_stream_events (id, market_id, kind, data, created_at)
+     SELECT taken.before + e.n, e.market_id, e.kind, e.data, clock_timestamp()
+       FROM taken, ROWS FROM (unnest($1::text[]), unnest($2::text[]), string_to_table($3::text, E'\\n'))
+                   WITH ORDINALITY AS e (market_id, kind, data, n)
+   )
+   SELECT pg_notify('${MARKET_STREAM_CHANNEL}', '${MARKET_STREAM_TOPIC}')`,
 );
 
 /** The markets of filled or cancelled orders: their books changed. */
@@ -85,17 +89,24 @@ const STATE = `m.id, m.status, m.winning_outcome_index, m.resolved_at,
  * by kind runs only when it is not (after a `resolved` event, say). Asked by kind directly, the
  * planner read every event the market had in the last 24 hours, each time: ingestion slowed as the
  * day's trades grew (docs/performance.md#trade-ingestion-before-and-after-the-candle-upkeep).
+ *
+ * Not read (null) for a market among `$2`, those the transaction recorded trades of, while it is
+ * unresolved: its trade count has grown, so its state differs from any earlier event's whatever that
+ * said, and without a resolution there is no `resolved` event to decide. An ingestion chunk's markets
+ * are nearly all such: the lookup was a fifth of this statement's time
+ * (docs/performance.md#stream-writer-cost).
  */
 export const CHANGED = statement(
   'market_stream_changed',
   `SELECT ${STATE.replace(
     'AS outcomes',
     `AS outcomes,
+       CASE WHEN m.winning_outcome_index IS NULL AND m.id = ANY($2::text[]) THEN NULL ELSE
        (SELECT CASE WHEN n.kind = 'market' THEN n.data
                     ELSE (SELECT e.data FROM market_stream_events e
                            WHERE e.market_id = m.id AND e.kind = 'market' ORDER BY e.id DESC LIMIT 1) END
           FROM (SELECT x.kind, x.data FROM market_stream_events x
-                 WHERE x.market_id = m.id ORDER BY x.id DESC LIMIT 1) n) AS last`,
+                 WHERE x.market_id = m.id ORDER BY x.id DESC LIMIT 1) n) END AS last`,
   )}`,
 );
 
