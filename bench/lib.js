@@ -303,3 +303,24 @@ export async function buildCandles(db, marketId) {
     [marketId],
   );
 }
+
+/**
+ * Each outcome's last trade (market_outcome_last) from the bulk-loaded trades, by the migration's
+ * backfill (src/db/migrations/0037_market_outcome_last.sql): what ingestion would have kept.
+ * @param {import('../dist/db/database.js').Queryable} db
+ */
+export async function buildLastTrades(db) {
+  await db.query(
+    `INSERT INTO market_outcome_last (market_id, outcome_index, price, at, trade_id)
+     SELECT o.market_id, o.outcome_index, t.price, t.at, t.trade_id
+       FROM market_outcomes o
+       CROSS JOIN LATERAL (
+         SELECT x.price, x.at, x.trade_id FROM market_trades x
+          WHERE x.market_id = o.market_id AND x.outcome_index = o.outcome_index
+          ORDER BY x.at DESC, x.trade_id DESC LIMIT 1
+       ) t
+      ORDER BY o.market_id, o.outcome_index
+         ON CONFLICT (market_id, outcome_index) DO UPDATE
+        SET price = excluded.price, at = excluded.at, trade_id = excluded.trade_id`,
+  );
+}

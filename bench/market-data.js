@@ -15,7 +15,7 @@ import { PostgresDatabase } from '../dist/db/postgres.js';
 import { ingestText } from '../dist/markets/ingest/ingest.js';
 import { planHistory, readHistory } from '../dist/markets/series/history.js';
 import { readTrades, tradesPosition } from '../dist/markets/series/trades.js';
-import { buildCandles, loadMinuteWalk } from './lib.js';
+import { buildCandles, buildLastTrades, loadMinuteWalk } from './lib.js';
 
 const url = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/bench_md';
 const TRADES = Number(process.env.TRADES ?? 1_000_000);
@@ -54,6 +54,7 @@ if (have.n !== TRADES) {
   await ingestText(db, `${JSON.stringify(created)}\n`);
   await loadMinuteWalk(db, ID, 'bt-', END, TRADES);
   await buildCandles(db, ID);
+  await buildLastTrades(db);
   await db.query('ANALYZE market_trades');
   await db.query('ANALYZE market_candles');
   console.log(

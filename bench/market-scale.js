@@ -27,7 +27,8 @@
 // (random markets, prices and sizes; the big market's as a minute-spaced walk), and what ingestion
 // keeps beside them is built by the same aggregates ingestion's statements amount to: each market's
 // trade totals (count, Σ shares × price; zero for a market without trades, as ingestion creates
-// them) into market_trade_totals, and the big market's candles by
+// them) into market_trade_totals, each outcome's last trade into market_outcome_last (by migration
+// 0037's backfill), and the big market's candles by
 // the aggregate of the market-data migration's backfill (src/db/migrations/0030_market_data.sql).
 // The data stays between runs (a run reuses it when the counts match); drop the database to reload.
 import { mkdtempSync } from 'node:fs';
@@ -44,7 +45,7 @@ import { readList } from '../dist/markets/search/list.js';
 import { parseListQuery } from '../dist/markets/search/query.js';
 import { planHistory, readHistory } from '../dist/markets/series/history.js';
 import { readTrades, tradesPosition } from '../dist/markets/series/trades.js';
-import { buildCandles, concurrentCalls, loadMinuteWalk, percentile } from './lib.js';
+import { buildCandles, buildLastTrades, concurrentCalls, loadMinuteWalk, percentile } from './lib.js';
 import { marketCreated } from './markets.js';
 
 const EMBEDDED = process.env.EMBEDDED === '1';
@@ -99,7 +100,9 @@ if ((await count('SELECT count(*)::int AS n FROM markets')) !== MARKETS) {
 }
 if ((await count('SELECT count(*)::int AS n FROM market_trades')) !== TRADES) {
   const started = performance.now();
-  await db.exec('DELETE FROM market_candles; DELETE FROM market_trade_totals; DELETE FROM market_trades');
+  await db.exec(
+    'DELETE FROM market_candles; DELETE FROM market_trade_totals; DELETE FROM market_outcome_last; DELETE FROM market_trades',
+  );
   // The big market: a minute-spaced random walk, the newest at END.
   await loadMinuteWalk(db, BIG, 'b-', END, BIG_TRADES);
   // The rest over every other market, spread over the last 30 days, in chunks of a million.
@@ -122,6 +125,7 @@ if ((await count('SELECT count(*)::int AS n FROM market_trades')) !== TRADES) {
        FROM markets m LEFT JOIN market_trades t ON t.market_id = m.id GROUP BY m.id`,
   );
   await buildCandles(db, BIG);
+  await buildLastTrades(db);
   // ANALYZE=0 leaves the planner's statistics as the migrations left them (an embedded service has
   // no autovacuum): docs/performance.md#embedded-statistics.
   if (process.env.ANALYZE !== '0' && (EMBEDDED || !VACUUM)) await db.exec('ANALYZE');
@@ -135,7 +139,7 @@ if (
 ) {
   const started = performance.now();
   await db.exec(
-    'VACUUM (ANALYZE) markets, market_outcomes, market_trades, market_trade_totals, market_candles, market_orders',
+    'VACUUM (ANALYZE) markets, market_outcomes, market_trades, market_trade_totals, market_outcome_last, market_candles, market_orders',
   );
   console.log(`vacuumed the loaded tables in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }

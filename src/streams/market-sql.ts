@@ -60,8 +60,8 @@ export const ORDER_MARKETS = statement(
 
 /**
  * What a `market` event says of each market (`$1`): status, resolution, trade totals, and per outcome
- * its last trade price and best bid and ask (the open orders' index), from which the probability is
- * computed as GET /markets/{id} computes it.
+ * its last trade price (kept by ingestion, migration 0037) and best bid and ask (the open orders'
+ * index), from which the probability is computed as GET /markets/{id} computes it.
  */
 const STATE = `m.id, m.status, m.winning_outcome_index, m.resolved_at,
        COALESCE(t.trades, 0)::int AS trades,
@@ -76,11 +76,7 @@ const STATE = `m.id, m.status, m.winning_outcome_index, m.resolved_at,
                                 AND a.side = 'ask' AND a.open_shares > 0))
                ORDER BY o.outcome_index)
           FROM market_outcomes o
-          LEFT JOIN LATERAL (
-            SELECT x.price FROM market_trades x
-             WHERE x.market_id = o.market_id AND x.outcome_index = o.outcome_index
-             ORDER BY x.at DESC, x.trade_id DESC LIMIT 1
-          ) lp ON true
+          LEFT JOIN market_outcome_last lp ON lp.market_id = o.market_id AND lp.outcome_index = o.outcome_index
          WHERE o.market_id = m.id) AS outcomes
   FROM markets m
   LEFT JOIN market_trade_totals t ON t.market_id = m.id

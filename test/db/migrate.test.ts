@@ -14,10 +14,8 @@ import {
 import { PgliteDatabase } from '../../src/db/pglite.js';
 import { PostgresDatabase } from '../../src/db/postgres.js';
 import { randomBase62 } from '../../src/lib/ids.js';
-import { ingestText } from '../../src/markets/ingest/ingest.js';
 import { copyPgliteTemplate } from '../helpers/db.js';
 import { withDatabase } from '../helpers/global-setup.js';
-import { marketCreated, ndjson } from '../markets/events.js';
 
 const url = process.env.TEST_DATABASE_URL;
 const cleanups: (() => Promise<void>)[] = [];
@@ -79,6 +77,48 @@ function fakeMigrations(sqls: string[]): Migration[] {
     writeFileSync(join(dir, `${String(i + 1).padStart(4, '0')}_step_${i + 1}.sql`), sql);
   }
   return loadMigrations(`${dir}/`);
+}
+
+/**
+ * A market (with its outcomes and, optionally, trades) written by SQL, as a release before the
+ * migration under test left it: the service's current statements expect the migrated schema.
+ */
+async function oldMarket(
+  db: Database,
+  id: string,
+  market: { title: string; description?: string; category?: string; outcomes?: string[] },
+  trades: { id: string; outcome: number; price: number; at: string }[] = [],
+): Promise<void> {
+  const outcomes = market.outcomes ?? ['Yes', 'No'];
+  await db.query(
+    `INSERT INTO market_creators (wallet, username, username_at) VALUES ('W', 'w', now()) ON CONFLICT DO NOTHING`,
+  );
+  await db.query(
+    `INSERT INTO markets (id, slug, title, description, category, market_type, outcome_count, closes_at, fee_bps,
+                          lock_period_seconds, creator_wallet, resolution_type, status, status_at, status_event,
+                          created_at, search)
+     VALUES ($1, $1, $2, $3, $4, 'BINARY', $5, '2027-01-01', 100, 0, 'W', 'AI', 'OPEN', now(), 'e-' || $1, now(),
+             market_search_vector($2, $3, $4, $6::text[]))`,
+    [
+      id,
+      market.title,
+      market.description ?? 'A market',
+      market.category ?? 'crypto',
+      outcomes.length,
+      outcomes,
+    ],
+  );
+  await db.query(
+    `INSERT INTO market_outcomes (market_id, outcome_index, label)
+     SELECT $1, o.n - 1, o.label FROM unnest($2::text[]) WITH ORDINALITY AS o (label, n)`,
+    [id, outcomes],
+  );
+  for (const t of trades)
+    await db.query(
+      `INSERT INTO market_trades (trade_id, market_id, outcome_index, price, shares, buyer, seller, at)
+       VALUES ($1, $2, $3, $4, 10, 'B', 'S', $5)`,
+      [t.id, id, t.outcome, t.price, t.at],
+    );
 }
 
 describe('migrations', () => {
@@ -193,16 +233,12 @@ describe('migrations', () => {
       db,
       all.filter((m) => m.version < terms),
     );
-    const created = [
-      marketCreated({
-        id: 'mt-1',
-        title: 'Comet tail',
-        description: "The comet's tail",
-        outcomes: ['Comet', 'No'],
-      }),
-      marketCreated({ id: 'mt-2', title: 'Other', category: 'comet' }),
-    ];
-    expect(await ingestText(db, ndjson(created))).toMatchObject({ refused: 0 });
+    await oldMarket(db, 'mt-1', {
+      title: 'Comet tail',
+      description: "The comet's tail",
+      outcomes: ['Comet', 'No'],
+    });
+    await oldMarket(db, 'mt-2', { title: 'Other', category: 'comet' });
     await migrate(db, all);
     const rows = await db.query<{ market_id: string; lexeme: string; rank: number }>(
       'SELECT market_id, lexeme, rank FROM market_search_terms ORDER BY market_id, lexeme',
@@ -213,6 +249,32 @@ describe('migrations', () => {
     );
     expect(rows).toEqual(expected);
     expect(rows.filter((r) => r.lexeme === 'comet').map((r) => r.market_id)).toEqual(['mt-1', 'mt-2']);
+  });
+
+  it('market_outcome_last gives the outcomes traded before it their newest trade by (at, trade id)', async () => {
+    const [db] = (await emptyDatabase()) as [Database];
+    const all = loadMigrations();
+    const last = all.find((m) => m.name === 'market_outcome_last')?.version ?? 0;
+    await migrate(
+      db,
+      all.filter((m) => m.version < last),
+    );
+    await oldMarket(db, 'ml-1', { title: 'Three ways', outcomes: ['Yes', 'No', 'Maybe'] }, [
+      { id: 't-2', outcome: 0, price: 4_000, at: '2026-03-02T10:00:00Z' },
+      { id: 't-1', outcome: 0, price: 4_100, at: '2026-03-02T10:00:00Z' }, // same time, smaller id: not the last
+      { id: 't-0', outcome: 0, price: 3_900, at: '2026-03-01T10:00:00Z' },
+      { id: 't-3', outcome: 1, price: 6_000, at: '2026-03-01T09:00:00Z' },
+      { id: 't-4', outcome: 1, price: 5_500, at: '2026-03-01T11:00:00Z' },
+    ]);
+    await migrate(db, all);
+    expect(
+      await db.query(
+        'SELECT market_id, outcome_index, price, trade_id FROM market_outcome_last ORDER BY outcome_index',
+      ),
+    ).toEqual([
+      { market_id: 'ml-1', outcome_index: 0, price: 4_000, trade_id: 't-2' },
+      { market_id: 'ml-1', outcome_index: 1, price: 5_500, trade_id: 't-4' },
+    ]);
   });
 
   it('accepts an applied migration whose comments changed, refuses one whose SQL changed', async () => {

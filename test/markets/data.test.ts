@@ -348,3 +348,74 @@ describe('trade totals (the volume order: docs/markets.md#search-and-sort)', () 
     expect(rows.map(({ key: _, ...r }) => r)).toEqual(recomputed);
   });
 });
+
+describe('each outcome’s last trade, kept by ingestion (docs/markets.md#outcomes-and-probability)', () => {
+  type Last = { market_id: string; outcome_index: number; price: number; trade_id: string };
+  const kept = () =>
+    ctx.database.db.query<Last>(
+      `SELECT market_id, outcome_index, price, trade_id FROM market_outcome_last ORDER BY market_id, outcome_index`,
+    );
+  const lastPriceOf = async (id: string, outcome: number) =>
+    (await get(`/markets/${id}`)).json().outcomes[outcome].lastPrice as number | null;
+
+  it('is the newest trade by (at, trade id) whatever the arrival order, and what the routes show', async () => {
+    const newest = (marketId: string, trades: readonly T[]) =>
+      [0, 1].flatMap((outcome) => {
+        const mine = trades
+          .filter((t) => t.outcome === outcome)
+          .sort((a, b) => b.at - a.at || (a.tradeId < b.tradeId ? 1 : -1));
+        const top = mine[0];
+        return top
+          ? [{ market_id: marketId, outcome_index: outcome, price: top.price, trade_id: top.tradeId }]
+          : [];
+      });
+    // The trades arrived shuffled, in chunks, with ties in `at` (a tenth of them).
+    expect(await kept()).toEqual([...newest('chart', TRADES), ...newest('settled', RESOLVED)]);
+    expect(
+      await ctx.database.db.query<Last>(
+        `SELECT DISTINCT ON (market_id, outcome_index) market_id, outcome_index, price, trade_id
+           FROM market_trades ORDER BY market_id, outcome_index, at DESC, trade_id DESC`,
+      ),
+    ).toEqual(await kept());
+    const chart = (await get('/markets/chart')).json();
+    expect(chart.outcomes.map((o: { lastPrice: number | null }) => o.lastPrice)).toEqual(
+      newest('chart', TRADES).map((l) => l.price),
+    );
+    expect(await lastPriceOf('quiet', 0)).toBeNull();
+  });
+
+  it('a late trade does not replace it; a trade at the same time with a larger id does', async () => {
+    const before = (await kept()).find((l) => l.market_id === 'chart' && l.outcome_index === 0) as Last;
+    const at = (
+      await ctx.database.db.query<{ at: Date }>(
+        `SELECT at FROM market_outcome_last WHERE market_id = 'chart' AND outcome_index = 0`,
+      )
+    )[0]?.at.getTime() as number;
+    const late = (tradeId: string, when: number, price: number): T => ({
+      tradeId,
+      outcome: 0,
+      price,
+      shares: 5n,
+      at: when,
+    });
+    // Older, and the same time with a smaller id: neither is the last trade.
+    await ingestText(
+      ctx.database.db,
+      ndjson(
+        [late('chart-late-a', at - MINUTE, 4_321), late('chart-a', at, 4_322)].map((t) =>
+          tradeEvent('chart', t),
+        ),
+      ),
+    );
+    expect((await kept()).find((l) => l.market_id === 'chart' && l.outcome_index === 0)).toEqual(before);
+    // The same time, a larger id: it is.
+    await ingestText(ctx.database.db, ndjson([tradeEvent('chart', late('chart-tz', at, 4_323))]));
+    expect((await kept()).find((l) => l.market_id === 'chart' && l.outcome_index === 0)).toEqual({
+      ...before,
+      price: 4_323,
+      trade_id: 'chart-tz',
+    });
+    ctx.clock.advance(61_000); // past the detail's one-minute cache
+    expect(await lastPriceOf('chart', 0)).toBe(4_323);
+  });
+});

@@ -112,9 +112,10 @@ export const UPDATE_ORDERS = statement(
 
 /**
  * Trades are facts: a trade id is recorded once (a second event for it is refused by the caller).
- * The traders table gains the buyer and the seller, the market's trade totals the new trades, and
- * each outcome's candles (1 minute, 1 hour, 1 day) the new trades' prices and shares, in the same
- * statement: a trade that arrives late (an older `at`) lands in its own bucket and becomes that
+ * The traders table gains the buyer and the seller, the market's trade totals the new trades, each
+ * outcome's last trade the newest of them by (at, trade id) when it is newer than the one kept
+ * (migration 0037), and each outcome's candles (1 minute, 1 hour, 1 day) the new trades' prices and
+ * shares, in the same statement: a trade that arrives late (an older `at`) lands in its own bucket and becomes that
  * bucket's open or close only if it is the earliest or latest there by (at, trade id).
  * The chunk's trades are summed once per (market, outcome, minute), with one sort and window
  * aggregates over whole partitions (not four ordered aggregates per group, each its own sort), and
@@ -182,6 +183,13 @@ export const INSERT_TRADES = statement(
      SELECT market_id, count(*), sum(shares::numeric * price) FROM inserted GROUP BY market_id ORDER BY market_id
          ON CONFLICT (market_id) DO UPDATE
         SET trades = t.trades + excluded.trades, notional = t.notional + excluded.notional
+   ), lasts AS (
+     INSERT INTO market_outcome_last AS l (market_id, outcome_index, price, at, trade_id)
+     SELECT DISTINCT ON (market_id, outcome_index) market_id, outcome_index, price, at, trade_id
+       FROM inserted ORDER BY market_id, outcome_index, at DESC, trade_id DESC
+         ON CONFLICT (market_id, outcome_index) DO UPDATE
+        SET price = excluded.price, at = excluded.at, trade_id = excluded.trade_id
+      WHERE (l.at, l.trade_id) < (excluded.at, excluded.trade_id)
    ), traders AS (
      INSERT INTO market_traders (market_id, wallet)
      SELECT market_id, buyer FROM inserted UNION SELECT market_id, seller FROM inserted

@@ -72,17 +72,12 @@ export const TRADES = statement(
                  WHERE market_id = $1 AND at > $2) r`,
 );
 
-/** Each outcome's last trade price: one index probe per outcome. */
+/** Each outcome's last trade price, as ingestion keeps it (migration 0037). */
 export const LAST_PRICES = statement(
   'markets_detail_last_prices',
   `SELECT o.outcome_index, t.price
      FROM market_outcomes o
-     LEFT JOIN LATERAL (
-       SELECT price FROM market_trades t
-        WHERE t.market_id = o.market_id AND t.outcome_index = o.outcome_index
-        ORDER BY t.at DESC, t.trade_id DESC
-        LIMIT 1
-     ) t ON true
+     LEFT JOIN market_outcome_last t ON t.market_id = o.market_id AND t.outcome_index = o.outcome_index
     WHERE o.market_id = $1`,
 );
 

@@ -17,10 +17,10 @@ const PAGE_TOTALS = statement(
 );
 
 /**
- * Per outcome: its last trade's price, its best bid and ask (null when none), and the notional
- * (shares × price, basis points × base units) of its trades since $2 and of its open orders.
- * Every aggregate is a lateral per (market, outcome), so each reads its own index range
- * (market_trades_last, market_orders_book) whatever the statistics say: as correlated subqueries
+ * Per outcome: its last trade's price (kept by ingestion, migration 0037), its best bid and ask (null
+ * when none), and the notional (shares × price, basis points × base units) of its trades since $2 and
+ * of its open orders. Every aggregate is a lateral per (market, outcome), so each reads its own index
+ * range (market_trades_last, market_orders_book) whatever the statistics say: as correlated subqueries
  * per market, a generic plan estimated `market_id = m.id` from the one market holding most rows and
  * scanned every recent trade and every open order once per market of the page (190 ms for a page of
  * 50 against 0.9 ms this way, docs/performance.md#markets).
@@ -30,11 +30,7 @@ const PAGE_OUTCOMES = statement(
   `SELECT o.market_id, o.outcome_index, lp.price AS last_price, b.best_bid, b.best_ask,
           COALESCE(v.notional, 0)::text AS day_notional, COALESCE(b.notional, 0)::text AS open_notional
      FROM market_outcomes o
-     LEFT JOIN LATERAL (
-       SELECT t.price FROM market_trades t
-        WHERE t.market_id = o.market_id AND t.outcome_index = o.outcome_index
-        ORDER BY t.at DESC, t.trade_id DESC LIMIT 1
-     ) lp ON true
+     LEFT JOIN market_outcome_last lp ON lp.market_id = o.market_id AND lp.outcome_index = o.outcome_index
      LEFT JOIN LATERAL (
        SELECT sum(t.shares::numeric * t.price) AS notional FROM market_trades t
         WHERE t.market_id = o.market_id AND t.outcome_index = o.outcome_index AND t.at > $2
