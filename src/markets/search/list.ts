@@ -6,7 +6,7 @@ import type { MarketListBody } from '../schemas.js';
 import { encodeCursor } from './cursor.js';
 import { type OneWordRow, oneWordCount, oneWordStatement } from './one-word.js';
 import type { ListPlan } from './query.js';
-import { countStatement, pageStatement, ranksEveryMatch } from './sql.js';
+import { type Built, countStatement, pageStatement, ranksEveryMatch } from './sql.js';
 import { lamportsUsd, pageStats } from './stats.js';
 
 interface ListRow {
@@ -81,11 +81,12 @@ async function builtPage(
     return db.query<ListRow>(page.text, page.params);
   };
   const count = async () => {
-    const counted = async (statement: { text: string; params: unknown[] } | null) =>
+    // A one-word count from its index answers null when the prefix names several lexemes.
+    const totalOf = async (statement: Built | null) =>
       statement
         ? (await db.query<{ total: number | null }>(statement.text, statement.params))[0]?.total
         : null;
-    return (await counted(oneWordCount(plan))) ?? (await counted(countStatement(plan))) ?? 0;
+    return (await totalOf(oneWordCount(plan))) ?? (await totalOf(countStatement(plan))) ?? 0;
   };
   const total = (load: () => Promise<number>) => (totals ? totals.get(plan.filterPrint, load) : load());
   let rows: ListRow[];
