@@ -1,4 +1,7 @@
-/** The markets' descriptor (src/feature.ts): their settings, routes, lifecycle queue and `sibyl markets`. */
+/**
+ * The markets' descriptor (src/feature.ts): their settings, routes, lifecycle and derived-work queues
+ * and `sibyl markets`.
+ */
 import type { Resolver } from '../ai/index.js';
 import type { CoreConfig } from '../core-settings.js';
 import type { Feature } from '../feature.js';
@@ -36,9 +39,10 @@ export const marketsFeature: Feature<{ markets: typeof marketSettings }, Needs> 
     marketAdminRoutes(app, { db, settings: config.markets });
   },
   async worker({ config, db, clock, log, ports }) {
-    const [{ WorkQueue }, { lifecycleQueueHandler }] = await Promise.all([
+    const [{ WorkQueue }, { lifecycleQueueHandler }, { deriveQueueHandler }] = await Promise.all([
       import('../queue/queue.js'),
       import('./lifecycle/lifecycle.js'),
+      import('./ingest/derive.js'),
     ]);
     const handler = lifecycleQueueHandler({
       db,
@@ -48,7 +52,10 @@ export const marketsFeature: Feature<{ markets: typeof marketSettings }, Needs> 
       resolver: ports.resolver,
       settings: config.markets,
     });
-    return { queues: [new WorkQueue(handler, { db, clock, log })] };
+    const derive = deriveQueueHandler({ db, clock, log, settings: config.markets });
+    return {
+      queues: [new WorkQueue(handler, { db, clock, log }), new WorkQueue(derive, { db, clock, log })],
+    };
   },
   commands: {
     markets: {
