@@ -220,4 +220,25 @@ describe('derived after commit', () => {
       ...order(apart.slice(5)),
     ]);
   });
+
+  it('a failed piece stops the lane: done() throws, and the chunks it left are derived by the worker', async () => {
+    const first = await applyOnly(trades(60, 7));
+    const rest = [] as { id: string; changes: ChunkChanges }[];
+    for (let k = 8; k < 14; k++) rest.push(await applyOnly(trades(20, k)));
+    const lane = new DeriveLane(database.db);
+    // The first piece cannot be written (a time PostgreSQL refuses): its transaction rolls back.
+    const broken = {
+      ...first.changes,
+      trades: first.changes.trades.map((t) => ({ ...t, at: 'not a time' })),
+    };
+    lane.add(first.id, broken);
+    for (const chunk of rest) lane.add(chunk.id, chunk.changes);
+    await expect(lane.done()).rejects.toThrow();
+    expect(await counts()).toMatchObject({ trades: 180, candles: 0, streamed: 0, backlog: 7 });
+
+    const clock = new ManualClock(new Date(Date.now() + 60_000));
+    expect(await worker(clock).queue.drain()).toBe(7);
+    expect(await counts()).toMatchObject({ streamed: 180, backlog: 0 });
+    expect(await candlesWrong()).toBe(0);
+  });
 });

@@ -94,15 +94,25 @@ export class DeriveLane {
 
   add(id: string, changes: ChunkChanges): void {
     this.waiting.push({ id, changes });
-    if (!this.running && this.waiting.length >= BATCH_CHUNKS) this.running = this.run();
+    if (this.waiting.length >= BATCH_CHUNKS) this.start();
   }
 
   /** Derives what is left and waits for it; throws the failure that stopped the lane, if any. */
   async done(): Promise<void> {
     this.finishing = true;
-    if (!this.running && this.waiting.length > 0) this.running = this.run();
+    this.start();
     while (this.running) await this.running;
     if (this.failure) throw this.failure.error;
+  }
+
+  /** Runs the lane unless it runs or has failed; `running` is cleared when that run ends, not before. */
+  private start(): void {
+    if (this.running || this.failure) return;
+    const run = this.run();
+    this.running = run;
+    void run.finally(() => {
+      if (this.running === run) this.running = null;
+    });
   }
 
   private async run(): Promise<void> {
@@ -119,8 +129,6 @@ export class DeriveLane {
       }
     } catch (error) {
       this.failure = { error };
-    } finally {
-      this.running = null;
     }
   }
 }
