@@ -277,6 +277,33 @@ describe('migrations', () => {
     ]);
   });
 
+  it('market_list_counts gives the markets created before it their counts per status and category', async () => {
+    const [db] = (await emptyDatabase()) as [Database];
+    const all = loadMigrations();
+    const counts = all.find((m) => m.name === 'market_list_counts')?.version ?? 0;
+    await migrate(
+      db,
+      all.filter((m) => m.version < counts),
+    );
+    await oldMarket(db, 'mc-1', { title: 'One' });
+    await oldMarket(db, 'mc-2', { title: 'Two' });
+    await oldMarket(db, 'mc-3', { title: 'Three', category: 'comet' });
+    await db.query(`UPDATE markets SET status = 'CLOSED' WHERE id = 'mc-2'`);
+    await migrate(db, all);
+    const sums = () =>
+      db.query(
+        `SELECT status, category, sum(n)::int AS n FROM market_list_counts
+          GROUP BY status, category HAVING sum(n) <> 0 ORDER BY status, category`,
+      );
+    expect(await sums()).toEqual([
+      { status: 'CLOSED', category: 'crypto', n: 1 },
+      { status: 'OPEN', category: 'comet', n: 1 },
+      { status: 'OPEN', category: 'crypto', n: 1 },
+    ]);
+    await oldMarket(db, 'mc-4', { title: 'Four', category: 'comet' }); // kept from now on by the triggers
+    expect(await sums()).toContainEqual({ status: 'OPEN', category: 'comet', n: 2 });
+  });
+
   it('accepts an applied migration whose comments changed, refuses one whose SQL changed', async () => {
     const [db] = (await emptyDatabase()) as [Database];
     await migrate(db, fakeMigrations(["-- a table\nCREATE TABLE a (id integer, note text DEFAULT '--')"]));

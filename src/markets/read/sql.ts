@@ -109,7 +109,8 @@ export const TOP_CURATORS = statement(
 );
 
 /**
- * One page of the list and the total, in one statement. DRAFT never shows; the order is total
+ * One page of the list and the total, in one statement; the total is the sum of the counts the
+ * database keeps per (status, category) (migration 0039). DRAFT never shows; the order is total
  * (createdAt newest first, then id), so pages never overlap or skip however many markets are added
  * between requests. One statement per combination of filters, rather than `$1 IS NULL OR …`, so
  * each gets a plan that uses its index. The outer join keeps the total on a page past the end.
@@ -126,7 +127,7 @@ function listStatement(byStatus: boolean, byCategory: boolean, withTotal: boolea
   const where = filters.join(' AND ');
   return statement(
     `markets_list${byStatus ? '_status' : ''}${byCategory ? '_category' : ''}${withTotal ? '' : '_page'}`,
-    `SELECT ${withTotal ? `(SELECT count(*)::int FROM markets WHERE ${where})` : 'NULL::int'} AS total, p.*,
+    `SELECT ${withTotal ? `(SELECT COALESCE(sum(n), 0)::int FROM market_list_counts WHERE ${where})` : 'NULL::int'} AS total, p.*,
             ARRAY(SELECT label FROM market_outcomes o WHERE o.market_id = p.id ORDER BY o.outcome_index)
               AS outcome_labels
        FROM (SELECT 1) one
