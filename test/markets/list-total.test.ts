@@ -43,11 +43,15 @@ async function totalOf(query: string): Promise<number> {
   return response.json().total as number;
 }
 
-/** A status change the triggers do not see (replication role): only a kept total can hide it. */
+/**
+ * A status change whose notification is lost (its trigger disabled for this transaction only): only
+ * a kept total can hide it. The database's own counts (migration 0039) still follow it.
+ */
 async function silentStatus(id: string, status: string): Promise<void> {
   await ctx.database.db.transaction(async (tx) => {
-    await tx.query('SET LOCAL session_replication_role = replica');
+    await tx.query('ALTER TABLE markets DISABLE TRIGGER markets_listed_change');
     await tx.query('UPDATE markets SET status = $2 WHERE id = $1', [id, status]);
+    await tx.query('ALTER TABLE markets ENABLE TRIGGER markets_listed_change');
   });
 }
 
