@@ -1,13 +1,11 @@
 // Where the database time of one ingestion chunk of trades goes (docs/performance.md#trade-ingestion-before-and-after-the-candle-upkeep):
 // against a database this version has migrated and filled (BENCH_INGEST_DB, e.g. one kept by
 // `BENCH_KEEP=1 node bench/ingest-compare.js`), one chunk of CHUNK new trades is recorded RUNS times,
-// each time in a transaction that is rolled back, by two variants of the trades statement taken in
-// turn: as ingestion runs it (src/markets/ingest/ingest-sql.ts INSERT_TRADES), and without the
-// market_trades_at index (dropped inside the transaction); after the first, what is derived from the
-// chunk after its commit (docs/markets.md#derived-after-commit): the candles of the same trades
-// (src/markets/ingest/derive-sql.ts UPSERT_CANDLES) and the market stream's writer
-// (recordMarketChanges). Medians of the wall time of each statement on one connection (the service's
-// round trip included).
+// each time in a transaction that is rolled back, by three variants of the trades statement taken in
+// turn: as ingestion runs it (src/markets/ingest/ingest-sql.ts INSERT_TRADES), without its candles
+// part, and without its candles part nor the market_trades_at index (dropped inside the transaction);
+// after the first, the market stream's writer (recordMarketChanges) for the same trades. Medians of
+// the wall time of each statement on one connection (the service's round trip included).
 //
 // The writer's time is also split by statement (each its round trip; "in Node.js" the rest), through a
 // wrapper of the transaction that times each query it is handed. BENCH_OTHER_STREAM=<a built checkout>
@@ -20,7 +18,6 @@
 //
 //   BENCH_INGEST_DB=postgres://postgres@127.0.0.1:5432/sibyl_ingest_…_after node bench/ingest-statements.js
 import { PostgresDatabase } from '../dist/db/postgres.js';
-import { UPSERT_CANDLES } from '../dist/markets/ingest/derive-sql.js';
 import { INSERT_TRADES } from '../dist/markets/ingest/ingest-sql.js';
 import { recordMarketChanges } from '../dist/streams/index.js';
 import { median, randomMint } from './lib.js';
@@ -64,14 +61,17 @@ const params = [
   trades.map((t) => t.seller),
   trades.map((t) => t.at),
 ];
-const candleParams = [0, 1, 2, 3, 4, 7].map((k) => params[k]);
-const CANDLES = 'UPSERT_CANDLES (the candles, derived after the commit) for the same trades';
-/** @type {{ name: string, sql: { name?: string, text: string }, stream?: boolean, drop?: string }[]} */
+const withoutCandles = INSERT_TRADES.text.replace(
+  /\), (minutes|candles) AS \([\s\S]*?\), totals AS \(/,
+  '), totals AS (',
+);
+if (withoutCandles === INSERT_TRADES.text) throw new Error('the candles part of INSERT_TRADES was not found');
 const variants = [
   { name: 'INSERT_TRADES as ingestion runs it', sql: INSERT_TRADES, stream: true },
+  { name: 'without its candles part', sql: { name: 'stmt_no_candles', text: withoutCandles } },
   {
-    name: 'INSERT_TRADES without the market_trades_at index',
-    sql: { name: 'stmt_no_at', text: INSERT_TRADES.text },
+    name: 'without its candles part nor the market_trades_at index',
+    sql: { name: 'stmt_no_candles_no_at', text: withoutCandles },
     drop: 'DROP INDEX market_trades_at',
   },
 ];
@@ -123,10 +123,6 @@ for (let run = 0; run < RUNS + 2; run++) {
         if (inserted.length !== CHUNK) throw new Error(`${inserted.length} of ${CHUNK} trades inserted`);
         if (run >= 2) note(v.name, took); // the first two runs prepare and warm up
         if (v.stream) {
-          const candles = performance.now();
-          await tx.query(UPSERT_CANDLES, candleParams);
-          if (run >= 2) note(CANDLES, performance.now() - candles);
-          await tx.query('ROLLBACK TO SAVEPOINT writer');
           for (const writer of run % 2 ? [...writers].reverse() : writers) {
             /** @type {Map<string, number>} */
             const byStatement = new Map();

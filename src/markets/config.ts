@@ -12,7 +12,6 @@ export const marketSettings = defineSettings(
     MARKETS_BOOK_DEPTH: Type.Integer({ default: 20, minimum: 1, maximum: 10_001 }),
     MARKETS_LIFECYCLE_CONCURRENCY: Type.Integer({ default: 10, minimum: 1, maximum: 1000 }),
     MARKETS_LIFECYCLE_LEASE_MS: Type.Integer({ default: 120_000, minimum: 1000 }),
-    MARKETS_DERIVE_AFTER_MS: Type.Integer({ default: 10_000, minimum: 0, maximum: 3_600_000 }),
     MARKETS_LIST_CACHE: Type.Boolean({ default: true }),
     MARKETS_DETAIL_CACHE_TIMEOUT_MS: Type.Integer({
       default: DETAIL_CACHE_TIMEOUT_MS,
@@ -36,11 +35,6 @@ export const marketSettings = defineSettings(
     lifecycleConcurrency: v.MARKETS_LIFECYCLE_CONCURRENCY,
     /** How long a worker holds a market it is resolving (longer than an AI resolution's deadline). */
     lifecycleLeaseMs: v.MARKETS_LIFECYCLE_LEASE_MS,
-    /**
-     * How long a chunk's derived work (candles, stream events) is left to the ingestion that wrote
-     * it before the worker does it (docs/markets.md#derived-after-commit).
-     */
-    deriveAfterMs: v.MARKETS_DERIVE_AFTER_MS,
     /** List pages cached until the list changes (docs/markets.md, "List"); false: read every time. */
     listCache: v.MARKETS_LIST_CACHE,
     /** Redis key prefix of the shared detail cache (with REDIS_URL): one per deployment sharing a Redis. */

@@ -1,6 +1,6 @@
 /**
- * The markets' descriptor (src/feature.ts): their settings, routes, lifecycle and derived-work queues,
- * the fold of the list's kept counts and `sibyl markets`.
+ * The markets' descriptor (src/feature.ts): their settings, routes, lifecycle queue, the fold of the
+ * list's kept counts and `sibyl markets`.
  */
 import type { Resolver } from '../ai/index.js';
 import type { CoreConfig } from '../core-settings.js';
@@ -39,13 +39,11 @@ export const marketsFeature: Feature<{ markets: typeof marketSettings }, Needs> 
     marketAdminRoutes(app, { db, settings: config.markets });
   },
   async worker({ config, db, clock, log, ports }) {
-    const [{ WorkQueue }, { lifecycleQueueHandler }, { deriveQueueHandler }, { listCountsTask }] =
-      await Promise.all([
-        import('../queue/queue.js'),
-        import('./lifecycle/lifecycle.js'),
-        import('./ingest/derive.js'),
-        import('./search/list-counts.js'),
-      ]);
+    const [{ WorkQueue }, { lifecycleQueueHandler }, { listCountsTask }] = await Promise.all([
+      import('../queue/queue.js'),
+      import('./lifecycle/lifecycle.js'),
+      import('./search/list-counts.js'),
+    ]);
     const handler = lifecycleQueueHandler({
       db,
       clock,
@@ -54,11 +52,7 @@ export const marketsFeature: Feature<{ markets: typeof marketSettings }, Needs> 
       resolver: ports.resolver,
       settings: config.markets,
     });
-    const derive = deriveQueueHandler({ db, clock, log, settings: config.markets });
-    return {
-      queues: [new WorkQueue(handler, { db, clock, log }), new WorkQueue(derive, { db, clock, log })],
-      tasks: [listCountsTask(db)],
-    };
+    return { queues: [new WorkQueue(handler, { db, clock, log })], tasks: [listCountsTask(db)] };
   },
   commands: {
     markets: {

@@ -1,17 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PostgresDatabase } from '../../src/db/postgres.js';
 import { ingestText } from '../../src/markets/ingest/ingest.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { usingPostgres } from '../helpers/db.js';
 import { type FakeServer, startFakeServer } from '../helpers/fake-server.js';
-import { freePort, httpReady, type ServiceProcess, startService } from '../helpers/process.js';
-import { event, marketCreated, ndjson, wallet } from './events.js';
+import { type ServiceProcess, startService } from '../helpers/process.js';
+import { marketCreated, ndjson } from './events.js';
 
 /**
- * Markets in real processes on PostgreSQL. The lifecycle: a worker killed with SIGKILL while
- * resolving a market (its price venue hangs) leaves it to another worker after the lease, which
- * resolves it once. Derived work: a `sibyl serve` killed after its chunks committed and before their
- * candles and stream events did leaves them to a `sibyl work` process, which derives them once.
+ * The market lifecycle in real `sibyl work` processes on PostgreSQL: a worker killed with SIGKILL
+ * while resolving a market (its price venue hangs) leaves it to another worker after the lease,
+ * which resolves it once.
  */
 
 let ctx: TestContext;
@@ -99,84 +97,5 @@ describe.runIf(usingPostgres)('market lifecycle across worker processes (Postgre
     } finally {
       await venue.close();
     }
-  });
-});
-
-describe.runIf(usingPostgres)('derived work across processes (PostgreSQL)', () => {
-  it('a serve process killed before its chunks’ derived work committed leaves it to a worker, done once', async () => {
-    const TOKEN = 'derive-admin-token-0123456789';
-    const port = await freePort();
-    const base = `http://127.0.0.1:${port}`;
-    const common = { DATABASE_URL: ctx.database.location, DB_POOL_SIZE: '4', MARKETS_DERIVE_AFTER_MS: '0' };
-    const db = ctx.database.db;
-    expect(await ingestText(db, ndjson([marketCreated({ id: 'killed-derive' })]))).toMatchObject({
-      refused: 0,
-    });
-    const serve = await startService(
-      'serve',
-      { ...common, PORT: String(port), HOST: '127.0.0.1', ADMIN_TOKEN: TOKEN },
-      httpReady(base),
-    );
-    workers.push(serve);
-
-    // The market stream's lock held here: the service's derived work waits for it, uncommitted.
-    const holder = new PostgresDatabase(ctx.database.location, { poolSize: 1 });
-    const count = async (sql: string) => Number((await db.query<{ n: number }>(sql))[0]?.n);
-    try {
-      await holder.query('SELECT pg_advisory_lock(7881694946571531629)');
-      const trades = Array.from({ length: 2_500 }, (_, i) =>
-        event('trade', new Date(Date.parse('2026-03-02T10:00:00Z') + i * 1_500).toISOString(), {
-          marketId: 'killed-derive',
-          tradeId: `kd-${i}`,
-          outcome: i % 2,
-          price: 1 + ((i * 61) % 9_999),
-          shares: String(1 + i),
-          buyer: wallet('kd-buyer'),
-          seller: wallet('kd-seller'),
-        }),
-      );
-      void fetch(`${base}/api/v1/admin/markets/events`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/x-ndjson' },
-        body: ndjson(trades),
-      }).catch(() => null);
-      const waiting = `SELECT count(*)::int AS n FROM pg_stat_activity
-                        WHERE datname = current_database() AND wait_event = 'advisory'`;
-      await until(async () => (await count(waiting)) === 1);
-      expect(await count('SELECT count(*)::int AS n FROM market_trades')).toBe(2_500); // committed
-      await serve.kill();
-      await holder.query('SELECT pg_advisory_unlock(7881694946571531629)');
-      await until(async () => (await count(waiting)) === 0);
-    } finally {
-      await holder.close();
-    }
-    // Its three chunks' rows are left, with none of their candles or stream events.
-    expect(await count('SELECT count(*)::int AS n FROM market_derive_backlog')).toBe(3);
-    expect(await count('SELECT count(*)::int AS n FROM market_candles')).toBe(0);
-    expect(await count(`SELECT count(*)::int AS n FROM market_stream_events WHERE kind = 'trade'`)).toBe(0);
-
-    workers.push(await startService('work', common, async () => true));
-    await until(async () => (await count('SELECT count(*)::int AS n FROM market_derive_backlog')) === 0);
-    expect(await count(`SELECT count(*)::int AS n FROM market_stream_events WHERE kind = 'trade'`)).toBe(
-      2_500,
-    );
-    expect(
-      await count(
-        `SELECT count(DISTINCT data::json->>'tradeId')::int AS n FROM market_stream_events WHERE kind = 'trade'`,
-      ),
-    ).toBe(2_500);
-    const wrong = `WITH ref AS (
-        SELECT market_id, outcome_index, w.width,
-               date_bin(make_interval(secs => w.width), at, timestamptz '1970-01-01 00:00:00+00') AS bucket,
-               (array_agg(price ORDER BY at, trade_id))[1] AS open, max(price) AS high, min(price) AS low,
-               (array_agg(price ORDER BY at DESC, trade_id DESC))[1] AS close, sum(shares) AS volume,
-               count(*) AS trades
-          FROM market_trades CROSS JOIN (VALUES (60), (3600), (86400)) AS w (width)
-         GROUP BY 1, 2, 3, 4)
-      SELECT count(*)::int AS n FROM ref FULL JOIN market_candles c USING (market_id, outcome_index, width, bucket)
-       WHERE (ref.open, ref.high, ref.low, ref.close, ref.volume, ref.trades)
-             IS DISTINCT FROM (c.open, c.high, c.low, c.close, c.volume, c.trades)`;
-    expect(await count(wrong)).toBe(0);
-    expect(await count('SELECT count(*)::int AS n FROM market_candles')).toBeGreaterThan(0);
   });
 });

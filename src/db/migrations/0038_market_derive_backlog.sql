@@ -1,10 +1,8 @@
--- What each ingestion chunk's trades and changed markets still owe the derived tables
--- (docs/markets.md#derived-after-commit): the minute, hour and day candles and the market stream's
--- events, written in a second transaction right after the chunk's own commits, so that the next
--- chunk's facts are written meanwhile (src/markets/ingest/derive.ts). The row is inserted by the
--- chunk's transaction and deleted by the one that does its work: a chunk whose process died between
--- the two is left here, and the markets worker does it (claimed with a lease, FOR UPDATE SKIP LOCKED).
--- `changes` is the chunk's JSON (its applied trades, markets and orders), read back only then.
+-- Dropped by migration 0040, the same night, before any release: a chunk's candles (and, at first,
+-- its market stream events) were written by a second transaction after the chunk's own, five chunks'
+-- at once, with this table holding each chunk's trades until then (and the markets worker writing
+-- those of a chunk whose process died in between). Ingestion's chunks of 5,000 events, each writing
+-- its own candles, did better (docs/performance.md#chunks-of-5000).
 CREATE TABLE market_derive_backlog (
   id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   changes     text NOT NULL,

@@ -112,10 +112,15 @@ export const UPDATE_ORDERS = statement(
 
 /**
  * Trades are facts: a trade id is recorded once (a second event for it is refused by the caller).
- * The traders table gains the buyer and the seller, the market's trade totals the new trades, and
- * each outcome's last trade the newest of them by (at, trade id) when it is newer than the one kept
- * (migration 0037), in the same statement. The trades' candles are derived after the chunk commits
- * (derive-sql.ts UPSERT_CANDLES; docs/markets.md#derived-after-commit).
+ * The traders table gains the buyer and the seller, the market's trade totals the new trades, each
+ * outcome's last trade the newest of them by (at, trade id) when it is newer than the one kept
+ * (migration 0037), and each outcome's candles (1 minute, 1 hour, 1 day) the new trades' prices and
+ * shares, in the same statement: a trade that arrives late (an older `at`) lands in its own bucket and becomes that
+ * bucket's open or close only if it is the earliest or latest there by (at, trade id).
+ * The chunk's trades are summed once per (market, outcome, minute), with one sort and window
+ * aggregates over whole partitions (not four ordered aggregates per group, each its own sort), and
+ * the hour and day candles from those minute rows: a minute's open is its earliest trade, so the
+ * earliest minute's open is the hour's (docs/performance.md#trade-ingestion-before-and-after-the-candle-upkeep).
  */
 export const INSERT_TRADES = statement(
   'markets_insert_trades',
@@ -127,6 +132,52 @@ export const INSERT_TRADES = statement(
             AS t (trade_id, market_id, outcome, price, shares, buyer, seller, at)
          ON CONFLICT (trade_id) DO NOTHING
      RETURNING trade_id, market_id, outcome_index, buyer, seller, shares, price, at
+   ), minutes AS (
+     SELECT DISTINCT ON (market_id, outcome_index, bucket) market_id, outcome_index, bucket,
+            first_value(price) OVER w AS open, max(price) OVER w AS high, min(price) OVER w AS low,
+            last_value(price) OVER w AS close, sum(shares) OVER w AS volume, count(*) OVER w AS trades,
+            first_value(at) OVER w AS open_at, first_value(trade_id) OVER w AS open_trade,
+            last_value(at) OVER w AS close_at, last_value(trade_id) OVER w AS close_trade
+       FROM (SELECT i.*, date_bin('60 s', i.at, timestamptz '1970-01-01 00:00:00+00') AS bucket FROM inserted i) i
+     WINDOW w AS (PARTITION BY market_id, outcome_index, bucket ORDER BY at, trade_id
+                  ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
+   ), wider AS (
+     SELECT DISTINCT ON (market_id, outcome_index, width, wide) market_id, outcome_index, width, wide AS bucket,
+            first_value(open) OVER w AS open, max(high) OVER w AS high, min(low) OVER w AS low,
+            last_value(close) OVER w AS close, sum(volume) OVER w AS volume, sum(trades) OVER w AS trades,
+            first_value(open_at) OVER w AS open_at, first_value(open_trade) OVER w AS open_trade,
+            last_value(close_at) OVER w AS close_at, last_value(close_trade) OVER w AS close_trade
+       FROM (SELECT m.*, w.width,
+                    date_bin(make_interval(secs => w.width), m.bucket, timestamptz '1970-01-01 00:00:00+00') AS wide
+               FROM minutes m CROSS JOIN (VALUES (3600), (86400)) AS w (width)) m
+     WINDOW w AS (PARTITION BY market_id, outcome_index, width, wide ORDER BY bucket
+                  ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
+   ), candles AS (
+     INSERT INTO market_candles AS c (market_id, outcome_index, width, bucket, open, high, low, close, volume,
+                                      trades, open_at, open_trade, close_at, close_trade)
+     SELECT market_id, outcome_index, 60, bucket, open, high, low, close, volume, trades,
+            open_at, open_trade, close_at, close_trade FROM minutes
+      UNION ALL
+     SELECT market_id, outcome_index, width, bucket, open, high, low, close, volume, trades,
+            open_at, open_trade, close_at, close_trade FROM wider
+      ORDER BY 1, 2, 3, 4
+         ON CONFLICT (market_id, outcome_index, width, bucket) DO UPDATE
+        SET high = greatest(c.high, excluded.high),
+            low = least(c.low, excluded.low),
+            open = CASE WHEN (excluded.open_at, excluded.open_trade) < (c.open_at, c.open_trade)
+                        THEN excluded.open ELSE c.open END,
+            open_at = CASE WHEN (excluded.open_at, excluded.open_trade) < (c.open_at, c.open_trade)
+                           THEN excluded.open_at ELSE c.open_at END,
+            open_trade = CASE WHEN (excluded.open_at, excluded.open_trade) < (c.open_at, c.open_trade)
+                              THEN excluded.open_trade ELSE c.open_trade END,
+            close = CASE WHEN (excluded.close_at, excluded.close_trade) > (c.close_at, c.close_trade)
+                         THEN excluded.close ELSE c.close END,
+            close_at = CASE WHEN (excluded.close_at, excluded.close_trade) > (c.close_at, c.close_trade)
+                            THEN excluded.close_at ELSE c.close_at END,
+            close_trade = CASE WHEN (excluded.close_at, excluded.close_trade) > (c.close_at, c.close_trade)
+                               THEN excluded.close_trade ELSE c.close_trade END,
+            volume = c.volume + excluded.volume,
+            trades = c.trades + excluded.trades
    ), totals AS (
      INSERT INTO market_trade_totals AS t (market_id, trades, notional)
      SELECT market_id, count(*), sum(shares::numeric * price) FROM inserted GROUP BY market_id ORDER BY market_id

@@ -11,17 +11,15 @@ import {
 
 export type { LineOutcome, LineReason };
 
+import { type MarketChanges, recordMarketChanges, type StreamedTrade } from '../../streams/index.js';
 import { NOTIFY } from '../lifecycle/lifecycle-sql.js';
 import { listedMarketsChanged } from '../read/list-cache.js';
-import { chunkChanges, DeriveLane, enqueueDerived, isEmpty } from './derive.js';
 import { type ParsedEvent, parseEventLine } from './events.js';
 
 /**
  * Ingestion of platform events (docs/markets.md, "Ingestion"), shared by the CLI, the admin route
  * and the demo data. Every line is validated on its own; the valid ones are applied in chunks, one
- * transaction per chunk, and each event either applies whole or is refused whole. What a chunk's
- * changes owe the candles and the market stream is written by a second transaction right after it,
- * while the next chunk's are applied (derive.ts); ingestion returns once all of it is written.
+ * transaction per chunk, and each event either applies whole or is refused whole.
  */
 
 export interface LineReport {
@@ -48,8 +46,14 @@ export interface IngestReport {
 }
 
 export const MAX_REPORTS = 1000;
-/** Events per transaction: large enough to amortise round trips, small enough to hold few locks. */
-const CHUNK_SIZE = 1000;
+/**
+ * Events per transaction: large enough to amortise round trips and each statement's fixed work, small
+ * enough to hold its locks briefly. A chunk's trades update each of their markets' totals, last prices
+ * and hour and day candles once, whatever their number: with 5,000 rather than 1,000, a feed of 200
+ * markets updated those rows a fifth as often, and trade ingestion was 1.26× as fast
+ * (docs/performance.md#chunks-of-5000).
+ */
+const CHUNK_SIZE = 5000;
 
 /** Ingests NDJSON text: one event a line; blank lines are ignored. */
 export async function ingestText(db: Database, text: string): Promise<IngestReport> {
@@ -107,17 +111,14 @@ export async function ingestLines(db: Database, lines: readonly string[]): Promi
 
   valid.sort(byPhaseThenTime);
   const refusedLines = new Map<number, NonNullable<Verdict>>();
-  const lane = new DeriveLane(db); // the chunks' candles and stream events, beside the next chunks
   for (let i = 0; i < valid.length; i += CHUNK_SIZE) {
     const chunk = valid.slice(i, i + CHUNK_SIZE);
-    const { verdicts, pending } = await db.transaction(async (tx) => {
+    const verdicts = await db.transaction(async (tx) => {
       const applied = await applyChunk(tx, chunk);
-      const changes = chunkChanges(chunk, applied);
-      const id = isEmpty(changes) ? null : await enqueueDerived(tx, changes);
+      await recordMarketChanges(tx, streamChanges(chunk, applied)); // the market stream (docs/streams.md#markets)
       await tx.query(NOTIFY); // the lifecycle worker looks at the changed markets' closing times
-      return { verdicts: applied, pending: id === null ? null : { id, changes } };
+      return applied;
     });
-    if (pending) lane.add(pending.id, pending.changes);
     // The list caches of this process hear of it now; other processes by the database's notification.
     if (chunk.some((parsed) => parsed.event.type.startsWith('market.'))) listedMarketsChanged(db);
     chunk.forEach((parsed, j) => {
@@ -127,7 +128,6 @@ export async function ingestLines(db: Database, lines: readonly string[]): Promi
       else report.applied++;
     });
   }
-  await lane.done(); // a failure there, once the chunks are applied, fails the ingestion
   for (const { parsed, first } of repeats) {
     const refusal = refusedLines.get(first.line);
     note(
@@ -140,4 +140,27 @@ export async function ingestLines(db: Database, lines: readonly string[]): Promi
   }
   report.reports.sort((a, b) => a.line - b.line);
   return report;
+}
+
+/** What the applied events of a chunk changed, as the market stream needs to know it. */
+function streamChanges(chunk: ParsedEvent[], verdicts: Verdict[]): MarketChanges {
+  const changes = { marketIds: new Set<string>(), orderIds: [] as string[], trades: [] as StreamedTrade[] };
+  chunk.forEach(({ event }, i) => {
+    if (verdicts[i] !== null) return;
+    if (event.type === 'market.created') changes.marketIds.add(event.market.id);
+    else if (event.type === 'order.filled' || event.type === 'order.cancelled')
+      changes.orderIds.push(event.orderId);
+    else if (event.type === 'trade') {
+      const { marketId, tradeId, outcome, price, shares, at } = event;
+      changes.trades.push({
+        marketId,
+        tradeId,
+        outcome,
+        price,
+        shares,
+        at: new Date(Date.parse(at)).toISOString(),
+      });
+    } else if (event.type !== 'position' && event.type !== 'stake') changes.marketIds.add(event.marketId);
+  });
+  return changes;
 }
