@@ -121,6 +121,18 @@ async function oldMarket(
     );
 }
 
+/** Applies the migrations before `name` (a data migration's test writes old data first); all of them. */
+async function migrateBefore(db: Database, name: string) {
+  const all = loadMigrations();
+  const version = all.find((m) => m.name === name)?.version;
+  if (version === undefined) throw new Error(`no migration ${name}`);
+  await migrate(
+    db,
+    all.filter((m) => m.version < version),
+  );
+  return all;
+}
+
 describe('migrations', () => {
   it('apply once, in order; a second run applies nothing', async () => {
     const [db] = (await emptyDatabase()) as [Database];
@@ -171,12 +183,7 @@ describe('migrations', () => {
 
   it('wallet_owners keeps the earlier of two claims on one wallet and records the later one it drops', async () => {
     const [db] = (await emptyDatabase()) as [Database];
-    const all = loadMigrations();
-    const owners = all.find((m) => m.name === 'wallet_owners')?.version ?? 0;
-    await migrate(
-      db,
-      all.filter((m) => m.version < owners),
-    );
+    const all = await migrateBefore(db, 'wallet_owners');
     // Before 0026, `accounts create --wallet` could take a wallet another account had linked (W1),
     // and a link racing an account's creation could take its wallet (W2); W3 is a lone link.
     await db.exec(`
@@ -227,12 +234,7 @@ describe('migrations', () => {
 
   it('market_search_terms gives the markets created before it their terms, each rank ts_rank’s', async () => {
     const [db] = (await emptyDatabase()) as [Database];
-    const all = loadMigrations();
-    const terms = all.find((m) => m.name === 'market_search_terms')?.version ?? 0;
-    await migrate(
-      db,
-      all.filter((m) => m.version < terms),
-    );
+    const all = await migrateBefore(db, 'market_search_terms');
     await oldMarket(db, 'mt-1', {
       title: 'Comet tail',
       description: "The comet's tail",
@@ -253,12 +255,7 @@ describe('migrations', () => {
 
   it('market_outcome_last gives the outcomes traded before it their newest trade by (at, trade id)', async () => {
     const [db] = (await emptyDatabase()) as [Database];
-    const all = loadMigrations();
-    const last = all.find((m) => m.name === 'market_outcome_last')?.version ?? 0;
-    await migrate(
-      db,
-      all.filter((m) => m.version < last),
-    );
+    const all = await migrateBefore(db, 'market_outcome_last');
     await oldMarket(db, 'ml-1', { title: 'Three ways', outcomes: ['Yes', 'No', 'Maybe'] }, [
       { id: 't-2', outcome: 0, price: 4_000, at: '2026-03-02T10:00:00Z' },
       { id: 't-1', outcome: 0, price: 4_100, at: '2026-03-02T10:00:00Z' }, // same time, smaller id: not the last
@@ -279,12 +276,7 @@ describe('migrations', () => {
 
   it('market_list_counts gives the markets created before it their counts per status and category', async () => {
     const [db] = (await emptyDatabase()) as [Database];
-    const all = loadMigrations();
-    const counts = all.find((m) => m.name === 'market_list_counts')?.version ?? 0;
-    await migrate(
-      db,
-      all.filter((m) => m.version < counts),
-    );
+    const all = await migrateBefore(db, 'market_list_counts');
     await oldMarket(db, 'mc-1', { title: 'One' });
     await oldMarket(db, 'mc-2', { title: 'Two' });
     await oldMarket(db, 'mc-3', { title: 'Three', category: 'comet' });

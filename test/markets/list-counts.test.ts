@@ -6,7 +6,7 @@ import { type Event, event, marketCreated, ndjson } from './events.js';
 
 /**
  * The markets per (status, category) the database keeps for the list's `total` (migration 0039,
- * docs/markets.md#total): after every kind of change — creations in chunks, status changes by
+ * docs/markets.md#kept-list-count): after every kind of change — creations, status changes by
  * ingestion and by SQL, a category changed, deletions, the fold — and under concurrent writers and
  * folds, their sums equal a count of the markets.
  */
