@@ -12,8 +12,8 @@ import { event, marketCreated, ndjson, wallet } from './events.js';
 
 let database: TestDatabase;
 
-const count = async (table: string) =>
-  (await database.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`))[0]?.n;
+const count = async (table: string): Promise<number> =>
+  (await database.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`))[0]?.n ?? -1;
 
 beforeAll(async () => {
   database = await createTestDatabase();
