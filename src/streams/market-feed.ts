@@ -6,11 +6,14 @@ import type { Log } from '../logger.js';
 import * as sql from './market-sql.js';
 import { type MarketStateRow, marketState } from './market-state.js';
 
-/** One stored event, as every process reads it. */
+/** One stored row, as every process reads it: one event, or a market's trades (migration 0042). */
 interface EventRow {
+  /** Its last event's id. */
   id: string;
   market_id: string;
   kind: string;
+  /** How many events: the lines of `data`, with ids id - events + 1 … id. */
+  events: number;
   data: string;
 }
 
@@ -23,8 +26,21 @@ interface ReadEvent {
   data: SharedData;
 }
 
-function readEvent(row: EventRow): ReadEvent {
-  return { id: BigInt(row.id), eventId: `m.${row.id}`, kind: row.kind, data: new SharedData(row.data) };
+/** A row's events after `after` (a row read as "after n" may begin at or before n). */
+function readEvents(row: EventRow, after: bigint): ReadEvent[] {
+  const last = BigInt(row.id);
+  if (row.events === 1)
+    return last > after
+      ? [{ id: last, eventId: `m.${row.id}`, kind: row.kind, data: new SharedData(row.data) }]
+      : [];
+  const lines = row.data.split('\n');
+  const first = last - BigInt(lines.length) + 1n;
+  const events: ReadEvent[] = [];
+  lines.forEach((line, k) => {
+    const id = first + BigInt(k);
+    if (id > after) events.push({ id, eventId: `m.${id}`, kind: row.kind, data: new SharedData(line) });
+  });
+  return events;
 }
 
 const BATCH = 1000;
@@ -149,8 +165,8 @@ export class MarketFeed {
       for (const row of rows) {
         const subscribers = this.byMarket.get(row.market_id);
         if (!subscribers) continue;
-        const event = readEvent(row);
-        for (const subscriber of subscribers) subscriber.deliver(event);
+        for (const event of readEvents(row, cursor))
+          for (const subscriber of subscribers) subscriber.deliver(event);
       }
       const last = rows.at(-1);
       // A market added while reading was not in the query: read again from the same cursor (the
@@ -290,12 +306,13 @@ class MarketSubscriber implements StreamSource {
     for (;;) {
       const rows = await this.feed.readAfter(this.ids, this.after);
       for (const row of rows) {
-        // A long replay waits for the client to take what was sent rather than filling its queue.
-        while (sink.backlogBytes > REPLAY_BACKLOG_BYTES && !sink.closed && !this.stopped) await pause(20);
-        if (sink.closed || this.stopped) return false;
-        const event = readEvent(row);
-        this.after = event.id;
-        sink.send({ event: event.kind, id: event.eventId, shared: event.data });
+        for (const event of readEvents(row, this.after)) {
+          // A long replay waits for the client to take what was sent rather than filling its queue.
+          while (sink.backlogBytes > REPLAY_BACKLOG_BYTES && !sink.closed && !this.stopped) await pause(20);
+          if (sink.closed || this.stopped) return false;
+          this.after = event.id;
+          sink.send({ event: event.kind, id: event.eventId, shared: event.data });
+        }
       }
       if (rows.length < BATCH) return !sink.closed && !this.stopped;
     }

@@ -26,12 +26,33 @@ export interface MarketChanges {
 interface Pending {
   marketId: string;
   kind: 'market' | 'trade' | 'resolved';
+  /** How many events the row holds: its data's lines (a market's trades), else 1. */
+  events: number;
   data: string;
+}
+
+/** The trades of a transaction, in (at, trade id) order, as one row per market (migration 0042). */
+function tradeRows(trades: readonly StreamedTrade[]): Pending[] {
+  const byMarket = new Map<string, string[]>();
+  const sorted = [...trades].sort((a, b) =>
+    a.at < b.at ? -1 : a.at > b.at ? 1 : a.tradeId < b.tradeId ? -1 : 1,
+  );
+  for (const trade of sorted) {
+    const lines = byMarket.get(trade.marketId);
+    if (lines) lines.push(JSON.stringify(trade));
+    else byMarket.set(trade.marketId, [JSON.stringify(trade)]);
+  }
+  return [...byMarket].map(([marketId, lines]) => ({
+    marketId,
+    kind: 'trade',
+    events: lines.length,
+    data: lines.join('\n'),
+  }));
 }
 
 /**
  * The market stream's writer (docs/streams.md#markets), called by every transaction that changes a
- * market, last before it commits: a `trade` event per trade, a `market` event for each market whose
+ * market, last before it commits: a `trade` event per trade (a market's trades one row), a `market` event for each market whose
  * status, prices or probability now differ from its last one, a `resolved` event when it has just
  * been resolved; ids taken under a lock held until commit (ascending in commit order); one
  * notification, so that each API process reads the new rows once.
@@ -51,20 +72,19 @@ export async function recordMarketChanges(tx: Queryable, changes: MarketChanges)
   // The markets that traded: their state has changed (their trade count), known without their last event.
   const traded = [...new Set(trades.map((trade) => trade.marketId))];
   const states = await tx.query<MarketStateRow & { last: string | null }>(sql.CHANGED, [[...ids], traded]);
-  const pending: Pending[] = [...trades]
-    .sort((a, b) => (a.at < b.at ? -1 : a.at > b.at ? 1 : a.tradeId < b.tradeId ? -1 : 1))
-    .map((trade) => ({ marketId: trade.marketId, kind: 'trade', data: JSON.stringify(trade) }));
+  const pending = tradeRows(trades);
   for (const row of states.sort((a, b) => (a.id < b.id ? -1 : 1))) {
     const state = marketState(row);
     const data = JSON.stringify(state);
     if (data === row.last) continue;
-    pending.push({ marketId: row.id, kind: 'market', data });
+    pending.push({ marketId: row.id, kind: 'market', events: 1, data });
     const before = row.last === null ? null : (JSON.parse(row.last) as { resolution: unknown });
     if (state.resolution && !before?.resolution) {
       const winner = state.outcomes[state.resolution.winningOutcomeIndex];
       pending.push({
         marketId: row.id,
         kind: 'resolved',
+        events: 1,
         data: JSON.stringify({
           marketId: row.id,
           status: state.status,
@@ -79,6 +99,8 @@ export async function recordMarketChanges(tx: Queryable, changes: MarketChanges)
   await tx.query(sql.INSERT, [
     pending.map((p) => p.marketId),
     pending.map((p) => p.kind),
-    pending.map((p) => p.data).join('\n'),
+    pending.map((p) => p.events),
+    pending.reduce((sum, p) => sum + p.events, 0),
+    pending.map((p) => p.data).join(sql.ROW_SEPARATOR),
   ]);
 }

@@ -25,29 +25,36 @@ export const LOCK = statement(
 );
 
 /**
- * The events `$1`/`$2`, their data the lines of `$3` in order, with ids taken from the sequence at
- * once (under the lock: they ascend in commit order), and the one notification. One statement, one
- * round trip, where taking the ids, inserting and notifying were three
+ * Between the rows of INSERT's data: the ASCII record separator, which no line of JSON holds
+ * (`JSON.stringify` escapes every control character in a string, and writes none elsewhere).
+ */
+export const ROW_SEPARATOR = '\x1e';
+
+/**
+ * The rows `$1`/`$2`/`$3` (market, kind, how many events: a market's trades share a row, migration
+ * 0042), `$4` events in all, their data the parts of `$5` between record separators (each part the
+ * row's lines, one event per line), in order; ids taken from the sequence at once (under the lock:
+ * they ascend in commit order), a row's id its last event's; and the one notification. One
+ * statement, one round trip, where taking the ids, inserting and notifying were three
  * (docs/performance.md#stream-writer-cost). The sequence is read in a CTE, which a volatile function
  * keeps from being inlined: once per statement.
  *
- * The data as one text of lines rather than a `text[]`: the driver sends it as it is, where each
- * element of an array is quoted and escaped into an array literal, which cost the service more than
- * the events' JSON (docs/performance.md#trade-ingestion-before-and-after-the-candle-upkeep). An event's
- * data is one line of JSON (`JSON.stringify` writes no line break), so splitting at line breaks gives
- * each back exactly as written, without parsing the JSON; `ROWS FROM` walks the three lists in step,
- * without a join (docs/performance.md#stream-writer-cost).
+ * The data as one text rather than a `text[]`: the driver sends it as it is, where each element of
+ * an array is quoted and escaped into an array literal, which cost the service more than the
+ * events' JSON (docs/performance.md#trade-ingestion-before-and-after-the-candle-upkeep). `ROWS FROM`
+ * walks the lists in step, without a join (docs/performance.md#stream-writer-cost).
  */
 export const INSERT = statement(
   'market_stream_insert',
   `WITH taken AS (
-     SELECT setval('market_stream_ids', nextval('market_stream_ids') + cardinality($1::text[]) - 1)
-            - cardinality($1::text[]) AS before
+     SELECT setval('market_stream_ids', nextval('market_stream_ids') + $4::int - 1) - $4::int AS before
    ), inserted AS (
-     INSERT INTO market_stream_events (id, market_id, kind, data, created_at)
-     SELECT taken.before + e.n, e.market_id, e.kind, e.data, clock_timestamp()
-       FROM taken, ROWS FROM (unnest($1::text[]), unnest($2::text[]), string_to_table($3::text, E'\\n'))
-                   WITH ORDINALITY AS e (market_id, kind, data, n)
+     INSERT INTO market_stream_events (id, market_id, kind, events, data, created_at)
+     SELECT taken.before + sum(e.events) OVER (ORDER BY e.n), e.market_id, e.kind, e.events, e.data,
+            clock_timestamp()
+       FROM taken, ROWS FROM (unnest($1::text[]), unnest($2::text[]), unnest($3::int[]),
+                              string_to_table($5::text, E'\\x1e'))
+                   WITH ORDINALITY AS e (market_id, kind, events, data, n)
    )
    SELECT pg_notify('${MARKET_STREAM_CHANNEL}', '${MARKET_STREAM_TOPIC}')`,
 );
@@ -129,10 +136,15 @@ export const STREAMABLE = statement(
   `SELECT id FROM markets WHERE id = ANY($1::text[]) AND status <> 'DRAFT'`,
 );
 
-/** Whether an event id is still kept: a resume point within the last 24 hours. */
+/**
+ * Whether an event id is still kept: a resume point within the last 24 hours. The row that holds it
+ * is the first whose id (its last event's) is not below it, if that row begins at or before it.
+ */
 export const KEPT = statement(
   'market_stream_kept',
-  `SELECT EXISTS (SELECT 1 FROM market_stream_events WHERE id = $1::bigint) AS kept`,
+  `SELECT EXISTS (SELECT 1 FROM (SELECT id, events FROM market_stream_events WHERE id >= $1::bigint
+                                  ORDER BY id LIMIT 1) r
+                   WHERE r.id - r.events < $1::bigint) AS kept`,
 );
 
 /**
@@ -151,10 +163,13 @@ export const NEWEST = statement(
   `SELECT COALESCE(max(id), 0)::text AS id FROM market_stream_events`,
 );
 
-/** The events after `$1` of the markets `$2`, in id (commit) order, at most `$3`. */
+/**
+ * The rows holding events after `$1` of the markets `$2`, in id (commit) order, at most `$3` rows:
+ * the first may also hold events up to `$1`, which the reader skips (market-feed.ts `readEvents`).
+ */
 export const AFTER = statement(
   'market_stream_after',
-  `SELECT id::text, market_id, kind, data FROM market_stream_events
+  `SELECT id::text, market_id, kind, events, data FROM market_stream_events
     WHERE id > $1::bigint AND market_id = ANY($2::text[])
     ORDER BY market_stream_events.id LIMIT $3`,
 );

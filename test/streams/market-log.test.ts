@@ -5,9 +5,10 @@ import { type Event, event, marketCreated, ndjson, wallet } from '../markets/eve
 
 /**
  * The market stream's writer (docs/streams.md#markets) as it stores a chunk: each `trade` event's
- * data text exactly as it is sent (a stream adds only its `requestId`), the trades in the order of
- * their `at` to the millisecond, then trade id, across markets; then each changed market's `market`
- * event, and `resolved` once, when the market has just been resolved.
+ * data text exactly as it is sent (a stream adds only its `requestId`), a market's trades in the
+ * order of their `at` to the millisecond, then trade id, in one row (migration 0042), the markets
+ * in the order of their first trade; then each changed market's `market` event, and `resolved`
+ * once, when the market has just been resolved.
  */
 
 let database: TestDatabase;
@@ -22,12 +23,27 @@ async function ingest(events: Event[]): Promise<void> {
   expect(report).toMatchObject({ refused: 0 });
 }
 
-/** The events written since `after`, in id (commit) order. */
-async function eventsAfter(after: string) {
-  return database.db.query<{ id: string; kind: string; market_id: string; data: string }>(
-    `SELECT id::text, kind, market_id, data FROM market_stream_events WHERE id > $1::bigint ORDER BY market_stream_events.id`,
+/** The rows written since `after`, in id (commit) order. */
+function rowsAfter(after: string) {
+  return database.db.query<{ id: string; kind: string; market_id: string; events: number; data: string }>(
+    `SELECT id::text, kind, market_id, events, data FROM market_stream_events WHERE id > $1::bigint
+      ORDER BY market_stream_events.id`,
     [after],
   );
+}
+
+/** The events written since `after`, in id order: each row's lines, its id the last one's. */
+async function eventsAfter(after: string) {
+  return (await rowsAfter(after)).flatMap((row) => {
+    const lines = row.data.split('\n');
+    expect(lines).toHaveLength(row.events);
+    return lines.map((data, k) => ({
+      id: (BigInt(row.id) - BigInt(row.events - 1 - k)).toString(),
+      kind: row.kind,
+      market_id: row.market_id,
+      data,
+    }));
+  });
 }
 
 async function newest(): Promise<string> {
@@ -50,29 +66,35 @@ const trade = (marketId: string, tradeId: string, at: string, fields: Record<str
   });
 
 describe('the market stream writer', () => {
-  it("writes a chunk's trades in (at to the millisecond, trade id) order across markets, their data exactly", async () => {
+  it("writes a chunk's trades as a row per market, each in (at to the millisecond, trade id) order, their data exactly", async () => {
     await ingest([marketCreated({ id: 'ml-a' }), marketCreated({ id: 'ml-b' })]);
     const before = await newest();
     await ingest([
       trade('ml-b', 'ml-late"quoted', '2026-03-02T10:00:05.5Z', { price: 4100, shares: '7' }),
-      // The same millisecond as ml-1, 998 µs earlier: the trade id decides (ml-1 first).
+      // The same millisecond as ml-b's ml-1, 998 µs earlier: to the millisecond the two are equal.
       trade('ml-a', 'ml-2', '2026-03-02T12:00:00.123001+02:00', { price: 6000 }),
       trade('ml-b', 'ml-1', '2026-03-02T10:00:00.123999Z', { price: 4000, shares: '123456789012345678' }),
       trade('ml-a', 'ml\\back', '2026-03-02T09:59:59Z', { price: 6100, outcome: 1 }),
     ]);
+    expect((await rowsAfter(before)).map((r) => [r.kind, r.market_id, r.events])).toEqual([
+      ['trade', 'ml-a', 2],
+      ['trade', 'ml-b', 2],
+      ['market', 'ml-a', 1],
+      ['market', 'ml-b', 1],
+    ]);
     const written = await eventsAfter(before);
     expect(written.map((e) => [e.kind, e.market_id])).toEqual([
       ['trade', 'ml-a'],
-      ['trade', 'ml-b'],
       ['trade', 'ml-a'],
+      ['trade', 'ml-b'],
       ['trade', 'ml-b'],
       ['market', 'ml-a'],
       ['market', 'ml-b'],
     ]);
     expect(written.slice(0, 4).map((e) => e.data)).toEqual([
       String.raw`{"marketId":"ml-a","tradeId":"ml\\back","outcome":1,"price":6100,"shares":"1000","at":"2026-03-02T09:59:59.000Z"}`,
-      '{"marketId":"ml-b","tradeId":"ml-1","outcome":0,"price":4000,"shares":"123456789012345678","at":"2026-03-02T10:00:00.123Z"}',
       '{"marketId":"ml-a","tradeId":"ml-2","outcome":0,"price":6000,"shares":"1000","at":"2026-03-02T10:00:00.123Z"}',
+      '{"marketId":"ml-b","tradeId":"ml-1","outcome":0,"price":4000,"shares":"123456789012345678","at":"2026-03-02T10:00:00.123Z"}',
       String.raw`{"marketId":"ml-b","tradeId":"ml-late\"quoted","outcome":0,"price":4100,"shares":"7","at":"2026-03-02T10:00:05.500Z"}`,
     ]);
     expect(JSON.parse(written[4]?.data ?? '')).toMatchObject({

@@ -181,6 +181,35 @@ describe('a market stream', () => {
     await old.close();
   });
 
+  it("resumes from the middle of a transaction's trades (stored as one row): the rest of them, each once", async () => {
+    await ingest([marketCreated({ id: 'ms-mid' })]);
+    const account = await ctx.createAccount({ mode: 'sandbox' });
+    const first = await stream(account.key, 'ms-mid');
+    await first.until(() => named(first, 'market').length >= 1);
+    await ingest([
+      trade('ms-mid', 6100, '2026-03-06T10:01:00Z'),
+      trade('ms-mid', 6200, '2026-03-06T10:02:00Z'),
+      trade('ms-mid', 6300, '2026-03-06T10:03:00Z'),
+    ]);
+    await first.until(() => named(first, 'market').length >= 2);
+    const trades = named(first, 'trade');
+    expect(trades.map((e) => (e.data as { price: number }).price)).toEqual([6100, 6200, 6300]);
+    const ids = trades.map((e) => BigInt(e.id?.slice(2) ?? '0'));
+    expect(ids).toEqual([ids[0] ?? 0n, (ids[0] ?? 0n) + 1n, (ids[0] ?? 0n) + 2n]);
+    await first.close();
+
+    // Cut after the first of the three: the second and third, then the market's state, no snapshot.
+    const again = await stream(account.key, 'ms-mid', { 'last-event-id': trades[0]?.id as string });
+    await again.until(() => named(again, 'market').length >= 1);
+    expect(again.comments.some((c) => c.includes(`the events after ${trades[0]?.id} first`))).toBe(true);
+    expect(named(again, 'trade').map((e) => [e.id, (e.data as { price: number }).price])).toEqual([
+      [trades[1]?.id, 6200],
+      [trades[2]?.id, 6300],
+    ]);
+    expect(named(again, 'market').map((e) => e.id)).toEqual([named(first, 'market')[1]?.id]);
+    await again.close();
+  });
+
   it('resumes with other ids: each market the replay does not bring up to date gets its state first', async () => {
     await ingest([
       marketCreated({ id: 'ms-c1' }),
