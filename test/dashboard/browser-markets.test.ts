@@ -265,6 +265,78 @@ describe('the markets page', () => {
     });
   });
 
+  it('draws the trades the stream brings while its histories are on their way, read before those trades', async () => {
+    const { page } = user;
+    const listed = (await api('/markets?sort=volume&pageSize=20')).markets as ListedMarket[];
+    const other = listed.find((m) => m.id !== market.id && m.status === 'OPEN') as ListedMarket;
+    expect(other).toBeDefined();
+    const candles = async () =>
+      (await api(`/markets/${other.id}/history?outcome=0&interval=15m`)).candles as {
+        time: string;
+        close: number;
+        trades: number;
+      }[];
+    const closes = async () => (await candles()).map((c) => String(c.close / 10_000)).join(',');
+    const now = stage.ctx.clock.now().getTime();
+    // An older trade, in a bucket of the chart without trades (it becomes that bucket's close), and
+    // the outcome's newest, now: the trades page read after the histories names the newest only.
+    const flat = (await candles()).slice(0, -1).findLast((c) => c.trades === 0);
+    expect(flat).toBeDefined();
+    const older = Date.parse(flat?.time ?? '') + 60_000;
+    const ids = [`browser-early-older-${Date.now()}`, `browser-early-newest-${Date.now()}`];
+
+    // The market's histories answered as the server has them now, before the trades, and handed to
+    // the page only once the stream has brought it the trades; a bucket read again later goes through.
+    let fetched = 0;
+    let release = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const histories = `**/dashboard/api/sandbox/markets/${encodeURIComponent(other.id)}/history**`;
+    await page.route(histories, async (route) => {
+      if (fetched >= other.outcomes.length) return route.continue();
+      fetched += 1;
+      const response = await route.fetch();
+      await released;
+      await route.fulfill({ response });
+    });
+    await openPage(page, 'Home');
+    await openPage(page, 'Markets');
+    const view = await openMarket(page, other.title);
+    await view.getByText(/^live, 0\.002 USD a minute/).waitFor();
+    await expect.poll(() => fetched).toBe(other.outcomes.length);
+    const report = await ingestText(
+      stage.ctx.database.db,
+      ndjson(
+        [
+          [ids[0], older, 2468],
+          [ids[1], now, 1357],
+        ].map(([tradeId, at, price]) =>
+          event('trade', new Date(at as number).toISOString(), {
+            marketId: other.id,
+            tradeId,
+            outcome: 0,
+            price,
+            shares: '1000',
+            buyer: wallet('browser-buyer'),
+            seller: wallet('browser-seller'),
+          }),
+        ),
+      ),
+    );
+    expect(report).toMatchObject({ refused: 0 });
+    for (const id of ids) await view.locator(`tr[data-trade="${id}"]`).waitFor();
+    release();
+
+    // The chart as the history route draws it now: the older trade's bucket and the newest close.
+    const chart = view.locator('figure[data-outcome="0"] .chart');
+    const expected = await closes();
+    expect(expected).toContain('0.2468');
+    await expect.poll(() => chart.getAttribute('data-closes')).toBe(expected);
+    expect(await chart.getAttribute('data-points')).toBe(String((await candles()).length));
+    await page.unroute(histories);
+  });
+
   it('says why its market stream is refused: the status, the code and the limit named (429 perKey)', async () => {
     const { page } = user;
     // Away from the market (its stream closes), then the session's three streams taken elsewhere.

@@ -152,6 +152,8 @@ interface Outcome {
   lastPrice: number | null;
   probability: number;
 }
+/** What the page takes of a trade the stream brings. */
+type StreamedTrade = { outcome: number; price: number; at: string };
 /** A trade as the table shows it: the API's, or one the stream brought (without its USD value). */
 type Trade = Pick<MarketTrade, 'tradeId' | 'outcome' | 'price' | 'shares' | 'at' | 'valueSol'>;
 /**
@@ -207,6 +209,9 @@ function MarketView({ mode, market }: { mode: Mode; market: MarketItem }) {
     current.current = next;
     setSeriesState(next);
   };
+  // Trades the stream brought before the charts were drawn, whose histories may have been read
+  // before them: merged once the charts are drawn.
+  const early = useRef<StreamedTrade[]>([]);
   const [histories, setHistories] = useState<MarketHistory[]>([]);
   const [trades, setTrades] = useState<Trade[]>([]);
   const [tradesCost, setTradesCost] = useState<{ costUsd: string; remainingBalanceUsd: string } | null>(null);
@@ -218,6 +223,7 @@ function MarketView({ mode, market }: { mode: Mode; market: MarketItem }) {
   // they hold every trade the histories do.
   useEffect(() => {
     const path = { mode, id: market.id };
+    early.current = [];
     Promise.all(
       market.outcomes.map((o) =>
         ok(
@@ -230,6 +236,7 @@ function MarketView({ mode, market }: { mode: Mode; market: MarketItem }) {
       .then(async (answers) => {
         setHistories(answers);
         setSeries(answers.map(seriesOf));
+        for (const trade of early.current.splice(0)) mergeTrade(trade);
         const page = await ok(
           api.GET('/dashboard/api/{mode}/markets/{id}/trades', {
             params: { path, query: { limit: TRADES } },
@@ -252,8 +259,14 @@ function MarketView({ mode, market }: { mode: Mode; market: MarketItem }) {
    * than every trade of the history (the page knows when the outcome's newest was from the latest
    * trades it read), it is the close; else, when the page does not know when that bucket's close
    * was (a late trade), that one bucket's history is read again and its close is what the route says.
+   * Before the charts are drawn, the trade waits for them (`early`): the histories on their way may
+   * have been read before it.
    */
-  const mergeTrade = (trade: { outcome: number; price: number; at: string }) => {
+  const mergeTrade = (trade: StreamedTrade) => {
+    if (current.current.length === 0) {
+      early.current.push(trade);
+      return;
+    }
     const s = current.current[trade.outcome];
     if (!s) return;
     const merged = withTrade(s, trade);
