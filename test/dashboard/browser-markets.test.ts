@@ -79,6 +79,27 @@ async function openMarket(page: Page, title: string) {
   return page.locator('section.card').filter({ has: page.getByRole('heading', { name: title }) });
 }
 
+/** Outcome 0 trades of `marketId`, ingested as the platform sends them (one body, one transaction). */
+async function ingestTrades(marketId: string, trades: { tradeId: string; at: number; price: number }[]) {
+  const report = await ingestText(
+    stage.ctx.database.db,
+    ndjson(
+      trades.map(({ tradeId, at, price }) =>
+        event('trade', new Date(at).toISOString(), {
+          marketId,
+          tradeId,
+          outcome: 0,
+          price,
+          shares: '1000',
+          buyer: wallet('browser-buyer'),
+          seller: wallet('browser-seller'),
+        }),
+      ),
+    ),
+  );
+  expect(report).toMatchObject({ refused: 0 });
+}
+
 beforeAll(async () => {
   stage = await startStage();
   await loadDemoMarkets(stage.ctx.database.db, stage.ctx.clock);
@@ -146,23 +167,8 @@ describe('the markets page', () => {
       .toEqual(apiTrades.map((t) => t.tradeId));
 
     // A trade ingested now (through ingestion, as the platform sends it) reaches the page by the stream.
-    const at = stage.ctx.clock.now().toISOString();
     const tradeId = `browser-live-${Date.now()}`;
-    const report = await ingestText(
-      stage.ctx.database.db,
-      ndjson([
-        event('trade', at, {
-          marketId: market.id,
-          tradeId,
-          outcome: 0,
-          price: 7777,
-          shares: '1000',
-          buyer: wallet('browser-buyer'),
-          seller: wallet('browser-seller'),
-        }),
-      ]),
-    );
-    expect(report).toMatchObject({ refused: 0 });
+    await ingestTrades(market.id, [{ tradeId, at: stage.ctx.clock.now().getTime(), price: 7777 }]);
     await view.locator(`tr[data-trade="${tradeId}"]`).waitFor();
     await expect.poll(() => tradeRows.first().getAttribute('data-trade')).toBe(tradeId);
     // The outcome's last price moved (the market event), and the chart's last point with it.
@@ -198,23 +204,8 @@ describe('the markets page', () => {
     const busy = before.filter((c) => c.trades > 0).slice(-2);
     expect(flat).toBeDefined();
     expect(busy).toHaveLength(2);
-    const late = async (name: string, at: number, price: number) => {
-      const report = await ingestText(
-        stage.ctx.database.db,
-        ndjson([
-          event('trade', new Date(at).toISOString(), {
-            marketId: market.id,
-            tradeId: `browser-late-${name}-${Date.now()}`,
-            outcome: 0,
-            price,
-            shares: '1000',
-            buyer: wallet('browser-buyer'),
-            seller: wallet('browser-seller'),
-          }),
-        ]),
-      );
-      expect(report).toMatchObject({ refused: 0 });
-    };
+    const late = (name: string, at: number, price: number) =>
+      ingestTrades(market.id, [{ tradeId: `browser-late-${name}-${Date.now()}`, at, price }]);
     const QUARTER = 15 * 60_000;
     // Into the flat bucket: its close, and the flat buckets after it carry it.
     await late('flat', Date.parse((flat as { time: string }).time) + 60_000, 1234);
@@ -305,26 +296,10 @@ describe('the markets page', () => {
     const view = await openMarket(page, other.title);
     await view.getByText(/^live, 0\.002 USD a minute/).waitFor();
     await expect.poll(() => fetched).toBe(other.outcomes.length);
-    const report = await ingestText(
-      stage.ctx.database.db,
-      ndjson(
-        [
-          [ids[0], older, 2468],
-          [ids[1], now, 1357],
-        ].map(([tradeId, at, price]) =>
-          event('trade', new Date(at as number).toISOString(), {
-            marketId: other.id,
-            tradeId,
-            outcome: 0,
-            price,
-            shares: '1000',
-            buyer: wallet('browser-buyer'),
-            seller: wallet('browser-seller'),
-          }),
-        ),
-      ),
-    );
-    expect(report).toMatchObject({ refused: 0 });
+    await ingestTrades(other.id, [
+      { tradeId: ids[0] as string, at: older, price: 2468 },
+      { tradeId: ids[1] as string, at: now, price: 1357 },
+    ]);
     for (const id of ids) await view.locator(`tr[data-trade="${id}"]`).waitFor();
     release();
 
