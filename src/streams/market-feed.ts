@@ -28,13 +28,8 @@ interface ReadEvent {
 
 /** A row's events after `after` (a row read as "after n" may begin at or before n). */
 function readEvents(row: EventRow, after: bigint): ReadEvent[] {
-  const last = BigInt(row.id);
-  if (row.events === 1)
-    return last > after
-      ? [{ id: last, eventId: `m.${row.id}`, kind: row.kind, data: new SharedData(row.data) }]
-      : [];
-  const lines = row.data.split('\n');
-  const first = last - BigInt(lines.length) + 1n;
+  const lines = row.events === 1 ? [row.data] : row.data.split('\n');
+  const first = BigInt(row.id) - BigInt(lines.length) + 1n;
   const events: ReadEvent[] = [];
   lines.forEach((line, k) => {
     const id = first + BigInt(k);
