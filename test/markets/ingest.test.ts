@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestText } from '../../src/markets/ingest/ingest.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
-import { event, marketCreated, ndjson, wallet } from './events.js';
+import { type Event, event, marketCreated, ndjson, wallet } from './events.js';
 
 let database: TestDatabase;
 
@@ -134,6 +135,120 @@ describe('idempotency', () => {
       [1, 'unknown_market', 'market nowhere is not known (send its market.created first)'],
       [2, 'unknown_market', 'as line 1: market nowhere is not known (send its market.created first)'],
     ]);
+  });
+
+  it('stores each body’s hash as the SHA-256 of its JSON with keys sorted at every depth, whatever the type', async () => {
+    // The form events recorded by earlier versions were hashed in: a redelivery of one of them is
+    // recognised as a duplicate only while it stays the same. Computed here independently.
+    const sorted = (value: unknown): unknown =>
+      Array.isArray(value)
+        ? value.map(sorted)
+        : value !== null && typeof value === 'object'
+          ? Object.fromEntries(
+              Object.keys(value)
+                .sort()
+                .map((k) => [k, sorted((value as Record<string, unknown>)[k])]),
+            )
+          : value;
+    const expected = (e: Event) =>
+      createHash('sha256')
+        .update(JSON.stringify(sorted(e)))
+        .digest('hex');
+    const feed = { type: 'PRICE_FEED', symbol: 'SOL', condition: 'above', targetPrice: 123.45, tolerance: 0 };
+    const events: Event[] = [
+      marketCreated({ id: 'hash-a', resolution: feed, outcomes: ['Yes', 'No'], imageUrl: null }),
+      marketCreated(
+        {
+          id: 'hash-b',
+          marketType: 'CATEGORICAL',
+          outcomes: ['Ünïcode "quoted"', 'b\\c', '😀'],
+          description: 'line one\nline "two"\ttab',
+        },
+        { sandbox: false },
+      ),
+      event('market.status', '2026-03-02T00:00:00Z', { marketId: 'hash-a', status: 'CLOSED' }),
+      event('order.placed', '2026-03-01T11:00:00.5+02:00', {
+        marketId: 'hash-a',
+        orderId: 'hash-o1',
+        wallet: wallet('a'),
+        outcome: 1,
+        side: 'ask',
+        price: 0,
+        shares: '9223372036854775807',
+      }),
+      event('order.filled', '2026-03-01T11:30:00Z', { orderId: 'hash-o1', shares: '1' }),
+      event('order.cancelled', '2026-03-01T11:40:00Z', { orderId: 'hash-o1' }),
+      event('trade', '2026-03-01T12:00:00.123Z', {
+        seller: wallet('b'),
+        buyer: wallet('a'),
+        shares: '10',
+        price: 10_000,
+        outcome: 0,
+        tradeId: 'hash-t1',
+        marketId: 'hash-a',
+      }),
+      event('position', '2026-03-01T12:00:00Z', {
+        marketId: 'hash-a',
+        wallet: wallet('a'),
+        outcome: 0,
+        shares: '10',
+        wagered: '0',
+      }),
+      event('stake', '2026-03-01T12:00:00Z', {
+        marketId: 'hash-a',
+        wallet: wallet('c'),
+        username: null,
+        amount: '5',
+      }),
+      event('market.resolved', '2026-03-03T00:00:00Z', {
+        marketId: 'hash-b',
+        winningOutcomeIndex: 2,
+        details: { z: [{ y: 1, x: [2, { w: null, v: 'é' }] }], a: { c: true, b: -1.5e-7 } },
+      }),
+      event('market.resolved', '2026-03-03T00:00:00Z', {
+        marketId: 'hash-a',
+        winningOutcomeIndex: 0,
+        details: null,
+      }),
+    ];
+    const report = await ingest(ndjson(events));
+    expect(report.reports).toEqual([]);
+    const rows = await database.db.query<{ id: string; sha: string }>(
+      `SELECT id, encode(body_sha256, 'hex') AS sha FROM market_events WHERE id = ANY($1::text[])`,
+      [events.map((e) => e.id)],
+    );
+    expect(new Map(rows.map((r) => [r.id, r.sha]))).toEqual(new Map(events.map((e) => [e.id, expected(e)])));
+    // Keys in another order at every depth are the same body: each line again is a duplicate.
+    const reversed = (value: unknown): unknown =>
+      Array.isArray(value)
+        ? value.map(reversed)
+        : value !== null && typeof value === 'object'
+          ? Object.fromEntries(
+              Object.entries(value)
+                .reverse()
+                .map(([k, v]) => [k, reversed(v)]),
+            )
+          : value;
+    const again = await ingest(ndjson(events.map((e) => reversed(e) as Event)));
+    expect(again).toMatchObject({ received: events.length, applied: 0, skipped: events.length });
+  });
+
+  it('records a trade before 1970 at its instant, fractions of a second included', async () => {
+    const at = '1969-12-31T23:59:59.500Z';
+    const trade = event('trade', at, {
+      marketId: 'idem',
+      tradeId: 'idem-1969',
+      outcome: 0,
+      price: 100,
+      shares: '1',
+      buyer: wallet('a'),
+      seller: wallet('b'),
+    });
+    expect(await ingest(ndjson([trade]))).toMatchObject({ applied: 1, refused: 0 });
+    const [row] = await database.db.query<{ at: Date }>('SELECT at FROM market_trades WHERE trade_id = $1', [
+      'idem-1969',
+    ]);
+    expect(row?.at.toISOString()).toBe(at);
   });
 
   it('stores a price feed’s listed symbol in its canonical form', async () => {

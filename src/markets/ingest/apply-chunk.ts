@@ -28,13 +28,9 @@ function newer(a: ParsedEvent, b: ParsedEvent): boolean {
 }
 
 /** A second sighting of an event id: the same body is a duplicate, another body a conflict. */
-export function sameBody(
-  first: { line?: number; sha256: Buffer | string },
-  again: ParsedEvent,
-): NonNullable<Verdict> {
-  const sha = typeof first.sha256 === 'string' ? first.sha256 : first.sha256.toString('hex');
+export function sameBody(first: { line?: number; sha256: string }, again: ParsedEvent): NonNullable<Verdict> {
   const where = first.line === undefined ? 'before' : `on line ${first.line}`;
-  return sha === again.sha256.toString('hex')
+  return first.sha256 === again.sha256
     ? { outcome: 'skipped', reason: 'duplicate', message: `event ${again.event.id} was ingested ${where}` }
     : {
         outcome: 'refused',
@@ -55,7 +51,7 @@ export async function applyChunk(tx: Queryable, chunk: ParsedEvent[]): Promise<V
   const recorded = await tx.query<{ id: string }>(sql.RECORD_EVENTS, [
     chunk.map((p) => p.event.id),
     chunk.map((p) => p.event.type),
-    chunk.map((p) => p.sha256.toString('hex')),
+    chunk.map((p) => p.sha256),
     chunk.map((p) => p.at),
   ]);
   const isNew = new Set(recorded.map((r) => r.id));
