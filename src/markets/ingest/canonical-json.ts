@@ -16,6 +16,26 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/**
+ * Whether every object a schema allows is closed (`additionalProperties: false`), at any depth: then
+ * `propertyNames` names every property a valid value can have, and `inOrder` drops none.
+ */
+export function closedSchema(schema: TSchema): boolean {
+  const node = schema as {
+    type?: unknown;
+    properties?: Record<string, TSchema>;
+    additionalProperties?: unknown;
+    items?: TSchema;
+    anyOf?: TSchema[];
+  };
+  if (node.type === 'object' && node.additionalProperties !== false) return false;
+  return (
+    Object.values(node.properties ?? {}).every(closedSchema) &&
+    (node.items === undefined || closedSchema(node.items)) &&
+    (node.anyOf ?? []).every(closedSchema)
+  );
+}
+
 /** Every property name a schema allows, at any depth (a set: sorted, the list `inOrder` takes). */
 export function propertyNames(schema: TSchema, names = new Set<string>()): Set<string> {
   const node = schema as { properties?: Record<string, TSchema>; items?: TSchema; anyOf?: TSchema[] };

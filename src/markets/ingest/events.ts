@@ -8,7 +8,7 @@ import { labelKey } from '../../lib/labels.js';
 import { illFormedString } from '../../lib/text.js';
 import { isoUtc, parseIsoTimestamp } from '../../lib/time.js';
 import { parseTarget } from '../../prices/index.js';
-import { canonicalJson, inOrder, propertyNames } from './canonical-json.js';
+import { canonicalJson, closedSchema, inOrder, propertyNames } from './canonical-json.js';
 
 /**
  * The ingestion events (docs/markets.md, "Ingestion"): one TypeBox schema per type gives the
@@ -232,30 +232,30 @@ export function toMicros(text: string): { micros: number; iso: string } | null {
   }
   const date = parseIsoTimestamp(text);
   if (!date) return null;
-  const fraction = /T\d{2}:\d{2}(?::\d{2})?\.(\d+)/.exec(text)?.[1] ?? '';
-  const micros = Math.floor(date.getTime() / 1000) * 1_000_000 + Number(fraction.padEnd(6, '0').slice(0, 6));
-  const seconds = new Date(Math.floor(micros / 1_000_000) * 1000).toISOString().slice(0, 19);
-  const fractionMicros = ((micros % 1_000_000) + 1_000_000) % 1_000_000; // before 1970 too
-  return { micros, iso: `${seconds}.${String(fractionMicros).padStart(6, '0')}Z` };
+  // The fraction's digits as sent (offsets are whole minutes): exact, where digits computed back
+  // from `micros` are not beyond 2^53 µs (the year 2255) nor, by `%`, before 1970.
+  const fraction = (/T\d{2}:\d{2}(?::\d{2})?\.(\d+)/.exec(text)?.[1] ?? '').padEnd(6, '0').slice(0, 6);
+  const second = Math.floor(date.getTime() / 1000);
+  const micros = second * 1_000_000 + Number(fraction);
+  return { micros, iso: `${new Date(second * 1000).toISOString().slice(0, 19)}.${fraction}Z` };
 }
 
 /**
- * Per type, the sorted names of every property its schema allows, for `inOrder`
- * (docs/performance.md#the-parse-of-an-ingestion-line). Only for a validated event whose every
- * object is closed (`additionalProperties: false`): a resolution's `details` may hold any property,
- * and goes through `canonicalJson`.
+ * Per type whose every object is closed, the sorted names of every property its schema allows, for
+ * `inOrder` (docs/performance.md#the-parse-of-an-ingestion-line); null for a type with an open
+ * object (a resolution's `details` may hold any property), whose events go through `canonicalJson`.
  */
 const SORTED_NAMES = Object.fromEntries(
-  Object.entries(SCHEMAS).map(([type, schema]) => [type, [...propertyNames(schema as TSchema)].sort()]),
-) as Record<EventType, string[]>;
+  Object.entries(SCHEMAS).map(([type, schema]) => [
+    type,
+    closedSchema(schema as TSchema) ? [...propertyNames(schema as TSchema)].sort() : null,
+  ]),
+) as Record<EventType, string[] | null>;
 
 /** The SHA-256 (hex) of a validated event's canonical JSON: keys sorted at every depth. */
 function bodyHash(event: MarketEvent): string {
-  const open = event.type === 'market.resolved' && event.details != null;
-  return hash(
-    'sha256',
-    open ? canonicalJson(event) : JSON.stringify(inOrder(event, SORTED_NAMES[event.type])),
-  );
+  const names = SORTED_NAMES[event.type];
+  return hash('sha256', names ? JSON.stringify(inOrder(event, names)) : canonicalJson(event));
 }
 
 function amountProblems(event: Record<string, unknown>): ValidationProblem[] {
