@@ -6,6 +6,15 @@
 const ISO_PATTERN =
   /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})$/;
 
+/**
+ * The instants a timestamp may name: years 0001–9999 in UTC, what PostgreSQL's `timestamptz` takes
+ * as ISO text and `toISOString` writes with four digits. `0000-06-01T00:00:00Z`, or
+ * `9999-12-31T23:00:00-05:00` (the year 10000 in UTC), had reached the database and failed there:
+ * a 500 (docs/api.md#errors).
+ */
+export const FIRST_INSTANT_MS = -62_135_596_800_000; // 0001-01-01T00:00:00.000Z
+export const LAST_INSTANT_MS = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
+
 export function parseIsoTimestamp(text: string): Date | null {
   const match = ISO_PATTERN.exec(text);
   if (!match) return null;
@@ -19,7 +28,8 @@ export function parseIsoTimestamp(text: string): Date | null {
   const daysInMonth = new Date(Date.UTC(Number(y), month, 0)).getUTCDate();
   if (day < 1 || day > daysInMonth) return null;
   const parsed = new Date(text);
-  return Number.isNaN(parsed.getTime()) ? null : parsed;
+  const ms = parsed.getTime();
+  return ms >= FIRST_INSTANT_MS && ms <= LAST_INSTANT_MS ? parsed : null; // NaN is neither
 }
 
 const DAY_MS = 86_400_000;

@@ -69,6 +69,8 @@ describe('GET /account/transactions', () => {
       '?kind=gift',
       '?startingAfter=abc',
       '?from=yesterday',
+      '?from=0000-01-01T00:00:00Z',
+      '?to=9999-12-31T23:00:00-05:00',
       '?from=2026-12-01T00:00:00Z&to=2026-11-01T00:00:00Z',
       '?color=red',
     ]) {

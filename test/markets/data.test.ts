@@ -281,6 +281,8 @@ describe('bad input and the money', () => {
       ],
       ['/markets/chart/history?startTime=2026-07-01T00:00:00Z', 'VALIDATION_ERROR'],
       ['/markets/chart/history?startTime=yesterday', 'INVALID_TIMESTAMP'],
+      ['/markets/chart/history?startTime=0000-01-01T00:00:00Z', 'INVALID_TIMESTAMP'],
+      ['/markets/chart/history?endTime=9999-12-31T23:00:00-05:00', 'INVALID_TIMESTAMP'],
       ['/markets/chart/history?outcome=2', 'VALIDATION_ERROR'],
       ['/markets/chart/history?outcome=-1', 'VALIDATION_ERROR'],
       ['/markets/chart/history?bucket=1h', 'VALIDATION_ERROR'],

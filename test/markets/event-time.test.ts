@@ -34,8 +34,17 @@ describe('toMicros', () => {
       '2026-01-01T23:59:60.000Z',
       '2026-02-30T00:00:00Z',
       '2026-01-01T00:00:00.000',
+      '0000-06-01T00:00:00.000Z',
+      '0000-06-01T00:00:00Z',
+      '0001-01-01T00:30:00.000+01:00',
+      '9999-12-31T23:59:59.999999-05:00',
     ])
       expect(toMicros(text), text).toBeNull();
+  });
+
+  it('takes the first and last instants PostgreSQL stores', () => {
+    expect(toMicros('0001-01-01T00:00:00.000Z')?.iso).toBe('0001-01-01T00:00:00.000000Z');
+    expect(toMicros('9999-12-31T23:59:59.999999Z')?.iso).toBe('9999-12-31T23:59:59.999999Z');
   });
 
   it('keeps the fraction of an instant before 1970', () => {

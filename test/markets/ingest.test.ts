@@ -233,6 +233,23 @@ describe('idempotency', () => {
     expect(again).toMatchObject({ received: events.length, applied: 0, skipped: events.length });
   });
 
+  it('refuses an `at` or a `closesAt` outside the years 0001–9999 in UTC as a bad line, the others applied', async () => {
+    const report = await ingest(
+      ndjson([
+        event('stake', '0000-06-01T00:00:00.000Z', { marketId: 'idem', wallet: wallet('y0'), amount: '1' }),
+        event('stake', '9999-12-31T23:00:00-05:00', { marketId: 'idem', wallet: wallet('y1'), amount: '1' }),
+        marketCreated({ id: 'year-0', closesAt: '0000-01-01T00:00:00Z' }),
+        event('stake', '0001-01-01T00:00:00Z', { marketId: 'idem', wallet: wallet('y2'), amount: '1' }),
+      ]),
+    );
+    expect(report).toMatchObject({ received: 4, applied: 1, refused: 3 });
+    expect(report.reports.map((r) => [r.line, r.reason, r.problems?.[0]?.path])).toEqual([
+      [1, 'invalid', 'event.at'],
+      [2, 'invalid', 'event.at'],
+      [3, 'invalid', 'event.market.closesAt'],
+    ]);
+  });
+
   it('records a trade before 1970 at its instant, fractions of a second included', async () => {
     const at = '1969-12-31T23:59:59.500Z';
     const trade = event('trade', at, {

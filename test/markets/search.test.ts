@@ -354,6 +354,8 @@ describe('GET /markets filters and search', () => {
       ['/markets?resolutionType=ORACLE', 'query.resolutionType'],
       ['/markets?creator=not-a-wallet', 'query.creator'],
       ['/markets?closesAfter=tomorrow', 'query.closesAfter'],
+      ['/markets?closesAfter=0000-01-01T00:00:00Z', 'query.closesAfter'],
+      ['/markets?closesBefore=9999-12-31T23:00:00-05:00', 'query.closesBefore'],
       [`/markets?sort=volume&page=2&cursor=${cursor}`, 'query.cursor'],
       [`/markets?sort=volume&cursor=${altered}`, 'query.cursor'],
       [`/markets?sort=volume&cursor=${payload}.AAAAAAAAAAAAAAAA`, 'query.cursor'],

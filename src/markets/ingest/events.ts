@@ -6,7 +6,7 @@ import { schemaProblems } from '../../http/errors.js';
 import { isSolanaAddress } from '../../lib/base58.js';
 import { labelKey } from '../../lib/labels.js';
 import { illFormedString } from '../../lib/text.js';
-import { isoUtc, parseIsoTimestamp } from '../../lib/time.js';
+import { FIRST_INSTANT_MS, isoUtc, parseIsoTimestamp } from '../../lib/time.js';
 import { parseTarget } from '../../prices/index.js';
 import { canonicalJson, closedSchema, inOrder, propertyNames } from './canonical-json.js';
 
@@ -224,9 +224,9 @@ const ISO_MILLIS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 export function toMicros(text: string): { micros: number; iso: string } | null {
   if (ISO_MILLIS.test(text)) {
     // Valid exactly when it is what `toISOString` writes for the instant it names: an impossible
-    // date (February 30th, hour 24) names another day, or nothing.
+    // date (February 30th, hour 24) names another day, or nothing; the year 0000 is not one.
     const ms = Date.parse(text);
-    return !Number.isNaN(ms) && isoUtc(ms) === text
+    return ms >= FIRST_INSTANT_MS && isoUtc(ms) === text
       ? { micros: ms * 1000, iso: `${text.slice(0, 23)}000Z` }
       : null;
   }
