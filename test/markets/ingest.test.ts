@@ -140,19 +140,21 @@ describe('idempotency', () => {
   it('stores each body’s hash as the SHA-256 of its JSON with keys sorted at every depth, whatever the type', async () => {
     // The form events recorded by earlier versions were hashed in: a redelivery of one of them is
     // recognised as a duplicate only while it stays the same. Computed here independently.
-    const sorted = (value: unknown): unknown =>
+    /** `value` with the keys of every object in the order `order` puts them in. */
+    const rekeyed = (value: unknown, order: (keys: string[]) => string[]): unknown =>
       Array.isArray(value)
-        ? value.map(sorted)
+        ? value.map((item) => rekeyed(item, order))
         : value !== null && typeof value === 'object'
           ? Object.fromEntries(
-              Object.keys(value)
-                .sort()
-                .map((k) => [k, sorted((value as Record<string, unknown>)[k])]),
+              order(Object.keys(value)).map((k) => [
+                k,
+                rekeyed((value as Record<string, unknown>)[k], order),
+              ]),
             )
           : value;
     const expected = (e: Event) =>
       createHash('sha256')
-        .update(JSON.stringify(sorted(e)))
+        .update(JSON.stringify(rekeyed(e, (keys) => keys.sort())))
         .digest('hex');
     const feed = { type: 'PRICE_FEED', symbol: 'SOL', condition: 'above', targetPrice: 123.45, tolerance: 0 };
     const events: Event[] = [
@@ -219,17 +221,7 @@ describe('idempotency', () => {
     );
     expect(new Map(rows.map((r) => [r.id, r.sha]))).toEqual(new Map(events.map((e) => [e.id, expected(e)])));
     // Keys in another order at every depth are the same body: each line again is a duplicate.
-    const reversed = (value: unknown): unknown =>
-      Array.isArray(value)
-        ? value.map(reversed)
-        : value !== null && typeof value === 'object'
-          ? Object.fromEntries(
-              Object.entries(value)
-                .reverse()
-                .map(([k, v]) => [k, reversed(v)]),
-            )
-          : value;
-    const again = await ingest(ndjson(events.map((e) => reversed(e) as Event)));
+    const again = await ingest(ndjson(events.map((e) => rekeyed(e, (keys) => keys.reverse()) as Event)));
     expect(again).toMatchObject({ received: events.length, applied: 0, skipped: events.length });
   });
 

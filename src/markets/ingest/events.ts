@@ -272,7 +272,7 @@ function amountProblems(event: Record<string, unknown>): ValidationProblem[] {
 
 /**
  * Addresses already found valid: a feed names the same wallets again and again, and decoding one
- * (base58 to 32 bytes) was an eighth of the parse's time (docs/performance.md#the-parse-of-an-ingestion-line).
+ * (base58 to 32 bytes) was a fifth of the parse's time (docs/performance.md#the-parse-of-an-ingestion-line).
  * Emptied when full, so it holds at most VALID_WALLETS_MAX.
  */
 const validWallets = new Set<string>();
