@@ -33,6 +33,24 @@ export const validatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, http
   };
 };
 
+interface PropertySchema {
+  type?: unknown;
+  enum?: unknown;
+  anyOf?: PropertySchema[];
+}
+
+/**
+ * Whether a property takes text only: a string, an enumeration, or a union of string literals
+ * (`Type.Union` of `Type.Literal`s, as the lists' `status` and `kind` filters are). Such a union had
+ * sent its whole query to `Value.Convert`, which read `limit=1.5` as 1 and `limit=true` as 1.
+ */
+function textOnly(property: PropertySchema): boolean {
+  if (property.type === 'string') return true;
+  if (property.type !== undefined) return false;
+  if (Array.isArray(property.enum)) return true;
+  return Array.isArray(property.anyOf) && property.anyOf.length > 0 && property.anyOf.every(textOnly);
+}
+
 const INTEGER = /^-?\d{1,15}$/;
 const NUMBER = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
@@ -41,18 +59,17 @@ const NUMBER = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
  * but one): decimal text becomes a number, anything else is left for the check to refuse. Generic
  * `Value.Convert` cost about 60 µs a request for a four-field query — a third of a cached market
  * list's CPU (docs/performance.md) — and also turned "1.5" into 1 and "true" into 1 for an integer,
- * which this refuses. Other schemas (booleans, nested objects) keep `Value.Convert`.
+ * which this refuses. Other schemas (booleans, nested objects) keep `Value.Convert`; no query of the
+ * API has one (test/http/validation.test.ts tries a fraction in every integer query field).
  */
 function numericFields(schema: TSchema): ((value: unknown) => unknown) | undefined {
-  const s = schema as { type?: unknown; properties?: Record<string, { type?: unknown; enum?: unknown }> };
+  const s = schema as { type?: unknown; properties?: Record<string, PropertySchema> };
   if (s.type !== 'object' || typeof s.properties !== 'object') return undefined;
   const fields: [string, RegExp][] = [];
   for (const [key, property] of Object.entries(s.properties)) {
     if (property.type === 'integer') fields.push([key, INTEGER]);
     else if (property.type === 'number') fields.push([key, NUMBER]);
-    else if (property.type !== 'string' && !(property.type === undefined && Array.isArray(property.enum))) {
-      return undefined;
-    }
+    else if (!textOnly(property)) return undefined;
   }
   return (value) => {
     if (typeof value !== 'object' || value === null) return value;

@@ -81,6 +81,44 @@ describe('consistent validation', () => {
     expect(await balanceOf(ctx.database.db, account.accountId)).toBe(before - 50_000n);
   });
 
+  it('every integer query field of the API refuses a fraction, a word and an exponent, not charged', async () => {
+    const before = await balanceOf(ctx.database.db, account.accountId);
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as {
+      paths: Record<
+        string,
+        Record<string, { parameters?: { name: string; in: string; schema?: { type?: string } }[] }>
+      >;
+    };
+    const tried: string[] = [];
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      if (!path.startsWith('/api/v1/')) continue;
+      for (const [method, operation] of Object.entries(operations)) {
+        for (const parameter of operation.parameters ?? []) {
+          if (parameter.in !== 'query' || parameter.schema?.type !== 'integer') continue;
+          for (const text of ['1.5', 'true', '1e1']) {
+            const url = `${path.replace(/\{\w+\}/g, 'SOL')}?${parameter.name}=${text}`;
+            const response = await ctx.request(account.key, { method: method.toUpperCase() as 'GET', url });
+            expect(response.statusCode, `${method} ${url}`).toBe(400);
+            expect(
+              problemsOf(response).map((p) => p.path),
+              `${method} ${url}`,
+            ).toContain(`query.${parameter.name}`);
+          }
+          tried.push(`${method} ${path} ${parameter.name}`);
+        }
+      }
+    }
+    // The lists whose filters are unions of literals among them (they had read 1.5 as 1).
+    expect(tried).toEqual(
+      expect.arrayContaining([
+        'get /api/v1/account/transactions limit',
+        'get /api/v1/ai/scheduled page',
+        'get /api/v1/markets page',
+      ]),
+    );
+    expect(await balanceOf(ctx.database.db, account.accountId)).toBe(before);
+  });
+
   it('names problems found by the domain rules with the same path style', async () => {
     const response = await ctx.request(account.key, {
       method: 'POST',
