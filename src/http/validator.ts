@@ -59,8 +59,8 @@ const NUMBER = /^-?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
  * but one): decimal text becomes a number, anything else is left for the check to refuse. Generic
  * `Value.Convert` cost about 60 µs a request for a four-field query — a third of a cached market
  * list's CPU (docs/performance.md) — and also turned "1.5" into 1 and "true" into 1 for an integer,
- * which this refuses. Other schemas (booleans, nested objects) keep `Value.Convert`; no query of the
- * API has one (test/http/validation.test.ts tries a fraction in every integer query field).
+ * which this refuses. Other schemas (booleans, nested objects) keep `Value.Convert`, which would round
+ * an integer beside them (test/http/validation.test.ts tries a fraction in every integer query field).
  */
 function numericFields(schema: TSchema): ((value: unknown) => unknown) | undefined {
   const s = schema as { type?: unknown; properties?: Record<string, PropertySchema> };

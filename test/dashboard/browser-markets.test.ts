@@ -36,6 +36,16 @@ const api = async (path: string) => {
 };
 const listIds = async (query: string) =>
   ((await api(`/markets?${query}&pageSize=20`)).markets as ListedMarket[]).map((m) => m.id);
+/** Outcome 0's 15-minute candles of a market, as the history route answers them. */
+const chartCandles = async (id: string) =>
+  (await api(`/markets/${id}/history?outcome=0&interval=15m`)).candles as {
+    time: string;
+    close: number;
+    trades: number;
+  }[];
+/** Those candles' closes as the page's chart states them (`data-closes`). */
+const chartCloses = async (id: string) =>
+  (await chartCandles(id)).map((c) => String(c.close / 10_000)).join(',');
 const candleCount = async (id: string, outcome: number) =>
   ((await api(`/markets/${id}/history?outcome=${outcome}&interval=15m`)).candles as unknown[]).length;
 
@@ -189,13 +199,8 @@ describe('the markets page', () => {
   it('merges a late trade into its own bucket of the chart, as the history draws it, without a reload', async () => {
     const { page } = user;
     const chart = page.locator('figure[data-outcome="0"] .chart');
-    const candles = async () =>
-      (await api(`/markets/${market.id}/history?outcome=0&interval=15m`)).candles as {
-        time: string;
-        close: number;
-        trades: number;
-      }[];
-    const closes = async () => (await candles()).map((c) => String(c.close / 10_000)).join(',');
+    const candles = () => chartCandles(market.id);
+    const closes = () => chartCloses(market.id);
     const shown = await closes();
     await expect.poll(() => chart.getAttribute('data-closes')).toBe(shown);
     const before = (await candles()).slice(0, -1);
@@ -261,13 +266,8 @@ describe('the markets page', () => {
     const listed = (await api('/markets?sort=volume&pageSize=20')).markets as ListedMarket[];
     const other = listed.find((m) => m.id !== market.id && m.status === 'OPEN') as ListedMarket;
     expect(other).toBeDefined();
-    const candles = async () =>
-      (await api(`/markets/${other.id}/history?outcome=0&interval=15m`)).candles as {
-        time: string;
-        close: number;
-        trades: number;
-      }[];
-    const closes = async () => (await candles()).map((c) => String(c.close / 10_000)).join(',');
+    const candles = () => chartCandles(other.id);
+    const closes = () => chartCloses(other.id);
     const now = stage.ctx.clock.now().getTime();
     // An older trade, in a bucket of the chart without trades (it becomes that bucket's close), and
     // the outcome's newest, now: the trades page read after the histories names the newest only.
