@@ -5,7 +5,7 @@
 // at a time. Rounds alternate the two builds (before, after; then after, before; …), so a machine
 // whose speed drifts within minutes treats both alike, and each round's ratio is taken within it.
 //
-//   npm run build && BENCH_BEFORE=/work/wt/h-ingest-old BENCH_PORT_BASE=5200 node bench/ingest-compare.js
+//   npm run build && BENCH_BEFORE=<another built checkout> BENCH_PORT_BASE=5200 node bench/ingest-compare.js
 //
 // The events: MARKETS binary markets (created first, unmeasured), then per round EVENTS trade events
 // as a live feed delivers them: most are new trades a few milliseconds apart on markets of skewed

@@ -8,7 +8,7 @@ import { createTestContext, type TestContext } from '../helpers/context.js';
 const addFormats = ajvFormats as unknown as (ajv: Ajv2020) => void;
 
 /**
- * The payload examples of docs/ are recorded answers (issue #28, item 6): each `<!-- example: Name -->`
+ * The payload examples of docs/ are recorded answers, never written by hand: each `<!-- example: Name -->`
  * block is written by scripts/openapi-examples.js from the answer it recorded, and checked here
  * against its schema, as the OpenAPI document's examples are.
  */

@@ -295,7 +295,7 @@ describe('OpenAPI document', () => {
     expect(Object.keys(batch['200']?.headers ?? {})).toContain('Idempotent-Replayed');
   });
 
-  it('states the rules the handlers enforce, as JSON Schema keywords (issue #28, item 11)', () => {
+  it('states the rules the handlers enforce, as JSON Schema keywords', () => {
     const text = JSON.stringify(doc);
     expect(text).not.toContain('x-handler-rules');
     const ajv = new Ajv2020({ strict: false, allErrors: true });

@@ -13,7 +13,7 @@ import { type SampleContext, sample, seeded } from './schema-samples.js';
 const addFormats = ajvFormats as unknown as (ajv: Ajv2020) => void;
 
 /**
- * The OpenAPI document states every rule the service enforces (issue #28, item 11; #33, item 11):
+ * The OpenAPI document states every rule the service enforces, so a client can check a request before sending it:
  * for generated requests its own schema accepts — control characters, unusual Unicode and boundary
  * lengths included (schema-samples.ts) — no operation refuses with a 4xx, nor answers 5xx. The only
  * refusals allowed are those of state no schema can describe (DOMAIN_REFUSALS).
