@@ -1,5 +1,5 @@
 // CPU per call of what an Idempotency-Key adds to the 50-symbol batch price
-// (docs/performance.md#the-keyed-batch-28-november-issue-32-not-won-back): each step timed with
+// (docs/performance.md#what-a-key-costs): each step timed with
 // process.cpuUsage over many iterations of the exact functions, on a real answer — an in-process
 // app (embedded PGlite) answers one batch of the benchmark's 50 symbols (10 listed tokens, 40
 // unknown mints), and its route's own serializer renders it. End-to-end rates on the shared machine

@@ -3,7 +3,7 @@
 //   node scripts/cli-startup.js [runs] -- accounts list
 // on a scratch embedded database (SIBYL_DATA_DIR in a temporary directory, migrated first). For a
 // command whose implementation is `<room>/cli.js`, also the modules loaded before it.
-// docs/architecture.md#light-commands records the figures.
+// docs/performance.md#command-start-up records the figures (the rule: docs/architecture.md#light-commands).
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -57,7 +57,7 @@ let lastEncoded = { bytes: Buffer.alloc(0), text: '', hash: '' };
  * single bytes in UTF-8 that no other character's encoding contains, so the cuts fall where the
  * text's would. A part equal byte for byte to the last one is neither decoded nor hashed again (a
  * memcmp, where splitAnswer of a fresh string flattens, slices and compares it:
- * docs/performance.md#the-keyed-batch-28-november-issue-32-not-won-back); the head and tail are short.
+ * docs/performance.md#what-a-key-costs); the head and tail are short.
  */
 export function splitEncoded(encoded: Buffer, length: number): AnswerShape {
   const start = encoded.indexOf(0x5b);

@@ -2,7 +2,7 @@
  * UTF-8 encoding into slices of shared slabs. `Buffer.from` of a string longer than 4 KB allocates
  * a backing store of its own (Node's pool serves only smaller ones): for the keyed batch's 17 KB
  * answer that allocation was the largest single cost a key added to the service, more than the
- * encoding itself (docs/performance.md#the-keyed-batch-28-november-issue-32-not-won-back).
+ * encoding itself (docs/performance.md#what-a-key-costs).
  * Here a slab of SLAB_BYTES serves a few dozen answers. A slice is never handed out twice: the slab is dropped when
  * full and freed by the garbage collector once no slice of it is referenced, as Node's own pool is.
  */
