@@ -718,6 +718,32 @@ describe('money', () => {
   });
 });
 
+describe('Redis', () => {
+  /** Files, but the one factory (`lib/redis.ts`), that make a Redis client or import ioredis for more than a type. */
+  const redisClientMakers = (files: SourceFile[]) =>
+    files
+      .filter(
+        (file) =>
+          file.path !== 'lib/redis.ts' &&
+          (/new\s+Redis\s*\(/.test(file.text) || /import\s+(?!type\b)[^;]*from\s+'ioredis'/.test(file.text)),
+      )
+      .map((file) => file.path);
+
+  it('only lib/redis.ts makes a Redis client: one set of options for every use', () => {
+    expect(redisClientMakers(FILES)).toEqual([]);
+  });
+
+  it('the check itself sees a client made elsewhere, and lets a type import pass', () => {
+    const files = [
+      { path: 'limits/x.ts', text: "import { Redis } from 'ioredis';" },
+      { path: 'markets/y.ts', text: 'const r = new Redis(url, {});' },
+      { path: 'streams/z.ts', text: "import type { Redis } from 'ioredis';" },
+      { path: 'lib/redis.ts', text: "import { Redis } from 'ioredis';\nnew Redis(url);" },
+    ];
+    expect(redisClientMakers(files)).toEqual(['limits/x.ts', 'markets/y.ts']);
+  });
+});
+
 describe('small files', () => {
   const longFiles = (files: SourceFile[]) =>
     files
