@@ -699,6 +699,56 @@ describe('the verbs', () => {
   });
 });
 
+describe('the database through the context', () => {
+  /**
+   * Uses of a context's pool (`ctx.db`) outside `src/context.ts` that are justified, `<file> <use>`, with
+   * the reason. Any other reaches the database through `queryable(ctx)` or `withTransaction(ctx, …)`,
+   * so that a verb called inside a transaction runs in it (docs/architecture.md#verb-shape).
+   */
+  const POOL_USES: Record<string, string> = {
+    'markets/cli.ts ingestText(ctx.db':
+      "a command's context, never in a transaction: ingestion commits chunk by chunk in transactions of its own",
+    'markets/cli.ts loadDemoMarkets(ctx.db':
+      "a command's context, never in a transaction: the demo load (built once, as at first start) takes the pool",
+    'markets/lifecycle/status.ts listedMarketsChanged(ctx.db':
+      "the pool only names this process's market list caches (no statement runs on it), after the transaction",
+  };
+
+  /** Each use of `ctx.db` outside the context itself, `<file> <use>`: the call it is handed to, or what it calls. */
+  const poolUses = (files: SourceFile[]) =>
+    files
+      .filter((file) => file.path !== 'context.ts')
+      .flatMap((file) => [
+        ...new Set(
+          [...file.text.matchAll(/(?:\w+\()?\bctx\.db\b(?:\.\w+)?/g)].map((m) => `${file.path} ${m[0]}`),
+        ),
+      ]);
+
+  it('a verb reaches the database through its context (queryable, withTransaction), never ctx.db, but those named', () => {
+    const found = poolUses(FILES);
+    expect(found.filter((use) => !(use in POOL_USES))).toEqual([]);
+    // No stale entry: each named use is still there.
+    expect(Object.keys(POOL_USES).filter((use) => !found.includes(use))).toEqual([]);
+  });
+
+  it('the check itself sees a query on the pool and the pool handed on, and lets the context pass', () => {
+    const files = [
+      { path: 'ledger/history.ts', text: 'const rows = await ctx.db.query<Row>(sql.HISTORY, [id]);' },
+      { path: 'jobs/schedule.ts', text: 'await callbacks.deliveryView(ctx.db, id);\nconst db = ctx.db;' },
+      {
+        path: 'keys/keys.ts',
+        text: 'await queryable(ctx).query(sql.FIND, [id]); await ctx.tx.query(sql.X);',
+      },
+      { path: 'context.ts', text: 'return ctx.tx ?? ctx.db;' },
+    ];
+    expect(poolUses(files)).toEqual([
+      'ledger/history.ts ctx.db.query',
+      'jobs/schedule.ts deliveryView(ctx.db',
+      'jobs/schedule.ts ctx.db',
+    ]);
+  });
+});
+
 describe('money', () => {
   /**
    * Money moves in the ledger's guarded statements only (docs/architecture.md#the-context-and-transactions):
