@@ -1,4 +1,4 @@
-import { type Context, type TxContext, withTransaction } from '../context.js';
+import { type Context, queryable, type TxContext, withTransaction } from '../context.js';
 import { AppError, validationError } from '../errors.js';
 import { isSolanaAddress } from '../lib/base58.js';
 import type { SecretBox } from '../webhooks/index.js';
@@ -30,7 +30,7 @@ export async function storeChallenge(
   input: SignInInput,
   purpose: ChallengePurpose,
 ): Promise<SignInInput> {
-  await ctx.db.query(sql.INSERT_CHALLENGE, [
+  await queryable(ctx).query(sql.INSERT_CHALLENGE, [
     input.nonce,
     JSON.stringify(input),
     new Date(input.issuedAt),
@@ -86,7 +86,7 @@ export async function checkSignedMessage(
   const claimed = readSignedMessage(output.signedMessage);
   if (!claimed) throw rejected('message', 'the signed message is not a Sign-In With Solana message');
   if (claimed.nonce === undefined) throw rejected('nonce_unknown', 'the signed message names no nonce');
-  const [challenge] = await ctx.db.query<ChallengeRow>(sql.FIND_CHALLENGE, [claimed.nonce]);
+  const [challenge] = await queryable(ctx).query<ChallengeRow>(sql.FIND_CHALLENGE, [claimed.nonce]);
   if (!challenge) throw rejected('nonce_unknown', 'this nonce was not issued by this server');
   if (challenge.purpose !== purpose.kind) {
     throw rejected(

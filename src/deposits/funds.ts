@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import { type Context, queryable } from '../context.js';
 import { type DepositRow, listDeposits, presentDeposit } from './operator.js';
 
 /** One deposit as docs/deposits.md#statuses describes it; the fields only the chain knows are null until the watcher lands. */
@@ -34,7 +34,7 @@ export interface DepositSource {
 export const chainDeposits: DepositSource = {
   watching: true,
   async list(ctx, accountId) {
-    const rows: DepositRow[] = await listDeposits(ctx.db, { accountId, limit: 50 });
+    const rows: DepositRow[] = await listDeposits(queryable(ctx), { accountId, limit: 50 });
     return rows
       .filter((row) => row.status !== 'unattributed')
       .map((row): DepositView => {

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import { type Context, queryable } from '../context.js';
 import type { Queryable } from '../db/database.js';
 import { AppError } from '../errors.js';
 import { INSERT_SCORECARD, LATEST_SCORECARD } from './sql.js';
@@ -14,8 +14,10 @@ export async function publishScorecard(db: Queryable, summary: ScorecardSummary)
 }
 
 /** The latest published scorecard; 404 NOT_FOUND until one was published. */
-export async function latestScorecard(ctx: Pick<Context, 'db'>) {
-  const [row] = await ctx.db.query<{ summary: ScorecardSummary; published_at: Date }>(LATEST_SCORECARD);
+export async function latestScorecard(ctx: Context) {
+  const [row] = await queryable(ctx).query<{ summary: ScorecardSummary; published_at: Date }>(
+    LATEST_SCORECARD,
+  );
   if (!row) throw new AppError('NOT_FOUND', 'No AI scorecard has been published yet');
   return { publishedAt: row.published_at.toISOString(), ...row.summary };
 }

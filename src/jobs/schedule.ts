@@ -1,5 +1,5 @@
 import type { AccountMode } from '../accounts/index.js';
-import type { Context } from '../context.js';
+import { type Context, queryable } from '../context.js';
 import type { ChargingContext } from '../ledger/index.js';
 import { formatUsd } from '../lib/money.js';
 import { invalidSymbol, readToken, unknownSymbol } from '../prices/index.js';
@@ -104,7 +104,7 @@ export async function jobDetail(
   jobId: string,
 ) {
   const job = await findJob(ctx, accountId, type, jobId);
-  const delivery = job.delivery_id ? await callbacks.deliveryView(ctx.db, job.delivery_id) : null;
+  const delivery = job.delivery_id ? await callbacks.deliveryView(queryable(ctx), job.delivery_id) : null;
   return {
     ...presentJob(job, ctx.clock.now()),
     startedAt: job.started_at?.toISOString() ?? null,

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import { type Context, queryable } from '../context.js';
 import { type ValidationProblem, validationError } from '../errors.js';
 import { formatUsd } from '../lib/money.js';
 import { parseIsoTimestamp } from '../lib/time.js';
@@ -61,7 +61,7 @@ export async function listTransactions(ctx: Context, accountId: string, query: H
   }
   if (problems.length > 0) throw validationError(problems);
 
-  const rows = await ctx.db.query<EntryRow>(sql.HISTORY, [
+  const rows = await queryable(ctx).query<EntryRow>(sql.HISTORY, [
     accountId,
     cursor ?? null,
     query.kind ?? null,

@@ -1,4 +1,4 @@
-import type { Context } from '../context.js';
+import { type Context, queryable } from '../context.js';
 import { type ValidationProblem, validationError } from '../errors.js';
 import { formatUsd } from '../lib/money.js';
 import { parseIsoTimestamp } from '../lib/time.js';
@@ -52,7 +52,7 @@ export async function accountUsage(ctx: Context, accountId: string, query: Usage
   }
   if (problems.length > 0) throw validationError(problems);
 
-  const rows = await ctx.db.query<UsageRow>(sql.USAGE, [accountId, from, to, groupBy]);
+  const rows = await queryable(ctx).query<UsageRow>(sql.USAGE, [accountId, from, to, groupBy]);
   const groups = new Map(rows.map((row) => [row.grp, row as Figures]));
   const names =
     groupBy === 'key' ? await keyNames(ctx, accountId, [...groups.keys()]) : new Map<string, string>();
@@ -127,6 +127,6 @@ function daysBetween(from: Date, to: Date): string[] {
 
 async function keyNames(ctx: Context, accountId: string, ids: string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const rows = await ctx.db.query<{ id: string; name: string }>(sql.KEY_NAMES, [accountId, ids]);
+  const rows = await queryable(ctx).query<{ id: string; name: string }>(sql.KEY_NAMES, [accountId, ids]);
   return new Map(rows.map((row) => [row.id, row.name]));
 }

@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { createRedisClient } from '../lib/redis.js';
 import type { Log } from '../logger.js';
 import {
   type LocalRateLimiter,
@@ -61,14 +62,7 @@ export class RedisRateLimiter implements RateLimiter {
     private readonly prefix = 'sibyl:rl2:',
     timeoutMs = REDIS_TIMEOUT_MS,
   ) {
-    const redis = new Redis(url, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 2000,
-      commandTimeout: timeoutMs,
-      lazyConnect: false,
-    });
-    redis.on('error', () => {}); // surfaced per command below; the client reconnects by itself
+    const redis = createRedisClient(url, { commandTimeoutMs: timeoutMs });
     redis.defineCommand('sibylGcra', { numberOfKeys: 1, lua: GCRA_SCRIPT });
     this.redis = redis as GcraRedis;
   }

@@ -3,10 +3,10 @@ import type { DepositSource } from '../../deposits/index.js';
 import { MAX_PARAM_LENGTH } from '../../http/edge.js';
 import type { SecretBox } from '../../webhooks/index.js';
 import { ledgerDeposits } from '../funds.js';
-import { serveDashboard } from '../static.js';
 import { accountRoutes } from './account.js';
 import { authRoutes } from './auth.js';
 import { type DashboardConfig, dashboardEdge, overlongDashboardPath } from './define.js';
+import { serveDashboard } from './static.js';
 import { twinRoutes } from './twins.js';
 
 export interface DashboardDeps {

@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { createRedisClient } from '../../lib/redis.js';
 import type { Log } from '../../logger.js';
 import {
   type HeldSlots,
@@ -55,13 +56,7 @@ export class RedisStreamSlots implements StreamSlots {
     private readonly logger: Pick<Log, 'warn'>,
     private readonly prefix = 'sibyl:{streams}:',
   ) {
-    const redis = new Redis(url, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 2000,
-      commandTimeout: 500,
-    });
-    redis.on('error', () => {}); // surfaced per command below; the client reconnects by itself
+    const redis = createRedisClient(url, { commandTimeoutMs: 500 });
     redis.defineCommand('sibylTakeSlots', { lua: TAKE_SCRIPT });
     this.redis = redis as SlotsRedis;
   }

@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { createRedisClient } from '../../lib/redis.js';
 import type { Log } from '../../logger.js';
 import { DETAIL_CACHE_TIMEOUT_MS } from '../config.js';
 
@@ -37,13 +38,10 @@ export class RedisDetailStore<V extends { id: string; slug: string }> implements
     private readonly prefix: string,
     timeoutMs: number = DETAIL_CACHE_TIMEOUT_MS,
   ) {
-    this.redis = new Redis(url, {
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: Math.max(2000, timeoutMs),
-      commandTimeout: timeoutMs,
+    this.redis = createRedisClient(url, {
+      commandTimeoutMs: timeoutMs,
+      connectTimeoutMs: Math.max(2000, timeoutMs),
     });
-    this.redis.on('error', () => {}); // surfaced per command below; the client reconnects by itself
     // The first requests after start wait briefly for the first connection instead of all missing;
     // after that, a Redis that is away is a miss at once.
     this.connected = new Promise((resolve) => {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import type { AccountMode } from '../../accounts/index.js';
+import { queryable } from '../../context.js';
 import type { Queryable } from '../../db/database.js';
 import { AppError, validationError } from '../../errors.js';
 import { FEES } from '../../fees.js';
@@ -66,8 +67,9 @@ export function marketDataRoutes(
     errors: ['NOT_FOUND', 'INVALID_TIMESTAMP'],
     handler: async ({ params, query, ctx }) => {
       const plan = planHistory(query, ctx.clock.now());
-      const ref = await market(ctx.db, params.id, plan.outcome);
-      const candles = await readHistory(ctx.db, ref.id, plan);
+      const db = queryable(ctx);
+      const ref = await market(db, params.id, plan.outcome);
+      const candles = await readHistory(db, ref.id, plan);
       return {
         marketId: ref.id,
         outcome: plan.outcome,
@@ -97,10 +99,11 @@ export function marketDataRoutes(
     response: MarketTrades,
     errors: ['NOT_FOUND'],
     handler: async ({ params, query, ctx }) => {
-      const ref = await market(ctx.db, params.id, query.outcome);
+      const db = queryable(ctx);
+      const ref = await market(db, params.id, query.outcome);
       const after = tradesPosition(ref.id, query);
       const solUsd = await deps.solUsd(ref.sandbox ? 'sandbox' : 'live');
-      return readTrades(ctx.db, ref.id, query, after, solUsd);
+      return readTrades(db, ref.id, query, after, solUsd);
     },
   });
 }

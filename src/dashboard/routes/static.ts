@@ -2,11 +2,11 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../errors.js';
-import { sendError } from '../http/errors.js';
+import { AppError } from '../../errors.js';
+import { sendError } from '../../http/errors.js';
 
 /** Where `npm run build` puts the single-page app (dashboard/ is its Vite workspace). */
-export const DASHBOARD_BUILD = fileURLToPath(new URL('../../dashboard/dist/', import.meta.url));
+export const DASHBOARD_BUILD = fileURLToPath(new URL('../../../dashboard/dist/', import.meta.url));
 
 /**
  * The page's Content-Security-Policy: its own scripts, styles and API only. Wallet extensions
