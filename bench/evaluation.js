@@ -113,6 +113,8 @@ async function main() {
         'ai',
         'evaluate',
         set,
+        '--models',
+        'live',
         '--concurrency',
         String(CONCURRENCY),
         '--cache',

@@ -49,6 +49,12 @@ export async function runService(
   let metricsServer: FastifyInstance | null = null;
   let operatorChannel: Closable | null = null;
   try {
+    if (db.madePrivate) {
+      logger.warn(
+        { dataDir: config.dataDir, entries: db.madePrivate },
+        'the data directory was open to other users: made private (folders 0700, files 0600)',
+      );
+    }
     const applied = await migrate(db);
     if (applied.length > 0) logger.info({ migrations: applied }, 'migrations applied');
 
@@ -108,7 +114,9 @@ export async function runService(
     if (roles.serve && db.kind === 'pglite') {
       const localDevelopment = local ? localDevelopmentNotice(config.port, firstStart) : [];
       const attestationKey = (await ports.attestations.publicKeys())?.live ?? null;
-      process.stdout.write(startBanner({ config, welcome, localDevelopment, attestationKey }));
+      process.stdout.write(
+        startBanner({ config, welcome, localDevelopment, attestationKey, madePrivate: db.madePrivate ?? 0 }),
+      );
     }
   } catch (err) {
     await operatorChannel?.close().catch(() => {});

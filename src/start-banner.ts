@@ -33,6 +33,8 @@ export function startBanner(input: {
   localDevelopment: string[];
   /** The live attestation public key (docs/attestations.md#keys); null when attestations are off. */
   attestationKey?: string | null;
+  /** How many files and folders of the data directory were open to other users and made private. */
+  madePrivate?: number;
 }): string {
   const a = addressesOf(input.config);
   return [
@@ -42,6 +44,13 @@ export function startBanner(input: {
       '  keys and balances are as they were; the first start printed the sandbox key).',
       '',
     ]),
+    ...(input.madePrivate
+      ? [
+          `  The data directory was open to other users: ${input.madePrivate} files and folders in it are now`,
+          "  its owner's only (folders 0700, files 0600).",
+          '',
+        ]
+      : []),
     ...input.localDevelopment,
     `  API            ${a.api}`,
     `  Dashboard      ${a.dashboard}  (sign in with a Solana wallet)`,

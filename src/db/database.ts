@@ -23,6 +23,11 @@ export interface Database extends Queryable {
   readonly kind: 'postgres' | 'pglite';
   /** The embedded database's data directory (PGlite on disk; undefined otherwise). */
   readonly dataDir?: string | undefined;
+  /**
+   * The embedded database: how many files and folders of its data directory, started before, were
+   * open to other users and were made private by this open (docs/operations.md#the-data-directory).
+   */
+  readonly madePrivate?: number;
   /** Runs `fn` in one transaction; commits when it resolves, rolls back when it throws. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   /**

@@ -1,10 +1,11 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite, types } from '@electric-sql/pglite';
 import { closeCommitScope, openCommitScope } from './after-commit.js';
 import { DataDirInUseError } from './data-dir.js';
 import type { Database, Queryable, Row, Sql } from './database.js';
 import { sqlText } from './database.js';
+import { makePrivate, makePrivateDir } from './private-dir.js';
 
 export { DataDirInUseError } from './data-dir.js';
 
@@ -35,10 +36,9 @@ function isRunning(pid: number): boolean {
  * lock file with the owner's pid keeps a second process (say, the CLI while the server runs) out.
  */
 function lockDataDir(dataDir: string): () => void {
-  mkdirSync(dataDir, { recursive: true });
   const lockPath = join(dataDir, 'sibyl.lock');
   try {
-    writeFileSync(lockPath, String(process.pid), { flag: 'wx' });
+    writeFileSync(lockPath, String(process.pid), { flag: 'wx', mode: 0o600 });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     const owner = Number(readFileSync(lockPath, 'utf8').trim());
@@ -68,19 +68,29 @@ export class PgliteDatabase implements Database {
     private readonly unlock: () => void,
     /** Its data directory; undefined in memory. */
     readonly dataDir: string | undefined,
+    /** How many files and folders of an existing data directory were open to others, now private. */
+    readonly madePrivate: number,
   ) {
     this.root = new PgliteQueryable(pglite);
   }
 
-  /** Opens (or creates) the database in `dataDir`; `undefined` keeps it in memory. */
+  /**
+   * Opens (or creates) the database in `dataDir`; `undefined` keeps it in memory. The directory is
+   * its owner's only (docs/operations.md#the-data-directory): made 0700, and whatever in it is open
+   * to others made private, before PGlite opens it and again after (a new database's files come
+   * unpacked 0666) and at close (files made while it ran).
+   */
   static async open(dataDir: string | undefined): Promise<{ db: PgliteDatabase }> {
+    const made = dataDir !== undefined && makePrivateDir(dataDir);
     const unlock = dataDir === undefined ? () => {} : lockDataDir(dataDir);
     try {
+      const madePrivate = dataDir === undefined || made ? 0 : makePrivate(dataDir);
       const pglite = await PGlite.create({
         ...(dataDir === undefined ? {} : { dataDir }),
         parsers: { [types.INT8]: (value: string) => BigInt(value) },
       });
-      return { db: new PgliteDatabase(pglite, unlock, dataDir) };
+      if (dataDir !== undefined) makePrivate(dataDir);
+      return { db: new PgliteDatabase(pglite, unlock, dataDir, madePrivate) };
     } catch (err) {
       unlock();
       throw err;
@@ -119,6 +129,7 @@ export class PgliteDatabase implements Database {
   async close(): Promise<void> {
     try {
       await this.pglite.close();
+      if (this.dataDir !== undefined) makePrivate(this.dataDir);
     } finally {
       this.unlock();
     }

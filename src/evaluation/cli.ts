@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, type Stats, statSync, type WriteStream } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
-import { basename } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { AiConfig } from '../ai/index.js';
 import { DEFAULT_CONFIDENCE_THRESHOLD, decideConsensus, loadResolver } from '../ai/index.js';
@@ -89,6 +89,37 @@ function withExtension(path: string, ext: string): string {
   return path.endsWith('.json') ? `${path.slice(0, -'.json'.length)}${ext}` : `${path}${ext}`;
 }
 
+function statOf(path: string): Stats | undefined {
+  return statSync(path, { throwIfNoEntry: false });
+}
+
+/** Whether two paths name one file: the same path, or (both existing) the same file by another name. */
+function sameFile(a: string, b: string): boolean {
+  if (resolve(a) === resolve(b)) return true;
+  const [x, y] = [statOf(a), statOf(b)];
+  return x !== undefined && y !== undefined && x.dev === y.dev && x.ino === y.ino;
+}
+
+/**
+ * The files the command writes, checked before anything is read or asked: none of them the set or
+ * another of them (the cache replaced by the report, the set by either), each a file (not a folder)
+ * in a folder that exists. Each of these had failed only after every model was asked, or not at all.
+ */
+function checkPaths(set: string[], writes: { option: string; path: string }[]): void {
+  for (const [i, { option: name, path }] of writes.entries()) {
+    for (const input of set)
+      if (sameFile(path, input))
+        throw new UsageError(`${name} ${path} is the labelled set: it would be overwritten`);
+    for (const other of writes.slice(0, i))
+      if (sameFile(path, other.path))
+        throw new UsageError(`${name} ${path} is also ${other.option}: one would replace the other`);
+    if (statOf(path)?.isDirectory()) throw new UsageError(`${name} ${path} is a folder: it names a file`);
+    const folder = statOf(dirname(resolve(path)));
+    if (!folder?.isDirectory())
+      throw new UsageError(`${name} ${path}: the folder ${dirname(path)} does not exist`);
+  }
+}
+
 /**
  * `sibyl ai evaluate`: reads the labelled set (all of it checked before anything is asked or
  * written), asks every question through the resolver, and writes the report as JSON, Markdown and
@@ -100,8 +131,13 @@ export async function evaluateCommand(
   progressSink?: ProgressSink,
 ): Promise<boolean> {
   if (args.positionals.length === 0) throw new UsageError('missing PATH (a labelled set)');
-  const mode = option(args, 'models') ?? 'live';
-  if (mode !== 'live' && mode !== 'sandbox') throw new UsageError('--models takes live or sandbox');
+  // Never live by default: live asks the four configured providers, at the operator's expense.
+  const mode = option(args, 'models');
+  if (mode !== 'live' && mode !== 'sandbox')
+    throw new UsageError(
+      `--models ${mode === undefined ? 'is required' : 'takes live or sandbox'}: live (the four configured ` +
+        'providers, paid by the operator) or sandbox (the deterministic sandbox models, free)',
+    );
   const limit = integer(args, 'limit', undefined, 1, 10_000_000);
   const concurrency = integer(args, 'concurrency', 8, 1, 1000) as number;
   const targetText = option(args, 'target');
@@ -112,6 +148,14 @@ export async function evaluateCommand(
   const cachePath = option(args, 'cache') ?? 'sibyl-ai-cache.jsonl';
   const priceList = prices(option(args, 'prices'));
   const publish = args.options.publish === true;
+  const markdownPath = withExtension(out, '.md');
+  const svgPath = withExtension(out, '.svg');
+  checkPaths(args.positionals, [
+    { option: '--cache', path: cachePath },
+    { option: '--out', path: out },
+    { option: '--out (its Markdown page)', path: markdownPath },
+    { option: '--out (its diagram)', path: svgPath },
+  ]);
 
   const set = await openLabelledSet(args.positionals);
   const total = limit === undefined ? set.count : Math.min(limit, set.count);
@@ -181,8 +225,6 @@ export async function evaluateCommand(
   } finally {
     await rm(questionsFile, { force: true });
   }
-  const markdownPath = withExtension(out, '.md');
-  const svgPath = withExtension(out, '.svg');
   await writeWhole(svgPath, reliabilitySvg(report.reliability, 'Reliability of the consensus confidence'));
   await writeWhole(markdownPath, reportMarkdown(report, basename(svgPath)));
 

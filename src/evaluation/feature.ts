@@ -19,7 +19,7 @@ export const evaluationFeature: Feature<Record<never, never>, Needs> = {
   commands: {
     ai: {
       usage: [
-        '  ai evaluate PATH [--models live|sandbox] [--limit N] [--concurrency C] [--target 0.97]',
+        '  ai evaluate PATH --models live|sandbox [--limit N] [--concurrency C] [--target 0.97]',
         '              [--out FILE.json] [--cache FILE] [--prices MODEL=IN/OUT,…] [--publish]',
         '                                          measure the AI resolver on a labelled set',
       ],

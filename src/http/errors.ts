@@ -29,8 +29,30 @@ function joinPath(context: string, pointer: string, extra?: string): string {
   return `${context}${parts.join('')}`;
 }
 
-/** One problem per schema error, named by where it is (`body.permissions[1]`). */
-export function schemaProblems(context: string, errors: SchemaError[]): ValidationProblem[] {
+/**
+ * The names a page's size goes by: the spec's lists page with `page`/`pageSize`, its streams of
+ * records (transactions, trades) with `limit`, and a first call often brings the other one. An
+ * unknown name of these on a route that takes another says which (docs/api.md#errors).
+ */
+const PAGE_SIZE_NAMES = ['pageSize', 'limit'];
+
+/** `; this route pages with pageSize` for `limit` on a route whose query takes `pageSize`, else ''. */
+function pagingHint(name: string, schema: unknown): string {
+  if (!PAGE_SIZE_NAMES.includes(name)) return '';
+  const properties = (schema as { properties?: Record<string, unknown> } | undefined)?.properties ?? {};
+  const instead = PAGE_SIZE_NAMES.find((other) => other !== name && other in properties);
+  return instead ? `; this route pages with ${instead}` : '';
+}
+
+/**
+ * One problem per schema error, named by where it is (`body.permissions[1]`). `schema`, the part's
+ * schema, lets an unknown query parameter that is another route's page size name this route's.
+ */
+export function schemaProblems(
+  context: string,
+  errors: SchemaError[],
+  schema?: unknown,
+): ValidationProblem[] {
   const where = CONTEXT_NAMES[context] ?? context;
   const problems: ValidationProblem[] = [];
   for (const e of errors) {
@@ -48,8 +70,9 @@ export function schemaProblems(context: string, errors: SchemaError[]): Validati
     }
     if (e.keyword === 'additionalProperties') {
       const extra = [...listed('additionalProperties'), ...listed('additionalProperty')];
+      const hint = (name: string) => (where === 'query' && pointer === '' ? pagingHint(name, schema) : '');
       for (const name of extra)
-        problems.push({ path: joinPath(where, pointer, name), message: 'is not a known field' });
+        problems.push({ path: joinPath(where, pointer, name), message: `is not a known field${hint(name)}` });
       if (extra.length > 0) continue;
     }
     // TypeBox reports each unknown field twice; the additionalProperties entry names it better.
@@ -99,10 +122,11 @@ export function toAppError(error: FastifyError | AppError | Error, request?: Fas
   const e = error as FastifyError & { validation?: SchemaError[]; validationContext?: string };
   if (e.validation) {
     const failed = e.validationContext ?? 'body';
-    const problems = schemaProblems(failed, e.validation);
+    const schemas = request?.routeOptions.schema as Record<string, unknown> | undefined;
+    const problems = schemaProblems(failed, e.validation, schemas?.[failed]);
     if (request) {
       for (const { part, errors } of errorsOfUncheckedParts(request, failed))
-        problems.push(...schemaProblems(part, errors as SchemaError[]));
+        problems.push(...schemaProblems(part, errors as SchemaError[], schemas?.[part]));
       problems.push(...bodyRuleProblems(request, problems));
     }
     return validationError(problems);

@@ -116,7 +116,20 @@ describe('sibyl ai evaluate', () => {
     const cache = join(dir, 'cache.jsonl');
     const result = await runCliOn(
       ctx.database.db,
-      ['ai', 'evaluate', SET, '--out', out, '--cache', cache, '--concurrency', '6', '--publish'],
+      [
+        'ai',
+        'evaluate',
+        SET,
+        '--models',
+        'live',
+        '--out',
+        out,
+        '--cache',
+        cache,
+        '--concurrency',
+        '6',
+        '--publish',
+      ],
       env,
     );
     expect(result.stderr).toBe('');
@@ -261,6 +274,8 @@ describe('sibyl ai evaluate', () => {
         'ai',
         'evaluate',
         SET,
+        '--models',
+        'live',
         '--out',
         out,
         '--cache',
@@ -293,6 +308,8 @@ describe('sibyl ai evaluate', () => {
         'ai',
         'evaluate',
         SET,
+        '--models',
+        'live',
         '--out',
         out,
         '--cache',
@@ -350,7 +367,7 @@ describe('sibyl ai evaluate', () => {
     const cache = join(dir, 'never-cache.jsonl');
     const result = await runCliOn(
       ctx.database.db,
-      ['ai', 'evaluate', bad, '--out', out, '--cache', cache],
+      ['ai', 'evaluate', bad, '--models', 'live', '--out', out, '--cache', cache],
       env,
     );
     expect(result.status).toBe(1);

@@ -1,11 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import ajvFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/context.js';
-
-/** ajv-formats is CommonJS: its default import is the plugin itself. */
-const addFormats = ajvFormats as unknown as (ajv: Ajv2020) => void;
+import { openApiAjv } from '../helpers/openapi-ajv.js';
 
 /**
  * The payload examples of docs/ are recorded answers, never written by hand: each `<!-- example: Name -->`
@@ -48,8 +44,7 @@ afterAll(async () => {
 
 describe('docs examples', () => {
   it('are the recorded answers, each valid against its schema', () => {
-    const ajv = new Ajv2020({ strict: false, allErrors: true });
-    addFormats(ajv);
+    const ajv = openApiAjv();
     const marked = jsonBlocks().filter((block) => block.name !== undefined);
     expect(marked.map((b) => `${b.file}:${b.name}`).sort()).toEqual([
       'ai.md:AiRequestRecord',

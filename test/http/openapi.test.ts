@@ -1,10 +1,6 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import ajvFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/context.js';
-
-/** ajv-formats is CommonJS: its default import is the plugin itself. */
-const addFormats = ajvFormats as unknown as (ajv: Ajv2020) => void;
+import { openApiAjv } from '../helpers/openapi-ajv.js';
 
 let ctx: TestContext;
 let doc: {
@@ -169,7 +165,7 @@ describe('OpenAPI document', () => {
     ])
       expect(withExamples).toContain(name);
     expect(Object.keys(schemas).filter((name) => !withExamples.includes(name))).toEqual([]);
-    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    const ajv = openApiAjv();
     for (const name of withExamples) {
       const validate = ajv.compile({ $ref: `#/components/schemas/${name}`, components: doc.components });
       for (const example of schemas[name]?.examples ?? []) {
@@ -185,7 +181,7 @@ describe('OpenAPI document', () => {
     // The codes no request provokes on a service that works as it should (scripts/error-examples.js,
     // UNRECORDED); every other code is recorded, the rare moments by scripts/rare-error-examples.js.
     const UNRECORDED = new Set(['INTERNAL_ERROR', 'ACCOUNT_NOT_FOUND']);
-    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    const ajv = openApiAjv();
     const missing: string[] = [];
     let shown = 0;
     for (const [path, item] of Object.entries(doc.paths)) {
@@ -298,8 +294,7 @@ describe('OpenAPI document', () => {
   it('states the rules the handlers enforce, as JSON Schema keywords', () => {
     const text = JSON.stringify(doc);
     expect(text).not.toContain('x-handler-rules');
-    const ajv = new Ajv2020({ strict: false, allErrors: true });
-    addFormats(ajv);
+    const ajv = openApiAjv();
     const components = doc.components as unknown as { schemas: Record<string, Record<string, unknown>> };
     const valid = (name: string, value: unknown) =>
       ajv.validate({ $ref: `#/components/schemas/${name}`, components: doc.components }, value);

@@ -1,5 +1,3 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import ajvFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSecret } from '../../src/attestations/keys.js';
 import { buildReport } from '../../src/evaluation/report.js';
@@ -7,10 +5,8 @@ import { publishScorecard } from '../../src/evaluation/scorecard.js';
 import { scorecardSummary } from '../../src/evaluation/summary.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
 import { expectLedgerReconciles } from '../helpers/ledger.js';
+import { openApiAjv } from '../helpers/openapi-ajv.js';
 import { type SampleContext, sample, seeded } from './schema-samples.js';
-
-/** ajv-formats is CommonJS: its default import is the plugin itself. */
-const addFormats = ajvFormats as unknown as (ajv: Ajv2020) => void;
 
 /**
  * The OpenAPI document states every rule the service enforces, so a client can check a request before sending it:
@@ -71,7 +67,7 @@ afterAll(async () => {
   await ctx.close();
 });
 
-function validatorOf(ajv: Ajv2020, schema: Json) {
+function validatorOf(ajv: ReturnType<typeof openApiAjv>, schema: Json) {
   return ajv.compile({ ...schema, components: doc.components });
 }
 
@@ -114,8 +110,7 @@ const STREAMS = new Set([
 
 describe('generated requests that their schema accepts', () => {
   it('are never refused (4xx) or failed (5xx), on any operation', async () => {
-    const ajv = new Ajv2020({ strict: false, allErrors: true });
-    addFormats(ajv);
+    const ajv = openApiAjv();
     const resolve = (ref: string) => doc.components.schemas[ref.split('/').pop() as string] as Json;
     const refused: string[] = [];
     let sent = 0;

@@ -119,6 +119,39 @@ describe('consistent validation', () => {
     expect(await balanceOf(ctx.database.db, account.accountId)).toBe(before);
   });
 
+  it('an unknown page-size parameter names the one the route pages with: limit ↔ pageSize, not charged', async () => {
+    const before = await balanceOf(ctx.database.db, account.accountId);
+    const doc = (await ctx.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json() as {
+      paths: Record<string, Record<string, { parameters?: { name: string; in: string }[] }>>;
+    };
+    const tried: string[] = [];
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      if (!path.startsWith('/api/v1/')) continue;
+      for (const [method, operation] of Object.entries(operations)) {
+        const query = (operation.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
+        const pagesWith = ['pageSize', 'limit'].find((name) => query.includes(name));
+        if (!pagesWith) continue;
+        const other = pagesWith === 'limit' ? 'pageSize' : 'limit';
+        const url = `${path.replace(/\{\w+\}/g, 'SOL')}?${other}=5`;
+        const response = await ctx.request(account.key, { method: method.toUpperCase() as 'GET', url });
+        expect(response.statusCode, `${method} ${url}`).toBe(400);
+        expect(response.json().code).toBe('VALIDATION_ERROR');
+        expect(problemsOf(response), `${method} ${url}`).toContainEqual({
+          path: `query.${other}`,
+          message: `is not a known field; this route pages with ${pagesWith}`,
+        });
+        tried.push(`${method} ${path}?${other}`);
+      }
+    }
+    expect(tried).toEqual(
+      expect.arrayContaining(['get /api/v1/markets?limit', 'get /api/v1/account/transactions?pageSize']),
+    );
+    // A route that pages with neither keeps the plain answer.
+    const plain = await ctx.request(account.key, { method: 'GET', url: '/api/v1/account?limit=5' });
+    expect(problemsOf(plain)).toEqual([{ path: 'query.limit', message: 'is not a known field' }]);
+    expect(await balanceOf(ctx.database.db, account.accountId)).toBe(before);
+  });
+
   it('names problems found by the domain rules with the same path style', async () => {
     const response = await ctx.request(account.key, {
       method: 'POST',
