@@ -134,6 +134,13 @@ export const CALLBACK_HOST_RULE =
   '(docs/webhooks.md#where-callbacks-may-go). A deployment that allows private targets (development) ' +
   'accepts them, except `.invalid`.';
 
-/** A callback URL the service accepts (src/webhooks/port.ts): an absolute https:// URI. */
+/**
+ * A callback URL the service accepts (src/webhooks/port.ts): an absolute https:// URI written as
+ * RFC 3986 writes it — printable ASCII, no spaces or control characters, a host without user info.
+ */
 export const callbackUrlRules = (more: Record<string, unknown> = {}): Record<string, unknown> =>
-  handlerRules({ format: 'uri', pattern: '^https://[^/?#@\\s]+(?:[/?#]\\S*)?$', ...more });
+  handlerRules({
+    format: 'uri',
+    pattern: "^https://[A-Za-z0-9._~!$&'()*+,;=%:\\[\\]-]+(?:[/?#][A-Za-z0-9._~:/?#\\[\\]@!$&'()*+,;=%-]*)?$",
+    ...more,
+  });

@@ -18,14 +18,22 @@ export const marketsFeature: Feature<{ markets: typeof marketSettings }, Needs> 
   name: 'markets',
   settings: { markets: marketSettings },
   async api(app, { config, db, clock, log, ports }) {
-    const [{ marketRoutes }, { marketAdminRoutes }, { createMarketService }, { marketDataRoutes }] =
-      await Promise.all([
-        import('./routes.js'),
-        import('./admin-routes.js'),
-        import('./wiring.js'),
-        import('./series/routes.js'),
-      ]);
+    const [
+      { marketRoutes },
+      { marketAdminRoutes },
+      { createMarketService },
+      { marketDataRoutes },
+      { loadCursorCodec },
+    ] = await Promise.all([
+      import('./routes.js'),
+      import('./admin-routes.js'),
+      import('./wiring.js'),
+      import('./series/routes.js'),
+      import('./search/cursor.js'),
+    ]);
+    const cursors = await loadCursorCodec(db, clock.now());
     const markets = createMarketService({
+      cursors,
       db,
       clock,
       log,
@@ -35,7 +43,7 @@ export const marketsFeature: Feature<{ markets: typeof marketSettings }, Needs> 
     });
     app.addHook('onClose', () => markets.close());
     marketRoutes(app, markets);
-    marketDataRoutes(app, { solUsd: (mode) => markets.markets.solUsd(mode) });
+    marketDataRoutes(app, { solUsd: (mode) => markets.markets.solUsd(mode), cursors });
     marketAdminRoutes(app, { db, settings: config.markets });
   },
   async worker({ config, db, clock, log, ports }) {

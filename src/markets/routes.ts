@@ -8,7 +8,7 @@ import { handlerRules, NO_NUL, NO_NUL_WORDS } from '../http/schemas.js';
 import { cachedBodySerializer } from './read/cached-json.js';
 import type { MarketService } from './read/service.js';
 import { MarketDetail, MarketList } from './schemas.js';
-import { ListQuery, parseListQuery } from './search/query.js';
+import { ListQuery } from './search/query.js';
 
 /** GET /markets and GET /markets/:id (docs/markets.md). */
 export function marketRoutes(app: FastifyInstance, deps: { markets: MarketService }): void {
@@ -33,7 +33,7 @@ export function marketRoutes(app: FastifyInstance, deps: { markets: MarketServic
     querystring: ListQuery,
     response: MarketList,
     handler: async ({ query }, _request, reply) => {
-      const page = await markets.list(parseListQuery(query));
+      const page = await markets.list(markets.plan(query));
       // A custom serialiser leaves the content type to the route.
       reply
         .type('application/json; charset=utf-8')

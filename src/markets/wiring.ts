@@ -7,6 +7,7 @@ import { ListCache } from './read/list-cache.js';
 import { MarketService } from './read/service.js';
 import { RedisDetailStore } from './read/shared-cache.js';
 import type { MarketDetailBody, MarketListBody } from './schemas.js';
+import type { CursorCodec } from './search/cursor.js';
 
 /**
  * The market service as the API runs it: the list cache (cleared by the database's notifications)
@@ -18,6 +19,7 @@ export function createMarketService(deps: {
   log: Log;
   prices: PriceService;
   settings: MarketsConfig;
+  cursors: CursorCodec;
   /** Set: the detail cache is shared by every API instance through this Redis. */
   redisUrl?: string | undefined;
 }): { markets: MarketService; close(): Promise<void> } {
@@ -43,6 +45,7 @@ export function createMarketService(deps: {
       clock,
       prices,
       bookDepth: settings.bookDepth,
+      cursors: deps.cursors,
       shared,
       list,
       totals,

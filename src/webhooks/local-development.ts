@@ -1,5 +1,6 @@
 import type { CoreConfig } from '../core-settings.js';
 import type { Database } from '../db/database.js';
+import { readInstanceSetting, recordInstanceSetting } from '../db/instance-settings.js';
 import type { Clock } from '../lib/clock.js';
 import { isLoopbackHost } from './addresses.js';
 import type { WebhookSettings } from './config.js';
@@ -25,16 +26,10 @@ export async function localDevelopment(
   if (db.kind !== 'pglite' || config.webhooks.allowPrivateTargetsSet) return false;
   if (!isLoopbackHost(config.host)) return false;
   if (firstStart) {
-    await db.query(
-      `INSERT INTO instance_settings (name, value, set_at) VALUES ($1, 'on', $2) ON CONFLICT (name) DO NOTHING`,
-      [SETTING, clock.now()],
-    );
+    await recordInstanceSetting(db, SETTING, 'on', clock.now());
     return true;
   }
-  const [row] = await db.query<{ value: string }>('SELECT value FROM instance_settings WHERE name = $1', [
-    SETTING,
-  ]);
-  return row?.value === 'on';
+  return (await readInstanceSetting(db, SETTING)) === 'on';
 }
 
 /** The configuration with private targets allowed, for the API and the worker of this process. */

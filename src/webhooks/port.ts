@@ -77,15 +77,31 @@ export interface CallbackTargets {
   checkHost?: boolean;
 }
 
+/**
+ * The characters of a URI (RFC 3986: unreserved, reserved and `%`), what `format: uri` admits. The
+ * URL parser alone would take far more — it drops leading and trailing spaces and control characters,
+ * removes tabs and newlines anywhere, reads `\\` as `/` and turns a non-ASCII host into punycode —
+ * so a callback URL is checked as sent, and is stored and delivered to as sent.
+ */
+const URI_CHARACTERS = /^[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=%]*$/;
+const BAD_PERCENT = /%(?![0-9A-Fa-f]{2})/;
+
 function callbackUrlProblem(url: string, targets?: CallbackTargets): string | null {
   if (url.length > MAX_CALLBACK_URL_CHARS) return `must be at most ${MAX_CALLBACK_URL_CHARS} characters`;
+  if (!URI_CHARACTERS.test(url) || BAD_PERCENT.test(url)) {
+    return (
+      'must be a URI as RFC 3986 writes it: printable ASCII, no spaces or control characters, other ' +
+      'characters percent-encoded and an international host in punycode (xn--)'
+    );
+  }
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     return 'is not a valid URL';
   }
-  if (parsed.protocol !== 'https:' && !plainHttpAllowed(parsed, targets)) {
+  const plainHttp = plainHttpAllowed(parsed, targets);
+  if ((parsed.protocol !== 'https:' && !plainHttp) || !url.startsWith(plainHttp ? 'http://' : 'https://')) {
     return targets?.allowPrivateTargets
       ? 'must be an https:// URL (or http:// to this machine: localhost, *.localhost, 127.0.0.0/8, [::1])'
       : 'must be an https:// URL';

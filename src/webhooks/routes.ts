@@ -93,6 +93,8 @@ export function webhookRoutes(
     idempotent: true,
     body: TestBody,
     response: TestResult,
+    // Its own limit, beside the key's: the dashboard's twin, which has no key's, answers it too.
+    errors: ['RATE_LIMIT_EXCEEDED'],
     handler: async ({ body, caller, ctx, requestId }) =>
       sendTestEvent(ctx, deps, { accountId: caller.accountId, url: body.callbackUrl, requestId }),
   });

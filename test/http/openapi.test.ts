@@ -267,6 +267,29 @@ describe('OpenAPI document', () => {
     expect(codes('409')).toEqual(['IDEMPOTENCY_KEY_IN_USE']);
   });
 
+  it('lists every 429 code an operation’s description promises among its 429 responses (API and dashboard)', () => {
+    const missing: string[] = [];
+    let promised = 0;
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const { description = '', responses } = operation as {
+          description?: string;
+          responses: Record<
+            string,
+            { content?: Record<string, { schema: { properties: { code: { enum: string[] } } } }> }
+          >;
+        };
+        const codes = responses['429']?.content?.['application/json']?.schema.properties.code.enum ?? [];
+        for (const [, code] of description.matchAll(/429 `?([A-Z_]+)`?/g)) {
+          promised += 1;
+          if (!codes.includes(code as string)) missing.push(`${method} ${path}: ${code}`);
+        }
+      }
+    }
+    expect(promised).toBeGreaterThan(2);
+    expect(missing).toEqual([]);
+  });
+
   it('documents the response headers: X-Request-Id everywhere, RateLimit-* when authenticated, Retry-After', () => {
     for (const [path, item] of Object.entries(doc.paths)) {
       for (const [method, operation] of Object.entries(item)) {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ingestText } from '../../src/markets/ingest/ingest.js';
+import { cursorCodec } from '../../src/markets/search/cursor.js';
 import { readList } from '../../src/markets/search/list.js';
 import { type OneWordRow, oneWordCount, oneWordStatement } from '../../src/markets/search/one-word.js';
 import { type ListQueryInput, parseListQuery } from '../../src/markets/search/query.js';
@@ -51,11 +52,13 @@ afterAll(async () => {
   await ctx.close();
 });
 
-const deps = () => ({ db: ctx.database.db, now: NOW, solUsd: async () => 150 });
+const cursors = cursorCodec(Buffer.alloc(32, 7));
+const listPlan = (query: ListQueryInput) => parseListQuery(query, cursors);
+const deps = () => ({ db: ctx.database.db, now: NOW, solUsd: async () => 150, cursors });
 
 /** One page by the one-word statement: whether it applied, and its (id, key) rows. */
 async function fastPage(query: ListQueryInput): Promise<{ single: boolean | null; rows: string[][] }> {
-  const built = oneWordStatement(parseListQuery(query));
+  const built = oneWordStatement(listPlan(query));
   if (!built) throw new Error('not a one-word search');
   const rows = await ctx.database.db.query<OneWordRow & { id: string | null; sort_key: string }>(
     built.text,
@@ -69,7 +72,7 @@ async function fastPage(query: ListQueryInput): Promise<{ single: boolean | null
 
 /** The same page by the general statement, which ranks every match. */
 async function generalPage(query: ListQueryInput): Promise<string[][]> {
-  const built = pageStatement(parseListQuery(query), NOW);
+  const built = pageStatement(listPlan(query), NOW);
   const rows = await ctx.database.db.query<{ id: string; sort_key: string }>(built.text, built.params);
   return rows.map((r) => [r.id, r.sort_key]);
 }
@@ -84,7 +87,7 @@ async function walk(query: ListQueryInput, single: boolean): Promise<string[]> {
     expect(fast.single).toBe(single);
     const general = await generalPage(page);
     if (single) expect(fast.rows).toEqual(general);
-    const body = await readList(deps(), parseListQuery(page));
+    const body = await readList(deps(), listPlan(page));
     expect(body.markets.map((m) => m.id)).toEqual(general.slice(0, 7).map(([id]) => id));
     seen.push(...body.markets.map((m) => m.id));
     if (!body.nextCursor) return seen;
@@ -140,7 +143,7 @@ describe('one-word search from the terms index', () => {
       return (await db.query<{ total: number }>(built.text, built.params))[0]?.total;
     };
     const same = async (query: ListQueryInput) => {
-      const plan = parseListQuery(query);
+      const plan = listPlan(query);
       const general = await count(countStatement(plan));
       const single = (await fastPage({ ...query, sort: 'relevance' })).single;
       // From the index when the prefix names one lexeme; otherwise null, and the general count answers.
@@ -159,9 +162,9 @@ describe('one-word search from the terms index', () => {
     await db.query(`UPDATE markets SET status = 'OPEN' WHERE id IN ('ow-00', 'ow-10', 'ow-21')`);
     expect(await same({ q: 'comet', status: 'OPEN' })).toBe((open ?? 0) + 3);
     // Another filter, or a word PostgreSQL might lower-case otherwise: the general count.
-    expect(oneWordCount(parseListQuery({ q: 'comet', category: 'sky' }))).toBeNull();
-    expect(oneWordCount(parseListQuery({ q: 'comète' }))).toBeNull();
-    expect(oneWordCount(parseListQuery({ q: 'comet tail' }))).toBeNull();
+    expect(oneWordCount(listPlan({ q: 'comet', category: 'sky' }))).toBeNull();
+    expect(oneWordCount(listPlan({ q: 'comète' }))).toBeNull();
+    expect(oneWordCount(listPlan({ q: 'comet tail' }))).toBeNull();
   });
 
   it('is not taken when the prefix names several lexemes, and the general statement answers', async () => {
@@ -171,7 +174,7 @@ describe('one-word search from the terms index', () => {
     expect(await walk({ q: 'bit' }, false)).toEqual(all.map(([id]) => id));
     // A word no market holds: nothing to walk, the general statement finds nothing either.
     expect((await fastPage({ q: 'zebra' })).single).toBe(null);
-    expect((await readList(deps(), parseListQuery({ q: 'zebra' }))).total).toBe(0);
+    expect((await readList(deps(), listPlan({ q: 'zebra' }))).total).toBe(0);
   });
 
   it('follows a search text changed by SQL, and a new market whose word shares the prefix', async () => {

@@ -3,6 +3,7 @@ import { buildApp } from '../../src/app.js';
 import { webhookOutbox } from '../../src/webhooks/outbox.js';
 import type { WebhookTransport } from '../../src/webhooks/transport-port.js';
 import { createTestContext, type TestAccount, type TestContext, testConfig } from '../helpers/context.js';
+import { DASHBOARD_TEST_CONFIG, DashboardClient } from '../helpers/dashboard.js';
 import { balanceOf } from '../helpers/ledger.js';
 import { REDIS_URL, redisReachable } from '../helpers/redis.js';
 
@@ -124,6 +125,33 @@ describe('POST /webhooks/test has its own limit', () => {
     } finally {
       await two.close();
       await one.close();
+    }
+  });
+});
+
+describe('the dashboard’s twin of POST /webhooks/test', () => {
+  it('answers 429 past the same limit, and its OpenAPI responses say so', async () => {
+    const dash = await createTestContext({
+      config: DASHBOARD_TEST_CONFIG,
+      app: { webhookTransport: transport },
+    });
+    try {
+      dash.clock.set('2026-04-01T00:00:00Z');
+      const alice = await DashboardClient.listening(dash.app);
+      await alice.signIn();
+      const call = () =>
+        alice.call('POST', '/dashboard/api/sandbox/webhooks/test', {
+          body: { callbackUrl: 'https://hooks.example.com/test' },
+        });
+      for (let i = 0; i < 10; i++) expect((await call()).status).toBe(200);
+      const refused = await call();
+      expect(refused.status).toBe(429);
+      expect(refused.body.code).toBe('RATE_LIMIT_EXCEEDED');
+      const doc = (await dash.request(null, { method: 'GET', url: '/api/v1/openapi.json' })).json();
+      const twin = doc.paths['/dashboard/api/{mode}/webhooks/test'].post.responses['429'];
+      expect(twin?.content['application/json'].schema.properties.code.enum).toEqual(['RATE_LIMIT_EXCEEDED']);
+    } finally {
+      await dash.close();
     }
   });
 });

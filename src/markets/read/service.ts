@@ -4,8 +4,9 @@ import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { type PriceService, parseTarget } from '../../prices/index.js';
 import type { AiPredictionBody, MarketDetailBody, MarketListBody, PriceFeedBody } from '../schemas.js';
+import type { CursorCodec } from '../search/cursor.js';
 import { readList } from '../search/list.js';
-import type { ListPlan } from '../search/query.js';
+import { type ListPlan, type ListQueryInput, parseListQuery } from '../search/query.js';
 import { DETAIL_TTL_MS, DetailCache } from './cache.js';
 import {
   assembleDetail,
@@ -64,6 +65,8 @@ export class MarketService {
       clock: Clock;
       prices: PriceService;
       bookDepth: number;
+      /** Makes and reads the list's cursors. */
+      cursors: CursorCodec;
       /** Details shared with the other API instances (Redis); absent: this instance's own cache only. */
       shared?: SharedDetailStore<MarketDetailBody> | undefined;
       /** List pages kept until the list changes; absent: every list request reads the database. */
@@ -155,6 +158,11 @@ export class MarketService {
     }
   }
 
+  /** The query of a list page, its cursor checked (400 VALIDATION_ERROR when it is not one of ours). */
+  plan(query: ListQueryInput): ListPlan {
+    return parseListQuery(query, this.deps.cursors);
+  }
+
   /** A page of the list, from this instance's list cache when it is on (see ListCache). */
   list(plan: ListPlan): Promise<MarketListBody> {
     const { list } = this.deps;
@@ -169,6 +177,7 @@ export class MarketService {
       {
         db: this.deps.db,
         now: this.deps.clock.now(),
+        cursors: this.deps.cursors,
         solUsd: (mode) => this.solUsd(mode),
         totals: this.deps.totals,
       },

@@ -3,7 +3,7 @@ import type { Queryable } from '../../db/database.js';
 import type { MarketStatus } from '../ingest/events.js';
 import * as sql from '../read/sql.js';
 import type { MarketListBody } from '../schemas.js';
-import { encodeCursor } from './cursor.js';
+import type { CursorCodec } from './cursor.js';
 import { type OneWordRow, oneWordCount, oneWordStatement } from './one-word.js';
 import type { ListPlan } from './query.js';
 import { type Built, countStatement, pageStatement, ranksEveryMatch } from './sql.js';
@@ -28,6 +28,8 @@ interface ListRow {
 export interface ListDeps {
   db: Queryable;
   now: Date;
+  /** Signs the page's `nextCursor`. */
+  cursors: CursorCodec;
   /** The SOL price in USD of a mode, null when there is none now. */
   solUsd(mode: AccountMode): Promise<number | null>;
   /**
@@ -155,6 +157,8 @@ export async function readList(deps: ListDeps, plan: ListPlan): Promise<MarketLi
   });
   const last = rows[rows.length - 1];
   const nextCursor =
-    more && last ? encodeCursor({ key: last.sort_key, id: last.id as string }, plan.fingerprint) : null;
+    more && last
+      ? deps.cursors.encode({ key: last.sort_key, id: last.id as string }, plan.fingerprint)
+      : null;
   return { markets, total, page: plan.page, pageSize: plan.pageSize, nextCursor };
 }

@@ -10,8 +10,9 @@ import {
 } from '../ingest/events.js';
 import {
   CURSOR_PATTERN,
-  decodeCursor,
+  type CursorCodec,
   fingerprint,
+  isTimestampKey,
   MAX_CURSOR_LENGTH,
   OPAQUE,
   type Position,
@@ -169,19 +170,31 @@ export function tsQuery(words: readonly string[]): string {
   return words.map((w, i) => (i === words.length - 1 ? `'${w}':*` : `'${w}'`)).join(' & ');
 }
 
-const TIMESTAMP_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 const INTEGER_KEY = /^\d{1,40}$/;
 const NUMBER_KEY = /^\d+(\.\d+)?(e[+-]?\d+)?$/;
+const MAX_BIGINT = 9_223_372_036_854_775_807n;
+/**
+ * A relevance is an exact title match (0 or 1) plus a rank below 1, written `0` when nothing ranks;
+ * float8 refuses 1e-400 with an error (JavaScript reads it as 0).
+ */
+const isRelevance = (k: string) => {
+  const n = Number(k);
+  return k === '0' || (n >= 1e-300 && n < 2);
+};
 
-/** The form of a cursor's sort key per sort: what the SQL casts it to must accept it. */
+/**
+ * The form and range of a cursor's sort key per sort: what the statement casts it to (search/sql.ts)
+ * must accept it, since a cast that fails is an error, not an empty page.
+ */
 export function isSortKey(sort: SortKey): (key: string) => boolean {
-  if (sort === 'createdAt' || sort === 'closesAt')
-    return (k) => TIMESTAMP_KEY.test(k) && !Number.isNaN(Date.parse(k));
-  if (sort === 'relevance') return (k) => NUMBER_KEY.test(k) && Number.isFinite(Number(k));
+  if (sort === 'createdAt' || sort === 'closesAt') return isTimestampKey;
+  if (sort === 'relevance') return (k) => NUMBER_KEY.test(k) && isRelevance(k);
+  // The bettors' count is a bigint; the volumes and the liquidity are numeric, which takes 40 digits.
+  if (sort === 'bettors') return (k) => INTEGER_KEY.test(k) && BigInt(k) <= MAX_BIGINT;
   return (k) => INTEGER_KEY.test(k);
 }
 
-export function parseListQuery(query: ListQueryInput): ListPlan {
+export function parseListQuery(query: ListQueryInput, cursors: CursorCodec): ListPlan {
   const problems: ValidationProblem[] = [];
   let search: ListPlan['search'];
   if (query.q !== undefined) {
@@ -228,7 +241,7 @@ export function parseListQuery(query: ListQueryInput): ListPlan {
     sort,
     order,
   ]);
-  const after = query.cursor === undefined ? null : decodeCursor(query.cursor, print, isSortKey(sort));
+  const after = query.cursor === undefined ? null : cursors.decode(query.cursor, print, isSortKey(sort));
   const plain =
     query.q === undefined &&
     query.sort === undefined &&

@@ -8,6 +8,7 @@ import { FEES } from '../../fees.js';
 import { MAX_PARAM_LENGTH } from '../../http/edge.js';
 import { defineRoute } from '../../http/route.js';
 import { handlerRules, NO_NUL, NO_NUL_WORDS } from '../../http/schemas.js';
+import type { CursorCodec } from '../search/cursor.js';
 import { HistoryQuery, MarketHistory, planHistory, readHistory } from './history.js';
 import * as sql from './sql.js';
 import { MarketTrades, readTrades, TradesQuery, tradesPosition } from './trades.js';
@@ -45,7 +46,7 @@ async function market(db: Queryable, idOrSlug: string, outcome: number | undefin
 /** GET /markets/:id/history and GET /markets/:id/trades (docs/markets.md#history, #trades). */
 export function marketDataRoutes(
   app: FastifyInstance,
-  deps: { solUsd(mode: AccountMode): Promise<number | null> },
+  deps: { solUsd(mode: AccountMode): Promise<number | null>; cursors: CursorCodec },
 ): void {
   defineRoute(app, {
     method: 'GET',
@@ -101,9 +102,9 @@ export function marketDataRoutes(
     handler: async ({ params, query, ctx }) => {
       const db = queryable(ctx);
       const ref = await market(db, params.id, query.outcome);
-      const after = tradesPosition(ref.id, query);
+      const after = tradesPosition(ref.id, query, deps.cursors);
       const solUsd = await deps.solUsd(ref.sandbox ? 'sandbox' : 'live');
-      return readTrades(db, ref.id, query, after, solUsd);
+      return readTrades(db, ref.id, query, after, solUsd, deps.cursors);
     },
   });
 }

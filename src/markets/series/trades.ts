@@ -4,9 +4,9 @@ import { round6 } from '../../lib/probability.js';
 import { toSol } from '../read/detail.js';
 import {
   CURSOR_PATTERN,
-  decodeCursor,
-  encodeCursor,
+  type CursorCodec,
   fingerprint,
+  isTimestampKey,
   MAX_CURSOR_LENGTH,
   OPAQUE,
   type Position,
@@ -76,7 +76,6 @@ export const MarketTrades = Type.Object(
 );
 export type MarketTradesBody = Static<typeof MarketTrades>;
 
-const KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 /** Sorts after every trade: the first page's position. */
 const NEWEST: Position = { key: 'infinity', id: '' };
 
@@ -95,13 +94,9 @@ const tradesFingerprint = (marketId: string, outcome: number | undefined) =>
   fingerprint(['trades', marketId, outcome]);
 
 /** Refuses an altered cursor, or one of another market or outcome, before anything is read. */
-export function tradesPosition(marketId: string, query: TradesQueryInput): Position {
+export function tradesPosition(marketId: string, query: TradesQueryInput, cursors: CursorCodec): Position {
   if (query.cursor === undefined) return NEWEST;
-  return decodeCursor(
-    query.cursor,
-    tradesFingerprint(marketId, query.outcome),
-    (k) => KEY.test(k) && !Number.isNaN(Date.parse(k)),
-  );
+  return cursors.decode(query.cursor, tradesFingerprint(marketId, query.outcome), isTimestampKey);
 }
 
 /** A page of trades after `after`, with the cursor of the next page. */
@@ -111,6 +106,7 @@ export async function readTrades(
   query: TradesQueryInput,
   after: Position,
   solUsd: number | null,
+  cursors: CursorCodec,
 ): Promise<MarketTradesBody> {
   const limit = query.limit ?? DEFAULT_TRADES_LIMIT;
   const params: unknown[] = [marketId, after.key, after.id, limit + 1];
@@ -122,7 +118,7 @@ export async function readTrades(
   const last = page[page.length - 1];
   const nextCursor =
     rows.length > limit && last
-      ? encodeCursor({ key: last.at_text, id: last.trade_id }, tradesFingerprint(marketId, query.outcome))
+      ? cursors.encode({ key: last.at_text, id: last.trade_id }, tradesFingerprint(marketId, query.outcome))
       : null;
   return {
     marketId,
