@@ -18,7 +18,7 @@ export interface AggregationRules {
   minSources: number;
 }
 
-export type SourceStatus = 'used' | 'stale' | 'no_volume' | 'outlier' | 'reference';
+export type SourceStatus = 'used' | 'stale' | 'no_volume' | 'outlier' | 'reference' | 'out_of_range';
 
 export interface SourceReport {
   name: VenueName;
@@ -44,9 +44,22 @@ export interface Aggregate {
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
+  // Halves first: the sum of two prices near the largest double would be Infinity.
   return sorted.length % 2
     ? (sorted[mid] as number)
-    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+    : (sorted[mid - 1] as number) / 2 + (sorted[mid] as number) / 2;
+}
+
+/**
+ * Σ(price × volume) / Σ(volume), with every volume first divided by the largest: the weights are then
+ * at most 1 and their sum at most the number of sources, and the mean of prices they weight is never
+ * beyond the largest price, so no partial sum overflows however large the volumes.
+ */
+function weightedMean(sources: { price: number; volume24h: number }[]): number {
+  const largest = Math.max(...sources.map((s) => s.volume24h));
+  const weights = sources.map((s) => s.volume24h / largest);
+  const total = weights.reduce((sum, w) => sum + w, 0);
+  return sources.reduce((sum, s, i) => sum + s.price * ((weights[i] as number) / total), 0);
 }
 
 const round = (n: number, digits: number) => Number(n.toPrecision(digits));
@@ -57,8 +70,9 @@ const MIN_FOR_MEDIAN = 3;
 /**
  * VWAP = Σ(price × volume) / Σ(volume) over the market quotes kept. A quote is dropped when stale,
  * when it has no volume, or when it is further than the tolerance from the median of all fresh
- * quotes (reference venues such as Pyth count toward that median but are never weighted). The
- * price is valid when at least `minSources` quotes are kept and their spread is within tolerance.
+ * quotes (reference venues such as Pyth count toward that median but are never weighted), or
+ * when its price × volume is beyond the range of a double (a venue's absurd figure, which would make
+ * the VWAP Infinity: docs/prices.md#algorithm). The price is valid when at least `minSources` quotes are kept and their spread is within tolerance.
  * With no quote kept, the price is the median of the fresh quotes (or of all) and is not valid.
  */
 export function aggregate(observations: Observation[], now: Date, rules: AggregationRules): Aggregate {
@@ -74,6 +88,7 @@ export function aggregate(observations: Observation[], now: Date, rules: Aggrega
     else if (deviation !== undefined && deviation > rules.outlierTolerance) status = 'outlier';
     else if (o.role === 'reference') status = 'reference';
     else if (o.volume24hUsd === null || !(o.volume24hUsd > 0)) status = 'no_volume';
+    else if (!Number.isFinite(o.price * o.volume24hUsd)) status = 'out_of_range';
     else status = 'used';
     return {
       name: o.venue,
@@ -89,10 +104,11 @@ export function aggregate(observations: Observation[], now: Date, rules: Aggrega
   const used = reports.filter((r) => r.used);
   let vwap: number;
   if (used.length > 0) {
-    const volume = used.reduce((sum, r) => sum + r.volume24h, 0);
-    vwap = used.reduce((sum, r) => sum + r.price * r.volume24h, 0) / volume;
+    vwap = weightedMean(used);
   } else {
-    const candidates = reports.filter((r) => r.status !== 'outlier' && r.status !== 'stale');
+    const candidates = reports.filter(
+      (r) => r.status !== 'outlier' && r.status !== 'stale' && r.status !== 'out_of_range',
+    );
     vwap = median((candidates.length > 0 ? candidates : reports).map((r) => r.price));
   }
   const prices = used.map((r) => r.price);

@@ -14,6 +14,8 @@ export const priceSettings = defineSettings(
     PRICE_MIN_SOURCES: Type.Integer({ default: 2, minimum: 1 }),
     PRICE_BREAKER_FAILURES: Type.Integer({ default: 5, minimum: 1 }),
     PRICE_BREAKER_COOLDOWN_MS: Type.Integer({ default: 30_000, minimum: 0 }),
+    PRICE_UNKNOWN_MINT_TTL_MS: Type.Integer({ default: 600_000, minimum: 0 }),
+    PRICE_MINT_LOOKUPS_PER_MINUTE: Type.Integer({ default: 60, minimum: 1 }),
     BINANCE_BASE_URL: Type.String({ default: 'https://data-api.binance.vision' }),
     COINBASE_BASE_URL: Type.String({ default: 'https://api.exchange.coinbase.com' }),
     KRAKEN_BASE_URL: Type.String({ default: 'https://api.kraken.com' }),
@@ -59,6 +61,8 @@ export const priceSettings = defineSettings(
       minSources: v.PRICE_MIN_SOURCES,
       breakerFailures: v.PRICE_BREAKER_FAILURES,
       breakerCooldownMs: v.PRICE_BREAKER_COOLDOWN_MS,
+      unknownMintTtlMs: v.PRICE_UNKNOWN_MINT_TTL_MS,
+      mintLookupsPerMinute: v.PRICE_MINT_LOOKUPS_PER_MINUTE,
       venueSettings,
     };
   },

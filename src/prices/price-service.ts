@@ -12,6 +12,8 @@ export function createPriceService(p: PriceConfig, clock: Clock, liveVenues: Pri
     errorTtlMs: p.errorCacheTtlMs,
     breakerFailures: p.breakerFailures,
     breakerCooldownMs: p.breakerCooldownMs,
+    unknownMintTtlMs: p.unknownMintTtlMs,
+    mintLookupsPerMinute: p.mintLookupsPerMinute,
   };
   return new PriceService(
     {

@@ -1,5 +1,6 @@
 import type { Clock } from '../lib/clock.js';
 import { metrics } from '../metrics/metrics.js';
+import { LookupBudget } from './lookup-budget.js';
 import type { PriceTarget } from './tokens.js';
 import { type PriceVenue, VenueError, type VenueFailure, type VenueName, type VenueQuote } from './types.js';
 
@@ -7,7 +8,14 @@ export type VenueOutcome =
   | { venue: VenueName; role: PriceVenue['role']; kind: 'quote'; quote: VenueQuote; receivedAt: Date }
   | { venue: VenueName; role: PriceVenue['role']; kind: 'not_listed' }
   | { venue: VenueName; role: PriceVenue['role']; kind: 'failed'; failure: VenueFailure; message: string }
-  | { venue: VenueName; role: PriceVenue['role']; kind: 'skipped'; reason: 'circuit_open'; retryAt: Date };
+  | {
+      venue: VenueName;
+      role: PriceVenue['role'];
+      kind: 'skipped';
+      /** circuit_open: the venue keeps failing; rate_limited: its budget for mints outside the registry is spent. */
+      reason: 'circuit_open' | 'rate_limited';
+      retryAt: Date;
+    };
 
 export interface QuoteSourceOptions {
   /** How long a quote (or a "not listed") is reused. */
@@ -18,6 +26,13 @@ export interface QuoteSourceOptions {
   breakerFailures: number;
   /** ...for this long (or for as long as a rate limit's Retry-After asks). */
   breakerCooldownMs: number;
+  /**
+   * Mints outside the registry: how long a venue's "not listed" is remembered, and the longest a
+   * failing mint's back-off grows to...
+   */
+  unknownMintTtlMs: number;
+  /** ...and how many calls about them each venue may receive in any minute. */
+  mintLookupsPerMinute: number;
 }
 
 /** Entries kept at most: any well-formed mint is a new key, so the cache must not grow forever. */
@@ -26,6 +41,8 @@ const MAX_CACHED = 10_000;
 interface CacheEntry {
   outcome: VenueOutcome;
   expiresAt: number;
+  /** Consecutive failures of this venue for this token: a failing mint outside the registry backs off. */
+  failures: number;
 }
 
 interface Breaker {
@@ -38,17 +55,25 @@ interface Breaker {
  * failure. Answers are cached briefly and coalesced: however many requests want SOL at once, each
  * venue is asked at most once per refresh. A venue that keeps failing is skipped for a while (its
  * circuit is open) and the outcome says so.
+ *
+ * Mints outside the registry are whatever a client makes up, so what they cost the venues is bounded
+ * (docs/prices.md#mints-outside-the-registry): a "not listed" is remembered for long, a failure backs
+ * off per venue and mint, their calls share a budget per venue that the registry's tokens never wait
+ * for, and their failures never open a venue's circuit for everyone else.
  */
 export class QuoteSource {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly inFlight = new Map<string, Promise<VenueOutcome>>();
   private readonly breakers = new Map<VenueName, Breaker>();
+  private readonly mintBudget: LookupBudget;
 
   constructor(
     readonly venues: readonly PriceVenue[],
     private readonly options: QuoteSourceOptions,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.mintBudget = new LookupBudget(options.mintLookupsPerMinute);
+  }
 
   /** One outcome per venue that can price the target; empty when none can. */
   outcomes(target: PriceTarget): VenueOutcome[] | Promise<VenueOutcome[]> {
@@ -82,16 +107,47 @@ export class QuoteSource {
         retryAt: new Date(breaker.openUntil),
       });
     }
+    const outsideRegistry = target.token === null;
+    if (outsideRegistry) {
+      const retryAt = this.mintBudget.take(venue.name, now);
+      if (retryAt !== null) {
+        return Promise.resolve({
+          venue: venue.name,
+          role: venue.role,
+          kind: 'skipped',
+          reason: 'rate_limited',
+          retryAt: new Date(retryAt),
+        });
+      }
+    }
     const call = this.ask(venue, target).then((outcome) => {
       this.inFlight.delete(key);
-      this.record(venue.name, outcome);
-      const ttl = outcome.kind === 'failed' ? this.options.errorTtlMs : this.options.ttlMs;
+      const failures = outcome.kind === 'failed' ? (cached?.failures ?? 0) + 1 : 0;
+      // A mint outside the registry failing says little about the venue, and a client chooses it.
+      if (!outsideRegistry) this.record(venue.name, outcome);
+      const ttl = outsideRegistry ? this.mintTtl(outcome, failures) : this.ttl(outcome);
       if (this.cache.size >= MAX_CACHED) this.prune();
-      this.cache.set(key, { outcome, expiresAt: this.clock.now().getTime() + ttl });
+      this.cache.set(key, { outcome, expiresAt: this.clock.now().getTime() + ttl, failures });
       return outcome;
     });
     this.inFlight.set(key, call);
     return call;
+  }
+
+  private ttl(outcome: VenueOutcome): number {
+    return outcome.kind === 'failed' ? this.options.errorTtlMs : this.options.ttlMs;
+  }
+
+  /**
+   * A mint outside the registry: a "not listed" stays for `unknownMintTtlMs` (a mint no venue knows
+   * is not asked about again for a while); the n-th failure in a row for 2^(n-1) times the error TTL,
+   * at most as long.
+   */
+  private mintTtl(outcome: VenueOutcome, failures: number): number {
+    const { errorTtlMs, unknownMintTtlMs } = this.options;
+    if (outcome.kind === 'not_listed') return unknownMintTtlMs;
+    if (outcome.kind !== 'failed') return this.options.ttlMs;
+    return Math.min(errorTtlMs * 2 ** Math.min(failures - 1, 30), unknownMintTtlMs);
   }
 
   private async ask(venue: PriceVenue, target: PriceTarget): Promise<VenueOutcome> {

@@ -11,10 +11,11 @@ export const PriceSource = Type.Object(
     volume24h: Type.Number({ description: '24-hour volume in USD; 0 when the venue reports none' }),
     timestamp: Timestamp,
     used: Type.Boolean({ description: 'Whether this source is in the VWAP' }),
-    status: Type.Enum(['used', 'stale', 'no_volume', 'outlier', 'reference'], {
+    status: Type.Enum(['used', 'stale', 'no_volume', 'outlier', 'reference', 'out_of_range'], {
       description:
         'used; stale (older than the maximum age); no_volume; outlier (too far from the median); ' +
-        'reference (a price-only source that helps find outliers but is not weighted)',
+        'reference (a price-only source that helps find outliers but is not weighted); out_of_range ' +
+        '(price × volume beyond what a double holds: an absurd figure from the venue)',
     }),
     deviation: Type.Optional(
       Type.Number({ description: 'Relative distance from the median of fresh quotes' }),

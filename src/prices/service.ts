@@ -35,7 +35,7 @@ function unavailable(outcome: VenueOutcome): UnavailableSource | null {
     case 'failed':
       return { name: outcome.venue, reason: outcome.failure };
     case 'skipped':
-      return { name: outcome.venue, reason: 'circuit_open', retryAt: outcome.retryAt.toISOString() };
+      return { name: outcome.venue, reason: outcome.reason, retryAt: outcome.retryAt.toISOString() };
   }
 }
 

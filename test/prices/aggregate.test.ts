@@ -87,4 +87,9 @@ describe('VWAP aggregation', () => {
     );
     expect(result).toMatchObject({ vwapPrice: 100, sourceCount: 0, isValid: false });
   });
+
+  it('volumes whose sum is beyond a double still weight a finite VWAP (1e308 twice at 1 and 1.01: the plain sums are Infinity)', () => {
+    const result = aggregate([obs('binance', 1, 1e308), obs('kraken', 1.01, 1e308)], now, rules);
+    expect(result).toMatchObject({ vwapPrice: 1.005, sourceCount: 2, isValid: true });
+  });
 });

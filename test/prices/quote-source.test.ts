@@ -15,7 +15,15 @@ describe('quote cache', () => {
     };
     const source = new QuoteSource(
       [venue],
-      { ttlMs: 60_000, errorTtlMs: 1000, breakerFailures: 5, breakerCooldownMs: 1000 },
+      {
+        ttlMs: 60_000,
+        errorTtlMs: 1000,
+        breakerFailures: 5,
+        breakerCooldownMs: 1000,
+        unknownMintTtlMs: 60_000,
+        // Every mint asked: what is bounded here is the cache, not the calls.
+        mintLookupsPerMinute: 1_000_000,
+      },
       clock,
     );
     for (let i = 0; i < 12_000; i++) {

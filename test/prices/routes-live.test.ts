@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { generateSecret } from '../../src/attestations/keys.js';
 import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
 import {
   type FakeRequest,
@@ -143,6 +144,7 @@ beforeAll(async () => {
       PRICE_ERROR_CACHE_TTL_MS: '0',
       PRICE_BREAKER_FAILURES: '3',
       PRICE_BREAKER_COOLDOWN_MS: '30000',
+      ATTESTATION_SECRET_KEY: generateSecret(),
     },
   });
   live = await ctx.createAccount({ mode: 'live', balanceUsd: '10.00' });
@@ -281,5 +283,68 @@ describe('live prices', () => {
     expect(body.prices.map((p: { symbol: string }) => p.symbol)).toEqual(['SOL', 'ETH']);
     expect(body.costUsd).toBe('0.07');
     expect(venues.count('/api/v3/')).toBe(2);
+  });
+});
+
+describe('a venue figure beyond the range of a double', () => {
+  /** Binance's healthy ticker with some of its fields replaced (numbers are strings on Binance). */
+  const binance =
+    (fields: Record<string, string>): ((r: FakeRequest) => FakeResponse) =>
+    () => {
+      const answer = healthy('binance', ctx.clock.now().getTime());
+      return { body: { ...(answer.body as object), ...fields } };
+    };
+  const down = (): FakeResponse => ({ status: 503, body: { message: 'down' } });
+
+  it('a volume of 1e308 is a dropped source (out_of_range): the others make a valid, finite VWAP', async () => {
+    behaviour.binance = binance({ quoteVolume: '1e308' });
+    const response = await price(live.key);
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    const kept = ['coinbase', 'kraken', 'okx'] as const;
+    const expected =
+      kept.reduce((s, n) => s + quotes[n] * volumesUsd[n], 0) / kept.reduce((s, n) => s + volumesUsd[n], 0);
+    expect(body.vwapPrice).toBeCloseTo(expected, 9);
+    expect(body).toMatchObject({ sourceCount: 3, isValid: true, costUsd: '0.01' });
+    expect(body.sources[0]).toMatchObject({
+      name: 'binance',
+      used: false,
+      status: 'out_of_range',
+      volume24h: 1e308,
+    });
+  });
+
+  it('a price of 1e308 beside one good quote: not valid, priced from the good one, and attest=true signs it', async () => {
+    behaviour = { binance: binance({ lastPrice: '1e308' }), kraken: down, okx: down };
+    const response = await ctx.request(live.key, { method: 'GET', url: '/api/v1/price/SOL?attest=true' });
+    expect(response.statusCode).toBe(200);
+    const body = response.json();
+    expect(body).toMatchObject({ vwapPrice: 150.2, sourceCount: 1, isValid: false, costUsd: '0.015' });
+    expect(body.sources.map((s: { name: string; status: string }) => [s.name, s.status])).toEqual([
+      ['binance', 'out_of_range'],
+      ['coinbase', 'used'],
+    ]);
+    expect(body.attestation).toMatchObject({ version: 1, message: expect.any(String) });
+  });
+
+  it('every quote out of range: a finite price, not valid; the batch signs it too', async () => {
+    behaviour = {
+      binance: binance({ lastPrice: '1e308' }),
+      coinbase: () => ({
+        body: { price: '1.7e308', volume: '10', time: new Date(ctx.clock.now().getTime()).toISOString() },
+      }),
+      kraken: down,
+      okx: down,
+    };
+    const response = await ctx.request(live.key, {
+      method: 'POST',
+      url: '/api/v1/price/batch?attest=true',
+      payload: { symbols: ['SOL'] },
+    });
+    expect(response.statusCode).toBe(200);
+    const [item] = response.json().prices;
+    expect(item).toMatchObject({ symbol: 'SOL', sourceCount: 0, isValid: false });
+    expect(item.vwapPrice).toBe(1.35e308);
+    expect(item.attestation).toMatchObject({ version: 1 });
   });
 });
