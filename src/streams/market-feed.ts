@@ -1,4 +1,5 @@
 import type { Database } from '../db/database.js';
+import { validationError } from '../errors.js';
 import { foldedWakes, NotificationFanOut } from '../http/event-stream/fan-out.js';
 import type { StreamSink, StreamSource } from '../http/event-stream/stream.js';
 import { SharedData } from '../http/event-stream/wire.js';
@@ -57,11 +58,23 @@ export type MarketResume =
   /** A snapshot cut short: the snapshot again. */
   | { kind: 'snapshot'; text: string };
 
-/** `m.<id>` (a live event) or `m.<upTo>.<k>` (the k-th event of a snapshot taken up to `upTo`). */
+/** The largest event id there can be: the sequence's, a PostgreSQL bigint's. */
+const MAX_EVENT_ID = 2n ** 63n - 1n;
+
+/**
+ * `m.<id>` (a live event) or `m.<upTo>.<k>` (the k-th event of a snapshot taken up to `upTo`). An id
+ * past the largest there can be is 400 VALIDATION_ERROR, as a malformed one is: read before anything
+ * is taken or charged (the schema's pattern bounds its digits, not its value).
+ */
 export function readResume(lastEventId: string | undefined, marketCount: number): MarketResume {
   if (lastEventId === undefined) return { kind: 'none' };
   const [, id, k] = /^m\.([0-9]{1,19})(?:\.([0-9]{1,3}))?$/.exec(lastEventId) ?? [];
   if (id === undefined) return { kind: 'none' }; // the route's schema refuses it first
+  if (BigInt(id) > MAX_EVENT_ID) {
+    throw validationError([
+      { path: 'header.last-event-id', message: `is not an event id: ${id} is past ${MAX_EVENT_ID}` },
+    ]);
+  }
   if (k !== undefined && Number(k) < marketCount) return { kind: 'snapshot', text: lastEventId };
   return { kind: 'after', id: BigInt(id), text: lastEventId };
 }

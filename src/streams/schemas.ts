@@ -58,7 +58,7 @@ export const MarketStreamHeaders = Type.Object({
     Type.String({
       pattern: MARKET_EVENT_ID_PATTERN,
       description:
-        'The id of the last event received (EventSource sends it when it reconnects): the events after it of the last 24 hours are sent first',
+        'The id of the last event received (EventSource sends it when it reconnects): the events after it of the last 24 hours are sent first. `m.<n>` or `m.<n>.<k>`, n at most 9223372036854775807',
     }),
   ),
 });

@@ -300,6 +300,22 @@ describe('bad input, answered before any charge', () => {
     ['an unknown market', 'ms-a,nowhere', {}, 404, 'NOT_FOUND'],
     ['a malformed Last-Event-ID', 'ms-a', { 'last-event-id': 'yesterday' }, 400, 'VALIDATION_ERROR'],
     ['a price event id on the market stream', 'ms-a', { 'last-event-id': 'p.1.1' }, 400, 'VALIDATION_ERROR'],
+    // 19 digits, as the pattern allows, past the largest id there can be (2^63 - 1).
+    [
+      'an event id past the largest',
+      'ms-a',
+      { 'last-event-id': 'm.9999999999999999999' },
+      400,
+      'VALIDATION_ERROR',
+    ],
+    ['2^63 as an event id', 'ms-a', { 'last-event-id': 'm.9223372036854775808' }, 400, 'VALIDATION_ERROR'],
+    [
+      'a snapshot id past the largest',
+      'ms-a',
+      { 'last-event-id': 'm.9999999999999999999.1' },
+      400,
+      'VALIDATION_ERROR',
+    ],
   ];
   it.each(cases)('%s', async (_name, ids, headers, status, code) => {
     const account = await ctx.createAccount({ mode: 'sandbox', balanceUsd: '1.00' });
@@ -311,6 +327,33 @@ describe('bad input, answered before any charge', () => {
     expect(response.statusCode).toBe(status);
     expect(response.json()).toMatchObject({ code });
     expect(await countEntries(ctx.database.db, account.accountId, 'charge')).toBe(0);
+  });
+
+  it('an event id past the largest is named in the 400; the largest itself resumes with a new snapshot', async () => {
+    const account = await ctx.createAccount({ mode: 'sandbox', balanceUsd: '1.00' });
+    const response = await ctx.request(account.key, {
+      method: 'GET',
+      url: '/api/v1/stream/markets?ids=ms-a',
+      headers: { 'last-event-id': 'm.9999999999999999999' },
+    });
+    expect(response.json()).toEqual({
+      error: 'header.last-event-id: is not an event id: 9999999999999999999 is past 9223372036854775807',
+      code: 'VALIDATION_ERROR',
+      details: {
+        problems: [
+          {
+            path: 'header.last-event-id',
+            message: 'is not an event id: 9999999999999999999 is past 9223372036854775807',
+          },
+        ],
+      },
+      requestId: response.headers['x-request-id'],
+    });
+    const client = await stream(account.key, 'ms-a', { 'last-event-id': 'm.9223372036854775807' });
+    expect(client.response.status).toBe(200);
+    await client.until(() => named(client, 'market').length >= 1);
+    expect(client.comments.join('\n')).toContain('is not an event of the last 24 hours: a new snapshot');
+    await client.close();
   });
 
   it('a DRAFT market is as unknown as a market that does not exist', async () => {
