@@ -21,11 +21,16 @@ interface EventRow {
 /** A stored event ready to fan out: its id and data prepared once, whatever the number of streams. */
 interface ReadEvent {
   id: bigint;
+  marketId: string;
+  /** A `market` event saying the market turned DRAFT: it is never sent (docs/streams.md#markets). */
+  draft: boolean;
   /** `m.<id>`, the event's `id:` line. */
   eventId: string;
   kind: string;
   data: SharedData;
 }
+
+const DRAFT_STATUS = '"status":"DRAFT"';
 
 /** A row's events after `after` (a row read as "after n" may begin at or before n). */
 function readEvents(row: EventRow, after: bigint): ReadEvent[] {
@@ -34,7 +39,16 @@ function readEvents(row: EventRow, after: bigint): ReadEvent[] {
   const events: ReadEvent[] = [];
   lines.forEach((line, k) => {
     const id = first + BigInt(k);
-    if (id > after) events.push({ id, eventId: `m.${id}`, kind: row.kind, data: new SharedData(line) });
+    if (id > after)
+      events.push({
+        id,
+        marketId: row.market_id,
+        // `status` is a member of the object itself: a string holding these characters escapes its quotes.
+        draft: row.kind === 'market' && line.includes(DRAFT_STATUS),
+        eventId: `m.${id}`,
+        kind: row.kind,
+        data: new SharedData(line),
+      });
   });
   return events;
 }
@@ -252,6 +266,12 @@ class MarketSubscriber implements StreamSource {
     const sink = this.sink;
     if (!sink || sink.closed || event.id <= this.after) return;
     this.after = event.id;
+    if (event.draft) {
+      // The market is no longer one GET /markets/{id} answers: it leaves the stream as if deleted,
+      // and the stream ends with the answer a new one would get.
+      sink.close({ code: 'NOT_FOUND', message: `Market ${event.marketId} not found` });
+      return;
+    }
     // The stored data after this stream's `requestId`, as every event carries it first.
     sink.send({ event: event.kind, id: event.eventId, shared: event.data });
   }
@@ -319,6 +339,8 @@ class MarketSubscriber implements StreamSource {
           while (sink.backlogBytes > REPLAY_BACKLOG_BYTES && !sink.closed && !this.stopped) await pause(20);
           if (sink.closed || this.stopped) return false;
           this.after = event.id;
+          // A DRAFT spell since the resume point, over now (the stream was admitted): never shown.
+          if (event.draft) continue;
           sink.send({ event: event.kind, id: event.eventId, shared: event.data });
         }
       }

@@ -70,7 +70,10 @@ export const MarketStreamEvent = Type.Object(
   {
     requestId: Type.String({ description: 'The request that opened the stream' }),
     id: Type.String({ description: 'The market id' }),
-    status: Type.String({ description: 'DRAFT, OPEN, CLOSED, RESOLVING, FINALIZED or CANCELLED' }),
+    status: Type.String({
+      description:
+        'OPEN, CLOSED, RESOLVING, FINALIZED or CANCELLED: a market that turns DRAFT ends the stream with `event: error` `NOT_FOUND` instead',
+    }),
     outcomes: Type.Array(
       Type.Object({
         index: Type.Integer({ minimum: 0 }),

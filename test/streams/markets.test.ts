@@ -292,6 +292,48 @@ describe('a market stream', () => {
   });
 });
 
+describe('a market that turns DRAFT', () => {
+  it('leaves the stream as if deleted: the stream ends NOT_FOUND naming it, its trades never sent, nor a replay of them', async () => {
+    await ingest([marketCreated({ id: 'ms-drafted' }), marketCreated({ id: 'ms-stays' })]);
+    const account = await ctx.createAccount({ mode: 'sandbox' });
+    const client = await stream(account.key, 'ms-stays,ms-drafted');
+    await client.until(() => named(client, 'market').length >= 2);
+    const resumeFrom = named(client, 'market').at(-1)?.id as string;
+    await ingest([
+      event('market.status', '2026-03-02T10:00:00Z', { marketId: 'ms-drafted', status: 'DRAFT' }),
+      trade('ms-drafted', 6600, '2026-03-02T10:00:01Z'),
+    ]);
+    await client.finished();
+    expect(client.events.at(-1)).toEqual({
+      event: 'error',
+      id: undefined,
+      data: {
+        error: 'Market ms-drafted not found',
+        code: 'NOT_FOUND',
+        requestId: client.response.headers.get('x-request-id'),
+      },
+    });
+    expect(named(client, 'trade')).toEqual([]);
+    expect(named(client, 'market').map((e) => (e.data as MarketData).status)).toEqual(['OPEN', 'OPEN']);
+    // As every route: a new stream of it is refused.
+    const refused = await ctx.request(account.key, {
+      method: 'GET',
+      url: '/api/v1/stream/markets?ids=ms-drafted',
+    });
+    expect(refused.statusCode).toBe(404);
+    // Open again: a stream resuming from before the DRAFT spell is sent the market's state now, never
+    // the DRAFT state or a trade made during it.
+    await ingest([
+      event('market.status', '2026-03-02T10:00:02Z', { marketId: 'ms-drafted', status: 'OPEN' }),
+    ]);
+    const again = await stream(account.key, 'ms-stays,ms-drafted', { 'last-event-id': resumeFrom });
+    await again.until(() => named(again, 'market').some((e) => (e.data as MarketData).id === 'ms-drafted'));
+    expect(named(again, 'trade')).toEqual([]);
+    expect(named(again, 'market').map((e) => (e.data as MarketData).status)).not.toContain('DRAFT');
+    await again.close();
+  });
+});
+
 describe('bad input, answered before any charge', () => {
   const cases: [string, string, Record<string, string>, number, string][] = [
     ['51 markets', Array.from({ length: 51 }, (_, i) => `m${i}`).join(','), {}, 400, 'VALIDATION_ERROR'],
