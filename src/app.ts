@@ -109,6 +109,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       log: app.log,
       settings: config.streams,
       slots: await createStreamSlots(app, config),
+      accessCheckMs: config.authCache.syncMs,
       // As the IP allow lists and the failed-authentication limit see it: IPv6 by its /64.
       addressOf: (request) =>
         failureAddress(
@@ -120,6 +121,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         ),
     }),
   };
+  // A revocation, a suspension or a changed key reaches the account's open streams at once.
+  cache.onAccountChange((accountId) => {
+    void edge.streams.accountChanged(accountId);
+  });
   app.decorate('services', edge);
   app.decorate('apiRoutes', []);
   app.decorate('dashboardTwins', new DashboardTwins());

@@ -1,8 +1,15 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
-import { credentialInUrl, keyInUrlError, type Principal } from '../keys/index.js';
+import {
+  checkRestrictions,
+  credentialInUrl,
+  keyInUrlError,
+  type Principal,
+  requirePermission,
+} from '../keys/index.js';
 import { clientAddress } from '../lib/client-ip.js';
 import { failureAddress } from '../limits/index.js';
+import type { RoutePermission } from './route-spec.js';
 import type { Services } from './services.js';
 
 /** The one Authorization header; two are refused rather than one of them picked. */
@@ -42,4 +49,36 @@ export async function authenticateRequest(services: Services, request: FastifyRe
     if (!(err instanceof AppError) || err.status !== 401) throw err;
     throw (await authFailures.recordFailure(addressOf(), now)) ?? err;
   }
+}
+
+/** The key's IP and origin restrictions for this request; the origin to allow in CORS headers (`checkRestrictions`). */
+export function keyRestrictions(
+  services: Services,
+  request: FastifyRequest,
+  principal: Principal,
+): string | null {
+  const clientOf = () =>
+    clientAddress(
+      request.socket.remoteAddress,
+      request.headers['x-forwarded-for'],
+      services.config.access.trustedProxies,
+    );
+  return checkRestrictions(principal, clientOf, request.headers.origin);
+}
+
+/**
+ * An admitted request's access as it would be answered now, for what outlives its answer (an open
+ * event stream, docs/api.md#event-streams): its key verified again through the verification cache,
+ * which the revocation feed keeps current (revoked, expired, its account suspended), then its
+ * restrictions and the route's permission. Not counted as a failed authentication: the client did
+ * not try again.
+ */
+export async function recheckKeyAccess(
+  services: Services,
+  request: FastifyRequest,
+  permission: RoutePermission,
+): Promise<void> {
+  const principal = await services.authenticator.authenticate(authorizationOf(request));
+  keyRestrictions(services, request, principal);
+  if (permission !== 'any') requirePermission(principal, permission);
 }

@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import Type, { type TObject, type TSchema } from 'typebox';
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
-import { checkRestrictions, requirePermission } from '../keys/index.js';
-import { clientAddress } from '../lib/client-ip.js';
+import { requirePermission } from '../keys/index.js';
 import { formatUsd } from '../lib/money.js';
 import { EXPOSED_HEADERS, takeRateLimit } from '../limits/index.js';
-import { authenticateRequest } from './access.js';
+import { authenticateRequest, keyRestrictions, recheckKeyAccess } from './access.js';
 import { routeBilling } from './billing/choose.js';
 import { ownerPrincipal } from './owner.js';
 import { handleRoute, keyReader } from './route-handler.js';
@@ -169,19 +168,18 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
         ...errorResponses(codes),
       },
     },
-    config: { permission: spec.permission, priced, bodyRules: spec.bodyRules },
+    config: {
+      permission: spec.permission,
+      priced,
+      bodyRules: spec.bodyRules,
+      recheckAccess: (request) => recheckKeyAccess(app.services, request, spec.permission),
+    },
     // Access checks run before the body is parsed or validated, cheapest first: an unauthenticated
     // caller learns nothing about the route's input rules and costs no parsing.
     onRequest: async (request, reply) => {
       const { config, rateLimiter, clock } = app.services;
       const principal = await authenticateRequest(app.services, request);
-      const clientOf = () =>
-        clientAddress(
-          request.socket.remoteAddress,
-          request.headers['x-forwarded-for'],
-          config.access.trustedProxies,
-        );
-      const allowedOrigin = checkRestrictions(principal, clientOf, request.headers.origin);
+      const allowedOrigin = keyRestrictions(app.services, request, principal);
       if (allowedOrigin !== null) {
         // Only keys that list their browser origins answer browsers, with the origin as listed.
         reply.header('access-control-allow-origin', allowedOrigin);

@@ -43,6 +43,12 @@ declare module 'fastify' {
     permission?: RoutePermission;
     /** API routes: whether a success is charged. */
     priced?: boolean;
+    /**
+     * The route's access checks (a key's, or a dashboard session's), run again on a request already
+     * admitted: what an open event stream calls while it lasts (docs/api.md#event-streams). Throws
+     * the refusal the same request would get now.
+     */
+    recheckAccess?: (request: FastifyRequest) => Promise<void>;
   }
   interface FastifyRequest {
     /** Set by the authentication hook of every API route. */

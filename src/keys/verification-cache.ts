@@ -29,6 +29,7 @@ export class VerificationCache<V> {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private queued: Promise<void> | undefined;
+  private readonly listeners: ((accountId: string) => void)[] = [];
 
   constructor(
     private readonly options: { ttlMs: number; maxEntries: number; syncMs: number },
@@ -77,6 +78,15 @@ export class VerificationCache<V> {
     for (const [hash, entry] of this.entries) {
       if (entry.accountId === accountId) this.entries.delete(hash);
     }
+    for (const listener of this.listeners) listener(accountId);
+  }
+
+  /**
+   * Calls `listener` with each account whose keys or status changed, once its entries are dropped:
+   * what was admitted earlier and is still running (an open event stream) is checked again.
+   */
+  onAccountChange(listener: (accountId: string) => void): void {
+    this.listeners.push(listener);
   }
 
   clear(): void {

@@ -1,4 +1,5 @@
 import type { Database } from '../db/database.js';
+import { validationError } from '../errors.js';
 import { foldedWakes, NotificationFanOut } from '../http/event-stream/fan-out.js';
 import type { StreamSink, StreamSource } from '../http/event-stream/stream.js';
 import { SharedData } from '../http/event-stream/wire.js';
@@ -20,11 +21,16 @@ interface EventRow {
 /** A stored event ready to fan out: its id and data prepared once, whatever the number of streams. */
 interface ReadEvent {
   id: bigint;
+  marketId: string;
+  /** A `market` event saying the market turned DRAFT: it is never sent (docs/streams.md#markets). */
+  draft: boolean;
   /** `m.<id>`, the event's `id:` line. */
   eventId: string;
   kind: string;
   data: SharedData;
 }
+
+const DRAFT_STATUS = '"status":"DRAFT"';
 
 /** A row's events after `after` (a row read as "after n" may begin at or before n). */
 function readEvents(row: EventRow, after: bigint): ReadEvent[] {
@@ -33,7 +39,16 @@ function readEvents(row: EventRow, after: bigint): ReadEvent[] {
   const events: ReadEvent[] = [];
   lines.forEach((line, k) => {
     const id = first + BigInt(k);
-    if (id > after) events.push({ id, eventId: `m.${id}`, kind: row.kind, data: new SharedData(line) });
+    if (id > after)
+      events.push({
+        id,
+        marketId: row.market_id,
+        // `status` is a member of the object itself: a string holding these characters escapes its quotes.
+        draft: row.kind === 'market' && line.includes(DRAFT_STATUS),
+        eventId: `m.${id}`,
+        kind: row.kind,
+        data: new SharedData(line),
+      });
   });
   return events;
 }
@@ -57,11 +72,23 @@ export type MarketResume =
   /** A snapshot cut short: the snapshot again. */
   | { kind: 'snapshot'; text: string };
 
-/** `m.<id>` (a live event) or `m.<upTo>.<k>` (the k-th event of a snapshot taken up to `upTo`). */
+/** The largest event id there can be: the sequence's, a PostgreSQL bigint's. */
+const MAX_EVENT_ID = 2n ** 63n - 1n;
+
+/**
+ * `m.<id>` (a live event) or `m.<upTo>.<k>` (the k-th event of a snapshot taken up to `upTo`). An id
+ * past the largest there can be is 400 VALIDATION_ERROR, as a malformed one is: read before anything
+ * is taken or charged (the schema's pattern bounds its digits, not its value).
+ */
 export function readResume(lastEventId: string | undefined, marketCount: number): MarketResume {
   if (lastEventId === undefined) return { kind: 'none' };
   const [, id, k] = /^m\.([0-9]{1,19})(?:\.([0-9]{1,3}))?$/.exec(lastEventId) ?? [];
   if (id === undefined) return { kind: 'none' }; // the route's schema refuses it first
+  if (BigInt(id) > MAX_EVENT_ID) {
+    throw validationError([
+      { path: 'header.last-event-id', message: `is not an event id: ${id} is past ${MAX_EVENT_ID}` },
+    ]);
+  }
   if (k !== undefined && Number(k) < marketCount) return { kind: 'snapshot', text: lastEventId };
   return { kind: 'after', id: BigInt(id), text: lastEventId };
 }
@@ -239,6 +266,12 @@ class MarketSubscriber implements StreamSource {
     const sink = this.sink;
     if (!sink || sink.closed || event.id <= this.after) return;
     this.after = event.id;
+    if (event.draft) {
+      // The market is no longer one GET /markets/{id} answers: it leaves the stream as if deleted,
+      // and the stream ends with the answer a new one would get.
+      sink.close({ code: 'NOT_FOUND', message: `Market ${event.marketId} not found` });
+      return;
+    }
     // The stored data after this stream's `requestId`, as every event carries it first.
     sink.send({ event: event.kind, id: event.eventId, shared: event.data });
   }
@@ -306,6 +339,8 @@ class MarketSubscriber implements StreamSource {
           while (sink.backlogBytes > REPLAY_BACKLOG_BYTES && !sink.closed && !this.stopped) await pause(20);
           if (sink.closed || this.stopped) return false;
           this.after = event.id;
+          // A DRAFT spell since the resume point, over now (the stream was admitted): never shown.
+          if (event.draft) continue;
           sink.send({ event: event.kind, id: event.eventId, shared: event.data });
         }
       }

@@ -81,14 +81,19 @@ export async function recordMarketChanges(tx: Queryable, changes: MarketChanges)
   // The markets that traded: their state has changed (their trade count), known without their last event.
   const traded = [...new Set(trades.map((trade) => trade.marketId))];
   const states = await tx.query<MarketStateRow & { last: string | null }>(sql.CHANGED, [[...ids], traded]);
-  const pending = tradeRows(trades);
+  // A DRAFT market is not one any route shows: its trades and resolution are not streamed. Its
+  // `market` event is, as the stream's mark that it turned DRAFT (the readers end its streams).
+  const drafts = new Set(states.filter((row) => row.status === 'DRAFT').map((row) => row.id));
+  const pending = tradeRows(
+    drafts.size === 0 ? trades : trades.filter((trade) => !drafts.has(trade.marketId)),
+  );
   for (const row of states.sort((a, b) => (a.id < b.id ? -1 : 1))) {
     const state = marketState(row);
     const data = JSON.stringify(state);
     if (data === row.last) continue;
     pending.push({ marketId: row.id, kind: 'market', events: 1, data });
     const before = row.last === null ? null : (JSON.parse(row.last) as { resolution: unknown });
-    if (state.resolution && !before?.resolution) {
+    if (state.resolution && !before?.resolution && !drafts.has(row.id)) {
       const winner = state.outcomes[state.resolution.winningOutcomeIndex];
       pending.push({
         marketId: row.id,

@@ -58,7 +58,7 @@ export const MarketStreamHeaders = Type.Object({
     Type.String({
       pattern: MARKET_EVENT_ID_PATTERN,
       description:
-        'The id of the last event received (EventSource sends it when it reconnects): the events after it of the last 24 hours are sent first',
+        'The id of the last event received (EventSource sends it when it reconnects): the events after it of the last 24 hours are sent first. `m.<n>` or `m.<n>.<k>`, n at most 9223372036854775807',
     }),
   ),
 });
@@ -70,7 +70,10 @@ export const MarketStreamEvent = Type.Object(
   {
     requestId: Type.String({ description: 'The request that opened the stream' }),
     id: Type.String({ description: 'The market id' }),
-    status: Type.String({ description: 'DRAFT, OPEN, CLOSED, RESOLVING, FINALIZED or CANCELLED' }),
+    status: Type.String({
+      description:
+        'OPEN, CLOSED, RESOLVING, FINALIZED or CANCELLED: a market that turns DRAFT ends the stream with `event: error` `NOT_FOUND` instead',
+    }),
     outcomes: Type.Array(
       Type.Object({
         index: Type.Integer({ minimum: 0 }),

@@ -41,6 +41,7 @@ export async function startStreamApp(
       log: silentLog,
       settings: { limits, heartbeatMs: 15_000 },
       slots: options.slots ?? new LocalStreamSlots(),
+      accessCheckMs: 1000,
       addressOf: (request) => String(request.headers['x-test-address'] ?? '192.0.2.1'),
     },
     // The test runs each look itself, after moving its clock.

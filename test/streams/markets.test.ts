@@ -292,6 +292,48 @@ describe('a market stream', () => {
   });
 });
 
+describe('a market that turns DRAFT', () => {
+  it('leaves the stream as if deleted: the stream ends NOT_FOUND naming it, its trades never sent, nor a replay of them', async () => {
+    await ingest([marketCreated({ id: 'ms-drafted' }), marketCreated({ id: 'ms-stays' })]);
+    const account = await ctx.createAccount({ mode: 'sandbox' });
+    const client = await stream(account.key, 'ms-stays,ms-drafted');
+    await client.until(() => named(client, 'market').length >= 2);
+    const resumeFrom = named(client, 'market').at(-1)?.id as string;
+    await ingest([
+      event('market.status', '2026-03-02T10:00:00Z', { marketId: 'ms-drafted', status: 'DRAFT' }),
+      trade('ms-drafted', 6600, '2026-03-02T10:00:01Z'),
+    ]);
+    await client.finished();
+    expect(client.events.at(-1)).toEqual({
+      event: 'error',
+      id: undefined,
+      data: {
+        error: 'Market ms-drafted not found',
+        code: 'NOT_FOUND',
+        requestId: client.response.headers.get('x-request-id'),
+      },
+    });
+    expect(named(client, 'trade')).toEqual([]);
+    expect(named(client, 'market').map((e) => (e.data as MarketData).status)).toEqual(['OPEN', 'OPEN']);
+    // As every route: a new stream of it is refused.
+    const refused = await ctx.request(account.key, {
+      method: 'GET',
+      url: '/api/v1/stream/markets?ids=ms-drafted',
+    });
+    expect(refused.statusCode).toBe(404);
+    // Open again: a stream resuming from before the DRAFT spell is sent the market's state now, never
+    // the DRAFT state or a trade made during it.
+    await ingest([
+      event('market.status', '2026-03-02T10:00:02Z', { marketId: 'ms-drafted', status: 'OPEN' }),
+    ]);
+    const again = await stream(account.key, 'ms-stays,ms-drafted', { 'last-event-id': resumeFrom });
+    await again.until(() => named(again, 'market').some((e) => (e.data as MarketData).id === 'ms-drafted'));
+    expect(named(again, 'trade')).toEqual([]);
+    expect(named(again, 'market').map((e) => (e.data as MarketData).status)).not.toContain('DRAFT');
+    await again.close();
+  });
+});
+
 describe('bad input, answered before any charge', () => {
   const cases: [string, string, Record<string, string>, number, string][] = [
     ['51 markets', Array.from({ length: 51 }, (_, i) => `m${i}`).join(','), {}, 400, 'VALIDATION_ERROR'],
@@ -300,6 +342,22 @@ describe('bad input, answered before any charge', () => {
     ['an unknown market', 'ms-a,nowhere', {}, 404, 'NOT_FOUND'],
     ['a malformed Last-Event-ID', 'ms-a', { 'last-event-id': 'yesterday' }, 400, 'VALIDATION_ERROR'],
     ['a price event id on the market stream', 'ms-a', { 'last-event-id': 'p.1.1' }, 400, 'VALIDATION_ERROR'],
+    // 19 digits, as the pattern allows, past the largest id there can be (2^63 - 1).
+    [
+      'an event id past the largest',
+      'ms-a',
+      { 'last-event-id': 'm.9999999999999999999' },
+      400,
+      'VALIDATION_ERROR',
+    ],
+    ['2^63 as an event id', 'ms-a', { 'last-event-id': 'm.9223372036854775808' }, 400, 'VALIDATION_ERROR'],
+    [
+      'a snapshot id past the largest',
+      'ms-a',
+      { 'last-event-id': 'm.9999999999999999999.1' },
+      400,
+      'VALIDATION_ERROR',
+    ],
   ];
   it.each(cases)('%s', async (_name, ids, headers, status, code) => {
     const account = await ctx.createAccount({ mode: 'sandbox', balanceUsd: '1.00' });
@@ -311,6 +369,33 @@ describe('bad input, answered before any charge', () => {
     expect(response.statusCode).toBe(status);
     expect(response.json()).toMatchObject({ code });
     expect(await countEntries(ctx.database.db, account.accountId, 'charge')).toBe(0);
+  });
+
+  it('an event id past the largest is named in the 400; the largest itself resumes with a new snapshot', async () => {
+    const account = await ctx.createAccount({ mode: 'sandbox', balanceUsd: '1.00' });
+    const response = await ctx.request(account.key, {
+      method: 'GET',
+      url: '/api/v1/stream/markets?ids=ms-a',
+      headers: { 'last-event-id': 'm.9999999999999999999' },
+    });
+    expect(response.json()).toEqual({
+      error: 'header.last-event-id: is not an event id: 9999999999999999999 is past 9223372036854775807',
+      code: 'VALIDATION_ERROR',
+      details: {
+        problems: [
+          {
+            path: 'header.last-event-id',
+            message: 'is not an event id: 9999999999999999999 is past 9223372036854775807',
+          },
+        ],
+      },
+      requestId: response.headers['x-request-id'],
+    });
+    const client = await stream(account.key, 'ms-a', { 'last-event-id': 'm.9223372036854775807' });
+    expect(client.response.status).toBe(200);
+    await client.until(() => named(client, 'market').length >= 1);
+    expect(client.comments.join('\n')).toContain('is not an event of the last 24 hours: a new snapshot');
+    await client.close();
   });
 
   it('a DRAFT market is as unknown as a market that does not exist', async () => {

@@ -184,28 +184,41 @@ export function defineDashboardRoute<
       ...(spec.body ? { body: spec.body } : {}),
       response: { 200: success, ...errorResponses(codes) },
     },
-    ...(spec.bodyRules ? { config: { bodyRules: spec.bodyRules } } : {}),
+    config: {
+      ...(spec.bodyRules ? { bodyRules: spec.bodyRules } : {}),
+      // An open stream's session and account, checked again while it lasts (docs/api.md#event-streams).
+      ...(spec.scope !== 'public'
+        ? { recheckAccess: (request: FastifyRequest) => recheckSession(request) }
+        : {}),
+    },
     onRequest: async (request, reply) => {
       // Answers about one wallet's money and secrets: never kept by a browser or a proxy.
       reply.header('cache-control', 'no-store');
       if (changes) refuseForeignOrigin(edge, request);
       if (spec.signIn) await takeSignInToken(edge, request);
       if (spec.scope === 'public') return;
-      const session = await resumeSession(
-        createContext(app.services.db, app.services.clock),
-        tokenOf(request),
-      );
-      if (!session) {
-        throw new AppError(
-          'SESSION_EXPIRED',
-          'Not signed in, or the session ended: sign in with your wallet',
-        );
-      }
-      sessions.set(request, session);
+      sessions.set(request, await sessionOf(request));
     },
     // Tracked like the API's handlers, so closing the app waits for those still running.
     handler: (request, reply) => app.inFlight.track(run(request, reply)),
   });
+
+  /** The request's session, as it is now (a signed-out or expired one: SESSION_EXPIRED). */
+  async function sessionOf(request: FastifyRequest): Promise<Session> {
+    const session = await resumeSession(createContext(app.services.db, app.services.clock), tokenOf(request));
+    if (!session) {
+      throw new AppError('SESSION_EXPIRED', 'Not signed in, or the session ended: sign in with your wallet');
+    }
+    return session;
+  }
+
+  /** An admitted request's session and account, checked again: still signed in, the account not suspended. */
+  async function recheckSession(request: FastifyRequest): Promise<void> {
+    const session = await sessionOf(request);
+    if (spec.scope !== 'account') return;
+    const ctx = createContext(app.services.db, app.services.clock, { requestId: request.id });
+    await accountOf(ctx, session, (request.params as { mode: Mode }).mode);
+  }
 
   async function run(request: FastifyRequest, reply: FastifyReply) {
     const ctx = createContext(app.services.db, app.services.clock, { requestId: request.id });

@@ -99,6 +99,10 @@ export class EventStream implements StreamSink {
   private source: StreamSource | undefined;
   private minute = 1;
   private paying = false;
+  /** When the request's access last passed its checks again (`access`). */
+  private checkedAt: number;
+  /** The access check running now, shared by the periodic look and a minute about to be paid. */
+  private checking: Promise<boolean> | undefined;
   /** Text sent during this turn of the event loop, written at its end (`flush`). */
   private pending = '';
   /** `{"requestId":"…",`: the start of every event with shared data. */
@@ -116,11 +120,22 @@ export class EventStream implements StreamSink {
       log: Log;
       bounds: StreamBounds;
       meter: StreamMeter | undefined;
+      /**
+       * The checks that admitted the request, run again (the key or the session, its account's
+       * status, the permission, the key's restrictions): throws the refusal the same request would
+       * get now. None: the stream is never checked again (a test's stream).
+       */
+      access: (() => Promise<void>) | undefined;
+      /** How often `access` runs: the auth cache's sync, `AUTH_CACHE_SYNC_MS`. */
+      accessCheckMs: number;
       closed: (stream: EventStream) => void;
     },
     private readonly openedAt: number,
+    /** Whose stream it is: an access change of this account checks it at once. */
+    readonly accountId: string,
   ) {
     this.lastWriteAt = openedAt;
+    this.checkedAt = openedAt;
     this.member = requestIdMember(requestId);
     raw.on('close', () => this.close());
   }
@@ -191,9 +206,12 @@ export class EventStream implements StreamSink {
     }
   }
 
-  /** The holder's periodic look: keep-alive, a queue too old, the next minute due. */
-  tick(now: number): void {
-    if (this.closed) return;
+  /**
+   * The holder's periodic look: keep-alive, a queue too old, the request's access due to be checked
+   * again (the check returned, to be awaited), the next minute due.
+   */
+  tick(now: number): Promise<boolean> | undefined {
+    if (this.closed) return undefined;
     // Only bytes this process still holds count: a write the kernel took has its callback pending a
     // moment (longer if the process was held up), and is not the client's delay.
     const oldest = this.unsent[this.unsentHead];
@@ -206,7 +224,39 @@ export class EventStream implements StreamSink {
       return;
     }
     if (now - this.lastWriteAt >= this.deps.bounds.heartbeatMs) this.comment('keep-alive');
+    const check = now - this.checkedAt >= this.deps.accessCheckMs ? this.checkAccess() : undefined;
     if (this.deps.meter && !this.paying && now >= this.openedAt + this.minute * MINUTE_MS) void this.pay(now);
+    return check;
+  }
+
+  /**
+   * Checks the request's access again (docs/api.md#event-streams): a key revoked or expired, an
+   * account suspended, a session ended, a permission or an address no longer allowed ends the
+   * stream with the code the same request would get now, as its last event. A check that cannot be
+   * made (the database unreachable) ends it too: access is never assumed. True while it may go on.
+   */
+  checkAccess(): Promise<boolean> {
+    const access = this.deps.access;
+    if (!access || this.closed) return Promise.resolve(!this.closed);
+    this.checking ??= access()
+      .then(
+        () => {
+          this.checkedAt = this.deps.now();
+          return !this.closed;
+        },
+        (err: unknown) => {
+          if (err instanceof AppError) this.close({ code: err.code, message: err.message });
+          else {
+            this.deps.log.warn({ err }, 'event stream: access could not be checked again; stream ended');
+            this.close({ code: 'SERVICE_UNAVAILABLE', message: 'Access could not be checked; reconnect' });
+          }
+          return false;
+        },
+      )
+      .finally(() => {
+        this.checking = undefined;
+      });
+    return this.checking;
   }
 
   /** Pays every minute that has started (more than one if the process was held up), one at a time. */
@@ -216,6 +266,8 @@ export class EventStream implements StreamSink {
     this.paying = true;
     try {
       while (!this.closed && now >= this.openedAt + this.minute * MINUTE_MS) {
+        // A minute is never charged to a stream its caller may no longer hold.
+        if (!(await this.checkAccess())) return;
         await meter.payMinute(this.minute, new Date(this.openedAt + this.minute * MINUTE_MS));
         this.minute += 1;
       }

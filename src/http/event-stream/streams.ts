@@ -34,6 +34,11 @@ export interface EventStreamsDeps {
   log: Log;
   settings: StreamSettings;
   slots: StreamSlots;
+  /**
+   * How often each open stream's access is checked again (docs/api.md#event-streams): the auth
+   * cache's sync (`AUTH_CACHE_SYNC_MS`), so a stream ends as soon as a request would be refused.
+   */
+  accessCheckMs: number;
   /** The client address the per-address limit counts (the one the IP allow lists see). */
   addressOf(request: FastifyRequest): string;
 }
@@ -103,6 +108,8 @@ export class EventStreams {
       'x-accel-buffering': 'no',
       'x-request-id': opening.requestId,
     });
+    // The route's own access checks, run again while the stream is open (its key, or its session).
+    const recheck = request.routeOptions.config.recheckAccess;
     const stream = new EventStream(
       id,
       opening.requestId,
@@ -113,9 +120,12 @@ export class EventStreams {
         log: this.deps.log,
         bounds: this.bounds,
         meter: opening.meter,
+        access: recheck ? () => recheck(request) : undefined,
+        accessCheckMs: this.deps.accessCheckMs,
         closed: (closed) => this.forget(closed),
       },
       openedAt,
+      opening.owner.accountId,
     );
     this.streams.add(stream);
     const route = request.routeOptions.url ?? 'unmatched';
@@ -161,16 +171,32 @@ export class EventStreams {
   }
 
   /**
-   * One look over every open stream: keep-alives, slow consumers, minutes due, and the shared slots'
-   * renewal. Runs every second while a stream is open; tests call it after moving their clock.
+   * One look over every open stream: keep-alives, slow consumers, access checks and minutes due, and
+   * the shared slots' renewal. Runs every second while a stream is open; tests call it after moving
+   * their clock (it resolves once the access checks it started are done).
    */
   async sweep(): Promise<void> {
     const now = this.deps.clock.now().getTime();
-    for (const stream of this.streams) stream.tick(now);
+    const checks: Promise<boolean>[] = [];
+    for (const stream of this.streams) {
+      const check = stream.tick(now);
+      if (check) checks.push(check);
+    }
+    await Promise.all(checks);
     if (now - this.renewedAt >= RENEW_MS && this.streams.size > 0) {
       this.renewedAt = now;
       await this.deps.slots.renew([...this.streams], now);
     }
+  }
+
+  /**
+   * The account's keys, status or permissions changed (the auth cache learnt it from the revocation
+   * feed, or from this instance's own change): its streams' access is checked at once.
+   */
+  async accountChanged(accountId: string): Promise<void> {
+    const checks: Promise<boolean>[] = [];
+    for (const stream of this.streams) if (stream.accountId === accountId) checks.push(stream.checkAccess());
+    await Promise.all(checks);
   }
 
   private forget(stream: EventStream): void {
