@@ -132,6 +132,7 @@ describe('the market twins', () => {
     const before = await sandboxLedger();
     const client = await openEventStream(`${alice.base}/dashboard/api/sandbox/stream/markets?ids=dt-comet`, {
       cookie: alice.cookie as string,
+      'sec-fetch-site': 'same-origin',
     });
     streams.push(client);
     expect(client.response.status).toBe(200);
@@ -167,6 +168,7 @@ describe('the market twins', () => {
     for (let i = 0; i < 2; i += 1) {
       const more = await openEventStream(`${alice.base}/dashboard/api/sandbox/stream/markets?ids=dt-rain`, {
         cookie: alice.cookie as string,
+        'sec-fetch-site': 'same-origin',
       });
       streams.push(more);
       expect(more.response.status).toBe(200);
