@@ -223,6 +223,11 @@ export async function recordErrors(app, key, { db, cancelledDelivery }) {
   }
 
   // The dashboard's own codes.
-  await record('SESSION_EXPIRED', 'SESSION_EXPIRED', { method: 'GET', url: '/dashboard/api/auth/session' });
+  // Fetch Metadata as the dashboard's page sends it: a read with neither it nor Origin is refused first.
+  await record('SESSION_EXPIRED', 'SESSION_EXPIRED', {
+    method: 'GET',
+    url: '/dashboard/api/auth/session',
+    headers: { 'sec-fetch-site': 'same-origin' },
+  });
   return found;
 }

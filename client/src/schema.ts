@@ -1279,6 +1279,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dashboard/api/{mode}/markets/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Extended detail of one market: outcomes, orderbooks, positions, staking, statistics
+         * @description The dashboard's twin of `GET /api/v1/markets/{id}`: the same operation, parameters, errors and answer, for the signed-in wallet’s account of that mode, charged to it at the same price (play money on the sandbox account) (docs/dashboard.md#market-data).
+         *
+         *     By id or slug. Computed at most once a minute per market and shared by every caller (`computedAt` says when); USD values use the SOL price of the market’s own mode (sandbox markets: the sandbox feed).
+         *
+         *     Permission: `markets`. Price: 0.02 USD.
+         */
+        get: operations["dashboardGetMarket"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dashboard/api/{mode}/markets/{id}/history": {
         parameters: {
             query?: never;
@@ -15534,6 +15558,36 @@ export interface operations {
                     };
                 };
             };
+            /** @description Error: ORIGIN_NOT_ALLOWED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ORIGIN_NOT_ALLOWED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
             /** @description Error: INTERNAL_ERROR */
             500: {
                 headers: {
@@ -15715,7 +15769,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: ACCOUNT_SUSPENDED */
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15729,7 +15783,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "ACCOUNT_SUSPENDED";
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
@@ -15896,7 +15950,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: ACCOUNT_SUSPENDED */
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -15910,7 +15964,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "ACCOUNT_SUSPENDED";
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
@@ -16104,7 +16158,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: ACCOUNT_SUSPENDED */
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16118,7 +16172,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "ACCOUNT_SUSPENDED";
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
@@ -16474,7 +16528,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: ACCOUNT_SUSPENDED */
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -16488,7 +16542,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "ACCOUNT_SUSPENDED";
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
@@ -17492,7 +17546,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: ACCOUNT_SUSPENDED */
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17506,7 +17560,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "ACCOUNT_SUSPENDED";
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
@@ -17705,7 +17759,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: ACCOUNT_SUSPENDED */
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17719,7 +17773,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "ACCOUNT_SUSPENDED";
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
@@ -17884,7 +17938,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: ACCOUNT_SUSPENDED */
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -17898,7 +17952,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "ACCOUNT_SUSPENDED";
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
@@ -19393,7 +19447,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: ACCOUNT_SUSPENDED */
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19407,7 +19461,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "ACCOUNT_SUSPENDED";
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
@@ -19641,7 +19695,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: ACCOUNT_SUSPENDED */
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -19655,7 +19709,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "ACCOUNT_SUSPENDED";
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
@@ -20105,7 +20159,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: ACCOUNT_SUSPENDED */
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20119,7 +20173,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "ACCOUNT_SUSPENDED";
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
@@ -20353,7 +20407,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: ACCOUNT_SUSPENDED */
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20367,7 +20421,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "ACCOUNT_SUSPENDED";
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
@@ -20872,7 +20926,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: ACCOUNT_SUSPENDED */
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -20886,7 +20940,448 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "ACCOUNT_SUSPENDED";
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: URI_TOO_LONG */
+            414: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "URI_TOO_LONG";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+        };
+    };
+    dashboardGetMarket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Which of the wallet’s accounts: live or sandbox */
+                mode: "live" | "sandbox";
+                /** @description Market id or slug. NUL characters (U+0000) are refused: 400 VALIDATION_ERROR. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Unique id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        id: string;
+                        slug: string;
+                        title: string;
+                        description: string;
+                        category: string;
+                        imageUrl: string | null;
+                        /**
+                         * @description DRAFT markets are never shown
+                         * @enum {unknown}
+                         */
+                        status: "DRAFT" | "OPEN" | "CLOSED" | "RESOLVING" | "FINALIZED" | "CANCELLED";
+                        /** @enum {unknown} */
+                        marketType: "BINARY" | "CATEGORICAL";
+                        /** @description Sandbox (demo) market: USD values from the sandbox feed */
+                        sandbox: boolean;
+                        /** @description ISO 8601 timestamp (UTC) */
+                        createdAt: string;
+                        /** @description ISO 8601 timestamp (UTC) */
+                        closesAt: string;
+                        outcomes: {
+                            index: number;
+                            label: string;
+                            /** @description Shares held (positions with shares > 0), base units */
+                            totalShares: string;
+                            /** @description Wagered by those positions; lamports as an integer string */
+                            totalWagered: string;
+                            /** @description totalWagered; lamports ÷ 10^9 */
+                            totalWageredSol: number;
+                            /** @description totalWagered; SOL × the current SOL price in USD (6 decimals), null when no SOL price is available */
+                            totalWageredUsd: number | null;
+                            /** @description Price of the outcome’s last trade, basis points; null before its first trade */
+                            lastPrice: number | null;
+                            /** @description Mid of best bid and ask, else last price, else 1 ÷ outcomes; normalised to sum to 1 */
+                            probability: number;
+                        }[];
+                        /** @description Keyed by outcome index (as a string) */
+                        orderbooks: {
+                            [key: string]: {
+                                /** @description Best (highest) first; at most the configured depth */
+                                bids: {
+                                    /** @description Price level, basis points */
+                                    price: number;
+                                    /** @description Value of the open shares at this level (shares × price ÷ 10,000); lamports as an integer string */
+                                    amount: string;
+                                    /** @description Open shares at this level, base units */
+                                    shares: string;
+                                    /** @description amount; lamports ÷ 10^9 */
+                                    valueSol: number;
+                                    /** @description amount; SOL × the current SOL price in USD (6 decimals), null when no SOL price is available */
+                                    valueUsd: number | null;
+                                    /** @description Open orders at this level */
+                                    orders: number;
+                                }[];
+                                /** @description Best (lowest) first; at most the configured depth */
+                                asks: {
+                                    /** @description Price level, basis points */
+                                    price: number;
+                                    /** @description Value of the open shares at this level (shares × price ÷ 10,000); lamports as an integer string */
+                                    amount: string;
+                                    /** @description Open shares at this level, base units */
+                                    shares: string;
+                                    /** @description amount; lamports ÷ 10^9 */
+                                    valueSol: number;
+                                    /** @description amount; SOL × the current SOL price in USD (6 decimals), null when no SOL price is available */
+                                    valueUsd: number | null;
+                                    /** @description Open orders at this level */
+                                    orders: number;
+                                }[];
+                                /** @description bestAsk − bestBid, basis points */
+                                spread: number;
+                                /** @description Highest bid; 0 when there is none */
+                                bestBid: number;
+                                /** @description Lowest ask; 10,000 when there is none */
+                                bestAsk: number;
+                                /** @description Price levels on the bid side, including those not shown */
+                                bidLevels: number;
+                                /** @description Price levels on the ask side, including those not shown */
+                                askLevels: number;
+                            };
+                        };
+                        positionStats: {
+                            /** @description Positions (holder × outcome) with shares > 0 */
+                            totalPositions: number;
+                            totalShares: string;
+                            uniqueHolders: number;
+                            /** @description Wagered by those positions; lamports as an integer string */
+                            totalWagered: string;
+                            /** @description totalWagered; lamports ÷ 10^9 */
+                            totalWageredSol: number;
+                            /** @description totalWagered; SOL × the current SOL price in USD (6 decimals), null when no SOL price is available */
+                            totalWageredUsd: number | null;
+                            outcomeBreakdown: {
+                                index: number;
+                                label: string;
+                                /** @description Wagered on this outcome; lamports as an integer string */
+                                totalWagered: string;
+                                /** @description totalWagered; lamports ÷ 10^9 */
+                                totalWageredSol: number;
+                                /** @description totalWagered; SOL × the current SOL price in USD (6 decimals), null when no SOL price is available */
+                                totalWageredUsd: number | null;
+                            }[];
+                        };
+                        curatorStaking: {
+                            /** @description Sum of current stakes; lamports as an integer string */
+                            totalStaked: string;
+                            /** @description totalStaked; SOL × the current SOL price in USD (6 decimals), null when no SOL price is available */
+                            totalStakedUsd: number | null;
+                            stakerCount: number;
+                            /** @description Percent a year; formula in docs/markets.md */
+                            estimatedApy: number;
+                            lockPeriodSeconds: number;
+                            /** @description The 5 largest stakes; ties to the earlier stake */
+                            topCurators: {
+                                rank: number;
+                                wallet: string;
+                                username: string | null;
+                                /** @description The curator’s stake; lamports as an integer string */
+                                stakedAmount: string;
+                                /** @description stakedAmount; SOL × the current SOL price in USD (6 decimals), null when no SOL price is available */
+                                stakedAmountUsd: number | null;
+                            }[];
+                        };
+                        prediction: {
+                            /** @description PRICE_FEED markets; null otherwise */
+                            priceFeed: {
+                                /** @description VWAP of `symbol` in USD when the detail was computed; null when it could not be priced */
+                                currentPrice: number | null;
+                                /** @description Whether that VWAP is valid (enough agreeing sources) */
+                                isValid: boolean;
+                                targetPrice: number;
+                                /** @enum {unknown} */
+                                condition: "above" | "below";
+                                symbol: string;
+                                /** @description USD; prices within target ± tolerance do not resolve */
+                                tolerance: number;
+                                lastUpdated: string | null;
+                            } | null;
+                            /** @description The latest AI consensus on an AI market; null when there is none */
+                            aiPrediction: {
+                                winningOutcomeIndex: number | null;
+                                confidence: number;
+                                agreement: number;
+                                canDetermine: boolean;
+                                /** @description ISO 8601 timestamp (UTC) */
+                                updatedAt: string;
+                            } | null;
+                        };
+                        tradingStats: {
+                            /** @description Σ shares × price ÷ 10,000 over all trades; lamports as an integer string */
+                            totalVolume: string;
+                            /** @description totalVolume; lamports ÷ 10^9 */
+                            totalVolumeSol: number;
+                            /** @description totalVolume; SOL × the current SOL price in USD (6 decimals), null when no SOL price is available */
+                            totalVolumeUsd: number | null;
+                            totalTrades: number;
+                            /** @description Distinct wallets that traded or hold a position */
+                            totalBettors: number;
+                            /** @description The same over trades of the last 24 hours; lamports as an integer string */
+                            last24hVolume: string;
+                            /** @description last24hVolume; lamports ÷ 10^9 */
+                            last24hVolumeSol: number;
+                            /** @description last24hVolume; SOL × the current SOL price in USD (6 decimals), null when no SOL price is available */
+                            last24hVolumeUsd: number | null;
+                            last24hTrades: number;
+                        };
+                        resolution: {
+                            /** @enum {unknown} */
+                            type: "PRICE_FEED" | "AI" | "ADMIN" | "MANUAL_VOTE";
+                            /** @description PRICE_FEED: <symbol>:<condition>:<target>:<tolerance> */
+                            source: string;
+                            metadata: {
+                                /** @enum {unknown} */
+                                type: "PRICE_FEED" | "AI" | "ADMIN" | "MANUAL_VOTE";
+                                symbol: string | null;
+                                condition: ("above" | "below") | null;
+                                targetPrice: number | null;
+                                tolerance: number | null;
+                            };
+                            resolvedAt: string | null;
+                            winningOutcomeIndex: number | null;
+                            /** @description Status transitions (`transitions`) and how the market was resolved (`resolvedBy`) */
+                            details: {
+                                [key: string]: unknown;
+                            } | null;
+                        };
+                        creator: {
+                            wallet: string;
+                            username: string | null;
+                            credibilityScore: number;
+                        };
+                        /** @description From curator activity and creator reputation; formula in docs/markets.md */
+                        credibilityScore: number;
+                        /** @description Trading fee */
+                        feeBps: number;
+                        /** @description The SOL price behind every …Usd value */
+                        solPriceUsd: number | null;
+                        /** @description When this detail was computed (it is cached for one minute) */
+                        computedAt: string;
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
+                        costUsd: string;
+                        /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
+                        remainingBalanceUsd: string;
+                    };
+                };
+            };
+            /** @description Error: VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "VALIDATION_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SESSION_EXPIRED */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SESSION_EXPIRED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: INSUFFICIENT_BALANCE */
+            402: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INSUFFICIENT_BALANCE";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: NOT_FOUND */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "NOT_FOUND";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
@@ -21104,7 +21599,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: ACCOUNT_SUSPENDED */
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -21118,7 +21613,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "ACCOUNT_SUSPENDED";
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
@@ -21358,7 +21853,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: ACCOUNT_SUSPENDED */
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -21372,7 +21867,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "ACCOUNT_SUSPENDED";
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
@@ -21616,7 +22111,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: ACCOUNT_SUSPENDED */
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -21630,7 +22125,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "ACCOUNT_SUSPENDED";
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
@@ -21833,7 +22328,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: ACCOUNT_SUSPENDED */
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -21847,7 +22342,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "ACCOUNT_SUSPENDED";
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
@@ -22128,7 +22623,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: ACCOUNT_SUSPENDED */
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -22142,7 +22637,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "ACCOUNT_SUSPENDED";
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
@@ -22595,7 +23090,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: ACCOUNT_SUSPENDED */
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -22609,7 +23104,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "ACCOUNT_SUSPENDED";
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
@@ -22804,7 +23299,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: ACCOUNT_SUSPENDED */
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -22818,7 +23313,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "ACCOUNT_SUSPENDED";
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
@@ -23932,7 +24427,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Error: ACCOUNT_SUSPENDED */
+            /** @description Error: ORIGIN_NOT_ALLOWED, ACCOUNT_SUSPENDED */
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -23946,7 +24441,7 @@ export interface operations {
                          * @description Machine-readable code from the error vocabulary (docs/api.md)
                          * @enum {unknown}
                          */
-                        code: "ACCOUNT_SUSPENDED";
+                        code: "ORIGIN_NOT_ALLOWED" | "ACCOUNT_SUSPENDED";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */

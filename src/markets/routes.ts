@@ -46,6 +46,8 @@ export function marketRoutes(app: FastifyInstance, deps: { markets: MarketServic
     method: 'GET',
     url: '/markets/:id',
     operationId: 'getMarket',
+    // The dashboard's markets page reads it for a market's own address (docs/dashboard.md#market-data).
+    dashboardTwin: true,
     responseName: 'MarketDetail',
     summary: 'Extended detail of one market: outcomes, orderbooks, positions, staking, statistics',
     description:

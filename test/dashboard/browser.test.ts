@@ -389,7 +389,7 @@ describe('the pages', () => {
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in with your Solana wallet' }).waitFor();
     const after = await fetch(`${stage.base}/dashboard/api/auth/session`, {
-      headers: { cookie: `sibyl_session=${cookie?.value}` },
+      headers: { cookie: `sibyl_session=${cookie?.value}`, 'sec-fetch-site': 'same-origin' },
     });
     expect(after.status).toBe(401);
     await page.reload();

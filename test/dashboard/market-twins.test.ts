@@ -8,7 +8,7 @@ import { event, marketCreated, ndjson, wallet } from '../markets/events.js';
 
 /**
  * The market data the dashboard's markets page reads (docs/dashboard.md#market-data): the market
- * list, a market's history and trades, and the market stream, served to the session at
+ * list, a market's detail (for its own address), history and trades, and the market stream, served to the session at
  * `/dashboard/api/{mode}` with the API's own answers and errors, and billed to the session's account
  * of that mode at the API's prices, without a key.
  */
@@ -75,6 +75,7 @@ describe('the market twins', () => {
     const before = await sandboxLedger();
     const reads = [
       '/markets?q=comet&sort=volume',
+      '/markets/dt-comet',
       '/markets/dt-comet/history?interval=1h',
       '/markets/dt-comet/trades?limit=2',
     ];
@@ -90,11 +91,12 @@ describe('the market twins', () => {
     const after = await sandboxLedger();
     const charged = after.charges.slice(0, after.charges.length - before.charges.length);
     expect(charged.map((c) => [c.operation, c.amountUsd, c.keyId]).sort()).toEqual([
+      ['getMarket', '-0.02', null],
       ['getMarketHistory', '-0.05', null],
       ['listMarketTrades', '-0.02', null],
       ['listMarkets', '-0.05', null],
     ]);
-    expect(Number(before.balance) - Number(after.balance)).toBeCloseTo(0.12, 6);
+    expect(Number(before.balance) - Number(after.balance)).toBeCloseTo(0.14, 6);
   });
 
   it('refuse bad input with the API’s errors, never charged', async () => {
@@ -108,6 +110,7 @@ describe('the market twins', () => {
       '/markets/dt-comet/trades?limit=101',
       '/markets/dt-comet/trades?cursor=tampered',
       '/markets/nope/trades',
+      '/markets/nope',
       '/stream/markets?ids=',
       '/stream/markets?ids=nope',
     ]) {
@@ -122,7 +125,12 @@ describe('the market twins', () => {
   });
 
   it('refuse an account that cannot pay with 402 INSUFFICIENT_BALANCE (the live account, never funded)', async () => {
-    for (const path of ['/markets', '/markets/dt-comet/trades', '/stream/markets?ids=dt-comet']) {
+    for (const path of [
+      '/markets',
+      '/markets/dt-comet',
+      '/markets/dt-comet/trades',
+      '/stream/markets?ids=dt-comet',
+    ]) {
       const answer = await alice.call('GET', `/dashboard/api/live${path}`);
       expect(`${path} ${answer.status} ${answer.body.code}`).toBe(`${path} 402 INSUFFICIENT_BALANCE`);
     }
@@ -132,6 +140,7 @@ describe('the market twins', () => {
     const before = await sandboxLedger();
     const client = await openEventStream(`${alice.base}/dashboard/api/sandbox/stream/markets?ids=dt-comet`, {
       cookie: alice.cookie as string,
+      'sec-fetch-site': 'same-origin',
     });
     streams.push(client);
     expect(client.response.status).toBe(200);
@@ -167,6 +176,7 @@ describe('the market twins', () => {
     for (let i = 0; i < 2; i += 1) {
       const more = await openEventStream(`${alice.base}/dashboard/api/sandbox/stream/markets?ids=dt-rain`, {
         cookie: alice.cookie as string,
+        'sec-fetch-site': 'same-origin',
       });
       streams.push(more);
       expect(more.response.status).toBe(200);

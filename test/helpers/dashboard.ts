@@ -36,6 +36,8 @@ export class DashboardClient {
     options: {
       body?: unknown;
       origin?: string | null;
+      /** `Sec-Fetch-Site`; by default `same-origin` on a GET without `origin`, as a browser's page sends it. */
+      site?: string | null;
       cookie?: string | null;
       headers?: Record<string, string>;
     } = {},
@@ -43,6 +45,13 @@ export class DashboardClient {
     const headers: Record<string, string> = { ...(options.headers ?? {}) };
     const origin = options.origin === undefined ? (method === 'GET' ? null : this.origin) : options.origin;
     if (origin !== null) headers.origin = origin;
+    const site =
+      options.site === undefined
+        ? method === 'GET' && options.origin === undefined
+          ? 'same-origin'
+          : null
+        : options.site;
+    if (site !== null) headers['sec-fetch-site'] = site;
     const cookie = options.cookie === undefined ? this.cookie : options.cookie;
     if (cookie) headers.cookie = cookie;
     if (options.body !== undefined) headers['content-type'] = 'application/json';

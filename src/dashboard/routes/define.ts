@@ -123,8 +123,8 @@ const sessions = new WeakMap<FastifyRequest, Session>();
 /**
  * Declares one dashboard endpoint: its schemas and OpenAPI entry (tag `dashboard`, the session
  * cookie as its security), and the checks every one of them makes before its handler runs — no
- * caching, the `Origin` of a state-changing request, the sign-in rate limit, the session, the
- * account's status. API keys never authenticate here: only the session cookie does.
+ * caching, where the request comes from (`Origin`, `Sec-Fetch-Site`), the sign-in rate limit, the
+ * session, the account's status. API keys never authenticate here: only the session cookie does.
  */
 export function defineDashboardRoute<
   S extends Scope,
@@ -134,9 +134,12 @@ export function defineDashboardRoute<
   R extends TObject,
 >(edge: DashboardEdge, spec: DashboardRouteSpec<S, P, Q, B, R>): void {
   const { app } = edge;
-  const changes = spec.method !== 'GET';
-  const codes: ErrorCode[] = ['VALIDATION_ERROR', 'INTERNAL_ERROR', ...(spec.errors ?? [])];
-  if (changes) codes.push('ORIGIN_NOT_ALLOWED');
+  const codes: ErrorCode[] = [
+    'VALIDATION_ERROR',
+    'INTERNAL_ERROR',
+    'ORIGIN_NOT_ALLOWED',
+    ...(spec.errors ?? []),
+  ];
   if (spec.body) codes.push('PAYLOAD_TOO_LARGE', 'UNSUPPORTED_MEDIA_TYPE');
   if (spec.scope !== 'public') codes.push('SESSION_EXPIRED');
   if (spec.scope === 'account') codes.push('ACCOUNT_SUSPENDED');
@@ -194,7 +197,7 @@ export function defineDashboardRoute<
     onRequest: async (request, reply) => {
       // Answers about one wallet's money and secrets: never kept by a browser or a proxy.
       reply.header('cache-control', 'no-store');
-      if (changes) refuseForeignOrigin(edge, request);
+      refuseForeignOrigin(edge, request);
       if (spec.signIn) await takeSignInToken(edge, request);
       if (spec.scope === 'public') return;
       sessions.set(request, await sessionOf(request));
@@ -273,16 +276,29 @@ export function tokenOf(request: FastifyRequest): string | undefined {
   return header ? parseCookie(header)[SESSION_COOKIE] : undefined;
 }
 
-/** A state-changing request must come from a page of the dashboard's own origin (no CSRF). */
+/**
+ * Every dashboard request — reads and streams too, which spend the account's balance — must come
+ * from a page of the dashboard's own origin (docs/dashboard.md#sessions). `SameSite=Strict` does not
+ * stop a page of the same site (another port, another subdomain) from sending the cookie, so the
+ * browser's own headers decide: an `Origin` must be the dashboard's, a `Sec-Fetch-Site` must be
+ * `same-origin` (or `none`: an address typed by the user), and a request carrying neither is refused,
+ * as a change without `Origin` always was (a same-origin GET carries no `Origin`, but every browser
+ * sends `Sec-Fetch-Site` to an https or loopback origin).
+ */
 function refuseForeignOrigin(edge: DashboardEdge, request: FastifyRequest): void {
   const origin = request.headers.origin;
-  if (origin !== edge.origin()) {
+  const site = request.headers['sec-fetch-site'];
+  if (origin === undefined && site === undefined) {
     throw new AppError(
       'ORIGIN_NOT_ALLOWED',
-      origin === undefined
-        ? 'A dashboard request that changes something must carry the Origin header'
-        : 'This request comes from another origin than the dashboard’s',
+      'A dashboard request must carry the Origin or the Sec-Fetch-Site header',
     );
+  }
+  if (
+    (origin !== undefined && origin !== edge.origin()) ||
+    (site !== undefined && site !== 'same-origin' && site !== 'none')
+  ) {
+    throw new AppError('ORIGIN_NOT_ALLOWED', 'This request comes from another origin than the dashboard’s');
   }
 }
 
