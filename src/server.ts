@@ -59,7 +59,7 @@ export async function runService(
     if (local) config = withPrivateTargets(config);
     // One set of ports for the API and the worker of this process (src/ports.ts), made once the
     // configuration is final (local development changes the webhook settings).
-    ports = await createPorts(config, db, systemClock);
+    ports = await createPorts(config, db, systemClock, { log: logger });
     const { secrets } = ports;
     // The attestation key, checked against the listed one before anything is served: a refused key
     // stops the start (docs/attestations.md#keys).

@@ -27,13 +27,19 @@ export function attestationRoutes(
       },
     },
     async (): Promise<Static<typeof AttestationKeys>> => {
-      const current = await deps.attestations.publicKeys();
+      // One view: the current keys are those the list names current, whatever this process holds;
+      // `enabled` says whether this process signs with them (docs/attestations.md#rotation).
+      // In turn: a first load lists this process's keys before they are read.
+      const enabled = await deps.attestations.signing();
+      const keys = await listKeys(deps.db);
+      const current = (mode: 'live' | 'sandbox') =>
+        keys.find((key) => key.mode === mode && key.retiredAt === null)?.publicKey ?? null;
       return {
-        enabled: current !== null,
+        enabled,
         version: ATTESTATION_VERSION,
-        live: current?.live ?? null,
-        sandbox: current?.sandbox ?? null,
-        keys: await listKeys(deps.db),
+        live: current('live'),
+        sandbox: current('sandbox'),
+        keys,
       };
     },
   );
