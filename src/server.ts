@@ -107,8 +107,8 @@ export async function runService(
       : null;
     if (roles.serve && db.kind === 'pglite') {
       const localDevelopment = local ? localDevelopmentNotice(config.port, firstStart) : [];
-      const attestationKey = (await ports.attestations.publicKeys())?.live ?? null;
-      process.stdout.write(startBanner({ config, welcome, localDevelopment, attestationKey }));
+      const attestationKeys = await ports.attestations.publicKeys();
+      process.stdout.write(startBanner({ config, welcome, localDevelopment, attestationKeys }));
     }
   } catch (err) {
     await operatorChannel?.close().catch(() => {});
