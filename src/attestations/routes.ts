@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
 import type { Database } from '../db/database.js';
-import { API_PREFIX } from '../http/route.js';
+import { API_PREFIX, errorResponses } from '../http/route.js';
 import type { Attestations } from './attestor.js';
 import { ATTESTATION_VERSION } from './layout.js';
 import { listKeys } from './registry.js';
@@ -23,7 +23,9 @@ export function attestationRoutes(
           'key still verifies what it signed before its `retiredAt` (docs/attestations.md#keys).',
         tags: ['attestations'],
         security: [],
-        response: { 200: AttestationKeys },
+        // What it can answer besides its list: a database that does not answer (500, nothing
+        // internal said), and the 503 of an instance shutting down (http/edge.ts).
+        response: { 200: AttestationKeys, ...errorResponses(['INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']) },
       },
     },
     async (): Promise<Static<typeof AttestationKeys>> => {

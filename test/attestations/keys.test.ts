@@ -201,6 +201,19 @@ describe('GET /api/v1/attestation/keys', () => {
     expect(res.body).not.toContain(secret);
   });
 
+  it('documents every status it can answer: 200, 500 INTERNAL_ERROR, 503 SERVICE_UNAVAILABLE', async () => {
+    const res = await ctx.request(null, { method: 'GET', url: '/api/v1/openapi.json' });
+    const responses = res.json().paths['/api/v1/attestation/keys'].get.responses as Record<
+      string,
+      { content: { 'application/json': { schema: { properties?: { code?: { enum: string[] } } } } } }
+    >;
+    expect(Object.keys(responses).sort()).toEqual(['200', '500', '503']);
+    const codes = (status: string) =>
+      responses[status]?.content['application/json'].schema.properties?.code?.enum;
+    expect(codes('500')).toEqual(['INTERNAL_ERROR']);
+    expect(codes('503')).toEqual(['SERVICE_UNAVAILABLE']);
+  });
+
   it('signs without the secret reaching an answer or a metric, in any encoding', async () => {
     const account = await ctx.createAccount({ balanceUsd: '1.00' });
     const res = await ctx.request(account.key, { method: 'GET', url: '/api/v1/price/SOL?attest=true' });
