@@ -44,7 +44,7 @@ export const ERROR_STATUS = {
   INTERNAL_ERROR: 500,
   PRICE_UNAVAILABLE: 503,
   AI_UNAVAILABLE: 503,
-  // Attestations are off (PostgreSQL without ATTESTATION_SECRET_KEY): docs/attestations.md#for-the-operator.
+  // Attestations are off, or this instance's key was retired by a rotation: docs/attestations.md#rotation.
   ATTESTATION_UNAVAILABLE: 503,
   SERVICE_UNAVAILABLE: 503,
 } as const;

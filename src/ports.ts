@@ -5,6 +5,7 @@ import type { Database } from './db/database.js';
 import { HistoricalService } from './historical/index.js';
 import { type AiJobResolver, aiJobResolver } from './jobs/index.js';
 import type { Clock } from './lib/clock.js';
+import type { Log } from './logger.js';
 import { marketSource } from './markets/index.js';
 import {
   type CandleVenue,
@@ -69,6 +70,8 @@ export interface PortOverrides {
   aiJobs?: AiJobResolver;
   /** Default: the configured key (ATTESTATION_SECRET_KEY, or the embedded database's key file). */
   attestations?: Attestations;
+  /** Where the ports built here say what the operator must know (a retired attestation key); default: nowhere. */
+  log?: Log;
 }
 
 /**
@@ -88,7 +91,8 @@ export async function createPorts(
     loadResolver(config.ai, clock),
     overrides.webhookTransport ?? loadTransport(config.webhooks),
   ]);
-  const attestations = overrides.attestations ?? createAttestations(db, config.attestations, clock);
+  const attestations =
+    overrides.attestations ?? createAttestations(db, config.attestations, clock, overrides.log);
   return {
     prices: createPriceService(config.prices, clock, overrides.liveVenues ?? registry?.price ?? []),
     historical: new HistoricalService(db, overrides.candleVenues ?? registry?.candles ?? [], clock, {

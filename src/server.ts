@@ -65,7 +65,7 @@ export async function runService(
     if (local) config = withPrivateTargets(config);
     // One set of ports for the API and the worker of this process (src/ports.ts), made once the
     // configuration is final (local development changes the webhook settings).
-    ports = await createPorts(config, db, systemClock);
+    ports = await createPorts(config, db, systemClock, { log: logger });
     const { secrets } = ports;
     // The attestation key, checked against the listed one before anything is served: a refused key
     // stops the start (docs/attestations.md#keys).
@@ -113,9 +113,9 @@ export async function runService(
       : null;
     if (roles.serve && db.kind === 'pglite') {
       const localDevelopment = local ? localDevelopmentNotice(config.port, firstStart) : [];
-      const attestationKey = (await ports.attestations.publicKeys())?.live ?? null;
+      const attestationKeys = await ports.attestations.publicKeys();
       process.stdout.write(
-        startBanner({ config, welcome, localDevelopment, attestationKey, madePrivate: db.madePrivate ?? 0 }),
+        startBanner({ config, welcome, localDevelopment, attestationKeys, madePrivate: db.madePrivate ?? 0 }),
       );
     }
   } catch (err) {

@@ -31,8 +31,8 @@ export function startBanner(input: {
   welcome: string[] | null;
   /** The local-development lines, when it is on. */
   localDevelopment: string[];
-  /** The live attestation public key (docs/attestations.md#keys); null when attestations are off. */
-  attestationKey?: string | null;
+  /** The attestation public keys (docs/attestations.md#keys); null when attestations are off. */
+  attestationKeys?: { live: string; sandbox: string } | null;
   /** How many files and folders of the data directory were open to other users and made private. */
   madePrivate?: number;
 }): string {
@@ -56,8 +56,12 @@ export function startBanner(input: {
     `  Dashboard      ${a.dashboard}  (sign in with a Solana wallet)`,
     `  API reference  ${a.reference}`,
     `  OpenAPI        ${a.openapi}`,
-    ...(input.attestationKey
-      ? [`  Attestations   ${input.attestationKey}  (the live public key that signs answers)`]
+    // Both keys, each named: a sandbox key's answers (the starter key's) are signed by the sandbox key.
+    ...(input.attestationKeys
+      ? [
+          `  Attestations   live     ${input.attestationKeys.live}  (signs live accounts' answers)`,
+          `                 sandbox  ${input.attestationKeys.sandbox}  (signs sandbox accounts' answers)`,
+        ]
       : []),
     '',
     '',

@@ -11,10 +11,13 @@ export const attestationSettings = defineSettings(
     ATTESTATION_SECRET_KEY: Type.Optional(
       Type.String({ minLength: 1, description: 'base58 64-byte Ed25519 keypair (seed and public key)' }),
     ),
+    ATTESTATION_KEYS_SYNC_MS: Type.Integer({ default: 1000, minimum: 100 }),
   },
   (v) => ({
     /** Never logged, never in an answer (docs/attestations.md#keys). */
     secretKey: v.ATTESTATION_SECRET_KEY,
+    /** How often a process checks that its key is still the listed one (docs/attestations.md#rotation). */
+    syncMs: v.ATTESTATION_KEYS_SYNC_MS,
   }),
 );
 

@@ -57,7 +57,8 @@ async function readSecret(path: string): Promise<string | null> {
   }
 }
 
-async function currentKeys(db: Queryable): Promise<Partial<Record<AttestationMode, string>>> {
+/** The public keys the database lists as current, by mode. */
+export async function currentKeys(db: Queryable): Promise<Partial<Record<AttestationMode, string>>> {
   const rows = await db.query<KeyRow>(CURRENT_KEYS);
   return Object.fromEntries(rows.map((row) => [row.mode, row.public_key]));
 }

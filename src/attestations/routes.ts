@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
 import type { Database } from '../db/database.js';
-import { API_PREFIX } from '../http/route.js';
+import { API_PREFIX, errorResponses } from '../http/route.js';
 import type { Attestations } from './attestor.js';
 import { ATTESTATION_VERSION } from './layout.js';
 import { listKeys } from './registry.js';
@@ -23,17 +23,25 @@ export function attestationRoutes(
           'key still verifies what it signed before its `retiredAt` (docs/attestations.md#keys).',
         tags: ['attestations'],
         security: [],
-        response: { 200: AttestationKeys },
+        // What it can answer besides its list: a database that does not answer (500, nothing
+        // internal said), and the 503 of an instance shutting down (http/edge.ts).
+        response: { 200: AttestationKeys, ...errorResponses(['INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']) },
       },
     },
     async (): Promise<Static<typeof AttestationKeys>> => {
-      const current = await deps.attestations.publicKeys();
+      // One view: the current keys are those the list names current, whatever this process holds;
+      // `enabled` says whether this process signs with them (docs/attestations.md#rotation).
+      // In turn: a first load lists this process's keys before they are read.
+      const enabled = await deps.attestations.signing();
+      const keys = await listKeys(deps.db);
+      const current = (mode: 'live' | 'sandbox') =>
+        keys.find((key) => key.mode === mode && key.retiredAt === null)?.publicKey ?? null;
       return {
-        enabled: current !== null,
+        enabled,
         version: ATTESTATION_VERSION,
-        live: current?.live ?? null,
-        sandbox: current?.sandbox ?? null,
-        keys: await listKeys(deps.db),
+        live: current('live'),
+        sandbox: current('sandbox'),
+        keys,
       };
     },
   );

@@ -23,10 +23,14 @@ const KeyEntry = Type.Object({
 export const AttestationKeys = Type.Object(
   {
     enabled: Type.Boolean({
-      description: 'false: this service signs nothing (PostgreSQL without ATTESTATION_SECRET_KEY)',
+      description:
+        'false: the instance that answered signs nothing — attestations are off (PostgreSQL without ' +
+        'ATTESTATION_SECRET_KEY), or a rotation retired its key and it waits for a restart with the new one',
     }),
     version: Type.Integer({ description: 'The message layout version signed now' }),
-    live: Type.Union([Type.String(), Type.Null()], { description: 'The current live public key, base58' }),
+    live: Type.Union([Type.String(), Type.Null()], {
+      description: 'The current live public key, base58, as `keys` lists it; null: none listed',
+    }),
     sandbox: Type.Union([Type.String(), Type.Null()], {
       description: 'The current sandbox public key, base58: a sandbox attestation never verifies as live',
     }),

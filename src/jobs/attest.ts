@@ -1,5 +1,6 @@
 import type { AccountMode } from '../accounts/index.js';
 import type { Attestation, Attestations } from '../attestations/index.js';
+import { AppError } from '../errors.js';
 import type { AiJobInput } from './ports.js';
 
 /**
@@ -55,4 +56,18 @@ export function signAiJob(
       canDetermine: result.canDetermine === true,
     },
   });
+}
+
+/**
+ * Whether this worker cannot sign because a rotation retired its key (docs/attestations.md#rotation):
+ * its jobs are then not run but wait for a worker that can. Attestations off is not that: results
+ * are stored unsigned.
+ */
+export async function cannotSign(attestations: Attestations | undefined): Promise<boolean> {
+  return attestations !== undefined && (await attestations.ready()) && !(await attestations.signing());
+}
+
+/** A signature refused because this worker's key was retired (after the run started). */
+export function signingRefused(err: unknown): boolean {
+  return err instanceof AppError && err.code === 'ATTESTATION_UNAVAILABLE';
 }

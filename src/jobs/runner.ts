@@ -10,7 +10,7 @@ import type { Log } from '../logger.js';
 import { type PriceService, type PriceTarget, presentPrice, requireToken } from '../prices/index.js';
 import type { QueueHandler } from '../queue/queue.js';
 import type { CallbackOutbox } from '../webhooks/index.js';
-import { signAiJob, signPriceCheck } from './attest.js';
+import { cannotSign, signAiJob, signingRefused, signPriceCheck } from './attest.js';
 import type { JobRow, PriceJobRow } from './jobs.js';
 import type { AiJobResolver } from './ports.js';
 import * as sql from './sql.js';
@@ -62,12 +62,14 @@ export function jobQueueHandler(deps: JobRunnerDeps): QueueHandler<JobRow> {
     concurrency: settings.concurrency,
     claim: (limit, now) =>
       db.query<JobRow>(sql.CLAIM, [now, limit, randomBase62(16), settings.priceLeaseMs, settings.aiLeaseMs]),
-    process: (job) =>
+    process: async (job) =>
       job.attempts > settings.maxAttempts
         ? abandonJobs(deps, [job])
-        : job.job_type === 'AI_RESOLUTION'
-          ? runAiJob(deps, job)
-          : runPriceChecks(deps, [job]),
+        : (await cannotSign(deps.attestations))
+          ? giveBack(deps, [job])
+          : job.job_type === 'AI_RESOLUTION'
+            ? runAiJob(deps, job)
+            : runPriceChecks(deps, [job]),
     batchable: (job) => job.job_type === 'PRICE_RESOLUTION',
     // A job back for another run (its last one never finished) runs alone; a spent one is only
     // ended, which no worker dies of.
@@ -78,7 +80,8 @@ export function jobQueueHandler(deps: JobRunnerDeps): QueueHandler<JobRow> {
         (job): job is PriceJobRow =>
           job.job_type === 'PRICE_RESOLUTION' && job.attempts <= settings.maxAttempts,
       );
-      const results = await Promise.allSettled([abandonJobs(deps, spent), runPriceChecks(deps, runs)]);
+      const run = (await cannotSign(deps.attestations)) ? giveBack(deps, runs) : runPriceChecks(deps, runs);
+      const results = await Promise.allSettled([abandonJobs(deps, spent), run]);
       const failed = results.find((r) => r.status === 'rejected');
       if (failed) throw failed.reason; // logged by the queue; retried after the lease
     },
@@ -110,6 +113,20 @@ async function abandonJobs(deps: JobRunnerDeps, jobs: JobRow[]): Promise<void> {
   );
 }
 
+/**
+ * Jobs this worker may not finish because it cannot sign (docs/attestations.md#rotation): not run,
+ * their attempt given back; they come back after their lease, to a worker that can sign.
+ */
+async function giveBack(deps: JobRunnerDeps, jobs: JobRow[]): Promise<void> {
+  if (jobs.length === 0) return;
+  deps.log.error(
+    { jobIds: jobs.map((job) => job.id) },
+    'scheduled job not run: this worker cannot sign (its attestation key was retired); back after its lease',
+  );
+  const held = jobs.map((job) => ({ id: job.id, lease_token: job.lease_token }));
+  await deps.db.query(sql.GIVE_BACK_ATTEMPT, [JSON.stringify(held)]);
+}
+
 async function runAiJob(deps: JobRunnerDeps, job: JobRow & { job_type: 'AI_RESOLUTION' }): Promise<void> {
   let outcome: Outcome;
   try {
@@ -120,7 +137,13 @@ async function runAiJob(deps: JobRunnerDeps, job: JobRow & { job_type: 'AI_RESOL
     outcome = GAVE_UP;
   }
   if (outcome.ok) {
-    const attestation = await signAiJob(deps.attestations, job, outcome.result, deps.clock.now().getTime());
+    const signing = signAiJob(deps.attestations, job, outcome.result, deps.clock.now().getTime());
+    const attestation = await signing.catch(async (err: unknown) => {
+      if (!signingRefused(err)) throw err;
+      await giveBack(deps, [job]);
+      return undefined;
+    });
+    if (attestation === undefined) return;
     if (attestation) outcome = { ok: true, result: { ...outcome.result, attestation } };
   }
   await finishJobs(deps, [{ job, outcome }]);
@@ -178,6 +201,10 @@ async function priceGroup(deps: JobRunnerDeps, group: TokenGroup): Promise<Ran[]
       }),
     );
   } catch (err) {
+    if (signingRefused(err)) {
+      await giveBack(deps, group.jobs);
+      return [];
+    }
     const failure = expectedFailure(err);
     if (failure) return group.jobs.map((job) => ({ job, outcome: failure }));
     // Unexpected: the jobs with runs left come back after the lease; the others fail for good.

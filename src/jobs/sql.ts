@@ -112,6 +112,18 @@ export const FINISH = statement(
 );
 
 /**
+ * Gives back the attempt of the jobs of $1 (a JSON array of `{ id, lease_token }`) still leased: a
+ * worker that cannot sign (a rotation retired its attestation key) leaves them to come back after
+ * their lease, to a worker that can, without spending one of their runs.
+ */
+export const GIVE_BACK_ATTEMPT = statement(
+  'jobs_give_back_attempt',
+  `UPDATE scheduled_jobs j SET attempts = j.attempts - 1
+     FROM jsonb_to_recordset($1::jsonb) AS f(id text, lease_token text)
+    WHERE j.id = f.id AND j.lease_token = f.lease_token AND j.status = 'PROCESSING'`,
+);
+
+/**
  * Locks the jobs of $1 (a JSON array of `{ id, lease_token }`) that still hold their lease, before
  * their refunds and callbacks are written in the same transaction and FINISH ends them: the rows a
  * lost lease no longer allows are left alone. Job rows first, then accounts (as FINISH did alone).

@@ -96,7 +96,7 @@ describe.runIf(!usingPostgres)('keys on the embedded database', () => {
   });
 
   it('generates one at first start, kept in a 0600 file, the same after a restart; refuses a missing file', async () => {
-    const config = { secretKey: undefined };
+    const config = { secretKey: undefined, syncMs: 1000 };
     const first = createAttestations(database.db, config, clock);
     const keys = await first.publicKeys();
     expect(keys?.live).toMatch(/^[1-9A-HJ-NP-Za-km-z]{32,44}$/);
@@ -112,7 +112,7 @@ describe.runIf(!usingPostgres)('keys on the embedded database', () => {
     await again.close();
 
     // Another key in the environment is not adopted silently.
-    const other = createAttestations(database.db, { secretKey: generateSecret() }, clock);
+    const other = createAttestations(database.db, { secretKey: generateSecret(), syncMs: 1000 }, clock);
     await expect(other.ready()).rejects.toThrow(/not the current key/);
     await other.close();
 
@@ -137,7 +137,7 @@ describe.runIf(!usingPostgres)('keys on the embedded database', () => {
   });
 
   it('a running instance signs with the new key after a rotation, without a restart (its notification)', async () => {
-    const config = { secretKey: undefined };
+    const config = { secretKey: undefined, syncMs: 1000 };
     const running = createAttestations(database.db, config, clock);
     try {
       const before = await running.publicKeys();
@@ -160,7 +160,7 @@ describe.runIf(!usingPostgres)('keys on the embedded database', () => {
 
   it('is off without a data directory or a key (as on PostgreSQL)', async () => {
     const noDir: Database = Object.create(database.db, { dataDir: { value: undefined } });
-    const off = createAttestations(noDir, { secretKey: undefined }, clock);
+    const off = createAttestations(noDir, { secretKey: undefined, syncMs: 1000 }, clock);
     expect(await off.ready()).toBe(false);
     expect(await off.sign({ kind: 'price', fields: PRICE })).toBeNull();
     await off.close();
@@ -199,6 +199,19 @@ describe('GET /api/v1/attestation/keys', () => {
     expect(body.sandbox).toBe(pair.sandbox.publicKeyBase58);
     expect(body.keys).toHaveLength(2);
     expect(res.body).not.toContain(secret);
+  });
+
+  it('documents every status it can answer: 200, 500 INTERNAL_ERROR, 503 SERVICE_UNAVAILABLE', async () => {
+    const res = await ctx.request(null, { method: 'GET', url: '/api/v1/openapi.json' });
+    const responses = res.json().paths['/api/v1/attestation/keys'].get.responses as Record<
+      string,
+      { content: { 'application/json': { schema: { properties?: { code?: { enum: string[] } } } } } }
+    >;
+    expect(Object.keys(responses).sort()).toEqual(['200', '500', '503']);
+    const codes = (status: string) =>
+      responses[status]?.content['application/json'].schema.properties?.code?.enum;
+    expect(codes('500')).toEqual(['INTERNAL_ERROR']);
+    expect(codes('503')).toEqual(['SERVICE_UNAVAILABLE']);
   });
 
   it('signs without the secret reaching an answer or a metric, in any encoding', async () => {

@@ -132,7 +132,7 @@ describe('where attestations are off (PostgreSQL without ATTESTATION_SECRET_KEY)
     off = await createTestContext({
       database: off.database,
       config: { PRICE_VENUES: '' },
-      app: { attestations: createAttestations(noKey, { secretKey: undefined }, off.clock) },
+      app: { attestations: createAttestations(noKey, { secretKey: undefined, syncMs: 1000 }, off.clock) },
     });
     offAccount = await off.createAccount({ mode: 'sandbox', balanceUsd: '1.00' });
   });

@@ -103,10 +103,14 @@ describe('sibyl start on a brand-new embedded database', { timeout: 2 * READY_WI
     );
     expect(first.output()).toContain(addressLines(port));
     expect(first.output()).toContain('turned on by this first start of the embedded database');
-    // The banner prints the live attestation key it publishes; the secret key file's content never.
+    // The banner prints both attestation keys it publishes, each named (the starter key's answers are
+    // signed by the sandbox one); the secret key file's content never.
     const published = await fetch(`http://127.0.0.1:${port}/api/v1/attestation/keys`);
-    const { live } = (await published.json()) as { live: string };
-    expect(first.output()).toContain(`  Attestations   ${live}  (the live public key that signs answers)`);
+    const { live, sandbox } = (await published.json()) as { live: string; sandbox: string };
+    expect(first.output()).toContain(
+      `  Attestations   live     ${live}  (signs live accounts' answers)\n` +
+        `                 sandbox  ${sandbox}  (signs sandbox accounts' answers)\n`,
+    );
     expect(first.output()).not.toContain(
       readFileSync(join(dataDir, 'attestation-secret-key'), 'utf8').trim(),
     );
