@@ -9,10 +9,12 @@ import { describe, expect, it } from 'vitest';
  * when `src/features.ts` misses a descriptor, when a file reaches into a sealed room's files instead
  * of its door, when the event-stream mechanism imports a feature, when a composition root is imported
  * or names a room it does not state, when an import cycle spans two folders (or an unnamed one stays
- * in one), when a door loads its own descriptor, commands or routes, when doors form a cycle, when a
- * room imports its own door, when the ground floor imports a feature, when a door's verb takes the
- * database first unnamed, when money moves outside the ledger, or when a `src/` file passes 400
- * lines. Each rule is shown to fail on a deliberate violation, beside its check.
+ * in one), when a door loads its own descriptor, commands or routes, when a door exports what no other
+ * room uses, when doors form a cycle, when a room imports its own door, when the ground floor imports a
+ * feature, when a door's verb takes the database first unnamed, when a verb uses its context's pool
+ * (`ctx.db`) unnamed, when money moves outside the ledger, when a file but `lib/redis.ts` makes a Redis
+ * client, or when a `src/` file passes 400 lines. Each rule is shown to fail on a deliberate violation,
+ * beside its check.
  */
 
 const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
@@ -333,6 +335,26 @@ describe('the rooms', () => {
       ledger: 'the edge: billing',
       idempotency: 'the edge: Idempotency-Key claims and stored answers',
     },
+    'ports.ts': {
+      ai: 'the AI resolver and the market questions it reads (Resolver, MarketSource)',
+      attestations: 'the attestor (createAttestations)',
+      historical: 'the historical service with its candle venues',
+      jobs: 'the resolution scheduled AI jobs run (aiJobResolver)',
+      markets: 'the market source (marketSource)',
+      prices: 'the price service and its venues',
+      webhooks: 'the secret box, the webhook transport and outbox',
+    },
+    'first-start.ts': {
+      accounts: "a first start's sandbox account",
+      keys: 'its key',
+      ledger: 'its play money',
+      markets: 'the demo markets (loadDemoMarkets)',
+      webhooks: "the secret box's type, which the account's webhook secret is sealed with",
+    },
+    'server.ts': {
+      webhooks: 'local development: private callback targets, and the notice that says so at start',
+    },
+    'start-banner.ts': {},
   };
 
   /** The rooms a composition root imports that it does not name, `root -> room`. */
@@ -526,6 +548,61 @@ describe('the doors', () => {
       { path: 'b/b.ts', text: "import { a } from '../a/index.js';" },
     ];
     expect(cyclesOf(doorGraph(files, ['a', 'b']))).toEqual([['a/index.ts', 'b/index.ts']]);
+  });
+
+  /** The names a door exports: by name from its room's files (`export { a, type B, c as d } from`), and its own. */
+  const doorExports = (door: SourceFile) => [
+    ...[...door.text.matchAll(/export\s*(?:type\s*)?\{([^}]*)\}\s*from/g)].flatMap((match) =>
+      (match[1] as string)
+        .split(',')
+        .map((part) => part.trim().replace(/^type\s+/, ''))
+        .filter((part) => part !== '')
+        .map((part) => part.split(/\s+as\s+/).pop() as string),
+    ),
+    ...[
+      ...door.text.matchAll(/export\s+(?:async\s+)?(?:function|const|class|interface|type|enum)\s+(\w+)/g),
+    ].map((match) => match[1] as string),
+  ];
+
+  /**
+   * A door's exports that no `src/` file outside its room uses, `<door> <name>`: used means named in a
+   * file that imports the door (statically, for a type, or with `import()`). Tests may import a room's
+   * files directly, so they do not count.
+   */
+  const unusedDoorExports = (files: SourceFile[], rooms: string[]) =>
+    rooms.flatMap((room) => {
+      const door = files.find((file) => file.path === `${room}/index.ts`);
+      if (!door) return [];
+      const users = files.filter(
+        (file) => folderOf(file.path) !== room && importsOf(file).includes(door.path),
+      );
+      return doorExports(door)
+        .filter((name) => !users.some((user) => new RegExp(`\\b${name}\\b`).test(user.text)))
+        .map((name) => `${door.path} ${name}`);
+    });
+
+  it('a door exports only what another room or a composition root uses', () => {
+    expect(unusedDoorExports(FILES, ROOMS)).toEqual([]);
+  });
+
+  it('the check itself sees an export nobody outside the room uses, and counts a dynamic import', () => {
+    const files = [
+      {
+        path: 'jobs/index.ts',
+        text:
+          "export { listJobs, type Job, cancelJob as cancel, unused } from './jobs.js';\n" +
+          "export type { JobRow } from './sql.js';\nexport async function own() {}",
+      },
+      { path: 'jobs/runner.ts', text: "import { unused } from './jobs.js'; // its own room: not a use" },
+      { path: 'ledger/x.ts', text: "import { listJobs, type Job } from '../jobs/index.js';" },
+      { path: 'app.ts', text: "const { cancel } = await import('./jobs/index.js');" },
+      { path: 'keys/y.ts', text: 'const own = 1; // names it without importing the door' },
+    ];
+    expect(unusedDoorExports(files, ['jobs'])).toEqual([
+      'jobs/index.ts unused',
+      'jobs/index.ts JobRow',
+      'jobs/index.ts own',
+    ]);
   });
 
   /** A room's files that import the room's own door: the door is for the other rooms. */

@@ -8,17 +8,5 @@ export {
   attest,
   createAttestations,
   requireAttestations,
-  type SignedKind,
 } from './attestor.js';
-export { type AttestationConfig, attestationSettings } from './config.js';
-export { AttestationKeyError } from './keys.js';
-export {
-  ATTESTATION_VERSION,
-  type AttestationMode,
-  PRICE_MESSAGE_BYTES,
-  type PriceFields,
-  RESOLUTION_MESSAGE_BYTES,
-  type ResolutionFields,
-  toFixedPoint,
-} from './layout.js';
 export { AttestationSchema } from './schemas.js';

@@ -4,7 +4,7 @@
  */
 
 export { type DepositConfig, type DepositDisplay, depositDisplay } from './config.js';
-export { chainDeposits, type DepositSource, type DepositView } from './funds.js';
+export { chainDeposits, type DepositSource } from './funds.js';
 export { depositReadiness } from './readiness.js';
 export {
   type AccountWallet,

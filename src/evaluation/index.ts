@@ -1,6 +1,6 @@
 /**
  * AI evaluation (docs/ai.md#evaluation): the resolver measured against labelled sets, and the
- * scorecard published from it — the room's door.
+ * scorecard published from it. No other room uses it: its door is empty, and its descriptor
+ * (`feature.ts`) offers `sibyl ai evaluate` and `GET /ai/scorecard`.
  */
-export type { LabelledQuestion, LabelledSet, SetFormat } from './labelled-set.js';
-export { readLabelledSet } from './read-set.js';
+export {};

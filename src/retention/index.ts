@@ -1,4 +1,4 @@
 /** Deleting finished work after its period: the room's door (what a room's pruned tables read). */
 export type { RetentionSettings } from './config.js';
-export { type Orderable, pruneOrder } from './order.js';
+export { pruneOrder } from './order.js';
 export type { RetentionTable } from './tables.js';

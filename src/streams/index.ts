@@ -3,6 +3,4 @@
  * mechanism (http/event-stream/), metered per minute on the ledger: the room's door. Its descriptor
  * is `feature.ts`.
  */
-export { type LiveStreamSettings, liveStreamSettings } from './config.js';
 export { type MarketChanges, recordMarketChanges, type StreamedTrade } from './market-log.js';
-export { PriceStreamEvent } from './schemas.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.js';
-import { readLabelledSet } from '../../src/evaluation/index.js';
+import { readLabelledSet } from '../../src/evaluation/read-set.js';
 
 const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const SIBYL_SET = here('./sets/sibyl.jsonl');

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import type { PrunedTable } from '../../src/feature.js';
 import { FEATURES } from '../../src/features.js';
-import { type Orderable, pruneOrder } from '../../src/retention/index.js';
+import { type Orderable, pruneOrder } from '../../src/retention/order.js';
 import { prunedTables } from '../../src/worker/worker.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 
