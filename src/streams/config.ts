@@ -7,6 +7,7 @@ export const liveStreamSettings = defineSettings(
   {
     STREAM_MINUTE_USD: Type.String({ default: '0.002', minLength: 1 }),
     STREAM_PRICE_INTERVAL_MS: Type.Integer({ default: 1000, minimum: 100, maximum: 60_000 }),
+    STREAM_UNPRICED_PER_ACCOUNT: Type.Integer({ default: 50, minimum: 0 }),
   },
   (v) => {
     const minuteMicros = parseUsd(v.STREAM_MINUTE_USD);
@@ -19,6 +20,8 @@ export const liveStreamSettings = defineSettings(
       minuteMicros,
       /** How often each subscribed symbol's VWAP is computed (and at most how often it is sent). */
       priceIntervalMs: v.STREAM_PRICE_INTERVAL_MS,
+      /** Distinct unpriced mints outside the registry one account's live price streams may follow (per process). */
+      unpricedPerAccount: v.STREAM_UNPRICED_PER_ACCOUNT,
     };
   },
 );

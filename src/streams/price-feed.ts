@@ -137,6 +137,14 @@ export interface PriceFeedDeps {
   clock: Clock;
   log: Log;
   intervalMs: number;
+  /** Distinct mints outside the registry without a price that one account's live streams may follow. */
+  unpricedPerAccount: number;
+}
+
+/** Whose stream: its account, whose streams share the bound on unpriced mints, and its mode. */
+export interface PriceStreamOwner {
+  accountId: string;
+  mode: AccountMode;
 }
 
 /**
@@ -145,6 +153,8 @@ export interface PriceFeedDeps {
  */
 export class PriceFeed {
   private readonly topics = new Map<string, PriceTopic>();
+  /** Each account's open price streams in this process. */
+  private readonly byAccount = new Map<string, Set<PriceSubscriber>>();
 
   constructor(private readonly deps: PriceFeedDeps) {}
 
@@ -156,10 +166,16 @@ export class PriceFeed {
   /**
    * One stream's source: its symbols' topics are joined now (their first computation starts), and
    * the snapshot is sent when the stream starts. `resumedAfter`: the client's `Last-Event-ID` — a
-   * price stream resumes with the current prices, which is all it missed that still holds.
+   * price stream resumes with the current prices, which is all it missed that still holds. Throws
+   * 429 STREAM_LIMIT_EXCEEDED when the account's streams would follow too many unpriced mints.
    */
-  source(mode: AccountMode, tokens: StreamedToken[], resumedAfter: string | undefined): StreamSource {
+  source(owner: PriceStreamOwner, tokens: StreamedToken[], resumedAfter: string | undefined): StreamSource {
+    const { mode } = owner;
+    this.admitUnpriced(owner, tokens);
     const subscriber = new PriceSubscriber(tokens, resumedAfter);
+    const streams = this.byAccount.get(owner.accountId) ?? new Set<PriceSubscriber>();
+    this.byAccount.set(owner.accountId, streams);
+    streams.add(subscriber);
     const joined: PriceTopic[] = [];
     for (const token of tokens) {
       const key = `${mode}\u0000${token.target.key}`;
@@ -175,6 +191,10 @@ export class PriceFeed {
       joined.push(topic);
     }
     subscriber.leave = () => {
+      streams.delete(subscriber);
+      if (streams.size === 0 && this.byAccount.get(owner.accountId) === streams) {
+        this.byAccount.delete(owner.accountId);
+      }
       for (const topic of joined) {
         topic.subscribers.delete(subscriber);
         if (topic.subscribers.size === 0 && this.topics.get(topic.key) === topic) {
@@ -184,6 +204,34 @@ export class PriceFeed {
       }
     };
     return subscriber;
+  }
+
+  /**
+   * Any well-formed mint is a topic, and a topic asks the venues every interval: what one account's
+   * streams make the venues look up is bounded by the mints outside the registry they follow that
+   * have no price now — a new one, or one no venue knows (docs/streams.md#mints-without-a-price).
+   * Mints that price are real tokens, and listed tokens are the registry's few: neither counts.
+   * Sandbox streams never reach a venue. Checked and joined without a pause between, so two streams
+   * opening at once cannot both pass.
+   */
+  private admitUnpriced(owner: PriceStreamOwner, tokens: StreamedToken[]): void {
+    if (owner.mode !== 'live') return;
+    const unpriced = new Set<string>();
+    const count = (key: string, target: PriceTarget) => {
+      if (target.token === null && this.topics.get(key)?.reading?.kind !== 'price') unpriced.add(key);
+    };
+    for (const stream of this.byAccount.get(owner.accountId) ?? [])
+      for (const [topic, token] of stream.labels) count(topic.key, token.target);
+    const open = unpriced.size;
+    for (const token of tokens) count(`${owner.mode}\u0000${token.target.key}`, token.target);
+    const max = this.deps.unpricedPerAccount;
+    if (unpriced.size <= max) return;
+    throw new AppError(
+      'STREAM_LIMIT_EXCEEDED',
+      `This account's price streams would follow ${unpriced.size} mints outside the token registry that ` +
+        `have no price (at most ${max}); close a stream, or stream fewer such mints`,
+      { details: { limit: 'unpricedPerAccount', max, open } },
+    );
   }
 
   /** Stops every topic (the app is closing). */

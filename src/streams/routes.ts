@@ -54,6 +54,7 @@ export function liveStreamRoutes(
     clock: deps.clock,
     log: deps.log,
     intervalMs: settings.priceIntervalMs,
+    unpricedPerAccount: settings.unpricedPerAccount,
   });
   app.addHook('onClose', async () => prices.close());
   const markets = new MarketFeed({ db: deps.db, log: deps.log });
@@ -74,6 +75,9 @@ export function liveStreamRoutes(
       'malformed one: 400 `INVALID_SYMBOL`; a symbol the registry does not know: 404 `SYMBOL_NOT_FOUND`; all ' +
       'before anything is charged). A token that cannot be priced right now gets `event: unavailable` ' +
       '`{ requestId, symbol, error: { code, message }, at }` instead, and `event: price` again once it can. ' +
+      'One account’s streams may follow at most `STREAM_UNPRICED_PER_ACCOUNT` (default 50) mints outside the ' +
+      'token registry that have no price: past it, 429 `STREAM_LIMIT_EXCEEDED` with `details.limit` ' +
+      '`unpricedPerAccount` (docs/streams.md#mints-without-a-price). ' +
       'Every event has an `id`; a client reconnecting with `Last-Event-ID` gets the current prices (what it ' +
       `missed that still holds). ${billingNote(minuteUsd)} ${MECHANISM}`,
     tags: ['streams'],
@@ -98,13 +102,19 @@ export function liveStreamRoutes(
         requestId,
         owner: principal,
         source: () =>
-          prices.source(principal.mode, tokens, typeof lastEventId === 'string' ? lastEventId : undefined),
+          prices.source(principal, tokens, typeof lastEventId === 'string' ? lastEventId : undefined),
         meter: minuteMeter(
           meterDeps,
           { principal, requestId, operation: 'streamPrices' },
           settings.minuteMicros,
         ),
-        announce: { limits: { symbols: MAX_BATCH_SYMBOLS, priceIntervalMs: settings.priceIntervalMs } },
+        announce: {
+          limits: {
+            symbols: MAX_BATCH_SYMBOLS,
+            priceIntervalMs: settings.priceIntervalMs,
+            unpricedPerAccount: settings.unpricedPerAccount,
+          },
+        },
       });
       // The response is hijacked and streams on; nothing more is sent from here.
       return {} as never;
