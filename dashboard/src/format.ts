@@ -2,8 +2,12 @@
 
 export function usd(amount: string): string {
   const [whole = '0', fraction = '00'] = amount.replace('-', '').split('.');
-  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return `${amount.startsWith('-') ? '−' : ''}$${grouped}.${fraction}`;
+  return `${amount.startsWith('-') ? '−' : ''}$${grouped(whole)}.${fraction}`;
+}
+
+/** An integer's digits in groups of three (`1000000000` → `1,000,000,000`): shares' base units. */
+export function grouped(digits: string): string {
+  return digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 }
 
 export function when(iso: string | null | undefined): string {

@@ -1,5 +1,5 @@
 import { Component, type ComponentChildren, render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ok, type SessionView, whenSignedOut } from './api';
 import { Layout } from './components/Layout';
 import { showStartFailure } from './locale';
@@ -18,8 +18,17 @@ function App() {
   const [location, navigate] = useLocation();
   // A wallet's first sign-in: its accounts were just made, and the sandbox has play money.
   const [welcome, setWelcome] = useState(false);
-  const refreshSession = () =>
-    ok(api.GET('/dashboard/api/auth/session')).then(setSession, () => setSession(null));
+  // The one source of the balances the header shows: read again on every page change and after
+  // every billed read or money movement (`onBalanceChange`). Answers may come back out of order
+  // (a market's history reads are sent at once): only the latest read's answer is shown.
+  const sessionReads = useRef(0);
+  const refreshSession = () => {
+    const read = ++sessionReads.current;
+    return ok(api.GET('/dashboard/api/auth/session')).then(
+      (answer) => read === sessionReads.current && setSession(answer),
+      () => read === sessionReads.current && setSession(null),
+    );
+  };
 
   useEffect(() => {
     whenSignedOut(() => setSession(null));
@@ -63,7 +72,7 @@ function App() {
       {page === 'usage' && <Usage {...props} />}
       {page === 'keys' && <Keys {...props} />}
       {page === 'activity' && <Activity {...props} />}
-      {page === 'markets' && <Markets {...props} />}
+      {page === 'markets' && <Markets {...props} market={location.item} />}
     </Layout>
   );
 }

@@ -9,33 +9,31 @@ import {
   signedInPage,
   startStage,
 } from '../helpers/dashboard-stage.js';
+import {
+  chargesByOperation,
+  type ListedMarket,
+  marketsApi,
+  openMarket,
+  shownMarkets,
+} from '../helpers/markets-page.js';
 import { event, ndjson, wallet } from '../markets/events.js';
 
 /**
  * The Markets page in a real browser (docs/dashboard.md#pages), on the sandbox demo markets: the
  * search box and the sort give the API's lists, the chart of each outcome holds the API's candles,
  * the trades table the API's trades, and a trade ingested meanwhile reaches the page through the
- * market stream, without a reload.
+ * market stream, without a reload; the header's balance follows the billed reads. A market's own
+ * address, the list's pages and the phone layout: browser-markets-address.test.ts.
  */
 
 let stage: Stage;
 let user: SignedInPage;
 let key: string;
 
-interface ListedMarket {
-  id: string;
-  title: string;
-  status: string;
-  outcomes: { index: number; label: string }[];
-}
-
-const api = async (path: string) => {
-  const answer = await fetch(`${stage.base}/api/v1${path}`, { headers: { authorization: `Bearer ${key}` } });
-  expect(answer.status, path).toBe(200);
-  return (await answer.json()) as Record<string, unknown>;
-};
-const listIds = async (query: string) =>
-  ((await api(`/markets?${query}&pageSize=20`)).markets as ListedMarket[]).map((m) => m.id);
+const { api, listIds } = marketsApi(
+  () => stage,
+  () => key,
+);
 /** Outcome 0's 15-minute candles of a market, as the history route answers them. */
 const chartCandles = async (id: string) =>
   (await api(`/markets/${id}/history?outcome=0&interval=15m`)).candles as {
@@ -58,7 +56,7 @@ const reads: string[] = [];
 async function readsOf(id: string, since: { requests: number; charges: Record<string, number> }) {
   const path = `/dashboard/api/sandbox/markets/${encodeURIComponent(id)}/`;
   const sent = reads.slice(since.requests).filter((url) => new URL(url).pathname.startsWith(path));
-  const charges = await chargesByOperation();
+  const charges = await chargesByOperation(stage);
   return {
     trades: sent.filter((url) => new URL(url).pathname.endsWith('/trades')).length,
     histories: sent.filter((url) => new URL(url).pathname.endsWith('/history')).length,
@@ -66,28 +64,21 @@ async function readsOf(id: string, since: { requests: number; charges: Record<st
     historyCharges: (charges.getMarketHistory ?? 0) - (since.charges.getMarketHistory ?? 0),
   };
 }
-async function chargesByOperation(): Promise<Record<string, number>> {
-  const rows = await stage.ctx.database.db.query<{ operation: string; n: bigint }>(
-    `SELECT operation, count(*) AS n FROM ledger_entries WHERE kind = 'charge' AND key_id IS NULL
-      GROUP BY operation`,
-  );
-  return Object.fromEntries(rows.map((r) => [r.operation, Number(r.n)]));
-}
-const mark = async () => ({ requests: reads.length, charges: await chargesByOperation() });
+const mark = async () => ({ requests: reads.length, charges: await chargesByOperation(stage) });
 
-/** The ids of the rows of the page's markets table, waiting until they are `expected`. */
-async function shownMarkets(page: Page, expected: string[]): Promise<string[]> {
-  const rows = page.getByRole('table', { name: 'Markets' }).locator('tbody tr');
-  const ids = () => rows.evaluateAll((all) => all.map((row) => row.getAttribute('data-market') as string));
-  await expect.poll(ids).toEqual(expected);
-  return ids();
-}
-
-/** Opens `title` from the page's markets table: its market view (the card headed by its title). */
-async function openMarket(page: Page, title: string) {
-  await page.getByRole('button', { name: title, exact: true }).first().click();
-  return page.locator('section.card').filter({ has: page.getByRole('heading', { name: title }) });
-}
+/** The balance the header shows for the sandbox account, and the one the session's account has now. */
+const headerBalance = (page: Page) =>
+  page
+    .getByRole('navigation', { name: 'Account' })
+    .getByRole('link', { name: /^Sandbox/ })
+    .textContent();
+const dollars = (text: string | null) => Number(text?.replace(/^.*\$/, '').replaceAll(',', ''));
+const sessionBalance = (page: Page) =>
+  page.evaluate(async () => {
+    const answer = await fetch('/dashboard/api/auth/session');
+    const body = (await answer.json()) as { accounts: { sandbox: { balanceUsd: string } } };
+    return `Sandbox · $${body.accounts.sandbox.balanceUsd}`;
+  });
 
 /** Outcome 0 trades of `marketId`, ingested as the platform sends them (one body, one transaction). */
 async function ingestTrades(marketId: string, trades: { tradeId: string; at: number; price: number }[]) {
@@ -133,19 +124,23 @@ describe('the markets page', () => {
     market = byVolume[0] as ListedMarket;
     await openPage(page, 'Markets');
     await shownMarkets(page, await listIds('sort=volume&order=desc'));
-    await page
-      .getByText(/This read cost \$0\.05; balance \$/)
-      .first()
-      .waitFor();
+    await page.getByText('This read cost $0.05.', { exact: true }).first().waitFor();
 
-    await page.getByRole('searchbox', { name: 'Search' }).fill(market.title);
+    // A search sorts by relevance, as the API does; cleared, the sort before it comes back.
+    const sortBox = page.getByRole('combobox', { name: 'Sort' });
+    const title = market.title.split(' ').slice(0, 3).join(' ');
+    await page.getByRole('searchbox', { name: 'Search' }).fill(title);
     await page.getByRole('button', { name: 'Search', exact: true }).click();
-    const found = await listIds(`q=${encodeURIComponent(market.title)}&sort=volume&order=desc`);
+    const found = await listIds(`q=${encodeURIComponent(title)}`);
+    expect(found).toEqual(await listIds(`q=${encodeURIComponent(title)}&sort=relevance&order=desc`));
     expect(found).toContain(market.id);
     expect(await shownMarkets(page, found)).toContain(market.id);
+    expect(await sortBox.inputValue()).toBe('relevance');
 
     await page.getByRole('searchbox', { name: 'Search' }).fill('');
     await page.getByRole('button', { name: 'Search', exact: true }).click();
+    await shownMarkets(page, await listIds('sort=volume&order=desc'));
+    expect(await sortBox.inputValue()).toBe('volume');
     await page.getByRole('combobox', { name: 'Sort' }).selectOption('closesAt');
     const closing = await listIds('sort=closesAt&order=asc');
     expect(closing).not.toEqual(await listIds('sort=volume&order=desc'));
@@ -158,8 +153,16 @@ describe('the markets page', () => {
     const { page } = user;
     await page.getByRole('combobox', { name: 'Sort' }).selectOption('volume');
     const opened = await mark();
+    const before = await headerBalance(page);
     const view = await openMarket(page, market.title);
     await view.getByText(/^live, 0\.002 USD a minute/).waitFor();
+    // Its own address, and where the eye is: the market's heading on the screen, not below the list.
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/sandbox/markets/${encodeURIComponent(market.id)}`);
+    const heading = await view.getByRole('heading', { name: market.title }).boundingBox();
+    expect(heading?.y).toBeGreaterThanOrEqual(0);
+    expect((heading?.y ?? Number.POSITIVE_INFINITY) + (heading?.height ?? 0)).toBeLessThanOrEqual(
+      page.viewportSize()?.height ?? 0,
+    );
 
     // One chart per outcome, holding as many points as the API's candles (the clock stands still).
     for (const outcome of market.outcomes) {
@@ -170,11 +173,29 @@ describe('the markets page', () => {
     }
 
     // The trades table: the API's latest 20, newest first.
-    const apiTrades = (await api(`/markets/${market.id}/trades?limit=20`)).trades as { tradeId: string }[];
+    const apiTrades = (await api(`/markets/${market.id}/trades?limit=20`)).trades as {
+      tradeId: string;
+      shares: string;
+    }[];
     const tradeRows = view.getByRole('table', { name: 'Trades' }).locator('tbody tr');
     await expect
       .poll(() => tradeRows.evaluateAll((rows) => rows.map((row) => row.getAttribute('data-trade'))))
       .toEqual(apiTrades.map((t) => t.tradeId));
+    // Shares in base units, in groups of three digits.
+    const sharesColumn = await tradeRows.locator('td:nth-child(4)').allTextContents();
+    expect(sharesColumn).toEqual(apiTrades.map((t) => BigInt(t.shares).toLocaleString('en-US')));
+    expect(sharesColumn.some((text) => text?.includes(','))).toBe(true);
+    // One balance on the screen: the header's, read again after the billed reads (the histories
+    // and the trades: at least what they cost is gone from it; the stream's minutes may be too), none
+    // per read.
+    const opening = market.outcomes.length * 0.05 + 0.02;
+    await expect
+      .poll(async () => dollars(await headerBalance(page)))
+      .toBeLessThanOrEqual(dollars(before) - opening + 1e-9);
+    expect(dollars(await headerBalance(page))).toBeGreaterThanOrEqual(dollars(await sessionBalance(page)));
+    expect(await page.locator('.cost').allTextContents()).not.toContainEqual(
+      expect.stringMatching(/balance/),
+    );
 
     // A trade ingested now (through ingestion, as the platform sends it) reaches the page by the stream.
     const tradeId = `browser-live-${Date.now()}`;
@@ -287,7 +308,11 @@ describe('the markets page', () => {
     await page.route(histories, async (route) => {
       if (fetched >= other.outcomes.length) return route.continue();
       fetched += 1;
-      const response = await route.fetch();
+      // Fetched again from outside the page: with the Fetch Metadata the page's own request carries,
+      // which the dashboard checks (docs/dashboard.md#origin-check) and Playwright does not copy.
+      const response = await route.fetch({
+        headers: { ...route.request().headers(), 'sec-fetch-site': 'same-origin' },
+      });
       await released;
       await route.fulfill({ response });
     });

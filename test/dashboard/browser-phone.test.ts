@@ -111,7 +111,7 @@ describe('on a phone', () => {
           if (title === 'Home') await page.locator('.chart canvas').waitFor();
           if (title === 'Markets' && mode === 'Sandbox') {
             // The list, then a market open: its charts and its trades (a wide table in its card).
-            const first = page.getByRole('table', { name: 'Markets' }).locator('tbody tr button').first();
+            const first = page.getByRole('table', { name: 'Markets' }).getByRole('link').first();
             await first.click();
             await page.locator('figure[data-outcome="0"] .chart canvas').waitFor();
             await page.getByRole('table', { name: 'Trades' }).locator('tbody tr').first().waitFor();

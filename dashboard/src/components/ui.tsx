@@ -34,9 +34,17 @@ export function ErrorNote({ error }: { error: unknown }) {
   );
 }
 
-export function Card({ title, children }: { title?: string; children: ComponentChildren }) {
+export function Card({
+  title,
+  children,
+  class: className,
+}: {
+  title?: string;
+  children: ComponentChildren;
+  class?: string;
+}) {
   return (
-    <section class="card">
+    <section class={className ? `card ${className}` : 'card'}>
       {title && <h2>{title}</h2>}
       {children}
     </section>
@@ -85,7 +93,8 @@ export function Table({
   children,
 }: {
   label: string;
-  columns: (string | { title: string; num: boolean })[];
+  /** `num`: figures, aligned right; `wide`: a column a narrow screen leaves out (class `wide`). */
+  columns: (string | { title: string; num?: boolean; wide?: boolean })[];
   children: ComponentChildren;
 }) {
   return (
@@ -97,7 +106,7 @@ export function Table({
               typeof column === 'string' ? (
                 <th key={i}>{column}</th>
               ) : (
-                <th key={i} class="num">
+                <th key={i} class={[column.num && 'num', column.wide && 'wide'].filter(Boolean).join(' ')}>
                   {column.title}
                 </th>
               ),
