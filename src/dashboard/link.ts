@@ -30,7 +30,7 @@ export async function createLinkChallenge(
 /** Sandbox accounts are never funded from the chain: no wallet of theirs counts. */
 export function liveOnly() {
   return validationError(
-    [{ path: 'params.mode', message: 'wallets are linked to the live account', allowed: ['live'] }],
+    [{ path: 'path.mode', message: 'wallets are linked to the live account', allowed: ['live'] }],
     'Wallets are linked to the live account: sandbox accounts are never funded from the chain',
   );
 }
