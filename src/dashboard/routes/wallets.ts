@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { linkedWallets, MAX_LINKED_WALLETS, unlinkWallet } from '../../deposits/index.js';
 import { createLinkChallenge, liveOnly, verifyLink } from '../link.js';
+import { requireAddress } from '../siws.js';
 import { Address, SignInInput, VerifyBody } from './auth.js';
 import { type DashboardEdge, defineDashboardRoute } from './define.js';
 
@@ -77,6 +78,7 @@ export function walletRoutes(edge: DashboardEdge): void {
     handler: async ({ ctx, account, body }) => {
       if (account.mode !== 'live') throw liveOnly();
       const { output } = body;
+      requireAddress(output.account.address, 'body.output.account.address');
       return verifyLink(ctx, edge.place(), {
         accountId: account.id,
         output: {
@@ -98,6 +100,7 @@ export function walletRoutes(edge: DashboardEdge): void {
     response: Type.Object({ unlinked: Type.Literal(true) }),
     errors: ['NOT_FOUND'],
     handler: async ({ ctx, account, params }) => {
+      requireAddress(params.address, 'path.address');
       await unlinkWallet(ctx, { accountId: account.id, address: params.address });
       return { unlinked: true as const };
     },
