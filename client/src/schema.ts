@@ -14789,7 +14789,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description A Solana address (base58) */
+                    /** @description A Solana address: base58 that decodes to exactly 32 bytes (32 to 44 characters). A string of the pattern that decodes to another length is refused: 400 VALIDATION_ERROR naming the field. */
                     address?: string;
                 };
             };
@@ -14819,7 +14819,7 @@ export interface operations {
                             issuedAt: string;
                             /** @description ISO 8601 timestamp (UTC) */
                             expirationTime: string;
-                            /** @description A Solana address (base58) */
+                            /** @description A Solana address: base58 that decodes to exactly 32 bytes (32 to 44 characters). A string of the pattern that decodes to another length is refused: 400 VALIDATION_ERROR naming the field. */
                             address?: string;
                         };
                     };
@@ -15020,7 +15020,7 @@ export interface operations {
                 "application/json": {
                     output: {
                         account: {
-                            /** @description A Solana address (base58) */
+                            /** @description A Solana address: base58 that decodes to exactly 32 bytes (32 to 44 characters). A string of the pattern that decodes to another length is refused: 400 VALIDATION_ERROR naming the field. */
                             address: string;
                         };
                         /** @description The bytes the wallet signed, base64 */
@@ -16255,8 +16255,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Which of the wallet’s accounts: live or sandbox */
-                mode: "live" | "sandbox";
+                /** @description Only `sandbox`: play money is for sandbox accounts only */
+                mode: "sandbox";
             };
             cookie?: never;
         };
@@ -16456,7 +16456,7 @@ export interface operations {
                         /** @description Unique id of this request (also in X-Request-Id) */
                         requestId: string;
                         wallets: {
-                            /** @description A Solana address (base58) */
+                            /** @description A Solana address: base58 that decodes to exactly 32 bytes (32 to 44 characters). A string of the pattern that decodes to another length is refused: 400 VALIDATION_ERROR naming the field. */
                             address: string;
                             /** @description `sign-in`: the wallet the account signs in with; `linked`: one linked by signing with it */
                             kind: "sign-in" | "linked";
@@ -16625,8 +16625,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Which of the wallet’s accounts: live or sandbox */
-                mode: "live" | "sandbox";
+                /** @description Only `live`: wallets are linked to the live account; sandbox accounts are never funded from the chain */
+                mode: "live";
             };
             cookie?: never;
         };
@@ -16635,7 +16635,7 @@ export interface operations {
                 "application/json": {
                     output: {
                         account: {
-                            /** @description A Solana address (base58) */
+                            /** @description A Solana address: base58 that decodes to exactly 32 bytes (32 to 44 characters). A string of the pattern that decodes to another length is refused: 400 VALIDATION_ERROR naming the field. */
                             address: string;
                         };
                         /** @description The bytes the wallet signed, base64 */
@@ -16658,7 +16658,7 @@ export interface operations {
                         /** @description Unique id of this request (also in X-Request-Id) */
                         requestId: string;
                         wallet: {
-                            /** @description A Solana address (base58) */
+                            /** @description A Solana address: base58 that decodes to exactly 32 bytes (32 to 44 characters). A string of the pattern that decodes to another length is refused: 400 VALIDATION_ERROR naming the field. */
                             address: string;
                             /** @description `sign-in`: the wallet the account signs in with; `linked`: one linked by signing with it */
                             kind: "sign-in" | "linked";
@@ -16948,15 +16948,15 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Which of the wallet’s accounts: live or sandbox */
-                mode: "live" | "sandbox";
+                /** @description Only `live`: wallets are linked to the live account; sandbox accounts are never funded from the chain */
+                mode: "live";
             };
             cookie?: never;
         };
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description A Solana address (base58) */
+                    /** @description A Solana address: base58 that decodes to exactly 32 bytes (32 to 44 characters). A string of the pattern that decodes to another length is refused: 400 VALIDATION_ERROR naming the field. */
                     address: string;
                 };
             };
@@ -16986,7 +16986,7 @@ export interface operations {
                             issuedAt: string;
                             /** @description ISO 8601 timestamp (UTC) */
                             expirationTime: string;
-                            /** @description A Solana address (base58) */
+                            /** @description A Solana address: base58 that decodes to exactly 32 bytes (32 to 44 characters). A string of the pattern that decodes to another length is refused: 400 VALIDATION_ERROR naming the field. */
                             address?: string;
                         };
                     };
@@ -17242,7 +17242,7 @@ export interface operations {
             path: {
                 /** @description Which of the wallet’s accounts: live or sandbox */
                 mode: "live" | "sandbox";
-                /** @description A Solana address (base58) */
+                /** @description A Solana address: base58 that decodes to exactly 32 bytes (32 to 44 characters). A string of the pattern that decodes to another length is refused: 400 VALIDATION_ERROR naming the field. */
                 address: string;
             };
             cookie?: never;
@@ -22948,6 +22948,37 @@ export interface operations {
                          * @enum {unknown}
                          */
                         code: "UNSUPPORTED_MEDIA_TYPE";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "RATE_LIMIT_EXCEEDED";
                         /** @description The id of this request (also in X-Request-Id) */
                         requestId: string;
                         /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */

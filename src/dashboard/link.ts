@@ -1,9 +1,14 @@
 import { type Context, withTransaction } from '../context.js';
 import { type AccountWallet, linkWallet } from '../deposits/index.js';
 import { validationError } from '../errors.js';
-import { isSolanaAddress } from '../lib/base58.js';
 import { checkSignedMessage, type SignInOutput, spendNonce, storeChallenge } from './sign-in.js';
-import { linkStatement, makeSignInInput, type SignInInput, type SignInPlace } from './siws.js';
+import {
+  linkStatement,
+  makeSignInInput,
+  requireAddress,
+  type SignInInput,
+  type SignInPlace,
+} from './siws.js';
 
 /**
  * Linking another wallet to the signed-in account (docs/dashboard.md#your-wallets,
@@ -19,9 +24,7 @@ export async function createLinkChallenge(
   request: { account: { id: string; mode: string }; address: string },
 ): Promise<SignInInput> {
   if (request.account.mode !== 'live') throw liveOnly();
-  if (!isSolanaAddress(request.address)) {
-    throw validationError([{ path: 'body.address', message: 'must be a base58 Solana address (32 bytes)' }]);
-  }
+  requireAddress(request.address, 'body.address');
   const { id } = request.account;
   const input = makeSignInInput(place, ctx.clock.now(), request.address, linkStatement(id));
   return storeChallenge(ctx, input, { kind: 'link', accountId: id });
@@ -30,7 +33,7 @@ export async function createLinkChallenge(
 /** Sandbox accounts are never funded from the chain: no wallet of theirs counts. */
 export function liveOnly() {
   return validationError(
-    [{ path: 'params.mode', message: 'wallets are linked to the live account', allowed: ['live'] }],
+    [{ path: 'path.mode', message: 'wallets are linked to the live account', allowed: ['live'] }],
     'Wallets are linked to the live account: sandbox accounts are never funded from the chain',
   );
 }

@@ -1,11 +1,11 @@
 import { type Context, queryable, type TxContext, withTransaction } from '../context.js';
-import { AppError, validationError } from '../errors.js';
-import { isSolanaAddress } from '../lib/base58.js';
+import { AppError } from '../errors.js';
 import type { SecretBox } from '../webhooks/index.js';
 import { type Session, startSession } from './sessions.js';
 import {
   makeSignInInput,
   readSignedMessage,
+  requireAddress,
   type SignInInput,
   type SignInPlace,
   signInMessageText,
@@ -47,9 +47,7 @@ export async function createChallenge(
   place: SignInPlace,
   request: { address?: string | undefined },
 ): Promise<SignInInput> {
-  if (request.address !== undefined && !isSolanaAddress(request.address)) {
-    throw validationError([{ path: 'body.address', message: 'must be a base58 Solana address (32 bytes)' }]);
-  }
+  if (request.address !== undefined) requireAddress(request.address, 'body.address');
   return storeChallenge(ctx, makeSignInInput(place, ctx.clock.now(), request.address), { kind: 'sign-in' });
 }
 

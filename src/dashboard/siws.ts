@@ -1,6 +1,7 @@
 import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import { createSignInMessageText, parseSignInMessageText } from '@solana/wallet-standard-util';
-import { decodeBase58, encodeBase58 } from '../lib/base58.js';
+import { validationError } from '../errors.js';
+import { decodeBase58, encodeBase58, isSolanaAddress } from '../lib/base58.js';
 
 /**
  * Sign-In With Solana (Phantom's SIWS, the Wallet Standard's `solana:signIn`): the input the server
@@ -92,6 +93,17 @@ export function readSignedMessage(
 // An Ed25519 public key in the SubjectPublicKeyInfo DER form Node's crypto reads: this fixed prefix
 // (RFC 8410: SEQUENCE, the id-Ed25519 OID 1.3.101.112, a 32-byte BIT STRING) and the raw key.
 const ED25519_SPKI_PREFIX = Buffer.from('302a300506032b6570032100', 'hex');
+
+/**
+ * Refuses an address that is not a Solana address — base58 that decodes to exactly 32 bytes, as the
+ * schemas state (routes/auth.ts `Address`) — with VALIDATION_ERROR naming `path`: the pattern and the
+ * length alone admit strings that decode to 24 or 33 bytes.
+ */
+export function requireAddress(address: string, path: string): void {
+  if (!isSolanaAddress(address)) {
+    throw validationError([{ path, message: 'must be a base58 Solana address (32 bytes)' }]);
+  }
+}
 
 /** True when `signature` is `address`'s Ed25519 signature of `message`. */
 export function verifyWalletSignature(address: string, message: Uint8Array, signature: Uint8Array): boolean {

@@ -252,6 +252,38 @@ describe('every dashboard endpoint', () => {
     expect(answer.body).toMatchObject({ code: 'VALIDATION_ERROR' });
   });
 
+  it('lists in each {mode} only the modes its operation accepts; another is 400 naming path.mode', async () => {
+    const modes = Object.fromEntries(
+      operations
+        .filter((o) => o.template.startsWith('/dashboard/api/{mode}/'))
+        .map((o) => {
+          const mode = o.operation.parameters?.find((p) => p.in === 'path' && p.name === 'mode');
+          return [`${o.method} ${o.template}`, (resolve(mode?.schema) as { enum?: string[] }).enum];
+        }),
+    );
+    const only = Object.entries(modes).filter(([, list]) => list?.length !== 2);
+    expect(Object.fromEntries(only)).toEqual({
+      'POST /dashboard/api/{mode}/play-money': ['sandbox'],
+      'POST /dashboard/api/{mode}/wallets/challenge': ['live'],
+      'POST /dashboard/api/{mode}/wallets': ['live'],
+    });
+    expect(Object.values(modes).filter((list) => list?.length === 2).length).toBeGreaterThan(20);
+    const playMoney = await alice.call('POST', '/dashboard/api/live/play-money');
+    expect(playMoney.status).toBe(400);
+    expect(playMoney.body).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: { problems: [{ path: 'path.mode', allowed: ['sandbox'] }] },
+    });
+    const link = await alice.call('POST', '/dashboard/api/sandbox/wallets', { body: {} });
+    expect(link.status).toBe(400);
+    expect(link.body).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      details: {
+        problems: expect.arrayContaining([expect.objectContaining({ path: 'path.mode', allowed: ['live'] })]),
+      },
+    });
+  });
+
   it('refuses a suspended account as the API does, while the session itself stays readable', async () => {
     const carol = new DashboardClient(alice.base);
     await carol.signIn();

@@ -307,7 +307,7 @@ describe('refusals', () => {
     expect(sandbox.status).toBe(400);
     expect(sandbox.body).toMatchObject({
       code: 'VALIDATION_ERROR',
-      details: { problems: [{ path: 'params.mode', allowed: ['live'] }] },
+      details: { problems: [{ path: 'path.mode', allowed: ['live'] }] },
     });
     expect((await alice.call('GET', '/dashboard/api/sandbox/wallets')).body).toMatchObject({ wallets: [] });
 

@@ -144,6 +144,7 @@ export function accountRoutes(edge: DashboardEdge, deps: { deposits: DepositSour
     operationId: 'addPlayMoney',
     summary:
       'Adds 100.00 USD of play money, up to a balance of 1,000.00 (sandbox only: POST …/sandbox/play-money)',
+    onlyMode: { mode: 'sandbox', reason: 'play money is for sandbox accounts only' },
     response: Type.Object({
       creditedUsd: UsdString,
       balanceUsd: UsdString,

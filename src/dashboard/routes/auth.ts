@@ -7,13 +7,16 @@ import { formatUsd } from '../../lib/money.js';
 import type { SecretBox } from '../../webhooks/index.js';
 import { endSession, SESSION_COOKIE, SESSION_MAX_MS } from '../sessions.js';
 import { createChallenge, verifySignIn } from '../sign-in.js';
+import { requireAddress } from '../siws.js';
 import { type DashboardEdge, defineDashboardRoute, tokenOf } from './define.js';
 
 export const Address = Type.String({
   minLength: 32,
   maxLength: 44,
   pattern: '^[1-9A-HJ-NP-Za-km-z]+$',
-  description: 'A Solana address (base58)',
+  description:
+    'A Solana address: base58 that decodes to exactly 32 bytes (32 to 44 characters). A string of the ' +
+    'pattern that decodes to another length is refused: 400 VALIDATION_ERROR naming the field.',
 });
 const Base64 = (description: string, pattern: string, maxLength: number) =>
   Type.String({ minLength: 4, maxLength, pattern, description });
@@ -103,6 +106,7 @@ export function authRoutes(edge: DashboardEdge, deps: { secrets: SecretBox }): v
     errors: ['SIGN_IN_REJECTED', 'WALLET_IN_USE'],
     handler: async ({ ctx, body }, _request, reply) => {
       const { output } = body;
+      requireAddress(output.account.address, 'body.output.account.address');
       const signedIn = await verifySignIn(
         ctx,
         { place: edge.place(), secrets: deps.secrets },

@@ -106,6 +106,11 @@ export interface DashboardRouteSpec<
   produces?: string;
   /** Counted against the client address's sign-in bucket (challenge and verify). */
   signIn?: boolean;
+  /**
+   * An `account` route for one mode only, and why: its `{mode}` admits only that one (another is
+   * 400 VALIDATION_ERROR on `path.mode`, with `allowed`), so the document lists no mode it refuses.
+   */
+  onlyMode?: { mode: Mode; reason: string };
   errors?: ErrorCode[];
   /** The domain rules of a body the schema refused (as an API route's: `RouteSpec.bodyRules`). */
   bodyRules?: BodyRules;
@@ -151,7 +156,14 @@ export function defineDashboardRoute<
 
   const params =
     spec.scope === 'account'
-      ? Type.Object({ mode: Mode, ...((spec.params as TObject | undefined)?.properties ?? {}) })
+      ? Type.Object({
+          mode: spec.onlyMode
+            ? Type.Enum([spec.onlyMode.mode], {
+                description: `Only \`${spec.onlyMode.mode}\`: ${spec.onlyMode.reason}`,
+              })
+            : Mode,
+          ...((spec.params as TObject | undefined)?.properties ?? {}),
+        })
       : spec.params;
   const json = () =>
     Type.Object(

@@ -1,6 +1,7 @@
 import Type from 'typebox';
 import { linkedWallets, MAX_LINKED_WALLETS, unlinkWallet } from '../../deposits/index.js';
 import { createLinkChallenge, liveOnly, verifyLink } from '../link.js';
+import { requireAddress } from '../siws.js';
 import { Address, SignInInput, VerifyBody } from './auth.js';
 import { type DashboardEdge, defineDashboardRoute } from './define.js';
 
@@ -11,6 +12,12 @@ const Wallet = Type.Object({
   }),
   linkedAt: Type.Union([Type.String(), Type.Null()], { description: 'Null for the sign-in wallet' }),
 });
+
+/** Linking is for the live account: a sandbox account is never funded from the chain. */
+const LIVE_ONLY = {
+  mode: 'live',
+  reason: 'wallets are linked to the live account; sandbox accounts are never funded from the chain',
+} as const;
 
 /**
  * The account's wallets (docs/dashboard.md#your-wallets): deposits are recognised by the wallet
@@ -41,6 +48,7 @@ export function walletRoutes(edge: DashboardEdge): void {
     operationId: 'linkWalletChallenge',
     summary: 'A SIWS input for the wallet to link to sign (single use, valid 5 minutes, for this account)',
     signIn: true,
+    onlyMode: LIVE_ONLY,
     body: Type.Object({ address: Address }, { additionalProperties: false }),
     response: Type.Object({ input: SignInInput }),
     handler: async ({ ctx, account, body }) => ({
@@ -54,6 +62,7 @@ export function walletRoutes(edge: DashboardEdge): void {
     url: '/wallets',
     operationId: 'linkWallet',
     summary: 'Links the wallet that signed the link input to the live account',
+    onlyMode: LIVE_ONLY,
     description:
       'Checked as a sign-in is; refusals are 401 SIGN_IN_REJECTED with `details.reason` (an input made to ' +
       'sign in, or for another account, is `nonce_unknown`). A wallet that signs in to another account or ' +
@@ -69,6 +78,7 @@ export function walletRoutes(edge: DashboardEdge): void {
     handler: async ({ ctx, account, body }) => {
       if (account.mode !== 'live') throw liveOnly();
       const { output } = body;
+      requireAddress(output.account.address, 'body.output.account.address');
       return verifyLink(ctx, edge.place(), {
         accountId: account.id,
         output: {
@@ -90,6 +100,7 @@ export function walletRoutes(edge: DashboardEdge): void {
     response: Type.Object({ unlinked: Type.Literal(true) }),
     errors: ['NOT_FOUND'],
     handler: async ({ ctx, account, params }) => {
+      requireAddress(params.address, 'path.address');
       await unlinkWallet(ctx, { accountId: account.id, address: params.address });
       return { unlinked: true as const };
     },
