@@ -590,7 +590,7 @@ export interface paths {
         };
         /**
          * How often the AI resolver is right: the latest published evaluation on a labelled set
-         * @description Free, to any key. The summary the operator published with `sibyl ai evaluate --publish`: accuracy of the determined answers, coverage, accuracy by agreement, by model and by category, calibration of the consensus confidence and the threshold table (docs/ai.md#the-published-scorecard). 404 `NOT_FOUND` until one is published.
+         * @description Free, to any key. The summary the operator published with `sibyl ai evaluate --publish` for the key's mode (a live key: an evaluation of the live models; a sandbox key: of the sandbox models): accuracy of the determined answers, coverage, accuracy by agreement, by model and by category, calibration of the consensus confidence and the threshold table (docs/ai.md#the-published-scorecard). 404 `NOT_FOUND` until one is published for that mode.
          *
          *     Permission: any key. Price: free.
          */
@@ -1406,7 +1406,7 @@ export interface paths {
          * How often the AI resolver is right: the latest published evaluation on a labelled set
          * @description The dashboard's twin of `GET /api/v1/ai/scorecard`: the same operation and answer, for the signed-in wallet’s account of that mode, which acts as the account’s owner (no key’s bounds).
          *
-         *     Free, to any key. The summary the operator published with `sibyl ai evaluate --publish`: accuracy of the determined answers, coverage, accuracy by agreement, by model and by category, calibration of the consensus confidence and the threshold table (docs/ai.md#the-published-scorecard). 404 `NOT_FOUND` until one is published.
+         *     Free, to any key. The summary the operator published with `sibyl ai evaluate --publish` for the key's mode (a live key: an evaluation of the live models; a sandbox key: of the sandbox models): accuracy of the determined answers, coverage, accuracy by agreement, by model and by category, calibration of the consensus confidence and the threshold table (docs/ai.md#the-published-scorecard). 404 `NOT_FOUND` until one is published for that mode.
          */
         get: operations["dashboardGetAiScorecard"];
         put?: never;

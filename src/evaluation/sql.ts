@@ -1,6 +1,12 @@
-/** The published scorecards (migration 0029_ai_scorecards.sql): one row per `--publish`. */
+/**
+ * The published scorecards (migrations 0029_ai_scorecards.sql, 0048_ai_scorecard_modes.sql): one
+ * row per `--publish`, of the mode its models were (live or sandbox).
+ */
 export const INSERT_SCORECARD = `
-  INSERT INTO ai_scorecards (summary) VALUES ($1::jsonb) RETURNING id::text AS id, published_at`;
+  INSERT INTO ai_scorecards (mode, summary) VALUES ($1, $2::jsonb)
+  RETURNING id::text AS id, published_at`;
 
+/** The newest of one mode: a sandbox scorecard is never the live one. */
 export const LATEST_SCORECARD = `
-  SELECT summary, published_at FROM ai_scorecards ORDER BY published_at DESC, id DESC LIMIT 1`;
+  SELECT summary, published_at FROM ai_scorecards WHERE mode = $1
+  ORDER BY published_at DESC, id DESC LIMIT 1`;

@@ -284,7 +284,14 @@ describe('the pages', () => {
     const card = page
       .locator('section.card')
       .filter({ has: page.getByRole('heading', { name: 'AI scorecard' }) });
-    await card.getByText(/^4 questions \(jsonl set\) on sandbox\/m0/).waitFor();
+    // It names the models it measured, and that sandbox ones say nothing of live answers.
+    await card
+      .getByText(
+        'Measured on the sandbox models: sandbox/m0, sandbox/m1, sandbox/m2, sandbox/m3 — deterministic ' +
+          'stand-ins, not the live providers: these figures say nothing of live answers.',
+      )
+      .waitFor();
+    await card.getByText(/^4 questions \(jsonl set\), evaluated/).waitFor();
     await expect(card.locator('.stat').nth(0).textContent()).resolves.toBe('Accuracy66.7%of 3 determined');
     await expect(card.locator('.stat').nth(1).textContent()).resolves.toBe('Coverage75.0%share determined');
     await card.getByText('Lowest threshold reaching 60.0% accuracy: 0.50.').waitFor();
@@ -292,6 +299,12 @@ describe('the pages', () => {
     expect(await rows.count()).toBe(10);
     await expect(rows.nth(0).textContent()).resolves.toBe('0.5075.0%66.7%');
     await expect(rows.nth(9).textContent()).resolves.toBe('0.950.0%—');
+    // One scorecard per mode: the sandbox evaluation never shows on the live page.
+    await switchMode(page, 'Live');
+    await card.getByText('No scorecard has been published yet.').waitFor();
+    await expect(card.getByText(/Accuracy/).count()).resolves.toBe(0);
+    await switchMode(page, 'Sandbox');
+    await card.getByText(/^Measured on the sandbox models/).waitFor();
   });
 
   it('Activity: the attestation key of the mode, as GET /attestation/keys publishes it, and never its secret', async () => {

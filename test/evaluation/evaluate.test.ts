@@ -238,8 +238,8 @@ describe('sibyl ai evaluate', () => {
     expect(markdown).toContain('![Reliability diagram](report.svg)');
     expect(await readFile(join(dir, 'report.svg'), 'utf8')).toMatch(/^<svg /);
 
-    // Published: any key reads it, whatever its permissions, for free.
-    const account = await ctx.createAccount({ permissions: ['price'], balanceUsd: '0.00' });
+    // Published (the live models): any live key reads it, whatever its permissions, for free.
+    const account = await ctx.createAccount({ mode: 'live', permissions: ['price'], balanceUsd: '0.00' });
     const response = await ctx.request(account.key, { method: 'GET', url: '/api/v1/ai/scorecard' });
     expect(response.statusCode).toBe(200);
     const card = response.json();

@@ -8,8 +8,9 @@ type ScorecardView = Answer<'dashboardGetAiScorecard'>;
 const pct = (share: number | null) => (share === null ? '—' : `${(share * 100).toFixed(1)}%`);
 
 /**
- * The operator's published AI scorecard (docs/ai.md#the-published-scorecard), beside the account's
- * AI requests: how often the resolver was right on a labelled set, and at which threshold.
+ * The operator's published AI scorecard of the mode (docs/ai.md#the-published-scorecard), beside the
+ * account's AI requests: how often the resolver was right on a labelled set, at which threshold, and
+ * on which models (a sandbox evaluation is never the live page's).
  */
 export function Scorecard({ mode }: { mode: Mode }) {
   const card = useData(
@@ -34,9 +35,15 @@ export function Scorecard({ mode }: { mode: Mode }) {
 function Figures({ card }: { card: ScorecardView }) {
   return (
     <>
+      <p>
+        Measured on the {card.mode} models: {card.modelsUsed.join(', ')}
+        {card.mode === 'sandbox'
+          ? ' — deterministic stand-ins, not the live providers: these figures say nothing of live answers.'
+          : '.'}
+      </p>
       <p class="muted">
-        {card.evaluated} questions ({card.set.format} set) on {card.modelsUsed.join(', ')}, evaluated{' '}
-        {when(card.evaluatedAt)} at confidence threshold {card.confidenceThreshold}.
+        {card.evaluated} questions ({card.set.format} set), evaluated {when(card.evaluatedAt)} at confidence
+        threshold {card.confidenceThreshold}.
       </p>
       <div class="stats">
         <Stat label="Accuracy" value={pct(card.accuracy)} note={`of ${card.determined} determined`} />
