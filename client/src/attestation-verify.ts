@@ -9,7 +9,13 @@ export interface VerifyAttestationOptions {
 
 /** `GET /api/v1/attestation/keys`'s answer, or the part of it `verifyAttestation` reads. */
 export interface AttestationKeySet {
-  keys: readonly { publicKey: string; mode: 'live' | 'sandbox'; retiredAt: string | null }[];
+  keys: readonly {
+    publicKey: string;
+    mode: 'live' | 'sandbox';
+    retiredAt: string | null;
+    /** Set: the key is compromised, and nothing it signed is trusted (absent from older services). */
+    compromisedAt?: string | null;
+  }[];
 }
 
 function isKeySet(value: Iterable<string> | AttestationKeySet): value is AttestationKeySet {
@@ -30,6 +36,8 @@ function trusts(
       (key) =>
         key.publicKey === publicKey &&
         key.mode === mode &&
+        // A compromised key's holder can write any time into a message: nothing it signed counts.
+        (key.compromisedAt ?? null) === null &&
         (key.retiredAt === null || madeAt <= Date.parse(key.retiredAt)),
     );
   }
@@ -43,8 +51,8 @@ function trusts(
  *
  * `publicKeys` is either the keys you trust (base58; pass the current key and the retired ones you
  * still accept), or `GET /api/v1/attestation/keys`'s answer as it is: then the key must be listed
- * for the message's mode (a sandbox key never passes a live message), and a retired key only for
- * what it signed before its `retiredAt`.
+ * for the message's mode (a sandbox key never passes a live message), a retired key only for
+ * what it signed before its `retiredAt`, and a compromised key (`compromisedAt` set) for nothing.
  */
 export async function verifyAttestation(
   attestation: Attestation,

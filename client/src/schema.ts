@@ -2105,11 +2105,11 @@ export interface components {
         };
         /** AttestationKeys */
         AttestationKeys: {
-            /** @description false: this service signs nothing (PostgreSQL without ATTESTATION_SECRET_KEY) */
+            /** @description false: the instance that answered signs nothing — attestations are off (PostgreSQL without ATTESTATION_SECRET_KEY), or a rotation retired its key and it waits for a restart with the new one */
             enabled: boolean;
             /** @description The message layout version signed now */
             version: number;
-            /** @description The current live public key, base58 */
+            /** @description The current live public key, base58, as `keys` lists it; null: none listed */
             live: string | null;
             /** @description The current sandbox public key, base58: a sandbox attestation never verifies as live */
             sandbox: string | null;
@@ -2120,8 +2120,10 @@ export interface components {
                 mode: "live" | "sandbox";
                 /** Format: date-time */
                 createdAt: string;
-                /** @description When a rotation retired it; null: current. Attestations signed before still verify. */
+                /** @description When a rotation retired it; null: current. Unless compromised, what it signed before still verifies. */
                 retiredAt: string | null;
+                /** @description When it was declared compromised (`sibyl attestation rotate --compromised` or `revoke`): nothing it signed verifies any more, whatever time its message states; null: not compromised */
+                compromisedAt: string | null;
             }[];
         };
         /** BatchPriceItem */
@@ -24659,6 +24661,67 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AttestationKeys"];
+                };
+            };
+            /** @description Error: INTERNAL_ERROR */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "INTERNAL_ERROR";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
+                };
+            };
+            /** @description Error: SERVICE_UNAVAILABLE */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Human-readable message */
+                        error: string;
+                        /**
+                         * @description Machine-readable code from the error vocabulary (docs/api.md)
+                         * @enum {unknown}
+                         */
+                        code: "SERVICE_UNAVAILABLE";
+                        /** @description The id of this request (also in X-Request-Id) */
+                        requestId: string;
+                        /** @description Structured context; VALIDATION_ERROR lists every problem in `problems`, INSUFFICIENT_BALANCE gives `costUsd` and `balanceUsd`, QUOTA_EXCEEDED the period and its reset */
+                        details?: {
+                            problems?: components["schemas"]["ValidationProblem"][];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description SYMBOL_NOT_FOUND: the symbol asked for */
+                        symbol?: string;
+                        /** @description BATCH_LIMIT_EXCEEDED: the limit */
+                        maxSymbols?: number;
+                    };
                 };
             };
         };

@@ -308,4 +308,15 @@ describe('verifyAttestation with the published key set', () => {
     expect(await verifyAttestation(sandboxPrice, set(null, 'live'))).toBe(false);
     expect(await verifyAttestation(livePrice, { keys: [] })).toBe(false);
   });
+
+  it('trusts nothing a compromised key signed, whatever time its message states (a backdated forgery)', async () => {
+    const retiredAt = new Date(price.madeAt + 60_000).toISOString();
+    const listed = (compromisedAt: string | null) => ({
+      keys: [{ publicKey: sibyl.publicKey, mode: 'live' as const, retiredAt, compromisedAt }],
+    });
+    // Made (or claimed made) before the retirement: a routine rotation keeps it, a compromise does not.
+    const backdated = attest(encodePrice(price), sibyl);
+    expect(await verifyAttestation(backdated, listed(null))).toBe(true);
+    expect(await verifyAttestation(backdated, listed(retiredAt))).toBe(false);
+  });
 });

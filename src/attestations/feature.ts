@@ -21,6 +21,8 @@ export const attestationsFeature: Feature<{ attestations: typeof attestationSett
         '  attestation keys                        the attestation keys: current (live, sandbox) and retired',
         '  attestation rotate                      retire the current keys; the next: a new key file, or',
         '                                          ATTESTATION_SECRET_KEY set to the new key',
+        '  attestation rotate --compromised         the same, and nothing the retired keys signed verifies',
+        '  attestation revoke PUBLIC_KEY           mark a retired key (and its pair) compromised',
       ],
       async run(io, action, args) {
         const { attestationCommand } = await import('./cli.js');

@@ -5,7 +5,14 @@ import type { Clock } from '../lib/clock.js';
 import type { AttestationConfig } from './config.js';
 import { AttestationKeyError, generateSecret, type KeyPair, keyPairFromSecret } from './keys.js';
 import type { AttestationMode } from './layout.js';
-import { CURRENT_KEYS, INSERT_CURRENT, LIST_KEYS, NOTIFY_KEYS, RETIRE_CURRENT } from './sql.js';
+import {
+  CURRENT_KEYS,
+  INSERT_CURRENT,
+  LIST_KEYS,
+  MARK_COMPROMISED,
+  NOTIFY_KEYS,
+  RETIRE_CURRENT,
+} from './sql.js';
 
 /** The embedded database's key file, in its data directory (docs/attestations.md#keys). */
 export const KEY_FILE = 'attestation-secret-key';
@@ -16,6 +23,7 @@ export interface KeyRecord {
   mode: AttestationMode;
   createdAt: string;
   retiredAt: string | null;
+  compromisedAt: string | null;
 }
 
 interface KeyRow {
@@ -23,6 +31,7 @@ interface KeyRow {
   mode: AttestationMode;
   created_at: Date;
   retired_at: Date | null;
+  compromised_at: Date | null;
 }
 
 function record(row: KeyRow): KeyRecord {
@@ -31,6 +40,7 @@ function record(row: KeyRow): KeyRecord {
     mode: row.mode,
     createdAt: row.created_at.toISOString(),
     retiredAt: row.retired_at?.toISOString() ?? null,
+    compromisedAt: row.compromised_at?.toISOString() ?? null,
   };
 }
 
@@ -121,7 +131,12 @@ export interface Rotation {
  * new key there, which must differ from the current one. Running processes are told (a
  * notification) and take the new key.
  */
-export async function rotateKeys(db: Database, config: AttestationConfig, clock: Clock): Promise<Rotation> {
+export async function rotateKeys(
+  db: Database,
+  config: AttestationConfig,
+  clock: Clock,
+  options: { compromised?: boolean } = {},
+): Promise<Rotation> {
   const source = secretSource(config, db);
   if (source.kind === 'off')
     throw new AttestationKeyError(
@@ -138,7 +153,7 @@ export async function rotateKeys(db: Database, config: AttestationConfig, clock:
   if (pending) await writeFile(pending, `${fresh}\n`, { mode: 0o600 });
   const now = clock.now();
   const retired = await db.transaction(async (tx) => {
-    const rows = await tx.query<{ public_key: string }>(RETIRE_CURRENT, [now]);
+    const rows = await tx.query<{ public_key: string }>(RETIRE_CURRENT, [now, options.compromised === true]);
     await tx.query(INSERT_CURRENT, [pair.live.publicKeyBase58, 'live', now]);
     await tx.query(INSERT_CURRENT, [pair.sandbox.publicKeyBase58, 'sandbox', now]);
     await tx.query(NOTIFY_KEYS);
@@ -146,4 +161,21 @@ export async function rotateKeys(db: Database, config: AttestationConfig, clock:
   });
   if (pending && source.kind === 'file') await rename(pending, source.path);
   return { retired, current: { live: pair.live.publicKeyBase58, sandbox: pair.sandbox.publicKeyBase58 } };
+}
+
+/**
+ * Marks a retired key compromised (docs/attestations.md#rotation), with the other key of its pair:
+ * from then on nothing either signed verifies, whatever time its message states. A current key is
+ * refused: `sibyl attestation rotate --compromised` retires and marks it at once.
+ */
+export async function markCompromised(db: Database, publicKey: string, clock: Clock): Promise<string[]> {
+  const listed = (await listKeys(db)).find((key) => key.publicKey === publicKey);
+  if (!listed)
+    throw new AttestationKeyError(`No attestation key ${publicKey} is listed (sibyl attestation keys).`);
+  if (listed.retiredAt === null)
+    throw new AttestationKeyError(
+      `${publicKey} is a current key: run \`sibyl attestation rotate --compromised\` with the new key set.`,
+    );
+  const rows = await db.query<{ public_key: string }>(MARK_COMPROMISED, [publicKey, clock.now()]);
+  return rows.map((row) => row.public_key);
 }

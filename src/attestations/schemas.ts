@@ -16,7 +16,13 @@ const KeyEntry = Type.Object({
   mode: Type.Union([Type.Literal('live'), Type.Literal('sandbox')]),
   createdAt: Type.String({ format: 'date-time' }),
   retiredAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
-    description: 'When a rotation retired it; null: current. Attestations signed before still verify.',
+    description:
+      'When a rotation retired it; null: current. Unless compromised, what it signed before still verifies.',
+  }),
+  compromisedAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description:
+      'When it was declared compromised (`sibyl attestation rotate --compromised` or `revoke`): nothing it ' +
+      'signed verifies any more, whatever time its message states; null: not compromised',
   }),
 });
 

@@ -198,6 +198,7 @@ describe('GET /api/v1/attestation/keys', () => {
     expect(body).toMatchObject({ enabled: true, version: 1, live: pair.live.publicKeyBase58 });
     expect(body.sandbox).toBe(pair.sandbox.publicKeyBase58);
     expect(body.keys).toHaveLength(2);
+    expect(body.keys[0]).toMatchObject({ retiredAt: null, compromisedAt: null });
     expect(res.body).not.toContain(secret);
   });
 

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createAttestations } from '../../src/attestations/attestor.js';
 import { generateSecret, keyPairFromSecret } from '../../src/attestations/keys.js';
-import { rotateKeys } from '../../src/attestations/registry.js';
+import { listKeys, rotateKeys } from '../../src/attestations/registry.js';
 import { AppError } from '../../src/errors.js';
 import { ManualClock } from '../../src/lib/clock.js';
 import type { Log } from '../../src/logger.js';
+import { runCliOn } from '../helpers/cli.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
 import { verifies } from './helpers.js';
 
@@ -95,5 +96,51 @@ describe('a process whose key a rotation retired', () => {
       await running.close();
       await next.close();
     }
+  });
+
+  it('a compromise, unlike a routine rotation, marks the retired keys: `rotate --compromised`, `revoke`', async () => {
+    const [k3, k4, k5] = [generateSecret(), generateSecret(), generateSecret()];
+    const pairOf = (secret: string) => keyPairFromSecret(secret, 'key');
+    const entry = async (publicKey: string) =>
+      (await listKeys(database.db)).find((k) => k.publicKey === publicKey);
+    // Routine: retired, not compromised.
+    const routine = await runCliOn(database.db, ['attestation', 'rotate', '--json'], {
+      ATTESTATION_SECRET_KEY: k3,
+    });
+    expect(routine.status, routine.stderr).toBe(0);
+    const { retired } = JSON.parse(routine.stdout) as { retired: string[] };
+    expect(retired).toHaveLength(2);
+    for (const key of retired) {
+      expect((await entry(key))?.retiredAt).not.toBeNull();
+      expect((await entry(key))?.compromisedAt).toBeNull();
+    }
+    // Compromised at the rotation: both keys of the pair, at the retirement.
+    const leaked = await runCliOn(database.db, ['attestation', 'rotate', '--compromised'], {
+      ATTESTATION_SECRET_KEY: k4,
+    });
+    expect(leaked.status, leaked.stderr).toBe(0);
+    for (const key of [pairOf(k3).live, pairOf(k3).sandbox]) {
+      const listed = await entry(key.publicKeyBase58);
+      expect(listed?.compromisedAt).toBe(listed?.retiredAt);
+      expect(listed?.compromisedAt).not.toBeNull();
+    }
+    // Found out later: `revoke` marks a retired key and its pair; a current key is refused.
+    await runCliOn(database.db, ['attestation', 'rotate'], { ATTESTATION_SECRET_KEY: k5 });
+    const current = await runCliOn(
+      database.db,
+      ['attestation', 'revoke', pairOf(k5).live.publicKeyBase58],
+      {},
+    );
+    expect(current.status).not.toBe(0);
+    expect(current.stderr).toContain('rotate --compromised');
+    const revoked = await runCliOn(
+      database.db,
+      ['attestation', 'revoke', pairOf(k4).sandbox.publicKeyBase58],
+      {},
+    );
+    expect(revoked.status, revoked.stderr).toBe(0);
+    expect((await entry(pairOf(k4).live.publicKeyBase58))?.compromisedAt).not.toBeNull();
+    expect((await entry(pairOf(k4).sandbox.publicKeyBase58))?.compromisedAt).not.toBeNull();
+    expect((await entry(pairOf(k5).live.publicKeyBase58))?.compromisedAt).toBeNull();
   });
 });
