@@ -19,9 +19,10 @@ export async function publishScorecard(db: Queryable, summary: ScorecardSummary)
 
 /** The latest scorecard published for `mode`; 404 NOT_FOUND until one was. */
 export async function latestScorecard(ctx: Context, mode: ScorecardSummary['mode']) {
-  const [row] = await queryable(ctx).query<{ summary: ScorecardSummary; published_at: Date }>(LATEST_SCORECARD, [
-    mode,
-  ]);
+  const [row] = await queryable(ctx).query<{ summary: ScorecardSummary; published_at: Date }>(
+    LATEST_SCORECARD,
+    [mode],
+  );
   if (!row) throw new AppError('NOT_FOUND', 'No AI scorecard has been published yet');
   return { publishedAt: row.published_at.toISOString(), ...row.summary };
 }
