@@ -113,6 +113,7 @@ function createSandboxModel(position: number, timeoutMs: number): ResolutionMode
         outcomeIndex,
         confidence: directives.confidence ?? SANDBOX_CONFIDENCE,
         reasoning: `Sandbox answer: ${why}.`,
+        abstainReason: outcomeIndex === null ? 'insufficient_evidence' : null,
       });
       return { value: JSON.parse(text), finishReason: 'stop', usage: { inputTokens: 0, outputTokens: 0 } };
     },

@@ -84,9 +84,22 @@ describe('POST /ai/resolve, then polling', () => {
         .join('\n'),
       modelsUsed: ['sandbox/alpha', 'sandbox/beta', 'sandbox/gamma', 'sandbox/delta'],
       canDetermine: true,
+      abstainReason: null,
       costUsd: '0.25',
       remainingBalanceUsd: '0.75',
     };
+    const votes = ['alpha', 'beta', 'gamma', 'delta'].map((m) => ({
+      model: `sandbox/${m}`,
+      outcomeIndex: winner,
+      confidence: 0.9,
+      reasoning: 'Sandbox answer: the outcome chosen by a hash of the question.',
+      latencyMs: expect.any(Number),
+      error: null,
+      usage: { inputTokens: 0, outputTokens: 0 },
+      evidence: [],
+      searches: null,
+      abstainReason: null,
+    }));
     const done = await poll(ctx, account.key, requestId);
     expect(done.json()).toEqual({
       requestId,
@@ -94,15 +107,7 @@ describe('POST /ai/resolve, then polling', () => {
       createdAt: ctx.clock.now().toISOString(),
       completedAt: ctx.clock.now().toISOString(),
       result,
-      votes: ['alpha', 'beta', 'gamma', 'delta'].map((m) => ({
-        model: `sandbox/${m}`,
-        outcomeIndex: winner,
-        confidence: 0.9,
-        reasoning: 'Sandbox answer: the outcome chosen by a hash of the question.',
-        latencyMs: expect.any(Number),
-        error: null,
-        usage: { inputTokens: 0, outputTokens: 0 },
-      })),
+      votes,
       // The callback's delivery, waiting for the delivery worker (none runs in this test).
       delivery: {
         id: expect.stringMatching(/^msg_/),
@@ -134,7 +139,8 @@ describe('POST /ai/resolve, then polling', () => {
         type: 'ai',
         status: 'completed',
         request_id: requestId,
-        data: result,
+        // The result and the votes, each with its evidence (docs/ai.md#callbacks).
+        data: { ...result, votes: done.json().votes },
       },
     ]);
     expect(await balanceOf(ctx.database.db, account.accountId)).toBe(750_000n);
@@ -199,6 +205,9 @@ describe('POST /ai/resolve, then polling', () => {
       latencyMs: expect.any(Number),
       error: null,
       usage: { inputTokens: 400, outputTokens: 30 },
+      evidence: [],
+      searches: null,
+      abstainReason: null,
     });
     expect(record.votes[2]).toMatchObject({
       model: 'google/gemini-2.5-flash',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveWithModels } from '../../src/ai/resolver.js';
 import { createSandboxModels, parseSandboxDirectives, sandboxOutcome } from '../../src/ai/sandbox.js';
+import { ManualClock } from '../../src/lib/clock.js';
 
 /** The sandbox models are deterministic, and the `[sandbox:…]` directives steer them (docs/ai.md#sandbox). */
 
@@ -15,6 +16,7 @@ async function resolve(context: string, threshold = 0.75) {
     confidenceThreshold: threshold,
     deadlineMs: 5000,
     retries: 0,
+    clock: new ManualClock('2026-12-07T12:00:00Z'),
   });
 }
 
@@ -109,7 +111,7 @@ describe('sandbox models', () => {
     const { votes, consensus } = await resolveWithModels(
       createSandboxModels(5000),
       question('[sandbox:delay=2000]'),
-      { confidenceThreshold: 0.75, deadlineMs: 100, retries: 0 },
+      { confidenceThreshold: 0.75, deadlineMs: 100, retries: 0, clock: new ManualClock() },
     );
     expect(votes.map((v) => v.error?.kind)).toEqual(['timeout', 'timeout', 'timeout', 'timeout']);
     expect(consensus.status).toBe('FAILED');
