@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sandboxOutcome } from '../../src/ai/sandbox.js';
+import { sandboxEvidence, sandboxOutcome } from '../../src/ai/sandbox.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { balanceOf, countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
 import { type FakeLlm, fakeSlotsEnv, startFakeLlm } from './fake-llm.js';
@@ -96,8 +96,9 @@ describe('POST /ai/resolve, then polling', () => {
       latencyMs: expect.any(Number),
       error: null,
       usage: { inputTokens: 0, outputTokens: 0 },
-      evidence: [],
-      searches: null,
+      // The sandbox's deterministic source (docs/ai.md#sandbox), dated when the answer came.
+      evidence: [{ ...sandboxEvidence(body.question), retrievedAt: ctx.clock.now().toISOString() }],
+      searches: 1,
       abstainReason: null,
     }));
     const done = await poll(ctx, account.key, requestId);
