@@ -65,6 +65,8 @@ describe('checkEvidence', () => {
     ['a javascript: URL', web({ url: 'javascript:alert(1)' }), 'url'],
     ['a data: URL', web({ url: 'data:text/html,<script>alert(1)</script>' }), 'url'],
     ['a file: URL', web({ url: 'file:///etc/passwd' }), 'url'],
+    ['an ftp: URL with a host', web({ url: 'ftp://example.com/file' }), 'url'],
+    ['a wss: URL with a host', web({ url: 'wss://example.com/socket' }), 'url'],
     ['a URL with credentials', web({ url: 'https://user:pw@example.com/' }), 'url'],
     ['a URL that is not one', web({ url: 'not a url' }), 'url'],
     ['a URL of 2,049 characters', web({ url: `https://example.com/${'a'.repeat(2029)}` }), 'url'],
@@ -82,7 +84,7 @@ describe('checkEvidence', () => {
       { kind: 'sibyl', tool: 'sibyl_market', input: {}, output: { text: 'x'.repeat(4000) } },
       'malformed',
     ],
-  ])('drops %s, counted as %s', (_name, item, reason) => {
+  ])('drops %s (%j), counted as %s', (_name, item, reason) => {
     expect(checkEvidence([item], AT)).toEqual({ evidence: [], dropped: { [reason]: 1 } });
   });
 
