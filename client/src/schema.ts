@@ -1801,10 +1801,14 @@ export interface components {
             winningOutcomeLabel: string | null;
             /** @description Once COMPLETED */
             canDetermine: boolean | null;
+            /** @description Once COMPLETED: the result’s `abstainReason` */
+            abstainReason: ("too_early" | "insufficient_evidence" | "ambiguous") | null;
             /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
             /** @description FAILED requests: the refund */
             refundUsd: string | null;
+            /** @description The answers received so far, in slot order, with their evidence */
+            votes: components["schemas"]["AiVote"][];
         };
         /** AiResolveRequest */
         AiResolveRequest: {
@@ -1842,6 +1846,8 @@ export interface components {
             modelsUsed: string[];
             /** @description At least 3 of 4 voted for the winner and their mean confidence reached the threshold */
             canDetermine: boolean;
+            /** @description Not determined, and at least 3 models answered "cannot determine" for this same reason; else null */
+            abstainReason: ("too_early" | "insufficient_evidence" | "ambiguous") | null;
             /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
             costUsd: string;
             /** @description USD amount as a decimal string with 2 to 6 fraction digits, e.g. "0.01" */
@@ -2017,6 +2023,36 @@ export interface components {
                 inputTokens: number | null;
                 outputTokens: number | null;
             } | null;
+            /** @description What the model looked at, in the order it used them; empty when nothing */
+            evidence: ({
+                /** @enum {string} */
+                kind: "web";
+                /** @description An `http(s)` URL the provider cited; Sibyl never fetches it. Untrusted: show it escaped */
+                url: string;
+                /** @description As the provider gave it (may be empty) */
+                title: string;
+                /** @description The cited text, at most 500 characters; null when the provider gives none */
+                quote: string | null;
+                /** @description ISO 8601 timestamp (UTC) */
+                retrievedAt: string;
+            } | {
+                /** @enum {string} */
+                kind: "sibyl";
+                /** @enum {unknown} */
+                tool: "sibyl_price" | "sibyl_market";
+                /** @description The arguments the model called it with */
+                input: {
+                    [key: string]: unknown;
+                };
+                /** @description What Sibyl answered */
+                output: {
+                    [key: string]: unknown;
+                };
+            })[];
+            /** @description Web searches the provider reports for the call; null when it does not say */
+            searches: number | null;
+            /** @description Why a valid answer is "cannot determine"; null on a vote for an outcome and on a failure */
+            abstainReason: ("too_early" | "insufficient_evidence" | "ambiguous") | null;
         };
         /** ApiKey */
         ApiKey: {

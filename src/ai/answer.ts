@@ -1,3 +1,4 @@
+import { ABSTAIN_REASONS, type AbstainReason } from './evidence.js';
 import { REASONING_MAX_CHARS } from './prompt.js';
 import { ModelError } from './types.js';
 
@@ -6,9 +7,11 @@ export interface Answer {
   outcomeIndex: number | null;
   confidence: number;
   reasoning: string;
+  /** Null on a vote for an outcome; on "cannot determine", the model's reason (docs/ai.md#abstentions). */
+  abstainReason: AbstainReason | null;
 }
 
-const FIELDS = ['outcomeIndex', 'confidence', 'reasoning'];
+const FIELDS = ['outcomeIndex', 'confidence', 'reasoning', 'abstainReason'];
 
 function invalid(message: string): ModelError {
   return new ModelError('invalid_answer', message);
@@ -17,6 +20,7 @@ function invalid(message: string): ModelError {
 /**
  * Checks a model's answer against the schema, deterministically, in code: whatever a model wrote
  * (prose, a string index, an index out of range, extra fields) is that model failing, never a vote.
+ * `abstainReason` may be absent (an answer cached before it existed).
  */
 export function checkAnswer(value: unknown, outcomeCount: number): Answer {
   if (typeof value === 'string') throw new ModelError('bad_response', 'answer is text, not a JSON object');
@@ -43,5 +47,19 @@ export function checkAnswer(value: unknown, outcomeCount: number): Answer {
   if ([...reasoning].length > REASONING_MAX_CHARS) {
     throw invalid(`reasoning is longer than ${REASONING_MAX_CHARS} characters`);
   }
-  return { outcomeIndex, confidence, reasoning };
+  const { abstainReason } = record;
+  if (
+    abstainReason !== undefined &&
+    abstainReason !== null &&
+    !ABSTAIN_REASONS.includes(abstainReason as AbstainReason)
+  ) {
+    throw invalid(`abstainReason is not one of ${ABSTAIN_REASONS.join(', ')} or null`);
+  }
+  // A reason beside an outcome says nothing: the vote stands, without it. "Cannot determine" with
+  // no reason given is the general one.
+  const reason =
+    outcomeIndex !== null
+      ? null
+      : ((abstainReason as AbstainReason | null | undefined) ?? 'insufficient_evidence');
+  return { outcomeIndex, confidence, reasoning, abstainReason: reason };
 }

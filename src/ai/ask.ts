@@ -1,6 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { Clock } from '../lib/clock.js';
+import { metrics } from '../metrics/metrics.js';
 import { checkAnswer } from './answer.js';
-import { ModelError, type ModelPrompt, type ResolutionModel, type Vote } from './types.js';
+import { checkEvidence } from './evidence.js';
+import { ModelError, type ModelPrompt, type RawAnswer, type ResolutionModel, type Vote } from './types.js';
 
 export interface AskOptions {
   /** Aborts when the resolution's deadline passes: every call still running then fails as a timeout. */
@@ -9,6 +12,19 @@ export interface AskOptions {
   deadlineAt: number;
   /** Further attempts after a rate limit, an overload or a network error. */
   retries: number;
+  /** When an answer arrived: the retrieval time of a citation that gives none. */
+  clock: Clock;
+}
+
+/** A valid answer's evidence and searches, checked; what was dropped is counted (never stored). */
+function evidenceOf(raw: RawAnswer, clock: Clock): Pick<Vote, 'evidence' | 'searches'> {
+  const { evidence, dropped } = checkEvidence(raw.evidence, clock.now());
+  for (const [reason, count] of Object.entries(dropped)) metrics.evidenceDropped(reason, count);
+  const searches =
+    typeof raw.searches === 'number' && Number.isInteger(raw.searches) && raw.searches >= 0
+      ? raw.searches
+      : null;
+  return { evidence, searches };
 }
 
 /** Waiting used when a retryable failure carries no hint. */
@@ -61,6 +77,7 @@ export async function askModel(
         latencyMs: Math.round(performance.now() - started),
         error: null,
         usage: raw.usage,
+        ...evidenceOf(raw, options.clock),
       };
     } catch (err) {
       const failure = failureOf(err, model.timeoutMs, options.deadline);
@@ -82,6 +99,9 @@ export async function askModel(
         latencyMs: Math.round(performance.now() - started),
         error: { kind: failure.kind, message: failure.message },
         usage: failure.details.usage ?? null,
+        evidence: [],
+        searches: null,
+        abstainReason: null,
       };
     }
   }
@@ -91,6 +111,7 @@ export interface AskModelsOptions {
   /** How long the whole fan-out may take. */
   deadlineMs: number;
   retries: number;
+  clock: Clock;
   /** Answers already stored for some positions (a resumed resolution): those models are not asked again. */
   known?: ReadonlyMap<number, Vote>;
   /** Called with each new vote as it arrives (before the others finish), e.g. to store it. */
@@ -116,6 +137,7 @@ export async function askModels(
         deadline,
         deadlineAt,
         retries: options.retries,
+        clock: options.clock,
       });
       await options.onVote?.(vote);
       return vote;

@@ -1,3 +1,4 @@
+import type { AbstainReason } from './evidence.js';
 import { isValidAnswer, MODEL_COUNT, type Vote } from './types.js';
 
 /** At least this many of the four models must give a valid answer, else the resolution FAILED. */
@@ -19,6 +20,8 @@ export interface Consensus {
   agreement: number;
   reasoning: string;
   canDetermine: boolean;
+  /** Not determined, and at least MIN_AGREEING_VOTES models abstained for the same reason: that reason. */
+  abstainReason: AbstainReason | null;
   /** Every model asked, `<provider>/<model>`, in slot order. */
   modelsUsed: string[];
 }
@@ -71,10 +74,13 @@ export function decideConsensus(
       agreement: 0,
       reasoning: combineReasoning(valid),
       canDetermine: false,
+      abstainReason: sharedAbstainReason(valid),
       modelsUsed,
     };
   }
   const confidence = round9(winner.confidenceSum / winner.votes.length);
+  const canDetermine =
+    status === 'COMPLETED' && winner.votes.length >= MIN_AGREEING_VOTES && confidence >= confidenceThreshold;
   return {
     status,
     validAnswers: valid.length,
@@ -83,12 +89,22 @@ export function decideConsensus(
     confidence,
     agreement: winner.votes.length / MODEL_COUNT,
     reasoning: combineReasoning(winner.votes),
-    canDetermine:
-      status === 'COMPLETED' &&
-      winner.votes.length >= MIN_AGREEING_VOTES &&
-      confidence >= confidenceThreshold,
+    canDetermine,
+    abstainReason: canDetermine ? null : sharedAbstainReason(valid),
     modelsUsed,
   };
+}
+
+/** The reason at least MIN_AGREEING_VOTES of the valid answers gave for "cannot determine", if any. */
+function sharedAbstainReason(valid: readonly Vote[]): AbstainReason | null {
+  const counts = new Map<AbstainReason, number>();
+  for (const vote of valid) {
+    if (vote.outcomeIndex !== null || vote.abstainReason === null) continue;
+    const count = (counts.get(vote.abstainReason) ?? 0) + 1;
+    if (count >= MIN_AGREEING_VOTES) return vote.abstainReason;
+    counts.set(vote.abstainReason, count);
+  }
+  return null;
 }
 
 /**
@@ -136,5 +152,6 @@ export function consensusResult(requestId: string, question: string, consensus: 
     reasoning: consensus.reasoning,
     modelsUsed: consensus.modelsUsed,
     canDetermine: consensus.canDetermine,
+    abstainReason: consensus.abstainReason,
   };
 }

@@ -12,7 +12,7 @@ import type { CallbackOutbox } from '../webhooks/index.js';
 import { signResolution } from './attest.js';
 import type { AiConfig } from './config.js';
 import { type Consensus, consensusResult, decideConsensus, MIN_VALID_ANSWERS } from './consensus.js';
-import { loadVotes, type RequestRow, saveVote } from './requests.js';
+import { loadVotes, presentVote, type RequestRow, saveVote } from './requests.js';
 import type { Resolver } from './resolver.js';
 import type { AiResultObject } from './schemas.js';
 import * as sql from './sql.js';
@@ -42,6 +42,9 @@ function abandoned(position: number, model: string): Vote {
     latencyMs: 0,
     error: { kind: 'abandoned', message: 'no answer after the request’s last attempt' },
     usage: null,
+    evidence: [],
+    searches: null,
+    abstainReason: null,
   };
 }
 
@@ -69,7 +72,9 @@ export function aiQueueHandler(deps: AiQueueDeps): QueueHandler<Claimed> {
         log.warn({ aiRequestId: request.id }, 'AI request taken over by another worker; not finishing it');
         return;
       }
-      const consensus = decided ?? decide(request, await loadVotes(tx.tx, request.id));
+      // The votes as stored, read when they decide or a callback carries them (with their evidence).
+      const stored = decided === null || request.callback_url ? await loadVotes(tx.tx, request.id) : [];
+      const consensus = decided ?? decide(request, stored);
       const now = clock.now();
       let result: AiResultObject | null = null;
       let error: { code: OutcomeCode; message: string } | null = null;
@@ -117,7 +122,8 @@ export function aiQueueHandler(deps: AiQueueDeps): QueueHandler<Claimed> {
             type: 'ai',
             status: result ? 'completed' : 'failed',
             requestId: request.id,
-            data: result ?? failure,
+            // A completed callback carries the votes too, as a scheduled job's result does.
+            data: result ? { ...result, votes: stored.map(presentVote) } : failure,
           })
         : null;
       await tx.tx.query(sql.FINISH, [

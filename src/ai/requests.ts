@@ -6,10 +6,17 @@ import type { Charged } from '../ledger/index.js';
 import { formatUsd } from '../lib/money.js';
 import type { CallbackOutbox } from '../webhooks/index.js';
 import { DEFAULT_CONFIDENCE_THRESHOLD } from './consensus.js';
+import type { AbstainReason, Evidence } from './evidence.js';
 import { BODY_PATHS, checkQuestion } from './input.js';
 import type { MarketSource } from './market-port.js';
 import type { Resolver } from './resolver.js';
-import type { AiRecordObject, AiRequestSummaryObject, AiResultObject, ResolveBodyInput } from './schemas.js';
+import type {
+  AiRecordObject,
+  AiRequestSummaryObject,
+  AiResultObject,
+  AiVoteObject,
+  ResolveBodyInput,
+} from './schemas.js';
 import * as sql from './sql.js';
 import type { ModelFailure, ResolutionQuestion, Vote } from './types.js';
 
@@ -153,6 +160,7 @@ export async function submitRequest(
 }
 
 interface VoteRow {
+  request_id: string;
   position: number;
   model: string;
   outcome_index: number | null;
@@ -163,6 +171,9 @@ interface VoteRow {
   error_message: string | null;
   input_tokens: number | null;
   output_tokens: number | null;
+  evidence: Evidence[];
+  searches: number | null;
+  abstain_reason: AbstainReason | null;
 }
 
 function toVote(row: VoteRow): Vote {
@@ -178,6 +189,9 @@ function toVote(row: VoteRow): Vote {
       row.input_tokens === null && row.output_tokens === null
         ? null
         : { inputTokens: row.input_tokens, outputTokens: row.output_tokens },
+    evidence: row.evidence,
+    searches: row.searches,
+    abstainReason: row.abstain_reason,
   };
 }
 
@@ -211,6 +225,9 @@ export async function saveVote(
     vote.usage?.inputTokens ?? null,
     vote.usage?.outputTokens ?? null,
     answeredAt,
+    JSON.stringify(vote.evidence),
+    vote.searches,
+    vote.abstainReason,
   ]);
   return stored.length === 1;
 }
@@ -238,18 +255,28 @@ export function presentRecord(row: RequestRow, votes: readonly Vote[]): AiRecord
     status: row.status,
     createdAt: row.created_at.toISOString(),
     ...(row.completed_at ? { completedAt: row.completed_at.toISOString() } : {}),
-    ...(row.status === 'COMPLETED' && row.result ? { result: row.result } : {}),
+    ...(row.status === 'COMPLETED' && row.result ? { result: storedResult(row.result) } : {}),
     ...(row.status === 'FAILED'
       ? { error: { code: row.error_code ?? '', message: row.error_message ?? '' } }
       : {}),
     ...(row.refund_entry_id !== null ? { refundUsd: formatUsd(row.cost_micros) } : {}),
-    votes: votes.map(({ position: _position, ...vote }) => vote),
+    votes: votes.map(presentVote),
   };
+}
+
+/** A vote as the record, the list and the callback show it: without its slot (the array's order). */
+export function presentVote({ position: _position, ...vote }: Vote): AiVoteObject {
+  return vote;
+}
+
+/** A stored result as shown: one finished before results had `abstainReason` shows it null. */
+function storedResult(result: AiResultObject): AiResultObject {
+  return result.abstainReason === undefined ? { ...result, abstainReason: null } : result;
 }
 
 export type RequestStatus = RequestRow['status'];
 
-/** `GET /ai/requests`: the account's requests, newest first, a page at a time (votes are on each record). */
+/** `GET /ai/requests`: the account's requests, newest first, a page at a time, each with its votes. */
 export async function listRecords(
   ctx: Context,
   accountId: string,
@@ -266,10 +293,22 @@ export async function listRecords(
     ]),
     db.query<{ total: bigint | number }>(sql.COUNT_REQUESTS, [accountId, status]),
   ]);
-  return { requests: rows.map(presentSummary), total: Number(count?.total ?? 0) };
+  const votes = new Map<string, Vote[]>();
+  if (rows.length > 0) {
+    const voteRows = await db.query<VoteRow>(sql.SELECT_VOTES_OF, [rows.map((r) => r.id)]);
+    for (const vote of voteRows) {
+      const list = votes.get(vote.request_id) ?? [];
+      list.push(toVote(vote));
+      votes.set(vote.request_id, list);
+    }
+  }
+  return {
+    requests: rows.map((row) => presentSummary(row, votes.get(row.id) ?? [])),
+    total: Number(count?.total ?? 0),
+  };
 }
 
-function presentSummary(row: RequestRow): AiRequestSummaryObject {
+function presentSummary(row: RequestRow, votes: readonly Vote[]): AiRequestSummaryObject {
   const result = row.status === 'COMPLETED' ? row.result : null;
   return {
     requestId: row.id,
@@ -281,7 +320,9 @@ function presentSummary(row: RequestRow): AiRequestSummaryObject {
     completedAt: row.completed_at?.toISOString() ?? null,
     winningOutcomeLabel: result?.winningOutcomeLabel ?? null,
     canDetermine: result?.canDetermine ?? null,
+    abstainReason: result?.abstainReason ?? null,
     costUsd: formatUsd(row.cost_micros),
     refundUsd: row.refund_entry_id !== null ? formatUsd(row.cost_micros) : null,
+    votes: votes.map(presentVote),
   };
 }

@@ -51,9 +51,9 @@ export interface Resolver {
 export async function resolveWithModels(
   models: readonly ResolutionModel[],
   question: ResolutionQuestion,
-  options: ResolveOptions & { deadlineMs: number; retries: number },
+  options: ResolveOptions & { deadlineMs: number; retries: number; clock: Clock },
 ): Promise<Resolution> {
-  const votes = await askModels(models, buildPrompt(question), options);
+  const votes = await askModels(models, buildPrompt(question, options.clock.now()), options);
   return { votes, consensus: decideConsensus(votes, question.outcomes, options.confidenceThreshold) };
 }
 
@@ -91,6 +91,7 @@ export function createResolver(config: AiConfig, clock: Clock): Resolver {
         ...options,
         deadlineMs: config.deadlineMs,
         retries: config.retries,
+        clock,
       });
     },
   };

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ABSTAIN_REASONS, type AbstainReason } from './evidence.js';
 import { ModelError, type ModelPrompt, type RawAnswer, type ResolutionModel } from './types.js';
 
 /** The four simulated models every sandbox resolution uses (and no live one ever does). */
@@ -15,6 +16,10 @@ export interface SandboxDirectives {
   votes?: SandboxVote[];
   confidence?: number;
   delayMs?: number;
+  /** `none`: the models cite nothing. */
+  evidence?: 'none';
+  /** Every model that does not fail answers "cannot determine" for this reason. */
+  abstain?: AbstainReason;
 }
 
 const DIRECTIVE = /^\[sandbox:([a-z]+)=([^\]\s]*)\]/;
@@ -75,11 +80,36 @@ export function parseSandboxDirectives(context: string): {
       if (Number.isNaN(delay) || delay > SANDBOX_MAX_DELAY_MS) {
         problems.push(`delay takes whole milliseconds from 0 to ${SANDBOX_MAX_DELAY_MS}`);
       } else directives.delayMs = delay;
+    } else if (name === 'evidence') {
+      if (seen('evidence')) continue;
+      if (value === 'none') directives.evidence = 'none';
+      else problems.push('evidence takes none');
+    } else if (name === 'abstain') {
+      if (seen('abstain')) continue;
+      if (ABSTAIN_REASONS.includes(value as AbstainReason)) directives.abstain = value as AbstainReason;
+      else problems.push(`abstain takes one of ${ABSTAIN_REASONS.join(', ')}`);
     } else {
-      problems.push(`unknown directive [sandbox:${name}=…]; known: votes, confidence, delay`);
+      problems.push(
+        `unknown directive [sandbox:${name}=…]; known: votes, confidence, delay, evidence, abstain`,
+      );
     }
   }
   return { directives, problems };
+}
+
+/**
+ * The source every sandbox model cites unless `[sandbox:evidence=none]`: an https://example.com page
+ * named by a hash of the question, quoting the question (cut to 500 characters like any quote).
+ * It goes through the same evidence check as a provider's citations.
+ */
+export function sandboxEvidence(question: string): Record<string, unknown> {
+  const page = createHash('sha256').update(question).digest('hex').slice(0, 16);
+  return {
+    kind: 'web',
+    url: `https://example.com/sandbox/${page}`,
+    title: 'Sandbox source',
+    quote: `A simulated source on the question: ${question}`,
+  };
 }
 
 /** The outcome all four sandbox models choose without directives: a hash of the question. */
@@ -100,10 +130,12 @@ function createSandboxModel(position: number, timeoutMs: number): ResolutionMode
       if (scripted === 'fail') {
         throw new ModelError('http_error', 'HTTP 503 (simulated by [sandbox:votes])');
       }
+      const abstain = directives.abstain;
       const outcomeIndex =
-        scripted === 'unknown' ? null : (scripted ?? sandboxOutcome(question, outcomes.length));
-      const why =
-        scripted === undefined
+        abstain || scripted === 'unknown' ? null : (scripted ?? sandboxOutcome(question, outcomes.length));
+      const why = abstain
+        ? `cannot determine (${abstain}), as [sandbox:abstain] asked`
+        : scripted === undefined
           ? 'the outcome chosen by a hash of the question'
           : scripted === 'unknown'
             ? 'cannot determine, as [sandbox:votes] asked'
@@ -113,8 +145,16 @@ function createSandboxModel(position: number, timeoutMs: number): ResolutionMode
         outcomeIndex,
         confidence: directives.confidence ?? SANDBOX_CONFIDENCE,
         reasoning: `Sandbox answer: ${why}.`,
+        abstainReason: outcomeIndex === null ? (abstain ?? 'insufficient_evidence') : null,
       });
-      return { value: JSON.parse(text), finishReason: 'stop', usage: { inputTokens: 0, outputTokens: 0 } };
+      const cites = directives.evidence !== 'none';
+      return {
+        value: JSON.parse(text),
+        finishReason: 'stop',
+        usage: { inputTokens: 0, outputTokens: 0 },
+        evidence: cites ? [sandboxEvidence(question)] : [],
+        searches: cites ? 1 : 0,
+      };
     },
   };
 }

@@ -10,8 +10,48 @@ import {
   UsdString,
 } from '../http/schemas.js';
 import { Delivery, MAX_CALLBACK_URL_CHARS } from '../webhooks/index.js';
+import { ABSTAIN_REASONS, EVIDENCE_LIMITS, SIBYL_TOOLS } from './evidence.js';
 import { LIMITS } from './input.js';
 import { FAILURE_KINDS } from './types.js';
+
+const AbstainReason = Type.Union([Type.Enum(ABSTAIN_REASONS), Type.Null()]);
+
+export const EvidenceSchema = Type.Union(
+  [
+    Type.Object(
+      {
+        kind: Type.Literal('web'),
+        url: Type.String({
+          maxLength: EVIDENCE_LIMITS.urlChars,
+          description:
+            'An `http(s)` URL the provider cited; Sibyl never fetches it. Untrusted: show it escaped',
+        }),
+        title: Type.String({
+          maxLength: EVIDENCE_LIMITS.titleChars,
+          description: 'As the provider gave it (may be empty)',
+        }),
+        quote: Type.Union([Type.String({ maxLength: EVIDENCE_LIMITS.quoteChars }), Type.Null()], {
+          description: `The cited text, at most ${EVIDENCE_LIMITS.quoteChars} characters; null when the provider gives none`,
+        }),
+        retrievedAt: Timestamp,
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        kind: Type.Literal('sibyl'),
+        tool: Type.Enum(SIBYL_TOOLS),
+        input: Type.Object(
+          {},
+          { additionalProperties: true, description: 'The arguments the model called it with' },
+        ),
+        output: Type.Object({}, { additionalProperties: true, description: 'What Sibyl answered' }),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  { description: 'One thing a model looked at' },
+);
 
 export const ResolveBody = Type.Object(
   {
@@ -110,6 +150,10 @@ export const AiResult = Type.Object(
     canDetermine: Type.Boolean({
       description: 'At least 3 of 4 voted for the winner and their mean confidence reached the threshold',
     }),
+    abstainReason: Type.Union([Type.Enum(ABSTAIN_REASONS), Type.Null()], {
+      description:
+        'Not determined, and at least 3 models answered "cannot determine" for this same reason; else null',
+    }),
     costUsd: UsdString,
     remainingBalanceUsd: UsdString,
     attestation: Type.Optional(AttestationSchema),
@@ -145,9 +189,22 @@ export const VoteSchema = Type.Object(
       }),
       Type.Null(),
     ]),
+    evidence: Type.Array(EvidenceSchema, {
+      maxItems: EVIDENCE_LIMITS.items,
+      description: 'What the model looked at, in the order it used them; empty when nothing',
+    }),
+    searches: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+      description: 'Web searches the provider reports for the call; null when it does not say',
+    }),
+    abstainReason: {
+      ...AbstainReason,
+      description: 'Why a valid answer is "cannot determine"; null on a vote for an outcome and on a failure',
+    },
   },
   { title: 'AiVote', description: 'One model’s answer (extension)' },
 );
+
+export type AiVoteObject = Static<typeof VoteSchema>;
 
 export const AiRecord = Type.Object({
   requestId: Type.String(),
@@ -196,8 +253,15 @@ export const AiRequestSummary = Type.Object(
       description: 'Once COMPLETED: the plurality outcome (null when no model voted for one)',
     }),
     canDetermine: Type.Union([Type.Boolean(), Type.Null()], { description: 'Once COMPLETED' }),
+    abstainReason: {
+      ...AbstainReason,
+      description: 'Once COMPLETED: the result’s `abstainReason`',
+    },
     costUsd: UsdString,
     refundUsd: Type.Union([UsdString, Type.Null()], { description: 'FAILED requests: the refund' }),
+    votes: Type.Array(VoteSchema, {
+      description: 'The answers received so far, in slot order, with their evidence',
+    }),
   },
   { title: 'AiRequestSummary', additionalProperties: false },
 );

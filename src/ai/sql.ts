@@ -40,11 +40,18 @@ export const COUNT_REQUESTS = statement(
   `SELECT count(*) AS total FROM ai_requests WHERE account_id = $1 AND ($2::text IS NULL OR status = $2)`,
 );
 
+const VOTE_COLUMNS = `request_id, position, model, outcome_index, confidence, reasoning, latency_ms, error_kind,
+  error_message, input_tokens, output_tokens, evidence, searches, abstain_reason`;
+
 export const SELECT_VOTES = statement(
   'ai_select_votes',
-  `SELECT position, model, outcome_index, confidence, reasoning, latency_ms, error_kind, error_message,
-          input_tokens, output_tokens
-     FROM ai_votes WHERE request_id = $1 ORDER BY position`,
+  `SELECT ${VOTE_COLUMNS} FROM ai_votes WHERE request_id = $1 ORDER BY position`,
+);
+
+// The votes of a page of requests (GET /ai/requests), in one statement: by the primary key.
+export const SELECT_VOTES_OF = statement(
+  'ai_select_votes_of',
+  `SELECT ${VOTE_COLUMNS} FROM ai_votes WHERE request_id = ANY($1::text[]) ORDER BY request_id, position`,
 );
 
 /**
@@ -83,9 +90,11 @@ export const NEXT_DUE = statement(
 export const SAVE_VOTE = statement(
   'ai_save_vote',
   `INSERT INTO ai_votes (request_id, position, model, outcome_index, confidence, reasoning, latency_ms,
-                         error_kind, error_message, input_tokens, output_tokens, answered_at)
+                         error_kind, error_message, input_tokens, output_tokens, answered_at,
+                         evidence, searches, abstain_reason)
    SELECT $1::text, $3::smallint, $4::text, $5::integer, $6::double precision, $7::text, $8::integer,
-          $9::text, $10::text, $11::integer, $12::integer, $13::timestamptz
+          $9::text, $10::text, $11::integer, $12::integer, $13::timestamptz,
+          $14::jsonb, $15::integer, $16::text
     WHERE EXISTS (SELECT 1 FROM ai_requests WHERE id = $1 AND lease_token = $2 AND status = 'PROCESSING' FOR SHARE)
    ON CONFLICT (request_id, position) DO NOTHING
    RETURNING position`,

@@ -1,3 +1,5 @@
+import type { AbstainReason, Evidence } from './evidence.js';
+
 /**
  * The vocabulary of AI resolution (docs/ai.md): the provider kinds a model slot can use, what a
  * model is asked, what it answers, and how an answer that is not a vote is classified.
@@ -41,6 +43,10 @@ export interface RawAnswer {
   /** `length` means the answer was cut by the output-token cap. */
   finishReason: string;
   usage: TokenUsage | null;
+  /** What the model looked at, as the provider reported it: unchecked (evidence.ts checks it). */
+  evidence?: readonly unknown[];
+  /** Web searches the provider reports for the call; null or absent when it does not say. */
+  searches?: number | null;
 }
 
 /** A model of a resolution: one of the four configured providers, or a sandbox model. */
@@ -103,6 +109,12 @@ export interface Vote {
   /** Why this model gave no valid answer; null when it did (a vote or "cannot determine"). */
   error: { kind: ModelFailure; message: string } | null;
   usage: TokenUsage | null;
+  /** What the model looked at, checked and capped (docs/ai.md#evidence); empty when none. */
+  evidence: Evidence[];
+  /** Web searches the provider reports for the call; null when it does not say. */
+  searches: number | null;
+  /** Why a valid answer is "cannot determine"; null on a vote for an outcome and on a failure. */
+  abstainReason: AbstainReason | null;
 }
 
 /** A valid answer: a vote for an outcome, or a null "cannot determine". */

@@ -94,8 +94,20 @@ class LineIndex {
 
 function parseLine(line: string): { k: string; vote: Vote } | null {
   try {
-    const { k, vote } = JSON.parse(line) as { k: string; vote: Vote };
-    return typeof k === 'string' && vote && typeof vote.model === 'string' ? { k, vote } : null;
+    const { k, vote } = JSON.parse(line) as { k: string; vote: Partial<Vote> & Pick<Vote, 'model'> };
+    if (typeof k !== 'string' || !vote || typeof vote.model !== 'string') return null;
+    // An answer cached before votes carried evidence: none, searches unknown, an abstention's
+    // reason the general one (as src/ai/answer.ts reads an answer without it).
+    const abstained = vote.error === null && vote.outcomeIndex === null;
+    return {
+      k,
+      vote: {
+        ...vote,
+        evidence: vote.evidence ?? [],
+        searches: vote.searches ?? null,
+        abstainReason: vote.abstainReason ?? (abstained ? 'insufficient_evidence' : null),
+      } as Vote,
+    };
   } catch {
     // A line cut short by a crash: that answer is asked again.
     return null;

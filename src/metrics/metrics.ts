@@ -118,6 +118,13 @@ const eventStreamsOpen = new Gauge({
   registers: [registry],
 });
 
+const evidenceDropped = new Counter({
+  name: 'sibyl_ai_evidence_dropped_total',
+  help: 'Evidence items from AI providers not kept, by reason: url (not http(s), or too long), malformed, over_limit (past the 10 a vote keeps)',
+  labelNames: ['reason'] as const,
+  registers: [registry],
+});
+
 const microsToUsd = (micros: bigint) => Number(micros) / 1e6;
 
 export const metrics = {
@@ -159,6 +166,9 @@ export const metrics = {
   eventStreamsOpen(route: string, change: 1 | -1): void {
     if (change > 0) eventStreamsOpen.inc({ route });
     else eventStreamsOpen.dec({ route });
+  },
+  evidenceDropped(reason: string, count: number): void {
+    if (count > 0) evidenceDropped.inc({ reason }, count);
   },
   webhookAttempted(outcome: 'delivered' | 'retrying' | 'stopped' | 'callback_failed' | 'lease_lost'): void {
     webhookAttempts.inc({ outcome });

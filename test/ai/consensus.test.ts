@@ -15,7 +15,15 @@ type Answer = [number, number] | '?' | 'x';
 
 function votes(answers: Answer[]): Vote[] {
   return answers.map((answer, position) => {
-    const base = { position, model: MODELS[position] as string, latencyMs: 10, usage: null };
+    const base = {
+      position,
+      model: MODELS[position] as string,
+      latencyMs: 10,
+      usage: null,
+      evidence: [],
+      searches: null,
+      abstainReason: null,
+    };
     if (answer === 'x') {
       return {
         ...base,

@@ -163,6 +163,7 @@ describe('prompt-injection corpus', () => {
         confidenceThreshold: 0.75,
         deadlineMs: 10_000,
         retries: 0,
+        clock: new ManualClock(),
       });
       const count = entry.question.outcomes.length;
       const expectedData = {
@@ -178,7 +179,13 @@ describe('prompt-injection corpus', () => {
         const where = `${entry.name} → ${fake.kind}`;
         // The instructions are the same for every input.
         expect({ where, system: asked.system }).toEqual({ where, system: SYSTEM_PROMPT });
-        const lines = asked.user.split('\n');
+        // First the current time (the resolver's clock), then the data block.
+        const [time, blank, ...lines] = asked.user.split('\n');
+        expect({ where, time, blank }).toEqual({
+          where,
+          time: 'The current time is 2026-01-01T00:00:00Z (UTC).',
+          blank: '',
+        });
         expect({ where, open: lines[0], close: lines[2] }).toEqual({
           where,
           open: DATA_OPEN,
@@ -252,7 +259,7 @@ describe("a model's reasoning", () => {
     const { votes, consensus } = await resolveWithModels(
       voterModels,
       { question: BASE, outcomes: ['Yes', 'No'], context: '' },
-      { confidenceThreshold: 0.75, deadlineMs: 10_000, retries: 0 },
+      { confidenceThreshold: 0.75, deadlineMs: 10_000, retries: 0, clock: new ManualClock() },
     );
     expect(consensus.winningOutcomeIndex).toBe(0);
     const lines = consensus.reasoning.split(/\r\n|[\n\r\v\f\u0085\u2028\u2029]/);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { balanceOf } from '../helpers/ledger.js';
-import { question, submit, testQueue } from './helpers.js';
+import { poll, question, submit, testQueue } from './helpers.js';
 
 /** GET /ai/requests: the account's AI requests, newest first, with their outcome; free. */
 
@@ -55,15 +55,22 @@ describe('GET /ai/requests', () => {
       completedAt: null,
       winningOutcomeLabel: null,
       canDetermine: null,
+      abstainReason: null,
       costUsd: '0.25',
       refundUsd: null,
+      votes: [],
     });
     expect(body.requests[1]).toMatchObject({
       status: 'COMPLETED',
       winningOutcomeLabel: expect.any(String),
       canDetermine: true,
+      abstainReason: null,
       refundUsd: null,
     });
+    // Each listed request carries its votes, as its record shows them.
+    const record = (await poll(ctx, account.key, ids[2] as string)).json();
+    expect(body.requests[1].votes).toEqual(record.votes);
+    expect(record.votes).toHaveLength(4);
     expect(body.requests[2]).toMatchObject({
       status: 'FAILED',
       refundUsd: '0.25',

@@ -17,11 +17,14 @@ import { type FakeLlm, type FakeReply, startFakeLlm } from './fake-llm.js';
  */
 
 const KEY = 'sk-test-secret-key-1';
-const prompt = buildPrompt({
-  question: 'Did the Artemis II crew splash down before 2026-05-01?',
-  outcomes: ['Yes', 'No'],
-  context: '',
-});
+const prompt = buildPrompt(
+  {
+    question: 'Did the Artemis II crew splash down before 2026-05-01?',
+    outcomes: ['Yes', 'No'],
+    context: '',
+  },
+  new Date('2026-12-07T12:00:00Z'),
+);
 
 /** How each provider says "wait this long" on a 429. */
 function rateLimited(kind: ProviderKind, waitMs: number): FakeReply {
@@ -77,6 +80,7 @@ async function ask(
   const vote = await askModel(from.get(kind) as ResolutionModel, 0, prompt, {
     deadline: AbortSignal.timeout(deadlineMs),
     deadlineAt: performance.now() + deadlineMs,
+    clock: new ManualClock(),
     retries: 1,
   });
   return { vote, calls: fake.server.requests.length - before, fake };
@@ -110,6 +114,9 @@ describe.each(PROVIDER_KINDS)('%s adapter', (kind) => {
       latencyMs: expect.any(Number),
       error: null,
       usage: { inputTokens: 412, outputTokens: 37 },
+      evidence: [],
+      searches: null,
+      abstainReason: null,
     });
     const request = fake.server.requests.at(-1);
     const asked = fake.asked().at(-1);
@@ -133,8 +140,9 @@ describe.each(PROVIDER_KINDS)('%s adapter', (kind) => {
         outcomeIndex: expect.any(Object),
         confidence: expect.any(Object),
         reasoning: expect.any(Object),
+        abstainReason: expect.any(Object),
       },
-      required: ['outcomeIndex', 'confidence', 'reasoning'],
+      required: ['outcomeIndex', 'confidence', 'reasoning', 'abstainReason'],
     });
     expect(asked?.system).toBe(prompt.system);
     expect(asked?.user).toBe(prompt.user);
@@ -145,10 +153,26 @@ describe.each(PROVIDER_KINDS)('%s adapter', (kind) => {
     const { vote } = await ask(kind, {
       answer: { outcomeIndex: null, confidence: 0.3, reasoning: 'Unknown.' },
     });
-    expect({ outcomeIndex: vote.outcomeIndex, error: vote.error }).toEqual({
-      outcomeIndex: null,
-      error: null,
+    expect({ outcomeIndex: vote.outcomeIndex, error: vote.error, abstainReason: vote.abstainReason }).toEqual(
+      {
+        outcomeIndex: null,
+        error: null,
+        abstainReason: 'insufficient_evidence',
+      },
+    );
+  });
+
+  it('"cannot determine" keeps the reason the model gave, through the provider’s own format', async () => {
+    const { vote } = await ask(kind, {
+      answer: { outcomeIndex: null, confidence: 0.2, reasoning: 'Not yet.', abstainReason: 'too_early' },
     });
+    expect({ outcomeIndex: vote.outcomeIndex, error: vote.error, abstainReason: vote.abstainReason }).toEqual(
+      {
+        outcomeIndex: null,
+        error: null,
+        abstainReason: 'too_early',
+      },
+    );
   });
 
   it('an HTTP error fails the model, and its message never quotes the provider (which may echo the key)', async () => {
@@ -243,12 +267,15 @@ describe('provider specifics', () => {
       const vote = await askModel(model as ResolutionModel, 0, prompt, {
         deadline: AbortSignal.timeout(5000),
         deadlineAt: performance.now() + 5000,
+        clock: new ManualClock(),
         retries: 0,
       });
       const asked = fake.asked()[0];
       expect(asked?.body.tool_choice).toEqual({ type: 'any', disable_parallel_tool_use: true });
       expect(asked?.body.output_config).toBeUndefined();
-      expect(asked?.schema).toMatchObject({ required: ['outcomeIndex', 'confidence', 'reasoning'] });
+      expect(asked?.schema).toMatchObject({
+        required: ['outcomeIndex', 'confidence', 'reasoning', 'abstainReason'],
+      });
       expect({ outcomeIndex: vote.outcomeIndex, error: vote.error }).toEqual({
         outcomeIndex: 1,
         error: null,
@@ -273,6 +300,7 @@ describe('provider specifics', () => {
       const vote = await askModel(live.models[0] as ResolutionModel, 0, prompt, {
         deadline: AbortSignal.timeout(5000),
         deadlineAt: performance.now() + 5000,
+        clock: new ManualClock(),
         retries: 0,
       });
       expect(vote.error).toBeNull();
@@ -305,6 +333,7 @@ describe('provider specifics', () => {
         const vote = await askModel(model as ResolutionModel, 0, prompt, {
           deadline: AbortSignal.timeout(5000),
           deadlineAt: performance.now() + 5000,
+          clock: new ManualClock(),
           retries: 0,
         });
         expect(vote.error?.kind).toBe(kind);
@@ -378,6 +407,7 @@ describe('provider specifics', () => {
         askModel(model as ResolutionModel, 0, prompt, {
           deadline: AbortSignal.timeout(5000),
           deadlineAt: performance.now() + 5000,
+          clock: new ManualClock(),
           retries: 0,
         });
       for (const next of Object.keys(encoders)) {

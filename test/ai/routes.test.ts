@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sandboxOutcome } from '../../src/ai/sandbox.js';
+import { sandboxEvidence, sandboxOutcome } from '../../src/ai/sandbox.js';
 import { createTestContext, type TestContext } from '../helpers/context.js';
 import { balanceOf, countEntries, expectLedgerReconciles } from '../helpers/ledger.js';
 import { type FakeLlm, fakeSlotsEnv, startFakeLlm } from './fake-llm.js';
@@ -84,9 +84,23 @@ describe('POST /ai/resolve, then polling', () => {
         .join('\n'),
       modelsUsed: ['sandbox/alpha', 'sandbox/beta', 'sandbox/gamma', 'sandbox/delta'],
       canDetermine: true,
+      abstainReason: null,
       costUsd: '0.25',
       remainingBalanceUsd: '0.75',
     };
+    const votes = ['alpha', 'beta', 'gamma', 'delta'].map((m) => ({
+      model: `sandbox/${m}`,
+      outcomeIndex: winner,
+      confidence: 0.9,
+      reasoning: 'Sandbox answer: the outcome chosen by a hash of the question.',
+      latencyMs: expect.any(Number),
+      error: null,
+      usage: { inputTokens: 0, outputTokens: 0 },
+      // The sandbox's deterministic source (docs/ai.md#sandbox), dated when the answer came.
+      evidence: [{ ...sandboxEvidence(body.question), retrievedAt: ctx.clock.now().toISOString() }],
+      searches: 1,
+      abstainReason: null,
+    }));
     const done = await poll(ctx, account.key, requestId);
     expect(done.json()).toEqual({
       requestId,
@@ -94,15 +108,7 @@ describe('POST /ai/resolve, then polling', () => {
       createdAt: ctx.clock.now().toISOString(),
       completedAt: ctx.clock.now().toISOString(),
       result,
-      votes: ['alpha', 'beta', 'gamma', 'delta'].map((m) => ({
-        model: `sandbox/${m}`,
-        outcomeIndex: winner,
-        confidence: 0.9,
-        reasoning: 'Sandbox answer: the outcome chosen by a hash of the question.',
-        latencyMs: expect.any(Number),
-        error: null,
-        usage: { inputTokens: 0, outputTokens: 0 },
-      })),
+      votes,
       // The callback's delivery, waiting for the delivery worker (none runs in this test).
       delivery: {
         id: expect.stringMatching(/^msg_/),
@@ -134,7 +140,8 @@ describe('POST /ai/resolve, then polling', () => {
         type: 'ai',
         status: 'completed',
         request_id: requestId,
-        data: result,
+        // The result and the votes, each with its evidence (docs/ai.md#callbacks).
+        data: { ...result, votes: done.json().votes },
       },
     ]);
     expect(await balanceOf(ctx.database.db, account.accountId)).toBe(750_000n);
@@ -199,6 +206,9 @@ describe('POST /ai/resolve, then polling', () => {
       latencyMs: expect.any(Number),
       error: null,
       usage: { inputTokens: 400, outputTokens: 30 },
+      evidence: [],
+      searches: null,
+      abstainReason: null,
     });
     expect(record.votes[2]).toMatchObject({
       model: 'google/gemini-2.5-flash',

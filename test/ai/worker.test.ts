@@ -115,7 +115,14 @@ describe('finishing a request', () => {
     const [claimed] = await handler.claim(1, ctx.clock.now());
     expect(claimed?.id).toBe(requestId);
     const lease = { id: requestId, leaseToken: claimed?.lease_token as string };
-    const stored = { latencyMs: 120, error: null, usage: { inputTokens: 10, outputTokens: 5 } };
+    const stored = {
+      latencyMs: 120,
+      error: null,
+      usage: { inputTokens: 10, outputTokens: 5 },
+      evidence: [],
+      searches: null,
+      abstainReason: null,
+    };
     await saveVote(
       ctx.database.db,
       lease,

@@ -252,6 +252,9 @@ describe('the pages', () => {
       latencyMs: 10,
       error: null,
       usage: null,
+      evidence: [],
+      searches: null,
+      abstainReason: null,
     });
     const question = (id: string, answer: number, votes: (number | null)[]) => ({
       id,

@@ -26,6 +26,9 @@ function votes(...specs: Spec[]): Vote[] {
     latencyMs: 100 * (position + 1),
     error: spec === 'x' ? { kind: 'timeout', message: 'no answer' } : null,
     usage: spec === 'x' ? null : { inputTokens: 100, outputTokens: 10 },
+    evidence: [],
+    searches: null,
+    abstainReason: spec !== 'x' && spec[0] === null ? 'insufficient_evidence' : null,
   }));
 }
 

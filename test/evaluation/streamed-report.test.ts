@@ -186,6 +186,9 @@ describe('the answer cache', () => {
       latencyMs: i,
       error: null,
       usage: null,
+      evidence: [],
+      searches: null,
+      abstainReason: null,
     });
     const key = (i: number) => createHash('sha256').update(String(i)).digest('base64url');
     const first = await openAnswerCache(path);

@@ -58,11 +58,17 @@ describe('docs examples', () => {
       const value = JSON.parse(json) as Record<string, unknown>;
       expect(value, where).toEqual(RECORDED[name as string]);
       if (name === 'AiCallback') {
-        // The callback's envelope (docs/webhooks.md), its data the resolution's result.
+        // The callback's envelope (docs/webhooks.md), its data the resolution's result followed by
+        // the votes, each with its evidence (docs/ai.md#callbacks).
         expect(Object.keys(value), where).toEqual(['requestId', 'type', 'status', 'data', 'timestamp']);
         expect(value).toMatchObject({ type: 'ai', status: 'completed' });
+        const { votes, ...result } = value.data as { votes: unknown[] };
         const validate = ajv.compile({ $ref: '#/components/schemas/AiResult', components });
-        expect(validate(value.data), `${where}: ${JSON.stringify(validate.errors)}`).toBe(true);
+        expect(validate(result), `${where}: ${JSON.stringify(validate.errors)}`).toBe(true);
+        expect(votes, where).toHaveLength(4);
+        const validateVote = ajv.compile({ $ref: '#/components/schemas/AiVote', components });
+        for (const vote of votes)
+          expect(validateVote(vote), `${where}: ${JSON.stringify(validateVote.errors)}`).toBe(true);
         continue;
       }
       if (name === 'PriceCallback') {
