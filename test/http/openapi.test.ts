@@ -112,6 +112,21 @@ describe('OpenAPI document', () => {
     expect(doc.paths['/api/v1/ai/requests']?.get).toBeDefined();
   });
 
+  it('states each stream operation’s real price: per started minute for the metered ones, free for the webhook stream', () => {
+    const description = (path: string) =>
+      (doc.paths[path]?.get as unknown as { description: string } | undefined)?.description ?? '';
+    for (const path of [
+      '/api/v1/stream/prices',
+      '/api/v1/stream/markets',
+      '/dashboard/api/{mode}/stream/markets',
+    ]) {
+      expect(description(path)).toMatch(/Price: 0\.002 USD per started minute of connection\.$/);
+      expect(description(path)).not.toMatch(/at no charge|Price: free/);
+    }
+    expect(description('/dashboard/api/{mode}/stream/markets')).toContain('charged to it at the same price');
+    expect(description('/api/v1/webhooks/stream')).toMatch(/Price: free\.$/);
+  });
+
   it('declares every tag an operation uses', () => {
     const declared = new Set(
       ((doc as unknown as { tags: { name: string }[] }).tags ?? []).map((t) => t.name),
