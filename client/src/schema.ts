@@ -786,7 +786,7 @@ export interface paths {
          * Live VWAPs of up to 50 tokens, as server-sent events
          * @description A `text/event-stream` that stays open. After `event: stream`, one `event: price` per symbol (the snapshot: the single price without its cost fields), then one whenever a symbol’s VWAP changes — at most one per symbol per `STREAM_PRICE_INTERVAL_MS` (default 1000). `symbols`: 1–50 symbols or mints, comma-separated, read as the batch reads them (more: 400 `BATCH_LIMIT_EXCEEDED`; a malformed one: 400 `INVALID_SYMBOL`; a symbol the registry does not know: 404 `SYMBOL_NOT_FOUND`; all before anything is charged). A token that cannot be priced right now gets `event: unavailable` `{ requestId, symbol, error: { code, message }, at }` instead, and `event: price` again once it can. One account’s streams may follow at most `STREAM_UNPRICED_PER_ACCOUNT` (default 50) mints outside the token registry that have no price: past it, 429 `STREAM_LIMIT_EXCEEDED` with `details.limit` `unpricedPerAccount` (docs/streams.md#mints-without-a-price). Every event has an `id`; a client reconnecting with `Last-Event-ID` gets the current prices (what it missed that still holds). Metered: 0.002 USD per started minute of connection (`STREAM_MINUTE_USD`), the first paid at connect (402 `INSUFFICIENT_BALANCE` before the stream opens if it cannot be), each next one at its start; when the balance cannot pay a minute the stream sends `event: error` `INSUFFICIENT_BALANCE` and ends. The first event is `event: stream` `{ requestId, minuteUsd, limits }` (docs/streams.md#billing). A comment line after 15 s without any other line keeps the connection alive. Open streams are limited per key (3), per account (10), per client address (20) and per server, counted together with the other event streams and across instances: past a limit 429 `STREAM_LIMIT_EXCEEDED` naming it in `details.limit` (`perKey`, `perAccount`, `perAddress`, `perProcess`). A client too slow to read (over 1 MiB unsent, or unsent data 30 s old) gets `event: error` `SLOW_CONSUMER` and the stream ends; a server shutting down sends `event: error` `SHUTTING_DOWN` (docs/api.md#event-streams).
          *
-         *     Permission: `price`. Price: free.
+         *     Permission: `price`. Price: 0.002 USD per started minute of connection.
          */
         get: operations["streamPrices"];
         put?: never;
@@ -808,7 +808,7 @@ export interface paths {
          * Live state, trades and resolution of up to 50 markets, as server-sent events
          * @description A `text/event-stream` that stays open. After `event: stream`, one `event: market` per market (the snapshot: status, each outcome’s `lastPrice` and `probability`, `tradingStats`), then `event: market` on every change of status, prices or probability, `event: trade` for each trade and `event: resolved` when the market resolves. `ids`: 1–50 market ids, comma-separated (more, or a malformed one: 400 `VALIDATION_ERROR`; a market that does not exist or is DRAFT: 404 `NOT_FOUND`; all before anything is charged). Every event has an `id`; a client reconnecting with `Last-Event-ID` gets the events it missed of the last 24 hours (an older or unknown id: a new snapshot; a malformed one: 400 `VALIDATION_ERROR`). Metered: 0.002 USD per started minute of connection (`STREAM_MINUTE_USD`), the first paid at connect (402 `INSUFFICIENT_BALANCE` before the stream opens if it cannot be), each next one at its start; when the balance cannot pay a minute the stream sends `event: error` `INSUFFICIENT_BALANCE` and ends. The first event is `event: stream` `{ requestId, minuteUsd, limits }` (docs/streams.md#billing). A comment line after 15 s without any other line keeps the connection alive. Open streams are limited per key (3), per account (10), per client address (20) and per server, counted together with the other event streams and across instances: past a limit 429 `STREAM_LIMIT_EXCEEDED` naming it in `details.limit` (`perKey`, `perAccount`, `perAddress`, `perProcess`). A client too slow to read (over 1 MiB unsent, or unsent data 30 s old) gets `event: error` `SLOW_CONSUMER` and the stream ends; a server shutting down sends `event: error` `SHUTTING_DOWN` (docs/api.md#event-streams).
          *
-         *     Permission: `markets`. Price: free.
+         *     Permission: `markets`. Price: 0.002 USD per started minute of connection.
          */
         get: operations["streamMarkets"];
         put?: never;
@@ -1578,11 +1578,11 @@ export interface paths {
         };
         /**
          * Live state, trades and resolution of up to 50 markets, as server-sent events
-         * @description The dashboard's twin of `GET /api/v1/stream/markets`: the same operation, parameters, errors and answer, for the signed-in wallet’s account of that mode, at no charge (docs/dashboard.md#market-data).
+         * @description The dashboard's twin of `GET /api/v1/stream/markets`: the same operation, parameters, errors and answer, for the signed-in wallet’s account of that mode, charged to it at the same price (play money on the sandbox account) (docs/dashboard.md#market-data).
          *
          *     A `text/event-stream` that stays open. After `event: stream`, one `event: market` per market (the snapshot: status, each outcome’s `lastPrice` and `probability`, `tradingStats`), then `event: market` on every change of status, prices or probability, `event: trade` for each trade and `event: resolved` when the market resolves. `ids`: 1–50 market ids, comma-separated (more, or a malformed one: 400 `VALIDATION_ERROR`; a market that does not exist or is DRAFT: 404 `NOT_FOUND`; all before anything is charged). Every event has an `id`; a client reconnecting with `Last-Event-ID` gets the events it missed of the last 24 hours (an older or unknown id: a new snapshot; a malformed one: 400 `VALIDATION_ERROR`). Metered: 0.002 USD per started minute of connection (`STREAM_MINUTE_USD`), the first paid at connect (402 `INSUFFICIENT_BALANCE` before the stream opens if it cannot be), each next one at its start; when the balance cannot pay a minute the stream sends `event: error` `INSUFFICIENT_BALANCE` and ends. The first event is `event: stream` `{ requestId, minuteUsd, limits }` (docs/streams.md#billing). A comment line after 15 s without any other line keeps the connection alive. Open streams are limited per key (3), per account (10), per client address (20) and per server, counted together with the other event streams and across instances: past a limit 429 `STREAM_LIMIT_EXCEEDED` naming it in `details.limit` (`perKey`, `perAccount`, `perAddress`, `perProcess`). A client too slow to read (over 1 MiB unsent, or unsent data 30 s old) gets `event: error` `SLOW_CONSUMER` and the stream ends; a server shutting down sends `event: error` `SHUTTING_DOWN` (docs/api.md#event-streams).
          *
-         *     Permission: `markets`. Price: free.
+         *     Permission: `markets`. Price: 0.002 USD per started minute of connection.
          */
         get: operations["dashboardStreamMarkets"];
         put?: never;
@@ -2853,7 +2853,7 @@ export interface components {
             requestId: string;
             /** @description The market id */
             id: string;
-            /** @description DRAFT, OPEN, CLOSED, RESOLVING, FINALIZED or CANCELLED */
+            /** @description OPEN, CLOSED, RESOLVING, FINALIZED or CANCELLED: a market that turns DRAFT ends the stream with `event: error` `NOT_FOUND` instead */
             status: string;
             outcomes: {
                 index: number;
@@ -14227,7 +14227,7 @@ export interface operations {
     streamPrices: {
         parameters: {
             query: {
-                /** @description Symbols or mint addresses, comma-separated: 1 to 50, as the batch takes them */
+                /** @description Symbols or mint addresses, comma-separated: 1 to 50, as the batch takes them (more: 400 BATCH_LIMIT_EXCEEDED). Each: A symbol (1 to 15 letters and digits) or a Solana mint address: base58 that decodes to exactly 32 bytes. A base58 string of 32 to 44 characters that decodes to another length matches the pattern but is refused: 400 INVALID_SYMBOL. */
                 symbols: string;
             };
             header?: {
@@ -14523,11 +14523,11 @@ export interface operations {
     streamMarkets: {
         parameters: {
             query: {
-                /** @description Market ids, comma-separated: 1 to 50 */
+                /** @description Market ids (letters, digits and `_.:-`, at most 100 characters), comma-separated: 1 to 50 */
                 ids: string;
             };
             header?: {
-                /** @description The id of the last event received (EventSource sends it when it reconnects): the events after it of the last 24 hours are sent first */
+                /** @description The id of the last event received (EventSource sends it when it reconnects): the events after it of the last 24 hours are sent first. `m.<n>` or `m.<n>.<k>`, n at most 9223372036854775807 */
                 "last-event-id"?: string;
             };
             path?: never;
@@ -24361,7 +24361,7 @@ export interface operations {
     dashboardStreamMarkets: {
         parameters: {
             query: {
-                /** @description Market ids, comma-separated: 1 to 50 */
+                /** @description Market ids (letters, digits and `_.:-`, at most 100 characters), comma-separated: 1 to 50 */
                 ids: string;
             };
             header?: never;
@@ -24385,7 +24385,7 @@ export interface operations {
                         requestId: string;
                         /** @description The market id */
                         id: string;
-                        /** @description DRAFT, OPEN, CLOSED, RESOLVING, FINALIZED or CANCELLED */
+                        /** @description OPEN, CLOSED, RESOLVING, FINALIZED or CANCELLED: a market that turns DRAFT ends the stream with `event: error` `NOT_FOUND` instead */
                         status: string;
                         outcomes: {
                             index: number;

@@ -84,7 +84,15 @@ export interface RouteSpec<P extends TSchema, Q extends TSchema, B extends TSche
    * The success answer is a `text/event-stream` (the handler hijacks the reply and writes it) whose
    * events' `data` is `response`; `headers`: the request headers it reads (e.g. `Last-Event-ID`).
    */
-  stream?: { headers?: TObject };
+  stream?: {
+    headers?: TObject;
+    /**
+     * Micro-USD charged per started minute of connection (docs/streams.md#billing); absent: a free
+     * stream. The price the OpenAPI description states; a stream opened with a meter of another
+     * price, or with none where one is declared, is refused by the mechanism (a misdeclared route).
+     */
+    minutePrice?: bigint;
+  };
   /**
    * Served a second time to the signed-in wallet, at `/dashboard/api/{mode}<url>` (the market data a
    * dashboard page shows): the same handler, schemas, errors and price, billed to that account

@@ -51,11 +51,21 @@ const IdempotencyHeaders = Type.Object({
   ),
 });
 
-function accessNote(spec: { permission: RoutePermission; price?: unknown; priceNote?: string }): string {
-  const price =
-    typeof spec.price === 'bigint'
-      ? `${formatUsd(spec.price)} USD`
-      : (spec.priceNote ?? (spec.price ? 'computed' : 'free'));
+/** What a route costs, as its description states it: per answer, per started minute of a stream, or free. */
+function priceText(spec: { price?: unknown; priceNote?: string; stream?: { minutePrice?: bigint } }): string {
+  if (spec.stream?.minutePrice !== undefined)
+    return `${formatUsd(spec.stream.minutePrice)} USD per started minute of connection`;
+  if (typeof spec.price === 'bigint') return `${formatUsd(spec.price)} USD`;
+  return spec.priceNote ?? (spec.price ? 'computed' : 'free');
+}
+
+function accessNote(spec: {
+  permission: RoutePermission;
+  price?: unknown;
+  priceNote?: string;
+  stream?: { minutePrice?: bigint };
+}): string {
+  const price = priceText(spec);
   const permission = spec.permission === 'any' ? 'any key' : `\`${spec.permission}\``;
   return `Permission: ${permission}. Price: ${price}.`;
 }
@@ -127,7 +137,7 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
       summary: spec.summary,
       description:
         `The dashboard's twin of \`${api}\`: the same operation, parameters, errors and answer, for the ` +
-        `signed-in wallet’s account of that mode, ${priced ? 'charged to it at the same price (play money on the sandbox account)' : 'at no charge'} ` +
+        `signed-in wallet’s account of that mode, ${priced || spec.stream?.minutePrice !== undefined ? 'charged to it at the same price (play money on the sandbox account)' : 'at no charge'} ` +
         `(docs/dashboard.md#market-data).${spec.description ? `\n\n${spec.description}` : ''}\n\n${accessNote(spec)}`,
       ...(spec.params ? { params: spec.params } : {}),
       ...(spec.querystring ? { querystring: spec.querystring } : {}),
@@ -173,6 +183,7 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
       priced,
       bodyRules: spec.bodyRules,
       recheckAccess: (request) => recheckKeyAccess(app.services, request, spec.permission),
+      ...(spec.stream ? { minutePrice: spec.stream.minutePrice ?? null } : {}),
     },
     // Access checks run before the body is parsed or validated, cheapest first: an unauthenticated
     // caller learns nothing about the route's input rules and costs no parsing.

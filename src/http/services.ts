@@ -49,6 +49,8 @@ declare module 'fastify' {
      * the refusal the same request would get now.
      */
     recheckAccess?: (request: FastifyRequest) => Promise<void>;
+    /** Stream routes: the declared price of a minute, micro-USD (null: a free stream). */
+    minutePrice?: bigint | null;
   }
   interface FastifyRequest {
     /** Set by the authentication hook of every API route. */

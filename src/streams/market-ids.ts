@@ -1,10 +1,9 @@
 import type { Database } from '../db/database.js';
 import { AppError, type ValidationProblem } from '../errors.js';
 import * as sql from './market-sql.js';
-import { MAX_STREAM_MARKETS } from './schemas.js';
+import { MARKET_ID_PATTERN, MAX_STREAM_MARKETS } from './schemas.js';
 
-/** As ingestion takes market ids (docs/markets.md): letters, digits and `_.:-`, at most 100. */
-const MARKET_ID = /^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$/;
+const MARKET_ID = new RegExp(MARKET_ID_PATTERN);
 const ECHO = 64;
 
 /**

@@ -84,7 +84,7 @@ export function liveStreamRoutes(
     permission: 'price',
     querystring: StreamPricesQuery,
     response: PriceStreamEvent,
-    stream: { headers: PriceStreamHeaders },
+    stream: { headers: PriceStreamHeaders, minutePrice: settings.minuteMicros },
     errors: [
       'BATCH_LIMIT_EXCEEDED',
       'INVALID_SYMBOL',
@@ -141,7 +141,7 @@ export function liveStreamRoutes(
     permission: 'markets',
     querystring: StreamMarketsQuery,
     response: MarketStreamEvent,
-    stream: { headers: MarketStreamHeaders },
+    stream: { headers: MarketStreamHeaders, minutePrice: settings.minuteMicros },
     errors: [
       'VALIDATION_ERROR',
       'NOT_FOUND',

@@ -1,5 +1,19 @@
 import Type from 'typebox';
+import { handlerRules, SYMBOL_OR_MINT_PATTERN, SYMBOL_OR_MINT_RULE } from '../http/schemas.js';
 import { MAX_BATCH_SYMBOLS, SinglePriceResult } from '../prices/index.js';
+
+/** As ingestion takes market ids (docs/markets.md): letters, digits and `_.:-`, at most 100. */
+export const MARKET_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_.:-]{0,99}$';
+/**
+ * A comma-separated list of 1 to `max` entries of `entry` (an anchored pattern), spaces around each
+ * allowed: what the handler reads. As a pattern of the OpenAPI document, enforced by the handler
+ * (`handlerRules`), so that its refusals keep their codes (BATCH_LIMIT_EXCEEDED, INVALID_SYMBOL).
+ * ASCII only: the longest such list, percent-encoded, stays far below the 16 KiB of a request line.
+ */
+export function listPattern(entry: string, max: number): string {
+  const one = ` *(?:${entry.slice(1, -1)}) *`;
+  return `^${one}(?:,${one}){0,${max - 1}}$`;
+}
 
 export const PRICE_EVENT_ID_PATTERN = '^p\\.[0-9]{1,16}\\.[0-9]{1,12}$';
 
@@ -8,8 +22,11 @@ export const StreamPricesQuery = Type.Object(
     symbols: Type.String({
       minLength: 1,
       maxLength: 4096,
-      description: `Symbols or mint addresses, comma-separated: 1 to ${MAX_BATCH_SYMBOLS}, as the batch takes them`,
+      description:
+        `Symbols or mint addresses, comma-separated: 1 to ${MAX_BATCH_SYMBOLS}, as the batch takes them ` +
+        `(more: 400 BATCH_LIMIT_EXCEEDED). Each: ${SYMBOL_OR_MINT_RULE}`,
       examples: ['SOL,JUP,BONK'],
+      ...handlerRules({ pattern: listPattern(SYMBOL_OR_MINT_PATTERN, MAX_BATCH_SYMBOLS) }),
     }),
   },
   { additionalProperties: false },
@@ -46,8 +63,9 @@ export const StreamMarketsQuery = Type.Object(
     ids: Type.String({
       minLength: 1,
       maxLength: 5100,
-      description: `Market ids, comma-separated: 1 to ${MAX_STREAM_MARKETS}`,
+      description: `Market ids (letters, digits and \`_.:-\`, at most 100 characters), comma-separated: 1 to ${MAX_STREAM_MARKETS}`,
       examples: ['sol-above-200-dec,btc-100k'],
+      ...handlerRules({ pattern: listPattern(MARKET_ID_PATTERN, MAX_STREAM_MARKETS) }),
     }),
   },
   { additionalProperties: false },

@@ -1,5 +1,4 @@
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { CommandRefusal } from '../lib/command-line.js';
+import { followEventStream, shown } from '../lib/event-stream-client.js';
 
 export interface WatchOptions {
   apiUrl: string;
@@ -23,81 +22,45 @@ interface Row {
 }
 
 /**
- * `sibyl stream prices SOL JUP` (docs/streams.md#in-a-terminal): follows `GET /stream/prices`,
- * reconnecting with `Last-Event-ID` when the stream is cut or ends (`SHUTTING_DOWN`, a network
- * change), and shows each symbol's latest VWAP: a table redrawn in place on a terminal, one line per
- * event otherwise (a pipe, a file). A refusal that reconnecting cannot mend (a 4xx, or the stream
- * ended by INSUFFICIENT_BALANCE) stops it with the service's error.
+ * `sibyl stream prices SOL JUP` (docs/streams.md#in-a-terminal): follows `GET /stream/prices` with
+ * the command line's event-stream client (reconnecting with `Last-Event-ID`, saying where it tried)
+ * and shows each symbol's latest VWAP: a table redrawn in place on a terminal, one line per event
+ * otherwise (a pipe, a file). A refusal that reconnecting cannot mend (a 4xx, or the stream ended by
+ * INSUFFICIENT_BALANCE) stops it with the service's error.
  */
 export async function watchPrices(options: WatchOptions): Promise<void> {
   const url = new URL('/api/v1/stream/prices', options.apiUrl);
   url.searchParams.set('symbols', options.symbols.join(','));
-  const state = { lastEventId: undefined as string | undefined, drawn: 0, rows: new Map<string, Row>() };
-  while (!options.signal.aborted) {
-    let reason: string;
-    try {
-      reason = await follow(url.toString(), options, state);
-    } catch (err) {
-      if (options.signal.aborted) return;
-      if (err instanceof CommandRefusal) throw err;
-      reason = `stream lost (${err instanceof Error ? err.message : String(err)})`;
-    }
-    if (options.signal.aborted) return;
-    options.print(`${reason}; reconnecting`);
-    state.drawn = 0; // the message moved the cursor: the table is drawn again below it
-    await new Promise((resolve) => {
-      const timer = setTimeout(resolve, options.reconnectMs ?? 2000);
-      options.signal.addEventListener('abort', () => {
-        clearTimeout(timer);
-        resolve(undefined);
-      });
-    });
-  }
-}
-
-type State = { lastEventId: string | undefined; drawn: number; rows: Map<string, Row> };
-
-const FATAL_END = new Set(['INSUFFICIENT_BALANCE', 'QUOTA_EXCEEDED']);
-
-async function follow(url: string, options: WatchOptions, state: State): Promise<string> {
-  const response = await fetch(url, {
-    headers: {
-      authorization: `Bearer ${options.apiKey}`,
-      accept: 'text/event-stream',
-      ...(state.lastEventId ? { 'last-event-id': state.lastEventId } : {}),
-    },
+  const state: State = { drawn: 0, rows: new Map<string, Row>() };
+  const print = (line: string) => {
+    options.print(line);
+    // A line of its own moved the cursor: the table is drawn again below it.
+    state.drawn = 0;
+  };
+  await followEventStream({
+    url: url.toString(),
+    apiKey: options.apiKey,
     signal: options.signal,
-  });
-  if (!response.ok || !response.body) {
-    const body = (await response.json().catch(() => ({}))) as { code?: string; error?: string };
-    const what = `the stream answered ${response.status} (${body.code ?? '?'}: ${body.error ?? ''})`;
-    if (response.status < 500 && response.status !== 429) throw new CommandRefusal(what);
-    return what;
-  }
-  let ended = 'the stream ended';
-  let fatal: string | undefined;
-  const parser = createParser({
-    onEvent: (message: EventSourceMessage) => {
+    ...(options.reconnectMs !== undefined ? { reconnectMs: options.reconnectMs } : {}),
+    print,
+    fatal: FATAL_END,
+    event: (message) => {
       const data = JSON.parse(message.data) as Record<string, unknown>;
-      if (message.id) state.lastEventId = message.id;
       if (message.event === 'stream') {
         if (!options.terminal || state.drawn === 0)
-          options.print(
-            `streaming ${options.symbols.join(', ')} (${String(data.minuteUsd)} USD per started minute)`,
+          print(
+            `streaming ${options.symbols.join(', ')} from ${shown(url.toString())} (${String(data.minuteUsd)} USD per started minute)`,
           );
-      } else if (message.event === 'error') {
-        ended = `stream ended by the service (${String(data.code)}: ${String(data.error)})`;
-        if (FATAL_END.has(String(data.code))) fatal = ended;
       } else if (message.event === 'price' || message.event === 'unavailable') {
         show(options, state, message.event, data);
       }
     },
   });
-  const decoder = new TextDecoder();
-  for await (const chunk of response.body) parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
-  if (fatal) throw new CommandRefusal(fatal);
-  return ended;
 }
+
+type State = { drawn: number; rows: Map<string, Row> };
+
+const FATAL_END = new Set(['INSUFFICIENT_BALANCE', 'QUOTA_EXCEEDED']);
 
 function show(options: WatchOptions, state: State, kind: string, data: Record<string, unknown>): void {
   const symbol = String(data.symbol);

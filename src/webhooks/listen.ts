@@ -1,5 +1,5 @@
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { CommandRefusal, UsageError } from '../lib/command-line.js';
+import { UsageError } from '../lib/command-line.js';
+import { followEventStream } from '../lib/event-stream-client.js';
 
 export interface ListenOptions {
   /** The service, e.g. `https://api.example.com` or `http://127.0.0.1:3000`. */
@@ -21,97 +21,25 @@ interface StreamedEvent {
   body: string;
 }
 
-/** A stream the service refused (a bad key, a missing permission): reconnecting would not help. */
-export class StreamRefusedError extends CommandRefusal {
-  override name = 'StreamRefusedError';
-}
-
 /**
  * `sibyl webhooks listen --forward-to URL`: reads the account's events from `GET /webhooks/stream`
- * and posts each one to `forwardTo` with its headers and body unchanged, so the local receiver
- * verifies it exactly as a delivered callback (docs/webhooks.md#local-development). A stream that ends
- * (a restart, a network change) is reopened; a refused one (401, 403) stops with its error.
+ * with the command line's event-stream client and posts each one to `forwardTo` with its headers and
+ * body unchanged, so the local receiver verifies it exactly as a delivered callback
+ * (docs/webhooks.md#local-development). A stream that ends (a restart, a network change) is reopened,
+ * with `Last-Event-ID` so that what came meanwhile is sent first; a refused one (401, 403) stops with
+ * its error.
  */
 export async function listenAndForward(options: ListenOptions): Promise<void> {
-  const streamUrl = new URL('/api/v1/webhooks/stream', options.apiUrl).toString();
-  // The last event received: a reopened stream sends what came meanwhile first (Last-Event-ID).
-  const last: { id?: string } = {};
-  while (!options.signal.aborted) {
-    try {
-      const reason = await followStream(streamUrl, options, last);
-      if (!options.signal.aborted)
-        options.print(
-          reason ? `stream ended by the service (${reason}); reconnecting` : 'stream ended; reconnecting',
-        );
-    } catch (err) {
-      if (options.signal.aborted) return;
-      if (err instanceof StreamRefusedError) throw err;
-      options.print(`stream lost (${err instanceof Error ? err.message : String(err)}); reconnecting`);
-    }
-    await new Promise((resolve) => {
-      const timer = setTimeout(resolve, options.reconnectMs ?? 2000);
-      options.signal.addEventListener('abort', () => {
-        clearTimeout(timer);
-        resolve(undefined);
-      });
-    });
-  }
-}
-
-/**
- * Follows one stream until it ends; answers the reason the service gave in its last event
- * (`event: error`: `SHUTTING_DOWN`, `SLOW_CONSUMER`, …), if it gave one.
- */
-async function followStream(
-  streamUrl: string,
-  options: ListenOptions,
-  last: { id?: string },
-): Promise<string | undefined> {
-  const response = await fetch(streamUrl, {
-    headers: {
-      authorization: `Bearer ${options.apiKey}`,
-      accept: 'text/event-stream',
-      ...(last.id ? { 'last-event-id': last.id } : {}),
-    },
+  await followEventStream({
+    url: new URL('/api/v1/webhooks/stream', options.apiUrl).toString(),
+    apiKey: options.apiKey,
     signal: options.signal,
+    ...(options.reconnectMs !== undefined ? { reconnectMs: options.reconnectMs } : {}),
+    print: options.print,
+    opened: (url) => options.print(`listening: ${url} → ${options.forwardTo}`),
+    event: (message) =>
+      message.event === 'webhook' ? forward(JSON.parse(message.data) as StreamedEvent, options) : undefined,
   });
-  if (!response.ok || !response.body) {
-    const text = await response.text().catch(() => '');
-    let message = text;
-    try {
-      const parsed = JSON.parse(text) as { error?: string; code?: string };
-      message = `${parsed.code}: ${parsed.error}`;
-    } catch {}
-    const error = `the stream answered ${response.status}${message ? ` (${message})` : ''}`;
-    if (response.status === 401 || response.status === 403) throw new StreamRefusedError(error);
-    throw new Error(error);
-  }
-  options.print(`listening: ${streamUrl} → ${options.forwardTo}`);
-  const forwards: Promise<void>[] = [];
-  let reason: string | undefined;
-  const parser = createParser({
-    onEvent: (message: EventSourceMessage) => {
-      if (message.event === 'error') reason = errorReason(message.data);
-      if (message.event !== 'webhook') return;
-      if (message.id) last.id = message.id;
-      forwards.push(forward(JSON.parse(message.data) as StreamedEvent, options));
-    },
-  });
-  const decoder = new TextDecoder();
-  for await (const chunk of response.body) {
-    parser.feed(decoder.decode(chunk as Uint8Array, { stream: true }));
-  }
-  await Promise.all(forwards);
-  return reason;
-}
-
-/** An `event: error`'s data, `{ error, code, requestId }`, as `CODE: message`. */
-function errorReason(data: string): string {
-  try {
-    const { code, error } = JSON.parse(data) as { code?: unknown; error?: unknown };
-    if (typeof code === 'string' && typeof error === 'string') return `${code}: ${error}`;
-  } catch {}
-  return data;
 }
 
 /** Posts one event as it would have been delivered: the same bytes, the same headers. */

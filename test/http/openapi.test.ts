@@ -108,6 +108,61 @@ describe('OpenAPI document', () => {
     expect(doc.paths['/api/v1/ai/requests']?.get).toBeDefined();
   });
 
+  it('states each stream operation’s real price: per started minute for the metered ones, free for the webhook stream', () => {
+    const description = (path: string) =>
+      (doc.paths[path]?.get as unknown as { description: string } | undefined)?.description ?? '';
+    for (const path of [
+      '/api/v1/stream/prices',
+      '/api/v1/stream/markets',
+      '/dashboard/api/{mode}/stream/markets',
+    ]) {
+      expect(description(path)).toMatch(/Price: 0\.002 USD per started minute of connection\.$/);
+      expect(description(path)).not.toMatch(/at no charge|Price: free/);
+    }
+    expect(description('/dashboard/api/{mode}/stream/markets')).toContain('charged to it at the same price');
+    expect(description('/api/v1/webhooks/stream')).toMatch(/Price: free\.$/);
+  });
+
+  it('states the stream operations’ lists as the handler reads them: a pattern every accepted list matches, ASCII, at most 50', async () => {
+    const { streamedMarkets } = await import('../../src/streams/market-ids.js');
+    const { streamedTokens } = await import('../../src/streams/symbols.js');
+    const param = (path: string, name: string) => {
+      const operation = doc.paths[path]?.get as unknown as {
+        parameters: { name: string; schema: { pattern?: string; maxLength?: number } }[];
+      };
+      const schema = operation.parameters.find((p) => p.name === name)?.schema;
+      expect(schema?.pattern, `${path} ${name}`).toEqual(expect.any(String));
+      expect(schema?.maxLength, `${path} ${name}`).toEqual(expect.any(Number));
+      return new RegExp(schema?.pattern as string);
+    };
+    const symbols = param('/api/v1/stream/prices', 'symbols');
+    const ids = param('/api/v1/stream/markets', 'ids');
+    const mint = 'So11111111111111111111111111111111111111112';
+    const fifty = (entry: (i: number) => string) => Array.from({ length: 50 }, (_, i) => entry(i)).join(',');
+    const symbolLists = ['SOL', 'SOL, JUP ,bonk', fifty((i) => `S${i}`), fifty(() => mint)];
+    const idLists = [
+      'a',
+      'm-1, m_2 ,x.y:z',
+      fifty((i) => `m${i}`),
+      fifty((i) => `${i}${'x'.repeat(99)}`.slice(0, 100)),
+    ];
+    for (const list of symbolLists) {
+      expect(symbols.test(list), list).toBe(true);
+      // Schema-valid is never a 400: a symbol the registry does not know is a 404.
+      try {
+        streamedTokens(list);
+      } catch (err) {
+        expect((err as { code: string }).code).toBe('SYMBOL_NOT_FOUND');
+      }
+    }
+    for (const list of idLists) {
+      expect(ids.test(list), list).toBe(true);
+      await expect(streamedMarkets(ctx.database.db, list)).rejects.toMatchObject({ code: 'NOT_FOUND' });
+    }
+    for (const bad of [`${fifty((i) => `S${i}`)},X`, 'SOL,,JUP', 'SOLÉ', 'ünïcödé'])
+      expect(symbols.test(bad) || ids.test(bad), bad).toBe(false);
+  });
+
   it('declares every tag an operation uses', () => {
     const declared = new Set(
       ((doc as unknown as { tags: { name: string }[] }).tags ?? []).map((t) => t.name),

@@ -1,4 +1,4 @@
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/run.js';
 import { table } from '../../src/streams/watch.js';
@@ -39,6 +39,15 @@ function running(args: string[], env: Record<string, string>, terminal = false) 
   return { exit, stop: () => stop.abort(), output: () => stdout };
 }
 
+/** A port of this machine where nothing listens: one a server held, then let go. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 async function until(check: () => boolean): Promise<void> {
   while (!check()) await new Promise((r) => setTimeout(r, 20));
 }
@@ -57,7 +66,9 @@ describe('sibyl stream prices', () => {
     cli.stop();
     expect(await cli.exit).toBe(0);
     const lines = cli.output().trim().split('\n');
-    expect(lines[0]).toBe('streaming SOL, JUP (0.002 USD per started minute)');
+    expect(lines[0]).toBe(
+      `streaming SOL, JUP from ${base}/api/v1/stream/prices (0.002 USD per started minute)`,
+    );
     expect(lines[1]).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z {2}SOL {2}\d+(\.\d+)? {2}\d+ sources/);
     expect(lines[2]).toMatch(/ {2}JUP {2}/);
     // No escape sequences in a pipe.
@@ -73,6 +84,22 @@ describe('sibyl stream prices', () => {
     // The second drawing goes back over the first (3 lines: the head, SOL, BONK).
     expect(cli.output()).toContain('\u001b[3A');
     expect(cli.output()).toMatch(/SOL +\d/);
+  });
+
+  it('says where it tried when nothing listens there, as `webhooks listen` does, and keeps trying', async () => {
+    const closed = await closedPort();
+    for (const args of [
+      ['stream', 'prices', 'SOL'],
+      ['webhooks', 'listen', '--forward-to', 'http://localhost:4000/hook'],
+    ]) {
+      const cli = running(args, { SIBYL_API_KEY: 'pk_test_x', SIBYL_API_URL: `http://127.0.0.1:${closed}` });
+      await until(() => cli.output().includes('reconnecting'));
+      cli.stop();
+      expect(await cli.exit).toBe(0);
+      expect(cli.output().split('\n')[0]).toBe(
+        `nothing listens at http://127.0.0.1:${closed} (set SIBYL_API_URL or --api-url to the service's address); reconnecting`,
+      );
+    }
   });
 
   it('a refusal ends it with the service error; a bad command line is a usage error', async () => {

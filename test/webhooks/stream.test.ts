@@ -387,7 +387,9 @@ describe('sibyl webhooks listen --forward-to URL', () => {
       SIBYL_API_URL: base,
     });
     expect(await runCli(['webhooks', 'listen', '--forward-to', 'http://localhost:4000/'], badKey.io)).toBe(1);
-    expect(badKey.err()).toMatch(/^sibyl: the stream answered 401 \(INVALID_API_KEY: .*\)\n$/);
+    expect(badKey.err()).toMatch(
+      /^sibyl: the stream at http:\/\/127\.0\.0\.1:\d+\/api\/v1\/webhooks\/stream answered 401 \(INVALID_API_KEY: .*\)\n$/,
+    );
   });
 });
 

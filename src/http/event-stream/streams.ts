@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { randomBase62 } from '../../lib/ids.js';
+import { formatUsd } from '../../lib/money.js';
 import type { Log } from '../../logger.js';
 import { metrics } from '../../metrics/metrics.js';
 import type { StreamSettings } from './config.js';
@@ -88,6 +89,7 @@ export class EventStreams {
    */
   async open(request: FastifyRequest, reply: FastifyReply, opening: StreamOpening): Promise<void> {
     if (this.closing) throw shuttingDown();
+    checkDeclaredPrice(request, opening.meter);
     const { limits } = this.deps.settings;
     if (this.streams.size + this.opening >= limits.perProcess)
       throw streamLimitError('perProcess', limits.perProcess, this.streams.size + this.opening);
@@ -231,6 +233,20 @@ export class EventStreams {
     await Promise.all(this.releases);
     await this.deps.slots.close();
   }
+}
+
+/**
+ * A stream is metered at the price its route declares (`stream.minutePrice`), which its description
+ * states: a route whose meter says otherwise is misdeclared, and none of its streams opens.
+ */
+function checkDeclaredPrice(request: FastifyRequest, meter: StreamMeter | undefined): void {
+  const declared = request.routeOptions.config.minutePrice;
+  if (declared === undefined) return; // not declared by defineRoute (a dashboard twin runs the API route's handler)
+  const stated = declared === null ? undefined : formatUsd(declared);
+  if (meter?.minuteUsd !== stated)
+    throw new Error(
+      `${request.routeOptions.url}: its stream is metered at ${meter?.minuteUsd ?? 'nothing'} a minute but declares ${stated ?? 'none'}`,
+    );
 }
 
 function headersSet(reply: FastifyReply): OutgoingHttpHeaders {
