@@ -40,7 +40,7 @@ function decoded(segment: string): string | undefined {
   }
 }
 
-/** A dot is escaped too: a last segment like `.json` would be taken for a file (src/dashboard/static.ts). */
+/** A dot is escaped too: a last segment like `.json` would be taken for a file (src/dashboard/routes/static.ts). */
 export function href({ mode, page, item }: Location): string {
   const tail = item ? `/${encodeURIComponent(item).replaceAll('.', '%2E')}` : '';
   return `/dashboard/${mode}/${page}${tail}`;
