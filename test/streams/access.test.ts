@@ -133,6 +133,7 @@ describe('a dashboard stream', () => {
   const open = () =>
     openEventStream(`${alice.base}/dashboard/api/sandbox/stream/markets?ids=acc-m`, {
       cookie: alice.cookie as string,
+      'sec-fetch-site': 'same-origin',
     });
 
   beforeAll(async () => {
