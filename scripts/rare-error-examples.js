@@ -140,6 +140,22 @@ async function recordKeyInUse(app, key, { db, hold }, record) {
 }
 
 /**
+ * A stream's list in its query past the request-line limit, as EventSource sends it (no body to put it
+ * in): Node's parser refuses it before any route, and the answer is written to the socket
+ * (src/http/edge.ts), so it is recorded over the network, not with `inject`.
+ */
+async function recordHeadersTooLarge(app, key, record) {
+  const base = await app.listen({ host: '127.0.0.1', port: 0 });
+  const symbols = Array.from({ length: 2000 }, (_, i) => `TOKEN${i}`).join(',');
+  await record('HEADERS_TOO_LARGE', 'HEADERS_TOO_LARGE', async () => {
+    const response = await fetch(`${base}/api/v1/stream/prices?symbols=${symbols}`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    return { status: response.status, body: await response.json() };
+  });
+}
+
+/**
  * A second instance, on its own database: the dashboard's refusals (its sign-in limit out of the
  * way); then a live account while every price venue fails (each answers 503 from a local server):
  * the price routes' 503; then the instance stops as `sibyl start` stops it — its streams refused —
@@ -204,6 +220,7 @@ async function recordOnSecondInstance(record) {
       'PRICE_UNAVAILABLE',
       api('GET', `/historical/price/SOL?startTime=${from}&endTime=${to}&interval=1h`),
     );
+    await recordHeadersTooLarge(app, key, record);
     // What a stopping server does first (src/server.ts): its streams end, new ones are refused.
     await app.services.streams.close();
     await record('SERVICE_UNAVAILABLE', 'SERVICE_UNAVAILABLE', api('GET', '/webhooks/stream'));

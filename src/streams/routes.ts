@@ -73,7 +73,8 @@ export function liveStreamRoutes(
       `one per symbol per \`STREAM_PRICE_INTERVAL_MS\` (default 1000). \`symbols\`: 1–${MAX_BATCH_SYMBOLS} ` +
       'symbols or mints, comma-separated, read as the batch reads them (more: 400 `BATCH_LIMIT_EXCEEDED`; a ' +
       'malformed one: 400 `INVALID_SYMBOL`; a symbol the registry does not know: 404 `SYMBOL_NOT_FOUND`; all ' +
-      'before anything is charged). A token that cannot be priced right now gets `event: unavailable` ' +
+      'before anything is charged; a request line and headers over 16 KiB: 431 `HEADERS_TOO_LARGE`, before any ' +
+      'route runs). A token that cannot be priced right now gets `event: unavailable` ' +
       '`{ requestId, symbol, error: { code, message }, at }` instead, and `event: price` again once it can. ' +
       'One account’s streams may follow at most `STREAM_UNPRICED_PER_ACCOUNT` (default 50) mints outside the ' +
       'token registry that have no price: past it, 429 `STREAM_LIMIT_EXCEEDED` with `details.limit` ' +
@@ -93,6 +94,7 @@ export function liveStreamRoutes(
       'QUOTA_EXCEEDED',
       'SERVICE_UNAVAILABLE',
       'STREAM_LIMIT_EXCEEDED',
+      'HEADERS_TOO_LARGE',
     ],
     handler: async ({ principal, requestId, query }, request, reply) => {
       // Bad input is refused here, before a slot is taken or a minute charged.
@@ -134,7 +136,8 @@ export function liveStreamRoutes(
       'every change of status, prices or probability, `event: trade` for each trade and `event: resolved` when ' +
       `the market resolves. \`ids\`: 1–${MAX_STREAM_MARKETS} market ids, comma-separated (more, or a malformed ` +
       'one: 400 `VALIDATION_ERROR`; a market that does not exist or is DRAFT: 404 `NOT_FOUND`; all before ' +
-      'anything is charged). Every event has an `id`; a client reconnecting with `Last-Event-ID` gets the ' +
+      'anything is charged; a request line and headers over 16 KiB: 431 `HEADERS_TOO_LARGE`, before any route ' +
+      'runs). Every event has an `id`; a client reconnecting with `Last-Event-ID` gets the ' +
       'events it missed of the last 24 hours (an older or unknown id: a new snapshot; a malformed one: 400 ' +
       `\`VALIDATION_ERROR\`). ${billingNote(minuteUsd)} ${MECHANISM}`,
     tags: ['streams'],
@@ -149,6 +152,7 @@ export function liveStreamRoutes(
       'QUOTA_EXCEEDED',
       'SERVICE_UNAVAILABLE',
       'STREAM_LIMIT_EXCEEDED',
+      'HEADERS_TOO_LARGE',
     ],
     handler: async ({ principal, requestId, query }, request, reply) => {
       // Bad input and unknown markets are refused here, before a slot is taken or a minute charged.

@@ -437,6 +437,31 @@ describe('OpenAPI document', () => {
     expect(doc.paths['/readyz']?.get?.security).toEqual([]);
   });
 
+  it('documents 431 HEADERS_TOO_LARGE on the stream operations whose list is in the query, and such a list past 16 KiB gets it', async () => {
+    // EventSource has no body: a stream's list is in the request line, which Node's parser bounds
+    // (16 KiB with the headers) before any route runs (docs/api.md#errors).
+    const lists: Record<string, string> = {
+      '/api/v1/stream/prices': 'symbols',
+      '/api/v1/stream/markets': 'ids',
+      '/dashboard/api/{mode}/stream/markets': 'ids',
+    };
+    const base = await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+    const long = Array.from({ length: 2000 }, (_, i) => `entry${i}`).join(',');
+    for (const [path, name] of Object.entries(lists)) {
+      const answer = doc.paths[path]?.get?.responses['431'] as unknown as {
+        content: { 'application/json': { examples: Record<string, { value: { code: string } }> } };
+      };
+      expect(answer, path).toBeDefined();
+      expect(JSON.stringify(answer), path).toContain('HEADERS_TOO_LARGE');
+      expect(answer.content['application/json'].examples.HEADERS_TOO_LARGE?.value.code).toBe(
+        'HEADERS_TOO_LARGE',
+      );
+      const response = await fetch(`${base}${path.replace('{mode}', 'sandbox')}?${name}=${long}`);
+      expect(response.status, path).toBe(431);
+      expect(await response.json()).toMatchObject({ code: 'HEADERS_TOO_LARGE' });
+    }
+  });
+
   it('names its server: PUBLIC_BASE_URL when set, else the listening address', async () => {
     expect((doc as unknown as { servers: unknown }).servers).toEqual([
       { url: `http://127.0.0.1:${ctx.config.port}` },
