@@ -1736,6 +1736,12 @@ export interface components {
         AiRequestRecord: {
             requestId: string;
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
+            /** @description The question asked (a market: its title) */
+            question: string;
+            /** @description The outcomes asked, in index order */
+            outcomes: string[];
+            /** @description The context as it was sent: null when the request gave none (a market: no description), `""` when it gave `""`; with `question` and `outcomes`, what `hashQuestion` needs */
+            context: string | null;
             /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description ISO 8601 timestamp (UTC) */
@@ -1792,6 +1798,8 @@ export interface components {
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
             question: string;
             outcomes: string[];
+            /** @description The context as it was sent: null when the request gave none (a market: no description), `""` when it gave `""`; with `question` and `outcomes`, what `hashQuestion` needs */
+            context: string | null;
             /** @description The market resolved, if one was */
             marketId: string | null;
             /** @description ISO 8601 timestamp (UTC) */
@@ -1829,6 +1837,10 @@ export interface components {
             requestId: string;
             /** @description The question resolved */
             question: string;
+            /** @description The outcomes asked, in index order (absent on results stored before they were added) */
+            outcomes?: string[];
+            /** @description The context as it was sent: null when the request gave none (a market: no description), `""` when it gave `""`; with `question` and `outcomes`, what `hashQuestion` needs (absent on results stored before it was added) */
+            context?: string | null;
             /** @description Zero-based index of the plurality outcome; null when no model voted for an outcome */
             winningOutcomeIndex: number | null;
             winningOutcomeLabel: string | null;
@@ -2817,7 +2829,7 @@ export interface components {
             requestId: string;
             /** @description The market id */
             id: string;
-            /** @description DRAFT, OPEN, CLOSED, RESOLVING, FINALIZED or CANCELLED */
+            /** @description OPEN, CLOSED, RESOLVING, FINALIZED or CANCELLED: a market that turns DRAFT ends the stream with `event: error` `NOT_FOUND` instead */
             status: string;
             outcomes: {
                 index: number;
@@ -14491,7 +14503,7 @@ export interface operations {
                 ids: string;
             };
             header?: {
-                /** @description The id of the last event received (EventSource sends it when it reconnects): the events after it of the last 24 hours are sent first */
+                /** @description The id of the last event received (EventSource sends it when it reconnects): the events after it of the last 24 hours are sent first. `m.<n>` or `m.<n>.<k>`, n at most 9223372036854775807 */
                 "last-event-id"?: string;
             };
             path?: never;
@@ -22001,6 +22013,12 @@ export interface operations {
                     "application/json": {
                         requestId: string;
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
+                        /** @description The question asked (a market: its title) */
+                        question: string;
+                        /** @description The outcomes asked, in index order */
+                        outcomes: string[];
+                        /** @description The context as it was sent: null when the request gave none (a market: no description), `""` when it gave `""`; with `question` and `outcomes`, what `hashQuestion` needs */
+                        context: string | null;
                         /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         /** @description ISO 8601 timestamp (UTC) */
@@ -24349,7 +24367,7 @@ export interface operations {
                         requestId: string;
                         /** @description The market id */
                         id: string;
-                        /** @description DRAFT, OPEN, CLOSED, RESOLVING, FINALIZED or CANCELLED */
+                        /** @description OPEN, CLOSED, RESOLVING, FINALIZED or CANCELLED: a market that turns DRAFT ends the stream with `event: error` `NOT_FOUND` instead */
                         status: string;
                         outcomes: {
                             index: number;
