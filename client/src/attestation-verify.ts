@@ -109,7 +109,8 @@ export async function hashSymbol(symbolOrMint: string): Promise<string> {
  * The canonical question's SHA-256, hex: compare with a decoded resolution's `questionHash` to
  * check that Sibyl answered the question you asked. The canonical question is
  * `JSON.stringify([question, outcomes, context ?? null])` as UTF-8: pass the request's own
- * `question`, `outcomes` and `context` exactly as sent.
+ * `question`, `outcomes` and `context` exactly as sent (no context and `""` are different
+ * questions), or the record's `question`, `outcomes` and `context`, which are those.
  */
 export async function hashQuestion(
   question: string,

@@ -1736,6 +1736,12 @@ export interface components {
         AiRequestRecord: {
             requestId: string;
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
+            /** @description The question asked (a market: its title) */
+            question: string;
+            /** @description The outcomes asked, in index order */
+            outcomes: string[];
+            /** @description The context as it was sent: null when the request gave none (a market: no description), `""` when it gave `""`; with `question` and `outcomes`, what `hashQuestion` needs */
+            context: string | null;
             /** @description ISO 8601 timestamp (UTC) */
             createdAt: string;
             /** @description ISO 8601 timestamp (UTC) */
@@ -1792,6 +1798,8 @@ export interface components {
             status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
             question: string;
             outcomes: string[];
+            /** @description The context as it was sent: null when the request gave none (a market: no description), `""` when it gave `""`; with `question` and `outcomes`, what `hashQuestion` needs */
+            context: string | null;
             /** @description The market resolved, if one was */
             marketId: string | null;
             /** @description ISO 8601 timestamp (UTC) */
@@ -1833,6 +1841,10 @@ export interface components {
             requestId: string;
             /** @description The question resolved */
             question: string;
+            /** @description The outcomes asked, in index order (absent on results stored before they were added) */
+            outcomes?: string[];
+            /** @description The context as it was sent: null when the request gave none (a market: no description), `""` when it gave `""`; with `question` and `outcomes`, what `hashQuestion` needs (absent on results stored before it was added) */
+            context?: string | null;
             /** @description Zero-based index of the plurality outcome; null when no model voted for an outcome */
             winningOutcomeIndex: number | null;
             winningOutcomeLabel: string | null;
@@ -22103,6 +22115,12 @@ export interface operations {
                     "application/json": {
                         requestId: string;
                         status: "PENDING" | "PROCESSING" | "COMPLETED" | "FAILED";
+                        /** @description The question asked (a market: its title) */
+                        question: string;
+                        /** @description The outcomes asked, in index order */
+                        outcomes: string[];
+                        /** @description The context as it was sent: null when the request gave none (a market: no description), `""` when it gave `""`; with `question` and `outcomes`, what `hashQuestion` needs */
+                        context: string | null;
                         /** @description ISO 8601 timestamp (UTC) */
                         createdAt: string;
                         /** @description ISO 8601 timestamp (UTC) */

@@ -27,7 +27,7 @@ export async function signResolution(
       timeMs: at.getTime(),
       question: request.question,
       outcomes: request.outcomes,
-      context: request.context === '' ? null : request.context,
+      context: request.context,
       marketId: request.market_id,
       winningIndex: consensus.winningOutcomeIndex,
       confidence: consensus.confidence,

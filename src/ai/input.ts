@@ -69,9 +69,10 @@ export function checkQuestion(
       problems.push({ path, message: `repeats outcome ${first} (labels must be distinct)` });
     } else seen.set(key, index);
   });
-  text(input.context, paths.context, LIMITS.contextMaxChars, true);
+  const context = input.context ?? '';
+  text(context, paths.context, LIMITS.contextMaxChars, true);
   if (options.sandbox) {
-    for (const message of parseSandboxDirectives(input.context).problems) {
+    for (const message of parseSandboxDirectives(context).problems) {
       problems.push({ path: paths.context, message });
     }
   }

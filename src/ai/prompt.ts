@@ -58,7 +58,7 @@ export function encodeData(question: ResolutionQuestion): string {
   const data = {
     question: question.question,
     outcomes: question.outcomes.map((label, index) => ({ index, label })),
-    context: question.context,
+    context: question.context ?? '',
   };
   return JSON.stringify(data).replace(ESCAPED, escapeChar);
 }

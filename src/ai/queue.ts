@@ -90,6 +90,9 @@ export function aiQueueHandler(deps: AiQueueDeps): QueueHandler<Claimed> {
           log.info({ aiRequestId: request.id, message: attestation.message }, 'AI resolution signed');
         result = {
           ...consensusResult(request.id, request.question, consensus),
+          // What `hashQuestion` needs, in the callback too (docs/attestations.md#ai-resolutions).
+          outcomes: request.outcomes,
+          context: request.context,
           costUsd: formatUsd(request.cost_micros),
           remainingBalanceUsd: formatUsd(request.balance_after_micros),
           ...(attestation ? { attestation } : {}),

@@ -28,7 +28,8 @@ export interface RequestRow {
   status: 'PENDING' | 'PROCESSING' | 'COMPLETED' | 'FAILED';
   question: string;
   outcomes: string[];
-  context: string;
+  /** As sent: null when the request gave none, `''` when it gave `""`. */
+  context: string | null;
   confidence_threshold: number;
   callback_url: string | null;
   market_id: string | null;
@@ -98,7 +99,9 @@ export async function prepareSubmission(
     const market = await deps.markets.find(ctx, body.marketId);
     if (!market) throw notFound(`Market ${body.marketId}`);
     const mode: AccountMode = accountMode === 'sandbox' || market.mode === 'sandbox' ? 'sandbox' : 'live';
-    const question = { question: market.question, outcomes: market.outcomes, context: market.context };
+    // A market without a description asks without context (null), as it always has.
+    const context = market.context === '' ? null : market.context;
+    const question = { question: market.question, outcomes: market.outcomes, context };
     const marketProblems = checkQuestion(question, {
       sandbox: mode === 'sandbox',
       paths: { question: 'market.title', outcomes: 'market.outcomes', context: 'market.description' },
@@ -116,7 +119,7 @@ export async function prepareSubmission(
   const question = {
     question: body.question ?? '',
     outcomes: body.outcomes ?? [],
-    context: body.context ?? '',
+    context: body.context ?? null,
   };
   if (body.question !== undefined && body.outcomes !== undefined) {
     problems.push(...checkQuestion(question, { sandbox: accountMode === 'sandbox', paths: BODY_PATHS }));
@@ -253,6 +256,9 @@ export function presentRecord(row: RequestRow, votes: readonly Vote[]): AiRecord
   return {
     requestId: row.id,
     status: row.status,
+    question: row.question,
+    outcomes: row.outcomes,
+    context: row.context,
     createdAt: row.created_at.toISOString(),
     ...(row.completed_at ? { completedAt: row.completed_at.toISOString() } : {}),
     ...(row.status === 'COMPLETED' && row.result ? { result: storedResult(row.result) } : {}),
@@ -315,6 +321,7 @@ function presentSummary(row: RequestRow, votes: readonly Vote[]): AiRequestSumma
     status: row.status,
     question: row.question,
     outcomes: row.outcomes,
+    context: row.context,
     marketId: row.market_id,
     createdAt: row.created_at.toISOString(),
     completedAt: row.completed_at?.toISOString() ?? null,

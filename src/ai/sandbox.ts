@@ -124,7 +124,7 @@ function createSandboxModel(position: number, timeoutMs: number): ResolutionMode
     timeoutMs,
     async ask(prompt: ModelPrompt, signal: AbortSignal): Promise<RawAnswer> {
       const { question, outcomes, context } = prompt.data;
-      const { directives } = parseSandboxDirectives(context);
+      const { directives } = parseSandboxDirectives(context ?? '');
       if (directives.delayMs) await sleep(directives.delayMs, undefined, { signal });
       const scripted = directives.votes?.[position];
       if (scripted === 'fail') {

@@ -131,10 +131,25 @@ export const SubmitResponse = Type.Object({
   status: Type.Literal('processing'),
 });
 
+/** The context of a request as it was sent (docs/attestations.md#the-message). */
+const CONTEXT_WORDS =
+  'The context as it was sent: null when the request gave none (a market: no description), `""` when it gave `""`; with `question` and `outcomes`, what `hashQuestion` needs';
+const ContextAsSent = Type.Union([Type.String(), Type.Null()], { description: CONTEXT_WORDS });
+
 export const AiResult = Type.Object(
   {
     requestId: Type.String(),
     question: Type.String({ description: 'The question resolved' }),
+    outcomes: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'The outcomes asked, in index order (absent on results stored before they were added)',
+      }),
+    ),
+    context: Type.Optional(
+      Type.Union([Type.String(), Type.Null()], {
+        description: `${CONTEXT_WORDS} (absent on results stored before it was added)`,
+      }),
+    ),
     winningOutcomeIndex: Type.Union([Type.Integer(), Type.Null()], {
       description: 'Zero-based index of the plurality outcome; null when no model voted for an outcome',
     }),
@@ -214,6 +229,9 @@ export const AiRecord = Type.Object({
     Type.Literal('COMPLETED'),
     Type.Literal('FAILED'),
   ]),
+  question: Type.String({ description: 'The question asked (a market: its title)' }),
+  outcomes: Type.Array(Type.String(), { description: 'The outcomes asked, in index order' }),
+  context: ContextAsSent,
   createdAt: Timestamp,
   completedAt: Type.Optional(Timestamp),
   result: Type.Optional(AiResult),
@@ -246,6 +264,7 @@ export const AiRequestSummary = Type.Object(
     status: RequestStatus,
     question: Type.String(),
     outcomes: Type.Array(Type.String()),
+    context: ContextAsSent,
     marketId: Type.Union([Type.String(), Type.Null()], { description: 'The market resolved, if one was' }),
     createdAt: Timestamp,
     completedAt: Type.Union([Timestamp, Type.Null()]),

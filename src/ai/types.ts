@@ -16,8 +16,11 @@ export const MODEL_COUNT = 4;
 export interface ResolutionQuestion {
   question: string;
   outcomes: readonly string[];
-  /** Empty when none was given. */
-  context: string;
+  /**
+   * Null when none was given, which is not the same as `""` (docs/attestations.md#the-message):
+   * the models read both as no context.
+   */
+  context: string | null;
 }
 
 /** What one model is sent: the same for all four (prompt.ts). */

@@ -50,6 +50,7 @@ describe('GET /ai/requests', () => {
       status: 'PENDING',
       question: q.question,
       outcomes: q.outcomes,
+      context: null,
       marketId: null,
       createdAt: ctx.clock.now().toISOString(),
       completedAt: null,

@@ -50,7 +50,7 @@ afterAll(async () => {
 describe('POST /ai/resolve, then polling', () => {
   it('sandbox: charged 0.25 at submit, PENDING, then COMPLETED with the result, the votes and one callback', async () => {
     const account = await ctx.createAccount({ balanceUsd: '1.00' });
-    const body = question({ context: 'The mission launched in 2026.' });
+    const body = { ...question(), context: 'The mission launched in 2026.' };
     const response = await submit(ctx, account.key, body);
     expect(response.statusCode).toBe(200);
     const requestId = response.headers['x-request-id'] as string;
@@ -66,6 +66,9 @@ describe('POST /ai/resolve, then polling', () => {
     expect(pending.json()).toEqual({
       requestId,
       status: 'PENDING',
+      question: body.question,
+      outcomes: body.outcomes,
+      context: body.context,
       createdAt: ctx.clock.now().toISOString(),
       votes: [],
     });
@@ -75,6 +78,8 @@ describe('POST /ai/resolve, then polling', () => {
     const result = {
       requestId,
       question: body.question,
+      outcomes: body.outcomes,
+      context: body.context,
       winningOutcomeIndex: winner,
       winningOutcomeLabel: body.outcomes[winner],
       confidence: 0.9,
@@ -105,6 +110,9 @@ describe('POST /ai/resolve, then polling', () => {
     expect(done.json()).toEqual({
       requestId,
       status: 'COMPLETED',
+      question: body.question,
+      outcomes: body.outcomes,
+      context: body.context,
       createdAt: ctx.clock.now().toISOString(),
       completedAt: ctx.clock.now().toISOString(),
       result,
