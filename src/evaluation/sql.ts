@@ -1,5 +1,5 @@
 /**
- * The published scorecards (migrations 0029_ai_scorecards.sql, 0048_ai_scorecard_modes.sql): one
+ * The published scorecards (migrations 0029_ai_scorecards.sql, 0044_ai_scorecard_modes.sql): one
  * row per `--publish`, of the mode its models were (live or sandbox).
  */
 export const INSERT_SCORECARD = `

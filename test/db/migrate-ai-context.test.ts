@@ -6,7 +6,7 @@ import { PgliteDatabase } from '../../src/db/pglite.js';
 import { copyPgliteTemplate } from '../helpers/db.js';
 
 /**
- * 0055 keeps what stored resolutions mean (docs/attestations.md#ai-resolutions): before it, a context
+ * 0046 keeps what stored resolutions mean (docs/attestations.md#ai-resolutions): before it, a context
  * left out and a context of "" were both stored as '' and signed as null; after it, those rows say
  * NULL, so the record's context is what their attestations hashed. A context with text is untouched.
  */
@@ -14,7 +14,7 @@ import { copyPgliteTemplate } from '../helpers/db.js';
 const dir = copyPgliteTemplate('empty');
 afterAll(() => rmSync(dirname(dir), { recursive: true, force: true }));
 
-it('0055: stored empty contexts become NULL, what their attestations signed; others stay', async () => {
+it('0046: stored empty contexts become NULL, what their attestations signed; others stay', async () => {
   const { db } = await PgliteDatabase.open(dir);
   try {
     const all = loadMigrations();
