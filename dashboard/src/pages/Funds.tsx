@@ -39,7 +39,9 @@ export function Funds({ mode, onBalanceChange }: { mode: Mode; onBalanceChange: 
             disabled={play.busy}
             onClick={() =>
               play.run(async () => {
-                const credit = await ok(api.POST('/dashboard/api/{mode}/play-money', inMode(mode)));
+                const credit = await ok(
+                  api.POST('/dashboard/api/{mode}/play-money', { params: { path: { mode: 'sandbox' } } }),
+                );
                 setAdded(
                   credit.creditedUsd === '0.00'
                     ? `Nothing added: the balance is at the cap of ${usd(credit.capUsd)}.`
