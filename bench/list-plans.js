@@ -8,9 +8,11 @@
 //   npm run build && BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/bench_scale node bench/list-plans.js
 //
 // ANALYZE_FIRST=1 runs ANALYZE before (it writes statistics: not on a database of someone else's).
+import { randomBytes } from 'node:crypto';
 import { sqlText } from '../dist/db/database.js';
 import { PgliteDatabase } from '../dist/db/pglite.js';
 import { PostgresDatabase } from '../dist/db/postgres.js';
+import { cursorCodec } from '../dist/markets/search/cursor.js';
 import { readList } from '../dist/markets/search/list.js';
 import { parseListQuery } from '../dist/markets/search/query.js';
 import { planHistory, readHistory } from '../dist/markets/series/history.js';
@@ -61,13 +63,20 @@ async function captured(fn) {
   return sent;
 }
 
-const list = (query) => (spy) => readList({ db: spy, now, solUsd: async () => 150 }, parseListQuery(query));
+// Cursors signed with a key of this run: the bench reads its own pages only.
+const cursors = cursorCodec(randomBytes(32));
+const list = (query) => (spy) =>
+  readList({ db: spy, now, cursors, solUsd: async () => 150 }, parseListQuery(query, cursors));
 async function deepCursor(sort) {
   let cursor;
   for (let i = 0; i < 100; i++)
     cursor =
-      (await readList({ db, now, solUsd: async () => 150 }, parseListQuery({ sort, cursor }))).nextCursor ??
-      cursor;
+      (
+        await readList(
+          { db, now, cursors, solUsd: async () => 150 },
+          parseListQuery({ sort, cursor }, cursors),
+        )
+      ).nextCursor ?? cursor;
   return cursor;
 }
 const year = planHistory(

@@ -10,9 +10,11 @@
 // TRADES minutes, two outcomes), and its candles are built by the same aggregate the migration's
 // backfill runs (src/db/migrations/0030_market_data.sql). Ingestion's own throughput is bench/markets.js.
 
+import { randomBytes } from 'node:crypto';
 import { migrate } from '../dist/db/migrate.js';
 import { PostgresDatabase } from '../dist/db/postgres.js';
 import { ingestText } from '../dist/markets/ingest/ingest.js';
+import { cursorCodec } from '../dist/markets/search/cursor.js';
 import { planHistory, readHistory } from '../dist/markets/series/history.js';
 import { readTrades, tradesPosition } from '../dist/markets/series/trades.js';
 import { buildCandles, buildLastTrades, loadMinuteWalk } from './lib.js';
@@ -88,18 +90,29 @@ await measure('history 365 days at 1d', async () => {
   const c = await readHistory(db, ID, year);
   if (c.length === 0) throw new Error('1d: no candles');
 });
+// Cursors signed with a key of this run: the bench reads its own pages only.
+const cursors = cursorCodec(randomBytes(32));
 await measure('trades, first page of 100', () =>
-  readTrades(db, ID, { limit: 100 }, tradesPosition(ID, {}), 150),
+  readTrades(db, ID, { limit: 100 }, tradesPosition(ID, {}, cursors), 150, cursors),
 );
 /** @type {string | undefined} */
 let cursor;
 for (let i = 0; i < 500; i++) {
-  const next = (await readTrades(db, ID, { limit: 100 }, tradesPosition(ID, { cursor }), 150)).nextCursor;
+  const next = (
+    await readTrades(db, ID, { limit: 100 }, tradesPosition(ID, { cursor }, cursors), 150, cursors)
+  ).nextCursor;
   // A missing cursor would start again from the newest page and measure page 1 as page 501.
   if (!next) throw new Error(`trades: no page ${i + 2} of 100 (TRADES=${TRADES} is too few)`);
   cursor = next;
 }
 await measure('trades, page 501 of 100 by cursor (all outcomes)', () =>
-  readTrades(db, ID, { limit: 100, cursor }, tradesPosition(ID, { limit: 100, cursor }), 150),
+  readTrades(
+    db,
+    ID,
+    { limit: 100, cursor },
+    tradesPosition(ID, { limit: 100, cursor }, cursors),
+    150,
+    cursors,
+  ),
 );
 await db.close();

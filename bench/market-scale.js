@@ -31,6 +31,7 @@
 // 0037's backfill), and the big market's candles by
 // the aggregate of the market-data migration's backfill (src/db/migrations/0030_market_data.sql).
 // The data stays between runs (a run reuses it when the counts match); drop the database to reload.
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,6 +42,7 @@ import { systemClock } from '../dist/lib/clock.js';
 import { silentLog } from '../dist/logger.js';
 import { ingestText } from '../dist/markets/ingest/ingest.js';
 import { ListCache } from '../dist/markets/read/list-cache.js';
+import { cursorCodec } from '../dist/markets/search/cursor.js';
 import { readList } from '../dist/markets/search/list.js';
 import { parseListQuery } from '../dist/markets/search/query.js';
 import { planHistory, readHistory } from '../dist/markets/series/history.js';
@@ -154,15 +156,17 @@ async function measure(name, fn) {
 }
 
 const now = new Date(END);
-const deps = { db, now, solUsd: async () => 150 };
-const list = (query) => readList(deps, parseListQuery(query));
+// Cursors signed with a key of this run: the bench reads its own pages only.
+const cursors = cursorCodec(randomBytes(32));
+const deps = { db, now, cursors, solUsd: async () => 150 };
+const list = (query) => readList(deps, parseListQuery(query, cursors));
 // The route's caches (src/markets/wiring.ts): pages by query and page or cursor, totals by filter set.
 const caches = { db, clock: systemClock, log: silentLog, enabled: true };
 const totals = new ListCache(caches);
 const pages = new ListCache(caches);
-const kept = (query) => readList({ ...deps, totals }, parseListQuery(query));
+const kept = (query) => readList({ ...deps, totals }, parseListQuery(query, cursors));
 const routed = (query) => {
-  const plan = parseListQuery(query);
+  const plan = parseListQuery(query, cursors);
   const key = `${plan.fingerprint}\u0000${plan.page ?? ''}\u0000${plan.after ? `${plan.after.key}\u0000${plan.after.id}` : ''}\u0000${plan.pageSize}`;
   return pages.get(key, () => readList({ ...deps, totals }, plan));
 };
@@ -217,7 +221,7 @@ const year = planHistory(
 await measure(`history of ${BIG}, 1,000 minutes at 1m`, () => readHistory(db, BIG, day));
 await measure(`history of ${BIG}, a year at 1d`, () => readHistory(db, BIG, year));
 await measure('trades, first page of 100', () =>
-  readTrades(db, BIG, { limit: 100 }, tradesPosition(BIG, {}), 150),
+  readTrades(db, BIG, { limit: 100 }, tradesPosition(BIG, {}, cursors), 150, cursors),
 );
 await totals.close();
 await pages.close();

@@ -1,10 +1,12 @@
 // Market scenarios of the benchmark (docs/performance.md, "Markets"): the data they need, loaded
 // through the admin NDJSON route (which is also how the ingestion rate is measured), and the cold
 // computation of one market's detail.
+import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../dist/config.js';
 import { PostgresDatabase } from '../dist/db/postgres.js';
 import { systemClock } from '../dist/lib/clock.js';
 import { MarketService } from '../dist/markets/read/service.js';
+import { cursorCodec } from '../dist/markets/search/cursor.js';
 import { createPriceService } from '../dist/prices/index.js';
 import { median, randomMint } from './lib.js';
 
@@ -206,6 +208,7 @@ export async function coldDetail(db, runs = 20) {
     clock: systemClock,
     prices: createPriceService(config.prices, systemClock, []),
     bookDepth: config.markets.bookDepth,
+    cursors: cursorCodec(randomBytes(32)),
   });
   const times = [];
   for (let i = 0; i < runs; i++) {

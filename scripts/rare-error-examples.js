@@ -183,7 +183,7 @@ async function recordOnSecondInstance(record) {
     });
     // Attestations off, as on PostgreSQL without ATTESTATION_SECRET_KEY: a database with no key file.
     const noKeyFile = Object.create(db, { dataDir: { value: undefined } });
-    const attestations = createAttestations(noKeyFile, { secretKey: undefined }, systemClock);
+    const attestations = createAttestations(noKeyFile, { secretKey: undefined, syncMs: 1000 }, systemClock);
     app = await buildApp({ config, db, clock: systemClock, secrets: clearSecretBox, attestations });
     await app.ready();
     await recordWalletErrors(app, record);
