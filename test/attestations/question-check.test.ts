@@ -1,12 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeAttestation, hashQuestion, verifyAttestation } from '../../client/src/index.js';
 import { generateSecret, keyPairFromSecret } from '../../src/attestations/keys.js';
-import { silentLog } from '../../src/logger.js';
-import { webhookOutbox } from '../../src/webhooks/outbox.js';
-import { createWorker, type Worker } from '../../src/worker/worker.js';
-import { CALLBACKS_VIEW } from '../helpers/callbacks.js';
-import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
+import type { Worker } from '../../src/worker/worker.js';
+import type { TestAccount, TestContext } from '../helpers/context.js';
 import { callbacks } from '../helpers/jobs.js';
+import { signingWorld } from './signing-world.js';
 
 /**
  * The client's question check (docs/attestations.md#ai-resolutions) works from the record alone: the
@@ -24,17 +22,7 @@ const question = 'Did it rain in Paris on 2026-11-22?';
 const outcomes = ['Yes', 'No'];
 
 beforeAll(async () => {
-  ctx = await createTestContext({ config: { ATTESTATION_SECRET_KEY: secret } });
-  await ctx.database.db.exec(CALLBACKS_VIEW);
-  ctx.clock.set('2026-11-22T12:00:00.000Z');
-  worker = await createWorker({
-    config: ctx.config,
-    db: ctx.database.db,
-    clock: ctx.clock,
-    log: silentLog,
-    callbacks: webhookOutbox,
-    liveVenues: [],
-  });
+  ({ ctx, worker } = await signingWorld(secret));
   account = await ctx.createAccount({ balanceUsd: '5.00' });
 });
 afterAll(async () => {

@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateSecret, keyPairFromSecret } from '../../src/attestations/keys.js';
-import { silentLog } from '../../src/logger.js';
-import { webhookOutbox } from '../../src/webhooks/outbox.js';
-import { createWorker, type Worker } from '../../src/worker/worker.js';
-import { CALLBACKS_VIEW } from '../helpers/callbacks.js';
-import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
+import type { Worker } from '../../src/worker/worker.js';
+import type { TestAccount, TestContext } from '../helpers/context.js';
 import { callbacks } from '../helpers/jobs.js';
 import {
   expectEveryFlipFails,
@@ -15,6 +12,7 @@ import {
   type TestAttestation,
   verifies,
 } from './helpers.js';
+import { signingWorld } from './signing-world.js';
 
 /**
  * COMPLETED AI resolutions and scheduled jobs' results are signed once, when they are made, and
@@ -31,17 +29,7 @@ const keys = keyPairFromSecret(secret, 'test');
 const sandboxKey = keys.sandbox.publicKeyBase58;
 
 beforeAll(async () => {
-  ctx = await createTestContext({ config: { ATTESTATION_SECRET_KEY: secret } });
-  await ctx.database.db.exec(CALLBACKS_VIEW);
-  ctx.clock.set('2026-11-22T12:00:00.000Z');
-  worker = await createWorker({
-    config: ctx.config,
-    db: ctx.database.db,
-    clock: ctx.clock,
-    log: silentLog,
-    callbacks: webhookOutbox,
-    liveVenues: [],
-  });
+  ({ ctx, worker } = await signingWorld(secret));
   account = await ctx.createAccount({ balanceUsd: '5.00' });
 });
 afterAll(async () => {
