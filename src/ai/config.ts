@@ -19,6 +19,8 @@ export const DEFAULT_MODELS: Record<ProviderKind, string> = {
 };
 
 const ResponseFormat = Type.Enum(['json_schema', 'json_object'], { default: 'json_schema' });
+/** A slot's own web-search switch; unset: AI_WEB_SEARCH decides. */
+const OptionalSwitch = Type.Optional(Type.Enum(['on', 'off']));
 
 /**
  * AI resolution (docs/ai.md#configuration): four model slots, each any provider kind, and how a
@@ -34,6 +36,7 @@ export const aiSettings = defineSettings(
     AI_MODEL_1_TIMEOUT_MS: OptionalMs,
     AI_MODEL_1_MAX_OUTPUT_TOKENS: OptionalTokens,
     AI_MODEL_1_RESPONSE_FORMAT: ResponseFormat,
+    AI_MODEL_1_WEB_SEARCH: OptionalSwitch,
     AI_MODEL_2_PROVIDER: Provider('anthropic'),
     AI_MODEL_2_ID: OptionalText,
     AI_MODEL_2_NAME: OptionalText,
@@ -42,6 +45,7 @@ export const aiSettings = defineSettings(
     AI_MODEL_2_TIMEOUT_MS: OptionalMs,
     AI_MODEL_2_MAX_OUTPUT_TOKENS: OptionalTokens,
     AI_MODEL_2_RESPONSE_FORMAT: ResponseFormat,
+    AI_MODEL_2_WEB_SEARCH: OptionalSwitch,
     AI_MODEL_3_PROVIDER: Provider('google'),
     AI_MODEL_3_ID: OptionalText,
     AI_MODEL_3_NAME: OptionalText,
@@ -50,6 +54,7 @@ export const aiSettings = defineSettings(
     AI_MODEL_3_TIMEOUT_MS: OptionalMs,
     AI_MODEL_3_MAX_OUTPUT_TOKENS: OptionalTokens,
     AI_MODEL_3_RESPONSE_FORMAT: ResponseFormat,
+    AI_MODEL_3_WEB_SEARCH: OptionalSwitch,
     AI_MODEL_4_PROVIDER: Provider('xai'),
     AI_MODEL_4_ID: OptionalText,
     AI_MODEL_4_NAME: OptionalText,
@@ -58,6 +63,7 @@ export const aiSettings = defineSettings(
     AI_MODEL_4_TIMEOUT_MS: OptionalMs,
     AI_MODEL_4_MAX_OUTPUT_TOKENS: OptionalTokens,
     AI_MODEL_4_RESPONSE_FORMAT: ResponseFormat,
+    AI_MODEL_4_WEB_SEARCH: OptionalSwitch,
     AI_TIMEOUT_MS: Type.Integer({ default: 30_000, minimum: 100 }),
     AI_MAX_OUTPUT_TOKENS: Type.Integer({ default: 1024, minimum: 16, maximum: 100_000 }),
     AI_DEADLINE_MS: Type.Integer({ default: 60_000, minimum: 500 }),
@@ -66,6 +72,8 @@ export const aiSettings = defineSettings(
     AI_MAX_ATTEMPTS: Type.Integer({ default: 5, minimum: 1, maximum: 100 }),
     AI_WORKER_CONCURRENCY: Type.Integer({ default: 100, minimum: 1, maximum: 2000 }),
     AI_SUBMIT_CONCURRENCY: Type.Integer({ default: 4, minimum: 1, maximum: 500 }),
+    AI_WEB_SEARCH: Type.Enum(['on', 'off'], { default: 'on' }),
+    AI_MAX_SEARCHES: Type.Integer({ default: 3, minimum: 1, maximum: 20 }),
   },
   (v) => {
     const slot = (
@@ -79,6 +87,7 @@ export const aiSettings = defineSettings(
         timeoutMs: number | undefined;
         maxOutputTokens: number | undefined;
         responseFormat: 'json_schema' | 'json_object';
+        webSearch: 'on' | 'off' | undefined;
       },
     ): ModelSlot => ({
       slot: position,
@@ -90,6 +99,8 @@ export const aiSettings = defineSettings(
       timeoutMs: s.timeoutMs ?? v.AI_TIMEOUT_MS,
       maxOutputTokens: s.maxOutputTokens ?? v.AI_MAX_OUTPUT_TOKENS,
       responseFormat: s.responseFormat,
+      webSearch: (s.webSearch ?? v.AI_WEB_SEARCH) === 'on',
+      maxSearches: v.AI_MAX_SEARCHES,
     });
     // A resolution's lease must outlast its provider deadline, or a slow resolution would be taken
     // from its worker and asked again while it still runs.
@@ -109,6 +120,7 @@ export const aiSettings = defineSettings(
           timeoutMs: v.AI_MODEL_1_TIMEOUT_MS,
           maxOutputTokens: v.AI_MODEL_1_MAX_OUTPUT_TOKENS,
           responseFormat: v.AI_MODEL_1_RESPONSE_FORMAT,
+          webSearch: v.AI_MODEL_1_WEB_SEARCH,
         }),
         slot(2, {
           provider: v.AI_MODEL_2_PROVIDER,
@@ -119,6 +131,7 @@ export const aiSettings = defineSettings(
           timeoutMs: v.AI_MODEL_2_TIMEOUT_MS,
           maxOutputTokens: v.AI_MODEL_2_MAX_OUTPUT_TOKENS,
           responseFormat: v.AI_MODEL_2_RESPONSE_FORMAT,
+          webSearch: v.AI_MODEL_2_WEB_SEARCH,
         }),
         slot(3, {
           provider: v.AI_MODEL_3_PROVIDER,
@@ -129,6 +142,7 @@ export const aiSettings = defineSettings(
           timeoutMs: v.AI_MODEL_3_TIMEOUT_MS,
           maxOutputTokens: v.AI_MODEL_3_MAX_OUTPUT_TOKENS,
           responseFormat: v.AI_MODEL_3_RESPONSE_FORMAT,
+          webSearch: v.AI_MODEL_3_WEB_SEARCH,
         }),
         slot(4, {
           provider: v.AI_MODEL_4_PROVIDER,
@@ -139,6 +153,7 @@ export const aiSettings = defineSettings(
           timeoutMs: v.AI_MODEL_4_TIMEOUT_MS,
           maxOutputTokens: v.AI_MODEL_4_MAX_OUTPUT_TOKENS,
           responseFormat: v.AI_MODEL_4_RESPONSE_FORMAT,
+          webSearch: v.AI_MODEL_4_WEB_SEARCH,
         }),
       ],
       deadlineMs: v.AI_DEADLINE_MS,
@@ -168,6 +183,13 @@ export interface ModelSlot {
   maxOutputTokens: number;
   /** OpenAI-compatible endpoints only: `json_object` for those without JSON-schema support (DeepSeek). */
   responseFormat: 'json_schema' | 'json_object';
+  /**
+   * Whether the model may search the web with its provider's own search (AI_MODEL_n_WEB_SEARCH,
+   * else AI_WEB_SEARCH; docs/ai.md#web-search). A provider without one answers without it.
+   */
+  webSearch: boolean;
+  /** The most web searches one model call may make (AI_MAX_SEARCHES), where the provider takes a cap. */
+  maxSearches: number;
 }
 
 export type AiConfig = ReturnType<typeof aiSettings.parse>;

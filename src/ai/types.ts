@@ -1,3 +1,4 @@
+import type { ToolSet } from 'ai';
 import type { AbstainReason, Evidence } from './evidence.js';
 
 /**
@@ -32,6 +33,10 @@ export interface ModelPrompt {
   schema: Record<string, unknown>;
   /** The question itself, for the sandbox models, which read their directives from the context. */
   data: ResolutionQuestion;
+  /** Sibyl's function tools the model may call (AI SDK `tool()` definitions with `execute`). */
+  tools?: ToolSet;
+  /** The provider's own web search: undefined = the slot's setting, false = none (`--search off`). */
+  webSearch?: boolean;
 }
 
 export interface TokenUsage {

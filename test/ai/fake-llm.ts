@@ -8,8 +8,8 @@ import {
 
 /**
  * Local HTTP servers that answer exactly as each LLM provider does (wire formats of OpenAI's
- * Responses API, Anthropic's Messages API, Gemini's generateContent and OpenAI-style chat
- * completions for xAI and OpenAI-compatible endpoints), driven by provider-neutral replies.
+ * and xAI's Responses APIs, Anthropic's Messages API, Gemini's generateContent and OpenAI-style chat
+ * completions for OpenAI-compatible endpoints), driven by provider-neutral replies.
  */
 
 export type FakeReply =
@@ -94,6 +94,8 @@ function errorBody(kind: ProviderKind, status: number, message: string, retryDel
       },
     };
   }
+  // xAI's Responses API: a flat envelope.
+  if (kind === 'xai') return { code: 'Client specified an invalid argument', error: message };
   return {
     error: { message, type: types.openai, param: null, code: status === 429 ? 'rate_limit_exceeded' : null },
   };
@@ -104,14 +106,14 @@ function successBody(kind: ProviderKind, reply: FakeReply, request: Record<strin
   const text = textOf(reply);
   const cut = 'truncated' in reply;
   const usage = usageOf(reply as { usage?: { input: number; output: number } });
-  if (kind === 'openai') {
+  if (kind === 'openai' || kind === 'xai') {
     return {
       id: 'resp_0465b6d1ae1f97c500699f88318ee481a3b627f7fcb4875152',
       object: 'response',
       created_at: 1772062769,
       status: cut ? 'incomplete' : 'completed',
       ...(cut ? { incomplete_details: { reason: 'max_output_tokens' } } : {}),
-      model: 'gpt-4.1-mini-2025-04-14',
+      model: kind === 'xai' ? 'grok-4' : 'gpt-4.1-mini-2025-04-14',
       service_tier: 'default',
       output: [
         {
@@ -178,7 +180,7 @@ function successBody(kind: ProviderKind, reply: FakeReply, request: Record<strin
     id: 'chatcmpl-D8Z5f52zQqikDBEKQMQoYcWMcWPeU',
     object: 'chat.completion',
     created: 1770933883,
-    model: kind === 'xai' ? 'grok-4' : 'mistral-large-latest',
+    model: 'mistral-large-latest',
     choices: [
       {
         index: 0,
@@ -226,7 +228,7 @@ function text(value: unknown): string {
 
 /** The system and user text of a request, wherever the provider's format puts them. */
 export function askedPrompt(kind: ProviderKind, body: Record<string, unknown>): AskedPrompt {
-  if (kind === 'openai') {
+  if (kind === 'openai' || kind === 'xai') {
     const input = body.input as { role: string; content: unknown }[];
     const format = (body.text as { format?: { schema?: unknown } } | undefined)?.format;
     return {

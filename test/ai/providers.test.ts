@@ -54,6 +54,8 @@ beforeAll(async () => {
         AI_MODEL_1_API_KEY: KEY,
         AI_MODEL_1_TIMEOUT_MS: timeout,
         AI_MODEL_1_MAX_OUTPUT_TOKENS: '512',
+        // The plain answer path; web search and tools: test/ai/search.test.ts.
+        AI_WEB_SEARCH: 'off',
         ...(kind === 'openai-compatible'
           ? { AI_MODEL_1_NAME: 'mistral', AI_MODEL_1_ID: 'mistral-large-latest' }
           : {}),
@@ -115,7 +117,8 @@ describe.each(PROVIDER_KINDS)('%s adapter', (kind) => {
       error: null,
       usage: { inputTokens: 412, outputTokens: 37 },
       evidence: [],
-      searches: null,
+      // Search is off here: none made, where the provider has one.
+      searches: kind === 'openai-compatible' ? null : 0,
       abstainReason: null,
     });
     const request = fake.server.requests.at(-1);
@@ -132,7 +135,9 @@ describe.each(PROVIDER_KINDS)('%s adapter', (kind) => {
       expect(asked?.body.generationConfig).toMatchObject({ responseMimeType: 'application/json' });
     } else {
       expect(request?.headers.authorization).toBe(`Bearer ${KEY}`);
-      expect(request?.url.pathname).toBe(kind === 'openai' ? '/v1/responses' : '/v1/chat/completions');
+      expect(request?.url.pathname).toBe(
+        kind === 'openai' || kind === 'xai' ? '/v1/responses' : '/v1/chat/completions',
+      );
     }
     expect(asked?.schema).toMatchObject({
       type: 'object',
@@ -262,6 +267,7 @@ describe('provider specifics', () => {
         AI_MODEL_1_ID: 'claude-3-haiku-20240307',
         AI_MODEL_1_BASE_URL: fake.baseUrl,
         AI_MODEL_1_API_KEY: KEY,
+        AI_WEB_SEARCH: 'off',
       });
       const [model] = createLiveModels(config.ai.slots, new ManualClock()).models;
       const vote = await askModel(model as ResolutionModel, 0, prompt, {

@@ -6,7 +6,8 @@ import { type AdapterDeps, sdkModel } from './sdk.js';
 /**
  * Any OpenAI-compatible chat completions endpoint (Mistral, DeepSeek, a local Ollama or vLLM):
  * `POST {base}/chat/completions`, a bearer key when one is configured. `json_schema` structured
- * output by default; `json_object` for endpoints that only have JSON mode (DeepSeek).
+ * output by default; `json_object` for endpoints that only have JSON mode (DeepSeek). No web search:
+ * its votes say `searches: null` (docs/ai.md#web-search); Sibyl's function tools still work.
  */
 export function createOpenAICompatibleModel(slot: ModelSlot, deps: AdapterDeps): ResolutionModel {
   const provider = createOpenAICompatible({

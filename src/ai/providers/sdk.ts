@@ -8,6 +8,10 @@ import {
   type LanguageModelUsage,
   NoObjectGeneratedError,
   Output,
+  type StepResult,
+  stepCountIs,
+  type Tool,
+  type ToolSet,
 } from 'ai';
 import { Agent, type Dispatcher, request } from 'undici';
 import type { Clock } from '../../lib/clock.js';
@@ -221,7 +225,9 @@ export function classifySdkError(err: unknown, signal: AbortSignal, clock: Clock
   }
   if (NoObjectGeneratedError.isInstance(err)) {
     const usage = usageOf(err.usage);
-    if (err.finishReason === 'length') {
+    // xAI's Responses API says `incomplete` for an answer cut by the cap, which the SDK maps to `other`.
+    const body = isRecord(err.response) ? (err.response as Record<string, unknown>).body : undefined;
+    if (err.finishReason === 'length' || (isRecord(body) && body.status === 'incomplete')) {
       return new ModelError('truncated', 'the answer was cut off by the output-token cap', { usage });
     }
     return new ModelError('bad_response', 'the answer is not a JSON object', { usage });
@@ -236,38 +242,250 @@ export function classifySdkError(err: unknown, signal: AbortSignal, clock: Clock
   return new ModelError('network', 'the call failed', { retryable: true });
 }
 
+/** One step of a `generateText` call, as the SDK reports it. */
+type Step = StepResult<ToolSet>;
+
 /**
- * A model reached through the AI SDK: one `generateText` call with the answer schema as structured
- * output, the slot's output-token cap, no SDK retries (askModel retries within the deadline).
+ * A provider's own web search as one adapter offers it (docs/ai.md#web-search), and what the AI SDK
+ * lets it be combined with in one call: where it cannot, the model searches first and answers in
+ * a second call.
+ */
+export interface NativeSearch {
+  /**
+   * The provider tool, capped at `maxSearches` where the provider takes a cap. Typed loosely: each
+   * provider package types it with its own copy of the SDK's utilities, which `ai`'s Tool type does
+   * not accept although the object is the same at run time.
+   */
+  tool(maxSearches: number): object;
+  /** Provider options the call needs when searching (OpenAI's `max_tool_calls`). */
+  providerOptions?(maxSearches: number): ProviderOptions;
+  /** Search and the answer schema in one call. */
+  withOutput: boolean;
+  /** Search and Sibyl's function tools in one call. */
+  withFunctions: boolean;
+  /** The searches the provider reports for one step; null when it does not say. */
+  count(step: Step): number | null;
+  /**
+   * Whether a source the SDK reports is a citation of the answer (kept as evidence) rather than a
+   * search result the model was shown and did not cite. All are citations unless said otherwise.
+   */
+  cited?(source: Extract<Step['content'][number], { type: 'source' }>): boolean;
+  /** The cited text of a source, where the provider gives one. */
+  quote?(source: Extract<Step['content'][number], { type: 'source' }>): string | null;
+}
+
+export interface SdkModelOptions {
+  providerOptions?: ProviderOptions;
+  /** The provider's own web search; undefined where it has none (votes then say `searches: null`). */
+  search?: NativeSearch | undefined;
+  /** Sibyl's function tools and the answer schema in one call; true unless the provider refuses. */
+  functionsWithOutput?: boolean;
+}
+
+/** Model steps of one call: a tool call and its answer take two; more are allowed for a few tools. */
+export const MAX_STEPS = 6;
+
+/** The tool name the provider's web search goes by in every call. */
+const WEB_SEARCH = 'web_search';
+
+/** The second call of a search-then-answer resolution: the model's own notes, then the question again. */
+export const ANSWER_NOW =
+  'Now answer the resolution request above with the JSON object only, as the instructions say.';
+
+function isRecordOrNull(value: unknown): Record<string, unknown> | null {
+  return isRecord(value) ? value : null;
+}
+
+/** Sums two provider counts; null as soon as one is unknown. */
+function addCount(a: number | null, b: number | null): number | null {
+  return a === null || b === null ? null : a + b;
+}
+
+function addUsage(a: TokenUsage | null, b: LanguageModelUsage | undefined): TokenUsage | null {
+  const next = usageOf(b);
+  if (a === null) return next;
+  if (next === null) return a;
+  const sum = (x: number | null, y: number | null) => (x === null && y === null ? null : (x ?? 0) + (y ?? 0));
+  return {
+    inputTokens: sum(a.inputTokens, next.inputTokens),
+    outputTokens: sum(a.outputTokens, next.outputTokens),
+  };
+}
+
+/**
+ * What a model looked at in the order it used it, unchecked (evidence.ts checks it): every call of
+ * one of Sibyl's tools with its result, and the web sources its answer cites (one item a URL; a
+ * later citation of a URL adds its quote when the first had none). The URLs a search opened but
+ * the answer does not cite follow the citations.
+ */
+export function evidenceOfSteps(steps: readonly Step[], search: NativeSearch | undefined): unknown[] {
+  const items: Record<string, unknown>[] = [];
+  const webByUrl = new Map<string, Record<string, unknown>>();
+  const opened: string[] = [];
+  for (const step of steps) {
+    for (const part of step.content) {
+      if (part.type === 'tool-result' && !part.providerExecuted) {
+        items.push({ kind: 'sibyl', tool: part.toolName, input: part.input, output: part.output });
+      } else if (part.type === 'tool-error' && !part.providerExecuted) {
+        items.push({
+          kind: 'sibyl',
+          tool: part.toolName,
+          input: part.input,
+          output: { error: 'the tool failed' },
+        });
+      } else if (part.type === 'source' && part.sourceType === 'url') {
+        if (search?.cited && !search.cited(part)) {
+          opened.push(part.url);
+          continue;
+        }
+        const quote = search?.quote?.(part) ?? null;
+        const seen = webByUrl.get(part.url);
+        if (seen) {
+          if (seen.quote === null && quote !== null) seen.quote = quote;
+          continue;
+        }
+        const item = { kind: 'web', url: part.url, title: part.title ?? '', quote };
+        webByUrl.set(part.url, item);
+        items.push(item);
+      } else if (part.type === 'tool-result' && part.providerExecuted && part.toolName === WEB_SEARCH) {
+        // OpenAI's `action.sources`: the pages a search returned (with a schema, citations may be missing).
+        const sources = isRecordOrNull(part.output)?.sources;
+        if (Array.isArray(sources)) {
+          for (const source of sources) {
+            const url = isRecordOrNull(source)?.url;
+            if (typeof url === 'string') opened.push(url);
+          }
+        }
+      }
+    }
+  }
+  for (const url of opened) {
+    if (webByUrl.has(url)) continue;
+    const item = { kind: 'web', url, title: '', quote: null };
+    webByUrl.set(url, item);
+    items.push(item);
+  }
+  return items;
+}
+
+/** The model's own words in a research call, for the answer call: never a source's text. */
+function notesOf(steps: readonly Step[]): string {
+  const text = steps
+    .flatMap((step) => step.content.filter((part) => part.type === 'text').map((part) => part.text))
+    .join('')
+    .trim();
+  return text === '' ? '(no notes)' : text;
+}
+
+interface Call {
+  tools: ToolSet | undefined;
+  output: boolean;
+}
+
+/**
+ * How one question is asked: one call with every tool and the answer schema where the provider
+ * allows them together, else research calls (run at once) whose notes a last call answers from.
+ */
+function plan(functions: ToolSet | undefined, searchTools: ToolSet | undefined, options: SdkModelOptions) {
+  const search = options.search;
+  const functionsWithOutput = options.functionsWithOutput ?? true;
+  const together =
+    (!searchTools || (search?.withOutput && (!functions || search.withFunctions))) &&
+    (!functions || functionsWithOutput);
+  if (together) {
+    const tools = functions || searchTools ? { ...searchTools, ...functions } : undefined;
+    return { research: [] as Call[], answer: { tools, output: true } };
+  }
+  const research: Call[] = [];
+  if (searchTools && functions && search?.withFunctions) {
+    research.push({ tools: { ...searchTools, ...functions }, output: false });
+  } else {
+    if (searchTools) research.push({ tools: searchTools, output: false });
+    if (functions) research.push({ tools: functions, output: false });
+  }
+  return { research, answer: { tools: undefined, output: true } as Call };
+}
+
+/**
+ * A model reached through the AI SDK (docs/ai.md#web-search): the answer schema as structured
+ * output, the slot's output-token cap, no SDK retries (askModel retries within the deadline); the
+ * provider's own web search where it has one and it is on, and Sibyl's function tools, called in a
+ * loop of at most MAX_STEPS steps. Where the provider refuses search (or tools) beside a schema,
+ * the model searches in a first call and answers from its own notes in a second: a source's text
+ * is never sent back to any model.
  */
 export function sdkModel(
   slot: ModelSlot,
   model: LanguageModel,
   deps: AdapterDeps,
-  providerOptions?: ProviderOptions,
+  options: SdkModelOptions = {},
 ): ResolutionModel {
+  const name = `${slot.name}/${slot.model}`;
   return {
-    name: `${slot.name}/${slot.model}`,
+    name,
     timeoutMs: slot.timeoutMs,
     async ask(prompt: ModelPrompt, signal: AbortSignal): Promise<RawAnswer> {
+      const search = options.search;
+      const searching = search !== undefined && slot.webSearch && prompt.webSearch !== false;
+      const functions = prompt.tools && Object.keys(prompt.tools).length > 0 ? prompt.tools : undefined;
+      const searchTools = searching ? { [WEB_SEARCH]: search.tool(slot.maxSearches) as Tool } : undefined;
+      const providerOptions = mergeOptions(
+        options.providerOptions,
+        searching ? search.providerOptions?.(slot.maxSearches) : undefined,
+      );
+      const { research, answer } = plan(functions, searchTools, options);
+      const base = {
+        model,
+        system: prompt.system,
+        temperature: 0,
+        maxOutputTokens: slot.maxOutputTokens,
+        maxRetries: 0,
+        abortSignal: signal,
+        ...(providerOptions ? { providerOptions } : {}),
+      };
+      let usage: TokenUsage | null = null;
       try {
-        const result = await generateText({
-          model,
-          system: prompt.system,
-          prompt: prompt.user,
-          output: Output.object({
-            schema: jsonSchema(prompt.schema),
-            name: 'resolution',
-            description: 'The outcome that happened, how sure the model is, and why',
-          }),
-          temperature: 0,
-          maxOutputTokens: slot.maxOutputTokens,
-          maxRetries: 0,
-          abortSignal: signal,
-          ...(providerOptions ? { providerOptions } : {}),
+        const researched = await Promise.all(
+          research.map((call) =>
+            generateText({
+              ...base,
+              prompt: prompt.user,
+              tools: call.tools,
+              stopWhen: stepCountIs(MAX_STEPS),
+            }),
+          ),
+        );
+        for (const result of researched) {
+          usage = addUsage(usage, result.totalUsage);
+          if (result.finishReason === 'content-filter') {
+            throw new ModelError('refused', 'the provider refused to answer', { usage });
+          }
+        }
+        const output = Output.object({
+          schema: jsonSchema(prompt.schema),
+          name: 'resolution',
+          description: 'The outcome that happened, how sure the model is, and why',
         });
-        const usage = usageOf(result.usage);
-        if (result.finishReason === 'length') {
+        const result = await generateText({
+          ...base,
+          ...(researched.length === 0
+            ? { prompt: prompt.user }
+            : {
+                messages: [
+                  { role: 'user' as const, content: prompt.user },
+                  {
+                    role: 'assistant' as const,
+                    content: researched.map((r) => notesOf(r.steps)).join('\n\n'),
+                  },
+                  { role: 'user' as const, content: ANSWER_NOW },
+                ],
+              }),
+          ...(answer.tools ? { tools: answer.tools, stopWhen: stepCountIs(MAX_STEPS) } : {}),
+          output,
+        });
+        usage = addUsage(usage, result.totalUsage);
+        // xAI's Responses API says `incomplete` for an answer cut by the cap, which the SDK maps to `other`.
+        if (result.finishReason === 'length' || result.rawFinishReason === 'incomplete') {
           throw new ModelError('truncated', 'the answer was cut off by the output-token cap', { usage });
         }
         if (result.finishReason === 'content-filter') {
@@ -281,10 +499,27 @@ export function sdkModel(
         }
         if (value === undefined)
           throw new ModelError('bad_response', 'the response carries no answer', { usage });
-        return { value, finishReason: result.finishReason, usage };
+        const steps = [...researched.flatMap((r) => r.steps), ...result.steps];
+        let searches: number | null = search === undefined ? null : 0;
+        if (searching) for (const step of steps) searches = addCount(searches, search.count(step));
+        return {
+          value,
+          finishReason: result.finishReason,
+          usage,
+          evidence: evidenceOfSteps(steps, searching ? search : undefined),
+          searches,
+        };
       } catch (err) {
         throw classifySdkError(err, signal, deps.clock);
       }
     },
   };
+}
+
+function mergeOptions(a: ProviderOptions, b: ProviderOptions): ProviderOptions {
+  if (!a) return b;
+  if (!b) return a;
+  const out: Record<string, Record<string, unknown>> = { ...a } as Record<string, Record<string, unknown>>;
+  for (const [provider, values] of Object.entries(b)) out[provider] = { ...out[provider], ...values };
+  return out as ProviderOptions;
 }
