@@ -334,10 +334,8 @@ export function evidenceOfSteps(steps: readonly Step[], search: NativeSearch | u
           output: { error: 'the tool failed' },
         });
       } else if (part.type === 'source' && part.sourceType === 'url') {
-        if (search?.cited && !search.cited(part)) {
-          opened.push(part.url);
-          continue;
-        }
+        // A search result the answer does not cite (Anthropic lists every one): not kept.
+        if (search?.cited && !search.cited(part)) continue;
         const quote = search?.quote?.(part) ?? null;
         const seen = webByUrl.get(part.url);
         if (seen) {
