@@ -215,7 +215,8 @@ describe('POST /ai/resolve, then polling', () => {
       error: null,
       usage: { inputTokens: 400, outputTokens: 30 },
       evidence: [],
-      searches: null,
+      // Web search is off for these fakes (fakeSlotsEnv): OpenAI made none.
+      searches: 0,
       abstainReason: null,
     });
     expect(record.votes[2]).toMatchObject({
