@@ -1,6 +1,6 @@
 // Four fake LLM providers for bench/evaluation.js, run as their own process so that their CPU is
 // not the evaluation's: OpenAI (Responses API), Anthropic (Messages API), Google (generateContent)
-// and xAI (chat completions), each answering in its provider's wire format (as test/ai/fake-llm.ts
+// and xAI (Responses API), each answering in its provider's wire format (as test/ai/fake-llm.ts
 // does) after FAKE_DELAY_MS (200) milliseconds. Prints their base URLs as one JSON line.
 // `GET /cpu` on any of them answers at once with the CPU this process has used so far
 // (process.cpuUsage, µs), so the bench can report the fakes' share of the shared cores.
@@ -11,13 +11,13 @@ const DELAY = Number(process.env.FAKE_DELAY_MS ?? 200);
 const usage = { input: 371, output: 29 };
 
 function body(kind, request, text) {
-  if (kind === 'openai') {
+  if (kind === 'openai' || kind === 'xai') {
     return {
       id: 'resp_0465b6d1ae1f97c500699f88318ee481a3b627f7fcb4875152',
       object: 'response',
       created_at: 1772062769,
       status: 'completed',
-      model: 'gpt-4.1-mini-2025-04-14',
+      model: kind === 'xai' ? 'grok-4' : 'gpt-4.1-mini-2025-04-14',
       output: [
         {
           id: 'msg_0465b6d1ae1f97c500699f8831c4',

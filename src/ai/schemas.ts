@@ -209,7 +209,8 @@ export const VoteSchema = Type.Object(
       description: 'What the model looked at, in the order it used them; empty when nothing',
     }),
     searches: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
-      description: 'Web searches the provider reports for the call; null when it does not say',
+      description:
+        'Web searches the provider reports for the call; 0 when search was off; null when the provider does not say (an OpenAI-compatible slot has no web search)',
     }),
     abstainReason: {
       ...AbstainReason,
