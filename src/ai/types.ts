@@ -1,3 +1,4 @@
+import type { ToolSet } from 'ai';
 import type { AbstainReason, Evidence } from './evidence.js';
 
 /**
@@ -32,6 +33,17 @@ export interface ModelPrompt {
   schema: Record<string, unknown>;
   /** The question itself, for the sandbox models, which read their directives from the context. */
   data: ResolutionQuestion;
+  /**
+   * Sibyl's own tools this call may use (`sibyl_price`, `sibyl_market`: docs/ai.md#sibyls-tools),
+   * AI SDK tool definitions whose `execute` answers the call; absent when the process has none.
+   * A fresh set per model call: it counts the call's tool calls (AI_MAX_TOOL_CALLS).
+   */
+  tools?: ToolSet;
+  /**
+   * Whether the provider's own web search may be used on this call: false turns it off (`sibyl ai
+   * evaluate --search off`); undefined leaves the slot's setting (AI_WEB_SEARCH, AI_<SLOT>_WEB_SEARCH).
+   */
+  webSearch?: boolean;
 }
 
 export interface TokenUsage {
