@@ -179,7 +179,8 @@ function createSandboxModel(position: number, timeoutMs: number): ResolutionMode
         reasoning: `Sandbox answer: ${why}.`,
         abstainReason: outcomeIndex === null ? (abstain ?? 'insufficient_evidence') : null,
       });
-      const cites = directives.evidence !== 'none';
+      // Their web search is off with the prompt's (`sibyl ai evaluate --search off`) as a live slot's is.
+      const cites = directives.evidence !== 'none' && prompt.webSearch !== false;
       const evidence: Record<string, unknown>[] = [];
       if (looked) evidence.push(looked);
       if (cites) evidence.push(sandboxEvidence(question));
