@@ -1,12 +1,13 @@
-import { loadResolver, type MarketSource, type Resolver } from './ai/index.js';
+import { loadResolver, type MarketSource, type Resolver, type SibylData } from './ai/index.js';
 import { type Attestations, createAttestations } from './attestations/index.js';
 import type { Config } from './config.js';
+import { createContext } from './context.js';
 import type { Database } from './db/database.js';
-import { HistoricalService } from './historical/index.js';
+import { HistoricalService, storedPriceAt } from './historical/index.js';
 import { type AiJobResolver, aiJobResolver } from './jobs/index.js';
 import type { Clock } from './lib/clock.js';
 import type { Log } from './logger.js';
-import { marketSource } from './markets/index.js';
+import { marketFacts, marketSource } from './markets/index.js';
 import {
   type CandleVenue,
   createLiveVenues,
@@ -75,6 +76,19 @@ export interface PortOverrides {
 }
 
 /**
+ * Sibyl's own data as the AI models' tools read it (docs/ai.md#sibyls-tools): the stored candles
+ * (the historical room) and the markets (the markets room), on `db`, with the spot price's rules.
+ */
+export function sibylData(config: Pick<Config, 'prices'>, db: Database, clock: Clock): SibylData {
+  const ctx = createContext(db, clock);
+  const rules = { outlierTolerance: config.prices.outlierTolerance, minSources: config.prices.minSources };
+  return {
+    price: (symbol, at) => storedPriceAt(ctx, symbol, at, rules),
+    market: (id) => marketFacts(ctx, id),
+  };
+}
+
+/**
  * Builds every port from the configuration, but those `overrides` hands in. The constructors that
  * bring the AI SDKs and an HTTP agent are loaded here, through their doors' `loadResolver` and
  * `loadTransport`, so that a command importing those doors does not load them.
@@ -88,7 +102,7 @@ export async function createPorts(
   const needsRegistry = !overrides.liveVenues || !overrides.candleVenues;
   const registry = needsRegistry ? createLiveVenues(config.prices, clock) : undefined;
   const [resolver, webhookTransport] = await Promise.all([
-    loadResolver(config.ai, clock),
+    loadResolver(config.ai, clock, sibylData(config, db, clock)),
     overrides.webhookTransport ?? loadTransport(config.webhooks),
   ]);
   const attestations =

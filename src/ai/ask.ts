@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { ToolSet } from 'ai';
 import type { Clock } from '../lib/clock.js';
 import { metrics } from '../metrics/metrics.js';
 import { checkAnswer } from './answer.js';
@@ -14,6 +15,8 @@ export interface AskOptions {
   retries: number;
   /** When an answer arrived: the retrieval time of a citation that gives none. */
   clock: Clock;
+  /** Sibyl's tools for one model call, answering within its signal; absent: the models get none. */
+  tools?: ((signal: AbortSignal) => ToolSet) | undefined;
 }
 
 /** A valid answer's evidence and searches, checked; what was dropped is counted (never stored). */
@@ -57,7 +60,11 @@ export async function askModel(
   for (let attempt = 0; ; attempt++) {
     const signal = AbortSignal.any([options.deadline, AbortSignal.timeout(model.timeoutMs)]);
     try {
-      const raw = await model.ask(prompt, signal);
+      // Each call its own tools: their count of calls starts again, their answers end with its signal.
+      const raw = await model.ask(
+        options.tools ? { ...prompt, tools: options.tools(signal) } : prompt,
+        signal,
+      );
       if (raw.finishReason === 'length') {
         throw new ModelError('truncated', 'the answer was cut off by the output-token cap', {
           usage: raw.usage,
@@ -116,6 +123,8 @@ export interface AskModelsOptions {
   known?: ReadonlyMap<number, Vote>;
   /** Called with each new vote as it arrives (before the others finish), e.g. to store it. */
   onVote?: (vote: Vote) => Promise<void>;
+  /** Sibyl's tools for each model call (AskOptions.tools). */
+  tools?: ((signal: AbortSignal) => ToolSet) | undefined;
 }
 
 /**
@@ -138,6 +147,7 @@ export async function askModels(
         deadlineAt,
         retries: options.retries,
         clock: options.clock,
+        tools: options.tools,
       });
       await options.onVote?.(vote);
       return vote;

@@ -74,6 +74,7 @@ export const aiSettings = defineSettings(
     AI_SUBMIT_CONCURRENCY: Type.Integer({ default: 4, minimum: 1, maximum: 500 }),
     AI_WEB_SEARCH: Type.Enum(['on', 'off'], { default: 'on' }),
     AI_MAX_SEARCHES: Type.Integer({ default: 3, minimum: 1, maximum: 20 }),
+    AI_MAX_TOOL_CALLS: Type.Integer({ default: 3, minimum: 0, maximum: 20 }),
   },
   (v) => {
     const slot = (
@@ -163,6 +164,8 @@ export const aiSettings = defineSettings(
       concurrency: v.AI_WORKER_CONCURRENCY,
       /** Submit transactions one API process runs at once (the rest wait in memory, not on the pool). */
       submitConcurrency: v.AI_SUBMIT_CONCURRENCY,
+      /** Calls of Sibyl's tools answered per model call (docs/ai.md#sibyls-tools); 0: no tools offered. */
+      maxToolCalls: v.AI_MAX_TOOL_CALLS,
     };
   },
 );

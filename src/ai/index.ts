@@ -2,6 +2,7 @@
 import type { Clock } from '../lib/clock.js';
 import type { AiConfig } from './config.js';
 import type { Resolver } from './resolver.js';
+import type { SibylData } from './tools/port.js';
 
 export type { AiConfig } from './config.js';
 export {
@@ -15,14 +16,15 @@ export type { MarketQuestion, MarketSource } from './market-port.js';
 export type { SlotStatus } from './providers/registry.js';
 export type { Resolver } from './resolver.js';
 export { AiReadiness } from './schemas.js';
+export type { MarketFacts, SibylData } from './tools/port.js';
 export type { ResolutionQuestion, Vote } from './types.js';
 
 /**
- * The resolver of `POST /ai/resolve`, for an operator command that asks the models itself (`sibyl ai
- * evaluate`): loaded on demand, since it brings the AI SDKs (docs/architecture.md, "CLI start-up
- * stays light").
+ * The resolver of `POST /ai/resolve`, for the ports of a process and for an operator command that
+ * asks the models itself (`sibyl ai evaluate`): loaded on demand, since it brings the AI SDKs
+ * (docs/architecture.md, "CLI start-up stays light"). `data` gives the models Sibyl's tools.
  */
-export async function loadResolver(config: AiConfig, clock: Clock): Promise<Resolver> {
+export async function loadResolver(config: AiConfig, clock: Clock, data?: SibylData): Promise<Resolver> {
   const { createResolver } = await import('./resolver.js');
-  return createResolver(config, clock);
+  return createResolver(config, clock, data);
 }

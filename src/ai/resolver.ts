@@ -1,3 +1,4 @@
+import type { ToolSet } from 'ai';
 import type { AccountMode } from '../accounts/index.js';
 import { AppError } from '../errors.js';
 import type { Clock } from '../lib/clock.js';
@@ -7,6 +8,8 @@ import { type Consensus, decideConsensus } from './consensus.js';
 import { buildPrompt } from './prompt.js';
 import { createLiveModels, type SlotStatus } from './providers/registry.js';
 import { createSandboxModels } from './sandbox.js';
+import type { SibylData } from './tools/port.js';
+import { createSibylTools } from './tools/sibyl-tools.js';
 import {
   MODEL_COUNT,
   ModelError,
@@ -28,6 +31,8 @@ export interface ResolveOptions {
   known?: ReadonlyMap<number, Vote>;
   /** Called with each vote as it arrives, e.g. to store it before the others finish. */
   onVote?: (vote: Vote) => Promise<void>;
+  /** False: the providers' own web search is off for this resolution (ModelPrompt.webSearch). */
+  webSearch?: boolean;
 }
 
 /**
@@ -51,9 +56,17 @@ export interface Resolver {
 export async function resolveWithModels(
   models: readonly ResolutionModel[],
   question: ResolutionQuestion,
-  options: ResolveOptions & { deadlineMs: number; retries: number; clock: Clock },
+  options: ResolveOptions & {
+    deadlineMs: number;
+    retries: number;
+    clock: Clock;
+    /** Sibyl's tools for each model call; absent: the models get none. */
+    tools?: ((signal: AbortSignal) => ToolSet) | undefined;
+  },
 ): Promise<Resolution> {
-  const votes = await askModels(models, buildPrompt(question, options.clock.now()), options);
+  const prompt = buildPrompt(question, options.clock.now());
+  if (options.webSearch !== undefined) prompt.webSearch = options.webSearch;
+  const votes = await askModels(models, prompt, options);
   return { votes, consensus: decideConsensus(votes, question.outcomes, options.confidenceThreshold) };
 }
 
@@ -67,13 +80,22 @@ function notConfigured(status: SlotStatus): ResolutionModel {
   };
 }
 
-export function createResolver(config: AiConfig, clock: Clock): Resolver {
+/**
+ * The resolver of a process. With `data` (Sibyl's stored prices and markets, read from the
+ * process's database: docs/ai.md#sibyls-tools), every model call is offered Sibyl's tools, at most
+ * AI_MAX_TOOL_CALLS calls answered per model call; without it (or with AI_MAX_TOOL_CALLS=0), none.
+ */
+export function createResolver(config: AiConfig, clock: Clock, data?: SibylData): Resolver {
   const live = createLiveModels(config.slots, clock);
   const liveModels = live.models.map((model, i) => model ?? notConfigured(live.status[i] as SlotStatus));
   // Sandbox models may sleep up to 30 s on request; the deadline is their only bound.
   const sandboxModels = createSandboxModels(config.deadlineMs);
   const available = live.status.filter((s) => s.configured).length === MODEL_COUNT;
   const models = (mode: AccountMode) => (mode === 'sandbox' ? sandboxModels : liveModels);
+  const tools =
+    data && config.maxToolCalls > 0
+      ? (signal: AbortSignal) => createSibylTools(data, { clock, maxCalls: config.maxToolCalls, signal })
+      : undefined;
   return {
     liveStatus: live.status,
     requireAvailable(mode) {
@@ -92,6 +114,7 @@ export function createResolver(config: AiConfig, clock: Clock): Resolver {
         deadlineMs: config.deadlineMs,
         retries: config.retries,
         clock,
+        tools,
       });
     },
   };

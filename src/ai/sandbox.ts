@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { ToolExecutionOptions } from 'ai';
 import { ABSTAIN_REASONS, type AbstainReason } from './evidence.js';
 import { ModelError, type ModelPrompt, type RawAnswer, type ResolutionModel } from './types.js';
 
@@ -20,6 +21,8 @@ export interface SandboxDirectives {
   evidence?: 'none';
   /** Every model that does not fail answers "cannot determine" for this reason. */
   abstain?: AbstainReason;
+  /** Every model first calls `sibyl_price` with these arguments, as written (the tool checks them). */
+  price?: { symbol: string; at: string };
 }
 
 const DIRECTIVE = /^\[sandbox:([a-z]+)=([^\]\s]*)\]/;
@@ -88,9 +91,16 @@ export function parseSandboxDirectives(context: string): {
       if (seen('abstain')) continue;
       if (ABSTAIN_REASONS.includes(value as AbstainReason)) directives.abstain = value as AbstainReason;
       else problems.push(`abstain takes one of ${ABSTAIN_REASONS.join(', ')}`);
+    } else if (name === 'price') {
+      if (seen('price')) continue;
+      // Only its shape here: what the symbol and time say is the tool's to judge, in the evidence.
+      const split = value.indexOf('@');
+      if (split > 0 && split < value.length - 1) {
+        directives.price = { symbol: value.slice(0, split), at: value.slice(split + 1) };
+      } else problems.push('price takes SYMBOL@TIME, e.g. SOL@2026-11-01T12:00:00Z');
     } else {
       problems.push(
-        `unknown directive [sandbox:${name}=…]; known: votes, confidence, delay, evidence, abstain`,
+        `unknown directive [sandbox:${name}=…]; known: votes, confidence, delay, evidence, abstain, price`,
       );
     }
   }
@@ -112,6 +122,26 @@ export function sandboxEvidence(question: string): Record<string, unknown> {
   };
 }
 
+type Execute = (input: unknown, options: ToolExecutionOptions) => Promise<unknown>;
+
+/**
+ * `[sandbox:price=SYMBOL@TIME]`: the model calls `sibyl_price` through the tools it was given, as a
+ * live model's tool loop would (the same `execute`, the same count of calls), and cites the call
+ * and Sibyl's answer. Without tools (a process without Sibyl's data), the answer says so.
+ */
+async function callPrice(
+  prompt: ModelPrompt,
+  input: { symbol: string; at: string },
+  position: number,
+  signal: AbortSignal,
+): Promise<Record<string, unknown>> {
+  const execute = prompt.tools?.sibyl_price?.execute as Execute | undefined;
+  const output = execute
+    ? await execute(input, { toolCallId: `sandbox-${position}`, messages: [], abortSignal: signal })
+    : { status: 'error', error: 'unavailable', message: 'no tools were given to this model call' };
+  return { kind: 'sibyl', tool: 'sibyl_price', input, output };
+}
+
 /** The outcome all four sandbox models choose without directives: a hash of the question. */
 export function sandboxOutcome(question: string, outcomeCount: number): number {
   return createHash('sha256').update(question).digest().readUInt32BE(0) % outcomeCount;
@@ -126,6 +156,8 @@ function createSandboxModel(position: number, timeoutMs: number): ResolutionMode
       const { question, outcomes, context } = prompt.data;
       const { directives } = parseSandboxDirectives(context ?? '');
       if (directives.delayMs) await sleep(directives.delayMs, undefined, { signal });
+      // The tool is called first, before the answer is decided, as a live model's loop calls it.
+      const looked = directives.price ? await callPrice(prompt, directives.price, position, signal) : null;
       const scripted = directives.votes?.[position];
       if (scripted === 'fail') {
         throw new ModelError('http_error', 'HTTP 503 (simulated by [sandbox:votes])');
@@ -147,12 +179,16 @@ function createSandboxModel(position: number, timeoutMs: number): ResolutionMode
         reasoning: `Sandbox answer: ${why}.`,
         abstainReason: outcomeIndex === null ? (abstain ?? 'insufficient_evidence') : null,
       });
-      const cites = directives.evidence !== 'none';
+      // Their web search is off with the prompt's (`sibyl ai evaluate --search off`) as a live slot's is.
+      const cites = directives.evidence !== 'none' && prompt.webSearch !== false;
+      const evidence: Record<string, unknown>[] = [];
+      if (looked) evidence.push(looked);
+      if (cites) evidence.push(sandboxEvidence(question));
       return {
         value: JSON.parse(text),
         finishReason: 'stop',
         usage: { inputTokens: 0, outputTokens: 0 },
-        evidence: cites ? [sandboxEvidence(question)] : [],
+        evidence,
         searches: cites ? 1 : 0,
       };
     },

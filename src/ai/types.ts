@@ -33,9 +33,16 @@ export interface ModelPrompt {
   schema: Record<string, unknown>;
   /** The question itself, for the sandbox models, which read their directives from the context. */
   data: ResolutionQuestion;
-  /** Sibyl's function tools the model may call (AI SDK `tool()` definitions with `execute`). */
+  /**
+   * Sibyl's own tools this call may use (`sibyl_price`, `sibyl_market`: docs/ai.md#sibyls-tools),
+   * AI SDK tool definitions whose `execute` answers the call; absent when the process has none.
+   * A fresh set per model call: it counts the call's tool calls (AI_MAX_TOOL_CALLS).
+   */
   tools?: ToolSet;
-  /** The provider's own web search: undefined = the slot's setting, false = none (`--search off`). */
+  /**
+   * Whether the provider's own web search may be used on this call: false turns it off (`sibyl ai
+   * evaluate --search off`); undefined leaves the slot's setting (AI_WEB_SEARCH, AI_<SLOT>_WEB_SEARCH).
+   */
   webSearch?: boolean;
 }
 

@@ -91,6 +91,7 @@ function parseOptions(argv: string[]) {
         cache: { type: 'string' },
         prices: { type: 'string' },
         publish: { type: 'boolean', default: false },
+        search: { type: 'string' },
         compromised: { type: 'boolean', default: false },
       },
     });

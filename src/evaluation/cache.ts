@@ -21,11 +21,16 @@ export function isCacheable(vote: Vote): boolean {
   return vote.error === null || !TRANSIENT.has(vote.error.kind);
 }
 
-/** The key of one model's answer to one question: the model and everything it is sent of the question. */
-export function cacheKey(model: string, question: ResolutionQuestion): string {
-  return createHash('sha256')
-    .update(JSON.stringify([model, question.question, question.outcomes, question.context]))
-    .digest('base64url');
+/**
+ * The key of one model's answer to one question: the model, everything it is sent of the question,
+ * and whether its web search was on (`--search`), so that the answers of the two runs of a
+ * comparison are kept apart. Keys of the default (`on`) are those written before `--search`
+ * existed.
+ */
+export function cacheKey(model: string, question: ResolutionQuestion, search: 'on' | 'off' = 'on'): string {
+  const parts: unknown[] = [model, question.question, question.outcomes, question.context];
+  if (search === 'off') parts.push('search:off');
+  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
 }
 
 export interface AnswerCache {

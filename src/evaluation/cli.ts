@@ -4,11 +4,15 @@ import { createReadStream, createWriteStream, type Stats, statSync, type WriteSt
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { AiConfig } from '../ai/index.js';
+import type { AiConfig, SibylData } from '../ai/index.js';
 import { DEFAULT_CONFIDENCE_THRESHOLD, decideConsensus, loadResolver } from '../ai/index.js';
+import { createContext } from '../context.js';
 import type { CommandIo } from '../feature.js';
-import { systemClock } from '../lib/clock.js';
+import { storedPriceAt } from '../historical/index.js';
+import { type Clock, systemClock } from '../lib/clock.js';
 import { type CommandArgs, option, UsageError } from '../lib/command-line.js';
+import { marketFacts } from '../markets/index.js';
+import type { PriceConfig } from '../prices/index.js';
 import { openAnswerCache } from './cache.js';
 import { evaluateSet } from './evaluate.js';
 import type { LabelledQuestion } from './labelled-set.js';
@@ -39,6 +43,22 @@ function prices(text: string | undefined): Prices | undefined {
     map.set(m[1] as string, { input: Number(m[2]), output: Number(m[3]) });
   }
   return map;
+}
+
+/**
+ * Sibyl's tools read the command's database (docs/ai.md#sibyls-tools), opened only when a model
+ * first calls one: a run whose models call none never opens it.
+ */
+function sibylData(io: CommandIo<{ prices: PriceConfig }>, clock: Clock): SibylData {
+  const rules = {
+    outlierTolerance: io.config.prices.outlierTolerance,
+    minSources: io.config.prices.minSources,
+  };
+  const ctx = async () => createContext(await io.database(), clock);
+  return {
+    price: async (symbol, at) => storedPriceAt(await ctx(), symbol, at, rules),
+    market: async (id) => marketFacts(await ctx(), id),
+  };
 }
 
 /** Writes a file whole or not at all: a temporary file renamed over it. */
@@ -126,7 +146,7 @@ function checkPaths(set: string[], writes: { option: string; path: string }[]): 
  * an SVG reliability diagram. Ctrl-C stops asking and writes the report of what was answered.
  */
 export async function evaluateCommand(
-  io: CommandIo<{ ai: AiConfig }>,
+  io: CommandIo<{ ai: AiConfig; prices: PriceConfig }>,
   args: CommandArgs,
   progressSink?: ProgressSink,
 ): Promise<boolean> {
@@ -148,6 +168,9 @@ export async function evaluateCommand(
   const cachePath = option(args, 'cache') ?? 'sibyl-ai-cache.jsonl';
   const priceList = prices(option(args, 'prices'));
   const publish = args.options.publish === true;
+  const search = option(args, 'search') ?? 'on';
+  if (search !== 'on' && search !== 'off')
+    throw new UsageError("--search takes on (the providers' own web search as configured) or off");
   const markdownPath = withExtension(out, '.md');
   const svgPath = withExtension(out, '.svg');
   checkPaths(args.positionals, [
@@ -159,7 +182,7 @@ export async function evaluateCommand(
 
   const set = await openLabelledSet(args.positionals);
   const total = limit === undefined ? set.count : Math.min(limit, set.count);
-  const resolver = await loadResolver(io.config.ai, systemClock);
+  const resolver = await loadResolver(io.config.ai, systemClock, sibylData(io, systemClock));
   resolver.requireAvailable(mode);
   // Opened before the run so that a database that cannot be reached fails first, not after it.
   const db = publish ? await io.database() : null;
@@ -190,6 +213,7 @@ export async function evaluateCommand(
       concurrency,
       confidenceThreshold: DEFAULT_CONFIDENCE_THRESHOLD,
       cache,
+      search,
       signal: stop.signal,
       onProgress: (done) => progress?.tick(done),
       onResult: async (result) => {
@@ -218,6 +242,7 @@ export async function evaluateCommand(
     finishedAt: new Date(),
     cachedAnswers: evaluation.cachedAnswers,
     askedAnswers: evaluation.askedAnswers,
+    search,
     ...(priceList ? { prices: priceList } : {}),
   });
   try {

@@ -12,6 +12,8 @@ export interface EvaluateOptions {
   concurrency: number;
   confidenceThreshold: number;
   cache: AnswerCache;
+  /** `--search off`: the providers' own web search is off on every call (default on). */
+  search?: 'on' | 'off';
   /** Each question answered, in the set's order; nothing else keeps it. */
   onResult: (result: QuestionResult) => void | Promise<void>;
   /** Ctrl-C: no question is started after it, and the ones being asked are left out. */
@@ -59,7 +61,7 @@ export async function evaluateSet(options: EvaluateOptions): Promise<Evaluation>
   /** One question; null when Ctrl-C came first (its result is left out). */
   const one = async (q: LabelledQuestion): Promise<QuestionResult | null> => {
     const data = { question: q.question, outcomes: q.outcomes, context: q.context };
-    const keys = models.map((m) => cacheKey(m.name, data));
+    const keys = models.map((m) => cacheKey(m.name, data, options.search));
     const known = new Map<number, Vote>();
     keys.forEach((key, position) => {
       const vote = options.cache.get(key);
@@ -68,6 +70,7 @@ export async function evaluateSet(options: EvaluateOptions): Promise<Evaluation>
     cachedAnswers += known.size;
     const resolution = options.resolver.resolve(options.mode, data, {
       confidenceThreshold: options.confidenceThreshold,
+      ...(options.search === 'off' ? { webSearch: false } : {}),
       known,
       onVote: async (vote) => {
         askedAnswers++;

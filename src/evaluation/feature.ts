@@ -1,13 +1,14 @@
 import type { AiConfig } from '../ai/index.js';
 import type { Feature } from '../feature.js';
 import { UsageError } from '../lib/command-line.js';
+import type { PriceConfig } from '../prices/index.js';
 
 /**
  * The AI evaluation room's descriptor: `sibyl ai evaluate` (loaded when run) and GET /ai/scorecard
  * (docs/ai.md#evaluation).
  */
 export interface Needs {
-  config: { ai: AiConfig };
+  config: { ai: AiConfig; prices: PriceConfig };
 }
 
 export const evaluationFeature: Feature<Record<never, never>, Needs> = {
@@ -21,6 +22,7 @@ export const evaluationFeature: Feature<Record<never, never>, Needs> = {
       usage: [
         '  ai evaluate PATH --models live|sandbox [--limit N] [--concurrency C] [--target 0.97]',
         '              [--out FILE.json] [--cache FILE] [--prices MODEL=IN/OUT,…] [--publish]',
+        '              [--search on|off]',
         '                                          measure the AI resolver on a labelled set',
       ],
       async run(io, action, args) {

@@ -38,6 +38,8 @@ export interface RunInfo {
   cachedAnswers: number;
   askedAnswers: number;
   prices?: Prices;
+  /** `--search`: whether the providers' own web search was on (default on). */
+  search?: 'on' | 'off';
 }
 
 /** Numbers appended one at a time into a typed array that doubles when full: 8 bytes each. */
@@ -103,6 +105,13 @@ export class ReportTally {
   private readonly questionLatency = new NumberList();
   private readonly models: ModelTally[];
   private readonly thresholds = THRESHOLDS.map(() => ({ determined: 0, right: 0 }));
+  /** Determined answers by whether a vote for the winner cites evidence (docs/ai.md#the-report). */
+  private readonly grounded: Record<'with' | 'without', Count> = {
+    with: { count: 0, right: 0 },
+    without: { count: 0, right: 0 },
+  };
+  private searches = 0;
+  private toolCalls = 0;
 
   constructor(
     private readonly modelsUsed: readonly string[],
@@ -141,6 +150,16 @@ export class ReportTally {
         level.count++;
         if (right) level.right++;
       }
+      const cited = r.votes.some(
+        (v) => v.error === null && v.outcomeIndex === c.winningOutcomeIndex && v.evidence.length > 0,
+      );
+      const grounded = this.grounded[cited ? 'with' : 'without'];
+      grounded.count++;
+      if (right) grounded.right++;
+    }
+    for (const vote of r.votes) {
+      this.searches += vote.searches ?? 0;
+      this.toolCalls += vote.evidence.filter((e) => e.kind === 'sibyl').length;
     }
     const reason = abstentionOf(c);
     if (reason) this.reasons[reason]++;
@@ -256,6 +275,15 @@ export class ReportTally {
       costUsd,
       thresholds,
       recommendedThreshold: reached ? reached.threshold : null,
+      evidence: {
+        search: run.search ?? 'on',
+        determinedWithEvidence: this.grounded.with.count,
+        shareWithEvidence: share(this.grounded.with.count, this.determined),
+        accuracyWithEvidence: share(this.grounded.with.right, this.grounded.with.count),
+        accuracyWithoutEvidence: share(this.grounded.without.right, this.grounded.without.count),
+        searchesPerQuestion: this.evaluated === 0 ? null : round6(this.searches / this.evaluated),
+        toolCallsPerQuestion: this.evaluated === 0 ? null : round6(this.toolCalls / this.evaluated),
+      },
       startedAt: run.startedAt.toISOString(),
       finishedAt: run.finishedAt.toISOString(),
       answers: { cached: run.cachedAnswers, asked: run.askedAnswers },

@@ -30,3 +30,18 @@ export const INSERT_CANDLES = statement(
           AS r (venue, open_ms, open, high, low, close, volume_usd)
        ON CONFLICT DO NOTHING`,
 );
+
+/**
+ * The stored candles (not the empty markers) of one token in the buckets given as parallel arrays
+ * of intervals and open times (epoch milliseconds): one primary-key lookup per bucket.
+ */
+export const SELECT_CANDLES_AT = statement(
+  'historical_select_candles_at',
+  `SELECT c.bucket_interval, c.venue, c.close, c.volume_usd
+     FROM unnest($2::text[], $3::float8[]) AS b (bucket_interval, open_ms)
+     JOIN venue_candles c
+       ON c.token_key = $1
+      AND c.bucket_interval = b.bucket_interval
+      AND c.open_time = to_timestamp(b.open_ms / 1000)
+    WHERE c.close IS NOT NULL`,
+);

@@ -1,3 +1,4 @@
 /** Prediction-market data (ingestion, the list and detail caches, lifecycle, demo data): the room's door. */
 export { loadDemoMarkets } from './demo/demo.js';
 export { marketSource } from './ingest/market-source.js';
+export { marketFacts } from './read/facts.js';

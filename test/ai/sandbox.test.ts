@@ -46,7 +46,7 @@ describe('sandbox directives', () => {
     ['[sandbox:delay=-1]', 'delay takes whole milliseconds from 0 to 30000'],
     [
       '[sandbox:seed=4]',
-      'unknown directive [sandbox:seed=…]; known: votes, confidence, delay, evidence, abstain',
+      'unknown directive [sandbox:seed=…]; known: votes, confidence, delay, evidence, abstain, price',
     ],
     ['[sandbox:votes 1,1,1,1]', 'a [sandbox:…] directive is malformed; write [sandbox:name=value]'],
     ['[sandbox:delay=1][sandbox:delay=2]', '[sandbox:delay=…] is given twice'],

@@ -222,7 +222,7 @@ describe('the pages', () => {
     const submitted = await api(aiKey, 'POST', '/ai/resolve', {
       question: 'Will the browser test pass?',
       outcomes: ['Yes', 'No'],
-      context: '[sandbox:votes=0,0,0,1]',
+      context: '[sandbox:votes=0,0,0,1] [sandbox:price=SOL@2026-01-01T00:00:00Z]',
       callbackUrl: `${stage.receiver.url}/ai`,
     });
     expect(submitted.status).toBe(200);
@@ -237,6 +237,19 @@ describe('the pages', () => {
     await expect(votes.locator('tbody tr').nth(0).textContent()).resolves.toMatch(/^sandbox\/alphaYes0\.90/);
     await expect(votes.locator('tbody tr').nth(3).textContent()).resolves.toMatch(/^sandbox\/deltaNo0\.90/);
     await page.getByText(/Winner: Yes, agreement 3\/4 models, confidence 0\.90/).waitFor();
+    // Each vote's evidence: the cited page as a link opening in a new tab, without access to this
+    // page, and Sibyl's tool call with its arguments and answer, as text.
+    const first = votes.locator('tbody tr').nth(0);
+    const link = first.getByRole('link', { name: 'Sandbox source' });
+    expect(await link.getAttribute('href')).toMatch(/^https:\/\/example\.com\/sandbox\/[0-9a-f]{16}$/);
+    expect(await link.getAttribute('target')).toBe('_blank');
+    expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
+    await expect(first.textContent()).resolves.toContain(
+      'sibyl_price({"symbol":"SOL","at":"2026-01-01T00:00:00Z"}) → {"status":"no_data"',
+    );
+    await expect(first.textContent()).resolves.toContain(
+      'A simulated source on the question: Will the browser test pass?',
+    );
   });
 
   it('Activity: the published AI scorecard beside the AI requests', async () => {

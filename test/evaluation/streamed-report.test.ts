@@ -55,6 +55,18 @@ function fixedResults(n: number): QuestionResult[] {
         latencyMs: Math.floor(next() * 3000),
         error: failed ? { kind: FAILURES[Math.floor(next() * 3)] as string, message: 'x' } : null,
         usage: failed ? null : { inputTokens: 300 + Math.floor(next() * 100), outputTokens: 20 + (i % 7) },
+        // Evidence on about a third of the answers, a Sibyl tool call on a fifth, searches unknown on a quarter.
+        evidence: failed
+          ? []
+          : [
+              ...((i + position) % 3 === 0
+                ? [{ kind: 'web', url: 'https://example.com/', title: 't', quote: null, retrievedAt: '' }]
+                : []),
+              ...((i + position) % 5 === 0
+                ? [{ kind: 'sibyl', tool: 'sibyl_price', input: {}, output: { status: 'no_data' } }]
+                : []),
+            ],
+        searches: failed || (i + position) % 4 === 0 ? null : (i + position) % 3,
       } as Vote;
     });
     return {
@@ -95,6 +107,9 @@ describe('the streamed report', () => {
     expect(expected.abstentions.count).toBeGreaterThan(100);
     expect(expected.byAgreement['3/4'].count).toBeGreaterThan(0);
     expect(expected.byAgreement['4/4'].count).toBeGreaterThan(0);
+    expect(expected.evidence.determinedWithEvidence).toBeGreaterThan(100);
+    expect(expected.determined - expected.evidence.determinedWithEvidence).toBeGreaterThan(5);
+    expect(expected.evidence.toolCallsPerQuestion).toBeGreaterThan(0);
   });
 
   it('writes each question line as the array version did', () => {

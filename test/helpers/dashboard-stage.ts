@@ -2,6 +2,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { createAiQueue } from '../../src/ai/queue.js';
 import { createResolver } from '../../src/ai/resolver.js';
 import { silentLog } from '../../src/logger.js';
+import { sibylData } from '../../src/ports.js';
 import { WorkQueue } from '../../src/queue/queue.js';
 import { deliveryQueueHandler } from '../../src/webhooks/delivery.js';
 import { webhookOutbox } from '../../src/webhooks/outbox.js';
@@ -68,7 +69,7 @@ export async function startStage(options: { config?: Record<string, string> } = 
     db,
     clock: ctx.clock,
     log: silentLog,
-    resolver: createResolver(ctx.config.ai, ctx.clock),
+    resolver: createResolver(ctx.config.ai, ctx.clock, sibylData(ctx.config, ctx.database.db, ctx.clock)),
     callbacks: webhookOutbox,
     config: ctx.config.ai,
   });

@@ -67,6 +67,42 @@ function answerOf(vote: RecordView['votes'][number], outcomes: string[]): string
   return outcomes[vote.outcomeIndex] ?? `outcome ${vote.outcomeIndex}`;
 }
 
+type Evidence = RecordView['votes'][number]['evidence'][number];
+
+/** Only http(s) links are made: evidence comes from the providers and is untrusted (docs/ai.md#evidence). */
+const isWebUrl = (url: string) => /^https?:\/\//i.test(url);
+
+/**
+ * What a model looked at: a cited page as a link opening in a new tab without access to this page
+ * (`noopener noreferrer`), or a call of Sibyl's own tools with its arguments and Sibyl's answer. All
+ * of it is text, escaped by Preact; nothing is fetched.
+ */
+function EvidenceList({ items }: { items: Evidence[] }) {
+  if (items.length === 0) return <span class="muted">—</span>;
+  return (
+    <ul class="evidence">
+      {items.map((item, i) =>
+        item.kind === 'web' ? (
+          <li key={i}>
+            {isWebUrl(item.url) ? (
+              <a href={item.url} target="_blank" rel="noopener noreferrer">
+                {item.title || item.url}
+              </a>
+            ) : (
+              <span>{item.title || item.url}</span>
+            )}
+            {item.quote ? <q>{item.quote}</q> : null}
+          </li>
+        ) : (
+          <li key={i} class="mono">
+            {item.tool}({JSON.stringify(item.input)}) → {JSON.stringify(item.output)}
+          </li>
+        ),
+      )}
+    </ul>
+  );
+}
+
 function Votes({ mode, request }: { mode: Mode; request: Summary }) {
   const { requestId } = request;
   const record = useData(
@@ -90,7 +126,10 @@ function Votes({ mode, request }: { mode: Mode; request: Summary }) {
               {result.confidence.toFixed(2)}, {result.canDetermine ? 'determined' : 'not determined'}.
             </p>
           )}
-          <Table label="Votes" columns={['Model', 'Outcome', num('Confidence'), 'Reasoning', num('Latency')]}>
+          <Table
+            label="Votes"
+            columns={['Model', 'Outcome', num('Confidence'), 'Reasoning', num('Latency'), 'Evidence']}
+          >
             {data.votes.map((vote) => (
               <tr key={vote.model}>
                 <td class="mono">{vote.model}</td>
@@ -98,6 +137,9 @@ function Votes({ mode, request }: { mode: Mode; request: Summary }) {
                 <td class="num">{vote.confidence?.toFixed(2) ?? '—'}</td>
                 <td>{vote.reasoning ?? vote.error?.message ?? '—'}</td>
                 <td class="num">{vote.latencyMs} ms</td>
+                <td>
+                  <EvidenceList items={vote.evidence} />
+                </td>
               </tr>
             ))}
           </Table>

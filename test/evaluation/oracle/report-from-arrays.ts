@@ -36,6 +36,7 @@ export interface RunInfo {
   cachedAnswers: number;
   askedAnswers: number;
   prices?: Prices;
+  search?: 'on' | 'off';
 }
 
 interface ModelFigures {
@@ -141,6 +142,16 @@ export function buildReport(results: readonly QuestionResult[], run: RunInfo) {
       )
     : null;
 
+  // Evidence: a determined answer is grounded when a valid vote for its winner cites anything.
+  const grounded = determined.filter((d) =>
+    d.r.votes.some(
+      (v) => v.error === null && v.outcomeIndex === d.c.winningOutcomeIndex && v.evidence.length > 0,
+    ),
+  );
+  const ungrounded = determined.filter((d) => !grounded.includes(d));
+  const allVotes = results.flatMap((r) => r.votes);
+  const perQuestion = (n: number) => (results.length === 0 ? null : round6(n / results.length));
+
   return {
     set: {
       format: run.set.format,
@@ -166,6 +177,20 @@ export function buildReport(results: readonly QuestionResult[], run: RunInfo) {
     tokens,
     costUsd,
     ...thresholdTable(results, run.target),
+    evidence: {
+      search: run.search ?? 'on',
+      determinedWithEvidence: grounded.length,
+      shareWithEvidence: share(grounded.length, determined.length),
+      accuracyWithEvidence: share(grounded.filter((d) => isCorrect(d.c, d.r.answer)).length, grounded.length),
+      accuracyWithoutEvidence: share(
+        ungrounded.filter((d) => isCorrect(d.c, d.r.answer)).length,
+        ungrounded.length,
+      ),
+      searchesPerQuestion: perQuestion(allVotes.reduce((n, v) => n + (v.searches ?? 0), 0)),
+      toolCallsPerQuestion: perQuestion(
+        allVotes.reduce((n, v) => n + v.evidence.filter((e) => e.kind === 'sibyl').length, 0),
+      ),
+    },
     startedAt: run.startedAt.toISOString(),
     finishedAt: run.finishedAt.toISOString(),
     answers: { cached: run.cachedAnswers, asked: run.askedAnswers },
