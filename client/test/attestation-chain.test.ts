@@ -6,7 +6,6 @@ import {
   ED25519_OFFSETS,
   ED25519_PROGRAM_ADDRESS,
   ed25519Instruction,
-  hashMarketId,
   hashRequestId,
 } from '../src/index.js';
 import { attest, encodePrice, encodeResolution, newSigner } from './attestation-fixtures.js';
