@@ -1,6 +1,6 @@
-// Canonical JSON, as the service hashes the votes' evidence (docs/attestations.md#the-message): the
-// client's own copy of the service's src/lib/canonical-json.ts (the client imports no server code),
-// tested to write the same bytes (test/attestations/canonical-json.test.ts).
+// Canonical JSON, as the service hashes the votes' evidence (docs/attestations.md#the-message):
+// the client's own copy of the service's (its `lib/canonical-json.ts`; the client imports no server
+// code), tested to write the same bytes (test/attestations/canonical-json.test.ts).
 
 /**
  * `JSON.stringify`'s text with the keys of every object sorted (by UTF-16 code units, as
