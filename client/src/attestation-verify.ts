@@ -1,5 +1,6 @@
 // Checking an attestation off chain: WebCrypto Ed25519 (Node 20.19+, current browsers).
 import { type Attestation, attestationMessageBytes, decodeAttestation } from './attestation.js';
+import { canonicalJson } from './canonical-json.js';
 import { base58ToBytes, base64ToBytes, bytesToHex, sha256 } from './encoding.js';
 
 export interface VerifyAttestationOptions {
@@ -118,4 +119,21 @@ export async function hashQuestion(
   context?: string | null,
 ): Promise<string> {
   return bytesToHex(await sha256(utf8(JSON.stringify([question, outcomes, context ?? null]))));
+}
+
+/** What `evidenceHash` reads: an answer with its votes (each with its `evidence`), in slot order. */
+export interface WithVotesEvidence {
+  votes: readonly { evidence: readonly unknown[] }[];
+}
+
+/**
+ * The SHA-256 of the votes' evidence, hex: compare with a decoded version 2 resolution's
+ * `evidenceHash`, to check that the evidence you read is the evidence Sibyl signed. Give it the
+ * poll answer (`GET /ai/request/:requestId`, an item of `GET /ai/requests`), a completed
+ * callback's `data`, a scheduled AI job's `result`, or a market's `resolution` (`GET /markets/:id`):
+ * each has `votes` in slot order. It hashes `votes.map((v) => v.evidence)` as canonical JSON
+ * (keys sorted at every level, UTF-8).
+ */
+export async function evidenceHash(record: WithVotesEvidence): Promise<string> {
+  return bytesToHex(await sha256(utf8(canonicalJson(record.votes.map((vote) => vote.evidence)))));
 }

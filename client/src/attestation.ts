@@ -13,14 +13,19 @@ export interface Attestation {
   version: number;
 }
 
-/** The layout's version this client reads. */
-export const ATTESTATION_VERSION = 1;
+/**
+ * The newest layout version this client reads: prices are version 1, resolutions version 2 (version
+ * 1's fields, then the digest of the votes' evidence); it reads version 1 resolutions too.
+ */
+export const ATTESTATION_VERSION = 2;
 /** The first 5 bytes of every message: `SIBYL` in ASCII. */
 export const ATTESTATION_MAGIC = 'SIBYL';
-/** The size of a price message, in bytes. */
+/** The size of a price message (version 1), in bytes. */
 export const PRICE_ATTESTATION_SIZE = 94;
-/** The size of a resolution message, in bytes. */
-export const RESOLUTION_ATTESTATION_SIZE = 118;
+/** The size of a resolution message (version 2, kinds 2 and 3), in bytes. */
+export const RESOLUTION_ATTESTATION_SIZE = 150;
+/** The size of a version 1 resolution message (signed before version 2), in bytes. */
+export const RESOLUTION_V1_ATTESTATION_SIZE = 118;
 
 interface AttestationHeader {
   version: number;
@@ -45,9 +50,14 @@ export interface PriceAttestationFields extends AttestationHeader {
   valid: boolean;
 }
 
-/** A signed AI resolution (a COMPLETED one). */
+/**
+ * A signed AI resolution (a COMPLETED one): `resolution` (kind 2) for one asked for
+ * (`POST /ai/resolve`, a scheduled AI job), `market-resolution` (kind 3) for a market's official
+ * resolution, the one its lifecycle records (docs/attestations.md#which-resolution-is-official):
+ * then `requestIdHash` and `marketIdHash` are both the SHA-256 of the market id.
+ */
 export interface ResolutionAttestationFields extends AttestationHeader {
-  kind: 'resolution';
+  kind: 'resolution' | 'market-resolution';
   /** SHA-256 of the canonical question, hex (`hashQuestion`). */
   questionHash: string;
   /** SHA-256 of the market id, hex, or null when the request named no market. */
@@ -61,11 +71,21 @@ export interface ResolutionAttestationFields extends AttestationHeader {
   /** How many models were asked. */
   models: number;
   canDetermine: boolean;
+  /**
+   * SHA-256 of the votes' evidence as canonical JSON, hex (`evidenceHash(record)` recomputes it);
+   * null in a version 1 message, which has none.
+   */
+  evidenceHash: string | null;
 }
 
 export type AttestationFields = PriceAttestationFields | ResolutionAttestationFields;
 
-const KINDS = { 1: 'price', 2: 'resolution' } as const;
+const KINDS = { 1: 'price', 2: 'resolution', 3: 'market-resolution' } as const;
+/** The kinds each version has. */
+const VERSION_KINDS: Record<number, readonly string[]> = {
+  1: ['price', 'resolution'],
+  2: ['resolution', 'market-resolution'],
+};
 const MODES = { 0: 'live', 1: 'sandbox' } as const;
 const HEADER_SIZE = 5 + 1 + 1 + 1 + 32 + 8;
 
@@ -94,13 +114,21 @@ export function decodeAttestation(
   if (magic !== ATTESTATION_MAGIC) fail('not a Sibyl attestation (the message does not start with "SIBYL")');
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = view.getUint8(5);
-  if (version !== ATTESTATION_VERSION) {
-    fail(`version ${version} is not known to this client (it reads version ${ATTESTATION_VERSION})`);
+  const kinds = VERSION_KINDS[version];
+  if (kinds === undefined) {
+    fail(`version ${version} is not known to this client (it reads versions 1 and ${ATTESTATION_VERSION})`);
   }
   const kind = KINDS[view.getUint8(6) as keyof typeof KINDS] ?? fail(`unknown kind ${view.getUint8(6)}`);
+  if (!kinds?.includes(kind)) fail(`a version ${version} message has no kind ${view.getUint8(6)} (${kind})`);
   const mode = MODES[view.getUint8(7) as keyof typeof MODES] ?? fail(`unknown mode ${view.getUint8(7)}`);
-  const size = kind === 'price' ? PRICE_ATTESTATION_SIZE : RESOLUTION_ATTESTATION_SIZE;
-  if (bytes.length !== size) fail(`a ${kind} message has ${size} bytes, not ${bytes.length}`);
+  const size =
+    kind === 'price'
+      ? PRICE_ATTESTATION_SIZE
+      : version === 1
+        ? RESOLUTION_V1_ATTESTATION_SIZE
+        : RESOLUTION_ATTESTATION_SIZE;
+  if (bytes.length !== size)
+    fail(`a version ${version} ${kind} message has ${size} bytes, not ${bytes.length}`);
   const header = {
     version,
     mode,
@@ -134,5 +162,6 @@ export function decodeAttestation(
     agreeing: view.getUint8(115),
     models: view.getUint8(116),
     canDetermine: flag(117),
+    evidenceHash: version === 1 ? null : bytesToHex(bytes.subarray(118, 150)),
   };
 }

@@ -19,17 +19,21 @@ export {
   PRICE_ATTESTATION_SIZE,
   type PriceAttestationFields,
   RESOLUTION_ATTESTATION_SIZE,
+  RESOLUTION_V1_ATTESTATION_SIZE,
   type ResolutionAttestationFields,
 } from './attestation.js';
 export {
   type AttestationKeySet,
+  evidenceHash,
   hashMarketId,
   hashQuestion,
   hashRequestId,
   hashSymbol,
   type VerifyAttestationOptions,
   verifyAttestation,
+  type WithVotesEvidence,
 } from './attestation-verify.js';
+export { canonicalJson } from './canonical-json.js';
 export {
   ED25519_OFFSETS,
   ED25519_PROGRAM_ADDRESS,

@@ -2148,14 +2148,14 @@ export interface components {
             signature: string;
             /** @description The signing key, base58 (GET /attestation/keys lists it) */
             publicKey: string;
-            /** @description The layout version of the message */
+            /** @description The layout version of the message (its byte 5): 1 for a price, 2 for a resolution */
             version: number;
         };
         /** AttestationKeys */
         AttestationKeys: {
             /** @description false: the instance that answered signs nothing — attestations are off (PostgreSQL without ATTESTATION_SECRET_KEY), or a rotation retired its key and it waits for a restart with the new one */
             enabled: boolean;
-            /** @description The message layout version signed now */
+            /** @description The newest message layout version signed: prices are version 1, resolutions version 2 */
             version: number;
             /** @description The current live public key, base58, as `keys` lists it; null: none listed */
             live: string | null;
@@ -2794,6 +2794,40 @@ export interface components {
                 details: {
                     [key: string]: unknown;
                 } | null;
+                /** @description The official resolution: an AI market resolved by its lifecycle, signed as a market resolution (kind 3: request-id and market-id fields both the SHA-256 of the market id), the one a program settles on (docs/attestations.md#which-resolution-is-official). Null: not resolved so, or resolved otherwise since, or attestations off */
+                attestation: components["schemas"]["Attestation"] | null;
+                /** @description The votes of the official resolution, in slot order, with the evidence its attestation hashes: `evidenceHash(resolution)` of @sibyl/client recomputes the digest; null with `attestation` */
+                votes: {
+                    /** @description `<provider>/<model>` */
+                    model: string;
+                    outcomeIndex: number | null;
+                    confidence: number | null;
+                    evidence: ({
+                        /** @enum {string} */
+                        kind: "web";
+                        /** @description An `http(s)` URL the provider cited; Sibyl never fetches it. Untrusted: show it escaped */
+                        url: string;
+                        /** @description As the provider gave it (may be empty) */
+                        title: string;
+                        /** @description The cited text, at most 500 characters; null when the provider gives none */
+                        quote: string | null;
+                        /** @description ISO 8601 timestamp (UTC) */
+                        retrievedAt: string;
+                    } | {
+                        /** @enum {string} */
+                        kind: "sibyl";
+                        /** @enum {unknown} */
+                        tool: "sibyl_price" | "sibyl_market";
+                        /** @description The arguments the model called it with */
+                        input: {
+                            [key: string]: unknown;
+                        };
+                        /** @description What Sibyl answered */
+                        output: {
+                            [key: string]: unknown;
+                        };
+                    })[];
+                }[] | null;
             };
             creator: {
                 wallet: string;
@@ -21342,6 +21376,40 @@ export interface operations {
                             details: {
                                 [key: string]: unknown;
                             } | null;
+                            /** @description The official resolution: an AI market resolved by its lifecycle, signed as a market resolution (kind 3: request-id and market-id fields both the SHA-256 of the market id), the one a program settles on (docs/attestations.md#which-resolution-is-official). Null: not resolved so, or resolved otherwise since, or attestations off */
+                            attestation: components["schemas"]["Attestation"] | null;
+                            /** @description The votes of the official resolution, in slot order, with the evidence its attestation hashes: `evidenceHash(resolution)` of @sibyl/client recomputes the digest; null with `attestation` */
+                            votes: {
+                                /** @description `<provider>/<model>` */
+                                model: string;
+                                outcomeIndex: number | null;
+                                confidence: number | null;
+                                evidence: ({
+                                    /** @enum {string} */
+                                    kind: "web";
+                                    /** @description An `http(s)` URL the provider cited; Sibyl never fetches it. Untrusted: show it escaped */
+                                    url: string;
+                                    /** @description As the provider gave it (may be empty) */
+                                    title: string;
+                                    /** @description The cited text, at most 500 characters; null when the provider gives none */
+                                    quote: string | null;
+                                    /** @description ISO 8601 timestamp (UTC) */
+                                    retrievedAt: string;
+                                } | {
+                                    /** @enum {string} */
+                                    kind: "sibyl";
+                                    /** @enum {unknown} */
+                                    tool: "sibyl_price" | "sibyl_market";
+                                    /** @description The arguments the model called it with */
+                                    input: {
+                                        [key: string]: unknown;
+                                    };
+                                    /** @description What Sibyl answered */
+                                    output: {
+                                        [key: string]: unknown;
+                                    };
+                                })[];
+                            }[] | null;
                         };
                         creator: {
                             wallet: string;

@@ -10,6 +10,7 @@ import {
 } from '../src/index.js';
 import { attest, encodePrice, encodeResolution, newSigner } from './attestation-fixtures.js';
 import { type Chain, INVALID_SIGNATURE, newChain } from './litesvm.js';
+import { officialOutcome } from './program-recipe.js';
 
 // On chain, for real: LiteSVM runs the native Ed25519 program over the instruction the client builds.
 const live = newSigner();
@@ -34,7 +35,12 @@ const resolution = {
   agreeing: 3,
   models: 3,
   canDetermine: true,
+  evidence: [[{ kind: 'web', url: 'https://example.com/rain', title: 'Rain', quote: null }], [], [], []],
 };
+/** A market's official resolution (kind 3): request id and market id both the market's id. */
+const official = { ...resolution, kind: 3 as const, requestId: 'mkt_rain', marketId: 'mkt_rain' };
+/** The same question asked by someone with `POST /ai/resolve { marketId }`: kind 2, its own request id. */
+const asked = { ...resolution, requestId: 'req_shopped', marketId: 'mkt_rain', outcomeIndex: 1 };
 
 let chain: Chain;
 
@@ -52,10 +58,14 @@ const tamper = (attestation: Attestation, byte: number): Attestation => {
 describe('ed25519Instruction on LiteSVM', () => {
   const signedPrice = attest(encodePrice(price), live);
   const signedResolution = attest(encodeResolution(resolution), live);
+  const signedV1 = attest(encodeResolution({ ...resolution, version: 1 }), live);
+  const signedOfficial = attest(encodeResolution(official), live);
 
   it('is processed when the signature is Sibyl’s over the message', async () => {
     expect(await send([ed25519Instruction(signedPrice)])).toBe('ok');
     expect(await send([ed25519Instruction(signedResolution)])).toBe('ok');
+    expect(await send([ed25519Instruction(signedV1)])).toBe('ok');
+    expect(await send([ed25519Instruction(signedOfficial)])).toBe('ok');
     expect(await send([ed25519Instruction(signedPrice), ed25519Instruction(signedResolution)])).toBe('ok');
   });
 
@@ -68,6 +78,10 @@ describe('ed25519Instruction on LiteSVM', () => {
       [signedPrice, 80],
       [signedResolution, 112],
       [signedResolution, 113],
+      // version 2: the kind, and the evidence digest's first and last bytes
+      [signedOfficial, 6],
+      [signedOfficial, 118],
+      [signedOfficial, 149],
     ] as const) {
       expect(await send([ed25519Instruction(tamper(attestation, byte))])).toMatch(INVALID_SIGNATURE);
     }
@@ -113,7 +127,41 @@ describe('what a market program checks', () => {
     await expect(programAccepts(data, price.requestId)).resolves.toBe(true);
     await expect(programAccepts(data, 'req_other')).resolves.toBe(false);
   });
+
+  it('settles a market on its official resolution only (kind 3), never on a resolution someone asked for', async () => {
+    const instruction = ed25519Instruction(signedOfficialFor(official));
+    expect(instruction.data.length).toBe(112 + 150);
+    expect(await send([instruction])).toBe('ok');
+    await expect(
+      officialOutcome(instruction.data, { marketId: 'mkt_rain', publicKey: live.publicKey }),
+    ).resolves.toBe(0);
+    await expect(
+      officialOutcome(instruction.data, { marketId: 'mkt_other', publicKey: live.publicKey }),
+    ).resolves.toBeNull();
+    // The same market asked again by anyone: processed by the Ed25519 program (it is genuine), refused
+    // by the program's recipe (kind 2, and its request id is not the market's).
+    const shopped = ed25519Instruction(signedOfficialFor(asked));
+    expect(await send([shopped])).toBe('ok');
+    await expect(
+      officialOutcome(shopped.data, { marketId: 'mkt_rain', publicKey: live.publicKey }),
+    ).resolves.toBeNull();
+    // Nor a kind 2 made to look official by its request id: the kind byte is what counts.
+    const lookalike = ed25519Instruction(signedOfficialFor({ ...asked, requestId: 'mkt_rain' }));
+    await expect(
+      officialOutcome(lookalike.data, { marketId: 'mkt_rain', publicKey: live.publicKey }),
+    ).resolves.toBeNull();
+    // A sandbox official resolution: not the live key.
+    const sandboxed = ed25519Instruction(attest(encodeResolution({ ...official, mode: 'sandbox' }), sandbox));
+    expect(await send([sandboxed])).toBe('ok');
+    await expect(
+      officialOutcome(sandboxed.data, { marketId: 'mkt_rain', publicKey: live.publicKey }),
+    ).resolves.toBeNull();
+  });
 });
+
+function signedOfficialFor(input: Parameters<typeof encodeResolution>[0]): Attestation {
+  return attest(encodeResolution(input), live);
+}
 
 /**
  * What a program does with the Ed25519 instruction it finds before its own through the

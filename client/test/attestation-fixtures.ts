@@ -19,10 +19,17 @@ export function newSigner(): Signer {
 
 export const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
-function header(kind: number, mode: number, requestId: string, madeAt: number, size: number): Buffer {
+function header(
+  kind: number,
+  mode: number,
+  requestId: string,
+  madeAt: number,
+  size: number,
+  version = 1,
+): Buffer {
   const bytes = Buffer.alloc(size);
   bytes.write('SIBYL', 0, 'ascii');
-  bytes.writeUInt8(1, 5);
+  bytes.writeUInt8(version, 5);
   bytes.writeUInt8(kind, 6);
   bytes.writeUInt8(mode, 7);
   sha256(requestId).copy(bytes, 8);
@@ -52,6 +59,12 @@ export function encodePrice(p: PriceInput): Buffer {
 }
 
 export interface ResolutionInput {
+  /** 2 (the default: 150 bytes, with the evidence digest) or 1 (118 bytes, signed before version 2). */
+  version?: 1 | 2;
+  /** 2 (the default): a resolution asked for; 3: a market's official resolution. */
+  kind?: 2 | 3;
+  /** The votes' evidence, in slot order: its digest is the last 32 bytes of a version 2 message. */
+  evidence?: unknown[][];
   mode?: 'live' | 'sandbox';
   requestId: string;
   madeAt: number;
@@ -66,8 +79,28 @@ export interface ResolutionInput {
   canDetermine: boolean;
 }
 
+/**
+ * The digest of the votes' evidence, written here independently of the client: JSON with every
+ * object's keys sorted (in code-unit order), UTF-8, SHA-256.
+ */
+export function evidenceDigest(evidence: unknown[][]): Buffer {
+  const sorted = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(sorted)
+      : value !== null && typeof value === 'object'
+        ? Object.fromEntries(
+            Object.entries(value)
+              .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+              .map(([k, v]) => [k, sorted(v)]),
+          )
+        : value;
+  return sha256(JSON.stringify(sorted(evidence)));
+}
+
 export function encodeResolution(r: ResolutionInput): Buffer {
-  const bytes = header(2, r.mode === 'sandbox' ? 1 : 0, r.requestId, r.madeAt, 118);
+  const version = r.version ?? 2;
+  const size = version === 1 ? 118 : 150;
+  const bytes = header(r.kind ?? 2, r.mode === 'sandbox' ? 1 : 0, r.requestId, r.madeAt, size, version);
   sha256(JSON.stringify([r.question, r.outcomes, r.context ?? null])).copy(bytes, 48);
   if (r.marketId !== undefined) sha256(r.marketId).copy(bytes, 80);
   bytes.writeUInt8(r.outcomeIndex ?? 255, 112);
@@ -75,6 +108,7 @@ export function encodeResolution(r: ResolutionInput): Buffer {
   bytes.writeUInt8(r.agreeing, 115);
   bytes.writeUInt8(r.models, 116);
   bytes.writeUInt8(r.canDetermine ? 1 : 0, 117);
+  if (version === 2) evidenceDigest(r.evidence ?? [[], [], [], []]).copy(bytes, 118);
   return bytes;
 }
 
@@ -84,6 +118,6 @@ export function attest(message: Uint8Array, signer: Signer): Attestation {
     message: Buffer.from(message).toString('base64'),
     signature: sign(null, message, signer.privateKey).toString('base64'),
     publicKey: signer.publicKey,
-    version: 1,
+    version: message[5] ?? 0,
   };
 }

@@ -5,17 +5,26 @@ import {
   encodePrice as serverEncodePrice,
   encodeResolution as serverEncodeResolution,
 } from '../../src/attestations/layout.js';
+import { canonicalJson } from '../src/canonical-json.js';
 import { base58ToBytes, bytesToBase58 } from '../src/encoding.js';
 import {
   type Attestation,
   decodeAttestation,
+  evidenceHash,
   hashMarketId,
   hashQuestion,
   hashRequestId,
   hashSymbol,
   verifyAttestation,
 } from '../src/index.js';
-import { attest, encodePrice, encodeResolution, newSigner, sha256 } from './attestation-fixtures.js';
+import {
+  attest,
+  encodePrice,
+  encodeResolution,
+  evidenceDigest,
+  newSigner,
+  sha256,
+} from './attestation-fixtures.js';
 
 // Off chain: messages encoded per the layout (docs/attestations.md), signed with node:crypto's
 // Ed25519, decoded and verified by the client with WebCrypto.
@@ -44,6 +53,27 @@ const resolution = {
   agreeing: 2,
   models: 3,
   canDetermine: true,
+  evidence: [
+    [
+      {
+        kind: 'web',
+        url: 'https://example.com/sol',
+        title: 'SOL «close»',
+        quote: null,
+        retrievedAt: '2026-12-01T00:00:00.000Z',
+      },
+    ],
+    [],
+    [
+      {
+        kind: 'sibyl',
+        tool: 'sibyl_price',
+        input: { symbol: 'SOL', at: '2026-12-01T00:00:00Z' },
+        output: { vwapPrice: 151.25, sources: 3, valid: true },
+      },
+    ],
+    [],
+  ],
 };
 
 const flipBit = (base64: string, byte: number, bit: number): string => {
@@ -76,7 +106,7 @@ describe('decodeAttestation', () => {
   it('gives back a resolution’s fields; 255 is no outcome and zeros no market', async () => {
     const message = encodeResolution(resolution);
     expect(decodeAttestation(message)).toEqual({
-      version: 1,
+      version: 2,
       kind: 'resolution',
       mode: 'live',
       requestIdHash: await hashRequestId(resolution.requestId),
@@ -88,6 +118,7 @@ describe('decodeAttestation', () => {
       agreeing: 2,
       models: 3,
       canDetermine: true,
+      evidenceHash: evidenceDigest(resolution.evidence).toString('hex'),
     });
     const undetermined = decodeAttestation(
       encodeResolution({
@@ -108,6 +139,44 @@ describe('decodeAttestation', () => {
     });
   });
 
+  it('reads a version 1 resolution (no evidence digest) and a market resolution (kind 3)', async () => {
+    const v1 = encodeResolution({ ...resolution, version: 1 });
+    expect(v1.length).toBe(118);
+    expect(decodeAttestation(v1)).toMatchObject({
+      version: 1,
+      kind: 'resolution',
+      evidenceHash: null,
+      agreeing: 2,
+    });
+    const official = encodeResolution({ ...resolution, kind: 3, requestId: 'mkt_123' });
+    expect(decodeAttestation(official)).toMatchObject({
+      version: 2,
+      kind: 'market-resolution',
+      requestIdHash: await hashMarketId('mkt_123'),
+      marketIdHash: await hashMarketId('mkt_123'),
+      evidenceHash: evidenceDigest(resolution.evidence).toString('hex'),
+    });
+    expect(await verifyAttestation(attest(official, sibyl), [sibyl.publicKey])).toBe(true);
+    expect(await verifyAttestation(attest(v1, sibyl), [sibyl.publicKey])).toBe(true);
+    // Kind 3 exists only in version 2, a price only in version 1.
+    expect(() => decodeAttestation(encodeResolution({ ...resolution, version: 1, kind: 3 }))).toThrow(
+      'a version 1 message has no kind 3',
+    );
+  });
+
+  it('evidenceHash recomputes the digest from the votes, whatever the order of their keys', async () => {
+    const record = { votes: resolution.evidence.map((evidence) => ({ model: 'm', evidence })) };
+    const digest = evidenceDigest(resolution.evidence).toString('hex');
+    expect(await evidenceHash(record)).toBe(digest);
+    const reordered = record.votes.map((vote) => ({
+      evidence: vote.evidence.map((item) => Object.fromEntries(Object.entries(item as object).reverse())),
+    }));
+    expect(await evidenceHash({ votes: reordered })).toBe(digest);
+    // Another vote order, or a changed quote: another digest.
+    expect(await evidenceHash({ votes: [...record.votes].reverse() })).not.toBe(digest);
+    expect(canonicalJson({ b: [1, { d: undefined, c: 'é' }], a: null })).toBe('{"a":null,"b":[1,{"c":"é"}]}');
+  });
+
   it('reads negative prices, past times and the extremes of each width', () => {
     const fields = decodeAttestation(
       encodePrice({ ...price, price: -(2n ** 63n), exponent: -(2 ** 31), sources: 255, madeAt: -1 }),
@@ -115,22 +184,27 @@ describe('decodeAttestation', () => {
     expect(fields).toMatchObject({ price: -(2n ** 63n), exponent: -(2 ** 31), sources: 255, madeAt: -1 });
   });
 
-  it('refuses what is not a version-1 Sibyl message, saying why', () => {
+  it('refuses what is not a Sibyl message of a known version, saying why', () => {
     const message = encodePrice(price);
     const changed = (offset: number, value: number) => {
       const copy = Buffer.from(message);
       copy[offset] = value;
       return copy;
     };
-    expect(() => decodeAttestation(message.subarray(0, 93))).toThrow('a price message has 94 bytes, not 93');
+    expect(() => decodeAttestation(message.subarray(0, 93))).toThrow(
+      'a version 1 price message has 94 bytes, not 93',
+    );
     expect(() => decodeAttestation(Buffer.concat([message, Buffer.alloc(1)]))).toThrow('not 95');
     expect(() => decodeAttestation(message.subarray(0, 10))).toThrow('too short');
     expect(() => decodeAttestation(changed(0, 0x73))).toThrow('does not start with "SIBYL"');
-    expect(() => decodeAttestation(changed(5, 2))).toThrow('version 2 is not known');
-    expect(() => decodeAttestation(changed(6, 3))).toThrow('unknown kind 3');
+    expect(() => decodeAttestation(changed(5, 3))).toThrow('version 3 is not known');
+    expect(() => decodeAttestation(changed(5, 2))).toThrow('a version 2 message has no kind 1 (price)');
+    expect(() => decodeAttestation(changed(6, 4))).toThrow('unknown kind 4');
     expect(() => decodeAttestation(changed(7, 2))).toThrow('unknown mode 2');
     expect(() => decodeAttestation(changed(93, 2))).toThrow('byte 93 is 2');
-    expect(() => decodeAttestation(changed(6, 2))).toThrow('a resolution message has 118 bytes, not 94');
+    expect(() => decodeAttestation(changed(6, 2))).toThrow(
+      'a version 1 resolution message has 118 bytes, not 94',
+    );
     expect(() => decodeAttestation('not base64!')).toThrow('not base64');
   });
 });
@@ -267,10 +341,11 @@ describe('the client against the service’s own encoder', () => {
           agreeing: 2,
           models: 3,
           canDetermine: winningIndex !== null,
+          evidence: resolution.evidence,
         }),
       );
       expect(fields).toEqual({
-        version: 1,
+        version: 2,
         kind: 'resolution',
         mode: 'live',
         requestIdHash: await hashRequestId('req_ai_server'),
@@ -282,6 +357,7 @@ describe('the client against the service’s own encoder', () => {
         agreeing: 2,
         models: 3,
         canDetermine: winningIndex !== null,
+        evidenceHash: await evidenceHash({ votes: resolution.evidence.map((evidence) => ({ evidence })) }),
       });
     }
   });

@@ -18,6 +18,8 @@ export interface Consensus {
   confidence: number;
   /** Votes for the winner ÷ 4. */
   agreement: number;
+  /** Votes for the winner (what an attestation states: docs/attestations.md#the-message). */
+  agreeing: number;
   reasoning: string;
   canDetermine: boolean;
   /** Not determined, and at least MIN_AGREEING_VOTES models abstained for the same reason: that reason. */
@@ -72,6 +74,7 @@ export function decideConsensus(
       winningOutcomeLabel: null,
       confidence: 0,
       agreement: 0,
+      agreeing: 0,
       reasoning: combineReasoning(valid),
       canDetermine: false,
       abstainReason: sharedAbstainReason(valid),
@@ -88,6 +91,7 @@ export function decideConsensus(
     winningOutcomeLabel: outcomes[winner.index] ?? null,
     confidence,
     agreement: winner.votes.length / MODEL_COUNT,
+    agreeing: winner.votes.length,
     reasoning: combineReasoning(winner.votes),
     canDetermine,
     abstainReason: canDetermine ? null : sharedAbstainReason(valid),

@@ -4,6 +4,12 @@ import type { AiConfig } from './config.js';
 import type { Resolver } from './resolver.js';
 import type { SibylData } from './tools/port.js';
 
+export {
+  marketResolution,
+  type ResolutionAnswer,
+  requestedResolution,
+  resolutionAnswer,
+} from './attest.js';
 export type { AiConfig } from './config.js';
 export {
   type Consensus,
@@ -14,8 +20,8 @@ export {
 export { BODY_PATHS, checkQuestion, LIMITS } from './input.js';
 export type { MarketQuestion, MarketSource } from './market-port.js';
 export type { SlotStatus } from './providers/registry.js';
-export type { Resolver } from './resolver.js';
-export { AiReadiness } from './schemas.js';
+export type { Resolution, Resolver } from './resolver.js';
+export { AiReadiness, EvidenceSchema } from './schemas.js';
 export type { MarketFacts, SibylData } from './tools/port.js';
 export type { ResolutionQuestion, Vote } from './types.js';
 

@@ -72,8 +72,12 @@ export function aiQueueHandler(deps: AiQueueDeps): QueueHandler<Claimed> {
         log.warn({ aiRequestId: request.id }, 'AI request taken over by another worker; not finishing it');
         return;
       }
-      // The votes as stored, read when they decide or a callback carries them (with their evidence).
-      const stored = decided === null || request.callback_url ? await loadVotes(tx.tx, request.id) : [];
+      // The votes as stored, read when they decide, when the attestation signs their evidence, or
+      // when a callback carries them.
+      const stored =
+        decided === null || request.callback_url || (decided.status === 'COMPLETED' && attestations)
+          ? await loadVotes(tx.tx, request.id)
+          : [];
       const consensus = decided ?? decide(request, stored);
       const now = clock.now();
       let result: AiResultObject | null = null;
@@ -84,7 +88,7 @@ export function aiQueueHandler(deps: AiQueueDeps): QueueHandler<Claimed> {
         // Signed here, in the transaction that stores the result, over what the stored answers
         // decide: a retry after a crash signs the same message (docs/attestations.md#ai-resolutions).
         const attestation = attestations
-          ? await signResolution(tx.tx, attestations, request, consensus)
+          ? await signResolution(tx.tx, attestations, request, consensus, stored)
           : null;
         if (attestation)
           log.info({ aiRequestId: request.id, message: attestation.message }, 'AI resolution signed');

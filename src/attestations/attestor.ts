@@ -6,10 +6,10 @@ import { type Log, silentLog } from '../logger.js';
 import type { AttestationConfig } from './config.js';
 import { AttestationKeyError, type KeyPair } from './keys.js';
 import {
-  ATTESTATION_VERSION,
   type AttestationMode,
   encodePrice,
   encodeResolution,
+  KIND_MARKET_RESOLUTION,
   type PriceFields,
   type ResolutionFields,
 } from './layout.js';
@@ -27,9 +27,14 @@ export interface Attestation {
   version: number;
 }
 
+/**
+ * What is signed: a price, a resolution asked for (kind 2), or a market's official resolution, the
+ * one its lifecycle records (kind 3, docs/attestations.md#which-resolution-is-official).
+ */
 export type SignedKind =
   | { kind: 'price'; fields: PriceFields }
-  | { kind: 'resolution'; fields: ResolutionFields };
+  | { kind: 'resolution'; fields: ResolutionFields }
+  | { kind: 'market-resolution'; fields: ResolutionFields };
 
 /**
  * The attestation port (docs/attestations.md): signs answers with the process's keys, loaded once
@@ -59,12 +64,19 @@ export function signMessage(keys: KeyPair, mode: AttestationMode, message: Uint8
     message: Buffer.from(message).toString('base64'),
     signature: sign(null, message, key.privateKey).toString('base64'),
     publicKey: key.publicKeyBase58,
-    version: ATTESTATION_VERSION,
+    version: message[5] ?? 0, // the message's own layout version
   };
 }
 
 export function encode(what: SignedKind): Uint8Array {
-  return what.kind === 'price' ? encodePrice(what.fields) : encodeResolution(what.fields);
+  switch (what.kind) {
+    case 'price':
+      return encodePrice(what.fields);
+    case 'resolution':
+      return encodeResolution(what.fields);
+    case 'market-resolution':
+      return encodeResolution(what.fields, KIND_MARKET_RESOLUTION);
+  }
 }
 
 /** How often a process that cannot sign says so again, at error level. */

@@ -8,5 +8,6 @@ export {
   attest,
   createAttestations,
   requireAttestations,
+  type SignedKind,
 } from './attestor.js';
 export { AttestationSchema } from './schemas.js';

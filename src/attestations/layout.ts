@@ -1,15 +1,17 @@
 import { createHash } from 'node:crypto';
 import { decodeBase58, isSolanaAddress } from '../lib/base58.js';
+import { canonicalJson } from '../lib/canonical-json.js';
 
 /**
  * The attestation message: a fixed little-endian layout a Solana program reads at fixed offsets
- * (docs/attestations.md#the-message). Version 1; a change of layout is a new version.
+ * (docs/attestations.md#the-message). A change of layout is a new version: a price is version 1,
+ * a resolution version 2 (version 1's fields, then the digest of the votes' evidence).
  *
  * | offset | bytes | field |
  * |---|---|---|
  * | 0 | 5 | "SIBYL" |
- * | 5 | 1 | version (1) |
- * | 6 | 1 | kind (1 price, 2 resolution) |
+ * | 5 | 1 | version (1 price, 2 resolution) |
+ * | 6 | 1 | kind (1 price, 2 resolution, 3 market resolution) |
  * | 7 | 1 | mode (0 live, 1 sandbox) |
  * | 8 | 32 | SHA-256 of the request id |
  * | 40 | 8 | time made, i64 Unix milliseconds |
@@ -25,14 +27,23 @@ import { decodeBase58, isSolanaAddress } from '../lib/base58.js';
  * | resolution 115 | 1 | agreeing models, u8 |
  * | resolution 116 | 1 | models, u8 |
  * | resolution 117 | 1 | canDetermine, u8 |
+ * | resolution 118 | 32 | SHA-256 of the votes' evidence, canonical JSON |
  */
 export const ATTESTATION_MAGIC = 'SIBYL';
-export const ATTESTATION_VERSION = 1;
+/** The layout version of a price's message. */
+export const PRICE_VERSION = 1;
+/** The layout version of a resolution's message (kinds 2 and 3). */
+export const RESOLUTION_VERSION = 2;
+/** The newest layout version signed, as `GET /attestation/keys` states it. */
+export const ATTESTATION_VERSION = RESOLUTION_VERSION;
 export const KIND_PRICE = 1;
+/** A resolution asked for (`POST /ai/resolve`, a scheduled AI job). */
 export const KIND_RESOLUTION = 2;
+/** A market's official resolution, the one its lifecycle records (docs/attestations.md#which-resolution-is-official). */
+export const KIND_MARKET_RESOLUTION = 3;
 export const HEADER_BYTES = 48;
 export const PRICE_MESSAGE_BYTES = 94;
-export const RESOLUTION_MESSAGE_BYTES = 118;
+export const RESOLUTION_MESSAGE_BYTES = 150;
 /** The winning outcome index when there is none (the question cannot be determined). */
 export const NO_OUTCOME = 255;
 
@@ -68,6 +79,8 @@ export interface ResolutionFields extends Header {
   agreeing: number;
   models: number;
   canDetermine: boolean;
+  /** Each vote's `evidence` array, in slot order: hashed as canonical JSON (`evidenceDigest`). */
+  evidence: readonly (readonly unknown[])[];
 }
 
 export function sha256(data: string | Uint8Array): Buffer {
@@ -93,6 +106,14 @@ export function canonicalQuestion(
 }
 
 /**
+ * The SHA-256 of the votes' evidence: an array of each vote's `evidence` array, in slot order, as
+ * canonical JSON (keys sorted, UTF-8). `evidenceHash(record)` of `@sibyl/client` computes the same.
+ */
+export function evidenceDigest(evidence: readonly (readonly unknown[])[]): Buffer {
+  return sha256(canonicalJson(evidence));
+}
+
+/**
  * A decimal number as Pyth states prices: an integer mantissa and a power of ten, exactly the
  * number's shortest decimal form (187.4321 → 1874321, -4; 0.00001234 → 1234, -8).
  */
@@ -112,9 +133,9 @@ export function toFixedPoint(value: number): { price: bigint; exponent: number }
   return { price: price === 0n ? 0n : price, exponent: price === 0n ? 0 : exponent };
 }
 
-function header(view: DataView, bytes: Uint8Array, kind: number, fields: Header): void {
+function header(view: DataView, bytes: Uint8Array, version: number, kind: number, fields: Header): void {
   bytes.set(Buffer.from(ATTESTATION_MAGIC, 'ascii'), 0);
-  view.setUint8(5, ATTESTATION_VERSION);
+  view.setUint8(5, version);
   view.setUint8(6, kind);
   view.setUint8(7, fields.mode === 'live' ? 0 : 1);
   bytes.set(sha256(fields.requestId), 8);
@@ -131,7 +152,7 @@ function u8(value: number, name: string): number {
 export function encodePrice(fields: PriceFields): Uint8Array {
   const bytes = new Uint8Array(PRICE_MESSAGE_BYTES);
   const view = new DataView(bytes.buffer);
-  header(view, bytes, KIND_PRICE, fields);
+  header(view, bytes, PRICE_VERSION, KIND_PRICE, fields);
   bytes.set(assetBytes(fields.symbolOrMint), 48);
   const { price, exponent } = toFixedPoint(fields.price);
   view.setBigInt64(80, price, true);
@@ -141,11 +162,17 @@ export function encodePrice(fields: PriceFields): Uint8Array {
   return bytes;
 }
 
-/** The 118-byte message of an AI resolution. */
-export function encodeResolution(fields: ResolutionFields): Uint8Array {
+/**
+ * The 150-byte message of an AI resolution (version 2): kind 2 for one asked for, kind 3 for a
+ * market's official resolution.
+ */
+export function encodeResolution(
+  fields: ResolutionFields,
+  kind: typeof KIND_RESOLUTION | typeof KIND_MARKET_RESOLUTION = KIND_RESOLUTION,
+): Uint8Array {
   const bytes = new Uint8Array(RESOLUTION_MESSAGE_BYTES);
   const view = new DataView(bytes.buffer);
-  header(view, bytes, KIND_RESOLUTION, fields);
+  header(view, bytes, RESOLUTION_VERSION, kind, fields);
   bytes.set(sha256(canonicalQuestion(fields.question, fields.outcomes, fields.context)), 48);
   if (fields.marketId !== null) bytes.set(sha256(fields.marketId), 80);
   view.setUint8(112, fields.winningIndex === null ? NO_OUTCOME : u8(fields.winningIndex, 'winning index'));
@@ -153,6 +180,7 @@ export function encodeResolution(fields: ResolutionFields): Uint8Array {
   view.setUint8(115, u8(fields.agreeing, 'agreeing'));
   view.setUint8(116, u8(fields.models, 'models'));
   view.setUint8(117, fields.canDetermine ? 1 : 0);
+  bytes.set(evidenceDigest(fields.evidence), 118);
   return bytes;
 }
 

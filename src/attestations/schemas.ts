@@ -6,7 +6,10 @@ export const AttestationSchema = Type.Object(
     message: Type.String({ description: 'The signed message, base64 (docs/attestations.md#the-message)' }),
     signature: Type.String({ description: 'Ed25519 signature of the message, base64' }),
     publicKey: Type.String({ description: 'The signing key, base58 (GET /attestation/keys lists it)' }),
-    version: Type.Integer({ description: 'The layout version of the message', minimum: 1 }),
+    version: Type.Integer({
+      description: 'The layout version of the message (its byte 5): 1 for a price, 2 for a resolution',
+      minimum: 1,
+    }),
   },
   { title: 'Attestation', description: 'Sibyl’s Ed25519 signature over the answer (docs/attestations.md)' },
 );
@@ -33,7 +36,9 @@ export const AttestationKeys = Type.Object(
         'false: the instance that answered signs nothing — attestations are off (PostgreSQL without ' +
         'ATTESTATION_SECRET_KEY), or a rotation retired its key and it waits for a restart with the new one',
     }),
-    version: Type.Integer({ description: 'The message layout version signed now' }),
+    version: Type.Integer({
+      description: 'The newest message layout version signed: prices are version 1, resolutions version 2',
+    }),
     live: Type.Union([Type.String(), Type.Null()], {
       description: 'The current live public key, base58, as `keys` lists it; null: none listed',
     }),

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import { AppError, validationError } from '../errors.js';
+import { canonicalJson } from '../lib/canonical-json.js';
 import * as sql from './sql.js';
 
 /** How long a request holds its key before a retry may take it over (its process presumably died). */
@@ -19,22 +20,6 @@ export function readIdempotencyKey(header: string | string[] | undefined): strin
     ]);
   }
   return header;
-}
-
-/** JSON with object keys sorted at every level, so `{a,b}` and `{b,a}` are the same request. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) {
-    // A list of plain values (the batch's symbols) is already canonical: one stringify, not one per item.
-    if (value.every((v) => v === null || typeof v !== 'object')) return JSON.stringify(value);
-    return `[${value.map(canonicalJson).join(',')}]`;
-  }
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value as object)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
 }
 
 /** What makes two requests "the same": method, path with query, and the canonical body. */

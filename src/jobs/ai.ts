@@ -4,6 +4,7 @@ import {
   consensusResult,
   DEFAULT_CONFIDENCE_THRESHOLD,
   type Resolver,
+  resolutionAnswer,
 } from '../ai/index.js';
 import { type OutcomeCode, validationError } from '../errors.js';
 import type { AiJobResolver } from './ports.js';
@@ -43,6 +44,7 @@ export function aiJobResolver(resolver: Resolver): AiJobResolver {
           ...consensusResult(requestId, input.question, consensus),
           votes: votes.map(({ position: _position, ...vote }) => vote),
         },
+        answer: resolutionAnswer(consensus, votes),
       };
     },
   };

@@ -1,4 +1,5 @@
 import type { AccountMode } from '../accounts/index.js';
+import { type ResolutionAnswer, requestedResolution } from '../ai/index.js';
 import type { Attestation, Attestations } from '../attestations/index.js';
 import { AppError } from '../errors.js';
 import type { AiJobInput } from './ports.js';
@@ -27,35 +28,30 @@ export function signPriceCheck(
   });
 }
 
-const MODELS = 4;
-
-/** A scheduled AI resolution's attestation, over its result as stored; null when off. */
+/** A scheduled AI resolution's attestation (kind 2, no market id), over its answer; null when off. */
 export function signAiJob(
   attestations: Attestations | undefined,
   job: { request_id: string; mode: AccountMode; request: AiJobInput },
-  result: Record<string, unknown>,
+  answer: ResolutionAnswer,
   timeMs: number,
 ): Promise<Attestation | null> {
   if (!attestations) return Promise.resolve(null);
-  const winning = result.winningOutcomeIndex;
-  const models = Array.isArray(result.modelsUsed) ? result.modelsUsed.length : MODELS;
-  return attestations.sign({
-    kind: 'resolution',
-    fields: {
-      mode: job.mode,
-      requestId: job.request_id,
+  const { question, outcomes, context } = job.request;
+  return attestations.sign(
+    requestedResolution(
+      // A job's context of "" was always signed as none.
+      {
+        id: job.request_id,
+        mode: job.mode,
+        question,
+        outcomes,
+        context: context ? context : null,
+        marketId: null,
+      },
+      answer,
       timeMs,
-      question: job.request.question,
-      outcomes: job.request.outcomes,
-      context: job.request.context ? job.request.context : null,
-      marketId: null,
-      winningIndex: typeof winning === 'number' ? winning : null,
-      confidence: Number(result.confidence ?? 0),
-      agreeing: Math.round(Number(result.agreement ?? 0) * models),
-      models,
-      canDetermine: result.canDetermine === true,
-    },
-  });
+    ),
+  );
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { AccountMode } from '../accounts/index.js';
+import type { ResolutionAnswer } from '../ai/index.js';
 
 export interface AiJobInput {
   question: string;
@@ -13,12 +14,16 @@ export interface AiJobResolver {
   validate(input: AiJobInput, mode: AccountMode): void;
   /** Throws 503 AI_UNAVAILABLE when this deployment cannot resolve for accounts of `mode`. */
   assertAvailable(mode: AccountMode): void;
-  /** Resolves now: the result object of a completed resolution, or why it failed. */
+  /**
+   * Resolves now: the result object of a completed resolution and the answer its attestation signs,
+   * or why it failed.
+   */
   resolve(
     input: AiJobInput,
     mode: AccountMode,
     requestId: string,
   ): Promise<
-    { ok: true; result: Record<string, unknown> } | { ok: false; error: { code: string; message: string } }
+    | { ok: true; result: Record<string, unknown>; answer: ResolutionAnswer }
+    | { ok: false; error: { code: string; message: string } }
   >;
 }

@@ -92,7 +92,7 @@ export function jobQueueHandler(deps: JobRunnerDeps): QueueHandler<JobRow> {
   };
 }
 
-const GAVE_UP: Outcome = {
+const GAVE_UP: Extract<Outcome, { ok: false }> = {
   ok: false,
   error: { code: 'INTERNAL_ERROR', message: 'The job could not be run; it was refunded' },
 };
@@ -128,23 +128,24 @@ async function giveBack(deps: JobRunnerDeps, jobs: JobRow[]): Promise<void> {
 }
 
 async function runAiJob(deps: JobRunnerDeps, job: JobRow & { job_type: 'AI_RESOLUTION' }): Promise<void> {
-  let outcome: Outcome;
+  let resolved: Awaited<ReturnType<AiJobResolver['resolve']>>;
   try {
-    outcome = await deps.ai.resolve(job.request, job.mode, job.request_id);
+    resolved = await deps.ai.resolve(job.request, job.mode, job.request_id);
   } catch (err) {
     if (job.attempts < deps.settings.maxAttempts) throw err; // logged by the queue; retried after the lease
     deps.log.error({ err, jobId: job.id }, 'scheduled job failed on every attempt');
-    outcome = GAVE_UP;
+    resolved = GAVE_UP;
   }
-  if (outcome.ok) {
-    const signing = signAiJob(deps.attestations, job, outcome.result, deps.clock.now().getTime());
+  let outcome: Outcome = resolved.ok ? { ok: true, result: resolved.result } : resolved;
+  if (resolved.ok) {
+    const signing = signAiJob(deps.attestations, job, resolved.answer, deps.clock.now().getTime());
     const attestation = await signing.catch(async (err: unknown) => {
       if (!signingRefused(err)) throw err;
       await giveBack(deps, [job]);
       return undefined;
     });
     if (attestation === undefined) return;
-    if (attestation) outcome = { ok: true, result: { ...outcome.result, attestation } };
+    if (attestation) outcome = { ok: true, result: { ...resolved.result, attestation } };
   }
   await finishJobs(deps, [{ job, outcome }]);
 }

@@ -3,6 +3,7 @@
  * list's kept counts and `sibyl markets`.
  */
 import type { Resolver } from '../ai/index.js';
+import type { Attestations } from '../attestations/index.js';
 import type { CoreConfig } from '../core-settings.js';
 import type { Feature } from '../feature.js';
 import type { PriceService } from '../prices/index.js';
@@ -11,7 +12,7 @@ import { type MarketsConfig, marketSettings } from './config.js';
 
 export interface Needs {
   config: Pick<CoreConfig, 'redisUrl'> & { markets: MarketsConfig; retention: RetentionSettings };
-  ports: { prices: PriceService; resolver: Resolver };
+  ports: { prices: PriceService; resolver: Resolver; attestations: Attestations };
 }
 
 export const marketsFeature: Feature<{ markets: typeof marketSettings }, Needs> = {
@@ -59,6 +60,7 @@ export const marketsFeature: Feature<{ markets: typeof marketSettings }, Needs> 
       prices: ports.prices,
       resolver: ports.resolver,
       settings: config.markets,
+      attestations: ports.attestations,
     });
     return { queues: [new WorkQueue(handler, { db, clock, log })], tasks: [listCountsTask(db)] };
   },

@@ -1,4 +1,6 @@
 import Type, { type Static } from 'typebox';
+import { EvidenceSchema } from '../ai/index.js';
+import { AttestationSchema } from '../attestations/index.js';
 import { NullableTimestamp, Timestamp } from '../http/schemas.js';
 import { MARKET_STATUSES, RESOLUTION_TYPES } from './ingest/events.js';
 
@@ -252,6 +254,34 @@ export const MarketDetail = Type.Object(
         details: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], {
           description: 'Status transitions (`transitions`) and how the market was resolved (`resolvedBy`)',
         }),
+        attestation: Type.Union([AttestationSchema, Type.Null()], {
+          description:
+            'The official resolution: an AI market resolved by its lifecycle, signed as a market resolution ' +
+            '(kind 3: request-id and market-id fields both the SHA-256 of the market id), the one a program ' +
+            'settles on (docs/attestations.md#which-resolution-is-official). Null: not resolved so, or ' +
+            'resolved otherwise since, or attestations off',
+        }),
+        votes: Type.Union(
+          [
+            Type.Array(
+              Type.Object(
+                {
+                  model: Type.String({ description: '`<provider>/<model>`' }),
+                  outcomeIndex: Type.Union([Type.Integer(), Type.Null()]),
+                  confidence: Type.Union([Type.Number(), Type.Null()]),
+                  evidence: Type.Array(EvidenceSchema),
+                },
+                { additionalProperties: false },
+              ),
+            ),
+            Type.Null(),
+          ],
+          {
+            description:
+              'The votes of the official resolution, in slot order, with the evidence its attestation hashes: ' +
+              '`evidenceHash(resolution)` of @sibyl/client recomputes the digest; null with `attestation`',
+          },
+        ),
       },
       { additionalProperties: false },
     ),

@@ -69,7 +69,26 @@ export function readResolution(message: Buffer) {
     agreeing: message.readUInt8(115),
     models: message.readUInt8(116),
     canDetermine: message.readUInt8(117) === 1,
+    evidenceHash: message.subarray(118, 150),
   };
+}
+
+/**
+ * The digest a version 2 resolution holds at 118, written here independently of the service: the
+ * SHA-256 of the votes' `evidence` arrays, in slot order, as JSON with every object's keys sorted.
+ */
+export function evidenceDigest(votes: readonly { evidence: readonly unknown[] }[]): Buffer {
+  const sorted = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(sorted)
+      : value !== null && typeof value === 'object'
+        ? Object.fromEntries(
+            Object.entries(value)
+              .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+              .map(([k, v]) => [k, sorted(v)]),
+          )
+        : value;
+  return sha256(JSON.stringify(votes.map((vote) => sorted(vote.evidence))));
 }
 
 /** price × 10^exponent as the decimal number it states. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { statSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -31,7 +32,7 @@ const PRICE = {
 };
 
 describe('the message layout', () => {
-  it('is 94 bytes for a price and 118 for a resolution, little-endian, versioned', () => {
+  it('is 94 bytes for a price (version 1) and 150 for a resolution (version 2), little-endian', () => {
     const price = encodePrice(PRICE);
     expect(price.length).toBe(PRICE_MESSAGE_BYTES);
     expect(Buffer.from(price.subarray(0, 8)).toString('hex')).toBe(
@@ -55,10 +56,17 @@ describe('the message layout', () => {
       agreeing: 3,
       models: 4,
       canDetermine: false,
+      evidence: [[], [{ kind: 'web', url: 'https://example.com/a', title: 't', quote: null }], [], []],
     });
     expect(resolution.length).toBe(RESOLUTION_MESSAGE_BYTES);
+    expect(RESOLUTION_MESSAGE_BYTES).toBe(150);
     const r = new DataView(resolution.buffer);
-    expect(decodeHeader(resolution)).toMatchObject({ version: 1, kind: 2, mode: 'sandbox', timeMs: 1 });
+    expect(decodeHeader(resolution)).toMatchObject({ version: 2, kind: 2, mode: 'sandbox', timeMs: 1 });
+    // The digest of the votes' evidence, keys sorted: appended at 118.
+    const evidence = '[[],[{"kind":"web","quote":null,"title":"t","url":"https://example.com/a"}],[],[]]';
+    expect(Buffer.from(resolution.subarray(118, 150))).toEqual(
+      createHash('sha256').update(evidence).digest(),
+    );
     expect(Buffer.from(resolution.subarray(80, 112)).equals(Buffer.alloc(32))).toBe(true);
     expect([
       resolution[112],
@@ -195,7 +203,7 @@ describe('GET /api/v1/attestation/keys', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     const pair = keyPairFromSecret(secret, 'test');
-    expect(body).toMatchObject({ enabled: true, version: 1, live: pair.live.publicKeyBase58 });
+    expect(body).toMatchObject({ enabled: true, version: 2, live: pair.live.publicKeyBase58 });
     expect(body.sandbox).toBe(pair.sandbox.publicKeyBase58);
     expect(body.keys).toHaveLength(2);
     expect(body.keys[0]).toMatchObject({ retiredAt: null, compromisedAt: null });

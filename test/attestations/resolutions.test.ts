@@ -4,6 +4,7 @@ import type { Worker } from '../../src/worker/worker.js';
 import type { TestAccount, TestContext } from '../helpers/context.js';
 import { callbacks } from '../helpers/jobs.js';
 import {
+  evidenceDigest,
   expectEveryFlipFails,
   fixedPointValue,
   readPrice,
@@ -76,7 +77,7 @@ describe('an AI resolution', () => {
     const { result } = record;
     expectSigned(result.attestation);
     const message = Buffer.from(result.attestation.message, 'base64');
-    expect(message.length).toBe(118);
+    expect(message.length).toBe(150);
     const fields = readResolution(message);
     const [last] = await ctx.database.db.query<{ at: Date }>(
       'SELECT max(answered_at) AS at FROM ai_votes WHERE request_id = $1',
@@ -84,7 +85,7 @@ describe('an AI resolution', () => {
     );
     expect(fields).toMatchObject({
       magic: 'SIBYL',
-      version: 1,
+      version: 2,
       kind: 2,
       mode: 'sandbox',
       timeMs: last?.at.getTime(),
@@ -97,6 +98,10 @@ describe('an AI resolution', () => {
     expect(fields.requestIdHash.equals(sha256(requestId))).toBe(true);
     expect(fields.questionHash.equals(questionHash(body.question, body.outcomes, body.context))).toBe(true);
     expect(fields.marketIdHash.equals(Buffer.alloc(32))).toBe(true);
+    // The votes' evidence as the record shows it, in slot order, as canonical JSON.
+    expect(record.votes.some((v: { evidence: unknown[] }) => v.evidence.length > 0)).toBe(true);
+    expect(fields.evidenceHash.equals(evidenceDigest(record.votes))).toBe(true);
+    expect(result.attestation.version).toBe(2);
     // The callback's data and a second poll: the same bytes.
     expect((await callbackData(requestId)).attestation).toEqual(result.attestation);
     const again = (
@@ -179,6 +184,7 @@ describe('scheduled jobs', () => {
     expectSigned(result.attestation);
     const fields = readResolution(Buffer.from(result.attestation.message, 'base64'));
     expect(fields).toMatchObject({
+      version: 2,
       kind: 2,
       outcome: result.winningOutcomeIndex,
       confidenceBp: Math.round(result.confidence * 10_000),
@@ -190,5 +196,6 @@ describe('scheduled jobs', () => {
     expect(
       fields.questionHash.equals(questionHash(payload.question, payload.outcomes, payload.context)),
     ).toBe(true);
+    expect(fields.evidenceHash.equals(evidenceDigest(result.votes))).toBe(true);
   });
 });

@@ -89,13 +89,13 @@ describe('docs examples', () => {
   it('leave no answer unrecorded: every other JSON block is an input or a shape, not a payload', () => {
     // Blocks without a marker: the market events an operator ingests (markets.md), the admin
     // route's report (markets.md, not an API answer), the shape the models answer in (ai.md), the
-    // error body's outline (api.md), and the worked example's attested answer (attestations.md: a
-    // real answer, whose signature and fields test/attestations/doc-example.test.ts checks).
+    // error body's outline (api.md), and the two worked examples' attestations (attestations.md: a
+    // price and a version 2 resolution, whose signatures and fields test/attestations/doc-example.test.ts checks).
     const unmarked = jsonBlocks().filter((block) => block.name === undefined);
     const byFile = unmarked.reduce<Record<string, number>>((count, b) => {
       count[b.file] = (count[b.file] ?? 0) + 1;
       return count;
     }, {});
-    expect(byFile).toEqual({ 'ai.md': 1, 'api.md': 1, 'attestations.md': 1, 'markets.md': 9 });
+    expect(byFile).toEqual({ 'ai.md': 1, 'api.md': 1, 'attestations.md': 2, 'markets.md': 9 });
   });
 });

@@ -292,6 +292,8 @@ describe('market detail of the fixture market', () => {
       resolvedAt: null,
       winningOutcomeIndex: null,
       details: null,
+      attestation: null,
+      votes: null,
     });
     expect(body.prediction).toEqual({ priceFeed: null, aiPrediction: null });
     expect(body).toMatchObject({ status: 'OPEN', marketType: 'CATEGORICAL', feeBps: 200 });

@@ -5,16 +5,7 @@ import type { TSchema } from 'typebox';
  * (docs/markets.md#rules): its JSON with the keys of every object sorted. Events recorded by every
  * earlier version were hashed in this form: it must not change.
  */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
+export { canonicalJson } from '../../lib/canonical-json.js';
 
 /**
  * Whether every object a schema allows is closed (`additionalProperties: false`), at any depth: then

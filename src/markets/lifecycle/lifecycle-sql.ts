@@ -59,3 +59,16 @@ export const OUTCOME_LABELS = statement(
   'markets_outcome_labels',
   'SELECT label FROM market_outcomes WHERE market_id = $1 ORDER BY outcome_index',
 );
+
+/**
+ * Keeps the official resolution's attestation (docs/attestations.md#which-resolution-is-official)
+ * with the resolution event it signed, in the transaction that records that resolution.
+ */
+export const STORE_ATTESTATION = statement(
+  'markets_lifecycle_attestation',
+  `INSERT INTO market_resolution_attestations (market_id, resolution_event, attestation, votes)
+   VALUES ($1, $2, $3::jsonb, $4::jsonb)
+   ON CONFLICT (market_id) DO UPDATE
+     SET resolution_event = EXCLUDED.resolution_event, attestation = EXCLUDED.attestation,
+         votes = EXCLUDED.votes, created_at = now()`,
+);

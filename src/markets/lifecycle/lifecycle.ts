@@ -1,5 +1,12 @@
 import type { AccountMode } from '../../accounts/index.js';
-import { DEFAULT_CONFIDENCE_THRESHOLD, type Resolver } from '../../ai/index.js';
+import {
+  DEFAULT_CONFIDENCE_THRESHOLD,
+  marketResolution,
+  type Resolution,
+  type Resolver,
+  resolutionAnswer,
+} from '../../ai/index.js';
+import type { Attestation, Attestations } from '../../attestations/index.js';
 import type { Database, Queryable } from '../../db/database.js';
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
@@ -23,6 +30,11 @@ export interface LifecycleDeps {
   prices: PriceService;
   resolver: Resolver;
   settings: { lifecycleConcurrency: number; lifecycleLeaseMs: number };
+  /**
+   * Signs an AI market's resolution as its official one (kind 3,
+   * docs/attestations.md#which-resolution-is-official); absent or off: resolved unsigned.
+   */
+  attestations?: Attestations | undefined;
 }
 
 export interface ClaimedMarket {
@@ -40,10 +52,19 @@ export interface ClaimedMarket {
   lifecycle_lease_token: string;
 }
 
-/** What an automatic resolution found: a winner, or why there is none (left RESOLVING). */
+/**
+ * What an automatic resolution found: a winner, or why there is none (left RESOLVING); for an AI
+ * market, the models' resolution and the outcomes they were asked about, which its attestation signs.
+ */
 export type AutoResolution =
-  | { winner: number; details: Record<string, unknown> }
+  | { winner: number; details: Record<string, unknown>; ai?: { resolution: Resolution; outcomes: string[] } }
   | { winner: null; details: Record<string, unknown> };
+
+/** The official resolution's attestation and the votes whose evidence it hashes. */
+interface Official {
+  attestation: Attestation;
+  votes: { model: string; outcomeIndex: number | null; confidence: number | null; evidence: unknown[] }[];
+}
 
 /**
  * The market lifecycle (docs/markets.md#lifecycle): OPEN markets past `closesAt` become CLOSED, then
@@ -93,21 +114,43 @@ async function advance(deps: LifecycleDeps, market: ClaimedMarket): Promise<void
     return;
   }
 
+  // An AI market is resolved with its attestation or not at all: a worker whose key a rotation
+  // retired leaves it for one that signs (docs/attestations.md#rotation).
+  if (market.resolution_type === 'AI' && (await cannotSign(deps.attestations))) return giveBack(deps, market);
   const found = await resolveAutomatically(deps, market);
+  const now = clock.now();
+  let official: Official | null = null;
+  if (found.winner !== null && found.ai) {
+    try {
+      official = await signOfficial(deps, market, found.ai, now.getTime());
+    } catch (err) {
+      if (!(err instanceof AppError && err.code === 'ATTESTATION_UNAVAILABLE')) throw err;
+      return giveBack(deps, market);
+    }
+  }
   await db.transaction(async (tx) => {
     const [row] = await tx.query<{ status: string }>(sql.LOCK_LEASED, [market.id, token]);
     if (!row) return;
-    const at = clock.now().toISOString();
+    const at = now.toISOString();
     const details = { autoResolution: { at, by: BY, ...found.details, winningOutcomeIndex: found.winner } };
     if (row.status === 'RESOLVING' && found.winner !== null) {
-      await applyResolution(tx, {
+      const eventId = `lifecycle:${market.id}:3-resolved`; // sorts after the steps before it, at the same time
+      const applied = await applyResolution(tx, {
         marketId: market.id,
         winningOutcomeIndex: found.winner,
         at,
-        eventId: `lifecycle:${market.id}:3-resolved`, // sorts after the steps before it, at the same time
+        eventId,
         by: BY,
         details,
       });
+      if (applied.recorded && official) {
+        await tx.query(sql.STORE_ATTESTATION, [
+          market.id,
+          eventId,
+          JSON.stringify(official.attestation),
+          JSON.stringify(official.votes),
+        ]);
+      }
     } else if (row.status === 'RESOLVING') {
       await tx.query(sql.NOTE_DETAILS, [market.id, JSON.stringify(details)]);
     }
@@ -116,6 +159,59 @@ async function advance(deps: LifecycleDeps, market: ClaimedMarket): Promise<void
   });
   listedMarketsChanged(db);
   deps.log.info({ marketId: market.id, winner: found.winner }, 'market resolution attempted');
+}
+
+/** Whether this worker cannot sign because a rotation retired its key (attestations off is not that). */
+async function cannotSign(attestations: Attestations | undefined): Promise<boolean> {
+  return attestations !== undefined && (await attestations.ready()) && !(await attestations.signing());
+}
+
+/**
+ * An AI market this worker may not resolve because it cannot sign: its lease is released, the
+ * resolution not marked as tried, and it comes back after a lease's time, to a worker that signs.
+ */
+async function giveBack(deps: LifecycleDeps, market: ClaimedMarket): Promise<void> {
+  deps.log.error(
+    { marketId: market.id },
+    'market not resolved: this worker cannot sign (its attestation key was retired); back after its lease',
+  );
+  const retryAt = new Date(deps.clock.now().getTime() + deps.settings.lifecycleLeaseMs);
+  await deps.db.query(sql.RELEASE, [market.id, market.lifecycle_lease_token, false, retryAt]);
+}
+
+/** The market's official resolution signed (kind 3); null when attestations are off. Throws 503 when refused. */
+async function signOfficial(
+  deps: LifecycleDeps,
+  market: ClaimedMarket,
+  ai: { resolution: Resolution; outcomes: string[] },
+  timeMs: number,
+): Promise<Official | null> {
+  if (!deps.attestations) return null;
+  const { votes, consensus } = ai.resolution;
+  const attestation = await deps.attestations.sign(
+    marketResolution(
+      {
+        id: market.id,
+        mode: market.sandbox ? 'sandbox' : 'live',
+        title: market.title,
+        outcomes: ai.outcomes,
+        description: market.description,
+      },
+      resolutionAnswer(consensus, votes),
+      timeMs,
+    ),
+  );
+  if (!attestation) return null;
+  const inSlotOrder = [...votes].sort((a, b) => a.position - b.position);
+  return {
+    attestation,
+    votes: inSlotOrder.map((v) => ({
+      model: v.model,
+      outcomeIndex: v.outcomeIndex,
+      confidence: v.confidence,
+      evidence: v.evidence,
+    })),
+  };
 }
 
 async function move(
@@ -139,28 +235,29 @@ export async function resolveAutomatically(
     (o) => o.label,
   );
   try {
-    const { consensus } = await deps.resolver.resolve(
+    const resolution = await deps.resolver.resolve(
       mode,
       { question: market.title, outcomes, context: market.description },
       { confidenceThreshold: DEFAULT_CONFIDENCE_THRESHOLD },
     );
+    const { consensus } = resolution;
     const decided =
       consensus.status === 'COMPLETED' && consensus.canDetermine && consensus.winningOutcomeIndex !== null;
-    return {
-      winner: decided ? consensus.winningOutcomeIndex : null,
-      details: {
-        method: 'ai',
-        consensus: {
-          status: consensus.status,
-          winningOutcomeIndex: consensus.winningOutcomeIndex,
-          confidence: consensus.confidence,
-          agreement: consensus.agreement,
-          canDetermine: consensus.canDetermine,
-          validAnswers: consensus.validAnswers,
-        },
-        ...(decided ? {} : { reason: 'the models could not determine the outcome' }),
+    const details = {
+      method: 'ai',
+      consensus: {
+        status: consensus.status,
+        winningOutcomeIndex: consensus.winningOutcomeIndex,
+        confidence: consensus.confidence,
+        agreement: consensus.agreement,
+        canDetermine: consensus.canDetermine,
+        validAnswers: consensus.validAnswers,
       },
+      ...(decided ? {} : { reason: 'the models could not determine the outcome' }),
     };
+    return decided && consensus.winningOutcomeIndex !== null
+      ? { winner: consensus.winningOutcomeIndex, details, ai: { resolution, outcomes } }
+      : { winner: null, details };
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     return { winner: null, details: { method: 'ai', reason: `${err.code}: ${err.message}` } };

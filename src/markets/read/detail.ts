@@ -35,6 +35,9 @@ export interface MarketRow {
   outcome_labels: string[];
   finalized: number;
   cancelled: number;
+  /** The official resolution's attestation (docs/attestations.md#which-resolution-is-official), if signed. */
+  official_attestation: MarketDetailBody['resolution']['attestation'];
+  official_votes: MarketDetailBody['resolution']['votes'];
 }
 
 export interface LevelRow {
@@ -259,6 +262,8 @@ export function assembleDetail(rows: DetailRows, prices: DetailPrices, now: Date
       resolvedAt: m.resolved_at?.toISOString() ?? null,
       winningOutcomeIndex: m.winning_outcome_index,
       details: m.resolution_details,
+      attestation: m.official_attestation ?? null,
+      votes: m.official_votes ?? null,
     },
     creator: { wallet: m.creator_wallet, username: m.creator_username, credibilityScore: creator },
     credibilityScore: marketCredibility({

@@ -12,9 +12,12 @@ export const MARKET = statement(
   'markets_detail_market',
   `SELECT m.*, c.username AS creator_username,
           ARRAY(SELECT label FROM market_outcomes o WHERE o.market_id = m.id ORDER BY o.outcome_index) AS outcome_labels,
-          r.finalized, r.cancelled
+          r.finalized, r.cancelled, a.attestation AS official_attestation, a.votes AS official_votes
      FROM markets m
      JOIN market_creators c ON c.wallet = m.creator_wallet
+     -- The official resolution's attestation, while the resolution it signed is the market's.
+     LEFT JOIN market_resolution_attestations a
+       ON a.market_id = m.id AND a.resolution_event = m.resolution_event
      CROSS JOIN LATERAL (
        SELECT count(*) FILTER (WHERE x.status = 'FINALIZED')::int AS finalized,
               count(*) FILTER (WHERE x.status = 'CANCELLED')::int AS cancelled
