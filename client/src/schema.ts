@@ -2061,7 +2061,7 @@ export interface components {
                     [key: string]: unknown;
                 };
             })[];
-            /** @description Web searches the provider reports for the call; null when it does not say */
+            /** @description Web searches the provider reports for the call; 0 when search was off; null when the provider does not say (an OpenAI-compatible slot has no web search) */
             searches: number | null;
             /** @description Why a valid answer is "cannot determine"; null on a vote for an outcome and on a failure */
             abstainReason: ("too_early" | "insufficient_evidence" | "ambiguous") | null;

@@ -1,7 +1,8 @@
 import { type AnthropicProvider, createAnthropic } from '@ai-sdk/anthropic';
 import type { ModelSlot } from '../config.js';
 import type { ResolutionModel } from '../types.js';
-import { type AdapterDeps, type NativeSearch, sdkModel } from './sdk.js';
+import type { NativeSearch } from './grounding.js';
+import { type AdapterDeps, sdkModel } from './sdk.js';
 
 export const ANTHROPIC_BASE_URL = 'https://api.anthropic.com/v1';
 

@@ -1,7 +1,8 @@
 import { createGoogleGenerativeAI, type GoogleGenerativeAIProvider } from '@ai-sdk/google';
 import type { ModelSlot } from '../config.js';
 import type { ResolutionModel } from '../types.js';
-import { type AdapterDeps, type NativeSearch, sdkModel } from './sdk.js';
+import type { NativeSearch } from './grounding.js';
+import { type AdapterDeps, sdkModel } from './sdk.js';
 
 export const GOOGLE_BASE_URL = 'https://generativelanguage.googleapis.com/v1beta';
 

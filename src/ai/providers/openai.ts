@@ -1,7 +1,8 @@
 import { createOpenAI, type OpenAIProvider } from '@ai-sdk/openai';
 import type { ModelSlot } from '../config.js';
 import type { ResolutionModel } from '../types.js';
-import { type AdapterDeps, type NativeSearch, sdkModel } from './sdk.js';
+import type { NativeSearch } from './grounding.js';
+import { type AdapterDeps, sdkModel } from './sdk.js';
 
 export const OPENAI_BASE_URL = 'https://api.openai.com/v1';
 

@@ -1,7 +1,8 @@
 import { createXai, type XaiProvider } from '@ai-sdk/xai';
 import type { ModelSlot } from '../config.js';
 import type { ResolutionModel } from '../types.js';
-import { type AdapterDeps, type NativeSearch, sdkModel } from './sdk.js';
+import type { NativeSearch } from './grounding.js';
+import { type AdapterDeps, sdkModel } from './sdk.js';
 
 export const XAI_BASE_URL = 'https://api.x.ai/v1';
 
