@@ -1,4 +1,5 @@
 /** The append-only ledger, charges, refunds, reconciliation: the room's door. */
+export { noteRefusal } from './alerts.js';
 export { BalanceHints } from './balance-hints.js';
 export { type Biller, type BillingOutcome, directBiller } from './biller.js';
 export {
