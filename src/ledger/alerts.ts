@@ -14,12 +14,14 @@ export interface AlertSettings {
 
 interface SettingsRow {
   mode: string;
-  low_balance_micros: bigint[] | null;
+  low_balance_micros: (bigint | string)[] | null;
 }
 
 function present(row: SettingsRow): AlertSettings {
+  // An int8[] comes back as text from one adapter and as bigints from the other.
   const micros =
-    row.low_balance_micros ?? (row.mode === 'live' ? [sql.DEFAULT_LOW_BALANCE_MICROS] : ([] as bigint[]));
+    row.low_balance_micros?.map((v) => BigInt(v)) ??
+    (row.mode === 'live' ? [sql.DEFAULT_LOW_BALANCE_MICROS] : []);
   return { lowBalanceUsd: [...micros].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0)).map(formatUsd) };
 }
 
@@ -40,7 +42,10 @@ export async function setAlertSettings(
   input: { lowBalanceUsd: readonly string[] },
 ): Promise<AlertSettings> {
   const micros = parseThresholds(input.lowBalanceUsd);
-  const [row] = await queryable(ctx).query<SettingsRow>(sql.SET_ALERT_SETTINGS, [accountId, micros]);
+  const [row] = await queryable(ctx).query<SettingsRow>(sql.SET_ALERT_SETTINGS, [
+    accountId,
+    micros.map(String),
+  ]);
   if (!row) throw new AppError('ACCOUNT_NOT_FOUND', `Account ${accountId} does not exist`);
   return present(row);
 }
@@ -60,7 +65,10 @@ export function parseThresholds(values: readonly string[]): bigint[] {
     const path = `body.lowBalanceUsd[${i}]`;
     const amount = /^\d+\.\d{2,6}$/.test(value) ? parseUsd(value) : null;
     if (amount === null) {
-      problems.push({ path, message: 'must be a positive USD amount with 2 to 6 fraction digits, e.g. "5.00"' });
+      problems.push({
+        path,
+        message: 'must be a positive USD amount with 2 to 6 fraction digits, e.g. "5.00"',
+      });
     } else if (amount <= 0n) {
       problems.push({ path, message: 'must be more than 0.00' });
     } else if (seen.has(amount)) {

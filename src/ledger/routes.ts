@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { defineAccountRoute } from '../http/account-route.js';
 import Type from 'typebox';
+import { defineAccountRoute } from '../http/account-route.js';
 import { getAlertSettings, MAX_LOW_BALANCE_THRESHOLDS, setAlertSettings } from './alerts.js';
 import { listTransactions } from './history.js';
 import { TransactionList, TransactionQuery, UsageQuery, UsageReport } from './schemas.js';
