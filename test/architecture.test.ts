@@ -711,6 +711,7 @@ describe('the verbs', () => {
     'markets/index.ts loadDemoMarkets': BUILT_ONCE,
     'streams/index.ts recordMarketChanges': IN_TRANSACTION,
     'webhooks/index.ts localDevelopment': BUILT_ONCE,
+    'webhooks/index.ts recordAccountEvent': IN_TRANSACTION,
   };
 
   /**
