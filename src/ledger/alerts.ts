@@ -93,13 +93,18 @@ export async function noteRefusal(db: Queryable, accountId: string): Promise<boo
 }
 
 /** An alert as its event carries it (docs/webhooks.md#event-types). */
-export interface BalanceAlert {
+export type BalanceAlert = {
   accountId: string;
   mode: 'live' | 'sandbox';
-  type: 'balance.low' | 'balance.depleted';
-  data: { thresholdUsd?: string; balanceUsd: string; accountId: string };
+  /**
+   * The event's time: the emitter's clock when it records the event (a second or so after the
+   * crossing, which its alert row keeps), so that its delivery is due by the clock the worker runs on.
+   */
   createdAt: Date;
-}
+} & (
+  | { type: 'balance.low'; data: { thresholdUsd: string; balanceUsd: string; accountId: string } }
+  | { type: 'balance.depleted'; data: { balanceUsd: string; accountId: string } }
+);
 
 /** Records one alert's event in the transaction given (the events' verb, `recordAccountEvent`). */
 export type AlertRecorder = (tx: Queryable, alert: BalanceAlert) => Promise<void>;
@@ -111,7 +116,6 @@ interface AlertRow {
   kind: 'low' | 'depleted';
   threshold_micros: bigint | null;
   balance_micros: bigint;
-  created_at: Date;
 }
 
 /**
@@ -123,24 +127,23 @@ interface AlertRow {
 export async function emitBalanceAlerts(ctx: Context, record: AlertRecorder, limit = 100): Promise<number> {
   return withTransaction(ctx, async (tx: TxContext) => {
     const rows = await tx.tx.query<AlertRow>(sql.CLAIM_ALERTS, [limit]);
-    for (const row of rows) await record(tx.tx, alertOf(row));
+    const now = ctx.clock.now();
+    for (const row of rows) await record(tx.tx, alertOf(row, now));
     if (rows.length > 0) {
-      await tx.tx.query(sql.MARK_ALERTS_EMITTED, [rows.map((r) => r.id), ctx.clock.now()]);
+      await tx.tx.query(sql.MARK_ALERTS_EMITTED, [rows.map((r) => r.id), now]);
     }
     return rows.length;
   });
 }
 
-function alertOf(row: AlertRow): BalanceAlert {
+function alertOf(row: AlertRow, now: Date): BalanceAlert {
   const balanceUsd = formatUsd(row.balance_micros);
-  return {
-    accountId: row.account_id,
-    mode: row.mode,
-    type: row.kind === 'low' ? 'balance.low' : 'balance.depleted',
-    data:
-      row.kind === 'low' && row.threshold_micros !== null
-        ? { thresholdUsd: formatUsd(row.threshold_micros), balanceUsd, accountId: row.account_id }
-        : { balanceUsd, accountId: row.account_id },
-    createdAt: row.created_at,
-  };
+  const common = { accountId: row.account_id, mode: row.mode, createdAt: now };
+  return row.kind === 'low' && row.threshold_micros !== null
+    ? {
+        ...common,
+        type: 'balance.low',
+        data: { thresholdUsd: formatUsd(row.threshold_micros), balanceUsd, accountId: row.account_id },
+      }
+    : { ...common, type: 'balance.depleted', data: { balanceUsd, accountId: row.account_id } };
 }

@@ -1,5 +1,7 @@
 /** The append-only ledger, charges, refunds, reconciliation: the room's door. */
 export {
+  type BalanceAlert,
+  emitBalanceAlerts,
   getAlertSettings,
   MAX_LOW_BALANCE_THRESHOLDS,
   noteRefusal,

@@ -274,7 +274,7 @@ export const SET_ALERT_SETTINGS = statement(
 
 /** Alerts whose event is not recorded yet, oldest first, claimed (skipped when another run holds them). */
 export const CLAIM_ALERTS = `
-  SELECT b.id, b.account_id, a.mode, b.kind, b.threshold_micros, b.balance_micros, b.created_at
+  SELECT b.id, b.account_id, a.mode, b.kind, b.threshold_micros, b.balance_micros
     FROM balance_alerts b JOIN accounts a ON a.id = b.account_id
    WHERE b.emitted_at IS NULL
    ORDER BY b.id LIMIT $1

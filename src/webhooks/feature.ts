@@ -44,11 +44,17 @@ export const webhooksFeature: Feature<{ webhooks: typeof webhookSettings }, Need
     alertRoutes(app);
   },
   async worker(deps) {
-    const [{ WorkQueue }, { deliveryQueueHandler }] = await Promise.all([
-      import('../queue/queue.js'),
-      import('./delivery.js'),
-    ]);
-    return { queues: [new WorkQueue(deliveryQueueHandler(deliveryDeps(deps)), deps)] };
+    const [{ WorkQueue }, { deliveryQueueHandler }, { balanceAlertTask }, { createContext }] =
+      await Promise.all([
+        import('../queue/queue.js'),
+        import('./delivery.js'),
+        import('./balance-alerts.js'),
+        import('../context.js'),
+      ]);
+    return {
+      queues: [new WorkQueue(deliveryQueueHandler(deliveryDeps(deps)), deps)],
+      tasks: [balanceAlertTask(createContext(deps.db, deps.clock))],
+    };
   },
   commands: {
     webhooks: {
