@@ -7,7 +7,7 @@ import * as sql from './sql.js';
 /** Most low-balance thresholds an account sets. */
 export const MAX_LOW_BALANCE_THRESHOLDS = 3;
 
-/** The account's balance alerts (docs/billing.md#balance-alerts): its low-balance thresholds, highest first. */
+/** The account's balance alerts (docs/webhooks.md#balance-alerts): its low-balance thresholds, highest first. */
 export interface AlertSettings {
   lowBalanceUsd: string[];
 }

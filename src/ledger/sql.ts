@@ -27,7 +27,7 @@ export const CHARGE = statement(
 );
 
 /**
- * An account's low-balance thresholds (docs/billing.md#balance-alerts), `alias` being the accounts
+ * An account's low-balance thresholds (docs/webhooks.md#balance-alerts), `alias` being the accounts
  * row: its own, or by default 5.00 USD on a live account and none on a sandbox one (the same
  * default is written in migration 0052's ledger_charge_batch).
  */
@@ -246,7 +246,7 @@ export const ADJUST = statement(
 );
 
 /**
- * A paid request refused with 402 (docs/billing.md#balance-alerts): the first refusal since the
+ * A paid request refused with 402 (docs/webhooks.md#balance-alerts): the first refusal since the
  * account was last credited disarms it and writes its `depleted` alert, in one statement; later
  * refusals match no row and write nothing.
  */

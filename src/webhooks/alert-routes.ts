@@ -4,7 +4,7 @@ import { defineAccountRoute } from '../http/account-route.js';
 import { getAlertSettings, MAX_LOW_BALANCE_THRESHOLDS, setAlertSettings } from '../ledger/index.js';
 
 /**
- * The account's balance alerts (docs/billing.md#balance-alerts): the thresholds the ledger's money
+ * The account's balance alerts (docs/webhooks.md#balance-alerts): the thresholds the ledger's money
  * movements check, whose crossings become `balance.low` events. Declared with the webhooks, whose
  * page manages them in the dashboard; the settings are the ledger's.
  */
@@ -44,7 +44,7 @@ const ALERTS_NOTE =
   '`balance.low` is recorded once when a change takes the balance from at or above a threshold to below it ' +
   '(a charge, a refund, an adjustment), and again only after the balance was back at or above it; ' +
   '`balance.depleted` once when a paid request is first refused with 402, again after a credit ' +
-  '(docs/billing.md#balance-alerts). A live account starts with `["5.00"]`, a sandbox one with none. Free.';
+  '(docs/webhooks.md#balance-alerts). A live account starts with `["5.00"]`, a sandbox one with none. Free.';
 
 const AccountAlerts = Type.Object(
   {

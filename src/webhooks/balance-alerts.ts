@@ -19,7 +19,7 @@ export async function recordBalanceAlert(tx: Queryable, alert: BalanceAlert): Pr
 }
 
 /**
- * The balance alerts' events (docs/billing.md#balance-alerts): the ledger writes each alert in the
+ * The balance alerts' events (docs/webhooks.md#balance-alerts): the ledger writes each alert in the
  * statement that crossed the threshold (or refused the request), so that the hot path pays nothing
  * for it; this task records each one's event and deliveries, once, in the transaction that marks the
  * alert done (ledger's emitBalanceAlerts). Several workers may run it: each claims its own alerts.

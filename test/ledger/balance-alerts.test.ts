@@ -14,7 +14,7 @@ import { balanceOf, expectLedgerReconciles } from '../helpers/ledger.js';
 import { PROBE_TABLE, probeRoutes, transactionalProbeRoutes } from '../helpers/probe-routes.js';
 
 /**
- * Balance alerts (docs/billing.md#balance-alerts): the thresholds on the account row, each money
+ * Balance alerts (docs/webhooks.md#balance-alerts): the thresholds on the account row, each money
  * movement writing the crossings it makes in its own statement, the 402 that disarms `depleted`.
  * Asserted on the alert rows (balance_alerts) the events are recorded from.
  */

@@ -1,4 +1,4 @@
--- Balance alerts (docs/billing.md#balance-alerts): `balance.low` when a committed change takes the
+-- Balance alerts (docs/webhooks.md#balance-alerts): `balance.low` when a committed change takes the
 -- balance from at or above a threshold to below it, `balance.depleted` when a paid request is first
 -- refused with 402. The thresholds live on the account row, which every money movement already
 -- updates and returns, so a movement that crosses nothing pays no statement of its own.

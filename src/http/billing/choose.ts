@@ -36,7 +36,7 @@ export function routeBilling<P extends TSchema, Q extends TSchema, B extends TSc
 /**
  * A paid route whose 402 INSUFFICIENT_BALANCE — from the balance check before its handler, from its
  * charge, in its transaction or not — tells the ledger, once the request's transaction is gone, so
- * that the first refusal since a credit records `balance.depleted` (docs/billing.md#balance-alerts).
+ * that the first refusal since a credit records `balance.depleted` (docs/webhooks.md#balance-alerts).
  * A successful request pays nothing for it.
  */
 function alertingRefusals(billing: RouteBilling): RouteBilling {
