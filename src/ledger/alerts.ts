@@ -92,7 +92,7 @@ export async function noteRefusal(db: Queryable, accountId: string): Promise<boo
   return rows.length > 0;
 }
 
-/** An alert as its event carries it (docs/webhooks.md#event-types). */
+/** An alert as its event carries it (docs/webhooks.md#event-catalog). */
 export type BalanceAlert = {
   accountId: string;
   mode: 'live' | 'sandbox';
