@@ -1,6 +1,8 @@
 import type { TxContext } from '../context.js';
 import type { Queryable } from '../db/database.js';
 import { creditDeposits } from '../ledger/index.js';
+import { formatUsd } from '../lib/money.js';
+import { recordAccountEvent } from '../webhooks/index.js';
 import type { Deposit } from './deposits.js';
 import type { DepositPrices } from './prices.js';
 import * as sql from './sql.js';
@@ -156,7 +158,7 @@ export async function writeFinal(ctx: TxContext, booked: Booked[]): Promise<Book
   );
   const entryOf = new Map(credits.map((b, i) => [b, entries[i]?.entryId ?? null]));
   const column = <T>(f: (b: Booked) => T) => written.map(f);
-  await tx.query(sql.WRITE_FINAL_BATCH, [
+  const rows = await tx.query<{ reference: string; seen_at: Date }>(sql.WRITE_FINAL_BATCH, [
     column((b) => b.deposit.reference),
     column((b) => b.deposit.signature),
     column((b) => b.deposit.instruction),
@@ -174,7 +176,45 @@ export async function writeFinal(ctx: TxContext, booked: Booked[]): Promise<Book
     column((b) => entryOf.get(b) ?? null),
     ctx.clock.now(),
   ]);
+  await announceCredits(ctx, credits, entries, new Map(rows.map((r) => [r.reference, r.seen_at])));
   return written;
+}
+
+/**
+ * `deposit.credited` for each deposit credited now, in the transaction that credits it
+ * (docs/webhooks.md#event-catalog): the deposit as the deposits list shows it, and the balance
+ * right after its credit. Deposits credit live accounts only.
+ */
+async function announceCredits(
+  ctx: TxContext,
+  credits: Booked[],
+  entries: { balanceMicros: bigint }[],
+  seenAt: Map<string, Date>,
+): Promise<void> {
+  const at = ctx.clock.now();
+  for (const [i, b] of credits.entries()) {
+    const { deposit } = b;
+    await recordAccountEvent(ctx.tx, {
+      accountId: b.accountId as string,
+      mode: 'live',
+      type: 'deposit.credited',
+      at,
+      data: {
+        id: deposit.reference,
+        status: 'credited',
+        token: deposit.asset,
+        amount: formatUnits(BigInt(deposit.amount), deposit.decimals),
+        usdValue: formatUsd(b.usdMicros as bigint),
+        rateUsd: b.rate,
+        signature: deposit.signature,
+        slot: Number(deposit.slot),
+        reference: deposit.reference,
+        memo: null,
+        createdAt: (seenAt.get(deposit.reference) ?? at).toISOString(),
+        balanceUsd: formatUsd(entries[i]?.balanceMicros ?? 0n),
+      },
+    });
+  }
 }
 
 /**

@@ -70,7 +70,8 @@ export const WRITE_FINAL_BATCH = statement(
      reason = EXCLUDED.reason, account_id = EXCLUDED.account_id, rate = EXCLUDED.rate,
      usd_micros = EXCLUDED.usd_micros, ledger_entry_id = EXCLUDED.ledger_entry_id,
      finalized_at = EXCLUDED.finalized_at
-   WHERE deposits.status = 'pending'`,
+   WHERE deposits.status = 'pending'
+   RETURNING reference, seen_at`,
 );
 
 /** A deposit seen at `confirmed`: shown as pending until it is finalized or disappears. */

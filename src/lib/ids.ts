@@ -66,3 +66,19 @@ export function requestIdGenerator(): () => string {
     return id;
   };
 }
+
+const BASE58 = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+/** `length` uniformly random base58 characters (Bitcoin alphabet; rejection sampling, no modulo bias). */
+export function randomBase58(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    const bytes = randomBytes(length * 2);
+    for (const byte of bytes) {
+      // 232 = 4 × 58: bytes at or above it would bias the low characters.
+      if (byte < 232) out += BASE58[byte % 58];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}

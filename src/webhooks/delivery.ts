@@ -32,9 +32,14 @@ export interface ClaimedDelivery {
   attempts: number;
   max_attempts: number;
   lease_token: string;
-  webhook_secret: string;
+  /** The registered endpoint an account event goes to; null for a request's callback. */
+  endpoint_id?: string | null;
+  /** Null only for a delivery whose endpoint was deleted since. */
+  webhook_secret: string | null;
   webhook_secret_previous: string | null;
   webhook_secret_previous_until: Date | null;
+  /** What the secrets were sealed for: the endpoint, else the account. */
+  secret_owner?: string;
 }
 
 /**
@@ -85,17 +90,29 @@ export interface AttemptResult {
 export async function attemptDelivery(deps: DeliveryDeps, delivery: ClaimedDelivery): Promise<AttemptResult> {
   const { db, clock, transport } = deps;
   const at = clock.now();
-  const request = signedRequest(
-    delivery.id,
-    delivery.payload,
-    signingSecrets(deps.secrets, delivery, at),
-    at,
-  );
-  const outcome = await transport.send({ url: delivery.url, ...request });
+  const secret = delivery.webhook_secret;
+  const outcome: WebhookOutcome =
+    secret === null
+      ? { kind: 'error', code: 'endpoint_deleted', message: 'the endpoint was deleted', latencyMs: 0 }
+      : await transport.send({
+          url: delivery.url,
+          ...signedRequest(
+            delivery.id,
+            delivery.payload,
+            signingSecrets(deps.secrets, { ...delivery, webhook_secret: secret }, at),
+            at,
+            {
+              bodySignature: !delivery.endpoint_id,
+            },
+          ),
+        });
   const now = clock.now();
   // Counted by the claim (or, for a test event, by its insert): this is the attempt's number.
   const attempt = delivery.attempts;
-  const { status, dueAt } = nextStep(outcome, attempt, delivery.max_attempts, now);
+  const { status, dueAt } =
+    delivery.webhook_secret === null
+      ? { status: 'CALLBACK_FAILED' as const, dueAt: null }
+      : nextStep(outcome, attempt, delivery.max_attempts, now);
   const [row] = await db.query(sql.FINISH_ATTEMPT, [
     delivery.id,
     delivery.lease_token,
@@ -139,14 +156,15 @@ export function signingSecrets(
   box: SecretBox,
   delivery: Pick<
     ClaimedDelivery,
-    'account_id' | 'webhook_secret' | 'webhook_secret_previous' | 'webhook_secret_previous_until'
-  >,
+    'account_id' | 'webhook_secret_previous' | 'webhook_secret_previous_until' | 'secret_owner'
+  > & { webhook_secret: string },
   now: Date,
 ): string[] {
-  const secrets = [box.open(delivery.webhook_secret, delivery.account_id)];
+  const owner = delivery.secret_owner ?? delivery.account_id;
+  const secrets = [box.open(delivery.webhook_secret, owner)];
   const until = delivery.webhook_secret_previous_until;
   if (delivery.webhook_secret_previous && until && until.getTime() > now.getTime()) {
-    secrets.push(box.open(delivery.webhook_secret_previous, delivery.account_id));
+    secrets.push(box.open(delivery.webhook_secret_previous, owner));
   }
   return secrets;
 }

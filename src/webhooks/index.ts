@@ -17,3 +17,6 @@ export async function loadTransport(settings: { allowPrivateTargets: boolean; ti
   const { createTransport } = await import('./transport.js');
   return createTransport(settings);
 }
+
+/** Account events (docs/webhooks.md#account-events): recorded in the caller's transaction. */
+export { recordAccountEvent } from './events.js';

@@ -45,10 +45,15 @@ export function signedRequest(
   payload: string,
   secrets: readonly string[],
   at: Date,
+  options: { bodySignature?: boolean } = {},
 ): { body: string; headers: Record<string, string> } {
   const [current] = secrets;
   if (current === undefined) throw new Error('no signing secret');
-  const { body, signature } = signBody(payload, current);
+  // An account event's body is its payload as stored; a callback's carries its `signature` last.
+  const { body, signature } =
+    options.bodySignature === false
+      ? { body: payload, signature: serviceSignature(payload, current) }
+      : signBody(payload, current);
   const signatures = secrets.map((secret) => new Webhook(secret).sign(deliveryId, at, body));
   return {
     body,

@@ -46,6 +46,19 @@ export const ABANDONED_ERROR =
  * The three parts touch different rows (SENDING ones, PENDING ones), so one statement can do all of
  * them; PostgreSQL runs the data-modifying CTEs whether or not the final UPDATE reads them.
  */
+/**
+ * The secrets a delivery is signed with: its endpoint's (an account event), else its account's (a
+ * callback); `secret_owner` is what they were sealed for (docs/webhooks.md#secrets-at-rest). A
+ * deleted endpoint's delivery has none.
+ */
+const ENDPOINT_SECRETS = `CASE WHEN d.endpoint_id IS NULL THEN a.webhook_secret
+               ELSE (SELECT secret FROM webhook_endpoints WHERE id = d.endpoint_id) END AS webhook_secret,
+             CASE WHEN d.endpoint_id IS NULL THEN a.webhook_secret_previous
+               ELSE (SELECT secret_previous FROM webhook_endpoints WHERE id = d.endpoint_id) END AS webhook_secret_previous,
+             CASE WHEN d.endpoint_id IS NULL THEN a.webhook_secret_previous_until
+               ELSE (SELECT secret_previous_until FROM webhook_endpoints WHERE id = d.endpoint_id) END AS webhook_secret_previous_until,
+             coalesce(d.endpoint_id, d.account_id) AS secret_owner`;
+
 export const CLAIM = statement(
   'webhooks_claim',
   `WITH lapsed AS (
@@ -80,7 +93,7 @@ export const CLAIM = statement(
                     WHERE status = 'PENDING' AND due_at <= $1
                     ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED)
    RETURNING d.id, d.account_id, d.url, d.type, d.request_id, d.payload, d.attempts, d.max_attempts, d.lease_token,
-             a.webhook_secret, a.webhook_secret_previous, a.webhook_secret_previous_until`,
+             d.endpoint_id, ${ENDPOINT_SECRETS}`,
 );
 
 export const NEXT_DUE = statement(

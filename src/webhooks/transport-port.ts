@@ -19,7 +19,14 @@ export type WebhookOutcome =
    */
   | { kind: 'error'; code: WebhookErrorCode; message: string; latencyMs: number };
 
-export type WebhookErrorCode = 'timeout' | 'blocked_address' | 'dns' | 'tls' | 'connection';
+/** `endpoint_deleted`: no attempt was made, the delivery's endpoint is gone (never sent by a transport). */
+export type WebhookErrorCode =
+  | 'timeout'
+  | 'blocked_address'
+  | 'dns'
+  | 'tls'
+  | 'connection'
+  | 'endpoint_deleted';
 
 export interface WebhookTransport {
   send(request: WebhookRequest): Promise<WebhookOutcome>;

@@ -144,6 +144,7 @@ const MESSAGES: Record<WebhookErrorCode, string> = {
   dns: 'The callback host could not be resolved',
   tls: 'The TLS handshake failed (certificate not trusted or not valid for the host)',
   connection: 'The connection to the receiver failed',
+  endpoint_deleted: 'The endpoint was deleted',
 };
 
 function classify(err: unknown): WebhookErrorCode {

@@ -1,0 +1,34 @@
+import { statement } from '../db/database.js';
+import { DELIVERIES_CHANNEL, EVENTS_CHANNEL } from './sql.js';
+
+/**
+ * An account event and its deliveries in one statement, in the caller's transaction: the event row
+ * ($1 id, $2 account, $3 mode, $4 type, $5 data, $6 time, $9 once-key), then one PENDING outbox row
+ * per enabled endpoint of that account and mode subscribed to the type (or to '*'), each with the
+ * payload $7 and id `<event id>_<endpoint id>` (its `webhook-id`), at most $8 attempts. An event whose
+ * once-key was already used inserts nothing, and so makes no delivery. When a delivery was written,
+ * the workers and the account's streams are woken (delivered at commit: queue/wake.ts).
+ */
+export const RECORD_EVENT = statement(
+  'account_events_record',
+  `WITH event AS (
+     INSERT INTO account_events (id, account_id, mode, type, data, created_at, once_key)
+     VALUES ($1, $2, $3, $4, $5::jsonb, $6, $9)
+     ON CONFLICT (once_key) DO NOTHING
+     RETURNING id, account_id, mode, type, created_at
+   ), delivered AS (
+     INSERT INTO webhook_deliveries (id, account_id, url, type, request_id, payload, status, due_at, max_attempts,
+                                     created_at, endpoint_id, event_id)
+     SELECT ev.id || '_' || e.id, ev.account_id, e.url, ev.type, ev.id, $7, 'PENDING', ev.created_at, $8,
+            ev.created_at, e.id, ev.id
+       FROM event ev JOIN webhook_endpoints e ON e.account_id = ev.account_id AND e.mode = ev.mode
+      WHERE e.enabled AND (ev.type = ANY (e.event_types) OR '*' = ANY (e.event_types))
+     RETURNING account_id
+   )
+   SELECT ev.id,
+          (SELECT count(*) FROM delivered)::integer AS deliveries,
+          (SELECT count(*) FROM (SELECT DISTINCT account_id FROM delivered) d
+            WHERE pg_notify('${DELIVERIES_CHANNEL}', '') IS NOT NULL
+              AND pg_notify('${EVENTS_CHANNEL}', d.account_id) IS NOT NULL)::integer AS woke
+     FROM event ev`,
+);

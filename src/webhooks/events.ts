@@ -1,0 +1,62 @@
+import type { Queryable } from '../db/database.js';
+import { randomBase58 } from '../lib/ids.js';
+import type { AccountEventData, AccountEventType } from './event-types.js';
+import { RECORD_EVENT } from './events-sql.js';
+import { MAX_ATTEMPTS } from './outbox.js';
+
+/** An event id: `evt_` and 24 random base58 characters (~140 bits). */
+export function newEventId(): string {
+  return `evt_${randomBase58(24)}`;
+}
+
+/** An account event to record: its account, that account's mode, its type and its data. */
+export interface AccountEventInput<T extends AccountEventType = AccountEventType> {
+  accountId: string;
+  mode: 'live' | 'sandbox';
+  type: T;
+  data: AccountEventData<T>;
+  /** When the event happened; the caller's clock (`ctx.clock.now()`). Default: now. */
+  at?: Date;
+  /**
+   * A name making the event at most once: a second event with the same `once` is not recorded
+   * (nor delivered) and the call answers null. E.g. `key.expiring:<keyId>:7`.
+   */
+  once?: string;
+}
+
+/** What was recorded: the event id and how many deliveries it made. */
+export interface RecordedEvent {
+  id: string;
+  deliveries: number;
+}
+
+/**
+ * Records an account event in the caller's transaction (`q`: a route's or a worker's transaction,
+ * `queryable(ctx)` inside `withTransaction`), and writes one outbox delivery per enabled endpoint
+ * of the account subscribed to its type — one statement, which commits or rolls back with the
+ * caller's own rows (docs/webhooks.md#account-events). The payload is `{ id, type, createdAt, mode,
+ * data }`; each delivery's `webhook-id` is the event id and the endpoint's. Answers null when
+ * `once` was already used.
+ */
+export async function recordAccountEvent<T extends AccountEventType>(
+  q: Queryable,
+  input: AccountEventInput<T>,
+): Promise<RecordedEvent | null> {
+  const id = newEventId();
+  const at = input.at ?? new Date();
+  const createdAt = at.toISOString();
+  const data = JSON.stringify(input.data);
+  const payload = `{"id":${JSON.stringify(id)},"type":${JSON.stringify(input.type)},"createdAt":"${createdAt}","mode":${JSON.stringify(input.mode)},"data":${data}}`;
+  const [row] = await q.query<{ id: string; deliveries: number }>(RECORD_EVENT, [
+    id,
+    input.accountId,
+    input.mode,
+    input.type,
+    data,
+    at,
+    payload,
+    MAX_ATTEMPTS,
+    input.once ?? null,
+  ]);
+  return row ? { id: row.id, deliveries: row.deliveries } : null;
+}
