@@ -111,6 +111,12 @@ async function sibyl(n) {
       const due = instant(5000);
       await db.query(`UPDATE scheduled_jobs SET scheduled_for = $1`, [due]);
       await db.query(`SELECT pg_notify('scheduled_jobs', '')`);
+      // How many the workers hold claimed ahead just before the instant (docs/jobs.md#claims).
+      await sleep(due.getTime() - 300 - Date.now());
+      const [ahead] = await db.query(
+        `SELECT count(*) AS n FROM scheduled_jobs WHERE status = 'PROCESSING' AND started_at IS NULL`,
+      );
+      process.stderr.write(`sibyl ${n}: ${ahead.n} claimed ahead 300 ms before the instant\n`);
       return await collect(
         db,
         n,
