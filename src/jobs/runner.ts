@@ -22,15 +22,9 @@ export interface JobRunnerDeps {
   prices: PriceService;
   ai: AiJobResolver;
   callbacks: CallbackOutbox;
-  settings: {
-    concurrency: number;
-    priceLeaseMs: number;
-    aiLeaseMs: number;
-    maxAttempts: number;
-    /** Price checks' own room (docs/jobs.md#claims); absent: 1,000 a claim, 5,000 held, 2 s ahead. */
-    priceClaimSize?: number;
-    priceHeld?: number;
-    claimAheadMs?: number;
+  /** Price checks' own room (docs/jobs.md#claims), when absent: 1,000 a claim, 5,000 held, 2 s ahead. */
+  settings: { concurrency: number; priceLeaseMs: number; aiLeaseMs: number; maxAttempts: number } & {
+    [K in 'priceClaimSize' | 'priceHeld' | 'claimAheadMs']?: number;
   };
   /** Signs completed results (docs/attestations.md#scheduled-jobs); absent or off: no attestation. */
   attestations?: Attestations;
@@ -61,10 +55,8 @@ interface Ran {
  * transaction for all the jobs of that token. AI resolutions run one by one. A job that comes back
  * after a run that never finished is claimed by itself and runs alone, so that a job whose run kills
  * its worker takes no neighbour down with it again.
- *
- * Price checks are not held back by the AI resolutions' `concurrency`: they are claimed in batches of
- * their own (`priceClaimSize`, up to `priceHeld` in this process), up to `claimAheadMs` before their
- * time, and wait in timers until it comes; then START counts their run (docs/jobs.md#claims).
+ * Price checks are not held back by the AI `concurrency`: claimed in batches of their own, up to
+ * `claimAheadMs` ahead, they wait in timers until their time; START counts their run (docs/jobs.md#claims).
  */
 export function jobQueueHandler(deps: JobRunnerDeps): QueueHandler<JobRow> {
   const { db, settings } = deps;
@@ -82,16 +74,12 @@ export function jobQueueHandler(deps: JobRunnerDeps): QueueHandler<JobRow> {
         await db.query(sql.RELEASE, [jobs.map((job) => job.id), tokens]);
       },
     },
-    claim: (limit, now, batches) =>
-      db.query<JobRow>(sql.CLAIM, [
-        now,
-        limit,
-        randomBase62(16),
-        settings.priceLeaseMs,
-        settings.aiLeaseMs,
-        batches?.limit ?? limit,
-        batches?.until ?? now,
-      ]),
+    claim: (limit, now, batches) => {
+      const { priceLeaseMs, aiLeaseMs } = settings;
+      const token = randomBase62(16);
+      const prices = [batches?.limit ?? limit, batches?.until ?? now];
+      return db.query<JobRow>(sql.CLAIM, [now, limit, token, priceLeaseMs, aiLeaseMs, ...prices]);
+    },
     process: async (claimed) => {
       const [job] = await startClaimedAhead(deps, [claimed]);
       if (!job) return;
@@ -130,9 +118,8 @@ export function jobQueueHandler(deps: JobRunnerDeps): QueueHandler<JobRow> {
 }
 
 /**
- * Starts the jobs claimed ahead of their time (`started_at` still NULL), now that it came: their run
- * counts from here (START). Returns the jobs to run: those claimed when due as they are, those
- * started as START left them; one whose lease was lost meanwhile is left to its new holder.
+ * Starts the jobs claimed ahead (`started_at` NULL), their time come: their run counts from here
+ * (START). Returns the jobs to run; one whose lease was lost meanwhile is left to its new holder.
  */
 async function startClaimedAhead(deps: JobRunnerDeps, jobs: JobRow[]): Promise<JobRow[]> {
   const ahead = jobs.filter((job) => job.started_at === null);

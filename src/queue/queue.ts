@@ -99,10 +99,8 @@ const ERROR_BACKOFF_MS = 1000;
  * Runs a QueueHandler in this process. It wakes on the channel's notifications (new work is picked
  * up as soon as the transaction that made it commits), when an item finishes (room for the next),
  * and at the next due time the table reports — never on a coarse poll.
- *
- * With `batching`, batchable items have a room of their own (`capacity`, apart from the
- * `concurrency` of the others) and are claimed up to `aheadMs` before their time: they wait in one
- * timer per due instant, and start together when it comes, never before (docs/jobs.md#claims).
+ * With `batching`, batchable items have a room of their own and are claimed ahead of their time,
+ * waiting in one timer per due instant, never started before it (docs/jobs.md#claims).
  */
 export class WorkQueue<T> {
   private inFlight = 0;
@@ -112,9 +110,8 @@ export class WorkQueue<T> {
   private aloneRunning = false;
   /** Batchable items held (`batching`): waiting for their time, ready, or running. */
   private held = 0;
-  /** Of those, the ones running. */
-  private batchesRunning = 0;
-  /** Items claimed ahead, by the instant (ms) they may start, each instant with its timer. */
+  private batchesRunning = 0; // of those, the ones running
+  /** Items claimed ahead, by the instant (ms) they may start, with its timer. */
   private readonly waiting = new Map<number, { items: T[]; timer: NodeJS.Timeout }>();
   /** Batches whose time came while an item runs alone (or waits to): they start after it. */
   private readonly ready: T[][] = [];
@@ -145,10 +142,7 @@ export class WorkQueue<T> {
     this.wake();
   }
 
-  /**
-   * Stops claiming, gives back the items claimed ahead that have not started (`batching.release`),
-   * and waits for the items in progress.
-   */
+  /** Stops claiming, gives back the items claimed ahead not started (`release`), waits for the rest. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
