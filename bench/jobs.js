@@ -22,8 +22,10 @@ import {
 
 const BIN = new URL('../bin/sibyl.js', import.meta.url).pathname;
 const DB_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-const JOBS = Number(process.env.BENCH_JOBS ?? 1000);
-const LEAD_MS = 15_000;
+const nFlag = process.argv.indexOf('--n');
+const JOBS = Number(nFlag >= 0 ? process.argv[nFlag + 1] : (process.env.BENCH_JOBS ?? 1000));
+// Scheduling through the API must end before the jobs are due: 15 s, or 4 ms a job for more.
+const LEAD_MS = Number(process.env.BENCH_LEAD_MS ?? Math.max(15_000, JOBS * 4));
 // Away from bench/run.js's and bench/ai.js's ports (BENCH_PORT_BASE .. +11): 3921 by default.
 const PORT = Number(process.env.BENCH_PORT_BASE ?? 3901) + 20;
 const ENV = {
@@ -60,7 +62,7 @@ async function schedule(key) {
       if (r.status !== 200) throw new Error(`schedule answered ${r.status}: ${await r.text()}`);
     }
   };
-  await Promise.all(Array.from({ length: 20 }, worker));
+  await Promise.all(Array.from({ length: 32 }, worker));
   const perSecond = JOBS / ((performance.now() - started) / 1000);
   if (Date.now() > due.getTime() - 1000) throw new Error('scheduling took too long for the lead time');
   return { due, perSecond };

@@ -22,7 +22,10 @@ export interface JobRunnerDeps {
   prices: PriceService;
   ai: AiJobResolver;
   callbacks: CallbackOutbox;
-  settings: { concurrency: number; priceLeaseMs: number; aiLeaseMs: number; maxAttempts: number };
+  /** Price checks' own room (docs/jobs.md#claims), when absent: 1,000 a claim, 5,000 held, 2 s ahead. */
+  settings: { concurrency: number; priceLeaseMs: number; aiLeaseMs: number; maxAttempts: number } & {
+    [K in 'priceClaimSize' | 'priceHeld' | 'claimAheadMs']?: number;
+  };
   /** Signs completed results (docs/attestations.md#scheduled-jobs); absent or off: no attestation. */
   attestations?: Attestations;
 }
@@ -52,7 +55,8 @@ interface Ran {
  * transaction for all the jobs of that token. AI resolutions run one by one. A job that comes back
  * after a run that never finished is claimed by itself and runs alone, so that a job whose run kills
  * its worker takes no neighbour down with it again.
-
+ * Price checks are not held back by the AI `concurrency`: claimed in batches of their own, up to
+ * `claimAheadMs` ahead, they wait in timers until their time; START counts their run (docs/jobs.md#claims).
  */
 export function jobQueueHandler(deps: JobRunnerDeps): QueueHandler<JobRow> {
   const { db, settings } = deps;
@@ -60,21 +64,39 @@ export function jobQueueHandler(deps: JobRunnerDeps): QueueHandler<JobRow> {
     name: 'scheduled-jobs',
     channel: sql.JOBS_CHANNEL,
     concurrency: settings.concurrency,
-    claim: (limit, now) =>
-      db.query<JobRow>(sql.CLAIM, [now, limit, randomBase62(16), settings.priceLeaseMs, settings.aiLeaseMs]),
-    process: async (job) =>
-      job.attempts > settings.maxAttempts
+    batching: {
+      capacity: settings.priceHeld ?? 5000,
+      claimSize: settings.priceClaimSize ?? 1000,
+      aheadMs: settings.claimAheadMs ?? 2000,
+      startsAt: (job) => job.scheduled_for,
+      async release(jobs) {
+        const tokens = [...new Set(jobs.map((job) => job.lease_token))];
+        await db.query(sql.RELEASE, [jobs.map((job) => job.id), tokens]);
+      },
+    },
+    claim: (limit, now, batches) => {
+      const { priceLeaseMs, aiLeaseMs } = settings;
+      const token = randomBase62(16);
+      const prices = [batches?.limit ?? limit, batches?.until ?? now];
+      return db.query<JobRow>(sql.CLAIM, [now, limit, token, priceLeaseMs, aiLeaseMs, ...prices]);
+    },
+    process: async (claimed) => {
+      const [job] = await startClaimedAhead(deps, [claimed]);
+      if (!job) return;
+      return job.attempts > settings.maxAttempts
         ? abandonJobs(deps, [job])
         : (await cannotSign(deps.attestations))
           ? giveBack(deps, [job])
           : job.job_type === 'AI_RESOLUTION'
             ? runAiJob(deps, job)
-            : runPriceChecks(deps, [job]),
+            : runPriceChecks(deps, [job]);
+    },
     batchable: (job) => job.job_type === 'PRICE_RESOLUTION',
     // A job back for another run (its last one never finished) runs alone; a spent one is only
     // ended, which no worker dies of.
     runsAlone: (job) => job.attempts > 1 && job.attempts <= settings.maxAttempts,
-    async processBatch(jobs) {
+    async processBatch(claimed) {
+      const jobs = await startClaimedAhead(deps, claimed);
       const spent = jobs.filter((job) => job.attempts > settings.maxAttempts);
       const runs = jobs.filter(
         (job): job is PriceJobRow =>
@@ -85,11 +107,37 @@ export function jobQueueHandler(deps: JobRunnerDeps): QueueHandler<JobRow> {
       const failed = results.find((r) => r.status === 'rejected');
       if (failed) throw failed.reason; // logged by the queue; retried after the lease
     },
-    async nextDueAt() {
-      const [row] = await db.query<{ next: Date | null }>(sql.NEXT_DUE);
+    async nextDueAt(_now, looking) {
+      const [row] = await db.query<{ next: Date | null }>(sql.NEXT_DUE, [
+        looking?.singles ?? true,
+        looking ? looking.batchesAheadMs : 0,
+      ]);
       return row?.next ?? null;
     },
   };
+}
+
+/**
+ * Starts the jobs claimed ahead (`started_at` NULL), their time come: their run counts from here
+ * (START). Returns the jobs to run; one whose lease was lost meanwhile is left to its new holder.
+ */
+async function startClaimedAhead(deps: JobRunnerDeps, jobs: JobRow[]): Promise<JobRow[]> {
+  const ahead = jobs.filter((job) => job.started_at === null);
+  if (ahead.length === 0) return jobs;
+  const held = JSON.stringify(ahead.map((job) => ({ id: job.id, lease_token: job.lease_token })));
+  const started = await deps.db.query<JobRow>(sql.START, [
+    held,
+    deps.clock.now(),
+    deps.settings.priceLeaseMs,
+  ]);
+  if (started.length < ahead.length) {
+    const kept = new Set(started.map((job) => job.id));
+    for (const job of ahead) {
+      if (!kept.has(job.id))
+        deps.log.warn({ jobId: job.id }, 'scheduled job lost its lease before it started');
+    }
+  }
+  return [...jobs.filter((job) => job.started_at !== null), ...started];
 }
 
 const GAVE_UP: Extract<Outcome, { ok: false }> = {

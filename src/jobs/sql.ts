@@ -53,36 +53,60 @@ export const CANCEL = statement(
 );
 
 /**
- * Claims due jobs: PENDING ones whose time has come, or — first, and one at a time — a PROCESSING one
- * whose lease lapsed (its worker died, or its run failed). The lease is the job type's ($4 for price
- * checks, $5 for AI resolutions, in ms). A job that comes back runs alone (runner.ts `runsAlone`):
- * should its own work have killed its worker, the jobs claimed beside it then died too, each with
- * an attempt spent; claimed one at a time and run alone, each spends its next attempt on its own
- * run only, so only the poison one ends FAILED (docs/operations.md#bounded-work). The oldest lapsed
- * lease first: a job that kills every worker gets a fresh lease each time and goes to the back.
+ * Claims jobs (docs/jobs.md#claims), each kind with its own limit: AI resolutions due at $1, up to
+ * $2; price checks due by $7 (a moment ahead of $1, or $1), up to $6. A price check claimed ahead of
+ * its time is not started: its attempt is not counted and `started_at` stays NULL until the worker
+ * starts it at its time (START); its lease runs from its time, so it covers the wait.
+ *
+ * First, and one at a time, a PROCESSING job whose lease lapsed after it started (its worker died,
+ * or its run failed): it runs alone (runner.ts `runsAlone`). Should its own work have killed its
+ * worker, the jobs claimed beside it then died too, each with an attempt spent; claimed one at a
+ * time and run alone, each spends its next attempt on its own run only, so only the poison one ends
+ * FAILED (docs/operations.md#bounded-work). The oldest lapsed lease first: a job that kills every
+ * worker gets a fresh lease each time and goes to the back. A price check whose lease lapsed before
+ * it ever started (claimed ahead by a worker that died first) never ran: it is taken back with the
+ * due ones, in bulk. The lease is the job type's ($4 for price checks, $5 for AI resolutions, in ms).
  */
 export const CLAIM = statement(
   'jobs_claim',
   `WITH returned AS (
-     SELECT id FROM scheduled_jobs WHERE status = 'PROCESSING' AND lease_until <= $1
-      ORDER BY lease_until LIMIT 1 FOR UPDATE SKIP LOCKED
-   ), due AS (
      SELECT id FROM scheduled_jobs
-      WHERE status = 'PENDING' AND scheduled_for <= $1 AND NOT EXISTS (SELECT FROM returned)
+      WHERE status = 'PROCESSING' AND lease_until <= $1 AND started_at IS NOT NULL
+      ORDER BY lease_until LIMIT 1 FOR UPDATE SKIP LOCKED
+   ), unstarted AS (
+     SELECT id FROM scheduled_jobs
+      WHERE status = 'PROCESSING' AND lease_until <= $1 AND started_at IS NULL AND NOT EXISTS (SELECT FROM returned)
+      ORDER BY lease_until LIMIT $6 FOR UPDATE SKIP LOCKED
+   ), ai AS (
+     SELECT id FROM scheduled_jobs
+      WHERE status = 'PENDING' AND job_type = 'AI_RESOLUTION' AND scheduled_for <= $1 AND NOT EXISTS (SELECT FROM returned)
       ORDER BY scheduled_for LIMIT $2 FOR UPDATE SKIP LOCKED
+   ), price AS (
+     SELECT id FROM scheduled_jobs
+      WHERE status = 'PENDING' AND job_type = 'PRICE_RESOLUTION' AND scheduled_for <= $7 AND NOT EXISTS (SELECT FROM returned)
+      ORDER BY scheduled_for LIMIT greatest($6 - (SELECT count(*) FROM unstarted), 0) FOR UPDATE SKIP LOCKED
    )
    UPDATE scheduled_jobs j
-      SET status = 'PROCESSING', attempts = j.attempts + 1, lease_token = $3,
-          lease_until = $1::timestamptz + make_interval(secs => (CASE j.job_type WHEN 'AI_RESOLUTION' THEN $5 ELSE $4 END)::double precision / 1000),
-          started_at = coalesce(j.started_at, $1)
-    WHERE j.id IN (SELECT id FROM returned UNION ALL SELECT id FROM due)
+      SET status = 'PROCESSING', lease_token = $3,
+          attempts = j.attempts + (CASE WHEN j.scheduled_for <= $1 THEN 1 ELSE 0 END),
+          lease_until = greatest($1::timestamptz, j.scheduled_for) + make_interval(secs => (CASE j.job_type WHEN 'AI_RESOLUTION' THEN $5 ELSE $4 END)::double precision / 1000),
+          started_at = CASE WHEN j.scheduled_for <= $1 THEN coalesce(j.started_at, $1) ELSE j.started_at END
+    WHERE j.id IN (SELECT id FROM returned UNION ALL SELECT id FROM unstarted UNION ALL SELECT id FROM ai UNION ALL SELECT id FROM price)
    RETURNING ${COLUMNS}`,
 );
 
+/**
+ * The next time a claim would find a job: an AI resolution's time (when $1), a price check's time
+ * less $2 ms (when $2 is not null: how far ahead they are claimed), or a lease's end.
+ */
 export const NEXT_DUE = statement(
   'jobs_next_due',
-  `SELECT least((SELECT min(scheduled_for) FROM scheduled_jobs WHERE status = 'PENDING'),
-                (SELECT min(lease_until) FROM scheduled_jobs WHERE status = 'PROCESSING')) AS next`,
+  `SELECT least(
+     CASE WHEN $1::boolean THEN
+       (SELECT min(scheduled_for) FROM scheduled_jobs WHERE status = 'PENDING' AND job_type = 'AI_RESOLUTION') END,
+     (SELECT min(scheduled_for) FROM scheduled_jobs WHERE status = 'PENDING' AND job_type = 'PRICE_RESOLUTION')
+       - make_interval(secs => $2::double precision / 1000),
+     (SELECT min(lease_until) FROM scheduled_jobs WHERE status = 'PROCESSING')) AS next`,
 );
 
 /** The columns of a job, qualified, for statements that join it to another row source. */
@@ -121,6 +145,36 @@ export const GIVE_BACK_ATTEMPT = statement(
   `UPDATE scheduled_jobs j SET attempts = j.attempts - 1
      FROM jsonb_to_recordset($1::jsonb) AS f(id text, lease_token text)
     WHERE j.id = f.id AND j.lease_token = f.lease_token AND j.status = 'PROCESSING'`,
+);
+
+/**
+ * Starts price checks claimed ahead of their time, now that it came ($2): counts their run and sets
+ * `started_at`, with a lease of $3 ms from now, for the jobs of $1 (a JSON array of
+ * `{ id, lease_token }`) still held. Returns the jobs started: those only are run.
+ */
+export const START = statement(
+  'jobs_start',
+  `UPDATE scheduled_jobs j
+      SET attempts = j.attempts + 1, started_at = coalesce(j.started_at, $2),
+          lease_until = $2::timestamptz + make_interval(secs => $3::double precision / 1000)
+     FROM jsonb_to_recordset($1::jsonb) AS f(id text, lease_token text)
+    WHERE j.id = f.id AND j.lease_token = f.lease_token AND j.status = 'PROCESSING' AND j.started_at IS NULL
+   RETURNING ${JOB_COLUMNS}`,
+);
+
+/**
+ * Gives back price checks claimed ahead that their worker will not run (it is stopping): PENDING
+ * again, for the jobs $1 still held by one of the leases $2 and never started;
+ * the other workers are woken.
+ */
+export const RELEASE = statement(
+  'jobs_release',
+  wakingWrite(
+    JOBS_CHANNEL,
+    `UPDATE scheduled_jobs SET status = 'PENDING', lease_token = NULL, lease_until = NULL
+      WHERE id = ANY($1::text[]) AND lease_token = ANY($2::text[]) AND status = 'PROCESSING' AND started_at IS NULL`,
+    'id',
+  ),
 );
 
 /**

@@ -16,10 +16,19 @@ export interface QueueHandler<T> {
   name: string;
   /** The NOTIFY channel of this work: a transaction that makes work due sends `pg_notify(channel, '')`. */
   channel: string;
-  /** Items processed at once by this process. */
+  /** Items processed at once by this process (without `batching`: every item; with it: the others). */
   concurrency: number;
-  /** Claims up to `limit` items due at `now` in one committed statement (lease taken). */
-  claim(limit: number, now: Date): Promise<T[]>;
+  /**
+   * Claims up to `limit` items due at `now` in one committed statement (lease taken). With
+   * `batching`, `batches` says how many batchable items to take besides (`limit` counts the others)
+   * and until when they may be due: those due later wait in this process until `startsAt`.
+   */
+  claim(limit: number, now: Date, batches?: BatchClaim): Promise<T[]>;
+  /**
+   * Optional: batchable items get a room of their own, apart from `concurrency`, and may be claimed
+   * a moment ahead of their time (docs/jobs.md#claims).
+   */
+  batching?: Batching<T>;
   /** Does one item's work. A throw is logged; the item comes back when its lease expires. */
   process(item: T): Promise<void>;
   /**
@@ -39,8 +48,40 @@ export interface QueueHandler<T> {
    * hand such items out one at a time, since a claim counts an attempt.
    */
   runsAlone?(item: T): boolean;
-  /** The next time an item becomes due after `now` (a scheduled time or a lease expiry), if any. */
-  nextDueAt(now: Date): Promise<Date | null>;
+  /**
+   * The next time a claim would find an item after `now` (a scheduled time or a lease expiry), if
+   * any. With `batching`, `looking` says which items the next claim may take: the others (`singles`:
+   * false while their slots are all busy) and the batchable ones (`batchesAheadMs`: null while their
+   * room is full; else how long before their time they are claimed).
+   */
+  nextDueAt(now: Date, looking?: { singles: boolean; batchesAheadMs: number | null }): Promise<Date | null>;
+}
+
+/** The batchable items one claim may take: at most `limit`, due by `until`. */
+export interface BatchClaim {
+  limit: number;
+  until: Date;
+}
+
+/**
+ * How a queue holds batchable items. None grows with the work due: a claim takes at most `claimSize`,
+ * the process holds at most `capacity` (claimed: waiting for their time or running), and a claim
+ * that comes back full is followed by another at once while there is room.
+ */
+export interface Batching<T> {
+  /** Batchable items this process holds at most: waiting for their time, or running. */
+  capacity: number;
+  /** Batchable items one claim takes at most; a batch is never larger. */
+  claimSize: number;
+  /** How far ahead of their time batchable items are claimed (0: when due). */
+  aheadMs: number;
+  /** When an item may start: it is never run before. */
+  startsAt(item: T): Date;
+  /**
+   * Gives back items claimed ahead that this process will not run (it is stopping): due again at
+   * once for another worker, rather than after their lease.
+   */
+  release?(items: T[]): Promise<void>;
 }
 
 /** What runs at once: one item, or the batchable items of one claim; or one item with nothing beside it. */
@@ -58,6 +99,8 @@ const ERROR_BACKOFF_MS = 1000;
  * Runs a QueueHandler in this process. It wakes on the channel's notifications (new work is picked
  * up as soon as the transaction that made it commits), when an item finishes (room for the next),
  * and at the next due time the table reports — never on a coarse poll.
+ * With `batching`, batchable items have a room of their own and are claimed ahead of their time,
+ * waiting in one timer per due instant, never started before it (docs/jobs.md#claims).
  */
 export class WorkQueue<T> {
   private inFlight = 0;
@@ -65,6 +108,13 @@ export class WorkQueue<T> {
   /** Items claimed to run alone, waiting for the items in flight to finish; then one at a time. */
   private readonly waitingAlone: T[] = [];
   private aloneRunning = false;
+  /** Batchable items held (`batching`): waiting for their time, ready, or running. */
+  private held = 0;
+  private batchesRunning = 0; // of those, the ones running
+  /** Items claimed ahead, by the instant (ms) they may start, with its timer. */
+  private readonly waiting = new Map<number, { items: T[]; timer: NodeJS.Timeout }>();
+  /** Batches whose time came while an item runs alone (or waits to): they start after it. */
+  private readonly ready: T[][] = [];
   private pumping = false;
   private again = false;
   private stopped = true;
@@ -92,12 +142,27 @@ export class WorkQueue<T> {
     this.wake();
   }
 
-  /** Stops claiming, and waits for the items in progress. */
+  /** Stops claiming, gives back the items claimed ahead not started (`release`), waits for the rest. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    const unstarted: T[] = [...this.ready.splice(0).flat()];
+    for (const [, group] of this.waiting) {
+      clearTimeout(group.timer);
+      unstarted.push(...group.items);
+    }
+    this.waiting.clear();
+    this.held -= unstarted.length;
     await this.unlisten?.();
     this.unlisten = undefined;
+    if (unstarted.length > 0) {
+      await this.handler.batching?.release?.(unstarted).catch((err: unknown) => {
+        this.deps.log.error(
+          { err, queue: this.handler.name },
+          'giving back unstarted work failed; back after its lease',
+        );
+      });
+    }
     await Promise.all(this.running);
   }
 
@@ -117,11 +182,16 @@ export class WorkQueue<T> {
   /**
    * Claims and processes everything due at the clock's `now`, waiting for it to finish, until a claim
    * finds nothing: for tests and tools that drive the clock by hand. Returns how many it processed.
+   * Nothing is claimed ahead.
    */
   async drain(): Promise<number> {
     let processed = 0;
     for (;;) {
-      const items = await this.handler.claim(this.handler.concurrency, this.deps.clock.now());
+      const now = this.deps.clock.now();
+      const { batching } = this.handler;
+      const items = batching
+        ? await this.handler.claim(this.handler.concurrency, now, { limit: batching.claimSize, until: now })
+        : await this.handler.claim(this.handler.concurrency, now);
       metrics.workItems(this.handler.name, 'claimed', items.length);
       if (items.length === 0) return processed;
       processed += items.length;
@@ -131,14 +201,14 @@ export class WorkQueue<T> {
     }
   }
 
-  /** While an item is to run alone, or runs, nothing else is claimed. */
+  /** While an item is to run alone, or runs, nothing else is claimed or started. */
   private holdingAlone(): boolean {
     return this.aloneRunning || this.waitingAlone.length > 0;
   }
 
   /** Starts the next item that runs alone, once nothing else is in flight. */
   private startAlone(): void {
-    if (this.aloneRunning || this.inFlight > 0) return;
+    if (this.aloneRunning || this.inFlight > 0 || this.batchesRunning > 0) return;
     const item = this.waitingAlone.shift();
     if (item !== undefined) this.launch({ alone: item });
   }
@@ -146,20 +216,44 @@ export class WorkQueue<T> {
   private async pump(): Promise<void> {
     clearTimeout(this.timer);
     this.timer = undefined;
+    const { batching, concurrency } = this.handler;
     try {
       do {
         this.again = false;
         this.startAlone();
-        while (!this.stopped && !this.holdingAlone() && this.inFlight < this.handler.concurrency) {
-          const room = this.handler.concurrency - this.inFlight;
-          const items = await this.handler.claim(room, this.deps.clock.now());
+        this.startReady();
+        while (!this.stopped && !this.holdingAlone()) {
+          const room = concurrency - this.inFlight;
+          const batchRoom = batching ? Math.min(batching.claimSize, batching.capacity - this.held) : 0;
+          if (room <= 0 && batchRoom <= 0) break;
+          const now = this.deps.clock.now();
+          const items = batching
+            ? await this.handler.claim(Math.max(room, 0), now, {
+                limit: Math.max(batchRoom, 0),
+                until: new Date(now.getTime() + batching.aheadMs),
+              })
+            : await this.handler.claim(room, now);
           metrics.workItems(this.handler.name, 'claimed', items.length);
+          let others = 0;
+          let batched = 0;
           for (const unit of this.units(items)) {
-            if ('alone' in unit) this.waitingAlone.push(unit.alone);
-            else this.launch(unit);
+            if ('alone' in unit) {
+              this.waitingAlone.push(unit.alone);
+              others++;
+            } else if ('single' in unit) {
+              this.launch(unit);
+              others++;
+            } else if (batching) {
+              batched += unit.batch.length;
+              this.hold(unit.batch, now);
+            } else this.launch(unit);
           }
           this.startAlone();
-          if (items.length < room) break;
+          // A full claim is followed by another at once: more may be due than one claim takes.
+          const full = batching
+            ? (room > 0 && others >= room) || (batchRoom > 0 && batched >= batchRoom)
+            : items.length >= room;
+          if (!full) break;
         }
       } while (this.again && !this.stopped);
       await this.sleepUntilNextDue();
@@ -168,6 +262,71 @@ export class WorkQueue<T> {
       this.deps.log.error({ err, queue: this.handler.name }, 'work queue claim failed');
       this.schedule(ERROR_BACKOFF_MS);
     }
+  }
+
+  /**
+   * Holds batchable items claimed at `now`: those due start at once, the others wait for their
+   * instant, with the items of other claims due at the same one.
+   */
+  private hold(items: T[], now: Date): void {
+    const batching = this.handler.batching as Batching<T>;
+    this.held += items.length;
+    const due: T[] = [];
+    for (const item of items) {
+      const at = batching.startsAt(item).getTime();
+      if (at <= now.getTime()) {
+        due.push(item);
+        continue;
+      }
+      const group = this.waiting.get(at);
+      if (group) group.items.push(item);
+      else this.waiting.set(at, { items: [item], timer: this.arm(at, at - now.getTime()) });
+    }
+    if (due.length > 0) {
+      this.ready.push(due);
+      this.startReady();
+    }
+  }
+
+  private arm(at: number, delayMs: number): NodeJS.Timeout {
+    const timer = setTimeout(() => this.fire(at), Math.max(delayMs, 0));
+    timer.unref();
+    return timer;
+  }
+
+  /** The instant `at` came: its items start, in batches of at most a claim's size; never before it. */
+  private fire(at: number): void {
+    const group = this.waiting.get(at);
+    if (!group || this.stopped) return;
+    const early = at - this.deps.clock.now().getTime();
+    if (early > 0) {
+      // Timers may fire a little before the wall clock reaches their time: never start early.
+      group.timer = this.arm(at, early);
+      return;
+    }
+    this.waiting.delete(at);
+    const size = (this.handler.batching as Batching<T>).claimSize;
+    for (let i = 0; i < group.items.length; i += size) this.ready.push(group.items.slice(i, i + size));
+    this.startReady();
+  }
+
+  /** Starts the batches whose time came, unless an item runs alone (or waits to): then after it. */
+  private startReady(): void {
+    if (this.holdingAlone()) return;
+    for (let batch = this.ready.shift(); batch; batch = this.ready.shift()) this.launchBatch(batch);
+  }
+
+  private launchBatch(items: T[]): void {
+    this.batchesRunning += items.length;
+    metrics.workInFlight(this.handler.name, this.inFlight + this.batchesRunning);
+    const run = this.run({ batch: items }).finally(() => {
+      this.batchesRunning -= items.length;
+      this.held -= items.length;
+      metrics.workInFlight(this.handler.name, this.inFlight + this.batchesRunning);
+      this.running.delete(run);
+      this.wake();
+    });
+    this.running.add(run);
   }
 
   /**
@@ -191,11 +350,11 @@ export class WorkQueue<T> {
     const size = 'batch' in unit ? unit.batch.length : 1;
     this.inFlight += size;
     if ('alone' in unit) this.aloneRunning = true;
-    metrics.workInFlight(this.handler.name, this.inFlight);
+    metrics.workInFlight(this.handler.name, this.inFlight + this.batchesRunning);
     const run = this.run(unit).finally(() => {
       if ('alone' in unit) this.aloneRunning = false;
       this.inFlight -= size;
-      metrics.workInFlight(this.handler.name, this.inFlight);
+      metrics.workInFlight(this.handler.name, this.inFlight + this.batchesRunning);
       this.running.delete(run);
       this.wake();
     });
@@ -217,10 +376,16 @@ export class WorkQueue<T> {
   private async sleepUntilNextDue(): Promise<void> {
     if (this.stopped) return;
     // With every slot busy, or an item to run alone, a finishing item wakes the queue; otherwise
-    // sleep until the next due time.
-    if (this.inFlight >= this.handler.concurrency || this.holdingAlone()) return;
+    // sleep until the next due time (of the items there is room for).
+    if (this.holdingAlone()) return;
+    const { batching } = this.handler;
+    const singles = this.inFlight < this.handler.concurrency;
+    const batches = batching !== undefined && this.held < batching.capacity;
+    if (!singles && !batches) return;
     const now = this.deps.clock.now();
-    const next = await this.handler.nextDueAt(now);
+    const next = batching
+      ? await this.handler.nextDueAt(now, { singles, batchesAheadMs: batches ? batching.aheadMs : null })
+      : await this.handler.nextDueAt(now);
     const delay = next === null ? this.maxSleepMs : next.getTime() - now.getTime();
     this.schedule(Math.min(Math.max(delay, 1), this.maxSleepMs));
   }

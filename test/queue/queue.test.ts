@@ -348,3 +348,63 @@ describe('work queue', () => {
     },
   );
 });
+
+describe('batchable items with a room of their own, claimed ahead (docs/jobs.md#claims)', () => {
+  interface Due {
+    id: number;
+    due: number;
+  }
+
+  it('are claimed before their time in claims of at most claimSize, held up to capacity, refetched when full, started at their time and never before', async () => {
+    const due = Date.now() + 400;
+    let table: Due[] = Array.from({ length: 25 }, (_, id) => ({ id, due }));
+    const claims: { at: number; limit: number; got: number; heldAfter: number }[] = [];
+    const starts: { at: number; items: Due[] }[] = [];
+    let held = 0;
+    const handler: QueueHandler<Due> = {
+      name: 'toy-ahead',
+      channel: 'toy_ahead',
+      concurrency: 4,
+      batching: { capacity: 20, claimSize: 10, aheadMs: 1000, startsAt: (item) => new Date(item.due) },
+      async claim(limit, now, batches) {
+        const until = (batches?.until ?? now).getTime();
+        const take = table.filter((item) => item.due <= until).slice(0, batches?.limit ?? limit);
+        table = table.filter((item) => !take.includes(item));
+        held += take.length;
+        claims.push({ at: Date.now(), limit: batches?.limit ?? limit, got: take.length, heldAfter: held });
+        return take;
+      },
+      process: async () => {
+        throw new Error('every item is batchable');
+      },
+      async processBatch(items) {
+        starts.push({ at: Date.now(), items });
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        held -= items.length;
+      },
+      async nextDueAt(now, looking) {
+        const next = Math.min(...table.map((item) => item.due - (looking?.batchesAheadMs ?? 0)));
+        return Number.isFinite(next) ? new Date(Math.max(next, now.getTime())) : null;
+      },
+    };
+    const db = { listen: async () => async () => {} } as unknown as Database;
+    const queue = new WorkQueue(handler, { db, clock: systemClock, log: silentLog }, { maxSleepMs: 50 });
+    await queue.start();
+    while (starts.flatMap((s) => s.items).length < 25)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    await queue.stop();
+
+    // Every item ran once, none before its time.
+    expect(starts.flatMap((s) => s.items.map((item) => item.id)).sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 25 }, (_, id) => id),
+    );
+    expect(starts.filter((s) => s.at < due)).toEqual([]);
+    // Claimed ahead: two full claims one after the other before their time, up to the capacity.
+    expect(claims.slice(0, 2).map((c) => [c.got, c.at < due])).toEqual([
+      [10, true],
+      [10, true],
+    ]);
+    expect(claims.filter((c) => c.limit > 10 || c.heldAfter > 20)).toEqual([]);
+    expect(starts.filter((s) => s.items.length > 10)).toEqual([]);
+  });
+});
