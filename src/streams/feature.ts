@@ -11,7 +11,7 @@ export interface Needs {
   edge: { biller: Biller; streams: EventStreams };
 }
 
-/** The live-data streams' descriptor (src/feature.ts): their settings, routes and the market events' retention. */
+/** The live-data streams' descriptor (src/feature.ts): their settings, routes and `sibyl stream`. */
 export const streamsFeature: Feature<{ liveStreams: typeof liveStreamSettings }, Needs> = {
   name: 'streams',
   settings: { liveStreams: liveStreamSettings },
@@ -31,10 +31,5 @@ export const streamsFeature: Feature<{ liveStreams: typeof liveStreamSettings },
         return streamCommand(io, action, args);
       },
     },
-  },
-  // Fixed by the stream's contract: `Last-Event-ID` resumes a market stream over 24 hours.
-  async retention() {
-    const { MARKET_STREAM_RETENTION_MS, PRUNE } = await import('./market-sql.js');
-    return [{ name: 'market_stream_events', prune: PRUNE, keepMs: () => MARKET_STREAM_RETENTION_MS }];
   },
 };
