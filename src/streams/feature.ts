@@ -1,14 +1,14 @@
 import type { CoreConfig } from '../core-settings.js';
 import type { Feature } from '../feature.js';
+import type { MeterMinutes } from '../http/event-stream/stream.js';
 import type { EventStreams } from '../http/event-stream/streams.js';
-import type { Biller } from '../ledger/index.js';
 import type { PriceService } from '../prices/index.js';
 import { type LiveStreamSettings, liveStreamSettings } from './config.js';
 
 export interface Needs {
   config: Pick<CoreConfig, 'port'> & { liveStreams: LiveStreamSettings };
   ports: { prices: PriceService };
-  edge: { biller: Biller; streams: EventStreams };
+  edge: { meterMinutes: MeterMinutes; streams: EventStreams };
 }
 
 /** The live-data streams' descriptor (src/feature.ts): their settings, routes and `sibyl stream`. */

@@ -104,7 +104,7 @@ export class MarketFeed {
   /** The market change log's reads, offered by the markets' door. */
   readonly log: MarketLogReader;
 
-  constructor(private readonly deps: MarketFeedDeps) {
+  constructor(deps: MarketFeedDeps) {
     this.log = new MarketLogReader(deps.db);
     this.fanOut = new NotificationFanOut(deps.db, this.log.channel, deps.log);
     this.wake = foldedWakes(

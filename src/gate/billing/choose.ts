@@ -1,5 +1,5 @@
 import type { TObject, TSchema } from 'typebox';
-import type { RouteSpec } from '../route-spec.js';
+import type { RouteSpec } from '../../http/route-spec.js';
 import { billedAfter } from './after.js';
 import { freeRoute } from './free.js';
 import { billedInTransaction } from './in-transaction.js';
