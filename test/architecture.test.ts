@@ -860,7 +860,6 @@ describe('the tables', () => {
     'deposits wallet_owners': 'wallet claims: a link claims its wallet in the statement that inserts it',
     'dashboard accounts':
       "wallet claims: a sign-in finds its account by wallet; an account's deposit reference",
-    'markets ai_requests': "a market's detail shows its last AI resolution",
     'webhooks accounts': 'to move with the endpoint secrets',
   };
 

@@ -11,6 +11,7 @@ export {
   decideConsensus,
 } from './consensus.js';
 export { BODY_PATHS, checkQuestion, LIMITS } from './input.js';
+export { latestMarketResolution } from './latest.js';
 export type { MarketQuestion, MarketSource } from './market-port.js';
 export type { SlotStatus } from './providers/registry.js';
 export type { Resolver } from './resolver.js';
