@@ -12,7 +12,8 @@ import { describe, expect, it } from 'vitest';
  * in one), when a door loads its own descriptor, commands or routes, when a door exports what no other
  * room uses, when doors form a cycle, when a room imports its own door, when the ground floor imports a
  * feature, when a door's verb takes the database first unnamed, when a verb uses its context's pool
- * (`ctx.db`) unnamed, when money moves outside the ledger, when a file but `lib/redis.ts` makes a Redis
+ * (`ctx.db`) unnamed, when the graph of folders closes a cycle but the arrows named, when a table
+ * has no owner or two, when a room's SQL names another room's table unnamed, when money moves outside the ledger, when a file but `lib/redis.ts` makes a Redis
  * client, or when a `src/` file passes 400 lines. Each rule is shown to fail on a deliberate violation,
  * beside its check.
  */
