@@ -19,7 +19,7 @@
 //   BENCH_INGEST_DB=postgres://postgres@127.0.0.1:5432/sibyl_ingest_…_after node bench/ingest-statements.js
 import { PostgresDatabase } from '../dist/db/postgres.js';
 import { INSERT_TRADES } from '../dist/markets/ingest/ingest-sql.js';
-import { recordMarketChanges } from '../dist/streams/index.js';
+import { recordMarketChanges } from '../dist/markets/log/market-log.js';
 import { median, randomMint } from './lib.js';
 
 const url = process.env.BENCH_INGEST_DB;
@@ -86,7 +86,10 @@ const STREAM = 'recordMarketChanges (the market stream) for the same trades';
 /** @type {{ name: string, prefix: string, record: typeof recordMarketChanges, drop: string }[]} */
 const writers = [{ name: STREAM, prefix: '', record: recordMarketChanges, drop: '' }];
 if (process.env.BENCH_OTHER_STREAM) {
-  const other = await import(`${process.env.BENCH_OTHER_STREAM}/dist/streams/index.js`);
+  // The writer's place in that checkout: the markets' change log, or the streams' door before it moved.
+  const other = await import(`${process.env.BENCH_OTHER_STREAM}/dist/markets/log/market-log.js`).catch(
+    () => import(`${process.env.BENCH_OTHER_STREAM}/dist/streams/index.js`),
+  );
   writers.push({
     name: `recordMarketChanges of ${process.env.BENCH_OTHER_STREAM}`,
     prefix: 'other_',

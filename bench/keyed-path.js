@@ -18,7 +18,7 @@ import { loadConfig } from '../dist/config.js';
 import { migrate } from '../dist/db/migrate.js';
 import { PgliteDatabase } from '../dist/db/pglite.js';
 import { createSandboxStarter } from '../dist/first-start.js';
-import { billed } from '../dist/http/billing/request.js';
+import { billed } from '../dist/gate/billing/request.js';
 import { fingerprint } from '../dist/idempotency/idempotency.js';
 import { pendingAnswer } from '../dist/idempotency/pending-answer.js';
 import { systemClock } from '../dist/lib/clock.js';

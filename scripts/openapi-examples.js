@@ -93,7 +93,7 @@ await withSandboxApp(async (app, key, { db, config, hold }) => {
   examples.MarketCandle = examples.MarketHistory.candles.at(-1);
   examples.MarketTrades = await call('GET', `/markets/${examples.MarketList.markets[0].id}/trades?limit=2`);
   examples.MarketTrade = examples.MarketTrades.trades[0];
-  // An `event: market` of GET /stream/markets is the moving part of the detail (src/streams/market-state.ts).
+  // An `event: market` of GET /stream/markets is the moving part of the detail (src/markets/log/market-state.ts).
   examples.MarketStreamEvent = {
     requestId: priceEvent.requestId,
     ...marketStreamEvent(examples.MarketDetail),

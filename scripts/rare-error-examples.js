@@ -25,7 +25,7 @@ import { encodeBase58 } from '../dist/lib/base58.js';
 import { systemClock } from '../dist/lib/clock.js';
 import { clearSecretBox } from '../dist/webhooks/secret-box.js';
 
-/** @typedef {import('../dist/http/services.js').Services} Services (and its `app.services` on Fastify) */
+/** @typedef {import('../dist/gate/services.js').Services} Services (and its `app.services` on Fastify) */
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -4,8 +4,12 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { AppError, validationError } from './errors.js';
 import { FEATURES } from './features.js';
+import { minuteMeters } from './gate/billing/meter.js';
+import { registerCorsPreflight } from './gate/cors.js';
+import { createGate } from './gate/gate.js';
+import { lazyChildLogger, RequestLog } from './gate/request-log.js';
+import type { Services } from './gate/services.js';
 import { DashboardTwins } from './http/account-route.js';
-import { registerCorsPreflight } from './http/cors.js';
 import {
   charsetRefusal,
   clientErrorHandler,
@@ -20,8 +24,6 @@ import { LocalStreamSlots, type StreamSlots } from './http/event-stream/slots.js
 import { EventStreams } from './http/event-stream/streams.js';
 import { InFlight } from './http/in-flight.js';
 import { registerOpenApi } from './http/openapi.js';
-import { lazyChildLogger, RequestLog } from './http/request-log.js';
-import type { Services } from './http/services.js';
 import { validatorCompiler } from './http/validator.js';
 import { AnswerParts, KeyClaimer } from './idempotency/index.js';
 import { Authenticator, type KeyVerification, VerificationCache } from './keys/index.js';
@@ -90,17 +92,20 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   );
   const ports = options.ports ?? (await createPorts(config, db, clock, options));
   const rateLimiter = options.rateLimiter ?? (await createRateLimiter(app, config));
-  const edge: Services = {
-    config,
+  const billing = {
     db,
     clock,
-    authenticator,
     biller:
       options.biller ??
       (config.ledger.batching
         ? new CoalescingBiller(db, config.ledger, new AnswerParts(() => clock.now().getTime()))
         : directBiller(db)),
     balances: new BalanceHints(clock),
+  };
+  const edge: Services = {
+    ...billing,
+    config,
+    authenticator,
     keyClaimer: new KeyClaimer(db, clock),
     rateLimiter,
     authFailures: new AuthFailureLimiter(rateLimiter, config.access.authFailureLimit),
@@ -120,12 +125,14 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
           ),
         ),
     }),
+    meterMinutes: minuteMeters(billing),
   };
   // A revocation, a suspension or a changed key reaches the account's open streams at once.
   cache.onAccountChange((accountId) => {
     void edge.streams.accountChanged(accountId);
   });
   app.decorate('services', edge);
+  app.decorate('gate', createGate(app));
   app.decorate('apiRoutes', []);
   app.decorate('dashboardTwins', new DashboardTwins());
   app.decorate('inFlight', new InFlight());

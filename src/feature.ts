@@ -112,6 +112,12 @@ type ConfigOf<N extends object> = N extends { config: infer C } ? C : unknown;
  */
 export interface Feature<S extends SettingsFragments = Record<never, never>, N extends object = Needs> {
   name: string;
+  /**
+   * The tables it owns (docs/architecture.md#one-owner-per-table): every table the migrations
+   * create has one owner, and only the owner's SQL names it, but the uses named with their reason in
+   * the architecture test. Read by that test; nothing runs on it.
+   */
+  tables?: readonly string[];
   /** Its settings fragments, by their key in `Config`. */
   settings?: S;
   /** Registers its routes (in list order: that order is the OpenAPI document's). */

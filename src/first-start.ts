@@ -1,11 +1,11 @@
-import { type Account, createAccount, SANDBOX_WELCOME_MICROS } from './accounts/index.js';
+import { type Account, createAccount, listAccounts, SANDBOX_WELCOME_MICROS } from './accounts/index.js';
 import { createContext } from './context.js';
 import type { CoreConfig } from './core-settings.js';
 import type { Database } from './db/database.js';
 import { baseUrl } from './http/openapi.js';
 import { createKey, type IssuedKey, PERMISSIONS } from './keys/index.js';
 import { creditDeposit } from './ledger/index.js';
-import type { Clock } from './lib/clock.js';
+import { type Clock, systemClock } from './lib/clock.js';
 import { formatUsd } from './lib/money.js';
 import { loadDemoMarkets } from './markets/index.js';
 import type { SecretBox } from './webhooks/index.js';
@@ -51,8 +51,7 @@ export interface Welcome {
  */
 export async function needsStarter(db: Database): Promise<boolean> {
   if (db.kind !== 'pglite') return false;
-  const [row] = await db.query<{ any: boolean }>('SELECT EXISTS (SELECT 1 FROM accounts) AS any');
-  return row?.any !== true;
+  return (await listAccounts(createContext(db, systemClock), { limit: 1 })).length === 0;
 }
 
 /**

@@ -12,7 +12,8 @@ import { describe, expect, it } from 'vitest';
  * in one), when a door loads its own descriptor, commands or routes, when a door exports what no other
  * room uses, when doors form a cycle, when a room imports its own door, when the ground floor imports a
  * feature, when a door's verb takes the database first unnamed, when a verb uses its context's pool
- * (`ctx.db`) unnamed, when money moves outside the ledger, when a file but `lib/redis.ts` makes a Redis
+ * (`ctx.db`) unnamed, when the graph of folders closes a cycle but the arrows named, when a table
+ * has no owner or two, when a room's SQL names another room's table unnamed, when money moves outside the ledger, when a file but `lib/redis.ts` makes a Redis
  * client, or when a `src/` file passes 400 lines. Each rule is shown to fail on a deliberate violation,
  * beside its check.
  */
@@ -56,9 +57,10 @@ function folderOf(path: string): string | null {
 }
 
 describe('the HTTP edge', () => {
-  /** Where Fastify may be named: the edge (`http/`), route files, and the two composition roots that build the server. */
+  /** Where Fastify may be named: the edge (`http/`, `gate/`), route files, and the two composition roots that build the server. */
   const mayImportFastify = (path: string) =>
     path.startsWith('http/') ||
+    path.startsWith('gate/') ||
     /(^|\/)routes\.ts$/.test(path) ||
     /-routes\.ts$/.test(path) ||
     /\/routes\//.test(path) ||
@@ -83,7 +85,7 @@ describe('the HTTP edge', () => {
       )
       .map((file) => file.path);
 
-  it('no file outside http/, route files, app.ts and server.ts imports Fastify', () => {
+  it('no file outside http/, gate/, route files, app.ts and server.ts imports Fastify', () => {
     expect(fastifyOffenders(FILES)).toEqual([]);
   });
 
@@ -148,7 +150,8 @@ describe('the rooms', () => {
   const OPEN: Record<string, string> = {
     lib: 'small pure helpers, imported by anyone',
     db: 'the Database port and its adapters',
-    http: 'the HTTP edge (defineRoute, schemas, errors): every route file uses it',
+    http: 'the HTTP mechanism (defineRoute, schemas, errors, OpenAPI, event streams): every route file uses it; it imports no room',
+    gate: 'the gate: authenticates, limits and bills every declared route, above keys, limits, ledger and idempotency; app.ts installs it',
     queue: 'the durable-work engine every feature uses',
     worker: 'composition only: walks the feature list',
     cli: 'composition only: walks the feature list',
@@ -447,6 +450,79 @@ function reach(graph: Map<string, string[]>, from: string, within: (path: string
   return seen;
 }
 
+/** The node of a file in the graph of folders: its folder, or the root file itself. */
+const nodeOf = (path: string) => folderOf(path) ?? path;
+
+/** The graph of folders: `from -> to` for each import between two (type and dynamic ones included). */
+function folderGraph(files: SourceFile[]): Map<string, string[]> {
+  const graph = new Map<string, Set<string>>();
+  for (const file of files) {
+    const from = nodeOf(file.path);
+    for (const target of importsOf(file)) {
+      const to = nodeOf(target);
+      if (to === from) continue;
+      graph.set(from, (graph.get(from) ?? new Set()).add(to));
+    }
+  }
+  return new Map([...graph].map(([from, to]) => [from, [...to]]));
+}
+
+describe('every arrow runs one way', () => {
+  /**
+   * Imports from one folder to another that close a cycle of folders, `from -> to`, with the reason.
+   * Any other import runs one way: the graph of folders (rooms, mechanisms, root files) has no cycle,
+   * so that no room reaches back up to one that imports it (docs/architecture.md#one-way).
+   */
+  const BACK_ARROWS: Record<string, string> = {
+    'accounts -> webhooks':
+      "to move with the endpoint secrets: the account row holds its webhook secret, sealed with the webhooks' secret box",
+    'accounts -> keys':
+      "GET /account describes the calling key (its permissions, keys' PermissionName): a route of accounts reads the room above",
+  };
+
+  /** The cycles of folders left once the named arrows are set aside. */
+  const folderCycles = (files: SourceFile[], named: Record<string, string>) => {
+    const graph = folderGraph(files);
+    for (const [from, to] of graph)
+      graph.set(
+        from,
+        to.filter((target) => !(`${from} -> ${target}` in named)),
+      );
+    return cyclesOf(graph);
+  };
+
+  it('the graph of folders has no cycle, but the arrows named with their reason', () => {
+    expect(folderCycles(FILES, BACK_ARROWS)).toEqual([]);
+    // No stale entry: each named arrow is still there, and still closes a cycle.
+    const graph = folderGraph(FILES);
+    const stale = Object.keys(BACK_ARROWS).filter((arrow) => {
+      const [from, to] = arrow.split(' -> ') as [string, string];
+      return !graph.get(from)?.includes(to) || !reach(graph, to).has(from);
+    });
+    expect(stale).toEqual([]);
+  });
+
+  it('the check itself sees the edge reaching back into a room whose routes import it', () => {
+    const files = [
+      { path: 'keys/routes.ts', text: "import { defineRoute } from '../http/route.js';" },
+      { path: 'http/route.ts', text: "import type { Principal } from '../keys/index.js';" },
+      {
+        path: 'gate/gate.ts',
+        text: "import { requirePermission } from '../keys/index.js';\nimport '../http/route.js';",
+      },
+      { path: 'app.ts', text: "import { createGate } from './gate/gate.js';" },
+    ];
+    expect(folderCycles(files, {})).toEqual([['http', 'keys']]);
+    expect(folderCycles(files, { 'http -> keys': 'named' })).toEqual([]);
+    expect(
+      folderCycles(
+        files.filter((file) => file.path !== 'http/route.ts'),
+        {},
+      ),
+    ).toEqual([]);
+  });
+});
+
 describe('no import cycles', () => {
   /** Cycles that stay in one folder, each with its reason (docs/architecture.md#import-cycles): none today. */
   const FOLDER_CYCLES: Record<string, string> = {};
@@ -684,6 +760,158 @@ describe('the ground floor', () => {
   });
 });
 
+describe('the tables', () => {
+  /** Every table the migrations leave (created and not dropped), in the order they are created. */
+  const migratedTables = (migrations: string[]) => {
+    const tables: string[] = [];
+    for (const text of migrations) {
+      const sql = text.replace(/--[^\n]*/g, '');
+      for (const match of sql.matchAll(
+        /\b(CREATE\s+(?:UNLOGGED\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?|DROP\s+TABLE\s+(?:IF\s+EXISTS\s+)?)(\w+)/gi,
+      )) {
+        const name = (match[2] as string).toLowerCase();
+        if (/^CREATE/i.test(match[1] as string)) tables.push(name);
+        else tables.splice(tables.indexOf(name), 1);
+      }
+    }
+    return tables;
+  };
+  const MIGRATIONS = readdirSync(join(SRC, 'db/migrations'))
+    .filter((name) => name.endsWith('.sql'))
+    .sort()
+    .map((name) => readFileSync(join(SRC, 'db/migrations', name), 'utf8'));
+  const TABLES = migratedTables(MIGRATIONS);
+
+  /** Tables of the mechanisms below the rooms, which have no descriptor to name them. */
+  const MECHANISM_TABLES: Record<string, string> = {
+    instance_settings: 'db', // the instance's own settings, read before any room (db/instance-settings.ts)
+    task_leases: 'queue', // the periodic tasks' leases (queue/lease.ts)
+  };
+
+  /** Each table's owner, `table -> room`: what each descriptor's `tables` names, and the mechanisms'. */
+  const ownersOf = (files: SourceFile[]) => {
+    const owners = new Map<string, string[]>();
+    const own = (table: string, owner: string) => owners.set(table, [...(owners.get(table) ?? []), owner]);
+    for (const file of files.filter((f) => /^[^/]+\/feature\.ts$/.test(f.path))) {
+      const list = /\btables:\s*\[([^\]]*)\]/.exec(file.text)?.[1] ?? '';
+      for (const match of list.matchAll(/'(\w+)'/g)) own(match[1] as string, folderOf(file.path) as string);
+    }
+    for (const [table, owner] of Object.entries(MECHANISM_TABLES)) own(table, owner);
+    return owners;
+  };
+
+  /** Tables without exactly one owner, and owners' tables no migration leaves. */
+  const ownershipProblems = (tables: string[], owners: Map<string, string[]>) => [
+    ...tables
+      .filter((table) => (owners.get(table) ?? []).length !== 1)
+      .map((table) => `${table}: ${(owners.get(table) ?? []).join(', ') || 'no owner'}`),
+    ...[...owners.keys()]
+      .filter((table) => !tables.includes(table))
+      .map((table) => `${table}: no such table`),
+  ];
+
+  it('every table the migrations leave has exactly one owner, named in its descriptor', () => {
+    expect(TABLES.length).toBeGreaterThan(30);
+    expect(ownershipProblems(TABLES, ownersOf(FILES))).toEqual([]);
+  });
+
+  it('the check itself sees a table without an owner, one with two, and a stale name', () => {
+    const tables = migratedTables([
+      'CREATE TABLE jobs (id text);\nCREATE TABLE runs (id text);\n-- CREATE TABLE noted (id text)',
+      'CREATE TABLE gone (id text);\nDROP TABLE gone;\nCREATE UNLOGGED TABLE IF NOT EXISTS marks (id text);',
+    ]);
+    expect(tables).toEqual(['jobs', 'runs', 'marks']);
+    const files = [
+      { path: 'jobs/feature.ts', text: "name: 'jobs',\n  tables: ['jobs', 'runs', 'old'],\n" },
+      { path: 'ledger/feature.ts', text: "name: 'ledger',\n  tables: ['runs'],\n" },
+    ];
+    expect(ownershipProblems(tables, ownersOf(files))).toEqual([
+      'runs: jobs, ledger',
+      'marks: no owner',
+      'old: no such table',
+      'instance_settings: no such table',
+      'task_leases: no such table',
+    ]);
+  });
+
+  /**
+   * Where a room's SQL names another room's table, `<room> <table>` (`<file>` for a root file), with
+   * the reason: the one statement that must read or write both, or the move still to make. Any other
+   * use goes through the owner's door (docs/architecture.md#one-owner-per-table).
+   */
+  const SHARED_TABLES: Record<string, string> = {
+    'ledger accounts':
+      "the balance is the account row's column: a charge checks and moves it in one guarded statement (the hot path)",
+    'ledger idempotency_keys':
+      "a keyed charge stores its answer in the charge's own statement, one round trip (docs/performance.md#the-hot-path)",
+    'ledger deposits':
+      'the history shows a deposit entry with its chain details in one page read; deposits sits above the ledger',
+    'ledger api_keys':
+      'the usage report names its keys; keys sits above the ledger (keys -> accounts -> ledger)',
+    'keys accounts':
+      "verifying a key reads its account's mode and status in the same statement; a new key locks its account",
+    'accounts auth_changes':
+      "a suspension is recorded on the keys' revocation feed in the status change's transaction; accounts sits below keys",
+    'accounts dashboard_wallets':
+      'wallet claims: one holder per wallet, read in one statement (migration 0026)',
+    'accounts deposit_wallets':
+      'wallet claims: one holder per wallet, read in one statement (migration 0026)',
+    'deposits accounts': 'wallet claims: a deposit finds its account by wallet or reference in one statement',
+    'deposits dashboard_wallets': 'wallet claims: a deposit finds its account by wallet in one statement',
+    'deposits wallet_owners': 'wallet claims: a link claims its wallet in the statement that inserts it',
+    'dashboard accounts':
+      "wallet claims: a sign-in finds its account by wallet; an account's deposit reference",
+    'webhooks accounts': 'to move with the endpoint secrets',
+  };
+
+  /** The SQL keywords after which a table is named (upper case, as the house writes SQL, so that prose is not read as SQL). */
+  const tablesNamed = (text: string, tables: string[]) =>
+    tables.filter((table) =>
+      new RegExp(`\\b(?:FROM|JOIN|INTO|UPDATE|TABLE|USING)\\s+${table}\\b`).test(text),
+    );
+
+  /** Each use of a table by a room (or root file) that does not own it, `<room> <table>`. */
+  const foreignTables = (files: SourceFile[], tables: string[], owners: Map<string, string[]>) => [
+    ...new Set(
+      files.flatMap((file) => {
+        const room = folderOf(file.path) ?? file.path;
+        return tablesNamed(file.text, tables)
+          .filter((table) => !(owners.get(table) ?? []).includes(room))
+          .map((table) => `${room} ${table}`);
+      }),
+    ),
+  ];
+
+  it("a room's SQL names only its own tables, but the uses named with their reason", () => {
+    const found = foreignTables(FILES, TABLES, ownersOf(FILES));
+    expect(found.filter((use) => !(use in SHARED_TABLES))).toEqual([]);
+    // No stale entry: each named use is still there.
+    expect(Object.keys(SHARED_TABLES).filter((use) => !found.includes(use))).toEqual([]);
+  });
+
+  it("the check itself sees another room's table in a statement, and lets prose and the owner pass", () => {
+    const owners = new Map([
+      ['scheduled_jobs', ['jobs']],
+      ['accounts', ['accounts']],
+    ]);
+    const files = [
+      {
+        path: 'jobs/sql.ts',
+        text: 'SELECT j.id FROM scheduled_jobs j JOIN accounts a ON a.id = j.account_id',
+      },
+      { path: 'ledger/sql.ts', text: '`UPDATE accounts SET balance_micros = 0`' },
+      { path: 'first-start.ts', text: "'SELECT EXISTS (SELECT 1 FROM accounts)'" },
+      { path: 'keys/keys.ts', text: '// the key is read from accounts first; INSERT INTO scheduled_jobs_x' },
+      { path: 'accounts/sql.ts', text: 'INSERT INTO accounts (id) VALUES ($1)' },
+    ];
+    expect(foreignTables(files, ['scheduled_jobs', 'accounts'], owners)).toEqual([
+      'jobs accounts',
+      'ledger accounts',
+      'first-start.ts accounts',
+    ]);
+  });
+});
+
 describe('the verbs', () => {
   /**
    * The doors' exported functions whose first parameter is the database itself (`Database`, `Queryable`,
@@ -693,7 +921,7 @@ describe('the verbs', () => {
   const IN_TRANSACTION =
     "a statement in the transaction its caller holds (the caller's Queryable), committing or rolling back with the caller's own rows";
   const EDGE =
-    'the billing edge (http/billing/), per request with the pool and no Context: the measured hot path';
+    'the billing edge (gate/billing/), per request with the pool and no Context: the measured hot path';
   const BUILT_ONCE = 'a constructor or start-up step handed the pool once, not a verb a principal calls';
   const DATABASE_FIRST: Record<string, string> = {
     'attestations/index.ts createAttestations': BUILT_ONCE,
@@ -709,7 +937,6 @@ describe('the verbs', () => {
     'ledger/index.ts refundCharge': IN_TRANSACTION,
     'limits/index.ts countAgainstQuotas': IN_TRANSACTION,
     'markets/index.ts loadDemoMarkets': BUILT_ONCE,
-    'streams/index.ts recordMarketChanges': IN_TRANSACTION,
     'webhooks/index.ts localDevelopment': BUILT_ONCE,
     'webhooks/index.ts recordAccountEvent': IN_TRANSACTION,
   };

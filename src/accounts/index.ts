@@ -7,6 +7,7 @@ export {
   createAccount,
   findAccount,
   getAccount,
+  listAccounts,
   MAX_ACTIVE_KEYS,
   newWebhookSecret,
 } from './accounts.js';

@@ -14,6 +14,7 @@ export interface Needs {
 
 export const aiFeature: Feature<{ ai: typeof aiSettings }, Needs> = {
   name: 'ai',
+  tables: ['ai_requests', 'ai_votes'],
   settings: { ai: aiSettings },
   async api(app, { config, ports }) {
     const { aiRoutes } = await import('./routes.js');

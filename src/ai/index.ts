@@ -18,6 +18,7 @@ export {
   decideConsensus,
 } from './consensus.js';
 export { BODY_PATHS, checkQuestion, LIMITS } from './input.js';
+export { latestMarketResolution } from './latest.js';
 export type { MarketQuestion, MarketSource } from './market-port.js';
 export type { SlotStatus } from './providers/registry.js';
 export type { Resolution, Resolver } from './resolver.js';

@@ -10,6 +10,7 @@ export interface Needs {
 
 export const attestationsFeature: Feature<{ attestations: typeof attestationSettings }, Needs> = {
   name: 'attestations',
+  tables: ['attestation_keys'],
   settings: { attestations: attestationSettings },
   async api(app, { db, ports }) {
     const { attestationRoutes } = await import('./routes.js');

@@ -13,6 +13,7 @@ export interface Needs {
 
 export const evaluationFeature: Feature<Record<never, never>, Needs> = {
   name: 'evaluation',
+  tables: ['ai_scorecards'],
   async api(app) {
     const { scorecardRoutes } = await import('./routes.js');
     scorecardRoutes(app);

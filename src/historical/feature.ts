@@ -8,6 +8,7 @@ export interface Needs {
 
 export const historicalFeature: Feature<Record<never, never>, Needs> = {
   name: 'historical',
+  tables: ['venue_candles'],
   async api(app, { ports }) {
     const { historicalRoutes } = await import('./routes.js');
     historicalRoutes(app, { historical: ports.historical });

@@ -2,9 +2,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TObject, TSchema } from 'typebox';
 import type { Context } from '../context.js';
 import type { ErrorCode } from '../errors.js';
-import type { Principal } from '../keys/index.js';
-import { plainTransaction } from './billing/request.js';
-import { type BodyRules, defineRoute, type RouteInput, type RouteSpec } from './route.js';
+import {
+  type BodyRules,
+  defineRoute,
+  type RouteInput,
+  type RoutePrincipal,
+  type RouteSpec,
+} from './route.js';
 
 /**
  * Who calls an account route: an API key of the account, or the account's owner signed in to the
@@ -12,9 +16,9 @@ import { type BodyRules, defineRoute, type RouteInput, type RouteSpec } from './
  */
 export interface Caller {
   accountId: string;
-  mode: Principal['mode'];
+  mode: RoutePrincipal['mode'];
   /** The API key calling; null for the owner in the dashboard. */
-  key: Principal | null;
+  key: RoutePrincipal | null;
 }
 
 export type AccountRouteInput<P extends TSchema, Q extends TSchema, B extends TSchema> = Omit<
@@ -47,7 +51,7 @@ export interface TwinCall {
   requestId: string;
   ctx: Context;
   accountId: string;
-  mode: Principal['mode'];
+  mode: RoutePrincipal['mode'];
   /** The signed-in session (a paid twin's owner principal counts its streams as a key's). */
   sessionId: string;
   request: FastifyRequest;
@@ -147,7 +151,7 @@ export function defineAccountRoute<
         body: body as Static<B>,
         requestId,
         ctx,
-        transaction: plainTransaction(ctx, spec.operationId),
+        transaction: app.gate.plainTransaction(ctx, spec.operationId),
         caller: { accountId, mode, key: null },
       }),
   });

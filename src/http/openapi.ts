@@ -2,7 +2,6 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { CoreConfig } from '../core-settings.js';
-import type { AccessConfig } from '../limits/index.js';
 import { registerGuides } from './guides.js';
 import { finishDocument } from './openapi-document.js';
 import { API_PREFIX } from './route.js';
@@ -30,7 +29,9 @@ ${guide('webhooks', 'webhooks')} · ${guide('streams', 'streams')} · ${guide('d
 export async function registerOpenApi(
   app: FastifyInstance,
   version: string,
-  config: Pick<CoreConfig, 'host' | 'port' | 'publicBaseUrl'> & { access: AccessConfig },
+  config: Pick<CoreConfig, 'host' | 'port' | 'publicBaseUrl'> & {
+    access: { ceilings: { maxPerSecond: number; maxBurst: number } };
+  },
 ): Promise<void> {
   await app.register(swagger, {
     transformObject: (document) =>

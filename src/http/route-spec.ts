@@ -2,16 +2,28 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TObject, TSchema } from 'typebox';
 import type { Context } from '../context.js';
 import type { ErrorCode } from '../errors.js';
-import type { Permission, Principal } from '../keys/index.js';
-import type { ChargingContext } from '../ledger/index.js';
 import type { BodyRules } from './errors.js';
 
 export type { BodyRules };
 
 /**
  * The declaration of an API route (`defineRoute`, http/route.ts) and what its handler gets: apart
- * from route.ts, so that the billing strategies route.ts chooses from can name them.
+ * from route.ts, so that the gate (src/gate/) that admits and bills its requests can name them.
  */
+
+/**
+ * What the gate states, above the rooms it reads (docs/architecture.md#the-gate): who calls a route
+ * (`principal`, the keys' `Principal`), what a route may require (`permission`) and what a route's
+ * transaction can do (`transaction`, the ledger's `ChargingContext`). Filled in by the gate's own
+ * declaration (`declare module` in src/gate/gate.ts), so that this mechanism imports no room.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled in by the gate's declaration
+export interface GateTypes {}
+
+type Stated<K extends string> = GateTypes extends Record<K, infer T> ? T : never;
+
+/** The authenticated caller of a route: the keys' `Principal`, as the gate states it. */
+export type RoutePrincipal = Stated<'principal'>;
 
 export const API_PREFIX = '/api/v1';
 
@@ -19,7 +31,7 @@ export interface RouteInput<P extends TSchema, Q extends TSchema, B extends TSch
   params: Static<P>;
   query: Static<Q>;
   body: Static<B>;
-  principal: Principal;
+  principal: RoutePrincipal;
   requestId: string;
   /** The request's domain context (no transaction yet). */
   ctx: Context;
@@ -30,13 +42,13 @@ export interface RouteInput<P extends TSchema, Q extends TSchema, B extends TSch
   transaction<T>(fn: (tx: RouteTransaction) => Promise<T>): Promise<T>;
 }
 
-export type RouteTransaction = ChargingContext;
+export type RouteTransaction = Stated<'transaction'>;
 
 /**
  * What a route needs of the calling key: one permission, or `any` — any valid key of any
  * permissions (the published AI scorecard, which concerns no account).
  */
-export type RoutePermission = Permission | 'any';
+export type RoutePermission = Stated<'permission'> | 'any';
 
 /**
  * The whole contract of one API route: method, path, schemas, the permission it needs, its price,

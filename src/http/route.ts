@@ -1,22 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import Type, { type TObject, type TSchema } from 'typebox';
 import { ERROR_STATUS, type ErrorCode } from '../errors.js';
-import { requirePermission } from '../keys/index.js';
 import { formatUsd } from '../lib/money.js';
-import { EXPOSED_HEADERS, takeRateLimit } from '../limits/index.js';
-import { authenticateRequest, keyRestrictions, recheckKeyAccess } from './access.js';
-import { routeBilling } from './billing/choose.js';
-import { ownerPrincipal } from './owner.js';
-import { handleRoute, keyReader } from './route-handler.js';
 import { API_PREFIX, type RoutePermission, type RouteSpec } from './route-spec.js';
 import { BillingProperties, errorBodySchema } from './schemas.js';
 
+export type { Gate, GatedRoute, OwnerCall } from './gate.js';
 export {
   API_PREFIX,
   type ApiRouteInfo,
   type BodyRules,
   type RouteInput,
   type RoutePermission,
+  type RoutePrincipal,
   type RouteSpec,
   type RouteTransaction,
 } from './route-spec.js';
@@ -88,8 +84,7 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
 ): void {
   const priced = spec.price !== undefined;
   // Chosen once: a declaration that cannot work fails here, not on a request.
-  const billing = routeBilling(spec);
-  const keyOf = keyReader(spec);
+  const gated = app.gate.route(spec);
   const codes: ErrorCode[] = [...AUTH_ERRORS, ...(spec.errors ?? [])];
   // Every route validates its query (a route without one refuses any), so every route can say 400.
   codes.push('VALIDATION_ERROR');
@@ -148,13 +143,7 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
       // The key's refusals cannot happen to the owner; the route's own, and the balance's, can.
       errors: [...(spec.errors ?? []), ...(priced ? (['INSUFFICIENT_BALANCE'] as const) : [])],
       ...(spec.stream ? { stream: true } : {}),
-      run: (call) =>
-        billing.run({
-          services: app.services,
-          request: call.request,
-          reply: call.reply,
-          principal: ownerPrincipal(call),
-        }) as Promise<Record<string, unknown>>,
+      run: (call) => gated.runForOwner(call) as Promise<Record<string, unknown>>,
     });
   }
   app.route({
@@ -182,33 +171,12 @@ export function defineRoute<P extends TSchema, Q extends TSchema, B extends TSch
       permission: spec.permission,
       priced,
       bodyRules: spec.bodyRules,
-      recheckAccess: (request) => recheckKeyAccess(app.services, request, spec.permission),
+      recheckAccess: (request) => gated.recheck(request),
       ...(spec.stream ? { minutePrice: spec.stream.minutePrice ?? null } : {}),
     },
     // Access checks run before the body is parsed or validated, cheapest first: an unauthenticated
     // caller learns nothing about the route's input rules and costs no parsing.
-    onRequest: async (request, reply) => {
-      const { config, rateLimiter, clock } = app.services;
-      const principal = await authenticateRequest(app.services, request);
-      const allowedOrigin = keyRestrictions(app.services, request, principal);
-      if (allowedOrigin !== null) {
-        // Only keys that list their browser origins answer browsers, with the origin as listed.
-        reply.header('access-control-allow-origin', allowedOrigin);
-        reply.header('access-control-expose-headers', EXPOSED_HEADERS);
-        reply.header('vary', 'Origin');
-      }
-      if (spec.permission !== 'any') requirePermission(principal, spec.permission);
-      const limit = await takeRateLimit(
-        rateLimiter,
-        principal,
-        config.access.defaultRateLimit,
-        clock.now().getTime(),
-      );
-      reply.headers(limit.headers);
-      if (limit.refusal) throw limit.refusal;
-      request.principal = principal;
-    },
-    handler: (request, reply) =>
-      app.inFlight.track(handleRoute(billing, keyOf, app.services, request, reply)),
+    onRequest: (request, reply) => gated.admit(request, reply),
+    handler: (request, reply) => app.inFlight.track(gated.handle(request, reply)),
   });
 }

@@ -3,6 +3,7 @@ import type { Feature } from '../feature.js';
 
 export const idempotencyFeature: Feature = {
   name: 'idempotency',
+  tables: ['idempotency_keys', 'idempotency_parts'],
   // Fixed by their own contract rather than settings: stored answers are replayed for 24 hours
   // (docs/api.md#idempotency), their shared parts until no answer can refer to them.
   async retention() {

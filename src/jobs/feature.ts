@@ -19,6 +19,7 @@ export interface Needs {
 
 export const jobsFeature: Feature<{ jobs: typeof jobSettings }, Needs> = {
   name: 'jobs',
+  tables: ['scheduled_jobs'],
   settings: { jobs: jobSettings },
   async api(app, { ports }) {
     const { jobRoutes } = await import('./routes.js');

@@ -11,6 +11,7 @@ export interface Needs {
 
 export const keysFeature: Feature<{ authCache: typeof authCacheSettings }, Needs> = {
   name: 'keys',
+  tables: ['api_keys', 'auth_changes'],
   settings: { authCache: authCacheSettings },
   async api(app, { config, edge }) {
     const { keyRoutes } = await import('./routes.js');

@@ -4,5 +4,6 @@ import { accessSettings } from './config.js';
 
 export const limitsFeature: Feature<{ access: typeof accessSettings }> = {
   name: 'limits',
+  tables: ['key_usage'],
   settings: { access: accessSettings },
 };

@@ -17,6 +17,23 @@ export interface Needs {
 
 export const marketsFeature: Feature<{ markets: typeof marketSettings }, Needs> = {
   name: 'markets',
+  tables: [
+    'markets',
+    'market_candles',
+    'market_creators',
+    'market_events',
+    'market_list_counts',
+    'market_orders',
+    'market_outcome_last',
+    'market_outcomes',
+    'market_positions',
+    'market_search_terms',
+    'market_stakes',
+    'market_stream_events',
+    'market_trade_totals',
+    'market_traders',
+    'market_trades',
+  ],
   settings: { markets: marketSettings },
   async api(app, { config, db, clock, log, ports }) {
     const [
@@ -85,9 +102,14 @@ export const marketsFeature: Feature<{ markets: typeof marketSettings }, Needs> 
     },
   },
   async retention() {
-    const { PRUNE_EVENTS } = await import('./ingest/ingest-sql.js');
+    const [{ PRUNE_EVENTS }, { MARKET_STREAM_RETENTION_MS, PRUNE }] = await Promise.all([
+      import('./ingest/ingest-sql.js'),
+      import('./log/market-sql.js'),
+    ]);
     return [
       { name: 'market_events', prune: PRUNE_EVENTS, keepMs: (c) => c.retention.marketEventsMs, busy: true },
+      // Fixed by the stream's contract: `Last-Event-ID` resumes a market stream over 24 hours.
+      { name: 'market_stream_events', prune: PRUNE, keepMs: () => MARKET_STREAM_RETENTION_MS },
     ];
   },
 };

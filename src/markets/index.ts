@@ -2,3 +2,5 @@
 export { loadDemoMarkets } from './demo/demo.js';
 export { marketSource } from './ingest/market-source.js';
 export { marketFacts } from './read/facts.js';
+export type { MarketState } from './log/market-state.js';
+export { MarketLogReader, type MarketLogRow } from './log/reader.js';

@@ -1,17 +1,17 @@
 import type { CoreConfig } from '../core-settings.js';
 import type { Feature } from '../feature.js';
+import type { MeterMinutes } from '../http/event-stream/stream.js';
 import type { EventStreams } from '../http/event-stream/streams.js';
-import type { Biller } from '../ledger/index.js';
 import type { PriceService } from '../prices/index.js';
 import { type LiveStreamSettings, liveStreamSettings } from './config.js';
 
 export interface Needs {
   config: Pick<CoreConfig, 'port'> & { liveStreams: LiveStreamSettings };
   ports: { prices: PriceService };
-  edge: { biller: Biller; streams: EventStreams };
+  edge: { meterMinutes: MeterMinutes; streams: EventStreams };
 }
 
-/** The live-data streams' descriptor (src/feature.ts): their settings, routes and the market events' retention. */
+/** The live-data streams' descriptor (src/feature.ts): their settings, routes and `sibyl stream`. */
 export const streamsFeature: Feature<{ liveStreams: typeof liveStreamSettings }, Needs> = {
   name: 'streams',
   settings: { liveStreams: liveStreamSettings },
@@ -31,10 +31,5 @@ export const streamsFeature: Feature<{ liveStreams: typeof liveStreamSettings },
         return streamCommand(io, action, args);
       },
     },
-  },
-  // Fixed by the stream's contract: `Last-Event-ID` resumes a market stream over 24 hours.
-  async retention() {
-    const { MARKET_STREAM_RETENTION_MS, PRUNE } = await import('./market-sql.js');
-    return [{ name: 'market_stream_events', prune: PRUNE, keepMs: () => MARKET_STREAM_RETENTION_MS }];
   },
 };

@@ -4,19 +4,10 @@ import { foldedWakes, NotificationFanOut } from '../http/event-stream/fan-out.js
 import type { StreamSink, StreamSource } from '../http/event-stream/stream.js';
 import { SharedData } from '../http/event-stream/wire.js';
 import type { Log } from '../logger.js';
-import * as sql from './market-sql.js';
-import { type MarketStateRow, marketState } from './market-state.js';
+import { MarketLogReader, type MarketLogRow, type MarketState } from '../markets/index.js';
 
 /** One stored row, as every process reads it: one event, or a market's trades (migration 0042). */
-interface EventRow {
-  /** Its last event's id. */
-  id: string;
-  market_id: string;
-  kind: string;
-  /** How many events: the lines of `data`, with ids id - events + 1 … id. */
-  events: number;
-  data: string;
-}
+type EventRow = MarketLogRow;
 
 /** A stored event ready to fan out: its id and data prepared once, whatever the number of streams. */
 interface ReadEvent {
@@ -110,8 +101,12 @@ export class MarketFeed {
   private version = 0;
   private subscribers = 0;
 
-  constructor(private readonly deps: MarketFeedDeps) {
-    this.fanOut = new NotificationFanOut(deps.db, sql.MARKET_STREAM_CHANNEL, deps.log);
+  /** The market change log's reads, offered by the markets' door. */
+  readonly log: MarketLogReader;
+
+  constructor(deps: MarketFeedDeps) {
+    this.log = new MarketLogReader(deps.db);
+    this.fanOut = new NotificationFanOut(deps.db, this.log.channel, deps.log);
     this.wake = foldedWakes(
       () => this.read(),
       (err) => deps.log.warn({ err }, 'market stream: reading events failed'),
@@ -124,7 +119,7 @@ export class MarketFeed {
   }
 
   source(ids: string[], resume: MarketResume, requestId: string): StreamSource {
-    return new MarketSubscriber(this, this.deps, ids, resume, requestId);
+    return new MarketSubscriber(this, ids, resume, requestId);
   }
 
   /** Adds a stream's markets to what this process reads; resolves once the process is listening. */
@@ -163,10 +158,9 @@ export class MarketFeed {
 
   private async listen(): Promise<void> {
     try {
-      this.unsubscribe = await this.fanOut.subscribe(sql.MARKET_STREAM_TOPIC, this.wake);
+      this.unsubscribe = await this.fanOut.subscribe(this.log.topic, this.wake);
       // Read after listening: a row committed in between is both after the cursor and notified.
-      const [row] = await this.deps.db.query<{ id: string }>(sql.NEWEST);
-      this.cursor = BigInt(row?.id ?? '0');
+      this.cursor = await this.log.newest();
     } catch (err) {
       this.listening = undefined;
       throw err;
@@ -179,11 +173,7 @@ export class MarketFeed {
       const cursor = this.cursor;
       if (cursor === undefined || this.byMarket.size === 0) return;
       const version = this.version;
-      const rows = await this.deps.db.query<EventRow>(sql.AFTER, [
-        cursor.toString(),
-        [...this.byMarket.keys()],
-        BATCH,
-      ]);
+      const rows = await this.log.after(cursor, [...this.byMarket.keys()], BATCH);
       for (const row of rows) {
         const subscribers = this.byMarket.get(row.market_id);
         if (!subscribers) continue;
@@ -201,7 +191,7 @@ export class MarketFeed {
 
   /** A stream's own read of its markets' events after `after` (its replay, its catch-up). */
   readAfter(ids: string[], after: bigint): Promise<EventRow[]> {
-    return this.deps.db.query<EventRow>(sql.AFTER, [after.toString(), ids, BATCH]);
+    return this.log.after(after, ids, BATCH);
   }
 }
 
@@ -217,7 +207,6 @@ class MarketSubscriber implements StreamSource {
 
   constructor(
     private readonly feed: MarketFeed,
-    private readonly deps: MarketFeedDeps,
     readonly ids: string[],
     private readonly resume: MarketResume,
     private readonly requestId: string,
@@ -286,15 +275,12 @@ class MarketSubscriber implements StreamSource {
   }
 
   private async kept(id: bigint): Promise<boolean> {
-    const [row] = await this.deps.db.query<{ kept: boolean }>(sql.KEPT, [id.toString()]);
-    return row?.kept === true;
+    return this.feed.log.kept(id);
   }
 
   /** One `event: market` per market, in the order asked, each with the snapshot's resume point. */
   private async snapshot(sink: StreamSink): Promise<void> {
-    const rows = await this.deps.db.query<MarketStateRow & { up_to: string }>(sql.SNAPSHOT, [this.ids]);
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    const upTo = rows[0]?.up_to ?? '0';
+    const { upTo, byId } = await this.feed.log.states(this.ids);
     this.after = BigInt(upTo);
     this.ids.forEach((id, k) => {
       const row = byId.get(id);
@@ -308,16 +294,10 @@ class MarketSubscriber implements StreamSource {
    * market without a `market` event up to it has not changed since `since`, so its state now is its
    * state at `since`, and `m.<since>.<k>` is a true resume point.
    */
-  private async states(since: bigint): Promise<[number, MarketStateRow][]> {
-    const rows = await this.deps.db.query<MarketStateRow & { up_to: string }>(sql.SNAPSHOT, [this.ids]);
-    const upTo = rows[0]?.up_to ?? '0';
-    const changed = new Set(
-      (
-        await this.deps.db.query<{ market_id: string }>(sql.CHANGED_SINCE, [since.toString(), upTo, this.ids])
-      ).map((row) => row.market_id),
-    );
-    const byId = new Map(rows.map((row) => [row.id, row]));
-    const states: [number, MarketStateRow][] = [];
+  private async states(since: bigint): Promise<[number, MarketState][]> {
+    const { upTo, byId } = await this.feed.log.states(this.ids);
+    const changed = await this.feed.log.changedSince(since, upTo, this.ids);
+    const states: [number, MarketState][] = [];
     this.ids.forEach((id, k) => {
       const row = byId.get(id);
       if (row && !changed.has(id)) states.push([k + 1, row]);
@@ -325,8 +305,8 @@ class MarketSubscriber implements StreamSource {
     return states;
   }
 
-  private sendState(sink: StreamSink, row: MarketStateRow, id: string): void {
-    sink.send({ event: 'market', id, data: { requestId: this.requestId, ...marketState(row) } });
+  private sendState(sink: StreamSink, state: MarketState, id: string): void {
+    sink.send({ event: 'market', id, data: { requestId: this.requestId, ...state } });
   }
 
   /** Sends what is stored after `after`, to the end; false once the stream is closed. */

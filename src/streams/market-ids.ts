@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.js';
 import { AppError, type ValidationProblem } from '../errors.js';
-import * as sql from './market-sql.js';
+import { MarketLogReader } from '../markets/index.js';
 import { MARKET_ID_PATTERN, MAX_STREAM_MARKETS } from './schemas.js';
 
 const MARKET_ID = new RegExp(MARKET_ID_PATTERN);
@@ -34,7 +34,7 @@ export async function streamedMarkets(db: Database, text: string): Promise<strin
   if (problems.length > 0)
     throw new AppError('VALIDATION_ERROR', 'Some ids are not market ids', { details: { problems } });
   const ids = [...new Set(entries)];
-  const known = new Set((await db.query<{ id: string }>(sql.STREAMABLE, [ids])).map((row) => row.id));
+  const known = await new MarketLogReader(db).streamable(ids);
   const unknown = ids.find((id) => !known.has(id));
   if (unknown !== undefined) throw new AppError('NOT_FOUND', `Market ${unknown} not found`);
   return ids;

@@ -1,14 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { BaseDeps } from '../feature.js';
+import type { MeterMinutes } from '../http/event-stream/stream.js';
 import type { EventStreams } from '../http/event-stream/streams.js';
 import { defineRoute } from '../http/route.js';
-import type { Biller } from '../ledger/index.js';
 import { formatUsd } from '../lib/money.js';
 import { MAX_BATCH_SYMBOLS, type PriceService } from '../prices/index.js';
 import type { LiveStreamSettings } from './config.js';
 import { MarketFeed, readResume } from './market-feed.js';
 import { streamedMarkets } from './market-ids.js';
-import { minuteMeter } from './meter.js';
 import { PriceFeed } from './price-feed.js';
 import {
   MAX_STREAM_MARKETS,
@@ -44,7 +43,7 @@ export function liveStreamRoutes(
   app: FastifyInstance,
   deps: BaseDeps & {
     ports: { prices: PriceService };
-    edge: { biller: Biller; streams: EventStreams };
+    edge: { meterMinutes: MeterMinutes; streams: EventStreams };
     settings: LiveStreamSettings;
   },
 ): void {
@@ -58,7 +57,6 @@ export function liveStreamRoutes(
   });
   app.addHook('onClose', async () => prices.close());
   const markets = new MarketFeed({ db: deps.db, log: deps.log });
-  const meterDeps = { db: deps.db, clock: deps.clock, biller: edge.biller };
   const minuteUsd = formatUsd(settings.minuteMicros);
 
   defineRoute(app, {
@@ -105,11 +103,7 @@ export function liveStreamRoutes(
         owner: principal,
         source: () =>
           prices.source(principal, tokens, typeof lastEventId === 'string' ? lastEventId : undefined),
-        meter: minuteMeter(
-          meterDeps,
-          { principal, requestId, operation: 'streamPrices' },
-          settings.minuteMicros,
-        ),
+        meter: edge.meterMinutes({ principal, requestId, operation: 'streamPrices' }, settings.minuteMicros),
         announce: {
           limits: {
             symbols: MAX_BATCH_SYMBOLS,
@@ -163,11 +157,7 @@ export function liveStreamRoutes(
         requestId,
         owner: principal,
         source: () => markets.source(ids, resume, requestId),
-        meter: minuteMeter(
-          meterDeps,
-          { principal, requestId, operation: 'streamMarkets' },
-          settings.minuteMicros,
-        ),
+        meter: edge.meterMinutes({ principal, requestId, operation: 'streamMarkets' }, settings.minuteMicros),
         announce: { limits: { markets: MAX_STREAM_MARKETS } },
       });
       return {} as never;

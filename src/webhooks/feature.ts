@@ -29,6 +29,7 @@ function deliveryDeps({ config, db, clock, log, ports }: BaseDeps & Omit<Needs, 
 
 export const webhooksFeature: Feature<{ webhooks: typeof webhookSettings }, Needs> = {
   name: 'webhooks',
+  tables: ['webhook_attempts', 'webhook_deliveries'],
   settings: { webhooks: webhookSettings },
   async api(app, deps) {
     const [{ webhookRoutes }, { testEventLimit }, { alertRoutes }] = await Promise.all([

@@ -1,6 +1,7 @@
 import Fastify from 'fastify';
 import Type from 'typebox';
 import { describe, expect, it } from 'vitest';
+import { createGate } from '../../src/gate/gate.js';
 import { DashboardTwins, defineAccountRoute } from '../../src/http/account-route.js';
 import { defineRoute, type RouteSpec } from '../../src/http/route.js';
 import { cents } from '../../src/lib/money.js';
@@ -14,6 +15,7 @@ type AnySpec = RouteSpec<never, never, never, ReturnType<typeof Type.Object>>;
 function declare(overrides: Partial<AnySpec>): () => void {
   const app = Fastify();
   app.decorate('apiRoutes', []);
+  app.decorate('gate', createGate(app));
   const spec = {
     method: 'POST',
     url: '/test/declared',
@@ -81,6 +83,7 @@ describe('defineAccountRoute', () => {
   it('hands the dashboard its twin, and refuses one declared after the dashboard took them', () => {
     const app = Fastify();
     app.decorate('apiRoutes', []);
+    app.decorate('gate', createGate(app));
     app.decorate('dashboardTwins', new DashboardTwins());
     const account = (operationId: string) => () =>
       defineAccountRoute(app, {

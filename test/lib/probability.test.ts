@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { outcomeProbabilities } from '../../src/lib/probability.js';
-import { marketState } from '../../src/streams/market-state.js';
+import { marketState } from '../../src/markets/log/market-state.js';
 
 /**
  * The outcome-probability rule of docs/markets.md, in one place (src/lib/probability.ts): the mid of

@@ -439,8 +439,8 @@ describe('metering and limits', () => {
   });
 
   it('stream events older than 24 hours are pruned by retention', async () => {
-    const { streamsFeature } = await import('../../src/streams/feature.js');
-    const [table] = (await streamsFeature.retention?.()) ?? [];
+    const { marketsFeature } = await import('../../src/markets/feature.js');
+    const table = ((await marketsFeature.retention?.()) ?? []).find((t) => t.name === 'market_stream_events');
     expect(table?.name).toBe('market_stream_events');
     expect(table?.keepMs({} as never)).toBe(24 * 3_600_000);
   });

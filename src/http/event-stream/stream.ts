@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { AppError } from '../../errors.js';
 import type { Log } from '../../logger.js';
+import type { RoutePrincipal } from '../route-spec.js';
 import type { SlotScope } from './slots.js';
 import {
   commentText,
@@ -54,6 +55,17 @@ export interface StreamMeter {
    */
   payMinute(minute: number, startsAt: Date): Promise<void>;
 }
+
+/**
+ * Makes a paid stream's meter: each started minute of `minuteMicros` charged under the stream's
+ * operation and request id, as a request billed after its answer is (docs/streams.md#billing). The
+ * gate offers it (`deps.edge.meterMinutes`, src/gate/billing/meter.ts), so that a room meters its
+ * streams without the ledger's internals.
+ */
+export type MeterMinutes = (
+  stream: { principal: RoutePrincipal; requestId: string; operation: string },
+  minuteMicros: bigint,
+) => StreamMeter;
 
 /** The bounds of one stream's send queue and its keep-alive (docs/architecture.md#event-streams). */
 export interface StreamBounds {

@@ -12,8 +12,8 @@ import {
 
 export type { LineOutcome, LineReason };
 
-import { type MarketChanges, recordMarketChanges, type StreamedTrade } from '../../streams/index.js';
 import { NOTIFY } from '../lifecycle/lifecycle-sql.js';
+import { type MarketChanges, recordMarketChanges, type StreamedTrade } from '../log/market-log.js';
 import { listedMarketsChanged } from '../read/list-cache.js';
 import { type ParsedEvent, parseEventLine } from './events.js';
 

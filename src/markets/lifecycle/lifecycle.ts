@@ -14,7 +14,7 @@ import { randomBase62 } from '../../lib/ids.js';
 import type { Log } from '../../logger.js';
 import { type PriceService, parseTarget } from '../../prices/index.js';
 import type { QueueHandler } from '../../queue/queue.js';
-import { recordMarketChanges } from '../../streams/index.js';
+import { recordMarketChanges } from '../log/market-log.js';
 import { listedMarketsChanged } from '../read/list-cache.js';
 import * as sql from './lifecycle-sql.js';
 import { type Actor, applyResolution, applyStatus } from './status.js';

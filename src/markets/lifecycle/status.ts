@@ -1,8 +1,8 @@
 import { type Context, withTransaction } from '../../context.js';
 import type { Queryable } from '../../db/database.js';
 import { AppError, notFound, validationError } from '../../errors.js';
-import { recordMarketChanges } from '../../streams/index.js';
 import { type MarketStatus, toMicros } from '../ingest/events.js';
+import { recordMarketChanges } from '../log/market-log.js';
 import { listedMarketsChanged } from '../read/list-cache.js';
 
 /**

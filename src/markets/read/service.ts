@@ -1,5 +1,7 @@
 import type { AccountMode } from '../../accounts/index.js';
-import type { Database, Queryable } from '../../db/database.js';
+import { latestMarketResolution } from '../../ai/index.js';
+import { type Context, createContext } from '../../context.js';
+import type { Database } from '../../db/database.js';
 import { AppError } from '../../errors.js';
 import type { Clock } from '../../lib/clock.js';
 import { type PriceService, parseTarget } from '../../prices/index.js';
@@ -28,13 +30,11 @@ const DAY_MS = 86_400_000;
  * The latest AI consensus about an AI market, for `prediction.aiPrediction`: the newer of the last
  * completed `POST /ai/resolve { marketId }` and the lifecycle's automatic resolution.
  */
-export async function latestAiPrediction(db: Queryable, market: MarketRow): Promise<AiPredictionBody | null> {
+export async function latestAiPrediction(ctx: Context, market: MarketRow): Promise<AiPredictionBody | null> {
   if (market.resolution_type !== 'AI') return null;
-  const [requested] = await db.query<{ result: Record<string, unknown>; completed_at: Date }>(sql.LATEST_AI, [
-    market.id,
-  ]);
+  const requested = await latestMarketResolution(ctx, market.id);
   const candidates: AiPredictionBody[] = [];
-  if (requested) candidates.push(prediction(requested.result, requested.completed_at.toISOString()));
+  if (requested) candidates.push(prediction(requested.result, requested.completedAt.toISOString()));
   const auto = (market.resolution_details?.autoResolution ?? null) as Record<string, unknown> | null;
   const consensus = auto?.consensus as Record<string, unknown> | undefined;
   if (consensus && typeof auto?.at === 'string') candidates.push(prediction(consensus, auto.at));
@@ -123,7 +123,7 @@ export class MarketService {
     const [sol, feed, aiPrediction] = await Promise.all([
       this.vwap('SOL', mode),
       market.price_symbol === null ? null : this.vwap(market.price_symbol, mode),
-      latestAiPrediction(this.deps.db, market),
+      latestAiPrediction(createContext(this.deps.db, this.deps.clock), market),
     ]);
     let priceFeed: PriceFeedBody | null = null;
     if (market.resolution_type === 'PRICE_FEED' && market.price_symbol !== null) {

@@ -161,10 +161,3 @@ export const LIST_PAGE = {
   category: listStatement(false, true, false),
   statusAndCategory: listStatement(true, true, false),
 };
-
-/** The last completed AI resolution asked about a market (`POST /ai/resolve { marketId }`). */
-export const LATEST_AI = statement(
-  'markets_latest_ai',
-  `SELECT result, completed_at FROM ai_requests
-    WHERE market_id = $1 AND status = 'COMPLETED' ORDER BY completed_at DESC LIMIT 1`,
-);

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { AppError } from '../errors.js';
+import type { RoutePermission } from '../http/route-spec.js';
 import {
   checkRestrictions,
   credentialInUrl,
@@ -9,7 +10,6 @@ import {
 } from '../keys/index.js';
 import { clientAddress } from '../lib/client-ip.js';
 import { failureAddress } from '../limits/index.js';
-import type { RoutePermission } from './route-spec.js';
 import type { Services } from './services.js';
 
 /** The one Authorization header; two are refused rather than one of them picked. */

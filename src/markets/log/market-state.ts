@@ -1,4 +1,4 @@
-import { outcomeProbabilities } from '../lib/probability.js';
+import { outcomeProbabilities } from '../../lib/probability.js';
 
 /**
  * What a `market` event says of a market (docs/streams.md#markets), built from one row of the state

@@ -1,5 +1,5 @@
-import { statement } from '../db/database.js';
-import { pruneStatement } from '../db/prune.js';
+import { statement } from '../../db/database.js';
+import { pruneStatement } from '../../db/prune.js';
 
 /** The channel every transaction that writes market stream events notifies, once (docs/streams.md#markets). */
 export const MARKET_STREAM_CHANNEL = 'market_stream';

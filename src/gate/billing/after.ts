@@ -1,19 +1,18 @@
 import type { Static, TObject, TSchema } from 'typebox';
+import type { RouteInput, RouteSpec } from '../../http/route-spec.js';
 import { classifyHeldKey, pendingAnswer } from '../../idempotency/index.js';
-import { type BillingOutcome, balanceOf, ChargeRefusedError } from '../../ledger/index.js';
 import { metrics } from '../../metrics/metrics.js';
-import type { RouteInput, RouteSpec } from '../route-spec.js';
 import {
   billed,
   chargeRequest,
   checkBalance,
   contextOf,
   plainTransaction,
-  quotaOf,
+  refusal,
   replay,
   routeInput,
 } from './request.js';
-import type { RouteBilling, RouteCall } from './route-billing.js';
+import type { RouteBilling } from './route-billing.js';
 
 /**
  * A route billed after its handler (`billing: 'after'`, the default): the handler writes nothing,
@@ -39,7 +38,7 @@ export function billedAfter<P extends TSchema, Q extends TSchema, B extends TSch
       const result = await spec.handler(input, call.request, call.reply);
       const amount = amountOf(input, result);
       const outcome = await call.services.biller.charge(chargeRequest(call, operationId, amount));
-      if (!outcome.ok) throw await refusal(call, outcome, amount);
+      if (!outcome.ok) throw await refusal(call.services, call.principal, outcome, amount);
       call.services.balances.saw(call.principal.accountId, outcome.balanceMicros);
       metrics.charged(operationId, amount);
       return billed(call.request.id, result, amount, outcome.balanceMicros);
@@ -64,7 +63,7 @@ export function billedAfter<P extends TSchema, Q extends TSchema, B extends TSch
           // Nothing was charged: the key's holder decides the answer (a replay, or 422/409 thrown).
           return replay(call.reply, await classifyHeldKey(db, keyed.scope, keyed.print, clock.now()));
         }
-        throw await refusal(call, outcome, amount);
+        throw await refusal(call.services, call.principal, outcome, amount);
       }
       call.services.balances.saw(call.principal.accountId, outcome.balanceMicros);
       metrics.charged(operationId, amount);
@@ -73,17 +72,4 @@ export function billedAfter<P extends TSchema, Q extends TSchema, B extends TSch
       return answer.bytes(outcome.balanceMicros);
     },
   };
-}
-
-async function refusal(
-  call: RouteCall,
-  outcome: BillingOutcome & { ok: false },
-  amount: bigint,
-): Promise<Error> {
-  if (outcome.reason === 'IDEMPOTENCY_KEY_TAKEN') return new Error('a charge without a key lost one');
-  const { db, clock } = call.services;
-  const balance =
-    outcome.reason === 'INSUFFICIENT_BALANCE' ? await balanceOf(db, call.principal.accountId) : undefined;
-  if (balance !== undefined) call.services.balances.saw(call.principal.accountId, balance);
-  return new ChargeRefusedError(outcome, amount, quotaOf(call.principal, clock), balance);
 }

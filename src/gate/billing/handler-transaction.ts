@@ -1,8 +1,8 @@
 import { type Context, withTransaction } from '../../context.js';
 import type { Queryable } from '../../db/database.js';
+import type { RouteTransaction } from '../../http/route-spec.js';
 import { type Charged, charge } from '../../ledger/index.js';
 import { metrics } from '../../metrics/metrics.js';
-import type { RouteTransaction } from '../route-spec.js';
 import { chargeRequest } from './request.js';
 import type { RouteCall } from './route-billing.js';
 

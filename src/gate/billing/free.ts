@@ -1,6 +1,6 @@
 import type { TObject, TSchema } from 'typebox';
+import type { RouteSpec } from '../../http/route-spec.js';
 import { storeAnswer } from '../../idempotency/index.js';
-import type { RouteSpec } from '../route-spec.js';
 import { withClaimedKey } from './claimed-key.js';
 import { HandlerTransactions, type StoreAnswer } from './handler-transaction.js';
 import { contextOf, plainTransaction, routeInput } from './request.js';

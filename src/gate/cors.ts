@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { API_PREFIX } from '../http/route.js';
 import { serialiseOrigin } from '../keys/index.js';
-import { API_PREFIX } from './route.js';
 
 /**
  * CORS preflight for the API. A preflight carries no credentials, so it cannot know the key's

@@ -1,13 +1,19 @@
 import type { FastifyReply } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import { type Context, createContext, withTransaction } from '../../context.js';
+import type { RouteInput, RouteTransaction } from '../../http/route-spec.js';
 import { heldKeyAnswer, type Replay } from '../../idempotency/index.js';
 import type { Principal } from '../../keys/index.js';
-import type { ChargeRequest } from '../../ledger/index.js';
+import {
+  type BillingOutcome,
+  balanceOf,
+  ChargeRefusedError,
+  type ChargeRequest,
+} from '../../ledger/index.js';
 import type { Clock } from '../../lib/clock.js';
 import { formatUsd } from '../../lib/money.js';
 import type { QuotaContext } from '../../limits/index.js';
-import type { RouteInput, RouteTransaction } from '../route-spec.js';
+import type { Services } from '../services.js';
 import type { Keyed, RouteCall } from './route-billing.js';
 
 /** What every strategy's request shares: its context, and the handler's input with its `transaction`. */
@@ -83,6 +89,24 @@ export function chargeRequest(call: RouteCall, operation: string, amountMicros: 
     keyId: ledgerKeyId(principal),
     quota: quotaOf(principal, call.services.clock),
   };
+}
+
+/**
+ * Why a charge billed after its work was refused, as the error to answer: 402 with the balance
+ * read fresh (and told to the balance hints), or 429 with the quota that refused.
+ */
+export async function refusal(
+  services: Pick<Services, 'db' | 'clock' | 'balances'>,
+  principal: Principal,
+  outcome: BillingOutcome & { ok: false },
+  amount: bigint,
+): Promise<Error> {
+  if (outcome.reason === 'IDEMPOTENCY_KEY_TAKEN') return new Error('a charge without a key lost one');
+  const { db, clock } = services;
+  const balance =
+    outcome.reason === 'INSUFFICIENT_BALANCE' ? await balanceOf(db, principal.accountId) : undefined;
+  if (balance !== undefined) services.balances.saw(principal.accountId, balance);
+  return new ChargeRefusedError(outcome, amount, quotaOf(principal, clock), balance);
 }
 
 /** Sends an answer serialised (and stored) before: Fastify sends strings and buffers as they are. */

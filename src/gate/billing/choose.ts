@@ -1,7 +1,7 @@
 import type { TObject, TSchema } from 'typebox';
 import { AppError } from '../../errors.js';
+import type { RouteSpec } from '../../http/route-spec.js';
 import { noteRefusal } from '../../ledger/index.js';
-import type { RouteSpec } from '../route-spec.js';
 import { billedAfter } from './after.js';
 import { freeRoute } from './free.js';
 import { billedInTransaction } from './in-transaction.js';

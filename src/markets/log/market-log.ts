@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/database.js';
+import type { Queryable } from '../../db/database.js';
 import * as sql from './market-sql.js';
 import { type MarketStateRow, marketState } from './market-state.js';
 
