@@ -3,7 +3,7 @@ import type { Static, TObject, TSchema } from 'typebox';
 import type { Context } from '../context.js';
 import type { ErrorCode } from '../errors.js';
 import type { Permission, Principal } from '../keys/index.js';
-import type { ChargingContext } from '../ledger/index.js';
+import type { ChargingContext, PaidRows } from '../ledger/index.js';
 import type { BodyRules } from './errors.js';
 
 export type { BodyRules };
@@ -28,6 +28,13 @@ export interface RouteInput<P extends TSchema, Q extends TSchema, B extends TSch
    * with `tx.charge()` next to the rows the charge pays for: both commit, or neither does.
    */
   transaction<T>(fn: (tx: RouteTransaction) => Promise<T>): Promise<T>;
+  /**
+   * On a route billed after its handler (`billing: 'after'`): rows the request's charge pays for (a
+   * scheduled job), written with the charge in its transaction, coalesced with other requests'
+   * charges and rows, or not at all when the charge is refused (docs/jobs.md#how-scheduling-commits).
+   * Once per request; elsewhere it throws.
+   */
+  chargeWith(rows: PaidRows): void;
 }
 
 export type RouteTransaction = ChargingContext;
@@ -58,7 +65,9 @@ export interface RouteSpec<P extends TSchema, Q extends TSchema, B extends TSche
    * When a priced route charges. `after` (default): once the handler has returned, coalesced with
    * other requests' charges into batch statements — for routes whose success writes nothing else.
    * `transaction`: the handler charges with `tx.charge()` inside `input.transaction`, in the same
-   * transaction as the rows it creates (jobs, AI requests, outbox rows); it must charge exactly once.
+   * transaction as the rows it creates (AI requests, outbox rows); it must charge exactly once. A
+   * route whose success writes rows known before the charge (a scheduled job) can stay `after` and
+   * hand them to `input.chargeWith`: they commit with its coalesced charge.
    */
   billing?: 'after' | 'transaction';
   /**

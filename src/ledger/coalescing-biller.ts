@@ -4,7 +4,7 @@ import { metrics } from '../metrics/metrics.js';
 import { decide, type FailedItems, REFUSED } from './batch-statements.js';
 import type { Biller, BillingOutcome } from './biller.js';
 import { type ChargeRequest, chargeAlone } from './charge.js';
-import { chargeStoring } from './keyed-batch.js';
+import { chargeInTransaction, chargeStoring } from './keyed-batch.js';
 
 interface Pending {
   input: ChargeRequest;
@@ -94,7 +94,8 @@ export class CoalescingBiller implements Biller {
    * Sends one batch: one statement charges every account that covers all of its items (nearly
    * always all of them); items of an account that does not are then decided one by one, in order,
    * by a second. A batch with answers to store (Idempotency-Key) stores them with its charges
-   * (keyed-batch.ts). `settled` runs as soon as the statements have committed (or failed), before
+   * (keyed-batch.ts). A batch with rows its charges pay for (scheduled jobs) is one transaction: the
+   * charges, their rows and their answers commit together, or nothing of the batch does. `settled` runs as soon as the statements have committed (or failed), before
    * any caller hears back: the next batch is then already on its way to the database while this
    * one's responses are written.
    */
@@ -107,9 +108,14 @@ export class CoalescingBiller implements Biller {
     // Items whose statement failed: nothing of that statement was committed.
     let failed: FailedItems;
     try {
-      failed = items.some((c) => c.answer)
-        ? await chargeStoring(this.db, this.parts, items, outcomes)
-        : await decide(this.db, items, outcomes, false);
+      if (items.some((c) => c.rows)) {
+        await chargeInTransaction(this.db, this.parts, items, outcomes);
+        failed = undefined;
+      } else if (items.some((c) => c.answer)) {
+        failed = await chargeStoring(this.db, this.parts, items, outcomes);
+      } else {
+        failed = await decide(this.db, items, outcomes, false);
+      }
     } catch (err) {
       failed = { items: new Set(batch.keys()), err };
     }

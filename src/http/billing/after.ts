@@ -10,6 +10,7 @@ import {
   contextOf,
   plainTransaction,
   quotaOf,
+  RowsForCharge,
   replay,
   routeInput,
 } from './request.js';
@@ -17,7 +18,8 @@ import type { RouteBilling, RouteCall } from './route-billing.js';
 
 /**
  * A route billed after its handler (`billing: 'after'`, the default): the handler writes nothing,
- * and its success is charged by the biller, coalesced with other requests' charges. Under a key,
+ * and its success is charged by the biller, coalesced with other requests' charges — with the rows
+ * the handler handed to `input.chargeWith`, which commit in the charge's transaction. Under a key,
  * nothing is claimed beforehand: the key is taken by storing the answer with the charge, in the
  * charge's own statement (idempotency/pending-answer.ts). Until then nothing is held, so a failure
  * has nothing to give back.
@@ -35,10 +37,14 @@ export function billedAfter<P extends TSchema, Q extends TSchema, B extends TSch
       const check = checkBalance(call, least);
       if (check) await check;
       const ctx = contextOf(call);
-      const input = routeInput<P, Q, B>(call, ctx, plainTransaction(ctx, operationId));
+      const rows = new RowsForCharge();
+      const input = routeInput<P, Q, B>(call, ctx, plainTransaction(ctx, operationId), rows.attach);
       const result = await spec.handler(input, call.request, call.reply);
       const amount = amountOf(input, result);
-      const outcome = await call.services.biller.charge(chargeRequest(call, operationId, amount));
+      const outcome = await call.services.biller.charge({
+        ...chargeRequest(call, operationId, amount),
+        rows: rows.rows,
+      });
       if (!outcome.ok) throw await refusal(call, outcome, amount);
       call.services.balances.saw(call.principal.accountId, outcome.balanceMicros);
       metrics.charged(operationId, amount);
@@ -50,7 +56,8 @@ export function billedAfter<P extends TSchema, Q extends TSchema, B extends TSch
       const replayed = check ? await check : undefined;
       if (replayed !== undefined) return replayed;
       const ctx = contextOf(call);
-      const input = routeInput<P, Q, B>(call, ctx, plainTransaction(ctx, operationId));
+      const rows = new RowsForCharge();
+      const input = routeInput<P, Q, B>(call, ctx, plainTransaction(ctx, operationId), rows.attach);
       const result = await spec.handler(input, call.request, call.reply);
       const amount = amountOf(input, result);
       const answer = pendingAnswer(
@@ -58,7 +65,11 @@ export function billedAfter<P extends TSchema, Q extends TSchema, B extends TSch
         (balanceMicros) =>
           call.reply.serialize(billed(call.request.id, result, amount, balanceMicros)) as string,
       );
-      const outcome = await biller.charge({ ...chargeRequest(call, operationId, amount), answer });
+      const outcome = await biller.charge({
+        ...chargeRequest(call, operationId, amount),
+        answer,
+        rows: rows.rows,
+      });
       if (!outcome.ok) {
         if (outcome.reason === 'IDEMPOTENCY_KEY_TAKEN') {
           // Nothing was charged: the key's holder decides the answer (a replay, or 422/409 thrown).

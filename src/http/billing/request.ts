@@ -3,7 +3,7 @@ import type { Static, TSchema } from 'typebox';
 import { type Context, createContext, withTransaction } from '../../context.js';
 import { heldKeyAnswer, type Replay } from '../../idempotency/index.js';
 import type { Principal } from '../../keys/index.js';
-import type { ChargeRequest } from '../../ledger/index.js';
+import type { ChargeRequest, PaidRows } from '../../ledger/index.js';
 import type { Clock } from '../../lib/clock.js';
 import { formatUsd } from '../../lib/money.js';
 import type { QuotaContext } from '../../limits/index.js';
@@ -22,6 +22,7 @@ export function routeInput<P extends TSchema, Q extends TSchema, B extends TSche
   call: RouteCall,
   ctx: Context,
   transaction: RouteInput<P, Q, B>['transaction'],
+  chargeWith: RouteInput<P, Q, B>['chargeWith'] = noRows(call),
 ): RouteInput<P, Q, B> {
   const { request } = call;
   return {
@@ -32,6 +33,24 @@ export function routeInput<P extends TSchema, Q extends TSchema, B extends TSche
     requestId: request.id,
     ctx,
     transaction,
+    chargeWith,
+  };
+}
+
+/** `input.chargeWith` of a route not billed after its handler: rows there would be written by nothing. */
+function noRows(call: RouteCall): RouteInput<TSchema, TSchema, TSchema>['chargeWith'] {
+  return () => {
+    throw new Error(`${call.request.routeOptions.url}: chargeWith() needs billing 'after'`);
+  };
+}
+
+/** The rows a request billed after its handler hands to its charge (`input.chargeWith`), at most once. */
+export class RowsForCharge {
+  rows: PaidRows | undefined;
+
+  readonly attach = (rows: PaidRows): void => {
+    if (this.rows) throw new Error('chargeWith() is called once per request');
+    this.rows = rows;
   };
 }
 
