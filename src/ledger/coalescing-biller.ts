@@ -17,6 +17,11 @@ export interface CoalescingOptions {
   maxBatch: number;
   /** Batches in flight at once; charges arriving meanwhile wait for the next one. */
   maxInFlight: number;
+  /**
+   * Start a batch only once the event loop has turned, with every charge that arrived meanwhile:
+   * for the embedded database (see `gather` below). Default false: a batch starts at once.
+   */
+  gather?: boolean;
 }
 
 export interface CoalescingStats {
@@ -36,6 +41,14 @@ export interface CoalescingStats {
 export class CoalescingBiller implements Biller {
   private queue: Pending[] = [];
   private inFlight = 0;
+  /**
+   * The embedded database (PGlite) runs in this thread and answers a batch without the event loop
+   * turning: a batch sent the moment a charge arrives would carry that charge alone, every request
+   * its own commit. There a batch starts once the event loop has turned (setImmediate), and takes
+   * every charge the requests read meanwhile. Over a network (PostgreSQL) charges queue while the
+   * batch in flight is on the wire, and a batch starts at once. (options.gather)
+   */
+  private gathering = false;
   /** Accounts with a batch in flight: their rows are locked until it commits. */
   private readonly busyAccounts = new Map<string, number>();
   readonly stats: CoalescingStats = { batches: 0, charges: 0, largestBatch: 0 };
@@ -56,13 +69,24 @@ export class CoalescingBiller implements Biller {
     });
   }
 
+  /** Starts batches now, or once the event loop has turned (options.gather: the embedded database). */
+  private pump(): void {
+    if (!this.options.gather) return this.send();
+    if (this.gathering) return;
+    this.gathering = true;
+    setImmediate(() => {
+      this.gathering = false;
+      this.send();
+    });
+  }
+
   /**
    * Starts batches while there is room. A batch takes only charges of accounts that no batch in
    * flight holds: a second batch on a locked account would just wait for the lock (and split the
    * first one's load), while batches on disjoint accounts run side by side on separate connections.
    * Charges of a busy account keep their order and wait for the next batch.
    */
-  private pump(): void {
+  private send(): void {
     while (this.inFlight < this.options.maxInFlight && this.queue.length > 0) {
       const batch: Pending[] = [];
       const waiting: Pending[] = [];
