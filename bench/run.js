@@ -538,8 +538,8 @@ async function main() {
           });
     if (servePgBefore && servePgliteBefore) {
       children.push(servePgBefore, servePgliteBefore);
-      await waitForHttp(`http://127.0.0.1:${PORTS.pgBefore}/readyz`, servePgBefore);
-      await waitForHttp(`http://127.0.0.1:${PORTS.pgliteBefore}/readyz`, servePgliteBefore);
+      await waitForHttp(`http://127.0.0.1:${PORTS.pgBefore}/readyz`, servePgBefore, 180_000);
+      await waitForHttp(`http://127.0.0.1:${PORTS.pgliteBefore}/readyz`, servePgliteBefore, 180_000);
     }
     await waitForHttp(`http://127.0.0.1:${PORTS.listUncached}/readyz`, serveListUncached);
     await waitForHttp(`http://127.0.0.1:${PORTS.unbatched}/readyz`, serveUnbatched);

@@ -98,7 +98,13 @@ export function scheduleJob(
   };
   chargeWith(paidRows(JOB_ROWS, unpaid));
   return presentJob(
-    { id: unpaid.id, job_type: job.type, scheduled_for: job.scheduledFor, status: 'PENDING', created_at: now },
+    {
+      id: unpaid.id,
+      job_type: job.type,
+      scheduled_for: job.scheduledFor,
+      status: 'PENDING',
+      created_at: now,
+    },
     now,
   );
 }

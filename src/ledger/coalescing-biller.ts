@@ -71,7 +71,10 @@ export class CoalescingBiller implements Biller {
 
   /** Starts batches now, or once the event loop has turned (options.gather: the embedded database). */
   private pump(): void {
-    if (!this.options.gather) return this.send();
+    if (!this.options.gather) {
+      this.send();
+      return;
+    }
     if (this.gathering) return;
     this.gathering = true;
     setImmediate(() => {

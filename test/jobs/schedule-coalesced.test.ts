@@ -235,7 +235,8 @@ describe('a batch that fails', () => {
     const counts = statuses(responses);
     expect(counts[500]).toBeGreaterThan(0);
     expect((counts[200] ?? 0) + (counts[500] ?? 0)).toBe(40);
-    for (const r of responses.filter((x) => x.statusCode === 500)) expect(r.json().code).toBe('INTERNAL_ERROR');
+    for (const r of responses.filter((x) => x.statusCode === 500))
+      expect(r.json().code).toBe('INTERNAL_ERROR');
     await expectEveryAnswerPaidOnce(ctx, account.accountId, responses);
     expect(await balanceOf(ctx.database.db, account.accountId)).toBe(
       10_000_000n - PRICE * BigInt(counts[200] ?? 0),
