@@ -581,7 +581,11 @@ async function main() {
       // A short burst to estimate the rate, then about WARMUP seconds more: a first round measured
       // right after a short warm-up ran at half speed (hello-world 29,000 then 58,000 req/s).
       const probe = await load(s, { amount: CONNECTIONS * 200 }, pids[s.proc]);
-      const warm = await load(s, { amount: Math.round(probe.rps * WARMUP) }, pids[s.proc]);
+      const warm = await load(
+        s,
+        { amount: Math.max(CONNECTIONS, Math.round(probe.rps * WARMUP)) },
+        pids[s.proc],
+      );
       if (s.ledger === 'api') embeddedSuccesses[embeddedOf(s)] += BigInt(probe['2xx'] + warm['2xx']);
       amounts.set(s.id, Math.max(CONNECTIONS * 20, Math.round(warm.rps * DURATION)));
     }
