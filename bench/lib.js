@@ -26,11 +26,11 @@ import { clearSecretBox } from '../dist/webhooks/secret-box.js';
  * reconciles it (`ledger`: read from PostgreSQL, or through the API for the embedded database).
  * @typedef {{
  *   id: string, title: string, port: number, method: string, path: string,
- *   proc: 'hello' | 'pg' | 'pglite' | 'unbatched' | 'listUncached',
+ *   proc: 'hello' | 'pg' | 'pglite' | 'unbatched' | 'listUncached' | 'pgBefore' | 'pgliteBefore',
  *   headers?: Record<string, string>, body?: string, connections?: number,
  *   variants?: { headers: Record<string, string> }[],
  *   setupRequest?: (request: BenchRequest) => BenchRequest,
- *   price?: bigint, ledger?: 'pg' | 'api', accounts?: string[], apiKey?: string,
+ *   price?: bigint, ledger?: 'pg' | 'api', accounts?: string[], apiKey?: string, jobs?: boolean,
  * }} Scenario
  */
 

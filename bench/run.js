@@ -58,7 +58,15 @@ const PORTS = {
   pglite: PORT_BASE + 2,
   unbatched: PORT_BASE + 3,
   listUncached: PORT_BASE + 4,
+  pgBefore: PORT_BASE + 5,
+  pgliteBefore: PORT_BASE + 6,
 };
+// BENCH_BEFORE=<a built checkout> (its bin/ and dist/): the scheduling and embedded scenarios run a
+// second time against that build's `sibyl serve`, on PostgreSQL (the same database, an account of
+// its own) and on PGlite (a data directory of its own), in the same rounds: a change is judged by
+// the two builds side by side, never against another run's figure.
+const BEFORE = process.env.BENCH_BEFORE;
+const BEFORE_SCENARIOS = ['schedule', 'schedule-hot', 'price-embedded'];
 const CENT = 10_000n;
 const FUNDS = 10_000_000n * 1_000_000n; // 10,000,000 USD of play money per account
 
@@ -111,11 +119,12 @@ let idempotencyKeys = 0;
 let batchSequence = 0;
 
 /**
- * @param {Record<'hot' | 'hotAlerts' | 'batch' | 'batchKeyed' | 'scheduler' | 'unbatched' | 'market' | 'list', Funded> & { spread: Funded[] }} pg
+ * @param {Record<'hot' | 'hotAlerts' | 'batch' | 'batchKeyed' | 'scheduler' | 'schedulerHot' | 'unbatched' | 'market' | 'list', Funded> & { spread: Funded[], before?: { scheduler: Funded, schedulerHot: Funded } }} pg
  * @param {Funded} pglite
+ * @param {Funded | undefined} pgliteBefore
  * @returns {Scenario[]}
  */
-function scenarios(pg, pglite) {
+function scenarios(pg, pglite, pgliteBefore) {
   const hot = pg.hot;
   const spread = pg.spread;
   /** @type {Scenario[]} */
@@ -235,6 +244,25 @@ function scenarios(pg, pglite) {
       ledger: 'pg',
       accounts: [pg.scheduler.accountId],
       proc: 'pg',
+      jobs: true,
+    },
+    {
+      id: 'schedule-hot',
+      title: 'POST /api/v1/price/schedule with a callback, one hot account (PostgreSQL)',
+      port: PORTS.pg,
+      method: 'POST',
+      path: '/api/v1/price/schedule',
+      headers: { authorization: `Bearer ${pg.schedulerHot.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        symbol: 'SOL',
+        resolutionTimestamp: new Date(Date.now() + 300 * 86_400_000).toISOString(),
+        callbackUrl: 'https://hooks.example.com/sibyl-bench',
+      }),
+      price: 5n * CENT,
+      ledger: 'pg',
+      accounts: [pg.schedulerHot.accountId],
+      proc: 'pg',
+      jobs: true,
     },
     {
       id: 'price-embedded',
@@ -250,7 +278,36 @@ function scenarios(pg, pglite) {
       proc: 'pglite',
     },
   ];
-  return all.filter((s) => !ONLY || s.id === 'hello' || ONLY.includes(s.id));
+  const chosen = all.filter((s) => !ONLY || s.id === 'hello' || ONLY.includes(s.id));
+  if (!BEFORE || !pg.before || !pgliteBefore) return chosen;
+  const before = pg.before;
+  /** @type {(s: Scenario) => Scenario} */
+  const onBefore = (s) =>
+    s.proc === 'pglite'
+      ? {
+          ...s,
+          id: `${s.id}-before`,
+          title: `${s.title}, build before`,
+          port: PORTS.pgliteBefore,
+          proc: 'pgliteBefore',
+          headers: { ...s.headers, authorization: `Bearer ${pgliteBefore.key}` },
+          accounts: [pgliteBefore.accountId],
+          apiKey: pgliteBefore.key,
+        }
+      : {
+          ...s,
+          id: `${s.id}-before`,
+          title: `${s.title}, build before`,
+          port: PORTS.pgBefore,
+          proc: 'pgBefore',
+          headers: {
+            ...s.headers,
+            authorization: `Bearer ${(s.id === 'schedule' ? before.scheduler : before.schedulerHot).key}`,
+          },
+          accounts: [(s.id === 'schedule' ? before.scheduler : before.schedulerHot).accountId],
+        };
+  // Each scenario of the build before right after its own, in every round.
+  return chosen.flatMap((s) => (BEFORE_SCENARIOS.includes(s.id) ? [s, onBefore(s)] : [s]));
 }
 
 /**
@@ -400,6 +457,11 @@ function versionOf(pkg) {
   return JSON.parse(readFileSync(new URL(`node_modules/${pkg}/package.json`, ROOT), 'utf8')).version;
 }
 
+/** @param {Scenario} s the embedded service a scenario's answers are reconciled against */
+function embeddedOf(s) {
+  return s.proc === 'pgliteBefore' ? 'pgliteBefore' : 'pglite';
+}
+
 async function main() {
   const benchDb = `sibyl_bench_${process.pid}`;
   const admin = new PostgresDatabase(DB_URL, { poolSize: 1 });
@@ -419,6 +481,15 @@ async function main() {
       batch: await funded(db, 'batch'),
       batchKeyed: await funded(db, 'batch-keyed'),
       scheduler: await funded(db, 'scheduler'),
+      schedulerHot: await funded(db, 'scheduler-hot'),
+      ...(BEFORE
+        ? {
+            before: {
+              scheduler: await funded(db, 'scheduler-before'),
+              schedulerHot: await funded(db, 'scheduler-hot-before'),
+            },
+          }
+        : {}),
       unbatched: await funded(db, 'unbatched'),
       market: await funded(db, 'market'),
       list: await funded(db, 'list'),
@@ -430,6 +501,14 @@ async function main() {
     await migrate(embedded);
     const pglite = await funded(embedded, 'embedded');
     await embedded.close();
+    const dataDirBefore = BEFORE ? join(dataDir, '..', 'data-before') : undefined;
+    let pgliteBefore;
+    if (dataDirBefore) {
+      const embeddedBefore = (await PgliteDatabase.open(dataDirBefore)).db;
+      await migrate(embeddedBefore);
+      pgliteBefore = await funded(embeddedBefore, 'embedded-before');
+      await embeddedBefore.close();
+    }
 
     const hello = startProcess('hello', [new URL('hello.js', import.meta.url).pathname], {
       PORT: String(PORTS.hello),
@@ -458,6 +537,28 @@ async function main() {
       DATABASE_URL: dbUrl,
     });
     children.push(hello, servePg, servePglite, serveUnbatched, serveListUncached);
+    const binBefore = BEFORE ? join(BEFORE, 'bin', 'sibyl.js') : undefined;
+    const servePgBefore =
+      binBefore === undefined
+        ? undefined
+        : startProcess('sibyl before (PostgreSQL)', [binBefore, 'serve'], {
+            ...SERVICE_ENV,
+            PORT: String(PORTS.pgBefore),
+            DATABASE_URL: dbUrl,
+          });
+    const servePgliteBefore =
+      binBefore === undefined
+        ? undefined
+        : startProcess('sibyl before (PGlite)', [binBefore, 'serve'], {
+            ...SERVICE_ENV,
+            PORT: String(PORTS.pgliteBefore),
+            SIBYL_DATA_DIR: dataDirBefore,
+          });
+    if (servePgBefore && servePgliteBefore) {
+      children.push(servePgBefore, servePgliteBefore);
+      await waitForHttp(`http://127.0.0.1:${PORTS.pgBefore}/readyz`, servePgBefore, 180_000);
+      await waitForHttp(`http://127.0.0.1:${PORTS.pgliteBefore}/readyz`, servePgliteBefore, 180_000);
+    }
     await waitForHttp(`http://127.0.0.1:${PORTS.listUncached}/readyz`, serveListUncached);
     await waitForHttp(`http://127.0.0.1:${PORTS.unbatched}/readyz`, serveUnbatched);
     await waitForHttp(`http://127.0.0.1:${PORTS.hello}/`, hello);
@@ -472,13 +573,15 @@ async function main() {
     // to chance), which is the state the HTTP scenarios run in.
     const markets = wantsMarkets ? await loadMarkets(db, dbUrl, PORTS.pg) : null;
 
-    const list = scenarios(pg, pglite);
+    const list = scenarios(pg, pglite, pgliteBefore);
     const pids = {
       hello: hello.pid,
       pg: servePg.pid,
       pglite: servePglite.pid,
       unbatched: serveUnbatched.pid,
       listUncached: serveListUncached.pid,
+      pgBefore: servePgBefore?.pid,
+      pgliteBefore: servePgliteBefore?.pid,
     };
     /** @type {Map<string, LoadResult[]>} */
     const runs = new Map(list.map((s) => [s.id, []]));
@@ -490,13 +593,18 @@ async function main() {
     };
     // Warm-up: JIT, caches and connection pools, unmeasured; it also sizes each measured run.
     const amounts = new Map();
-    let embeddedSuccesses = 0n;
+    // Successful answers per embedded service (its own data directory), reconciled at the end.
+    const embeddedSuccesses = { pglite: 0n, pgliteBefore: 0n };
     for (const s of list) {
       // A short burst to estimate the rate, then about WARMUP seconds more: a first round measured
       // right after a short warm-up ran at half speed (hello-world 29,000 then 58,000 req/s).
       const probe = await load(s, { amount: CONNECTIONS * 200 }, pids[s.proc]);
-      const warm = await load(s, { amount: Math.round(probe.rps * WARMUP) }, pids[s.proc]);
-      if (s.ledger === 'api') embeddedSuccesses += BigInt(probe['2xx'] + warm['2xx']);
+      const warm = await load(
+        s,
+        { amount: Math.max(CONNECTIONS, Math.round(probe.rps * WARMUP)) },
+        pids[s.proc],
+      );
+      if (s.ledger === 'api') embeddedSuccesses[embeddedOf(s)] += BigInt(probe['2xx'] + warm['2xx']);
       amounts.set(s.id, Math.max(CONNECTIONS * 20, Math.round(warm.rps * DURATION)));
     }
     // The statistics autovacuum would have gathered within a minute of the warm-up's writes. Without
@@ -522,7 +630,7 @@ async function main() {
               : { balance: await apiBalance(s.port, s.apiKey) };
           const problems = await reconcile(s, result, before, after, db);
           for (const p of problems) failures.push(`${s.id}, round ${round}: ${p}`);
-          if (s.ledger === 'api') embeddedSuccesses += BigInt(result['2xx']);
+          if (s.ledger === 'api') embeddedSuccesses[embeddedOf(s)] += BigInt(result['2xx']);
         }
         runsOf(s.id).push(result);
       }
@@ -539,18 +647,35 @@ async function main() {
         `PostgreSQL ledger does not reconcile: ${JSON.stringify(pgReport, (_k, v) => (typeof v === 'bigint' ? String(v) : v))}`,
       );
 
-    await stopProcess(servePglite);
-    const reopened = (await PgliteDatabase.open(dataDir)).db;
-    const [embeddedCharges] = /** @type {{ n: bigint }[]} */ (
-      await reopened.query(`SELECT count(*) AS n FROM ledger_entries WHERE kind = 'charge'`)
-    );
-    const embeddedReport = await reconcileLedger(reopened);
-    await reopened.close();
-    if (!embeddedReport.ok) failures.push('embedded ledger does not reconcile');
-    if (BigInt(embeddedCharges.n) !== embeddedSuccesses) {
-      failures.push(
-        `embedded: ${embeddedCharges.n} charge entries for ${embeddedSuccesses} successful responses`,
+    // Scheduling: every charge of a scheduling account has its job, and every job its charge.
+    for (const s of list.filter((x) => x.jobs)) {
+      const [row] = await db.query(
+        `SELECT (SELECT count(*) FROM ledger_entries e WHERE e.account_id = ANY($1::text[]) AND e.kind = 'charge') AS charges,
+                (SELECT count(*) FROM scheduled_jobs j JOIN ledger_entries e ON e.id = j.charge_entry_id
+                  WHERE j.account_id = ANY($1::text[])) AS jobs`,
+        [s.accounts],
       );
+      if (row.charges !== row.jobs) failures.push(`${s.id}: ${row.charges} charges for ${row.jobs} jobs`);
+    }
+
+    for (const [proc, child, dir] of /** @type {const} */ ([
+      ['pglite', servePglite, dataDir],
+      ['pgliteBefore', servePgliteBefore, dataDirBefore],
+    ])) {
+      if (!child || !dir) continue;
+      await stopProcess(child);
+      const reopened = (await PgliteDatabase.open(dir)).db;
+      const [embeddedCharges] = /** @type {{ n: bigint }[]} */ (
+        await reopened.query(`SELECT count(*) AS n FROM ledger_entries WHERE kind = 'charge'`)
+      );
+      const embeddedReport = await reconcileLedger(reopened);
+      await reopened.close();
+      if (!embeddedReport.ok) failures.push(`embedded ledger (${proc}) does not reconcile`);
+      if (BigInt(embeddedCharges.n) !== embeddedSuccesses[proc]) {
+        failures.push(
+          `embedded (${proc}): ${embeddedCharges.n} charge entries for ${embeddedSuccesses[proc]} successful responses`,
+        );
+      }
     }
 
     const helloRps = runsOf('hello').map((r) => r.rps);

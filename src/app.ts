@@ -98,7 +98,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     biller:
       options.biller ??
       (config.ledger.batching
-        ? new CoalescingBiller(db, config.ledger, new AnswerParts(() => clock.now().getTime()))
+        ? new CoalescingBiller(
+            db,
+            // The embedded database answers within the event loop's turn: batches gather a turn's charges.
+            { ...config.ledger, gather: db.kind === 'pglite' },
+            new AnswerParts(() => clock.now().getTime()),
+          )
         : directBiller(db)),
     balances: new BalanceHints(clock),
   };

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Gate } from '../http/gate.js';
 import { type Permission, type Principal, requirePermission } from '../keys/index.js';
-import type { ChargingContext } from '../ledger/index.js';
+import type { ChargingContext, PaidRows } from '../ledger/index.js';
 import { EXPOSED_HEADERS, takeRateLimit } from '../limits/index.js';
 import { authenticateRequest, keyRestrictions, recheckKeyAccess } from './access.js';
 import { routeBilling } from './billing/choose.js';
@@ -15,6 +15,7 @@ declare module '../http/route-spec.js' {
     principal: Principal;
     permission: Permission;
     transaction: ChargingContext;
+    paidRows: PaidRows;
   }
 }
 

@@ -23,7 +23,7 @@ export interface Caller {
 
 export type AccountRouteInput<P extends TSchema, Q extends TSchema, B extends TSchema> = Omit<
   RouteInput<P, Q, B>,
-  'principal'
+  'principal' | 'chargeWith'
 > & { caller: Caller };
 
 /**

@@ -14,7 +14,7 @@ export type { BodyRules };
 /**
  * What the gate states, above the rooms it reads (docs/architecture.md#the-gate): who calls a route
  * (`principal`, the keys' `Principal`), what a route may require (`permission`) and what a route's
- * transaction can do (`transaction`, the ledger's `ChargingContext`). Filled in by the gate's own
+ * transaction can do (`transaction`, the ledger's `ChargingContext`) and the rows a charge pays for (`paidRows`). Filled in by the gate's own
  * declaration (`declare module` in src/gate/gate.ts), so that this mechanism imports no room.
  */
 // biome-ignore lint/suspicious/noEmptyInterface: filled in by the gate's declaration
@@ -40,9 +40,19 @@ export interface RouteInput<P extends TSchema, Q extends TSchema, B extends TSch
    * with `tx.charge()` next to the rows the charge pays for: both commit, or neither does.
    */
   transaction<T>(fn: (tx: RouteTransaction) => Promise<T>): Promise<T>;
+  /**
+   * On a route billed after its handler (`billing: 'after'`): rows the request's charge pays for (a
+   * scheduled job), written with the charge in its transaction, coalesced with other requests'
+   * charges and rows, or not at all when the charge is refused (docs/jobs.md#how-scheduling-commits).
+   * Once per request; elsewhere it throws.
+   */
+  chargeWith(rows: RoutePaidRows): void;
 }
 
 export type RouteTransaction = Stated<'transaction'>;
+
+/** Rows a charge pays for, written with it (`chargeWith`): the ledger's `PaidRows`, as the gate states it. */
+export type RoutePaidRows = Stated<'paidRows'>;
 
 /**
  * What a route needs of the calling key: one permission, or `any` — any valid key of any
@@ -70,7 +80,9 @@ export interface RouteSpec<P extends TSchema, Q extends TSchema, B extends TSche
    * When a priced route charges. `after` (default): once the handler has returned, coalesced with
    * other requests' charges into batch statements — for routes whose success writes nothing else.
    * `transaction`: the handler charges with `tx.charge()` inside `input.transaction`, in the same
-   * transaction as the rows it creates (jobs, AI requests, outbox rows); it must charge exactly once.
+   * transaction as the rows it creates (AI requests, outbox rows); it must charge exactly once. A
+   * route whose success writes rows known before the charge (a scheduled job) can stay `after` and
+   * hand them to `input.chargeWith`: they commit with its coalesced charge.
    */
   billing?: 'after' | 'transaction';
   /**

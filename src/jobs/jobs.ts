@@ -1,8 +1,7 @@
 import type { AccountMode } from '../accounts/index.js';
-import { type Context, queryable, type TxContext, withTransaction } from '../context.js';
+import { type Context, queryable, withTransaction } from '../context.js';
 import { AppError, validationError } from '../errors.js';
-import { refundCharge } from '../ledger/index.js';
-import { newId } from '../lib/ids.js';
+import { type PaidRow, type RowsWriter, refundCharge } from '../ledger/index.js';
 import { parseIsoTimestamp } from '../lib/time.js';
 import type { AiJobInput } from './ports.js';
 import * as sql from './sql.js';
@@ -98,26 +97,38 @@ export type NewJob = JobPayload & {
   costMicros: bigint;
 };
 
-/** Writes a PENDING job in the transaction of its charge, and wakes the workers when it commits. */
-export async function insertJob(ctx: TxContext, accountId: string, job: NewJob): Promise<JobRow> {
-  const [row] = await ctx.tx.query<JobRow>(sql.INSERT, [
-    newId('job'),
-    accountId,
-    job.type,
-    job.scheduledFor,
-    JSON.stringify(job.request),
-    job.callbackUrl,
-    job.mode,
-    job.chargeEntryId,
-    job.costMicros,
-    ctx.requestId ?? '',
-    ctx.principal?.keyId ?? null,
-    ctx.clock.now(),
-  ]);
-  // The statement's wake-up column is no part of the job.
-  const { woke: _woke, ...inserted } = row as JobRow & { woke: unknown };
-  return inserted as JobRow;
-}
+/** A job as it is written with its charge: everything but the charge, known before it is made. */
+export type UnpaidJob = Omit<NewJob, 'chargeEntryId' | 'costMicros'> & {
+  id: string;
+  accountId: string;
+  requestId: string;
+  keyId: string | null;
+  createdAt: Date;
+};
+
+/**
+ * Writes the jobs of charged requests in their charges' transaction, one statement for a batch
+ * (INSERT_MANY), each with the ledger entry that paid for it (ledger/charge.ts `RowsWriter`).
+ */
+export const JOB_ROWS: RowsWriter<UnpaidJob> = {
+  async write(tx, rows: readonly PaidRow<UnpaidJob>[]) {
+    const of = <T>(pick: (paid: PaidRow<UnpaidJob>) => T) => rows.map(pick);
+    await tx.query(sql.INSERT_MANY, [
+      of((p) => p.row.id),
+      of((p) => p.row.accountId),
+      of((p) => p.row.type),
+      of((p) => p.row.scheduledFor),
+      of((p) => JSON.stringify(p.row.request)),
+      of((p) => p.row.callbackUrl),
+      of((p) => p.row.mode),
+      of((p) => p.entryId),
+      of((p) => p.amountMicros),
+      of((p) => p.row.requestId),
+      of((p) => p.row.keyId),
+      of((p) => p.row.createdAt),
+    ]);
+  },
+};
 
 function jobNotFound(jobId: string): AppError {
   return new AppError('JOB_NOT_FOUND', `Scheduled job ${jobId.slice(0, 64)} not found`);

@@ -8,10 +8,10 @@ import type { AiJobResolver } from './ports.js';
 import {
   checkAiJob,
   checkPriceJob,
-  createJob,
   jobDetail,
   presentCancellation,
   presentJob,
+  scheduleJob,
 } from './schedule.js';
 import {
   AiScheduleBody,
@@ -44,20 +44,19 @@ export function jobRoutes(
     tags: ['jobs'],
     permission: 'schedule',
     price: FEES.priceSchedule,
-    billing: 'transaction',
     idempotent: true,
     body: PriceScheduleBody,
     bodyRules: callbackUrlRule(callbacks),
     response: JobCreated,
     errors: [...SCHEDULE_ERRORS, 'INVALID_SYMBOL', 'SYMBOL_NOT_FOUND'],
-    handler: async ({ body, ctx, principal, transaction }) => {
+    handler: async ({ body, ctx, principal, chargeWith }) => {
       const job = checkPriceJob(ctx, callbacks, {
         symbol: body.symbol,
         at: body.resolutionTimestamp,
         atPath: 'body.resolutionTimestamp',
         callbackUrl: body.callbackUrl,
       });
-      return transaction((tx) => createJob(tx, principal.accountId, principal.mode, job));
+      return scheduleJob(ctx, chargeWith, principal.accountId, principal.mode, job);
     },
   });
 
@@ -72,20 +71,19 @@ export function jobRoutes(
     tags: ['jobs'],
     permission: 'schedule',
     price: FEES.priceSchedule,
-    billing: 'transaction',
     idempotent: true,
     body: PriceScheduledBody,
     bodyRules: callbackUrlRule(callbacks),
     response: JobCreated,
     errors: [...SCHEDULE_ERRORS, 'INVALID_SYMBOL', 'SYMBOL_NOT_FOUND'],
-    handler: async ({ body, ctx, principal, transaction }) => {
+    handler: async ({ body, ctx, principal, chargeWith }) => {
       const job = checkPriceJob(ctx, callbacks, {
         symbol: body.symbol,
         at: body.scheduledFor,
         atPath: 'body.scheduledFor',
         callbackUrl: body.callbackUrl,
       });
-      return transaction((tx) => createJob(tx, principal.accountId, principal.mode, job));
+      return scheduleJob(ctx, chargeWith, principal.accountId, principal.mode, job);
     },
   });
 
@@ -100,15 +98,14 @@ export function jobRoutes(
     tags: ['jobs'],
     permission: 'schedule',
     price: FEES.aiSchedule,
-    billing: 'transaction',
     idempotent: true,
     body: AiScheduleBody,
     bodyRules: callbackUrlRule(callbacks),
     response: JobCreated,
     errors: [...SCHEDULE_ERRORS, 'AI_UNAVAILABLE'],
-    handler: async ({ body, ctx, principal, transaction }) => {
+    handler: async ({ body, ctx, principal, chargeWith }) => {
       const job = checkAiJob(ctx, callbacks, ai, principal.mode, { ...body, at: body.resolutionTimestamp });
-      return transaction((tx) => createJob(tx, principal.accountId, principal.mode, job));
+      return scheduleJob(ctx, chargeWith, principal.accountId, principal.mode, job);
     },
   });
 

@@ -1,6 +1,7 @@
 import type { AccountMode } from '../accounts/index.js';
 import { type Context, queryable } from '../context.js';
-import type { ChargingContext } from '../ledger/index.js';
+import { type PaidRows, paidRows } from '../ledger/index.js';
+import { newId } from '../lib/ids.js';
 import { formatUsd } from '../lib/money.js';
 import { invalidSymbol, readToken, unknownSymbol } from '../prices/index.js';
 import type { CallbackOutbox } from '../webhooks/index.js';
@@ -8,11 +9,12 @@ import {
   type Cancelled,
   canCancel,
   findJob,
-  insertJob,
+  JOB_ROWS,
   type JobPayload,
   type JobRow,
   type JobType,
   readScheduledFor,
+  type UnpaidJob,
 } from './jobs.js';
 import type { AiJobInput, AiJobResolver } from './ports.js';
 
@@ -71,20 +73,47 @@ export function checkAiJob(
   };
 }
 
-/** Charges the job's price and writes the job, in one transaction. */
-export async function createJob(tx: ChargingContext, accountId: string, mode: AccountMode, job: CheckedJob) {
-  const charged = await tx.charge();
-  const row = await insertJob(tx, accountId, {
+/**
+ * Hands the job to the request's charge (`input.chargeWith` of a route billed after its handler): it
+ * is written in the charge's transaction, coalesced with other requests' charges and jobs, or not at
+ * all when the charge is refused (docs/jobs.md#how-scheduling-commits). Answers the job as it is
+ * once committed; the route's answer is sent only after that commit.
+ */
+export function scheduleJob(
+  ctx: Context,
+  chargeWith: (rows: PaidRows) => void,
+  accountId: string,
+  mode: AccountMode,
+  job: CheckedJob,
+) {
+  const now = ctx.clock.now();
+  const unpaid: UnpaidJob = {
     ...job,
     mode,
-    chargeEntryId: charged.entryId,
-    costMicros: charged.amountMicros,
-  });
-  return presentJob(row, tx.clock.now());
+    id: newId('job'),
+    accountId,
+    requestId: ctx.requestId ?? '',
+    keyId: ctx.principal?.keyId ?? null,
+    createdAt: now,
+  };
+  chargeWith(paidRows(JOB_ROWS, unpaid));
+  return presentJob(
+    {
+      id: unpaid.id,
+      job_type: job.type,
+      scheduled_for: job.scheduledFor,
+      status: 'PENDING',
+      created_at: now,
+    },
+    now,
+  );
 }
 
 /** A job as creation and list answers show it. */
-export function presentJob(job: JobRow, now: Date) {
+export function presentJob(
+  job: Pick<JobRow, 'id' | 'job_type' | 'scheduled_for' | 'status' | 'created_at'>,
+  now: Date,
+) {
   return {
     jobId: job.id,
     jobType: job.job_type,

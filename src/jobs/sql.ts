@@ -8,15 +8,25 @@ export const JOBS_CHANNEL = 'scheduled_jobs';
 const COLUMNS = `id, account_id, job_type, status, scheduled_for, request, callback_url, mode, charge_entry_id,
   cost_micros, request_id, key_id, result, error, delivery_id, attempts, lease_token, created_at, started_at, finished_at`;
 
-/** The job and the workers' wake-up in one statement (queue/wake.ts). */
-export const INSERT = statement(
-  'jobs_insert',
+/**
+ * The jobs of a batch of charges (the coalescing biller, docs/jobs.md#how-scheduling-commits), in
+ * the transaction of their charges: one row per element of the arrays ($1–$12, the columns of
+ * scheduled_jobs named below), and the workers' wake-up (queue/wake.ts), once for the transaction:
+ * PostgreSQL folds the identical notifications.
+ */
+export const INSERT_MANY = statement(
+  'jobs_insert_many',
   wakingWrite(
     JOBS_CHANNEL,
     `INSERT INTO scheduled_jobs (id, account_id, job_type, status, scheduled_for, request, callback_url, mode,
        charge_entry_id, cost_micros, request_id, key_id, created_at)
-     VALUES ($1, $2, $3, 'PENDING', $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
-    COLUMNS,
+     SELECT t.id, t.account_id, t.job_type, 'PENDING', t.scheduled_for, t.request::jsonb, t.callback_url, t.mode,
+            t.charge_entry_id, t.cost_micros, t.request_id, t.key_id, t.created_at
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[], $6::text[], $7::text[],
+                   $8::bigint[], $9::bigint[], $10::text[], $11::text[], $12::timestamptz[])
+            AS t(id, account_id, job_type, scheduled_for, request, callback_url, mode, charge_entry_id,
+                 cost_micros, request_id, key_id, created_at)`,
+    'id',
   ),
 );
 

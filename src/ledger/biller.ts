@@ -15,11 +15,12 @@ export interface Biller {
 }
 
 /**
- * One guarded statement per charge; a charge with quota counters or an answer to store is one
- * transaction with them (see chargeAlone).
+ * One guarded statement per charge; a charge with quota counters, an answer to store or rows it
+ * pays for is one transaction with them (see chargeAlone).
  */
 export function directBiller(db: Database): Biller {
   return {
-    charge: (input) => (input.quota || input.answer ? chargeAlone(db, input) : chargeAccount(db, input)),
+    charge: (input) =>
+      input.quota || input.answer || input.rows ? chargeAlone(db, input) : chargeAccount(db, input),
   };
 }

@@ -18,6 +18,57 @@ export interface ChargeRequest extends ChargeInput {
   quota?: QuotaContext | undefined;
   /** An answer to store for replay (Idempotency-Key) in the same transaction as the charge. */
   answer?: PendingAnswer | undefined;
+  /**
+   * Rows the charge pays for (a scheduled job), written in the charge's transaction with the entry it
+   * made: both commit, or neither does. A refused charge writes none.
+   */
+  rows?: PaidRows | undefined;
+}
+
+/** A charged item's row, with the ledger entry that paid for it. */
+export interface PaidRow<T> {
+  row: T;
+  entryId: bigint;
+  amountMicros: bigint;
+}
+
+/**
+ * Writes the rows of charged items, of one kind, inside the transaction that charged them: the room
+ * owning the table supplies it (its SQL stays there). A batch of charges calls it once with every
+ * charged item's row, so one statement writes them all.
+ */
+export interface RowsWriter<T> {
+  write(tx: Queryable, rows: readonly PaidRow<T>[]): Promise<void>;
+}
+
+/** A row and its writer, as a charge request carries them (made by `paidRows`). */
+export interface PaidRows {
+  readonly writer: RowsWriter<unknown>;
+  readonly row: unknown;
+}
+
+export function paidRows<T>(writer: RowsWriter<T>, row: T): PaidRows {
+  return { writer: writer as RowsWriter<unknown>, row };
+}
+
+/**
+ * Writes the rows of the charged items of a batch (`outcomes` by position) in the caller's
+ * transaction: one call per writer, in the order the writers first appear.
+ */
+export async function writePaidRows(
+  tx: Queryable,
+  items: readonly ChargeRequest[],
+  outcomes: readonly { ok: boolean; entryId?: bigint }[],
+): Promise<void> {
+  const byWriter = new Map<RowsWriter<unknown>, PaidRow<unknown>[]>();
+  items.forEach((item, i) => {
+    const outcome = outcomes[i];
+    if (!item.rows || !outcome?.ok || outcome.entryId === undefined) return;
+    const rows = byWriter.get(item.rows.writer) ?? [];
+    rows.push({ row: item.rows.row, entryId: outcome.entryId, amountMicros: item.amountMicros });
+    byWriter.set(item.rows.writer, rows);
+  });
+  for (const [writer, rows] of byWriter) await writer.write(tx, rows);
 }
 
 /** A charge that was made: its ledger entry and the balance it left. */
@@ -104,8 +155,8 @@ export async function charge(tx: Queryable, request: ChargeRequest): Promise<Cha
 }
 
 /**
- * A charge in a transaction of its own, answering the refusal instead of throwing it. With an
- * answer to store (Idempotency-Key), the answer is stored whole, completed with the balance the
+ * A charge in a transaction of its own, answering the refusal instead of throwing it, with the rows
+ * it pays for (`rows`) when it has some. With an answer to store (Idempotency-Key), the answer is stored whole, completed with the balance the
  * charge left, in the same transaction, taking its key; if the key is someone else's, nothing is
  * charged and the outcome says so.
  */
@@ -116,6 +167,7 @@ export async function chargeAlone(
   try {
     return await db.transaction(async (tx) => {
       const charged = await charge(tx, request);
+      if (request.rows) await writePaidRows(tx, [request], [charged]);
       if (!request.answer) return charged;
       await storeNewAnswers(tx, [
         {

@@ -4,7 +4,7 @@ import { metrics } from '../metrics/metrics.js';
 import { decide, type FailedItems, REFUSED } from './batch-statements.js';
 import type { Biller, BillingOutcome } from './biller.js';
 import { type ChargeRequest, chargeAlone } from './charge.js';
-import { chargeStoring } from './keyed-batch.js';
+import { chargeInTransaction, chargeStoring } from './keyed-batch.js';
 
 interface Pending {
   input: ChargeRequest;
@@ -17,6 +17,11 @@ export interface CoalescingOptions {
   maxBatch: number;
   /** Batches in flight at once; charges arriving meanwhile wait for the next one. */
   maxInFlight: number;
+  /**
+   * Start a batch only once the event loop has turned, with every charge that arrived meanwhile:
+   * for the embedded database (see `gather` below). Default false: a batch starts at once.
+   */
+  gather?: boolean;
 }
 
 export interface CoalescingStats {
@@ -36,6 +41,14 @@ export interface CoalescingStats {
 export class CoalescingBiller implements Biller {
   private queue: Pending[] = [];
   private inFlight = 0;
+  /**
+   * The embedded database (PGlite) runs in this thread and answers a batch without the event loop
+   * turning: a batch sent the moment a charge arrives would carry that charge alone, every request
+   * its own commit. There a batch starts once the event loop has turned (setImmediate), and takes
+   * every charge the requests read meanwhile. Over a network (PostgreSQL) charges queue while the
+   * batch in flight is on the wire, and a batch starts at once. (options.gather)
+   */
+  private gathering = false;
   /** Accounts with a batch in flight: their rows are locked until it commits. */
   private readonly busyAccounts = new Map<string, number>();
   readonly stats: CoalescingStats = { batches: 0, charges: 0, largestBatch: 0 };
@@ -56,13 +69,27 @@ export class CoalescingBiller implements Biller {
     });
   }
 
+  /** Starts batches now, or once the event loop has turned (options.gather: the embedded database). */
+  private pump(): void {
+    if (!this.options.gather) {
+      this.send();
+      return;
+    }
+    if (this.gathering) return;
+    this.gathering = true;
+    setImmediate(() => {
+      this.gathering = false;
+      this.send();
+    });
+  }
+
   /**
    * Starts batches while there is room. A batch takes only charges of accounts that no batch in
    * flight holds: a second batch on a locked account would just wait for the lock (and split the
    * first one's load), while batches on disjoint accounts run side by side on separate connections.
    * Charges of a busy account keep their order and wait for the next batch.
    */
-  private pump(): void {
+  private send(): void {
     while (this.inFlight < this.options.maxInFlight && this.queue.length > 0) {
       const batch: Pending[] = [];
       const waiting: Pending[] = [];
@@ -94,7 +121,8 @@ export class CoalescingBiller implements Biller {
    * Sends one batch: one statement charges every account that covers all of its items (nearly
    * always all of them); items of an account that does not are then decided one by one, in order,
    * by a second. A batch with answers to store (Idempotency-Key) stores them with its charges
-   * (keyed-batch.ts). `settled` runs as soon as the statements have committed (or failed), before
+   * (keyed-batch.ts). A batch with rows its charges pay for (scheduled jobs) is one transaction: the
+   * charges, their rows and their answers commit together, or nothing of the batch does. `settled` runs as soon as the statements have committed (or failed), before
    * any caller hears back: the next batch is then already on its way to the database while this
    * one's responses are written.
    */
@@ -107,9 +135,14 @@ export class CoalescingBiller implements Biller {
     // Items whose statement failed: nothing of that statement was committed.
     let failed: FailedItems;
     try {
-      failed = items.some((c) => c.answer)
-        ? await chargeStoring(this.db, this.parts, items, outcomes)
-        : await decide(this.db, items, outcomes, false);
+      if (items.some((c) => c.rows)) {
+        await chargeInTransaction(this.db, this.parts, items, outcomes);
+        failed = undefined;
+      } else if (items.some((c) => c.answer)) {
+        failed = await chargeStoring(this.db, this.parts, items, outcomes);
+      } else {
+        failed = await decide(this.db, items, outcomes, false);
+      }
     } catch (err) {
       failed = { items: new Set(batch.keys()), err };
     }

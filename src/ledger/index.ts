@@ -16,6 +16,10 @@ export {
   type ChargeRequest,
   type ChargingContext,
   charge,
+  type PaidRow,
+  type PaidRows,
+  paidRows,
+  type RowsWriter,
 } from './charge.js';
 export { CoalescingBiller } from './coalescing-biller.js';
 export { creditDeposits } from './deposit-batch.js';

@@ -9,7 +9,7 @@ import {
 } from '../idempotency/index.js';
 import { type CoveredRow, charged, columns, decide, type FailedItems, REFUSED } from './batch-statements.js';
 import type { BillingOutcome } from './biller.js';
-import type { ChargeRequest } from './charge.js';
+import { type ChargeRequest, writePaidRows } from './charge.js';
 import * as sql from './sql.js';
 
 /**
@@ -18,7 +18,7 @@ import * as sql from './sql.js';
  * and stores the answers of its charged items, taking their keys (CHARGE_COVERED_STORING): one
  * round trip, as for a batch without keys. New shared parts go first, committed on their own: a
  * part no answer refers to is harmless, and pruned a day later. Items of an account that does not
- * cover its items are then decided one by one, in a transaction with their answers (chargeKeyed),
+ * cover its items are then decided one by one, in a transaction with their answers (chargeInTransaction),
  * as is the whole batch when one of its keys turns out to be taken (the statement then fails on the
  * key's primary key, charging nothing) or appears twice in it. Returns the items whose charge
  * failed after others committed.
@@ -30,7 +30,7 @@ export async function chargeStoring(
   outcomes: BillingOutcome[],
 ): Promise<FailedItems> {
   if (repeatedKeys(items).size > 0) {
-    await chargeKeyed(db, parts, items, outcomes);
+    await chargeInTransaction(db, parts, items, outcomes);
     return undefined;
   }
   await parts.store(
@@ -42,7 +42,7 @@ export async function chargeStoring(
     rows = await db.query<CoveredRow>(sql.CHARGE_COVERED_STORING, storingColumns(items));
   } catch (err) {
     if (!isUniqueViolation(err, 'idempotency_keys_pkey')) throw err;
-    await chargeKeyed(db, parts, items, outcomes);
+    await chargeInTransaction(db, parts, items, outcomes);
     return undefined;
   }
   const short = new Set<string>();
@@ -54,7 +54,7 @@ export async function chargeStoring(
   const left = [...items.keys()].filter((i) => short.has((items[i] as ChargeRequest).accountId));
   const decided: BillingOutcome[] = left.map(() => REFUSED);
   try {
-    await chargeKeyed(
+    await chargeInTransaction(
       db,
       parts,
       left.map((i) => items[i] as ChargeRequest),
@@ -70,13 +70,14 @@ export async function chargeStoring(
 }
 
 /**
- * The transactional path: the charges and the answers, which take their keys, commit together in
- * one transaction. An item whose key turns out to be taken — by an earlier item of the batch, or by
+ * The transactional path: the charges, the rows they pay for (`rows`: scheduled jobs) and the
+ * answers, which take their keys, commit together in one transaction — BEGIN, the charge statement,
+ * one statement per kind of row, the answers, COMMIT for the whole batch — or nothing of it does. An item whose key turns out to be taken — by an earlier item of the batch, or by
  * a committed or concurrent request — must not be charged: the transaction is then rolled back and
  * the batch charged again without it, and its outcome is KEY_TAKEN. That costs a second
  * transaction only when a key was reused, which a retry of an answered request does.
  */
-async function chargeKeyed(
+export async function chargeInTransaction(
   db: Database,
   parts: AnswerParts,
   items: readonly ChargeRequest[],
@@ -91,7 +92,9 @@ async function chargeKeyed(
     try {
       await db.transaction(async (tx) => {
         await decide(tx, charges, decided, true);
+        // The answers first: a key someone else holds rolls the batch back before its rows are sent.
         await storeAnswers(tx, parts, charges, decided);
+        await writePaidRows(tx, charges, decided);
       });
     } catch (err) {
       if (!(err instanceof KeysTakenError)) throw err;

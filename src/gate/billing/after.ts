@@ -8,6 +8,7 @@ import {
   checkBalance,
   contextOf,
   plainTransaction,
+  RowsForCharge,
   refusal,
   replay,
   routeInput,
@@ -16,7 +17,8 @@ import type { RouteBilling } from './route-billing.js';
 
 /**
  * A route billed after its handler (`billing: 'after'`, the default): the handler writes nothing,
- * and its success is charged by the biller, coalesced with other requests' charges. Under a key,
+ * and its success is charged by the biller, coalesced with other requests' charges — with the rows
+ * the handler handed to `input.chargeWith`, which commit in the charge's transaction. Under a key,
  * nothing is claimed beforehand: the key is taken by storing the answer with the charge, in the
  * charge's own statement (idempotency/pending-answer.ts). Until then nothing is held, so a failure
  * has nothing to give back.
@@ -34,10 +36,14 @@ export function billedAfter<P extends TSchema, Q extends TSchema, B extends TSch
       const check = checkBalance(call, least);
       if (check) await check;
       const ctx = contextOf(call);
-      const input = routeInput<P, Q, B>(call, ctx, plainTransaction(ctx, operationId));
+      const rows = new RowsForCharge();
+      const input = routeInput<P, Q, B>(call, ctx, plainTransaction(ctx, operationId), rows.attach);
       const result = await spec.handler(input, call.request, call.reply);
       const amount = amountOf(input, result);
-      const outcome = await call.services.biller.charge(chargeRequest(call, operationId, amount));
+      const outcome = await call.services.biller.charge({
+        ...chargeRequest(call, operationId, amount),
+        rows: rows.rows,
+      });
       if (!outcome.ok) throw await refusal(call.services, call.principal, outcome, amount);
       call.services.balances.saw(call.principal.accountId, outcome.balanceMicros);
       metrics.charged(operationId, amount);
@@ -49,7 +55,8 @@ export function billedAfter<P extends TSchema, Q extends TSchema, B extends TSch
       const replayed = check ? await check : undefined;
       if (replayed !== undefined) return replayed;
       const ctx = contextOf(call);
-      const input = routeInput<P, Q, B>(call, ctx, plainTransaction(ctx, operationId));
+      const rows = new RowsForCharge();
+      const input = routeInput<P, Q, B>(call, ctx, plainTransaction(ctx, operationId), rows.attach);
       const result = await spec.handler(input, call.request, call.reply);
       const amount = amountOf(input, result);
       const answer = pendingAnswer(
@@ -57,7 +64,11 @@ export function billedAfter<P extends TSchema, Q extends TSchema, B extends TSch
         (balanceMicros) =>
           call.reply.serialize(billed(call.request.id, result, amount, balanceMicros)) as string,
       );
-      const outcome = await biller.charge({ ...chargeRequest(call, operationId, amount), answer });
+      const outcome = await biller.charge({
+        ...chargeRequest(call, operationId, amount),
+        answer,
+        rows: rows.rows,
+      });
       if (!outcome.ok) {
         if (outcome.reason === 'IDEMPOTENCY_KEY_TAKEN') {
           // Nothing was charged: the key's holder decides the answer (a replay, or 422/409 thrown).

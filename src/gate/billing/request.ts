@@ -9,6 +9,7 @@ import {
   balanceOf,
   ChargeRefusedError,
   type ChargeRequest,
+  type PaidRows,
 } from '../../ledger/index.js';
 import type { Clock } from '../../lib/clock.js';
 import { formatUsd } from '../../lib/money.js';
@@ -28,6 +29,7 @@ export function routeInput<P extends TSchema, Q extends TSchema, B extends TSche
   call: RouteCall,
   ctx: Context,
   transaction: RouteInput<P, Q, B>['transaction'],
+  chargeWith: RouteInput<P, Q, B>['chargeWith'] = noRows(call),
 ): RouteInput<P, Q, B> {
   const { request } = call;
   return {
@@ -38,6 +40,24 @@ export function routeInput<P extends TSchema, Q extends TSchema, B extends TSche
     requestId: request.id,
     ctx,
     transaction,
+    chargeWith,
+  };
+}
+
+/** `input.chargeWith` of a route not billed after its handler: rows there would be written by nothing. */
+function noRows(call: RouteCall): RouteInput<TSchema, TSchema, TSchema>['chargeWith'] {
+  return () => {
+    throw new Error(`${call.request.routeOptions.url}: chargeWith() needs billing 'after'`);
+  };
+}
+
+/** The rows a request billed after its handler hands to its charge (`input.chargeWith`), at most once. */
+export class RowsForCharge {
+  rows: PaidRows | undefined;
+
+  readonly attach = (rows: PaidRows): void => {
+    if (this.rows) throw new Error('chargeWith() is called once per request');
+    this.rows = rows;
   };
 }
 
