@@ -40,6 +40,11 @@ export const webhooksFeature: Feature<{ webhooks: typeof webhookSettings }, Need
       testEventLimit: testEventLimit(deps.edge.rateLimiter, deps.config.webhooks.testLimit),
       streams: deps.edge.streams,
     });
+    const { endpointRoutes } = await import('./endpoint-routes.js');
+    endpointRoutes(app, {
+      secrets: deps.ports.secrets,
+      targets: { allowPrivateTargets: deps.config.webhooks.allowPrivateTargets },
+    });
   },
   async worker(deps) {
     const [{ WorkQueue }, { deliveryQueueHandler }] = await Promise.all([
