@@ -27,6 +27,8 @@ export const ERROR_STATUS = {
   DELIVERY_CANNOT_CANCEL: 409,
   KEY_ROTATION_IN_PROGRESS: 409,
   MAX_KEYS_EXCEEDED: 409,
+  // An account registers at most 10 webhook endpoints (docs/webhooks.md#endpoints).
+  MAX_ENDPOINTS_EXCEEDED: 409,
   IDEMPOTENCY_KEY_IN_USE: 409,
   // A wallet belongs to one account (docs/deposits.md#which-wallets-count).
   WALLET_IN_USE: 409,

@@ -8,7 +8,7 @@ import { randomBase62 } from '../lib/ids.js';
 import { formatUsd } from '../lib/money.js';
 import type { Log } from '../logger.js';
 import { type QueueHandler, type QueueOptions, WorkQueue } from '../queue/queue.js';
-import type { CallbackOutbox } from '../webhooks/index.js';
+import { type CallbackOutbox, recordAccountEvent } from '../webhooks/index.js';
 import { signResolution } from './attest.js';
 import type { AiConfig } from './config.js';
 import { type Consensus, consensusResult, decideConsensus, MIN_VALID_ANSWERS } from './consensus.js';
@@ -133,6 +133,25 @@ export function aiQueueHandler(deps: AiQueueDeps): QueueHandler<Claimed> {
             data: result ? { ...result, votes: stored.map(presentVote) } : failure,
           })
         : null;
+      // The account's endpoints hear of it in the same transaction (docs/webhooks.md#event-catalog).
+      await recordAccountEvent(
+        tx.tx,
+        result
+          ? {
+              accountId: request.account_id,
+              mode: request.mode,
+              type: 'resolution.completed',
+              data: { requestId: request.id, jobId: null, result },
+              at: now,
+            }
+          : {
+              accountId: request.account_id,
+              mode: request.mode,
+              type: 'resolution.failed',
+              data: { requestId: request.id, jobId: null, error: error as { code: string; message: string } },
+              at: now,
+            },
+      );
       await tx.tx.query(sql.FINISH, [
         request.id,
         consensus.status,

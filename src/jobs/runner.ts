@@ -9,7 +9,7 @@ import { formatUsd } from '../lib/money.js';
 import type { Log } from '../logger.js';
 import { type PriceService, type PriceTarget, presentPrice, requireToken } from '../prices/index.js';
 import type { QueueHandler } from '../queue/queue.js';
-import type { CallbackOutbox } from '../webhooks/index.js';
+import { type CallbackOutbox, recordAccountEvent } from '../webhooks/index.js';
 import { cannotSign, signAiJob, signingRefused, signPriceCheck } from './attest.js';
 import type { JobRow, PriceJobRow } from './jobs.js';
 import type { AiJobResolver } from './ports.js';
@@ -340,6 +340,7 @@ async function finishTogether(deps: JobRunnerDeps, ran: Ran[]): Promise<void> {
     const deliveries = new Map<string, string>();
     for (const job of finished) {
       const outcome = outcomes.get(job.id);
+      if (outcome) await recordJobEvent(tx, job, outcome);
       if (!job.callback_url || !outcome) continue;
       let balance = balances.get(job.account_id);
       if (balance === undefined) {
@@ -364,6 +365,33 @@ function warnLostLeases(deps: JobRunnerDeps, ran: Ran[], finished: JobRow[]): vo
     // The lease lapsed and another worker took the job: its run is the one that counts.
     if (!done.has(job.id)) deps.log.warn({ jobId: job.id }, 'scheduled job lost its lease before finishing');
   }
+}
+
+/** `job.completed` or `job.failed` to the account's endpoints, in the transaction that finishes the job. */
+async function recordJobEvent(tx: TxContext, job: JobRow, outcome: Outcome): Promise<void> {
+  const base = {
+    jobId: job.id,
+    type: job.job_type === 'AI_RESOLUTION' ? ('ai' as const) : ('price' as const),
+    requestId: job.request_id,
+  };
+  await recordAccountEvent(
+    tx.tx,
+    outcome.ok
+      ? {
+          accountId: job.account_id,
+          mode: job.mode,
+          type: 'job.completed',
+          data: { ...base, result: outcome.result },
+          at: tx.clock.now(),
+        }
+      : {
+          accountId: job.account_id,
+          mode: job.mode,
+          type: 'job.failed',
+          data: { ...base, error: outcome.error },
+          at: tx.clock.now(),
+        },
+  );
 }
 
 function enqueueJobCallback(

@@ -1,0 +1,118 @@
+import Type from 'typebox';
+import { NullableTimestamp, Timestamp } from '../http/schemas.js';
+import { EVENT_CATALOG } from './event-types.js';
+import { MAX_CALLBACK_URL_CHARS } from './port.js';
+
+const EventTypes = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+  minItems: 1,
+  maxItems: 32,
+  description: `Catalog names (GET /webhooks/event-types), or ["*"] for every type: ${Object.keys(EVENT_CATALOG).join(', ')}`,
+  examples: [['deposit.credited', 'key.expiring']],
+});
+
+const Url = Type.String({
+  minLength: 1,
+  maxLength: MAX_CALLBACK_URL_CHARS,
+  description:
+    'Where the events are posted: https:// (http:// to loopback only in local development), at most 2,048 characters, ' +
+    'no user name or password, a public host (docs/webhooks.md#where-callbacks-may-go)',
+  examples: ['https://example.com/hooks/sibyl'],
+});
+
+const Description = Type.String({ maxLength: 256, description: 'Your note: what this endpoint is for' });
+
+export const EndpointCreateBody = Type.Object(
+  { url: Url, eventTypes: EventTypes, description: Type.Optional(Description) },
+  { additionalProperties: false },
+);
+
+export const EndpointUpdateBody = Type.Object(
+  {
+    url: Type.Optional(Url),
+    eventTypes: Type.Optional(EventTypes),
+    description: Type.Optional(Type.Union([Description, Type.Null()])),
+    enabled: Type.Optional(
+      Type.Boolean({
+        description:
+          'false: no new event is sent to it; true: enabled again (after its health disabled it, too)',
+      }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+export const EndpointParams = Type.Object({
+  endpointId: Type.String({
+    pattern: '^we_[1-9A-HJ-NP-Za-km-z]{24}$',
+    description: 'The endpoint id (we_…)',
+  }),
+});
+
+const endpointFields = {
+  id: Type.String({ description: 'we_ and 24 base58 characters' }),
+  url: Type.String(),
+  eventTypes: Type.Array(Type.String()),
+  description: Type.Union([Type.String(), Type.Null()]),
+  enabled: Type.Boolean(),
+  disabledAt: NullableTimestamp,
+  disabledReason: Type.Union([Type.String(), Type.Null()], {
+    description:
+      'Why it is disabled: by its owner, or its deliveries all failing (docs/webhooks.md#endpoint-health)',
+  }),
+  previousSecretValidUntil: Type.Union([Timestamp, Type.Null()], {
+    description: 'After a rotation: until when the previous secret still signs beside the current one',
+  }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+};
+
+export const Endpoint = Type.Object(endpointFields, { additionalProperties: false });
+
+export const CreatedEndpoint = Type.Object(
+  {
+    ...endpointFields,
+    secret: Type.String({
+      description: 'The endpoint’s signing secret (whsec_…), shown only in this answer',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const EndpointList = Type.Object({ endpoints: Type.Array(Endpoint) }, { additionalProperties: false });
+
+export const DeletedEndpoint = Type.Object(
+  {
+    id: Type.String(),
+    deleted: Type.Literal(true),
+    cancelledDeliveries: Type.Integer({ description: 'Its deliveries still waiting, now CANCELLED' }),
+  },
+  { additionalProperties: false },
+);
+
+export const RotatedEndpointSecret = Type.Object(
+  {
+    id: Type.String(),
+    secret: Type.String({ description: 'The new secret (whsec_…), shown this once' }),
+    previousSecretValidUntil: Timestamp,
+  },
+  { additionalProperties: false },
+);
+
+export const EventTypeList = Type.Object(
+  {
+    eventTypes: Type.Array(
+      Type.Object(
+        {
+          name: Type.String(),
+          description: Type.String(),
+          schema: Type.Object(
+            {},
+            { additionalProperties: true, description: 'The JSON Schema of the event’s `data`' },
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
