@@ -1,19 +1,19 @@
 import type { Attestations } from '../attestations/index.js';
-import { createContext, type TxContext, withTransaction } from '../context.js';
+import { createContext, withTransaction } from '../context.js';
 import type { Database } from '../db/database.js';
 import { AppError } from '../errors.js';
 import { getBalance, refundCharge } from '../ledger/index.js';
 import type { Clock } from '../lib/clock.js';
 import { randomBase62 } from '../lib/ids.js';
-import { formatUsd } from '../lib/money.js';
 import type { Log } from '../logger.js';
 import { type PriceService, type PriceTarget, presentPrice, requireToken } from '../prices/index.js';
 import type { QueueHandler } from '../queue/queue.js';
-import { type CallbackOutbox, recordAccountEvent } from '../webhooks/index.js';
+import type { CallbackOutbox } from '../webhooks/index.js';
 import { cannotSign, signAiJob, signingRefused, signPriceCheck } from './attest.js';
 import type { JobRow, PriceJobRow } from './jobs.js';
 import type { AiJobResolver } from './ports.js';
 import * as sql from './sql.js';
+import { enqueueJobCallback, type Outcome, recordJobEvent } from './told.js';
 
 export interface JobRunnerDeps {
   db: Database;
@@ -29,10 +29,6 @@ export interface JobRunnerDeps {
   /** Signs completed results (docs/attestations.md#scheduled-jobs); absent or off: no attestation. */
   attestations?: Attestations;
 }
-
-type Outcome =
-  | { ok: true; result: Record<string, unknown> }
-  | { ok: false; error: { code: string; message: string } };
 
 /** A job that ran, and how it ended: what finishing it writes. */
 interface Ran {
@@ -365,63 +361,4 @@ function warnLostLeases(deps: JobRunnerDeps, ran: Ran[], finished: JobRow[]): vo
     // The lease lapsed and another worker took the job: its run is the one that counts.
     if (!done.has(job.id)) deps.log.warn({ jobId: job.id }, 'scheduled job lost its lease before finishing');
   }
-}
-
-/** `job.completed` or `job.failed` to the account's endpoints, in the transaction that finishes the job. */
-async function recordJobEvent(tx: TxContext, job: JobRow, outcome: Outcome): Promise<void> {
-  const base = {
-    jobId: job.id,
-    type: job.job_type === 'AI_RESOLUTION' ? ('ai' as const) : ('price' as const),
-    requestId: job.request_id,
-  };
-  await recordAccountEvent(
-    tx.tx,
-    outcome.ok
-      ? {
-          accountId: job.account_id,
-          mode: job.mode,
-          type: 'job.completed',
-          data: { ...base, result: outcome.result },
-          at: tx.clock.now(),
-        }
-      : {
-          accountId: job.account_id,
-          mode: job.mode,
-          type: 'job.failed',
-          data: { ...base, error: outcome.error },
-          at: tx.clock.now(),
-        },
-  );
-}
-
-function enqueueJobCallback(
-  deps: JobRunnerDeps,
-  tx: TxContext,
-  job: JobRow,
-  outcome: Outcome,
-  refundMicros: bigint,
-  balance: bigint,
-): Promise<string> {
-  const data = outcome.ok
-    ? {
-        ...outcome.result,
-        jobId: job.id,
-        costUsd: formatUsd(job.cost_micros),
-        remainingBalanceUsd: formatUsd(balance),
-      }
-    : {
-        jobId: job.id,
-        jobType: job.job_type,
-        error: outcome.error,
-        refundUsd: formatUsd(refundMicros),
-        remainingBalanceUsd: formatUsd(balance),
-      };
-  return deps.callbacks.enqueueCallback(tx, {
-    accountId: job.account_id,
-    url: job.callback_url as string,
-    type: job.job_type === 'AI_RESOLUTION' ? 'ai' : 'price',
-    status: outcome.ok ? 'completed' : 'failed',
-    requestId: job.request_id,
-    data,
-  });
 }

@@ -8,7 +8,7 @@ export interface Needs {
 
 export const ledgerFeature: Feature<{ ledger: typeof ledgerSettings }, Needs> = {
   name: 'ledger',
-  tables: ['ledger_entries'],
+  tables: ['ledger_entries', 'balance_alerts'],
   settings: { ledger: ledgerSettings },
   async api(app) {
     const { ledgerRoutes } = await import('./routes.js');

@@ -29,7 +29,7 @@ export const CHARGE = statement(
 /**
  * An account's low-balance thresholds (docs/webhooks.md#balance-alerts), `alias` being the accounts
  * row: its own, or by default 5.00 USD on a live account and none on a sandbox one (the same
- * default is written in migration 0052's ledger_charge_batch).
+ * default is written in migration 0049's ledger_charge_batch).
  */
 export function thresholds(alias: string): string {
   return `COALESCE(${alias}.low_balance_micros, CASE WHEN ${alias}.mode = 'live' THEN '{${DEFAULT_LOW_BALANCE_MICROS}}'::bigint[] ELSE '{}'::bigint[] END)`;

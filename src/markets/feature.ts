@@ -27,6 +27,7 @@ export const marketsFeature: Feature<{ markets: typeof marketSettings }, Needs> 
     'market_outcome_last',
     'market_outcomes',
     'market_positions',
+    'market_resolution_attestations',
     'market_search_terms',
     'market_stakes',
     'market_stream_events',

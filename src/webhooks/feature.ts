@@ -29,7 +29,7 @@ function deliveryDeps({ config, db, clock, log, ports }: BaseDeps & Omit<Needs, 
 
 export const webhooksFeature: Feature<{ webhooks: typeof webhookSettings }, Needs> = {
   name: 'webhooks',
-  tables: ['webhook_attempts', 'webhook_deliveries'],
+  tables: ['account_events', 'webhook_attempts', 'webhook_deliveries', 'webhook_endpoints'],
   settings: { webhooks: webhookSettings },
   async api(app, deps) {
     const [{ webhookRoutes }, { testEventLimit }, { alertRoutes }] = await Promise.all([
