@@ -222,9 +222,12 @@ export async function recordErrors(app, key, { db, cancelledDelivery }) {
         .replace(/\{(\w+)\}/g, (_, name) =>
           name === 'keyId'
             ? 'key_0000000000000000000000'
-            : `${name === 'jobId' ? 'job' : 'x'}_0000000000000000000000`,
+            : name === 'endpointId'
+              ? `we_${'1'.repeat(24)}`
+              : `${name === 'jobId' ? 'job' : 'x'}_0000000000000000000000`,
         );
-      const payload = method === 'patch' ? { name: 'renamed' } : undefined;
+      const rename = path.includes('{endpointId}') ? { description: 'renamed' } : { name: 'renamed' };
+      const payload = method === 'patch' ? rename : undefined;
       await record(
         `${operation.operationId}:${code}`,
         code,
