@@ -156,26 +156,13 @@ describe('citations of the contract', () => {
     'src/markets/ingest-sql.ts': 'src/markets/ingest/ingest-sql.ts',
   };
 
-  /**
-   * Files moved since docs/performance.md measured them: its records name the file as it was then,
-   * and are edited only when the figures are recorded again; the new path must exist.
-   */
-  const MOVED_SINCE_MEASURED: Record<string, string> = {
-    'src/streams/market-sql.ts': 'src/markets/log/market-sql.ts',
-    'src/streams/market-log.ts': 'src/markets/log/market-log.ts',
-  };
-
   it('a cited source file exists', () => {
     const missing = FILES.flatMap((file) =>
       file.text.split('\n').flatMap((line, index) =>
         [...line.matchAll(/(?<![\w/.-])(src\/[\w/.-]+\.ts)\b/g)]
           .map((match) => match[1] as string)
           .map((path) =>
-            file.path.startsWith('src/db/migrations/')
-              ? (MOVED_SINCE_MIGRATION[path] ?? path)
-              : file.path === 'docs/performance.md'
-                ? (MOVED_SINCE_MEASURED[path] ?? path)
-                : path,
+            file.path.startsWith('src/db/migrations/') ? (MOVED_SINCE_MIGRATION[path] ?? path) : path,
           )
           .filter((path) => {
             // The client package's README names its own files.
