@@ -111,7 +111,7 @@ let idempotencyKeys = 0;
 let batchSequence = 0;
 
 /**
- * @param {Record<'hot' | 'batch' | 'batchKeyed' | 'scheduler' | 'unbatched' | 'market' | 'list', Funded> & { spread: Funded[] }} pg
+ * @param {Record<'hot' | 'hotAlerts' | 'batch' | 'batchKeyed' | 'scheduler' | 'unbatched' | 'market' | 'list', Funded> & { spread: Funded[] }} pg
  * @param {Funded} pglite
  * @returns {Scenario[]}
  */
@@ -138,6 +138,20 @@ function scenarios(pg, pglite) {
       price: CENT,
       ledger: 'pg',
       accounts: [hot.accountId],
+      proc: 'pg',
+    },
+    {
+      // The same hot path on an account with three low-balance thresholds (docs/webhooks.md#balance-alerts)
+      // that the run never crosses: what checking them in the charge statement costs.
+      id: 'price-hot-alerts',
+      title: 'The same, on an account with 3 balance-alert thresholds (never crossed)',
+      port: PORTS.pg,
+      method: 'GET',
+      path: '/api/v1/price/SOL',
+      headers: { authorization: `Bearer ${pg.hotAlerts.key}` },
+      price: CENT,
+      ledger: 'pg',
+      accounts: [pg.hotAlerts.accountId],
       proc: 'pg',
     },
     {
@@ -400,6 +414,7 @@ async function main() {
     const [pgVersion] = await db.query('SHOW server_version');
     const pg = {
       hot: await funded(db, 'hot'),
+      hotAlerts: await funded(db, 'hot-alerts'),
       spread: await Promise.all(Array.from({ length: 100 }, (_, i) => funded(db, `spread-${i}`))),
       batch: await funded(db, 'batch'),
       batchKeyed: await funded(db, 'batch-keyed'),
@@ -408,6 +423,9 @@ async function main() {
       market: await funded(db, 'market'),
       list: await funded(db, 'list'),
     };
+    await db.query(`UPDATE accounts SET low_balance_micros = '{5000000,1000000,500000}' WHERE id = $1`, [
+      pg.hotAlerts.accountId,
+    ]);
     const embedded = (await PgliteDatabase.open(dataDir)).db;
     await migrate(embedded);
     const pglite = await funded(embedded, 'embedded');

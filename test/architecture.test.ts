@@ -703,6 +703,7 @@ describe('the verbs', () => {
     'idempotency/index.ts storeAnswer': IN_TRANSACTION,
     'idempotency/index.ts storeNewAnswers': IN_TRANSACTION,
     'ledger/index.ts balanceOf': EDGE,
+    'ledger/index.ts noteRefusal': EDGE,
     'ledger/index.ts charge': IN_TRANSACTION,
     'ledger/index.ts directBiller': BUILT_ONCE,
     'ledger/index.ts refundCharge': IN_TRANSACTION,

@@ -56,7 +56,7 @@ export interface TwinCall {
 
 /** An account route as the dashboard declares its twin (src/dashboard/routes/twins.ts). */
 export interface DashboardTwin {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** The API's method and path (`GET /api/v1/keys`), for the twin's description. */
   api: string;
   /** The path after `/api/v1`, and after `/dashboard/api/{mode}`. */

@@ -12,7 +12,7 @@ export function registerCorsPreflight(app: FastifyInstance, maxAgeSeconds: numbe
     const origin = request.headers.origin === undefined ? null : serialiseOrigin(request.headers.origin);
     if (origin !== null) {
       reply.header('access-control-allow-origin', origin);
-      reply.header('access-control-allow-methods', 'GET, POST, PATCH, DELETE');
+      reply.header('access-control-allow-methods', 'GET, POST, PUT, PATCH, DELETE');
       reply.header('access-control-allow-headers', 'authorization, content-type');
       reply.header('access-control-max-age', String(maxAgeSeconds));
       reply.header('vary', 'Origin');

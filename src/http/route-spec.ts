@@ -45,7 +45,7 @@ export type RoutePermission = Permission | 'any';
  * OpenAPI description all follow from this one declaration.
  */
 export interface RouteSpec<P extends TSchema, Q extends TSchema, B extends TSchema, R extends TObject> {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   url: string;
   operationId: string;
   summary: string;

@@ -1,4 +1,12 @@
 /** The append-only ledger, charges, refunds, reconciliation: the room's door. */
+export {
+  type BalanceAlert,
+  emitBalanceAlerts,
+  getAlertSettings,
+  MAX_LOW_BALANCE_THRESHOLDS,
+  noteRefusal,
+  setAlertSettings,
+} from './alerts.js';
 export { BalanceHints } from './balance-hints.js';
 export { type Biller, type BillingOutcome, directBiller } from './biller.js';
 export {

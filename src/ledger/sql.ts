@@ -7,6 +7,9 @@ import { statement } from '../db/database.js';
  * separate write lets two concurrent charges both pass the check.
  */
 
+/** A live account's low-balance threshold until it sets its own (PUT /account/alerts). */
+export const DEFAULT_LOW_BALANCE_MICROS = 5_000_000n;
+
 // The WHERE clause is re-evaluated after a concurrent update commits (READ COMMITTED), so
 // `balance_micros >= $2` is race-free: of 500 concurrent 0.01 charges on 1.00, exactly 100 match.
 export const CHARGE = statement(
@@ -14,12 +17,38 @@ export const CHARGE = statement(
   `WITH debited AS (
      UPDATE accounts SET balance_micros = balance_micros - $2
       WHERE id = $1 AND balance_micros >= $2
-     RETURNING id, balance_micros
+     RETURNING id, balance_micros, ${thresholds('accounts')} AS thresholds
+   ), alerted AS (
+     ${lowAlerts('debited', 'balance_micros + $2', 'balance_micros')}
    )
    INSERT INTO ledger_entries (account_id, kind, amount_micros, balance_after_micros, operation, request_id, key_id)
    SELECT id, 'charge', -$2::bigint, balance_micros, $3, $4, $5 FROM debited
    RETURNING id, balance_after_micros`,
 );
+
+/**
+ * An account's low-balance thresholds (docs/webhooks.md#balance-alerts), `alias` being the accounts
+ * row: its own, or by default 5.00 USD on a live account and none on a sandbox one (the same
+ * default is written in migration 0052's ledger_charge_batch).
+ */
+export function thresholds(alias: string): string {
+  return `COALESCE(${alias}.low_balance_micros, CASE WHEN ${alias}.mode = 'live' THEN '{${DEFAULT_LOW_BALANCE_MICROS}}'::bigint[] ELSE '{}'::bigint[] END)`;
+}
+
+/**
+ * The alerts of a movement, in the movement's own statement: one `low` alert per threshold of
+ * `source` (rows with `id`, `thresholds` and the columns named) that the balance crossed downwards,
+ * from at or above it (`before`) to below it (`after`). Concurrent movements of an account serialise
+ * on its row, each seeing the balance the previous one left, so each crossing is seen by exactly one
+ * statement; a balance back at or above a threshold is what re-arms it. A movement that crosses
+ * nothing inserts no row.
+ */
+function lowAlerts(source: string, before: string, after: string): string {
+  return `INSERT INTO balance_alerts (account_id, kind, threshold_micros, balance_micros)
+     SELECT s.id, 'low', th.threshold, s.${after}
+       FROM ${source} s CROSS JOIN LATERAL unnest(s.thresholds) AS th(threshold)
+      WHERE s.${after} < th.threshold AND s.${before} >= th.threshold`;
+}
 
 /**
  * The locking skeleton both batch statements of the ledger share (CHARGE_COVERED and
@@ -37,7 +66,7 @@ function lockedBatch(columns: readonly string[], types: readonly string[]): stri
        FROM unnest(${arrays.join(', ')})
             WITH ORDINALITY AS t(${names.join(', ')}, item)
    ), locked AS MATERIALIZED (
-     SELECT a.id, a.balance_micros FROM accounts a
+     SELECT a.id, a.balance_micros, ${thresholds('a')} AS thresholds FROM accounts a
       WHERE a.id IN (SELECT account_id FROM items) ORDER BY a.id FOR UPDATE
    ), totals AS MATERIALIZED (
      SELECT l.id AS account_id, l.balance_micros AS balance, sum(i.amount)::bigint AS total
@@ -95,6 +124,12 @@ function chargeCoveredSql(storing: boolean): string {
      UPDATE accounts a SET balance_micros = t.balance - t.total
        FROM totals t
       WHERE a.id = t.account_id AND t.total <= t.balance
+   ), moved AS (
+     SELECT t.account_id AS id, t.balance AS before, t.balance - t.total AS after, l.thresholds
+       FROM totals t JOIN locked l ON l.id = t.account_id
+      WHERE t.total <= t.balance
+   ), alerted AS (
+     ${lowAlerts('moved', 'before', 'after')}
    ), entries AS (
      INSERT INTO ledger_entries (id, account_id, kind, amount_micros, balance_after_micros, operation, request_id, key_id)
      OVERRIDING SYSTEM VALUE
@@ -141,7 +176,7 @@ export const CHARGE_EACH = statement(
 export const DEPOSIT = statement(
   'ledger_deposit',
   `WITH credited AS (
-     UPDATE accounts SET balance_micros = balance_micros + $2 WHERE id = $1
+     UPDATE accounts SET balance_micros = balance_micros + $2, depleted_armed = true WHERE id = $1
      RETURNING id, balance_micros
    )
    INSERT INTO ledger_entries (account_id, kind, amount_micros, balance_after_micros, reference, memo)
@@ -161,7 +196,7 @@ export const DEPOSIT_UP_TO = `
     SELECT id, LEAST($2::bigint, $3::bigint - balance_micros) AS amount
       FROM accounts WHERE id = $1 AND balance_micros < $3 FOR UPDATE
   ), credited AS (
-    UPDATE accounts a SET balance_micros = a.balance_micros + t.amount
+    UPDATE accounts a SET balance_micros = a.balance_micros + t.amount, depleted_armed = true
       FROM target t WHERE a.id = t.id
     RETURNING a.id, a.balance_micros, t.amount
   )
@@ -183,7 +218,7 @@ export const REFUND = statement(
        FROM ledger_entries
       WHERE id = $1 AND kind = 'charge' AND ($2::text IS NULL OR account_id = $2)
    ), credited AS (
-     UPDATE accounts a SET balance_micros = a.balance_micros + o.amount
+     UPDATE accounts a SET balance_micros = a.balance_micros + o.amount, depleted_armed = true
        FROM original o
       WHERE a.id = o.account_id
      RETURNING a.id, a.balance_micros, o.amount, o.id AS original_id
@@ -199,14 +234,53 @@ export const REFUND = statement(
 export const ADJUST = statement(
   'ledger_adjust',
   `WITH adjusted AS (
-     UPDATE accounts SET balance_micros = balance_micros + $2
+     UPDATE accounts SET balance_micros = balance_micros + $2, depleted_armed = depleted_armed OR $2 > 0
       WHERE id = $1 AND balance_micros + $2 >= 0
-     RETURNING id, balance_micros
+     RETURNING id, balance_micros, ${thresholds('accounts')} AS thresholds
+   ), alerted AS (
+     ${lowAlerts('adjusted', 'balance_micros - $2', 'balance_micros')}
    )
    INSERT INTO ledger_entries (account_id, kind, amount_micros, balance_after_micros, memo)
    SELECT id, 'adjustment', $2::bigint, balance_micros, $3 FROM adjusted
    RETURNING id, balance_after_micros`,
 );
+
+/**
+ * A paid request refused with 402 (docs/webhooks.md#balance-alerts): the first refusal since the
+ * account was last credited disarms it and writes its `depleted` alert, in one statement; later
+ * refusals match no row and write nothing.
+ */
+export const DEPLETED = statement(
+  'ledger_depleted',
+  `WITH disarmed AS (
+     UPDATE accounts SET depleted_armed = false WHERE id = $1 AND depleted_armed
+     RETURNING id, balance_micros
+   )
+   INSERT INTO balance_alerts (account_id, kind, balance_micros)
+   SELECT id, 'depleted', balance_micros FROM disarmed
+   RETURNING id`,
+);
+
+/** The account's alert settings (GET /account/alerts): its mode and its thresholds, NULL for the default. */
+export const ALERT_SETTINGS = statement(
+  'ledger_alert_settings',
+  'SELECT mode, low_balance_micros FROM accounts WHERE id = $1',
+);
+
+export const SET_ALERT_SETTINGS = statement(
+  'ledger_set_alert_settings',
+  'UPDATE accounts SET low_balance_micros = $2::bigint[] WHERE id = $1 RETURNING mode, low_balance_micros',
+);
+
+/** Alerts whose event is not recorded yet, oldest first, claimed (skipped when another run holds them). */
+export const CLAIM_ALERTS = `
+  SELECT b.id, b.account_id, a.mode, b.kind, b.threshold_micros, b.balance_micros
+    FROM balance_alerts b JOIN accounts a ON a.id = b.account_id
+   WHERE b.emitted_at IS NULL
+   ORDER BY b.id LIMIT $1
+     FOR UPDATE OF b SKIP LOCKED`;
+
+export const MARK_ALERTS_EMITTED = 'UPDATE balance_alerts SET emitted_at = $2 WHERE id = ANY ($1::bigint[])';
 
 export const BALANCE = statement('ledger_balance', 'SELECT balance_micros FROM accounts WHERE id = $1');
 
@@ -300,7 +374,8 @@ export const CREDIT_DEPOSITS = statement(
                FROM items i LEFT JOIN totals t ON t.account_id = i.account_id
               ORDER BY i.account_id, i.item) AS c
    ), balances AS (
-     UPDATE accounts a SET balance_micros = t.balance + t.total FROM totals t WHERE a.id = t.account_id
+     UPDATE accounts a SET balance_micros = t.balance + t.total, depleted_armed = true
+       FROM totals t WHERE a.id = t.account_id
    ), entries AS (
      INSERT INTO ledger_entries (id, account_id, kind, amount_micros, balance_after_micros, reference, memo)
      OVERRIDING SYSTEM VALUE

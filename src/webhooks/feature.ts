@@ -31,9 +31,10 @@ export const webhooksFeature: Feature<{ webhooks: typeof webhookSettings }, Need
   name: 'webhooks',
   settings: { webhooks: webhookSettings },
   async api(app, deps) {
-    const [{ webhookRoutes }, { testEventLimit }] = await Promise.all([
+    const [{ webhookRoutes }, { testEventLimit }, { alertRoutes }] = await Promise.all([
       import('./routes.js'),
       import('./deliveries.js'),
+      import('./alert-routes.js'),
     ]);
     webhookRoutes(app, {
       ...deliveryDeps(deps),
@@ -45,13 +46,20 @@ export const webhooksFeature: Feature<{ webhooks: typeof webhookSettings }, Need
       secrets: deps.ports.secrets,
       targets: { allowPrivateTargets: deps.config.webhooks.allowPrivateTargets },
     });
+    alertRoutes(app);
   },
   async worker(deps) {
-    const [{ WorkQueue }, { deliveryQueueHandler }] = await Promise.all([
-      import('../queue/queue.js'),
-      import('./delivery.js'),
-    ]);
-    return { queues: [new WorkQueue(deliveryQueueHandler(deliveryDeps(deps)), deps)] };
+    const [{ WorkQueue }, { deliveryQueueHandler }, { balanceAlertTask }, { createContext }] =
+      await Promise.all([
+        import('../queue/queue.js'),
+        import('./delivery.js'),
+        import('./balance-alerts.js'),
+        import('../context.js'),
+      ]);
+    return {
+      queues: [new WorkQueue(deliveryQueueHandler(deliveryDeps(deps)), deps)],
+      tasks: [balanceAlertTask(createContext(deps.db, deps.clock))],
+    };
   },
   commands: {
     webhooks: {

@@ -180,7 +180,7 @@ describe('every dashboard endpoint', () => {
   });
 
   it('twins each account route of the API at its own path, with its parameters, body and answer', () => {
-    expect(twins.length).toBe(28);
+    expect(twins.length).toBe(30);
     for (const twin of twins) {
       const { dashboard, apiOperation: api } = twin;
       expect(api, twin.api).toBeDefined();
@@ -209,7 +209,7 @@ describe('every dashboard endpoint', () => {
     const withParameters = operations.filter((op) => op.template.includes('{'));
     expect(withParameters.length).toBeGreaterThanOrEqual(25);
     expect(new Set(withParameters.map((op) => op.method))).toEqual(
-      new Set(['GET', 'POST', 'PATCH', 'DELETE']),
+      new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE']),
     );
     for (const op of withParameters) {
       const where = `${op.method} ${op.template}`;
@@ -374,6 +374,7 @@ describe('one wallet, its own accounts', () => {
       (twin) => twin.method === 'GET' && !twin.path.includes('{') && !/^\/(markets|stream)\b/.test(twin.path),
     );
     expect(lists.map((twin) => twin.path).sort()).toEqual([
+      '/account/alerts',
       '/account/transactions',
       '/account/usage',
       '/ai/requests',

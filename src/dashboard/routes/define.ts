@@ -90,7 +90,7 @@ export interface DashboardRouteSpec<
   R extends TObject,
 > {
   scope: S;
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** After `/dashboard/api` (and, for the `account` scope, after `/{mode}`). */
   url: string;
   operationId: string;
