@@ -185,6 +185,17 @@ export async function recordErrors(app, key, { db, cancelledDelivery }) {
     'MAX_KEYS_EXCEEDED',
     api('POST', '/keys', crowdedKey, { payload: { name: 'one more' } }),
   );
+  // An account holding its 10 webhook endpoints (docs/webhooks.md#endpoints).
+  const hooked = await createAccount(ctx, { mode: 'sandbox' }, clearSecretBox);
+  const hookedKey = await keyFor(hooked.id, {});
+  const endpoint = { url: 'https://example.com/hooks/sibyl', eventTypes: ['*'] };
+  for (let i = 0; i < 10; i++)
+    await app.inject(api('POST', '/webhooks/endpoints', hookedKey, { payload: endpoint }));
+  await record(
+    'MAX_ENDPOINTS_EXCEEDED',
+    'MAX_ENDPOINTS_EXCEEDED',
+    api('POST', '/webhooks/endpoints', hookedKey, { payload: endpoint }),
+  );
   // A delivery already cancelled (scripts/openapi-examples.js) cannot be cancelled again.
   await record(
     'DELIVERY_CANNOT_CANCEL',

@@ -16,6 +16,11 @@ export const keysFeature: Feature<{ authCache: typeof authCacheSettings }, Needs
     const { keyRoutes } = await import('./routes.js');
     keyRoutes(app, { authenticator: edge.authenticator, access: config.access });
   },
+  // `key.expiring` warnings (docs/webhooks.md#event-catalog): each made once, whichever worker finds it.
+  async worker({ db, clock }) {
+    const { keyExpiryTask } = await import('./expiry.js');
+    return { tasks: [keyExpiryTask({ db, clock })] };
+  },
   commands: {
     keys: {
       usage: [

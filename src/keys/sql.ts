@@ -84,3 +84,15 @@ export const PRUNE_AUTH_CHANGES = pruneStatement({
   ended: 'created_at < $1',
   orderBy: 'created_at',
 });
+
+/**
+ * Keys that expire within the next 7 days ($1 now, $2 now + 7 days): live ones, not rotated (a
+ * rotated key's expiry is its grace period, announced by the rotation itself), with their account's mode.
+ */
+export const EXPIRING = statement(
+  'keys_expiring',
+  `SELECT k.id, k.account_id, a.mode, k.name, k.expires_at
+     FROM api_keys k JOIN accounts a ON a.id = k.account_id
+    WHERE k.revoked_at IS NULL AND k.rotated_to IS NULL AND k.expires_at > $1 AND k.expires_at <= $2
+    ORDER BY k.expires_at, k.id`,
+);

@@ -1,4 +1,5 @@
 import { statement } from '../db/database.js';
+import { pruneStatement } from '../db/prune.js';
 import { DELIVERIES_CHANNEL, EVENTS_CHANNEL } from './sql.js';
 
 /**
@@ -32,3 +33,16 @@ export const RECORD_EVENT = statement(
               AND pg_notify('${EVENTS_CHANNEL}', d.account_id) IS NOT NULL)::integer AS woke
      FROM event ev`,
 );
+
+/**
+ * Retention (docs/operations.md#retention): up to $2 events made before $1 whose deliveries are all
+ * finished (their deliveries go by their own rule, PRUNE_DELIVERIES), oldest first.
+ */
+export const PRUNE_EVENTS = pruneStatement({
+  name: 'account_events_prune',
+  table: 'account_events',
+  key: 'id',
+  ended: `created_at < $1 AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
+            WHERE d.event_id = account_events.id AND d.status IN ('PENDING', 'SENDING'))`,
+  orderBy: 'created_at',
+});

@@ -84,8 +84,17 @@ export const webhooksFeature: Feature<{ webhooks: typeof webhookSettings }, Need
     },
   },
   async retention() {
-    const { PRUNE_DELIVERIES, PRUNE_TEST_DELIVERIES } = await import('./sql.js');
+    const [{ PRUNE_DELIVERIES, PRUNE_TEST_DELIVERIES }, { PRUNE_EVENTS }] = await Promise.all([
+      import('./sql.js'),
+      import('./events-sql.js'),
+    ]);
     return [
+      {
+        // Account events, kept as long as their deliveries (docs/webhooks.md#account-events).
+        name: 'account_events',
+        prune: PRUNE_EVENTS,
+        keepMs: (c) => c.retention.webhookDeliveriesMs,
+      },
       {
         name: 'webhook_deliveries',
         prune: PRUNE_DELIVERIES,

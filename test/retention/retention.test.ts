@@ -212,8 +212,27 @@ describe('retention', () => {
        VALUES (900001, 'm', 'market', '{}', $1), (900002, 'm', 'market', '{}', $2)`,
       [new Date(ctx.clock.now().getTime() - 25 * 3_600_000), new Date(ctx.clock.now().getTime() - 3_600_000)],
     );
+    // Account events: an old one goes, an old one whose delivery still waits stays, a recent one stays.
+    await ctx.database.db.query(
+      `INSERT INTO account_events (id, account_id, mode, type, data, created_at)
+       VALUES ('evt_retention_old', $1, 'sandbox', 'key.expiring', '{}', $2),
+              ('evt_retention_waiting', $1, 'sandbox', 'key.expiring', '{}', $2),
+              ('evt_retention_recent', $1, 'sandbox', 'key.expiring', '{}', $3)`,
+      [account.accountId, new Date(T0.getTime() - DAY), ctx.clock.now()],
+    );
+    await ctx.database.db.query(
+      `INSERT INTO webhook_deliveries (id, account_id, url, type, request_id, payload, status, due_at, max_attempts,
+                                       created_at, endpoint_id, event_id)
+       VALUES ('evt_retention_waiting_we_x', $1, 'https://hooks.example.com/x', 'key.expiring', 'evt_retention_waiting',
+               '{}', 'PENDING', $2, 8, $2, 'we_x', 'evt_retention_waiting')`,
+      [account.accountId, new Date(T0.getTime() + 200 * DAY)],
+    );
     const report = await retention.run(ctx.clock.now());
+    expect(
+      await present('account_events', ['evt_retention_old', 'evt_retention_waiting', 'evt_retention_recent']),
+    ).toEqual(['evt_retention_recent', 'evt_retention_waiting']);
     expect(report).toEqual({
+      account_events: expect.any(Number), // the old one and the old work's events: checked above
       webhook_deliveries: 3, // the old AI requests' and the old job's callbacks
       'webhook_deliveries (test)': 2, // the old test event, and the recent one (older than 24 hours)
       ai_requests: 2,

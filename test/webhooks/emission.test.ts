@@ -18,7 +18,9 @@ let worker: Worker;
 const UNKNOWN_MINT = '9n4nbM75f5Ui33ZbPYXn59EwSgE8CGsHtAeTH5YFeJ9E';
 
 beforeAll(async () => {
-  fakes = await Promise.all((['openai', 'anthropic', 'google', 'xai'] as const).map((kind) => startFakeLlm(kind)));
+  fakes = await Promise.all(
+    (['openai', 'anthropic', 'google', 'xai'] as const).map((kind) => startFakeLlm(kind)),
+  );
   ctx = await createTestContext({ config: fakeSlotsEnv(fakes, { AI_DEADLINE_MS: '30000' }) });
   worker = await createWorker({
     config: ctx.config,
@@ -49,23 +51,31 @@ async function eventsTo(endpointId: string) {
     'SELECT type, payload FROM webhook_deliveries WHERE endpoint_id = $1 ORDER BY created_at, id',
     [endpointId],
   );
-  return rows.map((row) => JSON.parse(row.payload) as { id: string; type: string; mode: string; data: Record<string, unknown> });
+  return rows.map(
+    (row) =>
+      JSON.parse(row.payload) as { id: string; type: string; mode: string; data: Record<string, unknown> },
+  );
 }
 
 describe('events of AI resolutions', () => {
   it('resolution.completed and resolution.failed reach the subscribed endpoint, in the finishing transaction', async () => {
     const account = await ctx.createAccount({ mode: 'live', balanceUsd: '1.00' });
     const other = await ctx.createAccount({ mode: 'live', balanceUsd: '1.00' });
-    const resolutions = await endpoint(account, '/resolutions', ['resolution.completed', 'resolution.failed']);
+    const resolutions = await endpoint(account, '/resolutions', [
+      'resolution.completed',
+      'resolution.failed',
+    ]);
     const jobsOnly = await endpoint(account, '/jobs', ['job.completed']);
     const stranger = await endpoint(other, '/stranger', ['*']);
-    for (const fake of fakes) fake.setReply(() => ({ answer: { outcomeIndex: 0, confidence: 0.9, reasoning: 'r' } }));
+    for (const fake of fakes)
+      fake.setReply(() => ({ answer: { outcomeIndex: 0, confidence: 0.9, reasoning: 'r' } }));
     const done = (await submit(ctx, account.key, question())).json().requestId as string;
     await testQueue(ctx).drain();
     for (const fake of fakes.slice(1)) fake.setReply(() => ({ error: 400 }));
     const failed = (await submit(ctx, account.key, question())).json().requestId as string;
     await testQueue(ctx).drain();
-    for (const fake of fakes) fake.setReply(() => ({ answer: { outcomeIndex: 0, confidence: 0.9, reasoning: 'r' } }));
+    for (const fake of fakes)
+      fake.setReply(() => ({ answer: { outcomeIndex: 0, confidence: 0.9, reasoning: 'r' } }));
 
     // Made at the same (manual) time: in the catalog's order.
     const events = (await eventsTo(resolutions)).sort((a, b) => a.type.localeCompare(b.type));
@@ -111,7 +121,9 @@ describe('events of scheduled jobs', () => {
     );
     const completed = events.find((e) => e.type === 'job.completed');
     expect(completed).toMatchObject({ mode: 'sandbox', data: { type: 'price', result: { symbol: 'SOL' } } });
-    expect(events.find((e) => e.type === 'job.failed')?.data.error).toMatchObject({ code: expect.any(String) });
+    expect(events.find((e) => e.type === 'job.failed')?.data.error).toMatchObject({
+      code: expect.any(String),
+    });
     const callbacks = await ctx.database.db.query<{ n: number }>(
       "SELECT count(*)::integer AS n FROM webhook_deliveries WHERE endpoint_id IS NULL AND url = 'https://hooks.example.com/callback'",
     );
