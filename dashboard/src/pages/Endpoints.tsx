@@ -38,7 +38,7 @@ export function Endpoints({ mode }: { mode: Mode }) {
   return (
     <>
       {disabled.length > 0 && (
-        <p class="warning" role="alert">
+        <p class="warning wrap" role="alert">
           {disabled.length === 1 ? 'An endpoint is disabled' : `${disabled.length} endpoints are disabled`}:{' '}
           {disabled
             .map((endpoint) => `${endpoint.url} (${endpoint.disabledReason ?? 'disabled'})`)
@@ -48,7 +48,7 @@ export function Endpoints({ mode }: { mode: Mode }) {
       )}
       {secret && (
         <Card title="Signing secret of the endpoint">
-          <p class="warning" role="status">
+          <p class="warning wrap" role="status">
             Copy the secret of {secret.url} now: you will not see it again.
           </p>
           <output class="secret mono" aria-label="Endpoint signing secret">
@@ -67,7 +67,9 @@ export function Endpoints({ mode }: { mode: Mode }) {
           with each endpoint’s own secret (docs/webhooks.md#account-events).
         </p>
         <ErrorNote error={list.error ?? act.error} />
-        <Done text={done} />
+        <div class="wrap">
+          <Done text={done} />
+        </div>
         {list.data && list.data.endpoints.length === 0 && <p class="muted">None yet: add one below.</p>}
         {list.data && list.data.endpoints.length > 0 && (
           <Table
@@ -76,7 +78,7 @@ export function Endpoints({ mode }: { mode: Mode }) {
           >
             {list.data.endpoints.map((endpoint) => (
               <tr key={endpoint.id}>
-                <td class="mono" id={subject(endpoint)}>
+                <td class="mono url" id={subject(endpoint)}>
                   {endpoint.url}
                 </td>
                 <td>{endpoint.eventTypes.includes('*') ? 'all' : endpoint.eventTypes.join(', ')}</td>
@@ -313,7 +315,7 @@ function Alerts({ mode }: { mode: Mode }) {
                   body: { lowBalanceUsd },
                 }),
               );
-              setEdited(null);
+              setEdited(saved.lowBalanceUsd);
               setDone(
                 saved.lowBalanceUsd.length
                   ? `Alerts below ${saved.lowBalanceUsd.map((v) => `$${v}`).join(', ')}.`
