@@ -2000,7 +2000,8 @@ export interface components {
                 id: string;
                 /** @description The `webhook-id` header: the same on every attempt and redelivery */
                 webhookId: string;
-                type: "ai" | "price" | "test";
+                /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+                type: string;
                 /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
                 requestId: string;
                 /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
@@ -2492,7 +2493,8 @@ export interface components {
             id: string;
             /** @description The `webhook-id` header: the same on every attempt and redelivery */
             webhookId: string;
-            type: "ai" | "price" | "test";
+            /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+            type: string;
             /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
             originalRequestId: string;
             url: string;
@@ -2703,7 +2705,8 @@ export interface components {
                 id: string;
                 /** @description The `webhook-id` header: the same on every attempt and redelivery */
                 webhookId: string;
-                type: "ai" | "price" | "test";
+                /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+                type: string;
                 /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
                 requestId: string;
                 /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
@@ -2780,7 +2783,8 @@ export interface components {
                 id: string;
                 /** @description The `webhook-id` header: the same on every attempt and redelivery */
                 webhookId: string;
-                type: "ai" | "price" | "test";
+                /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+                type: string;
                 /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
                 requestId: string;
                 /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
@@ -3380,7 +3384,8 @@ export interface components {
             id: string;
             /** @description The `webhook-id` header: the same on every attempt and redelivery */
             webhookId: string;
-            type: "ai" | "price" | "test";
+            /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+            type: string;
             /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
             originalRequestId: string;
             url: string;
@@ -3944,7 +3949,8 @@ export interface components {
             id: string;
             /** @description The `webhook-id` header: the same on every attempt and redelivery */
             webhookId: string;
-            type: "ai" | "price" | "test";
+            /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+            type: string;
             /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
             originalRequestId: string;
             url: string;
@@ -3990,7 +3996,8 @@ export interface components {
             id: string;
             /** @description The `webhook-id` header: the same on every attempt and redelivery */
             webhookId: string;
-            type: "ai" | "price" | "test";
+            /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+            type: string;
             /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
             requestId: string;
             /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
@@ -22265,7 +22272,8 @@ export interface operations {
                             id: string;
                             /** @description The `webhook-id` header: the same on every attempt and redelivery */
                             webhookId: string;
-                            type: "ai" | "price" | "test";
+                            /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+                            type: string;
                             /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
                             requestId: string;
                             /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
@@ -22977,7 +22985,8 @@ export interface operations {
                             id: string;
                             /** @description The `webhook-id` header: the same on every attempt and redelivery */
                             webhookId: string;
-                            type: "ai" | "price" | "test";
+                            /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+                            type: string;
                             /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
                             requestId: string;
                             /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
@@ -24687,7 +24696,8 @@ export interface operations {
                             id: string;
                             /** @description The `webhook-id` header: the same on every attempt and redelivery */
                             webhookId: string;
-                            type: "ai" | "price" | "test";
+                            /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+                            type: string;
                             /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
                             requestId: string;
                             /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
@@ -25909,7 +25919,8 @@ export interface operations {
                         id: string;
                         /** @description The `webhook-id` header: the same on every attempt and redelivery */
                         webhookId: string;
-                        type: "ai" | "price" | "test";
+                        /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+                        type: string;
                         /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
                         originalRequestId: string;
                         url: string;
@@ -26148,7 +26159,8 @@ export interface operations {
                         id: string;
                         /** @description The `webhook-id` header: the same on every attempt and redelivery */
                         webhookId: string;
-                        type: "ai" | "price" | "test";
+                        /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+                        type: string;
                         /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
                         originalRequestId: string;
                         url: string;
@@ -26387,7 +26399,8 @@ export interface operations {
                         id: string;
                         /** @description The `webhook-id` header: the same on every attempt and redelivery */
                         webhookId: string;
-                        type: "ai" | "price" | "test";
+                        /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+                        type: string;
                         /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
                         originalRequestId: string;
                         url: string;
