@@ -205,6 +205,26 @@ await withSandboxApp(async (app, key, { db, config, hold }) => {
     webhookSecret: FAKE_WEBHOOK_SECRET,
   };
 
+  // Account events (docs/webhooks.md#account-events): an endpoint's life, its secrets replaced by the
+  // fake one as no real one is shown; the balance alerts' thresholds.
+  examples.AccountAlerts = await call('PUT', '/account/alerts', { lowBalanceUsd: ['5.00', '1.00'] });
+  const endpoint = await call('POST', '/webhooks/endpoints', {
+    url: callbackUrl,
+    eventTypes: ['deposit.credited', 'balance.low'],
+    description: 'Treasury bot',
+  });
+  examples.CreatedWebhookEndpoint = { ...endpoint, secret: FAKE_WEBHOOK_SECRET };
+  examples.UpdateWebhookEndpointResponse = await call('PATCH', `/webhooks/endpoints/${endpoint.id}`, {
+    eventTypes: ['*'],
+  });
+  examples.RotateWebhookEndpointSecretResponse = {
+    ...(await call('POST', `/webhooks/endpoints/${endpoint.id}/rotate-secret`)),
+    secret: FAKE_WEBHOOK_SECRET,
+  };
+  examples.WebhookEndpoint = await call('GET', `/webhooks/endpoints/${endpoint.id}`);
+  examples.WebhookEndpointList = await call('GET', '/webhooks/endpoints');
+  examples.DeleteWebhookEndpointResponse = await call('DELETE', `/webhooks/endpoints/${endpoint.id}`);
+
   const spare = await call('POST', '/keys', { name: 'spare', permissions: ['price'] });
   const rotated = await call('POST', `/keys/${spare.id}/rotate`);
   examples.RotateKeyResponse = { ...rotated, newKey: { ...rotated.newKey, key: FAKE_KEY } };

@@ -2000,7 +2000,8 @@ export interface components {
                 id: string;
                 /** @description The `webhook-id` header: the same on every attempt and redelivery */
                 webhookId: string;
-                type: "ai" | "price" | "test";
+                /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+                type: string;
                 /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
                 requestId: string;
                 /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
@@ -2492,7 +2493,8 @@ export interface components {
             id: string;
             /** @description The `webhook-id` header: the same on every attempt and redelivery */
             webhookId: string;
-            type: "ai" | "price" | "test";
+            /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+            type: string;
             /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
             originalRequestId: string;
             url: string;
@@ -2703,7 +2705,8 @@ export interface components {
                 id: string;
                 /** @description The `webhook-id` header: the same on every attempt and redelivery */
                 webhookId: string;
-                type: "ai" | "price" | "test";
+                /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+                type: string;
                 /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
                 requestId: string;
                 /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
@@ -2780,7 +2783,8 @@ export interface components {
                 id: string;
                 /** @description The `webhook-id` header: the same on every attempt and redelivery */
                 webhookId: string;
-                type: "ai" | "price" | "test";
+                /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+                type: string;
                 /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
                 requestId: string;
                 /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
@@ -3414,7 +3418,8 @@ export interface components {
             id: string;
             /** @description The `webhook-id` header: the same on every attempt and redelivery */
             webhookId: string;
-            type: "ai" | "price" | "test";
+            /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+            type: string;
             /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
             originalRequestId: string;
             url: string;
@@ -3978,7 +3983,8 @@ export interface components {
             id: string;
             /** @description The `webhook-id` header: the same on every attempt and redelivery */
             webhookId: string;
-            type: "ai" | "price" | "test";
+            /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+            type: string;
             /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
             originalRequestId: string;
             url: string;
@@ -4024,7 +4030,8 @@ export interface components {
             id: string;
             /** @description The `webhook-id` header: the same on every attempt and redelivery */
             webhookId: string;
-            type: "ai" | "price" | "test";
+            /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+            type: string;
             /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
             requestId: string;
             /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
@@ -22299,7 +22306,8 @@ export interface operations {
                             id: string;
                             /** @description The `webhook-id` header: the same on every attempt and redelivery */
                             webhookId: string;
-                            type: "ai" | "price" | "test";
+                            /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+                            type: string;
                             /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
                             requestId: string;
                             /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
@@ -23011,7 +23019,8 @@ export interface operations {
                             id: string;
                             /** @description The `webhook-id` header: the same on every attempt and redelivery */
                             webhookId: string;
-                            type: "ai" | "price" | "test";
+                            /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+                            type: string;
                             /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
                             requestId: string;
                             /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
@@ -24755,7 +24764,8 @@ export interface operations {
                             id: string;
                             /** @description The `webhook-id` header: the same on every attempt and redelivery */
                             webhookId: string;
-                            type: "ai" | "price" | "test";
+                            /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+                            type: string;
                             /** @description The request whose result this delivery reports; in the answer to a redelivery, that answer’s own request id (X-Request-Id), like every action’s answer */
                             requestId: string;
                             /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
@@ -25977,7 +25987,8 @@ export interface operations {
                         id: string;
                         /** @description The `webhook-id` header: the same on every attempt and redelivery */
                         webhookId: string;
-                        type: "ai" | "price" | "test";
+                        /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+                        type: string;
                         /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
                         originalRequestId: string;
                         url: string;
@@ -26216,7 +26227,8 @@ export interface operations {
                         id: string;
                         /** @description The `webhook-id` header: the same on every attempt and redelivery */
                         webhookId: string;
-                        type: "ai" | "price" | "test";
+                        /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+                        type: string;
                         /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
                         originalRequestId: string;
                         url: string;
@@ -26455,7 +26467,8 @@ export interface operations {
                         id: string;
                         /** @description The `webhook-id` header: the same on every attempt and redelivery */
                         webhookId: string;
-                        type: "ai" | "price" | "test";
+                        /** @description What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog) */
+                        type: string;
                         /** @description The request whose result this delivery reports (the payload’s requestId), in every answer */
                         originalRequestId: string;
                         url: string;

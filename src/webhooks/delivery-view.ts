@@ -17,7 +17,8 @@ export interface DeliveryRow {
   id: string;
   account_id: string;
   url: string;
-  type: 'ai' | 'price' | 'test';
+  /** `ai`, `price`, `test`: a request's callback; else an account event's type (its endpoint's delivery). */
+  type: string;
   request_id: string;
   payload: string;
   status: DeliveryStatus;

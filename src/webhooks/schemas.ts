@@ -44,7 +44,12 @@ const deliveryFields = {
   webhookId: Type.String({
     description: 'The `webhook-id` header: the same on every attempt and redelivery',
   }),
-  type: Type.Union([Type.Literal('ai'), Type.Literal('price'), Type.Literal('test')]),
+  type: Type.String({
+    description:
+      'What it reports: `ai`, `price` or `test` for a request’s callback, or an account event’s type sent to a ' +
+      'registered endpoint (`balance.low`, …: docs/webhooks.md#event-catalog)',
+    examples: ['ai', 'balance.low'],
+  }),
   requestId: Type.String({
     description:
       'The request whose result this delivery reports; in the answer to a redelivery, that answer’s own ' +

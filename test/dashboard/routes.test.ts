@@ -180,7 +180,7 @@ describe('every dashboard endpoint', () => {
   });
 
   it('twins each account route of the API at its own path, with its parameters, body and answer', () => {
-    expect(twins.length).toBe(30);
+    expect(twins.length).toBe(36);
     for (const twin of twins) {
       const { dashboard, apiOperation: api } = twin;
       expect(api, twin.api).toBeDefined();
@@ -383,6 +383,7 @@ describe('one wallet, its own accounts', () => {
       '/keys',
       '/price/scheduled',
       '/webhooks/deliveries',
+      '/webhooks/endpoints',
     ]);
     for (const { path } of lists) {
       const query = path === '/account/usage' ? '?groupBy=operation' : '';

@@ -3,8 +3,12 @@ import { api, type Mode, ok } from '../api';
 import { Card, CopyButton, Done, ErrorNote, num, RowAction, Table, useAction } from '../components/ui';
 import { useData } from '../data';
 import { when } from '../format';
+import { Endpoints } from './Endpoints';
 
-/** Deliveries with their attempts, redelivery, a test event, and the signing secret. */
+/**
+ * Endpoints for account events with the catalog and the balance alerts (Endpoints.tsx); deliveries
+ * with their attempts, redelivery, a test event, and the account's callback signing secret.
+ */
 export function Webhooks({ mode }: { mode: Mode }) {
   const list = useData(
     () =>
@@ -23,6 +27,7 @@ export function Webhooks({ mode }: { mode: Mode }) {
   const byDelivery = (id: string) => ({ params: { path: { mode, deliveryId: id } } });
   return (
     <>
+      <Endpoints mode={mode} />
       <Card title="Send a test webhook">
         <form
           class="inline-form"

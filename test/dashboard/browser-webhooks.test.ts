@@ -1,0 +1,171 @@
+import type { BrowserContext, Page } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createContext } from '../../src/context.js';
+import { chargeAccount } from '../../src/ledger/ledger.js';
+import { balanceAlertTask } from '../../src/webhooks/balance-alerts.js';
+import { installWallet } from '../helpers/browser.js';
+import { openPage, type Stage, signedInPage, startStage } from '../helpers/dashboard-stage.js';
+import { TestWallet } from '../helpers/wallet.js';
+
+/**
+ * The Webhooks tab's account events in a real browser: an endpoint added to a real HTTPS receiver,
+ * its secret shown once, rotated, thresholds set, a balance.low crossing delivered signed with the
+ * secret the page showed, and the same tab on a phone.
+ */
+
+let stage: Stage;
+
+beforeAll(async () => {
+  stage = await startStage();
+});
+afterAll(async () => {
+  await stage.close();
+});
+
+async function webhooksTab(page: Page): Promise<void> {
+  await openPage(page, 'Activity');
+  await page.getByRole('tab', { name: 'Webhooks' }).click();
+  await page.getByRole('heading', { name: 'Endpoints' }).waitFor();
+}
+
+async function sandboxAccountId(page: Page): Promise<string> {
+  const session = (await page.evaluate(async () => (await fetch('/dashboard/api/auth/session')).json())) as {
+    accounts: { sandbox: { id: string } };
+  };
+  return session.accounts.sandbox.id;
+}
+
+const endpointsTable = (page: Page) => page.getByRole('table', { name: 'Webhook endpoints' });
+
+describe('the Webhooks tab: endpoints, secrets, alerts', () => {
+  it('adds an endpoint, shows its secret once, rotates it, sets thresholds, and the event arrives signed', async () => {
+    const { page, context } = await signedInPage(stage);
+    await webhooksTab(page);
+    // The catalog, each type with its description and its data's schema folded.
+    await page.getByText('balance.low', { exact: true }).first().waitFor();
+    await page.getByText('Schema of its data').first().click();
+    await page.locator('.catalog details[open] pre').first().waitFor();
+
+    // A new endpoint, for balance.low only, chosen from the catalog.
+    const url = `${stage.receiver.url}/events`;
+    await page.getByLabel('Endpoint URL').fill(url);
+    await page.getByLabel('Description').fill('<b>alerts</b> receiver');
+    await page.getByLabel('All, present and future').uncheck();
+    await page.getByLabel('balance.low').check();
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    const shown = page.getByLabel('Endpoint signing secret');
+    const first = (await shown.textContent()) as string;
+    expect(first).toMatch(/^whsec_/);
+    await page.getByText('you will not see it again').waitFor();
+    const row = endpointsTable(page).getByRole('row').filter({ hasText: url });
+    await expect(row.textContent()).resolves.toContain('balance.low');
+    // The description is text, not markup.
+    await row.getByText('<b>alerts</b> receiver').waitFor();
+    expect(await row.locator('b').count()).toBe(0);
+
+    // Gone after a reload: the API never answers it again.
+    await page.reload();
+    await webhooksTab(page);
+    await endpointsTable(page).getByRole('row').filter({ hasText: url }).waitFor();
+    expect(await page.getByLabel('Endpoint signing secret').count()).toBe(0);
+    expect(await page.content()).not.toContain(first);
+
+    // Rotated: a new secret, once.
+    await page.getByRole('button', { name: 'Rotate secret', exact: true }).first().click();
+    const rotated = (await page.getByLabel('Endpoint signing secret').textContent()) as string;
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(first);
+    await page.getByText(/The previous secret keeps signing until/).waitFor();
+    await page.getByRole('button', { name: 'Done', exact: true }).click();
+    expect(await page.getByLabel('Endpoint signing secret').count()).toBe(0);
+
+    // Thresholds: the sandbox starts with none; 99.5 is saved as 99.50, highest first.
+    await page.getByLabel('Threshold 1 (USD)').fill('20');
+    await page.getByLabel('Threshold 2 (USD)').fill('99.5');
+    await page.getByRole('button', { name: 'Save alerts' }).click();
+    await page.getByText('Alerts below $99.50, $20.00.').waitFor();
+    await expect(page.getByLabel('Threshold 1 (USD)').inputValue()).resolves.toBe('99.50');
+    // A bad amount is the API's refusal, shown.
+    await page.getByLabel('Threshold 3 (USD)').fill('0');
+    await page.getByRole('button', { name: 'Save alerts' }).click();
+    await page.getByRole('alert').filter({ hasText: 'VALIDATION_ERROR' }).waitFor();
+
+    // Spend from 100.00 to 99.00: balance.low for 99.50 reaches the endpoint, signed with the new secret.
+    const accountId = await sandboxAccountId(page);
+    await chargeAccount(stage.ctx.database.db, { accountId, amountMicros: 1_000_000n, operation: 'test' });
+    await balanceAlertTask(createContext(stage.ctx.database.db, stage.ctx.clock)).run(
+      stage.ctx.clock.now(),
+      new AbortController().signal,
+    );
+    await stage.work();
+    const received = stage.receiver.received.filter((request) => request.url === '/events');
+    expect(received).toHaveLength(1);
+    const payload = new Webhook(rotated).verify(
+      received[0]?.body as string,
+      received[0]?.headers as Record<string, string>,
+    ) as { type: string; data: { thresholdUsd: string } };
+    expect(payload).toMatchObject({ type: 'balance.low', data: { thresholdUsd: '99.50' } });
+
+    // Its delivery is listed with the others.
+    await page.reload();
+    await webhooksTab(page);
+    const deliveries = page.getByRole('table', { name: 'Webhook deliveries' });
+    await deliveries.getByRole('row').filter({ hasText: 'balance.low' }).waitFor();
+
+    // Disabled: the banner says so; enabled again: gone.
+    await row.getByRole('button', { name: 'Disable' }).click();
+    const banner = page.getByRole('alert').filter({ hasText: 'An endpoint is disabled' });
+    await banner.waitFor();
+    await expect(banner.textContent()).resolves.toContain(url);
+    await row.getByRole('button', { name: 'Enable' }).click();
+    await banner.waitFor({ state: 'detached' });
+
+    // Deleted after a confirmation.
+    await row.getByRole('button', { name: 'Delete' }).click();
+    await row.getByRole('button', { name: 'Yes, delete' }).click();
+    await page.getByText(/^Deleted /).waitFor();
+    await page.getByText('None yet: add one below.').waitFor();
+    await context.close();
+  });
+
+  it('at 390 px the tab fits the screen: endpoints, a disabled one’s banner, the catalog open, the alerts', async () => {
+    const context: BrowserContext = await stage.browser.newContext({
+      locale: 'en-US',
+      timezoneId: 'UTC',
+      viewport: { width: 390, height: 800 },
+      deviceScaleFactor: 1,
+      isMobile: true,
+      hasTouch: true,
+    });
+    const page = await context.newPage();
+    page.setDefaultTimeout(20_000);
+    await installWallet(page, new TestWallet(), 'signIn');
+    await page.goto(`${stage.base}/dashboard/`);
+    await page.getByRole('button', { name: 'Sign in with Test Wallet' }).click();
+    await page.getByText('Spend today').waitFor();
+    await webhooksTab(page);
+    const url = `${stage.receiver.url}/a-rather-long-path/for-the-phone/${'x'.repeat(80)}`;
+    await page.getByLabel('Endpoint URL').fill(url);
+    await page.getByRole('button', { name: 'Add endpoint' }).click();
+    await page.getByLabel('Endpoint signing secret').waitFor();
+    await endpointsTable(page).getByRole('button', { name: 'Disable' }).click();
+    await page.getByRole('alert').filter({ hasText: 'An endpoint is disabled' }).waitFor();
+    await page.getByText('Schema of its data').first().click();
+    await page.locator('.catalog details[open] pre').waitFor();
+    await page.getByLabel('Threshold 1 (USD)').waitFor();
+    const overflow = Number(await page.evaluate('document.documentElement.scrollWidth - window.innerWidth'));
+    expect(overflow).toBeLessThanOrEqual(0);
+    // The secret and the banner wrap within the screen.
+    for (const locator of [
+      page.getByLabel('Endpoint signing secret'),
+      page.getByRole('alert').filter({ hasText: 'An endpoint is disabled' }),
+      page.getByText(/^Copy the secret of/),
+      page.getByText(/^Disabled https:/),
+    ]) {
+      const box = await locator.boundingBox();
+      expect(box && box.x + box.width).toBeLessThanOrEqual(390);
+    }
+    await context.close();
+  });
+});
