@@ -1,4 +1,3 @@
-import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext, withTransaction } from '../../src/context.js';
 import { silentLog } from '../../src/logger.js';
