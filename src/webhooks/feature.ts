@@ -31,6 +31,10 @@ export const webhooksFeature: Feature<{ webhooks: typeof webhookSettings }, Need
   name: 'webhooks',
   tables: ['webhook_attempts', 'webhook_deliveries'],
   settings: { webhooks: webhookSettings },
+  async openApi() {
+    const { accountEventsDocument } = await import('./openapi-webhooks.js');
+    return accountEventsDocument();
+  },
   async api(app, deps) {
     const [{ webhookRoutes }, { testEventLimit }, { alertRoutes }] = await Promise.all([
       import('./routes.js'),
