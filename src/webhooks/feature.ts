@@ -73,7 +73,8 @@ export const webhooksFeature: Feature<{ webhooks: typeof webhookSettings }, Need
         '  webhooks redeliver DELIVERY_ID          send a delivery again now (same webhook-id)',
         '  webhooks cancel DELIVERY_ID             stop a pending delivery (never sent again)',
         "  webhooks listen --forward-to URL [--api-url URL]  post the account's events to a local URL",
-        '                                          as they are sent (SIBYL_API_KEY, SIBYL_API_URL)',
+        '                                          as they are sent (SIBYL_API_KEY, SIBYL_API_URL);',
+        '                                          --events a,b only those types (deposit.credited, price…)',
         '  webhooks reseal-secrets                 re-seal every webhook secret with SECRET_ENCRYPTION_KEY',
       ],
       async run(io, action, args) {
