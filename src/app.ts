@@ -183,7 +183,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   registerErrorHandling(app);
   registerCorsPreflight(app, config.access.corsMaxAgeSeconds);
-  await registerOpenApi(app, VERSION, config);
+  // What the features add to the document beyond their routes (the account events' `webhooks`).
+  const documented = { webhooks: {}, schemas: {} };
+  for (const feature of FEATURES) {
+    const part = await feature.openApi?.();
+    if (part) {
+      Object.assign(documented.webhooks, part.webhooks);
+      Object.assign(documented.schemas, part.schemas);
+    }
+  }
+  await registerOpenApi(app, VERSION, config, documented);
 
   // Every feature's routes, in the list's order (src/features.ts): that order is the OpenAPI document's.
   const routeDeps = { config, db, clock, ports, log: app.log, edge };

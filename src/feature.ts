@@ -122,6 +122,11 @@ export interface Feature<S extends SettingsFragments = Record<never, never>, N e
   settings?: S;
   /** Registers its routes (in list order: that order is the OpenAPI document's). */
   api?: RegisterRoutes<ApiDeps<N>>;
+  /**
+   * What the room adds to the OpenAPI document beyond its routes: the requests the service makes
+   * (OpenAPI 3.1 `webhooks`) and the named schemas they use. Loaded when the API starts.
+   */
+  openApi?(): Promise<{ webhooks: Record<string, unknown>; schemas: Record<string, unknown> }>;
   /** Its durable queues and periodic tasks. */
   worker?(deps: WorkDeps<N>): Promise<WorkParts>;
   /** Its operator commands, by name. */

@@ -12,5 +12,6 @@ export const IDEMPOTENT_ROUTES: readonly string[] = [
   'POST /api/v1/webhooks/deliveries/{deliveryId}/cancel',
   'POST /api/v1/webhooks/deliveries/{deliveryId}/redeliver',
   'POST /api/v1/webhooks/endpoints',
+  'POST /api/v1/webhooks/endpoints/{endpointId}/recover',
   'POST /api/v1/webhooks/test',
 ];

@@ -78,7 +78,15 @@ export {
   type StreamOptions,
 } from './streams.js';
 export type { Sleep } from './transport.js';
-export { verifyWebhook, type WebhookHeaders, type WebhookPayload } from './webhooks.js';
+export {
+  type SibylEvent,
+  type SibylEventOf,
+  type SibylEventType,
+  verifyEvent,
+  verifyWebhook,
+  type WebhookHeaders,
+  type WebhookPayload,
+} from './webhooks.js';
 
 /** Every named schema of the API (`Schemas['PriceResult']`, `Schemas['AiRequestRecord']`, …). */
 export type Schemas = components['schemas'];

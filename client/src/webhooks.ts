@@ -1,4 +1,5 @@
 import { Webhook } from 'standardwebhooks';
+import type { components } from './schema.js';
 
 /** A callback's body, parsed: what `verifyWebhook` returns. */
 export interface WebhookPayload {
@@ -55,4 +56,41 @@ export function verifyWebhook(
     }
   }
   throw failure;
+}
+
+type Schemas = components['schemas'];
+
+/**
+ * An account event as a registered endpoint receives it (docs/webhooks.md#account-events):
+ * `{ id, type, createdAt, mode, data }`, one member per catalog type — narrow on `type` to get
+ * that type's `data`.
+ */
+export type SibylEvent =
+  | Schemas['ResolutionCompletedEvent']
+  | Schemas['ResolutionFailedEvent']
+  | Schemas['JobCompletedEvent']
+  | Schemas['JobFailedEvent']
+  | Schemas['DepositCreditedEvent']
+  | Schemas['BalanceLowEvent']
+  | Schemas['BalanceDepletedEvent']
+  | Schemas['KeyExpiringEvent']
+  | Schemas['EndpointDisabledEvent'];
+
+/** The catalog's type names. */
+export type SibylEventType = SibylEvent['type'];
+
+/** The event of one type: `SibylEventOf<'balance.low'>`. */
+export type SibylEventOf<T extends SibylEventType> = Extract<SibylEvent, { type: T }>;
+
+/**
+ * For a registered endpoint's receiver: checks an account event on its raw body and headers with
+ * the endpoint's secret (or `[newest, previous]` during a rotation), as `verifyWebhook` does, and
+ * returns it typed. Throws when it does not verify.
+ */
+export function verifyEvent(
+  rawBody: string | Uint8Array,
+  headers: WebhookHeaders,
+  secret: string | readonly string[],
+): SibylEvent {
+  return verifyWebhook(rawBody, headers, secret) as unknown as SibylEvent;
 }

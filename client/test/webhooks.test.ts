@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordAccountEvent } from '../../src/webhooks/events.js';
 import { signedRequest } from '../../src/webhooks/signing.js';
 import type { TestContext } from '../../test/helpers/context.js';
-import { createSibylClient, unwrap, verifyWebhook } from '../src/index.js';
+import { createSibylClient, type SibylEvent, unwrap, verifyEvent, verifyWebhook } from '../src/index.js';
 import { startService } from './helpers.js';
 
 // The receiver's check against what the service signs (its own signing code), with the account's
@@ -59,5 +60,46 @@ describe('verifyWebhook', () => {
     expect(verifyWebhook(body, headers, secret)).toMatchObject({ requestId: 'req_client' });
     expect(verifyWebhook(body, headers, [otherSecret(), secret])).toMatchObject({ requestId: 'req_client' });
     expect(() => verifyWebhook(body, headers, [otherSecret(), otherSecret()])).toThrow();
+  });
+});
+
+describe('verifyEvent', () => {
+  it('returns an account event typed by its type: narrowing on type gives that type’s data', async () => {
+    const account = await ctx.createAccount();
+    const created = await ctx.request(account.key, {
+      method: 'POST',
+      url: '/api/v1/webhooks/endpoints',
+      payload: { url: 'https://example.com/hook', eventTypes: ['balance.low'] },
+    });
+    const endpoint = created.json() as { id: string; secret: string };
+    const event = await ctx.database.db.transaction((tx) =>
+      recordAccountEvent(tx, {
+        accountId: account.accountId,
+        mode: 'sandbox',
+        type: 'balance.low',
+        data: { thresholdUsd: '5.00', balanceUsd: '4.99', accountId: account.accountId },
+        at: new Date(),
+      }),
+    );
+    const [row] = await ctx.database.db.query<{ id: string; payload: string }>(
+      'SELECT id, payload FROM webhook_deliveries WHERE event_id = $1',
+      [event?.id],
+    );
+    const { body, headers } = signedRequest(
+      row?.id as string,
+      row?.payload as string,
+      [endpoint.secret],
+      new Date(),
+      {
+        bodySignature: false,
+      },
+    );
+    const received: SibylEvent = verifyEvent(body, headers, endpoint.secret);
+    if (received.type !== 'balance.low') throw new Error(`unexpected ${received.type}`);
+    // Typed: `thresholdUsd` exists only on balance.low's data.
+    const threshold: string = received.data.thresholdUsd;
+    expect(threshold).toBe('5.00');
+    expect(received).toMatchObject({ id: event?.id, mode: 'sandbox', data: { balanceUsd: '4.99' } });
+    expect(() => verifyEvent(body, headers, otherSecret())).toThrow();
   });
 });

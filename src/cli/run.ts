@@ -82,6 +82,7 @@ function parseOptions(argv: string[]) {
         reason: { type: 'string' },
         'forward-to': { type: 'string' },
         'api-url': { type: 'string' },
+        events: { type: 'string' },
         before: { type: 'string' },
         since: { type: 'string' },
         models: { type: 'string' },

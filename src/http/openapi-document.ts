@@ -207,6 +207,8 @@ export interface DocumentOptions {
   serverUrl: string;
   /** The settings some stated rules take their values from (`$NAME`, see `handlerRules`). */
   settings?: Record<string, unknown>;
+  /** The `webhooks` of OpenAPI 3.1 (requests the service makes) and the named schemas they use. */
+  webhooks?: { webhooks: Json; schemas: Json };
 }
 
 export function finishDocument(doc: Json, options: DocumentOptions): Json {
@@ -215,6 +217,10 @@ export function finishDocument(doc: Json, options: DocumentOptions): Json {
   documentHeaders(doc);
   attachErrorExamples(doc);
   hoistNamedSchemas(doc);
+  if (options.webhooks) {
+    doc.webhooks = options.webhooks.webhooks;
+    Object.assign(componentsOf(doc, 'schemas'), options.webhooks.schemas);
+  }
   attachExamples(doc);
   const components = doc.components as Json;
   components.schemas = Object.fromEntries(

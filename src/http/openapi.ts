@@ -3,7 +3,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { CoreConfig } from '../core-settings.js';
 import { registerGuides } from './guides.js';
-import { finishDocument } from './openapi-document.js';
+import { type DocumentOptions, finishDocument } from './openapi-document.js';
 import { API_PREFIX } from './route.js';
 
 const guide = (name: string, label: string) => `[${label}](/docs/guides/${name}.md)`;
@@ -32,6 +32,7 @@ export async function registerOpenApi(
   config: Pick<CoreConfig, 'host' | 'port' | 'publicBaseUrl'> & {
     access: { ceilings: { maxPerSecond: number; maxBurst: number } };
   },
+  webhooks?: DocumentOptions['webhooks'],
 ): Promise<void> {
   await app.register(swagger, {
     transformObject: (document) =>
@@ -46,6 +47,7 @@ export async function registerOpenApi(
             RATE_LIMIT_MAX_PER_SECOND: config.access.ceilings.maxPerSecond,
             RATE_LIMIT_MAX_BURST: config.access.ceilings.maxBurst,
           },
+          webhooks,
         },
       ) as never,
     openapi: {

@@ -9,6 +9,7 @@ export const webhookSettings = defineSettings(
     WEBHOOK_CONCURRENCY: Type.Integer({ default: 50, minimum: 1, maximum: 1000 }),
     WEBHOOK_LEASE_MS: Type.Integer({ default: 30_000, minimum: 1000 }),
     WEBHOOK_TEST_LIMIT_PER_MINUTE: Type.Integer({ default: 10, minimum: 1, maximum: 10_000 }),
+    WEBHOOK_ENDPOINT_DISABLE_AFTER: Type.Integer({ default: 5 * 86_400_000, minimum: 60_000 }),
     SECRET_ENCRYPTION_KEY: Type.Optional(Type.String({ minLength: 1 })),
     SECRET_ENCRYPTION_KEY_PREVIOUS: Type.Optional(Type.String({ minLength: 1 })),
   },
@@ -31,6 +32,11 @@ export const webhookSettings = defineSettings(
      * route is free and writes a delivery row per call; this keeps it from growing tables for free.
      */
     testLimit: { perSecond: v.WEBHOOK_TEST_LIMIT_PER_MINUTE / 60, burst: v.WEBHOOK_TEST_LIMIT_PER_MINUTE },
+    /**
+     * Milliseconds: an endpoint whose deliveries have all failed for this long (with at least 20
+     * failed) is disabled (docs/webhooks.md#endpoint-health).
+     */
+    endpointDisableAfterMs: v.WEBHOOK_ENDPOINT_DISABLE_AFTER,
     /** 32 bytes, base64: webhook secrets are stored encrypted with it (AES-256-GCM). */
     encryptionKey: v.SECRET_ENCRYPTION_KEY,
     /** The key before the last rotation of SECRET_ENCRYPTION_KEY: still read, never written. */

@@ -4,6 +4,7 @@ import { randomBase62 } from '../lib/ids.js';
 import type { Log } from '../logger.js';
 import { metrics } from '../metrics/metrics.js';
 import type { QueueHandler } from '../queue/queue.js';
+import { checkEndpointHealth } from './endpoint-health.js';
 import type { DeliveryStatus } from './outbox.js';
 import { RETRY_DELAYS_MS } from './outbox.js';
 import type { SecretBox } from './secret-box.js';
@@ -17,7 +18,13 @@ export interface DeliveryDeps {
   log: Log;
   transport: WebhookTransport;
   secrets: SecretBox;
-  settings: { concurrency: number; leaseMs: number; allowPrivateTargets?: boolean };
+  settings: {
+    concurrency: number;
+    leaseMs: number;
+    allowPrivateTargets?: boolean;
+    /** WEBHOOK_ENDPOINT_DISABLE_AFTER (docs/webhooks.md#endpoint-health); default 5 days. */
+    endpointDisableAfterMs?: number;
+  };
 }
 
 /** A claimed delivery, with its account's signing secrets as stored. */
@@ -131,6 +138,7 @@ export async function attemptDelivery(deps: DeliveryDeps, delivery: ClaimedDeliv
       { deliveryId: delivery.id, accountId: delivery.account_id, attempts: attempt },
       'webhook delivery failed',
     );
+    if (delivery.endpoint_id) await checkEndpointHealth(deps, delivery.endpoint_id);
   }
   return { status, outcome, recorded: row !== undefined };
 }

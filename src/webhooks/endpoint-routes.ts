@@ -2,15 +2,20 @@ import type { FastifyInstance } from 'fastify';
 import type { Static } from 'typebox';
 import { defineAccountRoute } from '../http/account-route.js';
 import { API_PREFIX, errorResponses } from '../http/route.js';
+import { listEndpointDeliveries, recoverEndpoint } from './endpoint-deliveries.js';
 import {
   CreatedEndpoint,
   DeletedEndpoint,
   Endpoint,
   EndpointCreateBody,
+  EndpointDeliveryList,
+  EndpointDeliveryQuery,
   EndpointList,
   EndpointParams,
   EndpointUpdateBody,
   EventTypeList,
+  RecoverBody,
+  Recovered,
   RotatedEndpointSecret,
 } from './endpoint-schemas.js';
 import {
@@ -153,5 +158,43 @@ export function endpointRoutes(
     errors: ['NOT_FOUND'],
     handler: ({ params, caller, ctx }) =>
       rotateEndpointSecret(ctx, deps.secrets, caller.accountId, params.endpointId),
+  });
+
+  defineAccountRoute(app, {
+    method: 'GET',
+    url: '/webhooks/endpoints/:endpointId/deliveries',
+    operationId: 'listWebhookEndpointDeliveries',
+    responseName: 'WebhookEndpointDeliveryList',
+    summary: 'The endpoint’s deliveries with their attempts, newest first',
+    description:
+      'Filters: `status`, `eventType`, `since` (created at or after). `limit` a page (50 unless asked); ' +
+      '`nextCursor` continues (docs/webhooks.md#endpoint-health).',
+    tags: ['webhooks'],
+    permission: 'account',
+    params: EndpointParams,
+    querystring: EndpointDeliveryQuery,
+    response: EndpointDeliveryList,
+    errors: ['NOT_FOUND'],
+    handler: ({ params, query, caller, ctx }) =>
+      listEndpointDeliveries(ctx, caller.accountId, params.endpointId, query),
+  });
+
+  defineAccountRoute(app, {
+    method: 'POST',
+    url: '/webhooks/endpoints/:endpointId/recover',
+    operationId: 'recoverWebhookEndpoint',
+    summary: 'Send again every failed delivery of the endpoint since a time (at most 7 days back)',
+    description:
+      'Each CALLBACK_FAILED delivery created at or after `since` gets one more attempt, due now, with the same ' +
+      '`webhook-id`, as a redelivery does; answers how many. `since` older than 7 days is 400 VALIDATION_ERROR.',
+    tags: ['webhooks'],
+    permission: 'account',
+    idempotent: true,
+    params: EndpointParams,
+    body: RecoverBody,
+    response: Recovered,
+    errors: ['NOT_FOUND'],
+    handler: ({ params, body, caller, ctx }) =>
+      recoverEndpoint(ctx, caller.accountId, params.endpointId, body.since),
   });
 }

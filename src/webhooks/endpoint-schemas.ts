@@ -2,6 +2,7 @@ import Type from 'typebox';
 import { NullableTimestamp, Timestamp } from '../http/schemas.js';
 import { EVENT_CATALOG } from './event-types.js';
 import { MAX_CALLBACK_URL_CHARS } from './port.js';
+import { Attempt, DeliveryStatus, deliveryFields } from './schemas.js';
 
 const EventTypes = Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
   minItems: 1,
@@ -113,6 +114,55 @@ export const EventTypeList = Type.Object(
         { additionalProperties: false },
       ),
     ),
+  },
+  { additionalProperties: false },
+);
+
+const EndpointDelivery = Type.Object(
+  {
+    ...deliveryFields,
+    type: Type.String({ description: 'The event’s type (a catalog name)' }),
+    eventId: Type.Union([Type.String(), Type.Null()], {
+      description: 'The event (evt_…) this delivery sends',
+    }),
+    attempts: Type.Array(Attempt, { description: 'Every attempt, oldest first' }),
+  },
+  { title: 'WebhookEndpointDelivery', additionalProperties: false },
+);
+
+export const EndpointDeliveryList = Type.Object(
+  {
+    deliveries: Type.Array(EndpointDelivery, { description: 'Newest first' }),
+    nextCursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Pass as `cursor` for the next page; null when there is none',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const EndpointDeliveryQuery = Type.Object(
+  {
+    status: Type.Optional(DeliveryStatus),
+    eventType: Type.Optional(Type.String({ minLength: 1, maxLength: 64, pattern: '^[a-z]+\\.[a-z]+$' })),
+    since: Type.Optional(Timestamp),
+    cursor: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 256, pattern: '^[A-Za-z0-9_-]+$', 'x-opaque': true }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+  },
+  { additionalProperties: false },
+);
+
+export const RecoverBody = Type.Object(
+  { since: { ...Timestamp, description: 'Failed deliveries created at or after this, at most 7 days ago' } },
+  { additionalProperties: false },
+);
+
+export const Recovered = Type.Object(
+  {
+    id: Type.String({ description: 'The endpoint id' }),
+    since: Timestamp,
+    queued: Type.Integer({ minimum: 0, description: 'How many failed deliveries were sent again' }),
   },
   { additionalProperties: false },
 );

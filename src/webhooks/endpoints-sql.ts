@@ -71,3 +71,38 @@ export const ROTATE_SECRET = statement(
     WHERE id = $1 AND account_id = $2
    RETURNING id`,
 );
+
+/**
+ * Endpoint health (docs/webhooks.md#endpoint-health), when a delivery to endpoint $1 failed for good
+ * ($2 = now): its last success (DELIVERED or STOPPED) is when one last finished; the deliveries that
+ * finished CALLBACK_FAILED after it are its failing streak, failing since the first of them was
+ * created (not before that success). At least $3 of them, failing since $4 ms or more, disable it —
+ * the endpoint locked first, so two failures at once disable it once. Only the deliveries created in
+ * the last $4 ms + 30 days are read (webhook_deliveries_endpoint). Returns the endpoint when this
+ * disabled it.
+ */
+export const DISABLE_IF_FAILING = statement(
+  'webhook_endpoints_disable_if_failing',
+  `WITH endpoint AS (
+     SELECT id FROM webhook_endpoints WHERE id = $1 AND enabled FOR UPDATE
+   ), recent AS (
+     SELECT status, created_at, finished_at FROM webhook_deliveries
+      WHERE endpoint_id = $1
+        AND created_at >= $2::timestamptz - make_interval(secs => $4::double precision / 1000) - interval '30 days'
+   ), success AS (
+     SELECT max(finished_at) AS at FROM recent WHERE status IN ('DELIVERED', 'STOPPED')
+   ), streak AS (
+     SELECT count(*)::integer AS failed, greatest(min(r.created_at), max(s.at)) AS failing_since
+       FROM recent r, success s
+      WHERE r.status = 'CALLBACK_FAILED' AND (s.at IS NULL OR r.finished_at > s.at)
+   )
+   UPDATE webhook_endpoints e
+      SET enabled = false, disabled_at = $2, updated_at = $2,
+          disabled_reason = 'every delivery failed since '
+            || to_char(t.failing_since AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+            || ' (' || t.failed || ' failed deliveries)'
+     FROM endpoint, streak t
+    WHERE e.id = endpoint.id AND t.failed >= $3
+      AND t.failing_since <= $2::timestamptz - make_interval(secs => $4::double precision / 1000)
+   RETURNING e.id, e.account_id, e.mode, e.url, e.disabled_reason, t.failing_since, t.failed`,
+);

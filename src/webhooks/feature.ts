@@ -31,6 +31,10 @@ export const webhooksFeature: Feature<{ webhooks: typeof webhookSettings }, Need
   name: 'webhooks',
   tables: ['account_events', 'webhook_attempts', 'webhook_deliveries', 'webhook_endpoints'],
   settings: { webhooks: webhookSettings },
+  async openApi() {
+    const { accountEventsDocument } = await import('./openapi-webhooks.js');
+    return accountEventsDocument();
+  },
   async api(app, deps) {
     const [{ webhookRoutes }, { testEventLimit }, { alertRoutes }] = await Promise.all([
       import('./routes.js'),
@@ -69,7 +73,8 @@ export const webhooksFeature: Feature<{ webhooks: typeof webhookSettings }, Need
         '  webhooks redeliver DELIVERY_ID          send a delivery again now (same webhook-id)',
         '  webhooks cancel DELIVERY_ID             stop a pending delivery (never sent again)',
         "  webhooks listen --forward-to URL [--api-url URL]  post the account's events to a local URL",
-        '                                          as they are sent (SIBYL_API_KEY, SIBYL_API_URL)',
+        '                                          as they are sent (SIBYL_API_KEY, SIBYL_API_URL);',
+        '                                          --events a,b only those types (deposit.credited, price…)',
         '  webhooks reseal-secrets                 re-seal every webhook secret with SECRET_ENCRYPTION_KEY',
       ],
       async run(io, action, args) {

@@ -1,7 +1,8 @@
 import type { CoreConfig } from '../core-settings.js';
 import type { CommandIo } from '../feature.js';
 import { type CommandArgs, option } from '../lib/command-line.js';
-import { listenAndForward, listenSettings } from './listen.js';
+import { EVENT_TYPES } from './event-types.js';
+import { listenAndForward, listenEvents, listenSettings } from './listen.js';
 
 /** `sibyl webhooks listen`: runs until SIGINT/SIGTERM (or `io.signal`), then succeeds. */
 export async function listenCommand(
@@ -14,6 +15,7 @@ export async function listenCommand(
     io.env,
     io.config.port,
   );
+  const events = listenEvents(option(args, 'events'), EVENT_TYPES);
   const stop = new AbortController();
   io.signal?.addEventListener('abort', () => stop.abort());
   const onSignal = () => stop.abort();
@@ -22,7 +24,7 @@ export async function listenCommand(
     process.once('SIGTERM', onSignal);
   }
   try {
-    await listenAndForward({ ...settings, signal: stop.signal, print: io.print });
+    await listenAndForward({ ...settings, events, signal: stop.signal, print: io.print });
   } finally {
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);

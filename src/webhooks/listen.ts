@@ -13,6 +13,8 @@ export interface ListenOptions {
   print(line: string): void;
   /** Wait before reconnecting a stream that ended; default 2 s. */
   reconnectMs?: number;
+  /** `--events a,b`: only events of these types (the body's `type`) are forwarded; absent: all. */
+  events?: readonly string[] | undefined;
 }
 
 interface StreamedEvent {
@@ -37,9 +39,43 @@ export async function listenAndForward(options: ListenOptions): Promise<void> {
     ...(options.reconnectMs !== undefined ? { reconnectMs: options.reconnectMs } : {}),
     print: options.print,
     opened: (url) => options.print(`listening: ${url} → ${options.forwardTo}`),
-    event: (message) =>
-      message.event === 'webhook' ? forward(JSON.parse(message.data) as StreamedEvent, options) : undefined,
+    event: (message) => {
+      if (message.event !== 'webhook') return undefined;
+      const event = JSON.parse(message.data) as StreamedEvent;
+      return wanted(event, options.events) ? forward(event, options) : undefined;
+    },
   });
+}
+
+/** Whether an event's type (its body's `type`: a catalog name, or `ai`, `price`, `test`) is asked for. */
+function wanted(event: StreamedEvent, events: readonly string[] | undefined): boolean {
+  if (!events) return true;
+  try {
+    const { type } = JSON.parse(event.body) as { type?: unknown };
+    return typeof type === 'string' && events.includes(type);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `--events a,b`: event types, comma-separated — catalog names (docs/webhooks.md#event-catalog) or
+ * the callbacks' `ai`, `price`, `test`. Absent: every event.
+ */
+export function listenEvents(option: string | undefined, known: readonly string[]): string[] | undefined {
+  if (option === undefined) return undefined;
+  const names = option
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const allowed = ['ai', 'price', 'test', ...known];
+  const unknown = names.filter((name) => !allowed.includes(name));
+  if (names.length === 0 || unknown.length > 0) {
+    throw new UsageError(
+      `--events takes event types, comma-separated${unknown.length > 0 ? `; unknown: ${unknown.join(', ')}` : ''} (one of ${allowed.join(', ')})`,
+    );
+  }
+  return names;
 }
 
 /** Posts one event as it would have been delivered: the same bytes, the same headers. */

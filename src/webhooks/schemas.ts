@@ -26,7 +26,7 @@ export const DeliveryStatus = Type.Union(
   },
 );
 
-const Attempt = Type.Object(
+export const Attempt = Type.Object(
   {
     attempt: Type.Integer({ minimum: 1 }),
     at: Timestamp,
@@ -39,7 +39,7 @@ const Attempt = Type.Object(
   { additionalProperties: false },
 );
 
-const deliveryFields = {
+export const deliveryFields = {
   id: Type.String({ description: 'The delivery id, which is also its `webhook-id`' }),
   webhookId: Type.String({
     description: 'The `webhook-id` header: the same on every attempt and redelivery',

@@ -265,3 +265,38 @@ function pruneDeliveries(name: string, typeCondition: string) {
 export const PRUNE_DELIVERIES = pruneDeliveries('webhooks_prune', "type <> 'test'");
 /** Test events of POST /webhooks/test: kept RETENTION_TEST_DELIVERIES_HOURS. */
 export const PRUNE_TEST_DELIVERIES = pruneDeliveries('webhooks_prune_test', "type = 'test'");
+
+/**
+ * An endpoint's deliveries, newest first (GET /webhooks/endpoints/:id/deliveries): filtered by
+ * status ($2), event type ($3), created at or after $4, and after the cursor's position ($5, $6);
+ * $7 rows. Reads the range of webhook_deliveries_endpoint.
+ */
+export const ENDPOINT_DELIVERIES = statement(
+  'webhooks_endpoint_deliveries',
+  `SELECT ${COLUMNS}, event_id FROM webhook_deliveries
+    WHERE endpoint_id = $1 AND ($2::text IS NULL OR status = $2) AND ($3::text IS NULL OR type = $3)
+      AND ($4::timestamptz IS NULL OR created_at >= $4)
+      AND ($5::timestamptz IS NULL OR (created_at, id) < ($5::timestamptz, $6::text))
+    ORDER BY created_at DESC, id DESC LIMIT $7`,
+);
+
+export const ATTEMPTS_OF = statement(
+  'webhooks_attempts_of',
+  `SELECT delivery_id, attempt, attempted_at, status_code, error, latency_ms
+     FROM webhook_attempts WHERE delivery_id = ANY($1::text[]) ORDER BY delivery_id, attempt`,
+);
+
+/**
+ * Recovery (POST /webhooks/endpoints/:id/recover): every failed delivery of endpoint $1 created at
+ * or after $2 gets one more attempt, due now ($3), as a redelivery does; one row each.
+ */
+export const RECOVER = statement(
+  'webhooks_recover',
+  wakingWrite(
+    DELIVERIES_CHANNEL,
+    `UPDATE webhook_deliveries
+        SET status = 'PENDING', due_at = $3, max_attempts = attempts + 1, finished_at = NULL, cancelled_at = NULL
+      WHERE endpoint_id = $1 AND status = 'CALLBACK_FAILED' AND created_at >= $2`,
+    'id',
+  ),
+);

@@ -27,8 +27,9 @@ afterAll(async () => {
  * components reached so), and, for security schemes, named by no `security` requirement.
  */
 function unusedComponents(document: unknown): string[] {
-  const { paths, components, security } = document as {
+  const { paths, webhooks, components, security } = document as {
     paths: unknown;
+    webhooks?: unknown;
     components: Record<string, Record<string, unknown>>;
     security?: Record<string, unknown>[];
   };
@@ -37,7 +38,7 @@ function unusedComponents(document: unknown): string[] {
       ([, kind, name]) => `${kind}/${name}`,
     );
   const used = new Set<string>();
-  const pending = refsIn(paths);
+  const pending = [...refsIn(paths), ...refsIn(webhooks ?? {})];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     if (used.has(next)) continue;
     used.add(next);
@@ -58,6 +59,32 @@ function unusedComponents(document: unknown): string[] {
 }
 
 describe('OpenAPI document', () => {
+  it('lists every account event type under webhooks, each posting its payload { id, type, createdAt, mode, data }', async () => {
+    const catalog = (await ctx.request(null, { method: 'GET', url: '/api/v1/webhooks/event-types' })).json()
+      .eventTypes as { name: string; schema: unknown }[];
+    const webhooks = (doc as unknown as { webhooks: Record<string, { post: { requestBody: unknown } }> })
+      .webhooks;
+    expect(Object.keys(webhooks)).toEqual(catalog.map((t) => t.name));
+    const body = webhooks['balance.low']?.post.requestBody as {
+      content: { 'application/json': { schema: { $ref: string } } };
+    };
+    expect(body.content['application/json'].schema.$ref).toBe('#/components/schemas/BalanceLowEvent');
+    const validate = openApiAjv().compile({
+      $ref: '#/components/schemas/BalanceLowEvent',
+      components: doc.components,
+    });
+    const event = {
+      id: 'evt_4kQz8wJ3nR6tYb2pXc9mVh1L',
+      type: 'balance.low',
+      createdAt: '2026-12-01T12:00:00.000Z',
+      mode: 'live',
+      data: { thresholdUsd: '5.00', balanceUsd: '4.99', accountId: 'acc_1' },
+    };
+    expect(validate(event), JSON.stringify(validate.errors)).toBe(true);
+    expect(validate({ ...event, type: 'balance.depleted' })).toBe(false);
+    expect(validate({ ...event, data: { thresholdUsd: '5.00' } })).toBe(false);
+  });
+
   it('is OpenAPI 3.1 with the bearer security scheme', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });

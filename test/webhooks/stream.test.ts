@@ -393,6 +393,69 @@ describe('sibyl webhooks listen --forward-to URL', () => {
   });
 });
 
+describe('sibyl webhooks listen --events a,b', () => {
+  it('forwards only the events of those types; an unknown type is a usage error naming it', async () => {
+    const account = await ctx.createAccount({ permissions: ['account'] });
+    const forwarded: string[] = [];
+    const receiver: Server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => {
+        body += chunk.toString();
+      });
+      req.on('end', () => {
+        forwarded.push(JSON.parse(body).requestId);
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const port = (receiver.address() as AddressInfo).port;
+    const stop = new AbortController();
+    let stdout = '';
+    const io = {
+      env: { SIBYL_API_KEY: account.key, SIBYL_API_URL: base, LOG_LEVEL: 'silent' },
+      stdout: (text: string) => {
+        stdout += text;
+      },
+      stderr: (text: string) => {
+        stdout += text;
+      },
+      signal: stop.signal,
+    };
+    const running = runCli(
+      ['webhooks', 'listen', '--forward-to', `http://localhost:${port}/`, '--events', 'ai,deposit.credited'],
+      io,
+    );
+    while (!stdout.includes('listening:')) await new Promise((r) => setTimeout(r, 20));
+    await enqueue(account, 'req_price_skipped');
+    const kept = await withTransaction(createContext(ctx.database.db, ctx.clock), (tx) =>
+      webhookOutbox.enqueueCallback(tx, {
+        accountId: account.accountId,
+        url: 'https://hooks.example.com/never-reached',
+        type: 'ai',
+        status: 'completed',
+        requestId: 'req_ai_kept',
+        data: {},
+      }),
+    );
+    for (let i = 0; i < 500 && !stdout.includes(`${kept}  → `); i++)
+      await new Promise((r) => setTimeout(r, 20));
+    expect(stdout).toContain(`${kept}  → `);
+    stop.abort();
+    expect(await running).toBe(0);
+    await new Promise<void>((r) => receiver.close(() => r()));
+    // The streamed events come in order: the price callback, before, was read and skipped.
+    expect(forwarded).toEqual(['req_ai_kept']);
+
+    let usage = '';
+    const unknown = await runCli(
+      ['webhooks', 'listen', '--forward-to', 'http://localhost:4000/', '--events', 'ai,balance.hight'],
+      { ...io, stderr: (text: string) => (usage += text), signal: new AbortController().signal },
+    );
+    expect(unknown).toBe(2);
+    expect(usage).toContain('balance.hight');
+  });
+});
+
 describe('shutdown', () => {
   it('closing the server ends every open stream, saying so (SHUTTING_DOWN)', async () => {
     const account = await ctx.createAccount();

@@ -1,0 +1,187 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createContext, withTransaction } from '../../src/context.js';
+import { silentLog } from '../../src/logger.js';
+import { WorkQueue } from '../../src/queue/queue.js';
+import { deliveryQueueHandler } from '../../src/webhooks/delivery.js';
+import { recordAccountEvent } from '../../src/webhooks/events.js';
+import { clearSecretBox } from '../../src/webhooks/secret-box.js';
+import { createGuardedTransport } from '../../src/webhooks/transport.js';
+import type { WebhookTransport } from '../../src/webhooks/transport-port.js';
+import { createTestContext, type TestAccount, type TestContext } from '../helpers/context.js';
+import { type HttpsReceiver, startHttpsReceiver, testCertificate } from '../helpers/https-receiver.js';
+
+let ctx: TestContext;
+let receiver: HttpsReceiver;
+let transport: WebhookTransport;
+let queue: WorkQueue<unknown>;
+
+beforeAll(async () => {
+  receiver = await startHttpsReceiver((r) => (r.url.startsWith('/down') ? 500 : 200));
+  transport = createGuardedTransport({
+    allowPrivateTargets: true,
+    timeoutMs: 4000,
+    maxResponseBytes: 65_536,
+    ca: (await testCertificate()).cert,
+  });
+  ctx = await createTestContext({
+    config: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' },
+    app: { webhookTransport: transport },
+  });
+  queue = new WorkQueue(
+    deliveryQueueHandler({
+      db: ctx.database.db,
+      clock: ctx.clock,
+      log: silentLog,
+      transport,
+      secrets: clearSecretBox,
+      settings: { concurrency: 10, leaseMs: 30_000 },
+    }),
+    { db: ctx.database.db, clock: ctx.clock, log: silentLog },
+  ) as WorkQueue<unknown>;
+});
+afterAll(async () => {
+  await ctx.close();
+  await transport.close();
+  await receiver.close();
+});
+
+function create(account: TestAccount, body: Record<string, unknown>) {
+  return ctx.request(account.key, { method: 'POST', url: '/api/v1/webhooks/endpoints', payload: body });
+}
+
+const depositData = {
+  id: 'sol:sig:0',
+  status: 'credited' as const,
+  token: 'SOL' as const,
+  amount: '1',
+  usdValue: '150.00',
+  rateUsd: '150',
+  signature: 'sig',
+  slot: 7,
+  reference: 'sol:sig:0',
+  memo: null,
+  createdAt: '2026-12-01T00:00:00.000Z',
+  balanceUsd: '160.00',
+};
+
+function depositEvent(account: TestAccount, mode: 'live' | 'sandbox' = 'sandbox') {
+  return withTransaction(createContext(ctx.database.db, ctx.clock), (tx) =>
+    recordAccountEvent(tx.tx, {
+      accountId: account.accountId,
+      mode,
+      type: 'deposit.credited',
+      data: depositData,
+      at: ctx.clock.now(),
+    }),
+  );
+}
+
+/** Runs every attempt of the deliveries due, moving the clock past each retry delay. */
+async function runAllAttempts() {
+  for (let i = 0; i < 9; i++) {
+    await queue.drain();
+    ctx.clock.advance(36_000_001);
+  }
+}
+
+describe("an endpoint's deliveries and their recovery", () => {
+  it('lists them newest first with attempts, filters, pages with a cursor; 404 for another account', async () => {
+    ctx.clock.set(new Date());
+    const account = await ctx.createAccount();
+    const stranger = await ctx.createAccount();
+    const endpoint = (await create(account, { url: `${receiver.url}/down/a`, eventTypes: ['*'] })).json();
+    const events = [];
+    for (let i = 0; i < 3; i++) {
+      events.push(await depositEvent(account));
+      ctx.clock.advance(1000);
+    }
+    await runAllAttempts();
+    const url = `/api/v1/webhooks/endpoints/${endpoint.id}/deliveries`;
+    const all = await ctx.request(account.key, { method: 'GET', url });
+    expect(all.statusCode).toBe(200);
+    const list = all.json();
+    expect(list.deliveries.map((d: { eventId: string }) => d.eventId)).toEqual(
+      events.map((e) => e?.id).reverse(),
+    );
+    expect(list.deliveries[0]).toMatchObject({ type: 'deposit.credited', status: 'CALLBACK_FAILED' });
+    expect(list.deliveries[0].attempts).toHaveLength(8);
+    expect(list.deliveries[0].attempts[0]).toMatchObject({ attempt: 1, statusCode: 500 });
+    expect(list.nextCursor).toBeNull();
+
+    const first = (await ctx.request(account.key, { method: 'GET', url: `${url}?limit=2` })).json();
+    expect(first.deliveries).toHaveLength(2);
+    const second = (
+      await ctx.request(account.key, { method: 'GET', url: `${url}?limit=2&cursor=${first.nextCursor}` })
+    ).json();
+    expect(second.deliveries.map((d: { eventId: string }) => d.eventId)).toEqual([events[0]?.id]);
+    expect(second.nextCursor).toBeNull();
+
+    const filtered = async (q: string) =>
+      (await ctx.request(account.key, { method: 'GET', url: `${url}?${q}` })).json().deliveries.length;
+    expect(await filtered('status=DELIVERED')).toBe(0);
+    expect(await filtered('status=CALLBACK_FAILED')).toBe(3);
+    expect(await filtered('eventType=job.failed')).toBe(0);
+    expect(await filtered('eventType=deposit.credited')).toBe(3);
+    const since = list.deliveries[1].createdAt;
+    expect(await filtered(`since=${since}`)).toBe(2);
+
+    const forged = await ctx.request(account.key, { method: 'GET', url: `${url}?cursor=bm9uc2Vuc2U` });
+    expect(forged.statusCode).toBe(400);
+    expect(forged.json().code).toBe('VALIDATION_ERROR');
+    const theirs = await ctx.request(stranger.key, { method: 'GET', url });
+    expect(theirs.statusCode).toBe(404);
+    expect(theirs.json().code).toBe('NOT_FOUND');
+  });
+
+  it('recover sends the failed deliveries since a time again; more than 7 days back is 400 naming since', async () => {
+    ctx.clock.set(new Date());
+    const account = await ctx.createAccount();
+    const stranger = await ctx.createAccount();
+    const endpoint = (await create(account, { url: `${receiver.url}/down/r`, eventTypes: ['*'] })).json();
+    const older = await depositEvent(account);
+    ctx.clock.advance(60_000);
+    const cut = ctx.clock.now().toISOString();
+    const newer = await depositEvent(account);
+    await runAllAttempts();
+    const recoverUrl = `/api/v1/webhooks/endpoints/${endpoint.id}/recover`;
+
+    const tooOld = await ctx.request(account.key, {
+      method: 'POST',
+      url: recoverUrl,
+      payload: { since: new Date(ctx.clock.now().getTime() - 8 * 86_400_000).toISOString() },
+    });
+    expect(tooOld.statusCode).toBe(400);
+    expect(tooOld.json().details.problems[0].path).toBe('body.since');
+    const theirs = await ctx.request(stranger.key, {
+      method: 'POST',
+      url: recoverUrl,
+      payload: { since: cut },
+    });
+    expect(theirs.statusCode).toBe(404);
+
+    receiver.setHandler(() => 200);
+    try {
+      const recovered = await ctx.request(account.key, {
+        method: 'POST',
+        url: recoverUrl,
+        payload: { since: cut },
+      });
+      expect(recovered.statusCode).toBe(200);
+      expect(recovered.json()).toMatchObject({ id: endpoint.id, queued: 1 });
+      await queue.drain();
+    } finally {
+      receiver.setHandler((r) => (r.url.startsWith('/down') ? 500 : 200));
+    }
+    const list = (
+      await ctx.request(account.key, {
+        method: 'GET',
+        url: `/api/v1/webhooks/endpoints/${endpoint.id}/deliveries`,
+      })
+    ).json();
+    const byEvent = Object.fromEntries(
+      list.deliveries.map((d: { eventId: string; status: string }) => [d.eventId, d]),
+    );
+    expect(byEvent[newer?.id as string]).toMatchObject({ status: 'DELIVERED', attemptCount: 9 });
+    expect(byEvent[older?.id as string]).toMatchObject({ status: 'CALLBACK_FAILED', attemptCount: 8 });
+  });
+});
